@@ -1,0 +1,180 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/**
+ * DESIGN.md's dependency direction, enforced: an import the other way is a design bug,
+ * so it fails `npm test` rather than waiting for review.
+ */
+const restrict = (
+  /** @type {string} */ regex,
+  /** @type {string} */ message,
+  allowTypeImports = false,
+) => ({
+  regex,
+  message,
+  allowTypeImports,
+});
+
+const impureGlobals = [
+  'process',
+  'Buffer',
+  'require',
+  'setTimeout',
+  'setInterval',
+  'setImmediate',
+  'fetch',
+  'console',
+].map((name) => ({
+  name,
+  message: 'robots/ and policy/ are pure: take values as arguments instead.',
+}));
+
+export default tseslint.config(
+  { ignores: ['dist/', 'coverage/', 'data/', 'node_modules/', 'test/fixtures/', 'migrations/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      eqeqeq: ['error', 'always'],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['src/robots/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [restrict('^(?!\\./)', 'robots/ is pure and imports only robots/.')] },
+      ],
+      'no-restricted-globals': ['error', ...impureGlobals],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Pure code takes `now` as an argument.',
+        },
+        {
+          selector: "MemberExpression[object.name='Date'][property.name='now']",
+          message: 'Pure code takes `now` as an argument.',
+        },
+        {
+          selector: "MemberExpression[object.name='Math'][property.name='random']",
+          message: 'Pure code is deterministic.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/policy/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(
+              '^(?!\\./|\\.\\./robots/)',
+              'policy/ is pure and imports only robots/ and policy/.',
+            ),
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', ...impureGlobals],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Pure code takes `now` as an argument.',
+        },
+        {
+          selector: "MemberExpression[object.name='Date'][property.name='now']",
+          message: 'Pure code takes `now` as an argument.',
+        },
+        {
+          selector: "MemberExpression[object.name='Math'][property.name='random']",
+          message: 'Pure code is deterministic.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/lib/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [restrict('^\\.\\./', 'lib/ imports nothing from src/.')] },
+      ],
+    },
+  },
+  ...['fetch', 'store', 'notify'].map((adapter) => ({
+    files: [`src/${adapter}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(
+              `^\\.\\./(${['fetch', 'store', 'notify', 'monitor', 'web', 'cli', 'schedule'].filter((d) => d !== adapter).join('|')})/`,
+              'Adapters import robots/, policy/ types and lib/ only; never each other or the layers above them.',
+            ),
+          ],
+        },
+      ],
+    },
+  })),
+  {
+    files: ['src/monitor/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            restrict(
+              '^\\.\\./(fetch|store|notify)/',
+              'monitor/ receives adapters as `deps`; import their types only.',
+              true,
+            ),
+            restrict(
+              '^\\.\\./(web|cli|schedule)/',
+              'monitor/ is called by web/, cli/ and schedule/, not the other way.',
+            ),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/web/**/*.ts', 'src/cli/**/*.ts', 'src/schedule/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['pg', '@electric-sql/pglite', 'undici', 'nodemailer'].map((name) => ({
+            name,
+            message:
+              'Drivers are created in main.ts and reached through store/, fetch/ and notify/.',
+          })),
+        },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);
