@@ -1,0 +1,115 @@
+import { asciiLower, textToBinary } from './bytes.js';
+import type { Directive, RobotsGroup, RobotsRule, RobotsTxt } from './parse.js';
+import { canonicalLegacy, normalizeRfc9309 } from './pattern.js';
+import type { Profile } from './profiles.js';
+import { FirstMatch } from './first-match.js';
+import { LongestMatch } from './longest-match.js';
+import { ROBOTS_TXT_PATH, getPathParamsQuery } from './url.js';
+
+/** The rule that decided a verdict, as written in the file. */
+export interface DecidingRule {
+  readonly directive: Directive;
+  readonly pattern: string;
+  readonly line: number;
+}
+
+/** Whether a crawler may fetch a URL, and the rule that decided it (null: no rule applied). */
+export interface Verdict {
+  readonly allowed: boolean;
+  readonly rule: DecidingRule | null;
+}
+
+/** The rules one crawler obeys in one robots.txt, ready to evaluate many URLs. */
+export interface AgentRules {
+  readonly agent: string;
+  readonly profile: Profile;
+  /**
+   * `specific`: groups naming the agent apply; `global`: it falls under "*";
+   * `none`: no group applies and everything is allowed.
+   */
+  readonly source: 'specific' | 'global' | 'none';
+  /** The groups that apply, in file order. */
+  readonly groups: readonly RobotsGroup[];
+  /** Their rules, in file order. */
+  readonly rules: readonly RobotsRule[];
+  /** Evaluates a URL (absolute, or a path), taken as the crawler would request it. */
+  evaluate(url: string): Verdict;
+}
+
+/** Selects the groups an agent obeys under the profile the file was read with. */
+export function selectGroups(
+  robots: RobotsTxt,
+  agent: string,
+): { source: AgentRules['source']; groups: RobotsGroup[] } {
+  const name = asciiLower(agent);
+  const { groups } = robots;
+  if (robots.profile === 'legacy') {
+    // Seed 004: the first record with a name that is a case-insensitive substring of
+    // the robot's name, else the first "*" record; records are never merged.
+    const named = groups.find((g) =>
+      g.agents.some((a) => !a.global && a.token !== '' && name.includes(asciiLower(a.token))),
+    );
+    if (named) return { source: 'specific', groups: [named] };
+    const any = groups.find((g) => g.agents.some((a) => a.global));
+    return any ? { source: 'global', groups: [any] } : { source: 'none', groups: [] };
+  }
+  // Google and RFC 9309: every group naming the agent, merged (seed 000, seed 001).
+  const named = groups.filter((g) =>
+    g.agents.some((a) => !a.global && asciiLower(a.token) === name),
+  );
+  if (named.length > 0) return { source: 'specific', groups: named };
+  const global = groups.filter((g) => g.agents.some((a) => a.global));
+  if (global.length === 0) return { source: 'none', groups: [] };
+  // Google merges every "*" group; the draft says to obey the first one.
+  return { source: 'global', groups: robots.profile === 'google' ? global : global.slice(0, 1) };
+}
+
+export interface CompileOptions {
+  /**
+   * Evaluations answered by scanning the rules before they are indexed in a trie
+   * (default 16). Verdicts are the same either way; this only trades the cost of
+   * building the index against the cost of scanning.
+   */
+  readonly indexAfter?: number;
+}
+
+/**
+ * Compiles the rules an agent obeys. Parse once, compile once per agent, then evaluate
+ * many URLs (see LongestMatch and FirstMatch for how).
+ */
+export function compileAgent(
+  robots: RobotsTxt,
+  agent: string,
+  options: CompileOptions = {},
+): AgentRules {
+  const { source, groups } = selectGroups(robots, agent);
+  const rules = groups.flatMap((g) => g.rules);
+  const { profile } = robots;
+  const indexAfter = options.indexAfter ?? 16;
+  const matcher =
+    profile === 'legacy'
+      ? new FirstMatch(rules, indexAfter)
+      : new LongestMatch(rules, profile, indexAfter);
+  const preparePath =
+    profile === 'google'
+      ? textToBinary
+      : profile === 'rfc9309'
+        ? (p: string) => normalizeRfc9309(textToBinary(p), false)
+        : (p: string) => canonicalLegacy(textToBinary(p));
+  const robotsTxtAllowed = profile !== 'google';
+  return {
+    agent,
+    profile,
+    source,
+    groups,
+    rules,
+    evaluate(url: string): Verdict {
+      const path = getPathParamsQuery(url);
+      // The draft and the 1996 standard: /robots.txt itself is always allowed.
+      if (robotsTxtAllowed && path === ROBOTS_TXT_PATH) return ALLOWED;
+      return matcher.decide(preparePath(path));
+    },
+  };
+}
+
+const ALLOWED: Verdict = { allowed: true, rule: null };

@@ -1,0 +1,369 @@
+import { asciiLower, binaryToText as decodeBinary, firstInvalidUtf8, readInput } from './bytes.js';
+import { bomLength, countLineBreaks, eachLine } from './lines.js';
+import { KNOWN_OTHER_KEYS, LintCollector } from './lint.js';
+import type { LintFinding } from './lint.js';
+import { canonicalLegacy, escapePatternGoogle, normalizeRfc9309 } from './pattern.js';
+import { DEFAULT_PROFILE, MAX_LINE_BYTES, MAX_ROBOTS_BYTES } from './profiles.js';
+import type { Profile } from './profiles.js';
+import { classifyKey, extractProductToken, isGoogleGlobalAgent, splitLine } from './tokenize.js';
+
+export type Directive = 'allow' | 'disallow';
+
+/** An allow or disallow line of a group. */
+export interface RobotsRule {
+  readonly directive: Directive;
+  /** The pattern as written in the file, decoded as UTF-8 for display. */
+  readonly pattern: string;
+  /** The pattern in the form the profile compares it (ASCII, %-escaped). */
+  readonly match: string;
+  /** 1-based line number. */
+  readonly line: number;
+}
+
+/** One user-agent line of a group. */
+export interface GroupAgent {
+  /** The value as written. */
+  readonly value: string;
+  /**
+   * What the profile compares with a crawler's name: under `google` the product token
+   * (the leading run of [a-zA-Z_-], so "Googlebot/2.1" is "Googlebot"); the whole value
+   * under `rfc9309` and `legacy`.
+   */
+  readonly token: string;
+  /** Whether this line names every crawler ("*"). */
+  readonly global: boolean;
+  readonly line: number;
+}
+
+/** User-agent lines and the rules that follow them (a "record" in the 1996 standard). */
+export interface RobotsGroup {
+  /** Line of the group's first user-agent line. */
+  readonly line: number;
+  readonly agents: readonly GroupAgent[];
+  readonly rules: readonly RobotsRule[];
+}
+
+export interface Sitemap {
+  readonly url: string;
+  readonly line: number;
+}
+
+/** A line with a key the matcher does not use (crawl-delay, host, …), kept for display. */
+export interface OtherDirective {
+  readonly key: string;
+  readonly value: string;
+  readonly line: number;
+}
+
+/** A robots.txt file read under one profile. */
+export interface RobotsTxt {
+  readonly profile: Profile;
+  readonly groups: readonly RobotsGroup[];
+  readonly sitemaps: readonly Sitemap[];
+  readonly others: readonly OtherDirective[];
+  readonly lint: readonly LintFinding[];
+  /** Lines read, counted as the reference does: text after the last line break is a line. */
+  readonly lineCount: number;
+  /** Size of the input in bytes. */
+  readonly byteLength: number;
+  /** Whether content past the byte limit was ignored. */
+  readonly truncated: boolean;
+}
+
+export interface ParseOptions {
+  /** Interpretation profile; `google` by default. */
+  readonly profile?: Profile;
+  /** Bytes read before the rest is ignored; 512,000 (500 KiB) by default. */
+  readonly maxBytes?: number;
+  /** Whether to collect lint findings (default true); without, `lint` is empty. */
+  readonly lint?: boolean;
+}
+
+/**
+ * Reads robots.txt bytes (or text, taken as UTF-8) into groups, sitemaps, other
+ * directives and lint findings. Never throws, whatever the input.
+ */
+export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions = {}): RobotsTxt {
+  const profile = options.profile ?? DEFAULT_PROFILE;
+  const maxBytes = options.maxBytes ?? MAX_ROBOTS_BYTES;
+  const { binary: full, ascii, utf8 } = readInput(input);
+  // Display text: an ASCII file is its own text; otherwise decode leniently, per value.
+  const binaryToText = ascii ? (s: string) => s : decodeBinary;
+  const truncated = full.length > maxBytes;
+  const body = truncated ? full.slice(0, maxBytes) : full;
+  const lint = new LintCollector(options.lint ?? true);
+  const google = profile === 'google';
+
+  // Seed 000: a leading UTF-8 byte order mark is ignored.
+  const start = bomLength(body);
+  if (lint.enabled) {
+    checkEncoding(full, start, utf8, lint);
+    checkHtml(body, start, lint);
+  }
+
+  const groups: { line: number; agents: GroupAgent[]; rules: RobotsRule[] }[] = [];
+  const sitemaps: Sitemap[] = [];
+  const others: OtherDirective[] = [];
+  let group: (typeof groups)[number] | undefined;
+  let inRules = false; // an allow/disallow line was seen since the group's agents
+  let blankSinceAgent = false;
+
+  const hasNul = body.includes('\0');
+  const lineCount = eachLine(body, start, (raw, lineNo) => {
+    let text = raw;
+    if (text.length > MAX_LINE_BYTES) {
+      lint.add(
+        'line-too-long',
+        'warning',
+        lineNo,
+        `Line ${lineNo} is ${text.length} bytes long; Google reads only its first ${MAX_LINE_BYTES} bytes.`,
+      );
+      if (google) text = text.slice(0, MAX_LINE_BYTES);
+    }
+    const nul = hasNul ? text.indexOf('\0') : -1;
+    if (nul !== -1) {
+      lint.add(
+        'nul-byte',
+        'warning',
+        lineNo,
+        `Line ${lineNo} contains a NUL byte; Google ignores the rest of the line after it.`,
+      );
+      // The reference keeps each line in a C string, so a NUL ends it.
+      if (google) text = text.slice(0, nul);
+    }
+
+    const parts = splitLine(text);
+    if (parts.kind === 'blank') {
+      if (!parts.comment) {
+        blankSinceAgent = true;
+        // Seed 004: a record is terminated by a blank line.
+        if (profile === 'legacy') group = undefined;
+      }
+    } else if (parts.kind === 'garbage') {
+      lint.add(
+        'unparsable-line',
+        'warning',
+        lineNo,
+        `Line ${lineNo} is not a "key: value" line and is ignored.`,
+      );
+    } else {
+      const keyText = binaryToText(parts.key);
+      const lowerKey = ascii ? parts.key.toLowerCase() : asciiLower(parts.key);
+      const key = classifyKey(lowerKey);
+      // Google-only leniencies: the line means nothing to the other profiles.
+      const googleOnly = parts.missingColon || key.typo !== 'none';
+      if (parts.missingColon) {
+        lint.add(
+          'missing-colon',
+          'warning',
+          lineNo,
+          `Line ${lineNo} has no colon: Google reads it as "${keyText}: ${binaryToText(parts.value)}"; RFC 9309 parsers ignore it.`,
+        );
+      }
+      if (key.typo !== 'none') {
+        const what = key.typo === 'typo' ? 'a typo Google accepts' : 'read by prefix by Google';
+        lint.add(
+          'accepted-typo',
+          'warning',
+          lineNo,
+          `Key "${keyText}" on line ${lineNo} is ${what} as ${key.name}; RFC 9309 parsers ignore the line.`,
+        );
+      }
+      const kind = googleOnly && !google ? 'other' : key.kind;
+
+      if (kind === 'user-agent') {
+        if (group === undefined || inRules) {
+          group = { line: lineNo, agents: [], rules: [] };
+          groups.push(group);
+          inRules = false;
+        } else if (blankSinceAgent) {
+          lint.add(
+            'blank-line-in-group',
+            'info',
+            lineNo,
+            `User-agent on line ${lineNo} joins the group of line ${group.line}: a blank line does not end a group.`,
+          );
+        }
+        blankSinceAgent = false;
+        group.agents.push(readAgent(binaryToText(parts.value), parts.value, lineNo, profile, lint));
+      } else if (kind === 'allow' || kind === 'disallow') {
+        if (group === undefined) {
+          lint.add(
+            'rule-before-user-agent',
+            'warning',
+            lineNo,
+            `${keyText} on line ${lineNo} is not in any group (no User-agent line before it) and is ignored.`,
+          );
+        } else {
+          group.rules.push(
+            readRule(kind, binaryToText(parts.value), parts.value, lineNo, profile, lint),
+          );
+          inRules = true;
+        }
+      } else if (kind === 'sitemap') {
+        const url = binaryToText(parts.value);
+        if (!isAbsoluteHttpUrl(url)) {
+          lint.add(
+            'sitemap-not-absolute',
+            'warning',
+            lineNo,
+            `Sitemap on line ${lineNo} is not an absolute http(s) URL: "${url}".`,
+          );
+        }
+        sitemaps.push({ url, line: lineNo });
+      } else {
+        others.push({ key: keyText, value: binaryToText(parts.value), line: lineNo });
+        if (!googleOnly) reportOtherKey(keyText, lowerKey, lineNo, lint);
+      }
+    }
+  });
+
+  if (truncated) {
+    // A CRLF split by the cut is one line break, already counted.
+    const splitCrlf = full.charCodeAt(maxBytes - 1) === 0x0d && full.charCodeAt(maxBytes) === 0x0a;
+    const total = lineCount + countLineBreaks(full, splitCrlf ? maxBytes + 1 : maxBytes);
+    const lost = total > lineCount ? ` and lines ${lineCount + 1}–${total} are not read` : '';
+    lint.add(
+      'content-past-limit',
+      'error',
+      lineCount,
+      `The file is ${full.length} bytes; content past ${maxBytes} bytes is ignored: line ${lineCount} is cut${lost}.`,
+    );
+  }
+
+  return {
+    profile,
+    groups,
+    sitemaps,
+    others,
+    lint: lint.finish(),
+    lineCount,
+    byteLength: full.length,
+    truncated,
+  };
+}
+
+function readAgent(
+  text: string,
+  value: string,
+  line: number,
+  profile: Profile,
+  lint: LintCollector,
+): GroupAgent {
+  const googleGlobal = isGoogleGlobalAgent(value);
+  const googleToken = googleGlobal ? '*' : extractProductToken(value);
+  if (value.length === 0) {
+    lint.add(
+      'empty-user-agent',
+      'warning',
+      line,
+      `User-agent on line ${line} has no value and matches no crawler.`,
+    );
+  } else if (googleToken === '') {
+    lint.add(
+      'no-product-token',
+      'warning',
+      line,
+      `User-agent "${text}" on line ${line} has no product token Google can match (letters, "-" and "_").`,
+    );
+  } else if (googleToken !== value) {
+    lint.add(
+      'user-agent-not-token',
+      'info',
+      line,
+      `Google reads User-agent "${text}" on line ${line} as "${googleToken}"; RFC 9309 parsers match the whole value.`,
+    );
+  }
+  if (profile === 'google') return { value: text, token: googleToken, global: googleGlobal, line };
+  return { value: text, token: text, global: value === '*', line };
+}
+
+function readRule(
+  directive: Directive,
+  pattern: string,
+  value: string,
+  line: number,
+  profile: Profile,
+  lint: LintCollector,
+): RobotsRule {
+  const first = value.charCodeAt(0);
+  if (value.length > 0 && first !== 0x2f && first !== 0x2a) {
+    const hint = /^https?:\/\//i.test(pattern)
+      ? ' Rules take a path such as "/private", not a URL.'
+      : ' It can never match: paths start with "/".';
+    lint.add(
+      'path-not-absolute',
+      'warning',
+      line,
+      `The pattern "${pattern}" on line ${line} does not start with "/".${hint}`,
+    );
+  }
+  const match =
+    profile === 'google'
+      ? escapePatternGoogle(value)
+      : profile === 'rfc9309'
+        ? normalizeRfc9309(value, true)
+        : canonicalLegacy(value);
+  return { directive, pattern, match, line };
+}
+
+function reportOtherKey(key: string, lowerKey: string, line: number, lint: LintCollector): void {
+  const known = KNOWN_OTHER_KEYS.get(lowerKey);
+  if (known !== undefined) lint.add('unsupported-key', 'info', line, `Line ${line}: ${known}`);
+  else lint.add('unknown-key', 'warning', line, `Unknown key "${key}" on line ${line} is ignored.`);
+}
+
+function isAbsoluteHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const protocol = new URL(text).protocol;
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+/** Encoding findings: UTF-16, a UTF-8 BOM, bytes that are not UTF-8. */
+function checkEncoding(full: string, bomLength: number, utf8: boolean, lint: LintCollector): void {
+  const b0 = full.charCodeAt(0);
+  const b1 = full.charCodeAt(1);
+  if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff)) {
+    lint.add(
+      'utf16',
+      'error',
+      1,
+      'The file is UTF-16; robots.txt must be UTF-8, and crawlers reading it as bytes find no rules.',
+    );
+    return;
+  }
+  if (bomLength === 3) {
+    lint.add(
+      'bom',
+      'info',
+      1,
+      'The file starts with a UTF-8 byte order mark; Google skips it, but some parsers read the first line as an unknown key.',
+    );
+  }
+  const invalid = utf8 ? -1 : firstInvalidUtf8(full);
+  if (invalid !== -1) {
+    const line = 1 + countLineBreaks(full.slice(0, invalid), 0);
+    lint.add(
+      'invalid-utf8',
+      'warning',
+      line,
+      `Line ${line} is not valid UTF-8 (robots.txt must be UTF-8); its non-ASCII bytes are compared as they are.`,
+    );
+  }
+}
+
+const HTML_TAG = /<(?:!doctype\s+html|html|head|body|meta|title|script|style|div|link)[\s>/]/i;
+
+/** Seed 000: an HTML page served as robots.txt is read line by line for whatever rules it has. */
+function checkHtml(body: string, start: number, lint: LintCollector): void {
+  let i = start;
+  while (i < body.length && /\s/.test(body[i]!)) i++;
+  if (body[i] !== '<' || !HTML_TAG.test(body.slice(i, i + 2048))) return;
+  const line = 1 + countLineBreaks(body.slice(0, i), 0);
+  lint.add(
+    'html',
+    'error',
+    line,
+    'The file is an HTML page, not robots.txt; crawlers read only lines that happen to look like rules.',
+  );
+}
