@@ -1,0 +1,211 @@
+import type { Command } from 'commander';
+import { UsageError } from '../lib/errors.js';
+import { compileAgent, isProfile, parseRobotsTxt, PROFILES } from '../robots/index.js';
+import type { AgentRules, Profile, RobotsTxt, Verdict } from '../robots/index.js';
+import { forEachLineBatch, readInput, write } from './io.js';
+import type { CliIo } from './io.js';
+
+interface EvalOptions {
+  robots?: string;
+  agent: string[];
+  profile: string;
+  urlsFile?: string;
+  json?: boolean;
+  jsonl?: boolean;
+}
+
+/** `robowatch eval`: verdicts for URLs against a robots.txt file, or for JSON lines on stdin. */
+export function registerEval(program: Command, io: CliIo): void {
+  program
+    .command('eval')
+    .summary('evaluate URLs against a robots.txt file')
+    .description(
+      'Prints, for each URL and crawler, ALLOWED or DISALLOWED and the rule that decided it.\n' +
+        'With --jsonl, reads {"robotstxt", "agent", "url", "profile"?} objects from standard\n' +
+        'input, one per line, and writes {"allowed", "rule"} for each, in order.',
+    )
+    .argument('[urls...]', 'URLs as the crawler would request them (already %-encoded)')
+    .option('--robots <file>', 'the robots.txt file ("-" reads standard input)')
+    .option(
+      '--agent <token>',
+      'crawler product token, e.g. Googlebot; repeat for several',
+      collect,
+      [],
+    )
+    .option('--profile <profile>', `interpretation: ${PROFILES.join(', ')}`, 'google')
+    .option('--urls-file <file>', 'read URLs from a file, one per line')
+    .option('--json', 'print one JSON object per URL and crawler')
+    .option('--jsonl', 'evaluate JSON lines from standard input (see above)')
+    .action(async (urls: string[], options: EvalOptions) => {
+      if (options.jsonl) await evalJsonLines(urls, options, io);
+      else await evalUrls(urls, options, io);
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function checkProfile(value: string, where = ''): Profile {
+  if (!isProfile(value)) {
+    throw new UsageError(`${where}unknown profile "${value}" (expected ${PROFILES.join(', ')})`);
+  }
+  return value;
+}
+
+async function evalUrls(args: string[], options: EvalOptions, io: CliIo): Promise<void> {
+  const profile = checkProfile(options.profile);
+  if (options.robots === undefined) throw new UsageError('missing --robots FILE');
+  if (options.agent.length === 0) throw new UsageError('missing --agent TOKEN');
+  const empty = options.agent.find((a) => a.trim() === '');
+  if (empty !== undefined) throw new UsageError('--agent must not be empty');
+  if (options.robots === '-' && options.urlsFile === '-') {
+    throw new UsageError('--robots and --urls-file cannot both read standard input');
+  }
+
+  // Read every input before printing anything, so a bad input prints nothing but its error.
+  const robots = await readInput(options.robots, 'robots file', io);
+  const urls = [...args];
+  if (options.urlsFile !== undefined) {
+    const text = new TextDecoder().decode(await readInput(options.urlsFile, 'URLs file', io));
+    for (const line of text.split(/\r?\n/)) if (line.trim() !== '') urls.push(line.trim());
+  }
+  if (urls.length === 0)
+    throw new UsageError('no URLs: pass them as arguments or with --urls-file');
+
+  const parsed = parseRobotsTxt(robots, { profile });
+  const lines: string[] = [];
+  for (const agent of options.agent) {
+    const rules = compileAgent(parsed, agent);
+    for (const url of urls) {
+      const verdict = rules.evaluate(url);
+      lines.push(
+        options.json
+          ? JSON.stringify({ url, agent, profile, ...verdict })
+          : formatVerdict(url, agent, verdict),
+      );
+    }
+  }
+  for (const finding of parsed.lint) {
+    if (finding.severity === 'error') {
+      await write(
+        io.stderr,
+        `warning: ${options.robots} line ${finding.line}: ${finding.message}\n`,
+      );
+    }
+  }
+  await write(io.stdout, lines.join('\n') + '\n');
+}
+
+/** `DISALLOWED  Googlebot  https://example.com/x  line 3: Disallow: /x` */
+export function formatVerdict(url: string, agent: string, verdict: Verdict): string {
+  const { rule } = verdict;
+  const why =
+    rule === null
+      ? 'no rule applies'
+      : `line ${rule.line}: ${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern}`.trimEnd();
+  return `${(verdict.allowed ? 'ALLOWED' : 'DISALLOWED').padEnd(10)}  ${agent}  ${url}  ${why}`;
+}
+
+async function evalJsonLines(args: string[], options: EvalOptions, io: CliIo): Promise<void> {
+  if (
+    args.length > 0 ||
+    options.robots !== undefined ||
+    options.agent.length > 0 ||
+    options.urlsFile !== undefined ||
+    options.json
+  ) {
+    throw new UsageError(
+      '--jsonl reads everything from standard input: drop --robots, --agent, --urls-file, --json and URLs',
+    );
+  }
+  const defaultProfile = checkProfile(options.profile);
+  const cache = new RulesCache();
+  await forEachLineBatch(io.stdin, async (lines, first) => {
+    const out: string[] = [];
+    try {
+      lines.forEach((line, i) => {
+        if (line.trim() === '') return;
+        const request = readRequest(line, first + i, defaultProfile);
+        const verdict = cache
+          .rules(request.robotstxt, request.profile, request.agent)
+          .evaluate(request.url);
+        out.push(JSON.stringify(verdict));
+      });
+    } finally {
+      // Answers for the lines before a bad one are written whole; nothing after it.
+      if (out.length > 0) await write(io.stdout, out.join('\n') + '\n');
+    }
+  });
+}
+
+interface EvalRequest {
+  robotstxt: string;
+  agent: string;
+  url: string;
+  profile: Profile;
+}
+
+function readRequest(line: string, lineNo: number, defaultProfile: Profile): EvalRequest {
+  const where = `line ${lineNo}: `;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new UsageError(`${where}malformed JSON (${(error as Error).message})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError(`${where}expected a JSON object`);
+  }
+  const record = value as Record<string, unknown>;
+  for (const key of ['robotstxt', 'agent', 'url'] as const) {
+    if (typeof record[key] !== 'string') {
+      throw new UsageError(
+        `${where}"${key}" must be a string${key in record ? '' : ' and is missing'}`,
+      );
+    }
+  }
+  const profile = record['profile'] ?? defaultProfile;
+  if (typeof profile !== 'string') throw new UsageError(`${where}"profile" must be a string`);
+  return {
+    robotstxt: record['robotstxt'] as string,
+    agent: record['agent'] as string,
+    url: record['url'] as string,
+    profile: checkProfile(profile, where),
+  };
+}
+
+/**
+ * Parsed files and compiled agents of recent requests: a JSON-lines client typically
+ * sends many URLs for the same file and agent, which are then parsed and compiled once.
+ */
+class RulesCache {
+  static readonly MAX_FILES = 64;
+  readonly #files = new Map<Profile, Map<string, CachedFile>>();
+
+  rules(robotstxt: string, profile: Profile, agent: string): AgentRules {
+    let files = this.#files.get(profile);
+    if (files === undefined) {
+      files = new Map<string, CachedFile>();
+      this.#files.set(profile, files);
+    }
+    let file = files.get(robotstxt);
+    if (file === undefined) {
+      if (files.size >= RulesCache.MAX_FILES) files.delete(files.keys().next().value!);
+      // Answers carry no lint findings, so none are collected.
+      file = { robots: parseRobotsTxt(robotstxt, { profile, lint: false }), agents: new Map() };
+      files.set(robotstxt, file);
+    }
+    let rules = file.agents.get(agent);
+    if (rules === undefined) {
+      rules = compileAgent(file.robots, agent);
+      file.agents.set(agent, rules);
+    }
+    return rules;
+  }
+}
+
+interface CachedFile {
+  readonly robots: RobotsTxt;
+  readonly agents: Map<string, AgentRules>;
+}

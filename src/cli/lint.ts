@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { UsageError } from '../lib/errors.js';
+import { isProfile, parseRobotsTxt, PROFILES } from '../robots/index.js';
+import { readInput, write } from './io.js';
+import type { CliIo } from './io.js';
+
+/** `robowatch lint FILE`: the findings of a robots.txt file, one per line. */
+export function registerLint(program: Command, io: CliIo): void {
+  program
+    .command('lint')
+    .summary('report problems in a robots.txt file')
+    .description(
+      'Prints each finding with its line: rules outside groups, typos only Google accepts,\n' +
+        'missing colons, unknown keys, paths without "/", HTML or UTF-16 instead of robots.txt,\n' +
+        'content past 500 KiB, and more.',
+    )
+    .argument('<file>', 'the robots.txt file ("-" reads standard input)')
+    .option('--profile <profile>', `interpretation: ${PROFILES.join(', ')}`, 'google')
+    .option('--json', 'print one JSON object per finding')
+    .action(async (file: string, options: { profile: string; json?: boolean }) => {
+      if (!isProfile(options.profile)) {
+        throw new UsageError(
+          `unknown profile "${options.profile}" (expected ${PROFILES.join(', ')})`,
+        );
+      }
+      const parsed = parseRobotsTxt(await readInput(file, 'robots file', io), {
+        profile: options.profile,
+      });
+      const lines = parsed.lint.map((f) =>
+        options.json
+          ? JSON.stringify(f)
+          : `line ${f.line}  ${f.severity.padEnd(7)}  ${f.code}  ${f.message}`,
+      );
+      if (!options.json) {
+        const rules = parsed.groups.reduce((sum, g) => sum + g.rules.length, 0);
+        const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+        lines.push(
+          `${count(parsed.lint.length, 'finding')}; ${count(parsed.groups.length, 'group')}, ` +
+            `${count(rules, 'rule')}, ${count(parsed.sitemaps.length, 'sitemap')} in ` +
+            `${count(parsed.lineCount, 'line')}`,
+        );
+      }
+      if (lines.length > 0) await write(io.stdout, lines.join('\n') + '\n');
+    });
+}

@@ -1,0 +1,298 @@
+/** `robowatch eval` and `robowatch lint`, run as a user runs them: the built binary. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROBOWATCH, runRobowatch } from '../support/cli.js';
+import { readJsonFixture } from '../support/fixtures.js';
+
+let dir: string;
+let robots: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'robowatch-eval-'));
+  robots = join(dir, 'robots.txt');
+  writeFileSync(
+    robots,
+    [
+      'User-agent: *', // 1
+      'Disallow: /private/', // 2
+      'Allow: /private/press', // 3
+      '', // 4
+      'User-agent: GPTBot', // 5
+      'Disallow: /', // 6
+      '', // 7
+      'User-agent: Googlebot', // 8
+      'Disallow: /search%2F', // 9
+    ].join('\n'),
+  );
+});
+
+describe('robowatch eval URL...', () => {
+  it('prints a verdict and the deciding rule per URL and agent', async () => {
+    const result = await runRobowatch([
+      'eval',
+      '--robots',
+      robots,
+      '--agent',
+      'Bingbot',
+      '--agent',
+      'GPTBot',
+      'https://example.com/private/x',
+      'https://example.com/private/press/2024',
+      'https://example.com/',
+    ]);
+    expect(result).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        'DISALLOWED  Bingbot  https://example.com/private/x  line 2: Disallow: /private/',
+        'ALLOWED     Bingbot  https://example.com/private/press/2024  line 3: Allow: /private/press',
+        'ALLOWED     Bingbot  https://example.com/  no rule applies',
+        'DISALLOWED  GPTBot  https://example.com/private/x  line 6: Disallow: /',
+        'DISALLOWED  GPTBot  https://example.com/private/press/2024  line 6: Disallow: /',
+        'DISALLOWED  GPTBot  https://example.com/  line 6: Disallow: /',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('prints JSON objects with --json', async () => {
+    const result = await runRobowatch([
+      'eval',
+      '--robots',
+      robots,
+      '--agent',
+      'Googlebot',
+      '--json',
+      'https://example.com/search%2f',
+    ]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      url: 'https://example.com/search%2f',
+      agent: 'Googlebot',
+      profile: 'google',
+      allowed: true,
+      rule: null,
+    });
+  });
+
+  it('reads the profile: rfc9309 normalises %2f where Google compares as given', async () => {
+    const url = 'https://example.com/search%2fq';
+    const google = await runRobowatch(['eval', '--robots', robots, '--agent', 'Googlebot', url]);
+    const rfc = await runRobowatch([
+      'eval',
+      '--robots',
+      robots,
+      '--agent',
+      'Googlebot',
+      '--profile',
+      'rfc9309',
+      url,
+    ]);
+    expect(google.stdout).toMatch(/^ALLOWED /);
+    expect(rfc.stdout).toMatch(/^DISALLOWED .* line 9: Disallow: \/search%2F$/m);
+  });
+
+  it('reads URLs from --urls-file, skipping blank lines, and robots.txt from stdin', async () => {
+    const urls = join(dir, 'urls.txt');
+    writeFileSync(urls, 'https://example.com/a\r\n\r\nhttps://example.com/private/b\r\n');
+    const result = await runRobowatch(
+      ['eval', '--robots', '-', '--agent', 'x', '--urls-file', urls],
+      {
+        stdin: 'User-agent: *\nDisallow: /private\n',
+      },
+    );
+    expect(
+      result.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['ALLOWED', 'DISALLOWED']);
+  });
+
+  it('warns on stderr when the file is not robots.txt at all', async () => {
+    const html = join(dir, 'page.html');
+    writeFileSync(html, '<!DOCTYPE html>\n<html><body>Not found</body></html>\n');
+    const result = await runRobowatch([
+      'eval',
+      '--robots',
+      html,
+      '--agent',
+      'x',
+      'https://example.com/',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^warning: .*page\.html line 1: The file is an HTML page/);
+  });
+
+  it.each([
+    [
+      ['eval', '--robots', 'ROBOTS', '--agent', 'x', '--frobnicate', 'https://e.com/'],
+      /^robowatch: unknown option '--frobnicate'$/,
+    ],
+    [
+      ['eval', '--robots', 'missing.txt', '--agent', 'x', 'https://e.com/'],
+      /^robowatch: cannot read robots file "missing.txt": no such file$/,
+    ],
+    [
+      ['eval', '--robots', 'ROBOTS', '--agent', 'x', '--profile', 'bing', 'https://e.com/'],
+      /^robowatch: unknown profile "bing" \(expected google, rfc9309, legacy\)$/,
+    ],
+    [
+      ['eval', '--robots', 'ROBOTS', '--agent', 'x'],
+      /^robowatch: no URLs: pass them as arguments or with --urls-file$/,
+    ],
+    [['eval', '--robots', 'ROBOTS', 'https://e.com/'], /^robowatch: missing --agent TOKEN$/],
+    [['eval', '--agent', 'x', 'https://e.com/'], /^robowatch: missing --robots FILE$/],
+    [
+      ['eval', '--robots', 'ROBOTS', '--agent', 'x', '--urls-file', 'nope.txt'],
+      /^robowatch: cannot read URLs file "nope.txt": no such file$/,
+    ],
+    [
+      ['eval', '--jsonl', '--robots', 'ROBOTS'],
+      /^robowatch: --jsonl reads everything from standard input/,
+    ],
+    [['evl'], /^robowatch: unknown command 'evl' \(Did you mean eval\?\)$/],
+  ])('rejects %j with one line and exit status 2, printing nothing else', async (args, message) => {
+    const result = await runRobowatch(
+      args.map((a) => (a === 'ROBOTS' ? robots : a)),
+      { cwd: dir },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr.trimEnd()).toMatch(message);
+  });
+});
+
+describe('robowatch eval --jsonl', () => {
+  const line = (robotstxt: string, agent: string, url: string, profile?: string) =>
+    JSON.stringify(
+      profile === undefined ? { robotstxt, agent, url } : { robotstxt, agent, url, profile },
+    );
+
+  it('answers every case of the reference conformance suite, in order', async () => {
+    const cases = readJsonFixture<
+      {
+        robotstxt: string;
+        robotstxt_b64?: string;
+        useragent: string;
+        url: string;
+        allowed: boolean;
+      }[]
+    >('conformance/google-allow-cases.json').filter((c) => c.robotstxt_b64 === undefined); // JSON strings cannot carry invalid UTF-8
+    const input = cases.map((c) => line(c.robotstxt, c.useragent, c.url)).join('\n') + '\n';
+    const result = await runRobowatch(['eval', '--jsonl'], { stdin: input });
+    expect(result.code).toBe(0);
+    const answers = result.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { allowed: boolean });
+    expect(answers.map((a) => a.allowed)).toEqual(cases.map((c) => c.allowed));
+  });
+
+  it('writes exactly {allowed, rule} and honours a per-line profile; blank lines are skipped', async () => {
+    const robotsTxt = 'User-agent: *\nDisallow: /a%62\n';
+    const input = [
+      line(robotsTxt, 'x', 'https://e.com/ab'),
+      '',
+      line(robotsTxt, 'x', 'https://e.com/ab', 'rfc9309'),
+    ].join('\n');
+    const result = await runRobowatch(['eval', '--jsonl'], { stdin: input });
+    expect(result.stdout).toBe(
+      '{"allowed":true,"rule":null}\n{"allowed":false,"rule":{"directive":"disallow","pattern":"/a%62","line":2}}\n',
+    );
+  });
+
+  it.each([
+    [
+      '{"robotstxt": "", "agent": "x", "url": "/"}\n{"robotstxt": "", "agent": "x", "url": "/"}\n{oops\n',
+      /^robowatch: line 3: malformed JSON/,
+    ],
+    [
+      '{"robotstxt": "", "agent": "x", "url": "/"}\n{"robotstxt": "", "agent": "x", "url": "/"}\n[1]\n',
+      /^robowatch: line 3: expected a JSON object$/,
+    ],
+    [
+      '{"robotstxt": "", "agent": "x", "url": "/"}\n{"robotstxt": "", "agent": "x", "url": "/"}\n{"robotstxt": "", "url": "/"}\n',
+      /^robowatch: line 3: "agent" must be a string and is missing$/,
+    ],
+    [
+      '{"robotstxt": "", "agent": "x", "url": "/"}\n{"robotstxt": "", "agent": "x", "url": "/"}\n{"robotstxt": "", "agent": "x", "url": "/", "profile": "yandex"}\n',
+      /^robowatch: line 3: unknown profile "yandex"/,
+    ],
+  ])(
+    'stops at a bad line with exit status 2, after whole answers for the lines before it',
+    async (input, message) => {
+      const result = await runRobowatch(['eval', '--jsonl'], { stdin: input });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('{"allowed":true,"rule":null}\n{"allowed":true,"rule":null}\n');
+      expect(result.stderr.trimEnd()).toMatch(message);
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    },
+  );
+
+  it('answers each line as it arrives, for a client that waits for every answer', async () => {
+    const child = spawn(process.execPath, [ROBOWATCH, 'eval', '--jsonl']);
+    child.stdout.setEncoding('utf8');
+    const answers: string[] = [];
+    let buffered = '';
+    const nextAnswer = () =>
+      new Promise<string>((resolve) => {
+        const onData = (d: string) => {
+          buffered += d;
+          const newline = buffered.indexOf('\n');
+          if (newline !== -1) {
+            child.stdout.off('data', onData);
+            const answer = buffered.slice(0, newline);
+            buffered = buffered.slice(newline + 1);
+            resolve(answer);
+          }
+        };
+        child.stdout.on('data', onData);
+      });
+    for (const path of ['/open', '/closed/x', '/open/too']) {
+      const answer = nextAnswer();
+      child.stdin.write(
+        line('User-agent: *\nDisallow: /closed', 'bot', `https://e.com${path}`) + '\n',
+      );
+      answers.push(await answer);
+    }
+    child.stdin.end();
+    expect(answers.map((a) => (JSON.parse(a) as { allowed: boolean }).allowed)).toEqual([
+      true,
+      false,
+      true,
+    ]);
+  });
+});
+
+describe('robowatch lint FILE', () => {
+  it('prints each finding with its line and a summary', async () => {
+    const file = join(dir, 'lint.txt');
+    writeFileSync(file, 'Disallow: /early\nUser-agent: *\nDisallow /x\nDissallow: /y\n');
+    const result = await runRobowatch(['lint', file]);
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').map((l) => l.split(/\s+/).slice(0, 4).join(' '))).toEqual([
+      'line 1 warning rule-before-user-agent',
+      'line 3 warning missing-colon',
+      'line 4 warning accepted-typo',
+      '3 findings; 1 group,',
+      '',
+    ]);
+  });
+
+  it('prints JSON findings with --json', async () => {
+    const result = await runRobowatch(['lint', '--json', '-'], {
+      stdin: 'User-agent: *\nCrawl-delay: 4\n',
+    });
+    expect(JSON.parse(result.stdout)).toEqual({
+      code: 'unsupported-key',
+      severity: 'info',
+      line: 2,
+      message: 'Line 2: Crawl-delay is ignored by Google; Bing and Yandex honour it.',
+    });
+  });
+});
