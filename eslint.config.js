@@ -30,6 +30,31 @@ const impureGlobals = [
   message: 'robots/ and policy/ are pure: take values as arguments instead.',
 }));
 
+/** Pure code: no import that `forbidden` matches, no process or clock, no randomness. */
+function pure(
+  /** @type {string} */ dir,
+  /** @type {string} */ forbidden,
+  /** @type {string} */ message,
+) {
+  const clock = 'Pure code takes `now` as an argument.';
+  return {
+    files: [`src/${dir}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [restrict(forbidden, message)] }],
+      'no-restricted-globals': ['error', ...impureGlobals],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: clock },
+        { selector: "MemberExpression[object.name='Date'][property.name='now']", message: clock },
+        {
+          selector: "MemberExpression[object.name='Math'][property.name='random']",
+          message: 'Pure code is deterministic.',
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'data/', 'node_modules/', 'test/fixtures/', 'migrations/'] },
   js.configs.recommended,
@@ -49,63 +74,12 @@ export default tseslint.config(
       'no-console': 'error',
     },
   },
-  {
-    files: ['src/robots/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [restrict('^(?!\\./)', 'robots/ is pure and imports only robots/.')] },
-      ],
-      'no-restricted-globals': ['error', ...impureGlobals],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-          message: 'Pure code takes `now` as an argument.',
-        },
-        {
-          selector: "MemberExpression[object.name='Date'][property.name='now']",
-          message: 'Pure code takes `now` as an argument.',
-        },
-        {
-          selector: "MemberExpression[object.name='Math'][property.name='random']",
-          message: 'Pure code is deterministic.',
-        },
-      ],
-    },
-  },
-  {
-    files: ['src/policy/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            restrict(
-              '^(?!\\./|\\.\\./robots/)',
-              'policy/ is pure and imports only robots/ and policy/.',
-            ),
-          ],
-        },
-      ],
-      'no-restricted-globals': ['error', ...impureGlobals],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-          message: 'Pure code takes `now` as an argument.',
-        },
-        {
-          selector: "MemberExpression[object.name='Date'][property.name='now']",
-          message: 'Pure code takes `now` as an argument.',
-        },
-        {
-          selector: "MemberExpression[object.name='Math'][property.name='random']",
-          message: 'Pure code is deterministic.',
-        },
-      ],
-    },
-  },
+  pure('robots', '^(?!\\./)', 'robots/ is pure and imports only robots/.'),
+  pure(
+    'policy',
+    '^(?!\\./|\\.\\./robots/)',
+    'policy/ is pure and imports only robots/ and policy/.',
+  ),
   {
     files: ['src/lib/**/*.ts'],
     rules: {
