@@ -1,0 +1,250 @@
+import { isAbsolute, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import type { ZodError } from 'zod';
+import type { Profile } from '../robots/index.js';
+import { AGENT_PRESETS } from './agents.js';
+import { configFileSchema } from './schema.js';
+import type { AgentEntry, ConfigFile } from './schema.js';
+
+/** A crawler watched on a site, and the profile it reads robots.txt with. */
+export interface AgentSpec {
+  readonly token: string;
+  readonly profile: Profile;
+}
+
+export interface SiteConfig {
+  /** scheme://host[:port], as the WHATWG URL parser serialises it. */
+  readonly origin: string;
+  /** Watched URLs, absolute and normalised as a crawler requests them. */
+  readonly watches: readonly string[];
+  readonly agents: readonly AgentSpec[];
+  /** The profile for the site's fetch status (and its agents' default). */
+  readonly profile: Profile;
+}
+
+export interface FetchConfig {
+  readonly userAgent: string;
+  readonly timeoutMs: number;
+  readonly allowPrivateAddresses: boolean;
+  readonly confirmRetries: number;
+  readonly confirmDelayMs: number;
+  /** Sites checked at the same time. */
+  readonly concurrency: number;
+}
+
+/** The resolved, frozen configuration. */
+export interface Config {
+  /** The file it was read from (for messages). */
+  readonly file: string;
+  /** Absolute path of the data directory. */
+  readonly dataDir: string;
+  /** postgres://… from DATABASE_URL, or undefined for embedded PGlite under dataDir. */
+  readonly databaseUrl: string | undefined;
+  readonly sites: readonly SiteConfig[];
+  readonly fetch: FetchConfig;
+}
+
+/** A configuration that cannot be used; the message names the file and the key path. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface ConfigContext {
+  /** The file name, for messages. */
+  readonly file: string;
+  /** Directory relative paths (dataDir) are resolved against. */
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** robowatch's version, for the default User-Agent. */
+  readonly version: string;
+}
+
+/** Parses and validates configuration text. Pure but for path resolution; throws ConfigError. */
+export function parseConfig(text: string, context: ConfigContext): Config {
+  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  const yamlError = document.errors[0];
+  if (yamlError !== undefined) {
+    const line = yamlError.linePos?.[0].line;
+    const where = line === undefined ? '' : ` line ${line}:`;
+    const message = yamlError.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    throw new ConfigError(`${context.file}:${where} ${message}`);
+  }
+  const raw: unknown = document.toJS() ?? {};
+  const parsed = configFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(`${context.file}: ${describeIssue(parsed.error.issues[0]!, raw)}`);
+  }
+  return deepFreeze(resolveConfig(parsed.data, context));
+}
+
+type Issue = ZodError['issues'][number];
+
+/** One issue as "key.path: what is wrong", with the value actually found where it helps. */
+function describeIssue(issue: Issue, raw: unknown, base: readonly PropertyKey[] = []): string {
+  const at = [...base, ...issue.path];
+  if (issue.code === 'invalid_union') {
+    // Report the branch that accepted the value's type: its complaint is the real one.
+    const branch = issue.errors.find((issues) =>
+      issues.some((i) => i.code !== 'invalid_type' || i.path.length > 0),
+    );
+    if (branch !== undefined) return describeIssue(branch[0]!, raw, at);
+  }
+  const path = formatPath(at);
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+    return `${path === '' ? '' : `${path}: `}unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}`;
+  }
+  const found = valueAt(raw, at);
+  const message =
+    issue.code === 'invalid_type' && found === undefined
+      ? 'is required'
+      : issue.code === 'invalid_type' && !issue.message.startsWith('must')
+        ? `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, not ${describeValue(found)}`
+        : issue.message;
+  return `${path === '' ? '(top level)' : path}: ${message}`;
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let value = raw;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    out += typeof part === 'number' ? `[${part}]` : `${out === '' ? '' : '.'}${String(part)}`;
+  }
+  return out;
+}
+
+function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
+  const databaseUrl = context.env['DATABASE_URL'];
+  if (databaseUrl !== undefined && databaseUrl !== '' && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL: must be a postgres:// URL`);
+  }
+  // The top-level list is checked even when every site has its own.
+  resolveAgents(file.agents, 'google', `${context.file}: agents`);
+  const seen = new Set<string>();
+  const sites = file.sites.map((site, i) => {
+    const where = `${context.file}: sites[${i}]`;
+    const origin = siteOrigin(site.url, `${where}.url`);
+    if (seen.has(origin)) throw new ConfigError(`${where}.url: ${origin} is listed twice`);
+    seen.add(origin);
+    const profile = site.profile ?? 'google';
+    const agentsPath = site.agents === undefined ? `${context.file}: agents` : `${where}.agents`;
+    return {
+      origin,
+      watches: normaliseWatches(site.watch, origin, `${where}.watch`),
+      agents: resolveAgents(site.agents ?? file.agents, profile, agentsPath),
+      profile,
+    };
+  });
+  return {
+    file: context.file,
+    dataDir: isAbsolute(file.dataDir) ? file.dataDir : resolve(context.cwd, file.dataDir),
+    databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
+    sites,
+    fetch: {
+      ...file.fetch,
+      userAgent:
+        file.fetch.userAgent ??
+        `robowatch/${context.version} (+https://github.com/robowatch/robowatch)`,
+    },
+  };
+}
+
+function siteOrigin(url: string, where: string): string {
+  if (!URL.canParse(url)) throw new ConfigError(`${where}: "${url}" is not a URL`);
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`${where}: must be http or https, not ${parsed.protocol.slice(0, -1)}`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError(`${where}: must not contain credentials`);
+  }
+  if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
+    throw new ConfigError(
+      `${where}: must be an origin (scheme://host[:port]); a robots.txt governs its whole origin, so "${parsed.pathname}${parsed.search}" belongs in watch`,
+    );
+  }
+  return parsed.origin;
+}
+
+/** Watched URLs as a crawler would request them: resolved, %-encoded, without fragment. */
+function normaliseWatches(watches: readonly string[], origin: string, where: string): string[] {
+  const out = new Set<string>();
+  watches.forEach((watch, i) => {
+    const at = `${where}[${i}]`;
+    if (!watch.startsWith('/') && !/^https?:\/\//i.test(watch)) {
+      throw new ConfigError(
+        `${at}: "${watch}" must be a path starting with "/" or an absolute URL`,
+      );
+    }
+    if (!URL.canParse(watch, origin)) throw new ConfigError(`${at}: "${watch}" is not a valid URL`);
+    const url = new URL(watch, origin);
+    if (url.origin !== origin) {
+      throw new ConfigError(
+        `${at}: ${url.origin} is not this site (${origin}); list it as a site of its own`,
+      );
+    }
+    url.hash = '';
+    out.add(url.href);
+  });
+  return [...out];
+}
+
+function resolveAgents(
+  entries: readonly AgentEntry[],
+  siteProfile: Profile,
+  where: string,
+): AgentSpec[] {
+  const explicit = new Map<string, AgentSpec>();
+  const fromPresets = new Map<string, AgentSpec>();
+  for (const entry of entries) {
+    if (typeof entry === 'string' && entry.startsWith('@')) {
+      for (const token of AGENT_PRESETS[entry]!) {
+        fromPresets.set(token.toLowerCase(), { token, profile: siteProfile });
+      }
+      continue;
+    }
+    const spec: AgentSpec =
+      typeof entry === 'string'
+        ? { token: checkToken(entry, where), profile: siteProfile }
+        : { token: entry.token, profile: entry.profile ?? siteProfile };
+    const key = spec.token.toLowerCase();
+    if (explicit.has(key)) throw new ConfigError(`${where}: ${spec.token} is listed twice`);
+    explicit.set(key, spec);
+  }
+  // Explicit entries win over the same token from a preset; the order is the list's.
+  const merged = new Map(fromPresets);
+  for (const [key, spec] of explicit) merged.set(key, spec);
+  return [...merged.values()];
+}
+
+function checkToken(token: string, where: string): string {
+  if (!/^(?:[A-Za-z_-]+|\*)$/.test(token)) {
+    throw new ConfigError(
+      `${where}: "${token}" is not a crawler product token (letters, "-", "_") or "*"`,
+    );
+  }
+  return token;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,163 @@
+/** The configuration: defaults, presets, URL normalisation, and one-line errors. */
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src/config/config.js';
+import { loadConfig } from '../../../src/config/load.js';
+
+const context = { file: 'robowatch.yaml', cwd: '/srv/robowatch', env: {}, version: '9.9.9' };
+const parse = (text: string, env: Record<string, string> = {}) =>
+  parseConfig(text, { ...context, env });
+const error = (text: string) => {
+  try {
+    parse(text);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  throw new Error('expected an error');
+};
+
+describe('configuration', () => {
+  it('fills in the defaults', () => {
+    const config = parse('sites:\n  - url: https://example.com\n    watch: [/]\n');
+    expect(config.dataDir).toBe('/srv/robowatch/data');
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.fetch).toEqual({
+      userAgent: 'robowatch/9.9.9 (+https://github.com/robowatch/robowatch)',
+      timeoutMs: 30_000,
+      allowPrivateAddresses: false,
+      confirmRetries: 2,
+      confirmDelayMs: 5_000,
+      concurrency: 16,
+    });
+    const tokens = config.sites[0]!.agents.map((a) => a.token);
+    expect(tokens).toEqual(
+      expect.arrayContaining([
+        'Googlebot',
+        'Bingbot',
+        'GPTBot',
+        'ClaudeBot',
+        'CCBot',
+        'Google-Extended',
+        'meta-externalagent',
+        '*',
+      ]),
+    );
+    expect(config.sites[0]!.agents.every((a) => a.profile === 'google')).toBe(true);
+    expect(Object.isFrozen(config.sites[0]!.agents)).toBe(true);
+  });
+
+  it('expands presets, lets explicit entries win, and applies the site profile', () => {
+    const config = parse(`
+agents: ['@ai', {token: GPTBot, profile: legacy}]
+sites:
+  - url: https://example.com/
+    watch: [/]
+    profile: rfc9309
+`);
+    const agents = config.sites[0]!.agents;
+    expect(agents.find((a) => a.token === 'GPTBot')).toEqual({
+      token: 'GPTBot',
+      profile: 'legacy',
+    });
+    expect(agents.find((a) => a.token === 'ClaudeBot')).toEqual({
+      token: 'ClaudeBot',
+      profile: 'rfc9309',
+    });
+    expect(agents.filter((a) => a.token === 'GPTBot')).toHaveLength(1);
+    expect(config.sites[0]!.profile).toBe('rfc9309');
+  });
+
+  it('normalises watched URLs the way a crawler requests them', () => {
+    const config = parse(
+      'sites:\n  - url: HTTPS://Example.COM:443\n    watch: ["/a b", "/café?q=x y#top", "https://example.com/x", "/a b"]\n',
+    );
+    expect(config.sites[0]!.origin).toBe('https://example.com');
+    expect(config.sites[0]!.watches).toEqual([
+      'https://example.com/a%20b',
+      'https://example.com/caf%C3%A9?q=x%20y',
+      'https://example.com/x',
+    ]);
+  });
+
+  it('takes DATABASE_URL from the environment', () => {
+    expect(parse('{}', { DATABASE_URL: 'postgres://u@h/db' }).databaseUrl).toBe(
+      'postgres://u@h/db',
+    );
+    expect(() => parse('{}', { DATABASE_URL: 'mysql://u@h/db' })).toThrow(
+      'DATABASE_URL: must be a postgres:// URL',
+    );
+  });
+
+  it.each([
+    ['bogus: 1', 'robowatch.yaml: unknown key "bogus"'],
+    ['fetch:\n  timeout: 5', 'robowatch.yaml: fetch: unknown key "timeout"'],
+    [
+      'sites:\n  - url: https://e.com\n    wach: [/]',
+      'robowatch.yaml: sites[0].watch: is required',
+    ],
+    [
+      'sites:\n  - url: https://e.com\n    watch: [/]\n    agnets: [x]',
+      'robowatch.yaml: sites[0]: unknown key "agnets"',
+    ],
+    ['sites: {url: x}', 'robowatch.yaml: sites: must be a list, not a mapping'],
+    ['dataDir: 5', 'robowatch.yaml: dataDir: must be a string, not number 5'],
+    [
+      'fetch:\n  timeoutMs: fast',
+      'robowatch.yaml: fetch.timeoutMs: must be a whole number from 100 to 600000 (milliseconds)',
+    ],
+    [
+      'fetch:\n  allowPrivateAddresses: "yes"',
+      'robowatch.yaml: fetch.allowPrivateAddresses: must be true or false',
+    ],
+    ['agents: ["@bots"]', 'robowatch.yaml: agents[0]: unknown preset (expected @search, @ai)'],
+    [
+      'agents: [{token: Googlebot, profile: bing}]',
+      'robowatch.yaml: agents[0].profile: must be one of google, rfc9309, legacy',
+    ],
+    [
+      'agents: ["Google bot"]',
+      'robowatch.yaml: agents: "Google bot" is not a crawler product token (letters, "-", "_") or "*"',
+    ],
+    ['agents: [Googlebot, googlebot]', 'robowatch.yaml: agents: googlebot is listed twice'],
+    ['agents: []', 'robowatch.yaml: agents: must name at least one agent'],
+    [
+      'sites:\n  - url: https://e.com/blog\n    watch: [/]',
+      'robowatch.yaml: sites[0].url: must be an origin (scheme://host[:port]); a robots.txt governs its whole origin, so "/blog" belongs in watch',
+    ],
+    [
+      'sites:\n  - url: ftp://e.com\n    watch: [/]',
+      'robowatch.yaml: sites[0].url: must be http or https, not ftp',
+    ],
+    [
+      'sites:\n  - url: https://e.com\n    watch: [blog]',
+      'robowatch.yaml: sites[0].watch[0]: "blog" must be a path starting with "/" or an absolute URL',
+    ],
+    [
+      'sites:\n  - url: https://e.com\n    watch: ["https://other.com/"]',
+      'robowatch.yaml: sites[0].watch[0]: https://other.com is not this site (https://e.com); list it as a site of its own',
+    ],
+    [
+      'sites:\n  - url: https://e.com\n    watch: [/]\n  - url: https://e.com/\n    watch: [/]',
+      'robowatch.yaml: sites[1].url: https://e.com is listed twice',
+    ],
+    [
+      'sites:\n  - url: https://e.com\n  watch: [/]',
+      'robowatch.yaml: line 3: All mapping items must start at the same column',
+    ],
+    ['a: 1\na: 2', 'robowatch.yaml: line 2: Map keys must be unique'],
+  ])('rejects %j: %s', (text, message) => {
+    expect(error(text)).toBe(message);
+  });
+
+  it('names the file it could not read', async () => {
+    await expect(
+      loadConfig({ path: '/nonexistent/robowatch.yaml', cwd: '/', env: {}, version: '1' }),
+    ).rejects.toThrow('/nonexistent/robowatch.yaml: cannot read the configuration: no such file');
+  });
+
+  it('ships an example that documents a valid configuration, and a valid default', async () => {
+    for (const path of ['config/robowatch.example.yaml', 'config/robowatch.yaml']) {
+      const config = await loadConfig({ path, cwd: '/tmp', env: {}, version: '1' });
+      expect(config.sites.length, path).toBeGreaterThan(0);
+    }
+  });
+});
