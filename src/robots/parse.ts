@@ -77,6 +77,16 @@ export interface ParseOptions {
   readonly maxBytes?: number;
   /** Whether to collect lint findings (default true); without, `lint` is empty. */
   readonly lint?: boolean;
+  /**
+   * The input was already cut by whoever read it (a fetcher stops at 500 KiB): what was
+   * dropped, so that the file counts as truncated and the finding names the lines lost.
+   */
+  readonly cut?: {
+    readonly droppedBytes: number;
+    readonly droppedLineBreaks: number;
+    /** False when the dropped part was not read to its end. */
+    readonly complete: boolean;
+  };
 }
 
 /**
@@ -87,9 +97,10 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
   const profile = options.profile ?? DEFAULT_PROFILE;
   const maxBytes = options.maxBytes ?? MAX_ROBOTS_BYTES;
   const { binary: full, ascii, utf8 } = readInput(input);
+  const { cut } = options;
   // Display text: an ASCII file is its own text; otherwise decode leniently, per value.
   const binaryToText = ascii ? (s: string) => s : decodeBinary;
-  const truncated = full.length > maxBytes;
+  const truncated = full.length > maxBytes || cut !== undefined;
   const body = truncated ? full.slice(0, maxBytes) : full;
   const lint = new LintCollector(options.lint ?? true);
   const google = profile === 'google';
@@ -219,15 +230,30 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
   });
 
   if (truncated) {
-    // A CRLF split by the cut is one line break, already counted.
-    const splitCrlf = full.charCodeAt(maxBytes - 1) === 0x0d && full.charCodeAt(maxBytes) === 0x0a;
-    const total = lineCount + countLineBreaks(full, splitCrlf ? maxBytes + 1 : maxBytes);
-    const lost = total > lineCount ? ` and lines ${lineCount + 1}–${total} are not read` : '';
+    let size: string;
+    let total: number;
+    let atLeast = false;
+    if (cut !== undefined) {
+      size = `${full.length + cut.droppedBytes}`;
+      total = lineCount + cut.droppedLineBreaks;
+      atLeast = !cut.complete;
+    } else {
+      // A CRLF split by the cut is one line break, already counted.
+      const splitCrlf =
+        full.charCodeAt(maxBytes - 1) === 0x0d && full.charCodeAt(maxBytes) === 0x0a;
+      size = `${full.length}`;
+      total = lineCount + countLineBreaks(full, splitCrlf ? maxBytes + 1 : maxBytes);
+    }
+    const kept = Math.min(body.length, maxBytes);
+    const lost =
+      total > lineCount
+        ? ` and lines ${lineCount + 1}–${atLeast ? 'at least ' : ''}${total} are not read`
+        : '';
     lint.add(
       'content-past-limit',
       'error',
       lineCount,
-      `The file is ${full.length} bytes; content past ${maxBytes} bytes is ignored: line ${lineCount} is cut${lost}.`,
+      `The file is ${atLeast ? 'more than ' : ''}${size} bytes; content past ${kept} bytes is ignored: line ${lineCount} is cut${lost}.`,
     );
   }
 

@@ -147,6 +147,21 @@ describe('lint findings', () => {
     // lines 2 … cutLine-1 are whole rules; the cut line is left as "Disallo", no rule
     expect(compileAgent(parsed, 'x').rules).toHaveLength(cutLine - 2);
   });
+  it('content a fetcher already cut, with the lines it dropped', () => {
+    const parsed = parseRobotsTxt('User-agent: *\nDisallow: /a\nDisal', {
+      cut: { droppedBytes: 900, droppedLineBreaks: 40, complete: true },
+    });
+    expect(parsed.truncated).toBe(true);
+    expect(parsed.lint.find((f) => f.code === 'content-past-limit')?.message).toBe(
+      'The file is 932 bytes; content past 32 bytes is ignored: line 3 is cut and lines 4–43 are not read.',
+    );
+    const partial = parseRobotsTxt('User-agent: *\n', {
+      cut: { droppedBytes: 5, droppedLineBreaks: 2, complete: false },
+    });
+    expect(partial.lint[0]?.message).toBe(
+      'The file is more than 19 bytes; content past 14 bytes is ignored: line 2 is cut and lines 3–at least 4 are not read.',
+    );
+  });
   it('a NUL byte, after which Google reads nothing on the line', () => {
     const text = 'User-agent: *\nDisallow: /a\0b\n';
     has(text, 'nul-byte', 2);

@@ -1,0 +1,279 @@
+import type { LookupFunction } from 'node:net';
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { Agent, buildConnector } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { FetchErrorKind, FetchResult, RedirectHop } from '../policy/fetch-result.js';
+import { MAX_ROBOTS_BYTES } from '../robots/index.js';
+import { isPrivateAddress } from './addresses.js';
+
+export interface FetcherOptions {
+  /** Sent as User-Agent; names robowatch and its version. */
+  readonly userAgent: string;
+  /** Budget for a whole fetch, redirects and body included. */
+  readonly timeoutMs: number;
+  /** Allow loopback, private and link-local addresses (tests, intranets). */
+  readonly allowPrivateAddresses: boolean;
+  /** Overrides the address check (tests use it to call some loopback addresses private). */
+  readonly isAddressAllowed?: (address: string) => boolean;
+  /** Name resolution (the benchmark maps its many site names to loopback). */
+  readonly lookup?: LookupFunction;
+  /** Bytes of body kept; 512,000 by default (seed 000: Google reads 500 KiB). */
+  readonly maxBytes?: number;
+  /** Bytes read past the limit only to count the lines lost; 1 MiB by default. */
+  readonly drainBytes?: number;
+}
+
+export interface RobotsFetcher {
+  /** GETs origin/robots.txt, following up to five redirects by hand. Never throws. */
+  fetchRobots(origin: string): Promise<FetchResult>;
+  close(): Promise<void>;
+}
+
+/** Seed 000 and RFC 9309: follow at least five redirects; more means unavailable. */
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+class BlockedAddressError extends Error {
+  readonly code = 'ROBOWATCH_BLOCKED_ADDRESS';
+}
+
+/**
+ * Creates the robots.txt fetcher: undici with connect, header and whole-fetch timeouts,
+ * bodies decompressed and capped, and an SSRF guard that checks the address each
+ * connection actually reached, on every hop.
+ */
+export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
+  const maxBytes = options.maxBytes ?? MAX_ROBOTS_BYTES;
+  const drainBytes = options.drainBytes ?? 1024 * 1024;
+  const allowed =
+    options.isAddressAllowed ??
+    ((address: string) => options.allowPrivateAddresses || !isPrivateAddress(address));
+  const connectTimeout = Math.min(options.timeoutMs, 10_000);
+  const connect = buildConnector({
+    timeout: connectTimeout,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  });
+  const agent = new Agent({
+    connect(connectOptions, callback) {
+      connect(connectOptions, (error, socket) => {
+        if (error !== null) return callback(error, null);
+        const address = socket.remoteAddress ?? '';
+        if (!allowed(address)) {
+          socket.destroy();
+          return callback(
+            new BlockedAddressError(
+              `${connectOptions.hostname} resolved to ${address}, a private or reserved address`,
+            ),
+            null,
+          );
+        }
+        callback(null, socket);
+      });
+    },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    keepAliveTimeout: 4_000,
+  });
+
+  async function fetchRobots(origin: string): Promise<FetchResult> {
+    // One deadline for the whole fetch, cleared when it ends so that nothing fires later.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+    try {
+      return await fetchWithin(origin, deadline.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function fetchWithin(origin: string, signal: AbortSignal): Promise<FetchResult> {
+    const started = performance.now();
+    const url = `${origin}/robots.txt`;
+    const redirects: RedirectHop[] = [];
+    let current = url;
+    const result = (fields: Partial<FetchResult>): FetchResult => ({
+      url,
+      finalUrl: current,
+      status: null,
+      error: null,
+      errorDetail: null,
+      redirects,
+      body: null,
+      cut: null,
+      ...fields,
+      durationMs: Math.round(performance.now() - started),
+    });
+
+    for (;;) {
+      let response: Dispatcher.ResponseData;
+      try {
+        const target = new URL(current);
+        response = await agent.request({
+          origin: target.origin,
+          path: target.pathname + target.search,
+          method: 'GET',
+          headers: {
+            'user-agent': options.userAgent,
+            accept: 'text/plain, */*;q=0.5',
+            'accept-encoding': 'gzip, deflate, br',
+          },
+          signal,
+        });
+      } catch (error) {
+        return result(describeError(error, signal));
+      }
+
+      const { statusCode, headers } = response;
+      const location = headers['location'];
+      if (REDIRECT_STATUSES.has(statusCode) && typeof location === 'string') {
+        discard(response.body);
+        const next = URL.canParse(location, current) ? new URL(location, current) : undefined;
+        if (next === undefined || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+          return result({
+            status: statusCode,
+            error: 'invalid-response',
+            errorDetail: `redirect to an unusable location: ${location.slice(0, 200)}`,
+          });
+        }
+        next.hash = '';
+        redirects.push({ url: current, status: statusCode, location: next.href });
+        if (redirects.length > MAX_REDIRECTS) {
+          return result({
+            status: statusCode,
+            error: 'too-many-redirects',
+            errorDetail: `more than ${MAX_REDIRECTS} redirects`,
+          });
+        }
+        current = next.href;
+        continue;
+      }
+
+      if (statusCode < 200 || statusCode > 299) {
+        discard(response.body); // only a 2xx body is robots.txt
+        return result({ status: statusCode });
+      }
+      try {
+        const body = await readCapped(
+          response.body,
+          headers['content-encoding'],
+          maxBytes,
+          drainBytes,
+        );
+        return result({ status: statusCode, body: body.bytes, cut: body.cut });
+      } catch (error) {
+        return result({ status: statusCode, ...describeError(error, signal) });
+      }
+    }
+  }
+
+  return { fetchRobots, close: () => agent.close() };
+}
+
+/** Drops a body we do not read; a late error on it (an abort) has nowhere else to go. */
+function discard(body: Readable): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+interface CappedBody {
+  bytes: Uint8Array;
+  cut: FetchResult['cut'];
+}
+
+/**
+ * Reads a body, decompressed, keeping `maxBytes`; past that it reads up to `drainBytes`
+ * more only to count the line breaks lost, then stops. A compression bomb costs at most
+ * maxBytes + drainBytes of decompressed output.
+ */
+async function readCapped(
+  body: Readable,
+  encoding: string | string[] | undefined,
+  maxBytes: number,
+  drainBytes: number,
+): Promise<CappedBody> {
+  const decoder = decompressor(Array.isArray(encoding) ? encoding.join(',') : encoding);
+  const stream: Readable = decoder ? body.pipe(decoder) : body;
+  body.on('error', (error) => decoder?.destroy(error));
+  stream.on('error', () => undefined); // surfaces through the loop below
+  const kept = new Uint8Array(maxBytes);
+  let length = 0;
+  let dropped = 0;
+  let droppedLineBreaks = 0;
+  let lastDroppedWasCr = false;
+  let complete = true;
+  try {
+    for await (const chunk of stream) {
+      const bytes = chunk as Uint8Array;
+      const room = maxBytes - length;
+      if (room > 0) {
+        kept.set(bytes.subarray(0, room), length);
+        length += Math.min(room, bytes.length);
+        // A CRLF split by the cut is one line break, counted with the kept line.
+        lastDroppedWasCr = kept[length - 1] === 0x0d;
+      }
+      for (let i = room; i < bytes.length; i++) {
+        const byte = bytes[i]!;
+        if (byte === 0x0d || (byte === 0x0a && !lastDroppedWasCr)) droppedLineBreaks++;
+        lastDroppedWasCr = byte === 0x0d;
+      }
+      dropped += Math.max(0, bytes.length - room);
+      if (dropped >= drainBytes) {
+        complete = false;
+        break;
+      }
+    }
+  } finally {
+    stream.destroy();
+    body.destroy();
+  }
+  const cut = dropped > 0 ? { droppedBytes: dropped, droppedLineBreaks, complete } : null;
+  return { bytes: kept.slice(0, length), cut };
+}
+
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+function decompressor(encoding: string | undefined): Transform | undefined {
+  return encoding === undefined ? undefined : DECODERS[encoding.trim().toLowerCase()]?.();
+}
+
+/** Maps a failure to its kind: DNS, refused, reset, timeout, TLS, blocked, or other. */
+function describeError(
+  error: unknown,
+  signal: AbortSignal,
+): Pick<FetchResult, 'error' | 'errorDetail'> {
+  const errors = [error, (error as { cause?: unknown })?.cause].filter(Boolean) as (Error & {
+    code?: string;
+  })[];
+  const codes = errors.map((e) => e.code ?? e.name);
+  const detail = errors.map((e) => e.message).find((m) => m !== '') ?? String(error);
+  const kind: FetchErrorKind =
+    signal.aborted || codes.some((c) => /TIMEOUT|TimeoutError|AbortError|ETIMEDOUT/.test(c))
+      ? 'timeout'
+      : codes.includes('ROBOWATCH_BLOCKED_ADDRESS')
+        ? 'blocked'
+        : codes.some((c) => c === 'ENOTFOUND' || c === 'EAI_AGAIN' || c === 'EAI_NODATA')
+          ? 'dns'
+          : codes.includes('ECONNREFUSED')
+            ? 'refused'
+            : codes.some((c) => c === 'ECONNRESET' || c === 'UND_ERR_SOCKET' || c === 'EPIPE')
+              ? 'reset'
+              : codes.some((c) => /^ERR_TLS|CERT|SSL|^UNABLE_TO|SELF_SIGNED/.test(c))
+                ? 'tls'
+                : codes.some(
+                      (c) =>
+                        c.startsWith('Z_') ||
+                        c === 'ERR_PADDING_1' ||
+                        /^ERR_.*(GZIP|BROTLI|ZLIB)/.test(c),
+                    )
+                  ? 'invalid-response'
+                  : codes.some((c) => c.startsWith('HPE_') || c === 'UND_ERR_INVALID_ARG')
+                    ? 'invalid-response'
+                    : 'network';
+  return { error: kind, errorDetail: detail.split('\n')[0]!.slice(0, 300) };
+}

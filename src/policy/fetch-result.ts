@@ -1,0 +1,53 @@
+/**
+ * What one GET of a robots.txt produced (DESIGN.md: "fetch result"). An HTTP status
+ * or a network failure is an expected outcome and a value, never an exception.
+ */
+
+/** Why no HTTP status was obtained (or, for redirects, why the chain was abandoned). */
+export type FetchErrorKind =
+  | 'dns'
+  | 'refused'
+  | 'reset'
+  | 'timeout'
+  | 'tls'
+  | 'blocked'
+  | 'too-many-redirects'
+  | 'invalid-response'
+  | 'network';
+
+export interface RedirectHop {
+  /** The URL requested. */
+  readonly url: string;
+  /** Its 3xx status. */
+  readonly status: number;
+  /** Where it pointed, resolved. */
+  readonly location: string;
+}
+
+/** What could not be kept of a body longer than the limit. */
+export interface BodyCut {
+  /** Bytes read past the limit and dropped. */
+  readonly droppedBytes: number;
+  /** Line breaks among them. */
+  readonly droppedLineBreaks: number;
+  /** False when reading stopped before the end (the body was longer still). */
+  readonly complete: boolean;
+}
+
+export interface FetchResult {
+  /** origin + /robots.txt, as first requested. */
+  readonly url: string;
+  /** The URL of the final response (after redirects). */
+  readonly finalUrl: string;
+  /** Status of the final response; for too-many-redirects the last 3xx; null on network failure. */
+  readonly status: number | null;
+  readonly error: FetchErrorKind | null;
+  /** A one-line description of the error, for people. */
+  readonly errorDetail: string | null;
+  readonly redirects: readonly RedirectHop[];
+  /** The body of a 2xx response, decompressed and cut at 512,000 bytes; null otherwise. */
+  readonly body: Uint8Array | null;
+  /** The body was cut; `cut` says what was dropped. */
+  readonly cut: BodyCut | null;
+  readonly durationMs: number;
+}

@@ -1,0 +1,289 @@
+/** The robots.txt fetcher against real loopback HTTP servers playing each scenario. */
+import type { LookupFunction } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
+import type { FetcherOptions, RobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
+import { FixtureServer } from '../../support/fixture-server.js';
+
+const server = new FixtureServer();
+const other = new FixtureServer(); // a second host, 127.0.0.2
+const fetchers: RobotsFetcher[] = [];
+
+function fetcher(overrides: Partial<FetcherOptions> = {}): RobotsFetcher {
+  const f = createRobotsFetcher({
+    userAgent: 'robowatch-test/1.0',
+    timeoutMs: 5_000,
+    allowPrivateAddresses: true,
+    ...overrides,
+  });
+  fetchers.push(f);
+  return f;
+}
+
+beforeAll(async () => {
+  await server.start('127.0.0.1');
+  await other.start('127.0.0.2');
+});
+afterEach(() => {
+  for (const s of [server, other]) {
+    s.routes.clear();
+    s.requests.length = 0;
+  }
+});
+afterAll(async () => {
+  await Promise.all(fetchers.map((f) => f.close()));
+  await server.stop();
+  await other.stop();
+});
+
+describe('a plain fetch', () => {
+  it('GETs origin/robots.txt unconditionally, identifying itself, and keeps the bytes', async () => {
+    const bytes = new Uint8Array([
+      0xef,
+      0xbb,
+      0xbf,
+      ...new TextEncoder().encode('User-agent: *\nDisallow: /caf'),
+      0xe9,
+    ]);
+    server.serve('/robots.txt', 200, bytes);
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result).toMatchObject({
+      url: `${server.origin}/robots.txt`,
+      finalUrl: `${server.origin}/robots.txt`,
+      status: 200,
+      error: null,
+      redirects: [],
+      cut: null,
+    });
+    expect([...result.body!]).toEqual([...bytes]); // BOM and non-UTF-8 byte kept raw
+    const request = server.requests.at(-1)!;
+    expect(request.path).toBe('/robots.txt');
+    expect(request.headers['user-agent']).toBe('robowatch-test/1.0');
+    expect(request.headers['if-modified-since']).toBeUndefined();
+    expect(request.headers['if-none-match']).toBeUndefined();
+  });
+
+  it.each([204, 206])('keeps the body of a %i', async (status) => {
+    server.serve('/robots.txt', status, status === 204 ? '' : 'User-agent: *\n');
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result.status).toBe(status);
+    expect(result.body).not.toBeNull();
+  });
+
+  it.each([400, 401, 403, 404, 410, 429, 500, 502, 503, 599])(
+    'records a %i and no body',
+    async (status) => {
+      server.serve('/robots.txt', status, '<html>error page</html>');
+      const result = await fetcher().fetchRobots(server.origin);
+      expect(result).toMatchObject({ status, error: null, body: null });
+    },
+  );
+
+  it('keeps an HTML page served with 200 (the parser reads what it can)', async () => {
+    server.serve('/robots.txt', 200, '<!DOCTYPE html><html><body>Welcome</body></html>', {
+      'content-type': 'text/html',
+    });
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(new TextDecoder().decode(result.body)).toContain('<!DOCTYPE html>');
+  });
+});
+
+describe('redirects', () => {
+  function chain(hops: number) {
+    for (let i = 0; i < hops; i++) {
+      server.routes.set(i === 0 ? '/robots.txt' : `/hop${i}`, (_req, res) => {
+        res.writeHead(i % 2 ? 302 : 301, { location: `/hop${i + 1}` });
+        res.end();
+      });
+    }
+    server.serve(`/hop${hops}`, 200, 'User-agent: *\nDisallow: /end\n');
+  }
+
+  it('follows 5 hops and records each', async () => {
+    chain(5);
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result.status).toBe(200);
+    expect(result.finalUrl).toBe(`${server.origin}/hop5`);
+    expect(
+      result.redirects.map((h) => [
+        h.status,
+        new URL(h.url).pathname,
+        new URL(h.location).pathname,
+      ]),
+    ).toEqual([
+      [301, '/robots.txt', '/hop1'],
+      [302, '/hop1', '/hop2'],
+      [301, '/hop2', '/hop3'],
+      [302, '/hop3', '/hop4'],
+      [301, '/hop4', '/hop5'],
+    ]);
+  });
+
+  it('gives up after a 6th hop: too many redirects, with the last status', async () => {
+    chain(6);
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result).toMatchObject({ status: 302, error: 'too-many-redirects', body: null });
+    expect(result.redirects).toHaveLength(6);
+  });
+
+  it('follows a redirect to another host', async () => {
+    server.routes.set('/robots.txt', (_req, res) => {
+      res.writeHead(308, { location: `${other.origin}/robots.txt` });
+      res.end();
+    });
+    other.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /other\n');
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result.finalUrl).toBe(`${other.origin}/robots.txt`);
+    expect(new TextDecoder().decode(result.body)).toContain('/other');
+  });
+
+  it('refuses a redirect to a non-HTTP scheme', async () => {
+    server.routes.set('/robots.txt', (_req, res) => {
+      res.writeHead(302, { location: 'file:///etc/passwd' });
+      res.end();
+    });
+    expect(await fetcher().fetchRobots(server.origin)).toMatchObject({
+      status: 302,
+      error: 'invalid-response',
+    });
+  });
+});
+
+describe('limits', () => {
+  it('cuts a 600 KiB body at 512,000 bytes and counts the lines it drops', async () => {
+    const head = 'User-agent: *\n' + '# filler line of forty bytes..........\n'.repeat(13_200);
+    const body = head + 'Disallow: /past-the-cut\n';
+    expect(body.length).toBeGreaterThan(512_000);
+    server.serve('/robots.txt', 200, body);
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result.body).toHaveLength(512_000);
+    const keptLines = new TextDecoder().decode(result.body).split('\n').length - 1;
+    const totalLines = body.split('\n').length - 1;
+    expect(result.cut).toEqual({
+      droppedBytes: body.length - 512_000,
+      droppedLineBreaks: totalLines - keptLines,
+      complete: true,
+    });
+  });
+
+  it('caps a gzip bomb after decompression', async () => {
+    const bomb = gzipSync(new Uint8Array(50 * 1024 * 1024)); // 50 MiB of zeros, ~50 KiB compressed
+    server.serve('/robots.txt', 200, bomb, { 'content-encoding': 'gzip' });
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result.status).toBe(200);
+    expect(result.body).toHaveLength(512_000);
+    expect(result.cut?.complete).toBe(false);
+  });
+
+  it.each([
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+    ['gzip', gzipSync],
+  ] as const)('decodes a %s body', async (encoding, compress) => {
+    server.serve('/robots.txt', 200, compress(Buffer.from('User-agent: *\nDisallow: /z\n')), {
+      'content-encoding': encoding,
+    });
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(new TextDecoder().decode(result.body)).toBe('User-agent: *\nDisallow: /z\n');
+  });
+
+  it('reports a body that is not what its encoding says as an invalid response', async () => {
+    server.serve('/robots.txt', 200, 'not gzip at all', { 'content-encoding': 'gzip' });
+    expect(await fetcher().fetchRobots(server.origin)).toMatchObject({
+      status: 200,
+      error: 'invalid-response',
+      body: null,
+    });
+  });
+
+  it('stops a server trickling bytes at the whole-fetch deadline', async () => {
+    server.routes.set('/robots.txt', (_req, res) => {
+      res.writeHead(200);
+      const timer = setInterval(() => res.write('#'), 50);
+      res.on('close', () => clearInterval(timer));
+    });
+    const result = await fetcher({ timeoutMs: 600 }).fetchRobots(server.origin);
+    expect(result).toMatchObject({ status: 200, error: 'timeout', body: null });
+  });
+
+  it('times out a server that never answers', async () => {
+    server.routes.set('/robots.txt', () => undefined);
+    expect(await fetcher({ timeoutMs: 300 }).fetchRobots(server.origin)).toMatchObject({
+      status: null,
+      error: 'timeout',
+    });
+  });
+});
+
+describe('network failures', () => {
+  it('reports a connection reset mid-body', async () => {
+    server.routes.set('/robots.txt', (req, res) => {
+      res.writeHead(200, { 'content-length': '1000' });
+      res.write('User-agent: *\nDisall');
+      setTimeout(() => req.socket.destroy(), 20);
+    });
+    expect(await fetcher().fetchRobots(server.origin)).toMatchObject({
+      status: 200,
+      error: 'reset',
+      body: null,
+    });
+  });
+
+  it('reports a refused connection', async () => {
+    const closed = new FixtureServer();
+    await closed.start();
+    await closed.stop();
+    expect(await fetcher().fetchRobots(closed.origin)).toMatchObject({
+      status: null,
+      error: 'refused',
+    });
+  });
+
+  it('reports a name that does not resolve', async () => {
+    const lookup = ((hostname: string, _options: unknown, callback: (error: Error) => void) => {
+      callback(
+        Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }),
+      );
+    }) as unknown as LookupFunction;
+    expect(await fetcher({ lookup }).fetchRobots('http://no-such-host.example')).toMatchObject({
+      status: null,
+      error: 'dns',
+    });
+  });
+
+  it('reports a TLS failure', async () => {
+    server.serve('/robots.txt', 200, 'User-agent: *\n');
+    const https = server.origin.replace('http:', 'https:');
+    expect(await fetcher().fetchRobots(https)).toMatchObject({ status: null, error: 'tls' });
+  });
+});
+
+describe('the SSRF guard', () => {
+  it('refuses loopback and private addresses unless allowed', async () => {
+    server.serve('/robots.txt', 200, 'User-agent: *\n');
+    const result = await fetcher({ allowPrivateAddresses: false }).fetchRobots(server.origin);
+    expect(result).toMatchObject({ status: null, error: 'blocked' });
+    expect(result.errorDetail).toContain('127.0.0.1');
+    expect(server.requests.filter((r) => r.path === '/robots.txt')).toHaveLength(0);
+  });
+
+  it('checks the address of every hop', async () => {
+    server.routes.set('/robots.txt', (_req, res) => {
+      res.writeHead(302, { location: `${other.origin}/robots.txt` });
+      res.end();
+    });
+    other.serve('/robots.txt', 200, 'User-agent: *\n');
+    // Here 127.0.0.1 counts as public and 127.0.0.2 as private.
+    const result = await fetcher({ isAddressAllowed: (a) => a === '127.0.0.1' }).fetchRobots(
+      server.origin,
+    );
+    expect(result).toMatchObject({
+      status: null,
+      error: 'blocked',
+      finalUrl: `${other.origin}/robots.txt`,
+    });
+    expect(result.redirects).toHaveLength(1);
+    expect(other.requests).toHaveLength(0);
+  });
+});
