@@ -1,0 +1,161 @@
+import type { Directive } from '../robots/index.js';
+import { compileAgent } from '../robots/index.js';
+import type { Access } from './access.js';
+import type { FetchErrorKind } from './fetch-result.js';
+import { ParseCache } from './verdicts.js';
+import type { Cause, WatchedAgent, WatchVerdict } from './verdicts.js';
+
+/** A site's fetch status as change events show it. */
+export interface FetchStatus {
+  readonly access: Access;
+  readonly status?: number;
+  readonly error?: FetchErrorKind;
+}
+
+/** One rule an agent obeys. */
+export interface EffectiveRule {
+  readonly agent: string;
+  readonly directive: Directive;
+  readonly pattern: string;
+  readonly line: number;
+}
+
+/** A difference between two consecutive states of a site (DESIGN.md: "change event"). */
+export type ChangeEvent =
+  | {
+      readonly type: 'newly_disallowed' | 'newly_allowed';
+      readonly site: string;
+      readonly url: string;
+      readonly agent: string;
+      readonly cause: Cause;
+    }
+  | {
+      readonly type: 'fetch_status_changed';
+      readonly site: string;
+      readonly before: FetchStatus;
+      readonly after: FetchStatus;
+    }
+  | {
+      readonly type: 'rules_changed';
+      readonly site: string;
+      readonly added: readonly EffectiveRule[];
+      readonly removed: readonly EffectiveRule[];
+    }
+  | {
+      readonly type: 'sitemaps_changed';
+      readonly site: string;
+      readonly added: readonly string[];
+      readonly removed: readonly string[];
+    };
+
+export type ChangeEventType = ChangeEvent['type'];
+
+/** A rule with the form its profile compares it in, so equivalent spellings are equal. */
+export interface KeyedRule extends EffectiveRule {
+  readonly key: string;
+}
+
+/** What the events of a state are computed from. */
+export interface StateView {
+  readonly fetchStatus: FetchStatus;
+  readonly verdicts: readonly WatchVerdict[];
+  /** The agents' rules in the latest body seen up to this state; null if there never was one. */
+  readonly rules: readonly KeyedRule[] | null;
+  /** The sitemaps of that body; null if there never was one. */
+  readonly sitemaps: readonly string[] | null;
+}
+
+/** Every agent's effective rules in a body, each under the agent's profile. */
+export function effectiveRules(
+  body: Uint8Array,
+  agents: readonly WatchedAgent[],
+  cache = new ParseCache(),
+): KeyedRule[] {
+  return agents.flatMap((agent) =>
+    compileAgent(cache.parse(body, agent.profile), agent.token).rules.map((rule) => ({
+      agent: agent.token,
+      directive: rule.directive,
+      pattern: rule.pattern,
+      line: rule.line,
+      key: `${agent.token}\n${rule.directive}\n${rule.match}`,
+    })),
+  );
+}
+
+/** The sitemap URLs of a body, in order, without repeats. */
+export function sitemapsOf(body: Uint8Array, cache = new ParseCache()): string[] {
+  return [...new Set(cache.parse(body, 'google').sitemaps.map((s) => s.url))];
+}
+
+/**
+ * The change events between two consecutive states of a site; none for a site's first
+ * state (its baseline). Order: fetch status, verdicts (in watch × agent order), rules,
+ * sitemaps.
+ */
+export function diffStates(
+  site: string,
+  before: StateView | null,
+  after: StateView,
+): ChangeEvent[] {
+  if (before === null) return [];
+  const events: ChangeEvent[] = [];
+  const b = before.fetchStatus;
+  const a = after.fetchStatus;
+  if (b.access !== a.access || b.status !== a.status) {
+    events.push({ type: 'fetch_status_changed', site, before: b, after: a });
+  }
+
+  const previous = new Map(before.verdicts.map((v) => [`${v.url}\n${v.agent}`, v]));
+  const allowedNow: ChangeEvent[] = [];
+  for (const verdict of after.verdicts) {
+    const old = previous.get(`${verdict.url}\n${verdict.agent}`);
+    if (old === undefined || old.allowed === verdict.allowed) continue;
+    const { url, agent } = verdict;
+    if (!verdict.allowed) {
+      events.push({ type: 'newly_disallowed', site, url, agent, cause: verdict.cause! });
+    } else {
+      // Allowed by a rule or by the access state; if by neither, what stopped applying.
+      const cause = verdict.cause ?? old.cause!;
+      allowedNow.push({ type: 'newly_allowed', site, url, agent, cause });
+    }
+  }
+  events.push(...allowedNow);
+
+  if (before.rules !== null && after.rules !== null) {
+    const added = difference(after.rules, before.rules);
+    const removed = difference(before.rules, after.rules);
+    if (added.length > 0 || removed.length > 0) {
+      events.push({
+        type: 'rules_changed',
+        site,
+        added: added.map(plain),
+        removed: removed.map(plain),
+      });
+    }
+  }
+  if (before.sitemaps !== null && after.sitemaps !== null) {
+    const old = new Set(before.sitemaps);
+    const now = new Set(after.sitemaps);
+    const added = after.sitemaps.filter((s) => !old.has(s));
+    const removed = before.sitemaps.filter((s) => !now.has(s));
+    if (added.length > 0 || removed.length > 0)
+      events.push({ type: 'sitemaps_changed', site, added, removed });
+  }
+  return events;
+}
+
+/** Rules of `a` not in `b`, as multisets: a rule written twice and once more counts. */
+function difference(a: readonly KeyedRule[], b: readonly KeyedRule[]): KeyedRule[] {
+  const counts = new Map<string, number>();
+  for (const rule of b) counts.set(rule.key, (counts.get(rule.key) ?? 0) + 1);
+  return a.filter((rule) => {
+    const left = counts.get(rule.key) ?? 0;
+    if (left === 0) return true;
+    counts.set(rule.key, left - 1);
+    return false;
+  });
+}
+
+function plain({ agent, directive, pattern, line }: KeyedRule): EffectiveRule {
+  return { agent, directive, pattern, line };
+}

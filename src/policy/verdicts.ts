@@ -1,0 +1,134 @@
+import { compileAgent, parseRobotsTxt } from '../robots/index.js';
+import type { Directive, Profile, RobotsTxt } from '../robots/index.js';
+import { classifyFetch } from './access.js';
+import type { Access, FetchOutcome } from './access.js';
+
+/** A watched crawler and the profile it reads robots.txt with. */
+export interface WatchedAgent {
+  readonly token: string;
+  readonly profile: Profile;
+}
+
+/** Why a verdict is what it is: a rule of the file, or the access state. */
+export type Cause =
+  | {
+      readonly type: 'rule';
+      readonly directive: Directive;
+      readonly pattern: string;
+      readonly line: number;
+    }
+  | { readonly type: 'access'; readonly access: 'unreachable' | 'unavailable' };
+
+/** (watch, agent) → allowed or disallowed, with its cause (null: allowed, no rule applies). */
+export interface WatchVerdict {
+  readonly url: string;
+  readonly agent: string;
+  readonly profile: Profile;
+  readonly allowed: boolean;
+  readonly cause: Cause | null;
+}
+
+/** Everything the verdicts of one state of a site depend on. */
+export interface SiteState {
+  readonly fetch: FetchOutcome;
+  /** The body of this state, when the fetch was 2xx. */
+  readonly body: Uint8Array | null;
+  /** The body of the last state that had one (the "last good copy"), if any. */
+  readonly lastGoodBody: Uint8Array | null;
+  /** Unreachable for 30 days or more: Google and RFC 9309 fall back to the last good copy. */
+  readonly stale: boolean;
+}
+
+/** What an agent's profile makes of a state: the file to apply, or an access verdict. */
+export type Effective =
+  | { readonly kind: 'rules'; readonly body: Uint8Array; readonly fromLastGood: boolean }
+  | { readonly kind: 'access'; readonly access: 'unreachable' | 'unavailable' };
+
+/**
+ * Resolves a state for a profile: 2xx → its rules; 4xx-like → allowed; 5xx-like →
+ * disallowed, except after 30 days (Google, RFC 9309: the last good copy, or nothing
+ * disallowed if there never was one) and under the 1996 standard, which defers to the
+ * previous state at once (the last good copy, else disallowed).
+ */
+export function resolveState(state: SiteState, profile: Profile): Effective {
+  const classification = classifyFetch(state.fetch, profile);
+  const lastGood = state.lastGoodBody;
+  switch (classification) {
+    case 'ok':
+      return { kind: 'rules', body: state.body ?? new Uint8Array(), fromLastGood: false };
+    case 'unavailable':
+      return { kind: 'access', access: 'unavailable' };
+    case 'defer':
+      return lastGood
+        ? { kind: 'rules', body: lastGood, fromLastGood: true }
+        : { kind: 'access', access: 'unreachable' };
+    case 'unreachable':
+      if (state.stale && profile !== 'legacy') {
+        return lastGood
+          ? { kind: 'rules', body: lastGood, fromLastGood: true }
+          : { kind: 'access', access: 'unavailable' };
+      }
+      return { kind: 'access', access: 'unreachable' };
+  }
+}
+
+/** Parses each body once per profile within one computation. */
+export class ParseCache {
+  readonly #parsed = new Map<Uint8Array, Map<Profile, RobotsTxt>>();
+
+  parse(body: Uint8Array, profile: Profile): RobotsTxt {
+    let byProfile = this.#parsed.get(body);
+    if (byProfile === undefined)
+      this.#parsed.set(body, (byProfile = new Map<Profile, RobotsTxt>()));
+    let parsed = byProfile.get(profile);
+    if (parsed === undefined) {
+      parsed = parseRobotsTxt(body, { profile, lint: false });
+      byProfile.set(profile, parsed);
+    }
+    return parsed;
+  }
+}
+
+/** Verdicts for every watch × agent of a site in one state. */
+export function computeVerdicts(
+  state: SiteState,
+  watches: readonly string[],
+  agents: readonly WatchedAgent[],
+  cache = new ParseCache(),
+): WatchVerdict[] {
+  const verdicts: WatchVerdict[] = [];
+  for (const agent of agents) {
+    const effective = resolveState(state, agent.profile);
+    if (effective.kind === 'access') {
+      const allowed = effective.access === 'unavailable';
+      for (const url of watches) {
+        verdicts.push({
+          url,
+          agent: agent.token,
+          profile: agent.profile,
+          allowed,
+          cause: { type: 'access', access: effective.access },
+        });
+      }
+      continue;
+    }
+    const rules = compileAgent(cache.parse(effective.body, agent.profile), agent.token);
+    for (const url of watches) {
+      const { allowed, rule } = rules.evaluate(url);
+      verdicts.push({
+        url,
+        agent: agent.token,
+        profile: agent.profile,
+        allowed,
+        cause: rule === null ? null : { type: 'rule', ...rule },
+      });
+    }
+  }
+  return verdicts;
+}
+
+/** The access of a state for the site's own profile, for fetch-status events and history. */
+export function siteAccess(state: Pick<SiteState, 'fetch' | 'stale'>, profile: Profile): Access {
+  const classification = classifyFetch(state.fetch, profile);
+  return classification === 'defer' ? 'unreachable' : classification;
+}

@@ -1,0 +1,147 @@
+/** The semantic diff: change events between two states of a site. */
+import { describe, expect, it } from 'vitest';
+import { diffStates, effectiveRules, sitemapsOf } from '../../../src/policy/events.js';
+import type { StateView } from '../../../src/policy/events.js';
+import { computeVerdicts } from '../../../src/policy/verdicts.js';
+
+const SITE = 'https://e.com';
+const agents = [
+  { token: 'Googlebot', profile: 'google' as const },
+  { token: 'GPTBot', profile: 'google' as const },
+];
+const watches = ['https://e.com/', 'https://e.com/a', 'https://e.com/b'];
+
+function view(text: string | null, status = 200): StateView {
+  const body = text === null ? null : new TextEncoder().encode(text);
+  const access =
+    status >= 200 && status < 300 ? 'ok' : status >= 500 ? 'unreachable' : 'unavailable';
+  return {
+    fetchStatus: { access, status },
+    verdicts: computeVerdicts(
+      { fetch: { status, error: null }, body, lastGoodBody: body, stale: false },
+      watches,
+      agents,
+    ),
+    rules: body ? effectiveRules(body, agents) : null,
+    sitemaps: body ? sitemapsOf(body) : null,
+  };
+}
+
+describe('diffStates', () => {
+  it('emits nothing for a baseline', () => {
+    expect(diffStates(SITE, null, view('User-agent: *\nDisallow: /'))).toEqual([]);
+  });
+
+  it('reports verdicts that flip, with the rule that now decides', () => {
+    const events = diffStates(
+      SITE,
+      view('User-agent: *\nDisallow: /a\n'),
+      view('User-agent: *\nDisallow: /b\n'),
+    );
+    expect(events.filter((e) => e.type !== 'rules_changed')).toEqual([
+      {
+        type: 'newly_disallowed',
+        site: SITE,
+        url: 'https://e.com/b',
+        agent: 'Googlebot',
+        cause: { type: 'rule', directive: 'disallow', pattern: '/b', line: 2 },
+      },
+      {
+        type: 'newly_disallowed',
+        site: SITE,
+        url: 'https://e.com/b',
+        agent: 'GPTBot',
+        cause: { type: 'rule', directive: 'disallow', pattern: '/b', line: 2 },
+      },
+      // No rule allows /a now: the cause is the rule that stopped applying.
+      {
+        type: 'newly_allowed',
+        site: SITE,
+        url: 'https://e.com/a',
+        agent: 'Googlebot',
+        cause: { type: 'rule', directive: 'disallow', pattern: '/a', line: 2 },
+      },
+      {
+        type: 'newly_allowed',
+        site: SITE,
+        url: 'https://e.com/a',
+        agent: 'GPTBot',
+        cause: { type: 'rule', directive: 'disallow', pattern: '/a', line: 2 },
+      },
+    ]);
+  });
+
+  it('reports rule changes per agent, ignoring order, comments, whitespace and escaping', () => {
+    const before = view('User-agent: *\nDisallow: /a\nDisallow: /caf%c3%a9\n');
+    expect(
+      diffStates(
+        SITE,
+        before,
+        view('# hi\nUser-agent: *\nDisallow: /café\n  Disallow:   /a   # x\n'),
+      ),
+    ).toEqual([]);
+    const events = diffStates(
+      SITE,
+      before,
+      view('User-agent: GPTBot\nDisallow: /a\nDisallow: /caf%C3%A9\n\nUser-agent: *\nAllow: /\n'),
+    );
+    expect(events.find((e) => e.type === 'rules_changed')).toEqual({
+      type: 'rules_changed',
+      site: SITE,
+      added: [{ agent: 'Googlebot', directive: 'allow', pattern: '/', line: 6 }],
+      removed: [
+        { agent: 'Googlebot', directive: 'disallow', pattern: '/a', line: 2 },
+        { agent: 'Googlebot', directive: 'disallow', pattern: '/caf%c3%a9', line: 3 },
+      ],
+    });
+  });
+
+  it('counts a repeated rule: removing one of two copies is a change', () => {
+    const events = diffStates(
+      SITE,
+      view('User-agent: *\nDisallow: /a\nDisallow: /a\n'),
+      view('User-agent: *\nDisallow: /a\n'),
+    );
+    expect(events).toEqual([
+      {
+        type: 'rules_changed',
+        site: SITE,
+        added: [],
+        removed: [
+          { agent: 'Googlebot', directive: 'disallow', pattern: '/a', line: 3 },
+          { agent: 'GPTBot', directive: 'disallow', pattern: '/a', line: 3 },
+        ],
+      },
+    ]);
+  });
+
+  it('reports a status change first, and access as the cause', () => {
+    const events = diffStates(SITE, view('User-agent: *\nDisallow: /a\n'), view(null, 503));
+    expect(events[0]).toEqual({
+      type: 'fetch_status_changed',
+      site: SITE,
+      before: { access: 'ok', status: 200 },
+      after: { access: 'unreachable', status: 503 },
+    });
+    expect(
+      events.slice(1).every((e) => e.type === 'newly_disallowed' && e.cause.type === 'access'),
+    ).toBe(true);
+    expect(events).toHaveLength(1 + 4); // / and /b for two agents; /a was disallowed already
+  });
+
+  it('reports sitemaps added and removed', () => {
+    const events = diffStates(
+      SITE,
+      view('Sitemap: https://e.com/1.xml\nSitemap: https://e.com/2.xml\n'),
+      view('Sitemap: https://e.com/2.xml\nSitemap: https://e.com/3.xml\n'),
+    );
+    expect(events).toEqual([
+      {
+        type: 'sitemaps_changed',
+        site: SITE,
+        added: ['https://e.com/3.xml'],
+        removed: ['https://e.com/1.xml'],
+      },
+    ]);
+  });
+});
