@@ -1,11 +1,27 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../src/store/db.js';
+import { adminQuery, databaseUrl, postgresUrl, TEMPLATE_ENV } from './support/database.js';
 
-/** End-to-end tests run the built CLI, as users do; build it once before the suite. */
-export default function setup(): void {
+/**
+ * Before the suite: build the CLI (end-to-end tests run it as users do), and when a
+ * PostgreSQL server is configured, migrate a template database that each test file
+ * clones (CREATE DATABASE … TEMPLATE is much faster than migrating each time).
+ */
+export default async function setup(): Promise<() => Promise<void>> {
   const root = fileURLToPath(new URL('..', import.meta.url));
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     cwd: root,
     stdio: 'inherit',
   });
+  if (postgresUrl() === undefined) return () => Promise.resolve();
+  const template = `robowatch_template_${process.pid}`;
+  await adminQuery(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+  await adminQuery(`CREATE DATABASE ${template}`);
+  const handle = await openDatabase({ url: databaseUrl(template), dataDir: '' });
+  await handle.close();
+  process.env[TEMPLATE_ENV] = template;
+  return async () => {
+    await adminQuery(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
+  };
 }

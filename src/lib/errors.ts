@@ -16,8 +16,15 @@ export class FatalError extends Error {
   override readonly name = 'FatalError';
 }
 
-/** The first line of an error's message, for one-line reports. */
+/**
+ * An error as one line for people: its own message's first line (cut when it is a long
+ * query) and, when it wraps another error, that one's too, which usually names the cause.
+ */
 export function oneLine(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n', 1)[0]!.trim();
+  const first = (e: unknown) =>
+    (e instanceof Error ? e.message : String(e)).split('\n', 1)[0]!.trim();
+  let message = first(error);
+  if (message.length > 160) message = `${message.slice(0, 157)}...`;
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause === undefined ? message : `${message} (${first(cause)})`;
 }

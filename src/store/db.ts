@@ -1,0 +1,171 @@
+/**
+ * The one file that knows which driver is in use: node-postgres for PostgreSQL
+ * (DATABASE_URL set), PGlite embedded under the data directory otherwise. Everything
+ * else sees a drizzle `Database`, the same on both.
+ */
+import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { SQL } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import * as schema from './schema.js';
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface DatabaseHandle {
+  readonly db: Database;
+  readonly kind: 'postgres' | 'pglite';
+  /** Where it is, for messages (a URL without its password, or a directory). */
+  readonly location: string;
+  close(): Promise<void>;
+}
+
+/** Rows of a raw SQL query; both drivers answer with `{ rows }`. */
+export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {
+  const result: unknown = await db.execute(query);
+  return (result as { rows: T[] }).rows;
+}
+
+/** The database could not be opened; the message is one line that says why. */
+export class DatabaseError extends Error {
+  override readonly name = 'DatabaseError';
+}
+
+export interface OpenOptions {
+  /** postgres:// URL; undefined opens the embedded database under `dataDir`. */
+  readonly url: string | undefined;
+  readonly dataDir: string;
+  /** Connections in the PostgreSQL pool. */
+  readonly poolSize?: number;
+  /** An embedded database in memory, gone when closed (tests). */
+  readonly inMemory?: boolean;
+}
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
+
+/** Opens the database and applies any pending migration. */
+export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
+  if (options.url !== undefined) return openPostgres(options.url, options.poolSize ?? 10);
+  return openPglite(options.inMemory ? undefined : options.dataDir);
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+  const location = redact(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 10_000,
+  });
+  // An idle client losing its connection must not crash the process; the next query fails instead.
+  pool.on('error', () => undefined);
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw new DatabaseError(`cannot connect to the database at ${location}: ${describe(error)}`);
+  }
+  try {
+    // Several processes may start at once: one migrates, the others wait for it.
+    await client.query("SELECT pg_advisory_lock(hashtext('robowatch:migrate'))");
+    await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+  } catch (error) {
+    client.release(true);
+    await pool.end().catch(() => undefined);
+    throw new DatabaseError(`cannot migrate the database at ${location}: ${describe(error)}`);
+  }
+  await client.query("SELECT pg_advisory_unlock(hashtext('robowatch:migrate'))");
+  client.release();
+  return {
+    db: drizzlePg(pool, { schema }) as unknown as Database,
+    kind: 'postgres',
+    location,
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  const directory = dataDir === undefined ? 'memory://' : join(dataDir, 'pglite');
+  if (dataDir !== undefined) mkdirSync(directory, { recursive: true });
+  const releaseLock = dataDir === undefined ? () => undefined : lockDirectory(dataDir);
+  let client: PGlite;
+  try {
+    client = await PGlite.create(dataDir === undefined ? undefined : directory);
+    const db = drizzlePglite(client, { schema });
+    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    return {
+      db: db as unknown as Database,
+      kind: 'pglite',
+      location: directory,
+      close: async () => {
+        await client.close();
+        releaseLock();
+      },
+    };
+  } catch (error) {
+    releaseLock();
+    throw new DatabaseError(
+      `cannot open the embedded database in ${directory}: ${describe(error)}`,
+    );
+  }
+}
+
+/**
+ * PGlite is one process's database: a second process opening the same directory would
+ * corrupt it. A lock file with the owner's pid keeps a second one out with a clear
+ * message; a lock left by a process that no longer runs is taken over.
+ */
+function lockDirectory(dataDir: string): () => void {
+  const path = join(dataDir, 'robowatch.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number(readFileSync(path, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) {
+        throw new DatabaseError(
+          `the embedded database in ${dataDir} is in use by process ${owner}; ` +
+            'stop it first, or set DATABASE_URL to a PostgreSQL database to run several processes',
+        );
+      }
+      rmSync(path, { force: true }); // stale lock
+    }
+  }
+  throw new DatabaseError(`cannot lock the embedded database in ${dataDir}`);
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the configured DATABASE_URL';
+  }
+}
+
+function describe(error: unknown): string {
+  const e = error as { code?: string; message?: string; errors?: { message: string }[] };
+  const message = e.message || e.errors?.[0]?.message || e.code || String(error);
+  return message.split('\n')[0]!;
+}

@@ -1,0 +1,144 @@
+/**
+ * The database schema. Migrations in migrations/ are generated from this file by
+ * drizzle-kit (`npm run db:generate`) and never edited once landed.
+ *
+ * Growth is designed around the common case: a re-check that sees nothing new writes
+ * one `checks` row of a few dozen bytes; bodies are stored once by SHA-256; verdicts
+ * are stored per snapshot, so verdict history is a query.
+ */
+import { sql } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+import type { ChangeEvent } from '../policy/events.js';
+import type { RedirectHop } from '../policy/fetch-result.js';
+import type { Cause } from '../policy/verdicts.js';
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+  dataType: () => 'bytea',
+  toDriver: (value) => Buffer.from(value.buffer, value.byteOffset, value.byteLength),
+  fromDriver: (value) => new Uint8Array(value),
+});
+
+const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** A watched origin. */
+export const sites = pgTable('sites', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  origin: text('origin').notNull().unique(),
+  createdAt: at('created_at').notNull().defaultNow(),
+  /** The state the site is in now. */
+  currentSnapshotId: bigint('current_snapshot_id', { mode: 'number' }).references(
+    (): AnyPgColumn => snapshots.id,
+  ),
+  /** Hash of the watches × agents the current snapshot's verdicts were computed for. */
+  verdictsKey: text('verdicts_key'),
+  /** When the current run of unreachability began (Google's 30-day rule). */
+  unreachableSince: at('unreachable_since'),
+});
+
+/** A robots.txt body, stored once. */
+export const bodies = pgTable('bodies', {
+  sha256: text('sha256').primaryKey(),
+  content: bytea('content').notNull(),
+  size: integer('size').notNull(),
+  createdAt: at('created_at').notNull().defaultNow(),
+});
+
+/** One distinct consecutive state of a site's robots.txt. */
+export const snapshots = pgTable(
+  'snapshots',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    /** The state before this one. */
+    previousId: bigint('previous_id', { mode: 'number' }).references(
+      (): AnyPgColumn => snapshots.id,
+    ),
+    status: integer('status'),
+    error: text('error'),
+    errorDetail: text('error_detail'),
+    /** Only for 2xx: what else a server answers is not robots.txt. */
+    bodySha256: text('body_sha256').references(() => bodies.sha256),
+    truncated: boolean('truncated').notNull().default(false),
+    /** Bytes dropped past the limit, and the line breaks among them (for the lint finding). */
+    droppedBytes: integer('dropped_bytes'),
+    droppedLineBreaks: integer('dropped_line_breaks'),
+    droppedComplete: boolean('dropped_complete'),
+    redirects: jsonb('redirects')
+      .$type<RedirectHop[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    finalUrl: text('final_url').notNull(),
+    /** Unreachable for 30 days or more: the last good copy applies (Google, RFC 9309). */
+    stale: boolean('stale').notNull().default(false),
+    /** The last snapshot up to this one that had a body (itself if it has one). */
+    lastGoodId: bigint('last_good_id', { mode: 'number' }).references(
+      (): AnyPgColumn => snapshots.id,
+    ),
+    firstSeenAt: at('first_seen_at').notNull(),
+  },
+  (t) => [index('snapshots_site_idx').on(t.siteId, t.id)],
+);
+
+/** One fetch of one site, recorded even when nothing changed. */
+export const checks = pgTable(
+  'checks',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    snapshotId: bigint('snapshot_id', { mode: 'number' })
+      .notNull()
+      .references(() => snapshots.id),
+    checkedAt: at('checked_at').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    /** A failure seen and not confirmed on retry ("503", "timeout"): a blip, not a change. */
+    transient: text('transient'),
+  },
+  (t) => [index('checks_snapshot_idx').on(t.snapshotId, t.checkedAt)],
+);
+
+/** (watch, agent) → verdict, per snapshot. */
+export const verdicts = pgTable(
+  'verdicts',
+  {
+    snapshotId: bigint('snapshot_id', { mode: 'number' })
+      .notNull()
+      .references(() => snapshots.id),
+    url: text('url').notNull(),
+    agent: text('agent').notNull(),
+    profile: text('profile').notNull(),
+    allowed: boolean('allowed').notNull(),
+    cause: jsonb('cause').$type<Cause | null>(),
+  },
+  (t) => [primaryKey({ columns: [t.snapshotId, t.url, t.agent] })],
+);
+
+/** Differences between consecutive snapshots. */
+export const changeEvents = pgTable(
+  'change_events',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    snapshotId: bigint('snapshot_id', { mode: 'number' })
+      .notNull()
+      .references(() => snapshots.id),
+    type: text('type').$type<ChangeEvent['type']>().notNull(),
+    event: jsonb('event').$type<ChangeEvent>().notNull(),
+    createdAt: at('created_at').notNull(),
+  },
+  (t) => [index('change_events_site_idx').on(t.siteId, t.id)],
+);

@@ -1,0 +1,111 @@
+import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { FetchErrorKind } from '../policy/fetch-result.js';
+import { queryRows } from './db.js';
+import type { Database } from './db.js';
+import { sites, snapshots } from './schema.js';
+
+/** Where a site stands now: its current snapshot and what checking it next needs. */
+export interface CurrentState {
+  readonly snapshotId: number;
+  readonly status: number | null;
+  readonly error: FetchErrorKind | null;
+  readonly bodySha256: string | null;
+  readonly stale: boolean;
+  readonly lastGoodId: number | null;
+  readonly lastGoodSha256: string | null;
+  readonly verdictsKey: string | null;
+  readonly unreachableSince: Date | null;
+}
+
+export interface StoredSite {
+  readonly id: number;
+  readonly origin: string;
+  readonly current: CurrentState | null;
+}
+
+/** Makes sure every origin has a row; returns them all, with their current state. */
+export async function syncSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
+  if (origins.length === 0) return [];
+  for (let i = 0; i < origins.length; i += 1000) {
+    const batch = origins.slice(i, i + 1000).map((origin) => ({ origin }));
+    await db.insert(sites).values(batch).onConflictDoNothing({ target: sites.origin });
+  }
+  const found: StoredSite[] = [];
+  for (let i = 0; i < origins.length; i += 1000)
+    found.push(...(await loadSites(db, origins.slice(i, i + 1000))));
+  return found;
+}
+
+/** The sites of these origins with their current state, in no particular order. */
+export async function loadSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
+  const lastGood = alias(snapshots, 'last_good');
+  const rows = await db
+    .select({
+      id: sites.id,
+      origin: sites.origin,
+      verdictsKey: sites.verdictsKey,
+      unreachableSince: sites.unreachableSince,
+      snapshotId: snapshots.id,
+      status: snapshots.status,
+      error: snapshots.error,
+      bodySha256: snapshots.bodySha256,
+      stale: snapshots.stale,
+      lastGoodId: snapshots.lastGoodId,
+      lastGoodSha256: lastGood.bodySha256,
+    })
+    .from(sites)
+    .leftJoin(snapshots, eq(snapshots.id, sites.currentSnapshotId))
+    .leftJoin(lastGood, eq(lastGood.id, snapshots.lastGoodId))
+    .where(inArray(sites.origin, [...origins]));
+  return rows.map((row) => ({
+    id: row.id,
+    origin: row.origin,
+    current:
+      row.snapshotId === null
+        ? null
+        : {
+            snapshotId: row.snapshotId,
+            status: row.status,
+            error: row.error as FetchErrorKind | null,
+            bodySha256: row.bodySha256,
+            stale: row.stale ?? false,
+            lastGoodId: row.lastGoodId,
+            lastGoodSha256: row.lastGoodSha256,
+            verdictsKey: row.verdictsKey,
+            unreachableSince: row.unreachableSince,
+          },
+  }));
+}
+
+/** A site's row by origin, or undefined. */
+export async function findSite(
+  db: Database,
+  origin: string,
+): Promise<{ id: number; origin: string } | undefined> {
+  const [row] = await db
+    .select({ id: sites.id, origin: sites.origin })
+    .from(sites)
+    .where(eq(sites.origin, origin));
+  return row;
+}
+
+/** Every stored origin, sorted. */
+export async function listOrigins(db: Database): Promise<string[]> {
+  const rows = await db.select({ origin: sites.origin }).from(sites).orderBy(asc(sites.origin));
+  return rows.map((r) => r.origin);
+}
+
+/** The number of rows in each table (for tests and the benchmark). */
+export async function countRows(db: Database): Promise<Record<string, number>> {
+  const tables = ['sites', 'bodies', 'snapshots', 'checks', 'verdicts', 'change_events'];
+  const counts: Record<string, number> = {};
+  for (const table of tables) {
+    const [row] = await queryRows<{ n: number }>(
+      db,
+      sql.raw(`SELECT count(*)::int AS n FROM ${table}`),
+    );
+    counts[table] = row!.n;
+  }
+  return counts;
+}

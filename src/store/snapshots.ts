@@ -1,0 +1,159 @@
+import { and, eq } from 'drizzle-orm';
+import type { ChangeEvent } from '../policy/events.js';
+import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
+import type { WatchVerdict } from '../policy/verdicts.js';
+import type { Database } from './db.js';
+import { bodies, changeEvents, checks, sites, snapshots, verdicts } from './schema.js';
+
+export interface CheckRow {
+  readonly snapshotId: number;
+  readonly checkedAt: Date;
+  readonly durationMs: number;
+  readonly transient: string | null;
+}
+
+/** A new state of a site, with everything that is written with it. */
+export interface NewSnapshot {
+  readonly siteId: number;
+  readonly previousId: number | null;
+  readonly status: number | null;
+  readonly error: FetchErrorKind | null;
+  readonly errorDetail: string | null;
+  readonly redirects: readonly RedirectHop[];
+  readonly finalUrl: string;
+  /** The 2xx body and its hash, when there is one. */
+  readonly body: { readonly sha256: string; readonly bytes: Uint8Array } | null;
+  readonly cut: BodyCut | null;
+  readonly stale: boolean;
+  /** The snapshot whose body is the last good copy; null: this one if it has a body. */
+  readonly lastGoodId: number | null;
+  readonly firstSeenAt: Date;
+  readonly verdicts: readonly WatchVerdict[];
+  readonly verdictsKey: string;
+  readonly events: readonly ChangeEvent[];
+  readonly unreachableSince: Date | null;
+  readonly check: Omit<CheckRow, 'snapshotId'>;
+}
+
+/** Records one check that saw the current state again: a single small row. */
+export async function recordCheck(db: Database, check: CheckRow): Promise<void> {
+  await db.insert(checks).values(check);
+}
+
+/**
+ * Records a new state in one transaction: its body (stored once by hash), the snapshot,
+ * its verdicts, its change events, the check that saw it, and the site's pointer to it.
+ * Returns the new snapshot's id.
+ */
+export async function recordSnapshot(db: Database, snapshot: NewSnapshot): Promise<number> {
+  return db.transaction(async (tx) => {
+    if (snapshot.body !== null) {
+      await tx
+        .insert(bodies)
+        .values({
+          sha256: snapshot.body.sha256,
+          content: snapshot.body.bytes,
+          size: snapshot.body.bytes.length,
+        })
+        .onConflictDoNothing({ target: bodies.sha256 });
+    }
+    const [row] = await tx
+      .insert(snapshots)
+      .values({
+        siteId: snapshot.siteId,
+        previousId: snapshot.previousId,
+        status: snapshot.status,
+        error: snapshot.error,
+        errorDetail: snapshot.errorDetail,
+        bodySha256: snapshot.body?.sha256 ?? null,
+        truncated: snapshot.cut !== null,
+        droppedBytes: snapshot.cut?.droppedBytes ?? null,
+        droppedLineBreaks: snapshot.cut?.droppedLineBreaks ?? null,
+        droppedComplete: snapshot.cut?.complete ?? null,
+        redirects: [...snapshot.redirects],
+        finalUrl: snapshot.finalUrl,
+        stale: snapshot.stale,
+        lastGoodId: snapshot.lastGoodId,
+        firstSeenAt: snapshot.firstSeenAt,
+      })
+      .returning({ id: snapshots.id });
+    const id = row!.id;
+    if (snapshot.body !== null)
+      await tx.update(snapshots).set({ lastGoodId: id }).where(eq(snapshots.id, id));
+    await insertVerdicts(tx, id, snapshot.verdicts);
+    if (snapshot.events.length > 0) {
+      await tx.insert(changeEvents).values(
+        snapshot.events.map((event) => ({
+          siteId: snapshot.siteId,
+          snapshotId: id,
+          type: event.type,
+          event,
+          createdAt: snapshot.check.checkedAt,
+        })),
+      );
+    }
+    await tx.insert(checks).values({ ...snapshot.check, snapshotId: id });
+    await tx
+      .update(sites)
+      .set({
+        currentSnapshotId: id,
+        verdictsKey: snapshot.verdictsKey,
+        unreachableSince: snapshot.unreachableSince,
+      })
+      .where(eq(sites.id, snapshot.siteId));
+    return id;
+  });
+}
+
+/** Replaces a snapshot's verdicts after the watches or agents changed (no events: the file did not). */
+export async function replaceVerdicts(
+  db: Database,
+  siteId: number,
+  snapshotId: number,
+  rows: readonly WatchVerdict[],
+  verdictsKey: string,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.delete(verdicts).where(eq(verdicts.snapshotId, snapshotId));
+    await insertVerdicts(tx, snapshotId, rows);
+    await tx
+      .update(sites)
+      .set({ verdictsKey })
+      .where(and(eq(sites.id, siteId), eq(sites.currentSnapshotId, snapshotId)));
+  });
+}
+
+async function insertVerdicts(
+  tx: Pick<Database, 'insert'>,
+  snapshotId: number,
+  rows: readonly WatchVerdict[],
+) {
+  for (let i = 0; i < rows.length; i += 500) {
+    await tx.insert(verdicts).values(rows.slice(i, i + 500).map((v) => ({ snapshotId, ...v })));
+  }
+}
+
+/** A snapshot's verdicts. */
+export async function loadVerdicts(db: Database, snapshotId: number): Promise<WatchVerdict[]> {
+  const rows = await db
+    .select({
+      url: verdicts.url,
+      agent: verdicts.agent,
+      profile: verdicts.profile,
+      allowed: verdicts.allowed,
+      cause: verdicts.cause,
+    })
+    .from(verdicts)
+    .where(eq(verdicts.snapshotId, snapshotId));
+  return rows.map((r) => ({ ...r, profile: r.profile as WatchVerdict['profile'] }));
+}
+
+/** A stored body by its hash. */
+export async function loadBody(db: Database, sha256: string): Promise<Uint8Array> {
+  const [row] = await db
+    .select({ content: bodies.content })
+    .from(bodies)
+    .where(eq(bodies.sha256, sha256));
+  if (row === undefined) throw new Error(`body ${sha256} is missing from the store`);
+  return row.content;
+}

@@ -1,0 +1,71 @@
+import pg from 'pg';
+import { openDatabase } from '../../src/store/db.js';
+import type { DatabaseHandle } from '../../src/store/db.js';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+/** PostgreSQL server URL for tests, if any (TEST_DATABASE_URL, else DATABASE_URL). */
+export function postgresUrl(): string | undefined {
+  const url = process.env['TEST_DATABASE_URL'] || process.env['DATABASE_URL'];
+  return url === '' ? undefined : url;
+}
+
+/** The databases integration tests run on: PGlite always, PostgreSQL when configured. */
+export function databaseKinds(): DatabaseKind[] {
+  return postgresUrl() === undefined ? ['pglite'] : ['pglite', 'postgres'];
+}
+
+/** The URL of database `name` on the test server. */
+export function databaseUrl(name: string): string {
+  const url = new URL(postgresUrl()!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Runs SQL on the test server's maintenance connection. */
+export async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: postgresUrl() });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+export const TEMPLATE_ENV = 'ROBOWATCH_TEST_PG_TEMPLATE';
+
+let counter = 0;
+
+export interface TestDatabase {
+  readonly handle: DatabaseHandle;
+  /** For PostgreSQL, the URL of this test's own database (CLI tests pass it on). */
+  readonly url: string | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database: PGlite in memory, or a PostgreSQL database cloned from the
+ * template that test/global-setup.ts migrated once.
+ */
+export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const handle = await openDatabase({ url: undefined, dataDir: '', inMemory: true });
+    return { handle, url: undefined, close: () => handle.close() };
+  }
+  const template = process.env[TEMPLATE_ENV];
+  if (template === undefined)
+    throw new Error('the PostgreSQL template was not prepared (test/global-setup.ts)');
+  const name = `robowatch_test_${process.pid}_${++counter}`;
+  await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  const url = databaseUrl(name);
+  const handle = await openDatabase({ url, dataDir: '' });
+  return {
+    handle,
+    url,
+    close: async () => {
+      await handle.close();
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
