@@ -3,12 +3,15 @@
  * test/fixtures/realworld, so the test suite runs on any clone. Run it only when the
  * selection rules change: `npx tsx scripts/select-fixtures.ts [SHARED_DIR]`.
  *
+ * Also copies a few sites' weekly versions from ../shared/corpus/history into
+ * test/fixtures/history for the replay tests.
+ *
  * Kept: the largest file and one just past the 500 KiB limit, every non-UTF-8, UTF-16, NUL and
  * CR-only file, a sample of BOM, HTML, CRLF and empty files, and a hash-ordered sample
  * of the rest up to about 3 MB in all.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 interface ManifestEntry {
@@ -109,3 +112,32 @@ writeFileSync(
   ) + '\n',
 );
 console.log(`${selected.length} files, ${total} bytes`);
+
+// History replays: a few sites' weekly versions, chosen for what they exercise.
+const HISTORY_SITES = {
+  'cityofrichmond.net': 'many rule changes',
+  'richmond-il.com': 'whitespace-only edits',
+  'carlostownship.org': 'comment-only edits',
+  'fcsw.net': 'robots.txt and fetch errors flapping',
+  'opensource.gov': 'one fetch error after another',
+};
+const historySource = join(shared, 'corpus/history');
+const historyTarget = resolve('test/fixtures/history');
+const historyManifest = JSON.parse(readFileSync(join(historySource, 'MANIFEST.json'), 'utf8')) as {
+  source: unknown;
+  domains: Record<string, unknown>;
+};
+rmSync(historyTarget, { recursive: true, force: true });
+const domains: Record<string, unknown> = {};
+for (const [domain, why] of Object.entries(HISTORY_SITES)) {
+  mkdirSync(join(historyTarget, domain), { recursive: true });
+  for (const file of readdirSync(join(historySource, domain))) {
+    copyFileSync(join(historySource, domain, file), join(historyTarget, domain, file));
+  }
+  domains[domain] = { why, ...(historyManifest.domains[domain] as object) };
+}
+writeFileSync(
+  join(historyTarget, 'MANIFEST.json'),
+  JSON.stringify({ source: historyManifest.source, domains }, null, 1) + '\n',
+);
+console.log(`${Object.keys(domains).length} history sites`);

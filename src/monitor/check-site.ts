@@ -1,0 +1,241 @@
+import { createHash } from 'node:crypto';
+import type { SiteConfig } from '../config/config.js';
+import { STALE_AFTER_MS } from '../policy/access.js';
+import type { Access, FetchOutcome } from '../policy/access.js';
+import { diffStates, effectiveRules, sitemapsOf } from '../policy/events.js';
+import type { ChangeEvent, FetchStatus, StateView } from '../policy/events.js';
+import type { FetchResult } from '../policy/fetch-result.js';
+import { computeVerdicts, ParseCache, siteAccess } from '../policy/verdicts.js';
+import type { SiteState, WatchVerdict } from '../policy/verdicts.js';
+import type { CurrentState, StoredSite } from '../store/sites.js';
+import type { CheckDeps } from './ports.js';
+
+/** What one check of one site did. */
+export interface CheckOutcome {
+  readonly site: string;
+  /** `baseline`: the site's first state; `changed`: a new state; `unchanged`: seen again. */
+  readonly kind: 'baseline' | 'changed' | 'unchanged';
+  readonly snapshotId: number;
+  readonly fetch: FetchResult;
+  /** The fetch status under the site's profile. */
+  readonly status: FetchStatus;
+  readonly events: readonly ChangeEvent[];
+  /** A failure seen and not confirmed by the retries, if any. */
+  readonly transient: string | null;
+  /** The verdicts of a new state (baseline or changed). */
+  readonly verdicts: readonly WatchVerdict[] | null;
+}
+
+/**
+ * Checks one site: fetches its robots.txt; confirms a new failure with retries before
+ * believing it; then either records one check row (the state was seen again) or records
+ * a new snapshot with its verdicts and the change events against the previous one.
+ * Returns the outcome and the site's new current state.
+ */
+export async function checkSite(
+  deps: CheckDeps,
+  site: SiteConfig,
+  stored: StoredSite,
+): Promise<{ outcome: CheckOutcome; current: CurrentState }> {
+  const checkedAt = deps.now();
+  const started = checkedAt.getTime();
+  const { current } = stored;
+  let result = await deps.fetchRobots(site.origin);
+  let transient: string | null = null;
+
+  // Noise: one failing fetch is a check result, not a status change.
+  const before =
+    current === null ? null : siteAccess({ fetch: current, stale: current.stale }, site.profile);
+  const failing = (r: FetchResult) => siteAccess({ fetch: r, stale: false }, site.profile) !== 'ok';
+  if (failing(result) && before !== siteAccess({ fetch: result, stale: false }, site.profile)) {
+    for (let i = 0; i < deps.confirmRetries; i++) {
+      await deps.sleep(deps.confirmDelayMs);
+      const retry = await deps.fetchRobots(site.origin);
+      if (current !== null && fetchKey(retry) === fetchKey(current, current.bodySha256)) {
+        transient = describeFailure(result);
+        result = retry;
+        break;
+      }
+      result = retry;
+      if (!failing(retry)) break;
+    }
+  }
+
+  const sha256 =
+    result.body === null ? null : createHash('sha256').update(result.body).digest('hex');
+  const now = deps.now();
+  const unreachable = siteAccess({ fetch: result, stale: false }, site.profile) === 'unreachable';
+  const unreachableSince = unreachable ? (current?.unreachableSince ?? checkedAt) : null;
+  const stale =
+    unreachableSince !== null && now.getTime() - unreachableSince.getTime() >= STALE_AFTER_MS;
+  const durationMs = Math.max(0, now.getTime() - started);
+  const key = verdictsKey(site);
+  const status = fetchStatus(result, site.profile, stale);
+
+  if (
+    current !== null &&
+    fetchKey(result, sha256) === fetchKey(current, current.bodySha256) &&
+    stale === current.stale
+  ) {
+    let verdicts: WatchVerdict[] | null = null;
+    if (current.verdictsKey !== key) {
+      // The watches or agents changed, not the file: recompute verdicts, no events.
+      const state = await stateOf(
+        deps,
+        current,
+        current.bodySha256 ? await deps.store.loadBody(current.bodySha256) : null,
+      );
+      verdicts = computeVerdicts(state, site.watches, site.agents);
+      await deps.store.replaceVerdicts(stored.id, current.snapshotId, verdicts, key);
+    }
+    await deps.store.recordCheck({
+      snapshotId: current.snapshotId,
+      checkedAt,
+      durationMs,
+      transient,
+    });
+    const outcome: CheckOutcome = {
+      site: site.origin,
+      kind: 'unchanged',
+      snapshotId: current.snapshotId,
+      fetch: result,
+      status,
+      events: [],
+      transient,
+      verdicts,
+    };
+    return { outcome, current: verdicts === null ? current : { ...current, verdictsKey: key } };
+  }
+
+  // A new state.
+  const cache = new ParseCache();
+  const lastGoodSha256 = sha256 ?? current?.lastGoodSha256 ?? null;
+  const lastGoodBody =
+    result.body ??
+    (current?.lastGoodSha256 ? await deps.store.loadBody(current.lastGoodSha256) : null);
+  const state: SiteState = { fetch: result, body: result.body, lastGoodBody, stale };
+  const verdicts = computeVerdicts(state, site.watches, site.agents, cache);
+  const after: StateView = {
+    fetchStatus: status,
+    verdicts,
+    rules: lastGoodBody ? effectiveRules(lastGoodBody, site.agents, cache) : null,
+    sitemaps: lastGoodBody ? sitemapsOf(lastGoodBody, cache) : null,
+  };
+  const events = diffStates(
+    site.origin,
+    current === null ? null : await viewOf(deps, site, current),
+    after,
+  );
+  const snapshotId = await deps.store.recordSnapshot({
+    siteId: stored.id,
+    previousId: current?.snapshotId ?? null,
+    status: result.status,
+    error: result.error,
+    errorDetail: result.errorDetail,
+    redirects: result.redirects,
+    finalUrl: result.finalUrl,
+    body: sha256 === null ? null : { sha256, bytes: result.body! },
+    cut: result.cut,
+    stale,
+    lastGoodId: sha256 === null ? (current?.lastGoodId ?? null) : null,
+    firstSeenAt: checkedAt,
+    verdicts,
+    verdictsKey: key,
+    events,
+    unreachableSince,
+    check: { checkedAt, durationMs, transient },
+  });
+  const next: CurrentState = {
+    snapshotId,
+    status: result.status,
+    error: result.error,
+    bodySha256: sha256,
+    stale,
+    lastGoodId: sha256 === null ? (current?.lastGoodId ?? null) : snapshotId,
+    lastGoodSha256,
+    verdictsKey: key,
+    unreachableSince,
+  };
+  const outcome: CheckOutcome = {
+    site: site.origin,
+    kind: current === null ? 'baseline' : 'changed',
+    snapshotId,
+    fetch: result,
+    status,
+    events,
+    transient,
+    verdicts,
+  };
+  return { outcome, current: next };
+}
+
+/** The view of the current state that a new state is compared with. */
+async function viewOf(
+  deps: CheckDeps,
+  site: SiteConfig,
+  current: CurrentState,
+): Promise<StateView> {
+  const lastGood = current.lastGoodSha256
+    ? await deps.store.loadBody(current.lastGoodSha256)
+    : null;
+  const cache = new ParseCache();
+  return {
+    fetchStatus: fetchStatus(current, site.profile, current.stale),
+    verdicts: await deps.store.loadVerdicts(current.snapshotId),
+    rules: lastGood ? effectiveRules(lastGood, site.agents, cache) : null,
+    sitemaps: lastGood ? sitemapsOf(lastGood, cache) : null,
+  };
+}
+
+async function stateOf(
+  deps: CheckDeps,
+  current: CurrentState,
+  body: Uint8Array | null,
+): Promise<SiteState> {
+  const lastGoodBody =
+    current.lastGoodSha256 === current.bodySha256
+      ? body
+      : current.lastGoodSha256
+        ? await deps.store.loadBody(current.lastGoodSha256)
+        : null;
+  return { fetch: current, body, lastGoodBody, stale: current.stale };
+}
+
+/** What identifies a fetch state: status or error, and the body for a 2xx. */
+function fetchKey(
+  fetch: FetchOutcome & { body?: Uint8Array | null },
+  sha256?: string | null,
+): string {
+  const hash =
+    sha256 !== undefined
+      ? sha256
+      : fetch.body
+        ? createHash('sha256').update(fetch.body).digest('hex')
+        : null;
+  return `${fetch.status ?? ''}|${fetch.error ?? ''}|${hash ?? ''}`;
+}
+
+function fetchStatus(
+  fetch: FetchOutcome,
+  profile: SiteConfig['profile'],
+  stale: boolean,
+): FetchStatus {
+  const access: Access = siteAccess({ fetch, stale }, profile);
+  return {
+    access,
+    ...(fetch.status === null ? {} : { status: fetch.status }),
+    ...(fetch.error === null ? {} : { error: fetch.error }),
+  };
+}
+
+/** "503", "timeout": a failure in a word, for check rows and output. */
+function describeFailure(result: FetchResult): string {
+  return result.error ?? String(result.status);
+}
+
+/** Identifies the watches × agents verdicts were computed for. */
+export function verdictsKey(site: SiteConfig): string {
+  return createHash('sha1')
+    .update(JSON.stringify([site.watches, site.agents]))
+    .digest('hex');
+}

@@ -1,0 +1,55 @@
+import type { SiteConfig } from '../config/config.js';
+import { oneLine } from '../lib/errors.js';
+import { checkSite } from './check-site.js';
+import type { CheckOutcome } from './check-site.js';
+import type { CheckDeps } from './ports.js';
+
+export interface RunOptions {
+  /** Sites checked at the same time. */
+  readonly concurrency: number;
+  /** Called as each site's check completes (in completion order). */
+  readonly onOutcome?: (outcome: CheckOutcome) => void;
+  /** Called when a site could not be checked for an internal reason (a defect or the store). */
+  readonly onFailure?: (site: string, error: unknown) => void;
+}
+
+export interface RunSummary {
+  readonly checked: number;
+  readonly baseline: number;
+  readonly changed: number;
+  readonly unchanged: number;
+  readonly events: number;
+  /** Sites that could not be checked, with a one-line reason. */
+  readonly failures: readonly { readonly site: string; readonly reason: string }[];
+}
+
+/** Checks sites now, `concurrency` at a time; one site's failure does not stop the others. */
+export async function checkSites(
+  deps: CheckDeps,
+  sites: readonly SiteConfig[],
+  options: RunOptions,
+): Promise<RunSummary> {
+  const stored = new Map(
+    (await deps.store.syncSites(sites.map((s) => s.origin))).map((s) => [s.origin, s]),
+  );
+  const counts = { checked: 0, baseline: 0, changed: 0, unchanged: 0, events: 0 };
+  const failures: { site: string; reason: string }[] = [];
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < sites.length; i = next++) {
+      const site = sites[i]!;
+      try {
+        const { outcome } = await checkSite(deps, site, stored.get(site.origin)!);
+        counts.checked++;
+        counts[outcome.kind]++;
+        counts.events += outcome.events.length;
+        options.onOutcome?.(outcome);
+      } catch (error) {
+        failures.push({ site: site.origin, reason: oneLine(error) });
+        options.onFailure?.(site.origin, error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency, sites.length) }, worker));
+  return { ...counts, failures };
+}

@@ -1,0 +1,298 @@
+/**
+ * Checking a site end to end: a real HTTP server plays the site, the real fetcher
+ * fetches it, the real store records it, on PGlite and (when configured) PostgreSQL.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src/config/config.js';
+import type { SiteConfig } from '../../../src/config/config.js';
+import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
+import { checkSites } from '../../../src/monitor/check-sites.js';
+import type { CheckOutcome } from '../../../src/monitor/check-site.js';
+import type { CheckDeps } from '../../../src/monitor/ports.js';
+import { createCheckStore } from '../../../src/store/index.js';
+import { countRows } from '../../../src/store/sites.js';
+import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import type { TestDatabase } from '../../support/database.js';
+import { FixtureServer } from '../../support/fixture-server.js';
+
+const DAY = 24 * 60 * 60 * 1000;
+const server = new FixtureServer();
+const fetcher = createRobotsFetcher({
+  userAgent: 'robowatch-test',
+  timeoutMs: 3_000,
+  allowPrivateAddresses: true,
+});
+
+beforeAll(() => server.start());
+afterAll(async () => {
+  await fetcher.close();
+  await server.stop();
+});
+
+function siteConfig(extra = ''): SiteConfig {
+  const yaml = `
+sites:
+  - url: ${server.origin}
+    watch: [/, /private/x, /blog/post, /shop/cart]
+    agents: [Googlebot, {token: Bingbot, profile: rfc9309}, {token: OldBot, profile: legacy}, GPTBot]
+${extra}`;
+  return parseConfig(yaml, { file: 'test.yaml', cwd: '/tmp', env: {}, version: 'test' }).sites[0]!;
+}
+
+const ROBOTS_V1 =
+  'User-agent: *\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /blog/\n\nSitemap: https://example.com/a.xml\n';
+
+describe.each(databaseKinds())('checking a site on %s', (kind) => {
+  let database: TestDatabase;
+  let now: Date;
+  let deps: CheckDeps;
+  const run = async (site = siteConfig()): Promise<CheckOutcome> => {
+    const outcomes: CheckOutcome[] = [];
+    const summary = await checkSites(deps, [site], {
+      concurrency: 1,
+      onOutcome: (o) => outcomes.push(o),
+    });
+    expect(summary.failures).toEqual([]);
+    return outcomes[0]!;
+  };
+  const counts = () => countRows(database.handle.db);
+
+  beforeEach(async () => {
+    database = await createTestDatabase(kind);
+    now = new Date('2026-03-01T00:00:00Z');
+    deps = {
+      fetchRobots: (origin) => fetcher.fetchRobots(origin),
+      store: createCheckStore(database.handle.db),
+      now: () => now,
+      sleep: () => Promise.resolve(),
+      confirmRetries: 2,
+      confirmDelayMs: 1000,
+    };
+    server.serve('/robots.txt', 200, ROBOTS_V1);
+  });
+  afterEach(async () => {
+    server.routes.clear();
+    server.requests.length = 0;
+    await database.close();
+  });
+
+  it('records a first check as the baseline, with verdicts and no events', async () => {
+    const outcome = await run();
+    expect(outcome.kind).toBe('baseline');
+    expect(outcome.events).toEqual([]);
+    expect(outcome.status).toEqual({ access: 'ok', status: 200 });
+    const disallowed = outcome
+      .verdicts!.filter((v) => !v.allowed)
+      .map((v) => `${v.agent} ${new URL(v.url).pathname}`);
+    expect(disallowed.sort()).toEqual(
+      [
+        'Bingbot /private/x',
+        'Googlebot /private/x',
+        'OldBot /private/x',
+        'GPTBot /blog/post',
+      ].sort(),
+    );
+    expect(await counts()).toMatchObject({
+      sites: 1,
+      bodies: 1,
+      snapshots: 1,
+      checks: 1,
+      verdicts: 16,
+      change_events: 0,
+    });
+  });
+
+  it('writes only a check row when nothing changed', async () => {
+    await run();
+    const before = await counts();
+    now = new Date(now.getTime() + DAY);
+    const outcome = await run();
+    expect(outcome).toMatchObject({ kind: 'unchanged', events: [] });
+    expect(await counts()).toEqual({ ...before, checks: before['checks']! + 1 });
+  });
+
+  it('reports what a rule change does to each watched URL and agent', async () => {
+    await run();
+    server.serve(
+      '/robots.txt',
+      200,
+      ROBOTS_V1.replace('Disallow: /private/', 'Disallow: /private/\nDisallow: /shop/').replace(
+        'Disallow: /blog/',
+        'Allow: /',
+      ),
+    );
+    const outcome = await run();
+    expect(outcome.kind).toBe('changed');
+    const verdictEvents = outcome.events.filter(
+      (e) => e.type === 'newly_disallowed' || e.type === 'newly_allowed',
+    );
+    expect(verdictEvents).toEqual(
+      expect.arrayContaining([
+        {
+          type: 'newly_disallowed',
+          site: server.origin,
+          url: `${server.origin}/shop/cart`,
+          agent: 'Googlebot',
+          cause: { type: 'rule', directive: 'disallow', pattern: '/shop/', line: 3 },
+        },
+        {
+          type: 'newly_allowed',
+          site: server.origin,
+          url: `${server.origin}/blog/post`,
+          agent: 'GPTBot',
+          cause: { type: 'rule', directive: 'allow', pattern: '/', line: 6 },
+        },
+      ]),
+    );
+    expect(verdictEvents).toHaveLength(4); // /shop/cart for Googlebot, Bingbot, OldBot; /blog/post for GPTBot
+    const rules = outcome.events.find((e) => e.type === 'rules_changed');
+    expect(rules).toEqual({
+      type: 'rules_changed',
+      site: server.origin,
+      added: [
+        { agent: 'Googlebot', directive: 'disallow', pattern: '/shop/', line: 3 },
+        { agent: 'Bingbot', directive: 'disallow', pattern: '/shop/', line: 3 },
+        { agent: 'OldBot', directive: 'disallow', pattern: '/shop/', line: 3 },
+        { agent: 'GPTBot', directive: 'allow', pattern: '/', line: 6 },
+      ],
+      removed: [{ agent: 'GPTBot', directive: 'disallow', pattern: '/blog/', line: 5 }],
+    });
+    expect(outcome.events.some((e) => e.type === 'fetch_status_changed')).toBe(false);
+    expect(await counts()).toMatchObject({
+      snapshots: 2,
+      bodies: 2,
+      change_events: outcome.events.length,
+    });
+  });
+
+  it('makes a snapshot but no rule change for comment, whitespace and order-only edits', async () => {
+    await run();
+    server.serve(
+      '/robots.txt',
+      200,
+      '# new comment\n\nUser-agent:    GPTBot\nDisallow:  /blog/   # why\n\nSitemap: https://example.com/a.xml\nUser-agent: *\nDisallow: /private/\r\n',
+    );
+    const outcome = await run();
+    expect(outcome.kind).toBe('changed');
+    expect(outcome.events).toEqual([]);
+    expect(await counts()).toMatchObject({ snapshots: 2 });
+  });
+
+  it('treats one failed fetch that recovers on retry as a blip, not a status change', async () => {
+    await run();
+    let calls = 0;
+    server.routes.set('/robots.txt', (_req, res) => {
+      calls++;
+      res.writeHead(calls === 1 ? 503 : 200);
+      res.end(calls === 1 ? 'busy' : ROBOTS_V1);
+    });
+    const outcome = await run();
+    expect(outcome).toMatchObject({ kind: 'unchanged', transient: '503', events: [] });
+    expect(calls).toBe(2);
+    expect(await counts()).toMatchObject({ snapshots: 1, checks: 2 });
+  });
+
+  it('records a confirmed 503: everything disallowed, and the status change', async () => {
+    await run();
+    server.serve('/robots.txt', 503, 'down');
+    const outcome = await run();
+    expect(outcome.kind).toBe('changed');
+    expect(server.requests.filter((r) => r.path === '/robots.txt').length).toBe(1 + 3); // baseline + fetch + 2 retries
+    expect(outcome.events[0]).toEqual({
+      type: 'fetch_status_changed',
+      site: server.origin,
+      before: { access: 'ok', status: 200 },
+      after: { access: 'unreachable', status: 503 },
+    });
+    const newlyDisallowed = outcome.events.filter((e) => e.type === 'newly_disallowed');
+    // 4 watches × 4 agents minus the 4 already disallowed; OldBot (1996) defers to its last good copy.
+    expect(newlyDisallowed).toHaveLength(16 - 4 - 3);
+    expect(newlyDisallowed[0]).toMatchObject({ cause: { type: 'access', access: 'unreachable' } });
+    expect(newlyDisallowed.some((e) => e.type === 'newly_disallowed' && e.agent === 'OldBot')).toBe(
+      false,
+    );
+    // and no rules_changed: the rules are not known to have changed
+    expect(outcome.events.some((e) => e.type === 'rules_changed')).toBe(false);
+  });
+
+  it('reads a 404 as "nothing is disallowed"', async () => {
+    await run();
+    server.serve('/robots.txt', 404, 'no such file');
+    const outcome = await run();
+    const allowed = outcome.events.filter((e) => e.type === 'newly_allowed');
+    expect(allowed).toHaveLength(4);
+    expect(allowed[0]).toMatchObject({ cause: { type: 'access', access: 'unavailable' } });
+  });
+
+  it('applies the last good copy after 30 days of unreachability (Google), with events', async () => {
+    await run();
+    server.serve('/robots.txt', 500, 'broken');
+    const down = await run();
+    expect(down.status).toEqual({ access: 'unreachable', status: 500 });
+    now = new Date(now.getTime() + 29 * DAY);
+    expect((await run()).kind).toBe('unchanged');
+    now = new Date(now.getTime() + 1 * DAY);
+    const stale = await run();
+    expect(stale.kind).toBe('changed');
+    // Back to the rules of the last good copy: only what it disallows stays disallowed.
+    const allowedAgain = stale.events.filter((e) => e.type === 'newly_allowed');
+    expect(allowedAgain).toHaveLength(16 - 4 - 3);
+    expect(allowedAgain.every((e) => e.type === 'newly_allowed' && e.agent !== 'OldBot')).toBe(
+      true,
+    );
+    expect(stale.verdicts!.filter((v) => !v.allowed)).toHaveLength(4);
+    now = new Date(now.getTime() + DAY);
+    expect((await run()).kind).toBe('unchanged');
+  });
+
+  it('cuts a 600 KiB file: rules past the cut are ignored and the snapshot says so', async () => {
+    const big =
+      'User-agent: *\n' +
+      '# filler line of forty bytes..........\n'.repeat(13_200) +
+      'Disallow: /shop/\n';
+    server.serve('/robots.txt', 200, big);
+    const outcome = await run();
+    expect(outcome.fetch.cut).toMatchObject({ complete: true });
+    expect(
+      outcome.verdicts!.find((v) => v.agent === 'Googlebot' && v.url.endsWith('/shop/cart'))
+        ?.allowed,
+    ).toBe(true);
+  });
+
+  it('reports sitemap changes', async () => {
+    await run();
+    server.serve('/robots.txt', 200, ROBOTS_V1.replace('a.xml', 'b.xml'));
+    const outcome = await run();
+    expect(outcome.events).toEqual([
+      {
+        type: 'sitemaps_changed',
+        site: server.origin,
+        added: ['https://example.com/b.xml'],
+        removed: ['https://example.com/a.xml'],
+      },
+    ]);
+  });
+
+  it('recomputes verdicts when the watches change, without events', async () => {
+    await run();
+    const wider = siteConfig().watches.concat(`${server.origin}/new`);
+    const outcome = await run({ ...siteConfig(), watches: wider });
+    expect(outcome).toMatchObject({ kind: 'unchanged', events: [] });
+    expect(outcome.verdicts).toHaveLength(20);
+    expect(await counts()).toMatchObject({ snapshots: 1, verdicts: 20 });
+  });
+
+  it('keeps checking the other sites when one cannot be recorded', async () => {
+    await database.handle.db.execute(
+      'ALTER TABLE checks ADD CONSTRAINT no_checks CHECK (duration_ms < 0)',
+    );
+    const failures: string[] = [];
+    const summary = await checkSites(deps, [siteConfig()], {
+      concurrency: 2,
+      onFailure: (site) => failures.push(site),
+    });
+    expect(summary.checked).toBe(0);
+    expect(failures).toEqual([server.origin]);
+    expect(summary.failures[0]!.reason).toMatch(/no_checks/);
+  });
+});
