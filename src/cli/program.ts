@@ -1,14 +1,19 @@
 import { Command, CommanderError } from 'commander';
 import { FatalError, oneLine, UsageError } from '../lib/errors.js';
+import { registerCheck } from './check.js';
+import type { CliContext } from './context.js';
+import { registerDiff } from './diff.js';
 import { registerEval } from './eval.js';
-import type { CliIo } from './io.js';
+import { registerHistory } from './history.js';
 import { registerLint } from './lint.js';
+import { registerMigrate } from './migrate.js';
 
 /**
  * Runs the robowatch command line and returns its exit status: 0 done, 1 fatal error,
  * 2 bad input. Errors are reported as one line on stderr; defects (bugs) propagate.
  */
-export async function runCli(argv: readonly string[], io: CliIo, version: string): Promise<number> {
+export async function runCli(argv: readonly string[], context: CliContext): Promise<number> {
+  const { io, version } = context;
   const program = new Command('robowatch')
     .description('Watches robots.txt files and tells you when a change blocks pages that matter.')
     .version(version, '-V, --version')
@@ -22,6 +27,10 @@ export async function runCli(argv: readonly string[], io: CliIo, version: string
     });
   registerEval(program, io);
   registerLint(program, io);
+  registerCheck(program, context);
+  registerHistory(program, context);
+  registerDiff(program, context);
+  registerMigrate(program, context);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -1,0 +1,64 @@
+import type { Config } from '../config/config.js';
+import { ConfigError } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
+import type { RobotsFetcher } from '../fetch/robots-fetcher.js';
+import { FatalError } from '../lib/errors.js';
+import type { DatabaseHandle } from '../store/db.js';
+import { DatabaseError } from '../store/db.js';
+import type { CliIo } from './io.js';
+
+/**
+ * What commands get from main.ts: the streams, the environment, and factories for the
+ * things only main.ts may create (database pools, HTTP agents), plus the clock.
+ */
+export interface CliContext {
+  readonly io: CliIo;
+  readonly version: string;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  openStore(config: Config): Promise<DatabaseHandle>;
+  createFetcher(config: Config): RobotsFetcher;
+  now(): Date;
+  sleep(ms: number): Promise<void>;
+}
+
+/** Loads the configuration (--config, ROBOWATCH_CONFIG, default); bad config is fatal. */
+export async function readConfig(context: CliContext, path: string | undefined): Promise<Config> {
+  try {
+    return await loadConfig({ path, cwd: context.cwd, env: context.env, version: context.version });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new FatalError(error.message);
+    throw error;
+  }
+}
+
+/** Opens the database for a configuration; an unreachable database is fatal. */
+export async function openStore(context: CliContext, config: Config): Promise<DatabaseHandle> {
+  try {
+    return await context.openStore(config);
+  } catch (error) {
+    if (error instanceof DatabaseError) throw new FatalError(error.message);
+    throw error;
+  }
+}
+
+/** Opens the store, runs `use`, and closes the store whatever happens. */
+export async function withStore<T>(
+  context: CliContext,
+  config: Config,
+  use: (store: DatabaseHandle) => Promise<T>,
+): Promise<T> {
+  const handle = await openStore(context, config);
+  try {
+    return await use(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The origin a command line names, as configurations spell origins. */
+export function originOf(value: string): string | undefined {
+  if (!URL.canParse(value)) return undefined;
+  const url = new URL(value);
+  return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+}

@@ -1,0 +1,71 @@
+/** Human-readable lines for change events and fetch statuses, shared by the commands. */
+import type { ChangeEvent, EffectiveRule, FetchStatus } from '../policy/events.js';
+import type { Cause } from '../policy/verdicts.js';
+
+/** "ok 200", "unreachable 503", "unreachable (timeout)". */
+export function formatStatus(status: FetchStatus): string {
+  const detail = status.error !== undefined ? ` (${status.error})` : '';
+  return `${status.access}${status.status === undefined ? '' : ` ${status.status}`}${detail}`;
+}
+
+function formatCause(cause: Cause): string {
+  if (cause.type === 'access') {
+    return cause.access === 'unreachable'
+      ? 'robots.txt is unreachable'
+      : 'robots.txt is unavailable';
+  }
+  const directive = cause.directive === 'allow' ? 'Allow' : 'Disallow';
+  return `line ${cause.line}: ${directive}: ${cause.pattern}`.trimEnd();
+}
+
+function formatRule(rule: EffectiveRule): string {
+  return `${rule.agent} ${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern} (line ${rule.line})`;
+}
+
+/** The path and query of a watched URL, which is what a reader recognises. */
+function shortUrl(url: string): string {
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
+}
+
+/** One or more lines describing an event, readable at a glance. */
+export function formatEvent(event: ChangeEvent): string[] {
+  switch (event.type) {
+    case 'newly_disallowed':
+      return [
+        `DISALLOWED now: ${shortUrl(event.url)} for ${event.agent} (${formatCause(event.cause)})`,
+      ];
+    case 'newly_allowed':
+      return [
+        `allowed now: ${shortUrl(event.url)} for ${event.agent} (${formatCause(event.cause)})`,
+      ];
+    case 'fetch_status_changed':
+      return [`fetch status: ${formatStatus(event.before)} -> ${formatStatus(event.after)}`];
+    case 'rules_changed':
+      return [
+        ...event.added.map((r) => `rule added:   ${formatRule(r)}`),
+        ...event.removed.map((r) => `rule removed: ${formatRule(r)}`),
+      ];
+    case 'sitemaps_changed':
+      return [
+        ...event.added.map((s) => `sitemap added:   ${s}`),
+        ...event.removed.map((s) => `sitemap removed: ${s}`),
+      ];
+  }
+}
+
+/** A byte count for people: "812 B", "14.2 KB". */
+export function formatBytes(bytes: number | null): string {
+  if (bytes === null) return '-';
+  return bytes < 1000 ? `${bytes} B` : `${(bytes / 1000).toFixed(1)} KB`;
+}
+
+/** "2026-03-01 12:00:00Z" */
+export function formatTime(date: Date | null): string {
+  return date === null
+    ? '-'
+    : date
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z');
+}

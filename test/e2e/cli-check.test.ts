@@ -1,0 +1,283 @@
+/**
+ * `robowatch check`, `history`, `diff` and `migrate`, run as a user runs them: the built
+ * binary, a configuration file, a loopback site, and the embedded database or PostgreSQL.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runRobowatch } from '../support/cli.js';
+import { createTestDatabase, databaseKinds } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
+import { FixtureServer } from '../support/fixture-server.js';
+
+const server = new FixtureServer();
+beforeAll(() => server.start());
+afterAll(() => server.stop());
+
+const V1 = 'User-agent: *\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /\n';
+const V2 =
+  'User-agent: *\nDisallow: /private/\nDisallow: /pricing\n\nUser-agent: GPTBot\nAllow: /blog/\nDisallow: /\n';
+
+describe.each(databaseKinds())('robowatch check, history and diff on %s', (kind) => {
+  let dir: string;
+  let config: string;
+  let env: Record<string, string | undefined>;
+  let database: TestDatabase | undefined;
+  const robowatch = (...args: string[]) => runRobowatch(args, { env });
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'robowatch-check-'));
+    config = join(dir, 'robowatch.yaml');
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, GPTBot]
+sites:
+  - url: ${server.origin}
+    watch: [/, /pricing, /blog/post, /private/x]
+fetch:
+  allowPrivateAddresses: true
+  confirmRetries: 1
+  confirmDelayMs: 0
+  timeoutMs: 3000
+`,
+    );
+    database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
+    // The embedded database is chosen by leaving DATABASE_URL unset.
+    env = { DATABASE_URL: database?.url ?? '', ROBOWATCH_CONFIG: undefined };
+    server.serve('/robots.txt', 200, V1);
+  });
+  afterEach(async () => {
+    server.routes.clear();
+    await database?.close();
+  });
+
+  it('checks, records, and shows history and diffs', async () => {
+    const first = await robowatch('check', '--config', config);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(
+      new RegExp(
+        `^${server.origin}  baseline   ok 200; 5 of 8 watched URL × crawler pairs disallowed  \\[snapshot 1\\]$`,
+        'm',
+      ),
+    );
+    expect(first.stdout).toMatch(
+      /^1 site checked: 1 baseline, 0 changed \(0 change events\), 0 unchanged$/m,
+    );
+
+    const again = await robowatch('check', '--config', config);
+    expect(again.stdout).toMatch(/unchanged {2}ok 200 {2}\[snapshot 1\]/);
+
+    server.serve('/robots.txt', 200, V2);
+    const changed = await robowatch('check', '--config', config, '--json');
+    expect(changed.code).toBe(0);
+    const events = changed.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events).toEqual([
+      {
+        type: 'newly_disallowed',
+        site: server.origin,
+        url: `${server.origin}/pricing`,
+        agent: 'Googlebot',
+        cause: { type: 'rule', directive: 'disallow', pattern: '/pricing', line: 3 },
+      },
+      {
+        type: 'newly_allowed',
+        site: server.origin,
+        url: `${server.origin}/blog/post`,
+        agent: 'GPTBot',
+        cause: { type: 'rule', directive: 'allow', pattern: '/blog/', line: 6 },
+      },
+      {
+        type: 'rules_changed',
+        site: server.origin,
+        added: [
+          { agent: 'Googlebot', directive: 'disallow', pattern: '/pricing', line: 3 },
+          { agent: 'GPTBot', directive: 'allow', pattern: '/blog/', line: 6 },
+        ],
+        removed: [],
+      },
+    ]);
+
+    const history = await robowatch('history', server.origin, '--config', config);
+    expect(history.code).toBe(0);
+    const rows = history.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(
+      /^ID\s+FIRST SEEN\s+LAST SEEN\s+ACCESS\s+STATUS\s+SIZE\s+TRUNCATED\s+SHA-256\s+CHECKS$/,
+    );
+    expect(
+      rows
+        .slice(1)
+        .map((r) => r.split(/\s{2,}/).filter((c) => /^\d+$/.test(c) || /^ok$|^no$/.test(c))),
+    ).toEqual([
+      ['2', 'ok', '200', 'no', '1'],
+      ['1', 'ok', '200', 'no', '2'],
+    ]);
+    const json = await robowatch('history', server.origin, '--config', config, '--json');
+    const snapshots = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; checks: number; size: number; sha256: string });
+    expect(snapshots.map((s) => [s.id, s.checks, s.size])).toEqual([
+      [2, 1, V2.length],
+      [1, 2, V1.length],
+    ]);
+    expect(snapshots[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    const diff = await robowatch('diff', server.origin, '--config', config);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toContain(`${server.origin}: snapshot 1 (`);
+    expect(diff.stdout).toContain(
+      'DISALLOWED now: /pricing for Googlebot (line 3: Disallow: /pricing)',
+    );
+    expect(diff.stdout).toContain('allowed now: /blog/post for GPTBot (line 6: Allow: /blog/)');
+    expect(diff.stdout).toContain('rule added:   Googlebot Disallow: /pricing (line 3)');
+    expect(diff.stdout).toMatch(/^--- robots.txt \(snapshot 1\)$/m);
+    expect(diff.stdout).toMatch(/^\+Disallow: \/pricing$/m);
+    expect(diff.stdout).toMatch(/^\+Allow: \/blog\/$/m);
+
+    const reverse = await robowatch(
+      'diff',
+      server.origin,
+      '--from',
+      '2',
+      '--to',
+      '1',
+      '--config',
+      config,
+    );
+    expect(reverse.stdout).toContain('allowed now: /pricing for Googlebot');
+  });
+
+  it('reports a site going down, and back', async () => {
+    await robowatch('check', '--config', config);
+    server.serve('/robots.txt', 503, 'maintenance');
+    const down = await robowatch('check', '--config', config);
+    expect(down.stdout).toContain('CHANGED    unreachable 503');
+    expect(down.stdout).toContain('fetch status: ok 200 -> unreachable 503');
+    expect(down.stdout).toContain('DISALLOWED now: / for Googlebot (robots.txt is unreachable)');
+    server.serve('/robots.txt', 200, V1);
+    const up = await robowatch('check', '--config', config);
+    expect(up.stdout).toContain('fetch status: unreachable 503 -> ok 200');
+  });
+
+  it('migrates on demand', async () => {
+    const result = await robowatch('migrate', '--config', config);
+    expect(result.code).toBe(0);
+    expect(result.stdout.trimEnd()).toMatch(
+      kind === 'postgres'
+        ? /^database is up to date: postgres at postgres:\/\//
+        : /^database is up to date: pglite at .*data\/pglite$/,
+    );
+  });
+
+  it.each([
+    [
+      ['check', '--site', 'https://not-configured.example'],
+      2,
+      /^robowatch: --site https:\/\/not-configured.example is not a site in /,
+    ],
+    [
+      ['history', 'https://never-checked.example'],
+      2,
+      /^robowatch: https:\/\/never-checked.example has never been checked \(run robowatch check first\)$/,
+    ],
+    [
+      ['history', 'not a url'],
+      2,
+      /^robowatch: "not a url" is not a site origin such as https:\/\/example.com$/,
+    ],
+    [
+      ['diff', 'ORIGIN', '--from', 'abc'],
+      2,
+      /^robowatch: --from must be a snapshot id \(a number\), not "abc"$/,
+    ],
+    [['diff', 'ORIGIN', '--to', '999'], 2, /is not a snapshot of/],
+    [['diff', 'ORIGIN'], 2, /has fewer than two snapshots: nothing to compare$/],
+  ])('rejects %j with status %i and one line', async (args, code, message) => {
+    await robowatch('check', '--config', config);
+    const result = await robowatch(
+      ...args.map((a) => (a === 'ORIGIN' ? server.origin : a)),
+      '--config',
+      config,
+    );
+    expect(result.code).toBe(code);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(result.stderr.trimEnd()).toMatch(message);
+  });
+});
+
+describe('fatal errors', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'robowatch-fatal-'));
+  });
+  const env = { DATABASE_URL: '', ROBOWATCH_CONFIG: undefined };
+
+  it('names the file, the key and the problem in a bad configuration (exit 1)', async () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(
+      file,
+      'sites:\n  - url: https://example.com\n    watch: [/]\n    agnets: [Googlebot]\n',
+    );
+    const result = await runRobowatch(['check', '--config', file], { env });
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toBe(`robowatch: ${file}: sites[0]: unknown key "agnets"\n`);
+  });
+
+  it('says when the configuration file is missing', async () => {
+    const result = await runRobowatch(['check'], {
+      env: { ...env, ROBOWATCH_CONFIG: join(dir, 'nope.yaml') },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `robowatch: ${join(dir, 'nope.yaml')}: cannot read the configuration: no such file\n`,
+    );
+  });
+
+  it('says when the database is unreachable (exit 1)', async () => {
+    const file = join(dir, 'ok.yaml');
+    writeFileSync(file, `sites:\n  - url: https://example.com\n    watch: [/]\n`);
+    const result = await runRobowatch(['check', '--config', file], {
+      env: { DATABASE_URL: 'postgres://robowatch:secret@127.0.0.1:1/robowatch' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^robowatch: cannot connect to the database at postgres:\/\/robowatch:\*\*\*@127\.0\.0\.1:1\/robowatch: .*ECONNREFUSED.*\n$/,
+    );
+    expect(result.stderr).not.toContain('secret');
+  });
+
+  it('keeps a second process out of the embedded database', async () => {
+    const file = join(dir, 'slow.yaml');
+    const slow = new FixtureServer();
+    await slow.start();
+    let release: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    let reached: () => void = () => undefined;
+    const fetching = new Promise<void>((resolve) => (reached = resolve));
+    slow.routes.set('/robots.txt', (_req, res) => {
+      reached();
+      void answered.then(() => res.end('User-agent: *\n'));
+    });
+    writeFileSync(
+      file,
+      `dataDir: ${join(dir, 'data')}\nsites:\n  - url: ${slow.origin}\n    watch: [/]\nfetch:\n  allowPrivateAddresses: true\n`,
+    );
+    const first = runRobowatch(['check', '--config', file], { env });
+    await fetching; // the first process holds the database while it waits for the site
+    const second = await runRobowatch(['history', slow.origin, '--config', file], { env });
+    release();
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(
+      /^robowatch: the embedded database in .* is in use by process \d+; stop it first, or set DATABASE_URL/,
+    );
+    expect((await first).code).toBe(0);
+    await slow.stop();
+  });
+});
