@@ -73,7 +73,9 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
     },
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-    keepAliveTimeout: 4_000,
+    // No keep-alive: each site's robots.txt is fetched once a run, so an idle connection
+    // is never reused; with thousands of sites they would only hold memory and sockets.
+    pipelining: 0,
   });
 
   async function fetchRobots(origin: string): Promise<FetchResult> {
@@ -196,7 +198,9 @@ async function readCapped(
   const stream: Readable = decoder ? body.pipe(decoder) : body;
   body.on('error', (error) => decoder?.destroy(error));
   stream.on('error', () => undefined); // surfaces through the loop below
-  const kept = new Uint8Array(maxBytes);
+  // Chunks are kept as they come and copied once: most bodies are a few hundred bytes,
+  // so a buffer of the maximum size per fetch would cost far more than the body.
+  const chunks: Uint8Array[] = [];
   let length = 0;
   let dropped = 0;
   let droppedLineBreaks = 0;
@@ -207,28 +211,36 @@ async function readCapped(
       const bytes = chunk as Uint8Array;
       const room = maxBytes - length;
       if (room > 0) {
-        kept.set(bytes.subarray(0, room), length);
-        length += Math.min(room, bytes.length);
+        const kept = bytes.length <= room ? bytes : bytes.subarray(0, room);
+        chunks.push(kept);
+        length += kept.length;
         // A CRLF split by the cut is one line break, counted with the kept line.
-        lastDroppedWasCr = kept[length - 1] === 0x0d;
+        lastDroppedWasCr = kept[kept.length - 1] === 0x0d;
       }
-      for (let i = room; i < bytes.length; i++) {
+      for (let i = Math.max(room, 0); i < bytes.length; i++) {
         const byte = bytes[i]!;
         if (byte === 0x0d || (byte === 0x0a && !lastDroppedWasCr)) droppedLineBreaks++;
         lastDroppedWasCr = byte === 0x0d;
       }
-      dropped += Math.max(0, bytes.length - room);
+      dropped += Math.max(0, bytes.length - Math.max(room, 0));
       if (dropped >= drainBytes) {
         complete = false;
         break;
       }
     }
   } finally {
-    stream.destroy();
-    body.destroy();
+    // Only a body left unread needs destroying; destroying a finished one costs an error.
+    if (!stream.readableEnded) stream.destroy();
+    if (!body.readableEnded) body.destroy();
+  }
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.length;
   }
   const cut = dropped > 0 ? { droppedBytes: dropped, droppedLineBreaks, complete } : null;
-  return { bytes: kept.slice(0, length), cut };
+  return { bytes, cut };
 }
 
 const DECODERS: Readonly<Record<string, () => Transform>> = {
@@ -261,7 +273,16 @@ function describeError(
           ? 'dns'
           : codes.includes('ECONNREFUSED')
             ? 'refused'
-            : codes.some((c) => c === 'ECONNRESET' || c === 'UND_ERR_SOCKET' || c === 'EPIPE')
+            : // A connection dropped mid-body surfaces as a socket error or, when undici
+              // notices first, as a body shorter than its declared length.
+              codes.some((c) =>
+                  [
+                    'ECONNRESET',
+                    'UND_ERR_SOCKET',
+                    'EPIPE',
+                    'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+                  ].includes(c),
+                )
               ? 'reset'
               : codes.some((c) => /^ERR_TLS|CERT|SSL|^UNABLE_TO|SELF_SIGNED/.test(c))
                 ? 'tls'

@@ -233,9 +233,16 @@ function describeFailure(result: FetchResult): string {
   return result.error ?? String(result.status);
 }
 
-/** Identifies the watches × agents verdicts were computed for. */
+const verdictsKeys = new WeakMap<SiteConfig, string>();
+
+/** Identifies the watches × agents verdicts were computed for (once per configuration). */
 export function verdictsKey(site: SiteConfig): string {
-  return createHash('sha1')
-    .update(JSON.stringify([site.watches, site.agents]))
-    .digest('hex');
+  let key = verdictsKeys.get(site);
+  if (key === undefined) {
+    key = createHash('sha1')
+      .update(JSON.stringify([site.watches, site.agents]))
+      .digest('hex');
+    verdictsKeys.set(site, key);
+  }
+  return key;
 }

@@ -141,9 +141,9 @@ sites:
     ],
     [
       'sites:\n  - url: https://e.com\n  watch: [/]',
-      'robowatch.yaml: line 3: All mapping items must start at the same column',
+      'robowatch.yaml: line 3: bad indentation of a mapping entry',
     ],
-    ['a: 1\na: 2', 'robowatch.yaml: line 2: Map keys must be unique'],
+    ['a: 1\na: 2', 'robowatch.yaml: line 2: duplicated mapping key'],
   ])('rejects %j: %s', (text, message) => {
     expect(error(text)).toBe(message);
   });
