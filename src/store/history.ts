@@ -1,4 +1,5 @@
-import { and, count, desc, eq, lt, max, min } from 'drizzle-orm';
+import { and, count, desc, eq, max } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import type { FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
 import { bodies, checks, snapshots } from './schema.js';
@@ -23,48 +24,44 @@ export interface SnapshotSummary {
   readonly finalUrl: string;
 }
 
-const summaryColumns = {
-  id: snapshots.id,
-  previousId: snapshots.previousId,
-  firstSeen: snapshots.firstSeenAt,
-  status: snapshots.status,
-  error: snapshots.error,
-  errorDetail: snapshots.errorDetail,
-  sha256: snapshots.bodySha256,
-  size: bodies.size,
-  truncated: snapshots.truncated,
-  stale: snapshots.stale,
-  lastGoodId: snapshots.lastGoodId,
-  redirects: snapshots.redirects,
-  finalUrl: snapshots.finalUrl,
-  lastSeen: max(checks.checkedAt),
-  firstCheck: min(checks.checkedAt),
-  checks: count(checks.id),
-};
+/** Snapshots matching `where`, with their body's size and the checks that saw them. */
+function summaries(db: Database, where: SQL | undefined) {
+  return db
+    .select({
+      id: snapshots.id,
+      previousId: snapshots.previousId,
+      firstSeen: snapshots.firstSeenAt,
+      status: snapshots.status,
+      error: snapshots.error,
+      errorDetail: snapshots.errorDetail,
+      sha256: snapshots.bodySha256,
+      size: bodies.size,
+      truncated: snapshots.truncated,
+      stale: snapshots.stale,
+      lastGoodId: snapshots.lastGoodId,
+      redirects: snapshots.redirects,
+      finalUrl: snapshots.finalUrl,
+      lastSeen: max(checks.checkedAt),
+      checks: count(checks.id),
+    })
+    .from(snapshots)
+    .leftJoin(checks, eq(checks.snapshotId, snapshots.id))
+    .leftJoin(bodies, eq(bodies.sha256, snapshots.bodySha256))
+    .where(where)
+    .groupBy(snapshots.id, bodies.size)
+    .$dynamic();
+}
 
-type SummaryRow = { [K in keyof typeof summaryColumns]: unknown };
+type SummaryRow = Awaited<ReturnType<typeof summaries>>[number];
 
 function toSummary(row: SummaryRow): SnapshotSummary {
-  const r = row as {
-    id: number;
-    previousId: number | null;
-    firstSeen: Date;
-    status: number | null;
-    error: string | null;
-    errorDetail: string | null;
-    sha256: string | null;
-    size: number | null;
-    truncated: boolean;
-    stale: boolean;
-    lastGoodId: number | null;
-    redirects: RedirectHop[];
-    finalUrl: string;
-    lastSeen: Date | string | null;
-    checks: number;
+  return {
+    ...row,
+    error: row.error as FetchErrorKind | null,
+    // max() over a timestamp comes back as text from some drivers.
+    lastSeen: row.lastSeen === null ? row.firstSeen : new Date(row.lastSeen),
+    checks: Number(row.checks),
   };
-  // max() over timestamps comes back as a string from some drivers.
-  const lastSeen = r.lastSeen === null ? r.firstSeen : new Date(r.lastSeen);
-  return { ...r, error: r.error as FetchErrorKind | null, lastSeen, checks: Number(r.checks) };
 }
 
 /** A site's snapshots, newest first, with the checks that saw each. */
@@ -73,13 +70,7 @@ export async function listSnapshots(
   siteId: number,
   limit = 1000,
 ): Promise<SnapshotSummary[]> {
-  const rows = await db
-    .select(summaryColumns)
-    .from(snapshots)
-    .leftJoin(checks, eq(checks.snapshotId, snapshots.id))
-    .leftJoin(bodies, eq(bodies.sha256, snapshots.bodySha256))
-    .where(eq(snapshots.siteId, siteId))
-    .groupBy(snapshots.id, bodies.size)
+  const rows = await summaries(db, eq(snapshots.siteId, siteId))
     .orderBy(desc(snapshots.id))
     .limit(limit);
   return rows.map(toSummary);
@@ -91,27 +82,6 @@ export async function getSnapshot(
   siteId: number,
   id: number,
 ): Promise<SnapshotSummary | undefined> {
-  const [row] = await db
-    .select(summaryColumns)
-    .from(snapshots)
-    .leftJoin(checks, eq(checks.snapshotId, snapshots.id))
-    .leftJoin(bodies, eq(bodies.sha256, snapshots.bodySha256))
-    .where(and(eq(snapshots.siteId, siteId), eq(snapshots.id, id)))
-    .groupBy(snapshots.id, bodies.size);
+  const [row] = await summaries(db, and(eq(snapshots.siteId, siteId), eq(snapshots.id, id)));
   return row === undefined ? undefined : toSummary(row);
-}
-
-/** The snapshot before `id` of the same site, if any. */
-export async function previousSnapshotId(
-  db: Database,
-  siteId: number,
-  id: number,
-): Promise<number | undefined> {
-  const [row] = await db
-    .select({ id: snapshots.id })
-    .from(snapshots)
-    .where(and(eq(snapshots.siteId, siteId), lt(snapshots.id, id)))
-    .orderBy(desc(snapshots.id))
-    .limit(1);
-  return row?.id;
 }

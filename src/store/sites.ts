@@ -1,4 +1,4 @@
-import { asc, eq, inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import { queryRows } from './db.js';
@@ -88,12 +88,6 @@ export async function findSite(
     .from(sites)
     .where(eq(sites.origin, origin));
   return row;
-}
-
-/** Every stored origin, sorted. */
-export async function listOrigins(db: Database): Promise<string[]> {
-  const rows = await db.select({ origin: sites.origin }).from(sites).orderBy(asc(sites.origin));
-  return rows.map((r) => r.origin);
 }
 
 /** The number of rows in each table (for tests and the benchmark). */

@@ -2,10 +2,9 @@
  * Checking a site end to end: a real HTTP server plays the site, the real fetcher
  * fetches it, the real store records it, on PGlite and (when configured) PostgreSQL.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import type { SiteConfig } from '../../../src/config/config.js';
-import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import { checkSites } from '../../../src/monitor/check-sites.js';
 import type { CheckOutcome } from '../../../src/monitor/check-site.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
@@ -13,21 +12,10 @@ import { createCheckStore } from '../../../src/store/index.js';
 import { countRows } from '../../../src/store/sites.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
-import { FixtureServer } from '../../support/fixture-server.js';
+import { useLoopbackSite } from '../../support/loopback-site.js';
 
 const DAY = 24 * 60 * 60 * 1000;
-const server = new FixtureServer();
-const fetcher = createRobotsFetcher({
-  userAgent: 'robowatch-test',
-  timeoutMs: 3_000,
-  allowPrivateAddresses: true,
-});
-
-beforeAll(() => server.start());
-afterAll(async () => {
-  await fetcher.close();
-  await server.stop();
-});
+const { server, fetcher } = useLoopbackSite();
 
 function siteConfig(extra = ''): SiteConfig {
   const yaml = `

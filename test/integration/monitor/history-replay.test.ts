@@ -6,16 +6,15 @@
  */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
-import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import { checkSite } from '../../../src/monitor/check-site.js';
 import { createCheckStore } from '../../../src/store/index.js';
 import { listSnapshots } from '../../../src/store/history.js';
 import { countRows } from '../../../src/store/sites.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import { fixturePath } from '../../support/fixtures.js';
-import { FixtureServer } from '../../support/fixture-server.js';
+import { useLoopbackSite } from '../../support/loopback-site.js';
 
 interface Version {
   file: string;
@@ -53,17 +52,7 @@ const domains = Object.keys(
     .domains,
 );
 
-const server = new FixtureServer();
-const fetcher = createRobotsFetcher({
-  userAgent: 'robowatch-test',
-  timeoutMs: 3_000,
-  allowPrivateAddresses: true,
-});
-beforeAll(() => server.start());
-afterAll(async () => {
-  await fetcher.close();
-  await server.stop();
-});
+const { server, fetcher } = useLoopbackSite();
 
 describe.each(databaseKinds())('history replays on %s', (kind) => {
   it('has sites to replay', () => expect(domains.length).toBeGreaterThanOrEqual(5));
