@@ -100,6 +100,9 @@ function humanLines(outcome: CheckOutcome): string {
   } else {
     head = `unchanged  ${status}`;
   }
-  const details = outcome.events.flatMap(formatEvent).map((line) => `    ${line}\n`);
+  const details = [
+    ...outcome.findings.map((f) => `robots.txt line ${f.line}: ${f.message}`),
+    ...outcome.events.flatMap(formatEvent),
+  ].map((line) => `    ${line}\n`);
   return `${outcome.site}  ${head}${blip}  [snapshot ${outcome.snapshotId}]\n${details.join('')}`;
 }

@@ -7,6 +7,8 @@ import type { ChangeEvent, FetchStatus, StateView } from '../policy/events.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import { computeVerdicts, ParseCache, siteAccess } from '../policy/verdicts.js';
 import type { SiteState, WatchVerdict } from '../policy/verdicts.js';
+import { parseRobotsTxt } from '../robots/index.js';
+import type { LintFinding } from '../robots/index.js';
 import type { CurrentState, StoredSite } from '../store/sites.js';
 import type { CheckDeps } from './ports.js';
 
@@ -24,6 +26,8 @@ export interface CheckOutcome {
   readonly transient: string | null;
   /** The verdicts of a new state (baseline or changed). */
   readonly verdicts: readonly WatchVerdict[] | null;
+  /** Error-level lint findings of a new state's file: HTML, UTF-16, content past 500 KiB. */
+  readonly findings: readonly LintFinding[];
 }
 
 /**
@@ -103,6 +107,7 @@ export async function checkSite(
       events: [],
       transient,
       verdicts,
+      findings: [],
     };
     return { outcome, current: verdicts === null ? current : { ...current, verdictsKey: key } };
   }
@@ -165,6 +170,12 @@ export async function checkSite(
     events,
     transient,
     verdicts,
+    findings:
+      result.body === null
+        ? []
+        : parseRobotsTxt(result.body, result.cut ? { cut: result.cut } : {}).lint.filter(
+            (f) => f.severity === 'error',
+          ),
   };
   return { outcome, current: next };
 }

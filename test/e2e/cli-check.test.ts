@@ -165,6 +165,17 @@ fetch:
     expect(up.stdout).toContain('fetch status: unreachable 503 -> ok 200');
   });
 
+  it('says when the file turns into an HTML page', async () => {
+    await robowatch('check', '--config', config);
+    server.serve('/robots.txt', 200, '<!DOCTYPE html>\n<html><body>Welcome!</body></html>\n', {
+      'content-type': 'text/html',
+    });
+    const result = await robowatch('check', '--config', config);
+    expect(result.stdout).toContain(
+      '    robots.txt line 1: The file is an HTML page, not robots.txt; crawlers read only lines that happen to look like rules.\n',
+    );
+  });
+
   it('migrates on demand', async () => {
     const result = await robowatch('migrate', '--config', config);
     expect(result.code).toBe(0);

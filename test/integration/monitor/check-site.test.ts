@@ -241,6 +241,9 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
     server.serve('/robots.txt', 200, big);
     const outcome = await run();
     expect(outcome.fetch.cut).toMatchObject({ complete: true });
+    expect(outcome.findings.map((f) => f.message)).toEqual([
+      'The file is 514831 bytes; content past 512000 bytes is ignored: line 13129 is cut and lines 13130–13203 are not read.',
+    ]);
     expect(
       outcome.verdicts!.find((v) => v.agent === 'Googlebot' && v.url.endsWith('/shop/cart'))
         ?.allowed,
