@@ -1,12 +1,21 @@
 #!/usr/bin/env node
 /**
- * Composition root: the only place that touches the process (argv, env, streams, exit
- * status) and creates pools, HTTP agents and timers, handing them to the commands.
+ * Composition root: the only place that touches the process (argv, env, streams, signals,
+ * exit status) and creates pools, transports, HTTP agents and timers, handing them to the
+ * commands.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import nodemailer from 'nodemailer';
+import { Agent } from 'undici';
 import { runCli } from './cli/program.js';
+import type { Config } from './config/config.js';
 import { createRobotsFetcher } from './fetch/robots-fetcher.js';
+import { createLogger } from './lib/logger.js';
+import { createEmailChannel } from './notify/email-channel.js';
+import { createWebhookChannel } from './notify/webhook-channel.js';
 import { openDatabase } from './store/db.js';
 
 const { version } = JSON.parse(
@@ -19,13 +28,78 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+const heartbeatFile = (config: Config) => join(config.dataDir, 'heartbeat');
+let lastBeat = 0;
+
 process.exitCode = await runCli(process.argv.slice(2), {
   io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
   version,
   cwd: process.cwd(),
   env: process.env,
+  owner: `${hostname()}:${process.pid}`,
   openStore: (config) => openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }),
   createFetcher: (config) => createRobotsFetcher(config.fetch),
+  createChannels: (config, loadDigest) => {
+    const smtp = config.notify.email;
+    const transport = smtp
+      ? nodemailer.createTransport({
+          url: smtp.smtp,
+          connectionTimeout: 15_000,
+          greetingTimeout: 15_000,
+          socketTimeout: 60_000,
+        })
+      : undefined;
+    const dispatcher = new Agent({
+      connectTimeout: 15_000,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+    });
+    const secrets = new Map(
+      [...config.notify.defaults.webhooks, ...config.sites.flatMap((s) => s.alerts.webhooks)].map(
+        (w) => [w.url, w.secret],
+      ),
+    );
+    return {
+      channels: {
+        ...(transport && smtp
+          ? { email: createEmailChannel({ transport, from: smtp.from, loadDigest }) }
+          : {}),
+        webhook: createWebhookChannel({
+          dispatcher,
+          secretFor: (url) => secrets.get(url),
+          userAgent: config.fetch.userAgent,
+          timeoutMs: 30_000,
+        }),
+      },
+      close: async () => {
+        transport?.close();
+        await dispatcher.close();
+      },
+    };
+  },
+  createLogger: () => createLogger(process.stdout),
+  waitForSignal: () =>
+    new Promise((resolve) => {
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+      process.once('SIGINT', () => resolve('SIGINT'));
+    }),
+  heartbeat: (config) => {
+    const now = Date.now();
+    if (now - lastBeat < 10_000) return;
+    lastBeat = now;
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(heartbeatFile(config), new Date(now).toISOString());
+  },
+  lastHeartbeat: (config) => {
+    try {
+      return statSync(heartbeatFile(config)).mtime;
+    } catch {
+      return undefined;
+    }
+  },
   now: () => new Date(),
-  sleep: (ms) => sleep(ms),
+  sleep: (ms, signal) =>
+    sleep(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {
+      if ((error as Error).name !== 'AbortError') throw error;
+    }),
 });

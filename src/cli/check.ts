@@ -5,7 +5,8 @@ import type { CheckOutcome } from '../monitor/check-site.js';
 import { createCheckStore } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig, withStore } from './context.js';
-import { formatEvent, formatStatus } from './format.js';
+import { formatEvent, formatStatus } from '../notify/format.js';
+import { describeDelivery, deliverQueued } from './deliver.js';
 import { write } from './io.js';
 
 interface CheckOptions {
@@ -44,8 +45,8 @@ export function registerCheck(program: Command, context: CliContext): void {
       const lines: Promise<void>[] = [];
       const print = (text: string) => lines.push(write(context.io.stdout, text));
       try {
-        const summary = await withStore(context, config, (handle) =>
-          checkSites(
+        const { summary, delivery } = await withStore(context, config, async (handle) => {
+          const summary = await checkSites(
             {
               fetchRobots: (origin) => fetcher.fetchRobots(origin),
               store: createCheckStore(handle.db),
@@ -60,17 +61,25 @@ export function registerCheck(program: Command, context: CliContext): void {
               onOutcome: (outcome) =>
                 print(options.json ? jsonLines(outcome) : humanLines(outcome)),
             },
-          ),
-        );
+          );
+          // The alerts this run queued (and any left over) go out now, not at the
+          // daemon's next start.
+          const delivery = await deliverQueued(context, config, handle.db);
+          return { summary, delivery };
+        });
         await Promise.all(lines);
         if (!options.json) {
           await write(
             context.io.stdout,
             `${summary.checked} site${summary.checked === 1 ? '' : 's'} checked: ${summary.baseline} baseline, ` +
               `${summary.changed} changed (${summary.events} change event${summary.events === 1 ? '' : 's'}), ` +
-              `${summary.unchanged} unchanged\n`,
+              `${summary.unchanged} unchanged\n` +
+              (delivery.sent > 0 ? `${describeDelivery(delivery).sent}\n` : ''),
           );
         }
+        const undelivered = describeDelivery(delivery).failed;
+        if (undelivered !== undefined)
+          await write(context.io.stderr, `robowatch: ${undelivered}\n`);
         if (summary.failures.length > 0) {
           const [first] = summary.failures;
           throw new FatalError(

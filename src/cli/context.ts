@@ -2,6 +2,9 @@ import type { Config } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import type { RobotsFetcher } from '../fetch/robots-fetcher.js';
+import type { Logger } from '../lib/logger.js';
+import type { RenderedEmail } from '../notify/render-alert.js';
+import type { Channel, Delivery } from '../policy/alerts.js';
 import { FatalError } from '../lib/errors.js';
 import type { DatabaseHandle } from '../store/db.js';
 import { DatabaseError } from '../store/db.js';
@@ -18,8 +21,25 @@ export interface CliContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   openStore(config: Config): Promise<DatabaseHandle>;
   createFetcher(config: Config): RobotsFetcher;
+  /** The notification channels the configuration sets up (email needs notify.email). */
+  createChannels(config: Config, loadDigest: (id: number) => Promise<RenderedEmail>): Channels;
+  /** Structured logs for the daemon (JSON lines on stdout). */
+  createLogger(): Logger;
+  /** Resolves with the first SIGTERM or SIGINT. */
+  waitForSignal(): Promise<string>;
+  /** Records that the daemon is alive, for `robowatch health`. */
+  heartbeat(config: Config): void;
+  /** When the daemon last recorded that it was alive, if ever. */
+  lastHeartbeat(config: Config): Date | undefined;
+  /** Identifies this process in leases: host and pid. */
+  readonly owner: string;
   now(): Date;
-  sleep(ms: number): Promise<void>;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface Channels {
+  readonly channels: Partial<Record<Delivery['channel'], Channel>>;
+  close(): Promise<void>;
 }
 
 /** Loads the configuration (--config, ROBOWATCH_CONFIG, default); bad config is fatal. */

@@ -3,10 +3,13 @@ import { FatalError, oneLine, UsageError } from '../lib/errors.js';
 import { registerCheck } from './check.js';
 import type { CliContext } from './context.js';
 import { registerDiff } from './diff.js';
+import { registerDigest } from './digest.js';
+import { registerHealth } from './health.js';
 import { registerEval } from './eval.js';
 import { registerHistory } from './history.js';
 import { registerLint } from './lint.js';
 import { registerMigrate } from './migrate.js';
+import { registerStart } from './start.js';
 
 /**
  * Runs the robowatch command line and returns its exit status: 0 done, 1 fatal error,
@@ -31,6 +34,9 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   registerHistory(program, context);
   registerDiff(program, context);
   registerMigrate(program, context);
+  registerStart(program, context);
+  registerDigest(program, context);
+  registerHealth(program, context);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

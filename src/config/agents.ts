@@ -1,35 +1,9 @@
-/**
- * Crawler presets. Tokens are the product tokens the crawlers' operators document
- * for robots.txt.
- */
+import { AI_CRAWLERS, SEARCH_CRAWLERS } from '../policy/crawlers.js';
+
+/** Crawler presets for the configuration's agent lists. */
 export const AGENT_PRESETS: Readonly<Record<string, readonly string[]>> = {
-  '@search': [
-    'Googlebot',
-    'Googlebot-Image',
-    'Bingbot',
-    'DuckDuckBot',
-    'Applebot',
-    'YandexBot',
-    'Baiduspider',
-  ],
-  '@ai': [
-    'GPTBot',
-    'ChatGPT-User',
-    'OAI-SearchBot',
-    'ClaudeBot',
-    'Claude-User',
-    'Claude-SearchBot',
-    'anthropic-ai',
-    'CCBot',
-    'Google-Extended',
-    'PerplexityBot',
-    'Perplexity-User',
-    'Applebot-Extended',
-    'Bytespider',
-    'meta-externalagent',
-    'Amazonbot',
-    'cohere-ai',
-  ],
+  '@search': SEARCH_CRAWLERS,
+  '@ai': AI_CRAWLERS,
 };
 
 /** Agents watched when the configuration names none. */

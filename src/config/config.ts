@@ -3,6 +3,9 @@ import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { ZodError } from 'zod';
 import type { Profile } from '../robots/index.js';
 import { AGENT_PRESETS } from './agents.js';
+import { ConfigError } from './errors.js';
+import { resolveNotify, resolveSiteTargets } from './notify.js';
+import type { AlertTargets, NotifyConfig } from './notify.js';
 import { configFileSchema } from './schema.js';
 import type { AgentEntry, ConfigFile } from './schema.js';
 
@@ -20,6 +23,18 @@ export interface SiteConfig {
   readonly agents: readonly AgentSpec[];
   /** The profile for the site's fetch status (and its agents' default). */
   readonly profile: Profile;
+  /** When it is checked: a cron expression (its own, or schedule.check). */
+  readonly schedule: string;
+  /** Who its alerts go to, and which events alert. */
+  readonly alerts: AlertTargets;
+}
+
+export interface ScheduleConfig {
+  readonly check: string;
+  readonly digest: string;
+  readonly timezone: string;
+  /** How long a claim on work lasts unless renewed (a crashed process's, taken over). */
+  readonly leaseMs: number;
 }
 
 export interface FetchConfig {
@@ -42,12 +57,11 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   readonly sites: readonly SiteConfig[];
   readonly fetch: FetchConfig;
+  readonly schedule: ScheduleConfig;
+  readonly notify: NotifyConfig;
 }
 
-/** A configuration that cannot be used; the message names the file and the key path. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
+export { ConfigError };
 
 export interface ConfigContext {
   /** The file name, for messages. */
@@ -146,6 +160,7 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
     return agents;
   };
   topLevel('google');
+  const notify = resolveNotify(file.notify, context.env, context.file);
   const seen = new Set<string>();
   const sites = file.sites.map((site, i) => {
     const where = `${context.file}: sites[${i}]`;
@@ -160,6 +175,8 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
         ? resolveAgents(site.agents, profile, `${where}.agents`)
         : topLevel(profile),
       profile,
+      schedule: site.schedule ?? file.schedule.check,
+      alerts: resolveSiteTargets(notify, site.notify, context.env, where),
     };
   });
   return {
@@ -173,6 +190,8 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
         file.fetch.userAgent ??
         `robowatch/${context.version} (+https://github.com/robowatch/robowatch)`,
     },
+    schedule: file.schedule,
+    notify,
   };
 }
 

@@ -1,3 +1,4 @@
+import cron from 'node-cron';
 import { z } from 'zod';
 import { PROFILES } from '../robots/index.js';
 import { AGENT_PRESETS, DEFAULT_AGENTS } from './agents.js';
@@ -23,6 +24,40 @@ const agentEntry = z.union(
 
 const agentList = z.array(agentEntry).min(1, 'must name at least one agent');
 
+const cronExpression = z
+  .string({ error: 'must be a cron expression such as "0 3 * * *"' })
+  .refine((value) => cron.validate(value), {
+    error: 'is not a valid cron expression (minute hour day-of-month month day-of-week)',
+  });
+
+const EVENT_TYPES = [
+  'newly_disallowed',
+  'newly_allowed',
+  'fetch_status_changed',
+  'rules_changed',
+  'sitemaps_changed',
+] as const;
+
+const eventTypes = z
+  .array(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(', ')}` }))
+  .min(1, 'must name at least one event type');
+
+const emailAddress = z.string().regex(/^[^\s@<>,;]+@[^\s@<>,;]+$/, 'must be an email address');
+
+const webhook = z.strictObject({
+  url: z.string({ error: 'must be an http(s) URL' }),
+  /** Signs each delivery (HMAC-SHA256); from the environment with ${NAME}. */
+  secret: z.string().min(1, 'must not be empty').optional(),
+  format: z.enum(['json', 'slack'], { error: 'must be json or slack' }).default('json'),
+});
+
+/** Who a site's alerts go to; each list replaces the global one when given. */
+const siteNotify = z.strictObject({
+  email: z.array(emailAddress).optional(),
+  webhooks: z.array(webhook).optional(),
+  events: eventTypes.optional(),
+});
+
 const site = z.strictObject({
   url: z.string({ error: 'must be the site origin, e.g. https://example.com' }),
   watch: z
@@ -30,6 +65,45 @@ const site = z.strictObject({
     .min(1, 'must list at least one URL to watch'),
   agents: agentList.optional(),
   profile: profile.optional(),
+  schedule: cronExpression.optional(),
+  notify: siteNotify.optional(),
+});
+
+const schedule = z.strictObject({
+  /** When sites are checked: once per period between fires, spread over the period. */
+  check: cronExpression.default('0 3 * * *'),
+  /** When the weekly digest is sent. */
+  digest: cronExpression.default('0 8 * * 1'),
+  timezone: z
+    .string()
+    .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Paris or UTC' })
+    .default('UTC'),
+  /**
+   * How long a process's claim on a check, a notification or a scheduled task lasts
+   * unless renewed (every third of it): a crashed process's work is taken over by
+   * another within this long.
+   */
+  leaseMs: integer(1_000, 3_600_000, ' (milliseconds)').default(60_000),
+});
+
+const notify = z.strictObject({
+  /** Which change events alert; the rest are recorded and shown, not sent. */
+  events: eventTypes.default(['newly_disallowed', 'fetch_status_changed']),
+  email: z
+    .strictObject({
+      /** smtp(s)://user:password@host:port; from the environment with ${NAME}. */
+      smtp: z.string({ error: 'must be an smtp:// or smtps:// URL' }),
+      from: z.string({ error: 'must be the sender address' }).min(3),
+      to: z.array(emailAddress).default([]),
+    })
+    .optional(),
+  webhooks: z.array(webhook).default([]),
+  retry: z
+    .strictObject({
+      baseDelayMs: integer(1_000, 3_600_000, ' (milliseconds)').default(30_000),
+      maxDelayMs: integer(1_000, 86_400_000, ' (milliseconds)').default(3_600_000),
+    })
+    .default({ baseDelayMs: 30_000, maxDelayMs: 3_600_000 }),
 });
 
 /** A whole number in [min, max], with a message that says so. */
@@ -53,7 +127,19 @@ export const configFileSchema = z.strictObject({
   agents: agentList.default([...DEFAULT_AGENTS]),
   sites: z.array(site).default([]),
   fetch: fetchSettings.default(fetchSettings.parse({})),
+  schedule: schedule.default(schedule.parse({})),
+  notify: notify.default(notify.parse({})),
 });
 
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export type ConfigFile = z.infer<typeof configFileSchema>;
+export type WebhookEntry = z.infer<typeof webhook>;
 export type AgentEntry = z.infer<typeof agentEntry>;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
 import { STALE_AFTER_MS } from '../policy/access.js';
+import { routeAlerts } from '../policy/alerts.js';
 import type { Access, FetchOutcome } from '../policy/access.js';
 import { diffStates, effectiveRules, sitemapsOf } from '../policy/events.js';
 import type { ChangeEvent, FetchStatus, StateView } from '../policy/events.js';
@@ -147,6 +148,7 @@ export async function checkSite(
     verdicts,
     verdictsKey: key,
     events,
+    alerts: routeAlerts(site.origin, events, site.alerts),
     unreachableSince,
     check: { checkedAt, durationMs, transient },
   });

@@ -10,6 +10,7 @@ import type { CheckRow, NewSnapshot } from '../store/snapshots.js';
 
 export interface CheckStore {
   syncSites(origins: readonly string[]): Promise<StoredSite[]>;
+  loadSites(origins: readonly string[]): Promise<StoredSite[]>;
   recordCheck(check: CheckRow): Promise<void>;
   recordSnapshot(snapshot: NewSnapshot): Promise<number>;
   replaceVerdicts(

@@ -1,7 +1,7 @@
 /** The store as the rest of robowatch sees it: queries over one opened database. */
 import type { WatchVerdict } from '../policy/verdicts.js';
 import type { Database } from './db.js';
-import { syncSites } from './sites.js';
+import { loadSites, syncSites } from './sites.js';
 import {
   CheckWriter,
   loadBody,
@@ -10,6 +10,24 @@ import {
   replaceVerdicts,
 } from './snapshots.js';
 import type { CheckRow, NewSnapshot } from './snapshots.js';
+import { loadDigest, loadSitePeriods, recordDigest } from './digests.js';
+import type { DigestRecord } from './digests.js';
+import { leaseOutbox, markRetry, markSent, releaseOutbox } from './outbox.js';
+import {
+  abandonedCronRuns,
+  claimCronRun,
+  completeCronRun,
+  failCronRun,
+  finishRun,
+  leaseRuns,
+  missedCronRun,
+  nextDueAt,
+  planRuns,
+  releaseRuns,
+  renewLeases,
+  retryRun,
+} from './runs.js';
+import type { LeasedRun, PlannedRun } from './runs.js';
 
 export { openDatabase, DatabaseError } from './db.js';
 export type { Database, DatabaseHandle } from './db.js';
@@ -19,6 +37,7 @@ export function createCheckStore(db: Database) {
   const checks = new CheckWriter(db);
   return {
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
+    loadSites: (origins: readonly string[]) => loadSites(db, origins),
     recordCheck: (check: CheckRow) => checks.record(check),
     recordSnapshot: (snapshot: NewSnapshot) => recordSnapshot(db, snapshot),
     replaceVerdicts: (
@@ -31,3 +50,49 @@ export function createCheckStore(db: Database) {
     loadBody: (sha256: string) => loadBody(db, sha256),
   };
 }
+
+/**
+ * The queries the daemon needs, bound to a database and to this process's identity
+ * (`owner`), which its claims carry; a claim lasts `leaseMs` unless renewed.
+ */
+export function createDaemonStore(db: Database, owner: string, leaseMs: number) {
+  return {
+    runs: {
+      plan: (runs: readonly PlannedRun[], now: Date) => planRuns(db, runs, now),
+      lease: (now: Date, limit: number) => leaseRuns(db, owner, now, limit, leaseMs),
+      finish: (run: LeasedRun, now: Date) => finishRun(db, run, owner, now),
+      retry: (run: LeasedRun, error: string, dueAt: Date) => retryRun(db, run, owner, error, dueAt),
+      nextDueAt: (now: Date) => nextDueAt(db, now),
+    },
+    outbox: {
+      lease: (now: Date, limit: number) => leaseOutbox(db, owner, now, limit, leaseMs),
+      markSent: (id: number, now: Date) => markSent(db, id, owner, now),
+      markRetry: (id: number, error: string, nextAttemptAt: Date) =>
+        markRetry(db, id, owner, error, nextAttemptAt),
+    },
+    cron: {
+      claim: (key: string, ttlMs: number, now: Date) => claimCronRun(db, key, owner, now, ttlMs),
+      complete: (key: string, now: Date) => completeCronRun(db, key, owner, now),
+      fail: (key: string, error: string, retryAt: Date) =>
+        failCronRun(db, key, owner, error, retryAt),
+      abandoned: (now: Date) => abandonedCronRuns(db, now),
+      missed: (name: string, fire: Date) => missedCronRun(db, name, fire),
+    },
+    leases: {
+      renew: (now: Date) => renewLeases(db, owner, now, leaseMs),
+      release: async () => {
+        await releaseRuns(db, owner);
+        await releaseOutbox(db, owner);
+      },
+    },
+    digests: {
+      syncSites: (origins: readonly string[]) => syncSites(db, origins),
+      loadSitePeriods: (siteIds: readonly number[], start: Date, end: Date) =>
+        loadSitePeriods(db, siteIds, start, end),
+      recordDigest: (record: DigestRecord, now: Date) => recordDigest(db, record, now),
+      loadDigest: (id: number) => loadDigest(db, id),
+    },
+  };
+}
+
+export type DaemonStore = ReturnType<typeof createDaemonStore>;

@@ -19,6 +19,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  unique,
 } from 'drizzle-orm/pg-core';
 import type { ChangeEvent } from '../policy/events.js';
 import type { RedirectHop } from '../policy/fetch-result.js';
@@ -141,4 +142,92 @@ export const changeEvents = pgTable(
     createdAt: at('created_at').notNull(),
   },
   (t) => [index('change_events_site_idx').on(t.siteId, t.id)],
+);
+
+/**
+ * A site's check in one period of its schedule: due at a stable offset within the
+ * period; leased by one process at a time (a lease that expires is taken over); done
+ * once checked, or pushed later in the period after an internal failure.
+ */
+export const siteRuns = pgTable(
+  'site_runs',
+  {
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    periodStart: at('period_start').notNull(),
+    periodEnd: at('period_end').notNull(),
+    dueAt: at('due_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    leasedBy: text('leased_by'),
+    leaseUntil: at('lease_until'),
+    doneAt: at('done_at'),
+    lastError: text('last_error'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.siteId, t.periodStart] }),
+    index('site_runs_due_idx')
+      .on(t.dueAt)
+      .where(sql`done_at IS NULL`),
+  ],
+);
+
+/** One fire of a scheduled task (node-cron's run coordinator): one process claims it. */
+export const cronRuns = pgTable('cron_runs', {
+  key: text('key').primaryKey(),
+  claimedBy: text('claimed_by').notNull(),
+  claimedAt: at('claimed_at').notNull(),
+  expiresAt: at('expires_at').notNull(),
+  completedAt: at('completed_at'),
+  /** Why the last attempt failed; the fire is taken up again once the claim expires. */
+  lastError: text('last_error'),
+});
+
+/** A digest as sent: one per recipient and period, kept for the web UI. */
+export const digests = pgTable(
+  'digests',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    recipient: text('recipient').notNull(),
+    periodStart: at('period_start').notNull(),
+    periodEnd: at('period_end').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    html: text('html').notNull(),
+    createdAt: at('created_at').notNull(),
+  },
+  (t) => [unique('digests_recipient_period_key').on(t.recipient, t.periodStart)],
+);
+
+/**
+ * Notifications to deliver, written in the transaction that decides them (a new snapshot,
+ * a digest). A deliverer leases due rows, sends them, and marks them sent; a failure is
+ * retried later, with backoff. `key` identifies the notification to its receiver (the
+ * email's Message-ID, a webhook header) so that a resend after a crash can be recognised.
+ */
+export const outbox = pgTable(
+  'outbox',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    key: text('key').notNull().unique(),
+    channel: text('channel').$type<'email' | 'webhook'>().notNull(),
+    /** Recipients of an email (comma-separated), or a webhook's URL. */
+    destination: text('destination').notNull(),
+    /** What to send: { site, events, format? } for an alert, { digestId } for a digest. */
+    payload: jsonb('payload').notNull(),
+    siteId: integer('site_id').references(() => sites.id),
+    snapshotId: bigint('snapshot_id', { mode: 'number' }).references(() => snapshots.id),
+    createdAt: at('created_at').notNull(),
+    nextAttemptAt: at('next_attempt_at').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    leasedBy: text('leased_by'),
+    leaseUntil: at('lease_until'),
+    sentAt: at('sent_at'),
+    lastError: text('last_error'),
+  },
+  (t) => [
+    index('outbox_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`sent_at IS NULL`),
+  ],
 );

@@ -1,8 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { AlertDraft } from '../policy/alerts.js';
 import type { ChangeEvent } from '../policy/events.js';
 import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import type { Database } from './db.js';
+import { insertAlerts } from './outbox.js';
 import { bodies, changeEvents, checks, sites, snapshots, verdicts } from './schema.js';
 
 export interface CheckRow {
@@ -31,6 +33,8 @@ export interface NewSnapshot {
   readonly verdicts: readonly WatchVerdict[];
   readonly verdictsKey: string;
   readonly events: readonly ChangeEvent[];
+  /** Alerts to queue with it (the outbox), in the same transaction. */
+  readonly alerts: readonly AlertDraft[];
   readonly unreachableSince: Date | null;
   readonly check: Omit<CheckRow, 'snapshotId'>;
 }
@@ -97,6 +101,26 @@ async function insertChecks(
  */
 export async function recordSnapshot(db: Database, snapshot: NewSnapshot): Promise<number> {
   return db.transaction(async (tx) => {
+    // The site's row, locked first: a state is recorded only on top of the one it was
+    // compared with, so two checks of a site at once cannot both record (and alert) the
+    // same change. The loser's transaction rolls back; its check is retried.
+    const [locked] = await tx
+      .update(sites)
+      .set({ currentSnapshotId: sites.currentSnapshotId })
+      .where(
+        and(
+          eq(sites.id, snapshot.siteId),
+          snapshot.previousId === null
+            ? isNull(sites.currentSnapshotId)
+            : eq(sites.currentSnapshotId, snapshot.previousId),
+        ),
+      )
+      .returning({ id: sites.id });
+    if (locked === undefined) {
+      throw new Error(
+        `another check recorded a new state of site ${snapshot.siteId} meanwhile; not recorded twice`,
+      );
+    }
     if (snapshot.body !== null) {
       await tx
         .insert(bodies)
@@ -142,6 +166,7 @@ export async function recordSnapshot(db: Database, snapshot: NewSnapshot): Promi
         })),
       );
     }
+    await insertAlerts(tx, snapshot.alerts, snapshot.siteId, id, snapshot.check.checkedAt);
     await tx.insert(checks).values({ ...snapshot.check, snapshotId: id });
     await tx
       .update(sites)

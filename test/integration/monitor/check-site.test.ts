@@ -2,13 +2,16 @@
  * Checking a site end to end: a real HTTP server plays the site, the real fetcher
  * fetches it, the real store records it, on PGlite and (when configured) PostgreSQL.
  */
+import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import type { SiteConfig } from '../../../src/config/config.js';
+import { checkSite } from '../../../src/monitor/check-site.js';
 import { checkSites } from '../../../src/monitor/check-sites.js';
 import type { CheckOutcome } from '../../../src/monitor/check-site.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import { createCheckStore } from '../../../src/store/index.js';
+import { queryRows } from '../../../src/store/db.js';
 import { countRows } from '../../../src/store/sites.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
@@ -271,6 +274,28 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
     expect(outcome).toMatchObject({ kind: 'unchanged', events: [] });
     expect(outcome.verdicts).toHaveLength(20);
     expect(await counts()).toMatchObject({ snapshots: 1, verdicts: 20 });
+  });
+
+  it('records a change seen by two checks at once only once, with one set of alerts', async () => {
+    const site = siteConfig(`notify:
+  webhooks: [{url: 'http://127.0.0.1:9/hook'}]`);
+    await run(site);
+    server.serve('/robots.txt', 200, ROBOTS_V1 + 'User-agent: *\nDisallow: /shop/\n');
+    // Two processes loaded the site's state before either recorded anything.
+    const [stored] = await deps.store.loadSites([site.origin]);
+    const results = await Promise.allSettled([
+      checkSite(deps, site, stored!),
+      checkSite(deps, site, stored!),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const rejected = results.find((r) => r.status === 'rejected')!;
+    expect(String(rejected.reason)).toMatch(/another check recorded a new state of site \d+/);
+    expect(await counts()).toMatchObject({ snapshots: 2, checks: 2 });
+    const outbox = await queryRows<{ n: number }>(
+      database.handle.db,
+      sql`SELECT count(*)::int AS n FROM outbox`,
+    );
+    expect(outbox[0]!.n).toBe(1);
   });
 
   it('keeps checking the other sites when one cannot be recorded', async () => {

@@ -1,4 +1,4 @@
-/** Human-readable lines for change events and fetch statuses, shared by the commands. */
+/** Human-readable text for change events and fetch statuses: the CLI's and the alerts'. */
 import type { ChangeEvent, EffectiveRule, FetchStatus } from '../policy/events.js';
 import type { Cause } from '../policy/verdicts.js';
 

@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import { UsageError } from '../lib/errors.js';
+import { prepareDigests } from '../monitor/send-digests.js';
+import { renderDigest } from '../notify/render-digest.js';
+import { createDaemonStore } from '../store/index.js';
+import type { CliContext } from './context.js';
+import { readConfig, withStore } from './context.js';
+import { ONE_SHOT_LEASE_MS, describeDelivery, deliverQueued } from './deliver.js';
+import { write } from './io.js';
+
+interface DigestOptions {
+  config?: string;
+  since: string;
+  print?: boolean;
+  send?: boolean;
+  to?: string;
+}
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** "7d" → milliseconds. */
+function parseSince(value: string): number {
+  const match = /^(\d+)([mhdw])$/.exec(value);
+  if (!match)
+    throw new UsageError(`--since must be a duration such as 7d, 24h or 2w, not "${value}"`);
+  return Number(match[1]) * UNITS[match[2]!]!;
+}
+
+/** `robowatch digest`: the digest of a period, printed or sent. */
+export function registerDigest(program: Command, context: CliContext): void {
+  program
+    .command('digest')
+    .summary('print or send the digest of a period')
+    .description(
+      'Builds, for each email recipient, the digest of the sites whose alerts they receive:\n' +
+        "each site's changes, the watched URLs disallowed now, fetch health and incidents,\n" +
+        "and the AI crawlers' standing. --send records it and sends it; a period already sent\n" +
+        'to a recipient is not sent again.',
+    )
+    .option('--since <duration>', 'the period: the last 7d, 24h, 2w, …', '7d')
+    .option('--print', 'print the digests (the default)')
+    .option('--send', 'record the digests and send them now')
+    .option('--to <email>', 'only the digest of this recipient')
+    .option(
+      '--config <file>',
+      'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
+    )
+    .action(async (options: DigestOptions) => {
+      if (options.print && options.send)
+        throw new UsageError('--print and --send exclude each other');
+      const since = parseSince(options.since);
+      const config = await readConfig(context, options.config);
+      const recipients = new Set(config.sites.flatMap((s) => s.alerts.email));
+      if (recipients.size === 0) {
+        throw new UsageError(
+          `${config.file} sends email to nobody (notify.email.to, or a site's notify.email)`,
+        );
+      }
+      if (options.to !== undefined && !recipients.has(options.to)) {
+        throw new UsageError(`--to ${options.to} receives no site's alerts in ${config.file}`);
+      }
+      // The period runs to now and starts on the hour: sending twice within an hour names
+      // the same period (recorded once), and nothing seen up to now is left out.
+      const now = context.now();
+      const start = Math.floor((now.getTime() - since) / UNITS['h']!) * UNITS['h']!;
+      const period = { start: new Date(start), end: now };
+      await withStore(context, config, async (handle) => {
+        const store = createDaemonStore(handle.db, context.owner, ONE_SHOT_LEASE_MS);
+        const digests = await prepareDigests(
+          { ...store.digests, renderDigest, now: () => context.now() },
+          config,
+          period,
+          {
+            record: options.send === true,
+            ...(options.to === undefined ? {} : { recipient: options.to }),
+          },
+        );
+        if (!options.send) {
+          await write(
+            context.io.stdout,
+            digests
+              .map(
+                (d) => `To: ${d.recipient}\nSubject: ${d.rendered.subject}\n\n${d.rendered.text}\n`,
+              )
+              .join('\n'),
+          );
+          return;
+        }
+        const delivery = describeDelivery(await deliverQueued(context, config, handle.db));
+        const lines = digests.map((d) =>
+          d.id === null
+            ? `${d.recipient}: already sent for this period`
+            : `${d.recipient}: queued (digest ${d.id})`,
+        );
+        await write(context.io.stdout, [...lines, delivery.sent].join('\n') + '\n');
+        if (delivery.failed !== undefined)
+          await write(context.io.stderr, `robowatch: ${delivery.failed}\n`);
+      });
+    });
+}

@@ -1,0 +1,80 @@
+import type { Command } from 'commander';
+import { Daemon } from '../schedule/daemon.js';
+import { renderDigest } from '../notify/render-digest.js';
+import { createCheckStore, createDaemonStore } from '../store/index.js';
+import type { CliContext } from './context.js';
+import { openStore, readConfig } from './context.js';
+
+/** How long a stopping daemon waits for its in-flight checks and deliveries. */
+const STOP_DEADLINE_MS = 30_000;
+
+/** `robowatch start`: the daemon. */
+export function registerStart(program: Command, context: CliContext): void {
+  program
+    .command('start')
+    .summary('run the daemon: scheduled checks, alerts, the weekly digest')
+    .description(
+      'Checks every configured site once per period of its schedule (spread over the period),\n' +
+        'sends alerts by email and webhook, and the weekly digest. Several processes can share\n' +
+        'one PostgreSQL database; SIGTERM or SIGINT stops it cleanly. Logs are JSON lines on stdout.',
+    )
+    .option(
+      '--config <file>',
+      'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
+    )
+    .action(async (options: { config?: string }) => {
+      const config = await readConfig(context, options.config);
+      const logger = context.createLogger();
+      const handle = await openStore(context, config);
+      const { fetch } = config;
+      const store = createDaemonStore(handle.db, context.owner, config.schedule.leaseMs);
+      const notifiers = context.createChannels(config, (id) => store.digests.loadDigest(id));
+      const fetcher = context.createFetcher(config);
+      const now = () => context.now();
+      const daemon = new Daemon({
+        config,
+        check: {
+          fetchRobots: (origin) => fetcher.fetchRobots(origin),
+          store: createCheckStore(handle.db),
+          now,
+          sleep: (ms) => context.sleep(ms),
+          confirmRetries: fetch.confirmRetries,
+          confirmDelayMs: fetch.confirmDelayMs,
+        },
+        runs: store.runs,
+        leases: store.leases,
+        fires: store.cron,
+        deliver: {
+          ...store.outbox,
+          channels: notifiers.channels,
+          now,
+          retry: config.notify.retry,
+          onSent: (d) =>
+            logger.info(
+              { delivery: d.key, channel: d.channel, to: d.destination },
+              'notification sent',
+            ),
+          onFailed: (d, error, retryAt) =>
+            logger.warn(
+              { delivery: d.key, channel: d.channel, error: String(error), retryAt },
+              'notification failed; retried later',
+            ),
+        },
+        digests: { ...store.digests, renderDigest, now },
+        logger,
+        sleep: (ms, signal) => context.sleep(ms, signal),
+        heartbeat: () => context.heartbeat(config),
+      });
+      logger.info({ database: handle.kind, owner: context.owner }, 'robowatch starting');
+      try {
+        await daemon.start();
+        const signal = await context.waitForSignal();
+        logger.info({ signal }, 'signal received');
+        await daemon.stop(STOP_DEADLINE_MS);
+      } finally {
+        await fetcher.close();
+        await notifiers.close();
+        await handle.close();
+      }
+    });
+}

@@ -1,0 +1,96 @@
+import type { AlertTargets, WebhookTarget } from '../policy/alerts.js';
+
+export type { AlertTargets, WebhookTarget };
+import { ConfigError } from './errors.js';
+import type { ConfigFile, WebhookEntry } from './schema.js';
+
+export interface NotifyConfig {
+  /** The SMTP server to send from; undefined: no email. */
+  readonly email: { readonly smtp: string; readonly from: string } | undefined;
+  /** Targets of sites that name none of their own. */
+  readonly defaults: AlertTargets;
+  readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Replaces ${NAME} with the environment variable NAME: secrets stay out of the file. */
+export function interpolate(value: string, env: Env, where: string): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+    const found = env[name];
+    if (found === undefined || found === '')
+      throw new ConfigError(`${where}: environment variable ${name} is not set`);
+    return found;
+  });
+}
+
+function resolveWebhooks(
+  entries: readonly WebhookEntry[],
+  env: Env,
+  where: string,
+): WebhookTarget[] {
+  return entries.map((entry, i) => {
+    const url = interpolate(entry.url, env, `${where}[${i}].url`);
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ConfigError(`${where}[${i}].url: "${url}" is not a URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new ConfigError(`${where}[${i}].url: must be http or https`);
+    }
+    return {
+      url,
+      secret:
+        entry.secret === undefined
+          ? undefined
+          : interpolate(entry.secret, env, `${where}[${i}].secret`),
+      format: entry.format,
+    };
+  });
+}
+
+export function resolveNotify(notify: ConfigFile['notify'], env: Env, file: string): NotifyConfig {
+  let email: NotifyConfig['email'];
+  if (notify.email !== undefined) {
+    const smtp = interpolate(notify.email.smtp, env, `${file}: notify.email.smtp`);
+    if (!/^smtps?:\/\//.test(smtp))
+      throw new ConfigError(`${file}: notify.email.smtp: must be an smtp:// or smtps:// URL`);
+    email = { smtp, from: notify.email.from };
+  }
+  if (notify.retry.maxDelayMs < notify.retry.baseDelayMs) {
+    throw new ConfigError(`${file}: notify.retry.maxDelayMs: must be at least baseDelayMs`);
+  }
+  return {
+    email,
+    defaults: {
+      email: notify.email?.to ?? [],
+      webhooks: resolveWebhooks(notify.webhooks, env, `${file}: notify.webhooks`),
+      events: notify.events,
+    },
+    retry: notify.retry,
+  };
+}
+
+/** A site's alert targets: each list it gives replaces the global one. */
+export function resolveSiteTargets(
+  notify: NotifyConfig,
+  site: ConfigFile['sites'][number]['notify'],
+  env: Env,
+  where: string,
+): AlertTargets {
+  if (site === undefined) return notify.defaults;
+  if (site.email !== undefined && site.email.length > 0 && notify.email === undefined) {
+    throw new ConfigError(
+      `${where}.notify.email: needs notify.email (the SMTP server to send from)`,
+    );
+  }
+  return {
+    email: site.email ?? notify.defaults.email,
+    webhooks: site.webhooks
+      ? resolveWebhooks(site.webhooks, env, `${where}.notify.webhooks`)
+      : notify.defaults.webhooks,
+    events: site.events ?? notify.defaults.events,
+  };
+}

@@ -1,0 +1,47 @@
+import { oneLine } from '../lib/errors.js';
+import { retryDelay } from '../policy/alerts.js';
+import type { Channel, Delivery } from '../policy/alerts.js';
+
+export interface DeliverDeps {
+  lease(now: Date, limit: number): Promise<Delivery[]>;
+  markSent(id: number, now: Date): Promise<void>;
+  markRetry(id: number, error: string, nextAttemptAt: Date): Promise<void>;
+  /** The channels configured; a delivery for a missing one waits, retried, until it is. */
+  readonly channels: Partial<Record<Delivery['channel'], Channel>>;
+  now(): Date;
+  readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
+  readonly onSent?: (delivery: Delivery) => void;
+  readonly onFailed?: (delivery: Delivery, error: unknown, retryAt: Date) => void;
+}
+
+/**
+ * Leases due notifications and sends them; a failure is retried with exponential backoff
+ * (capped). A row is marked sent only after its channel accepted it, so a crash between
+ * the two can send it again, with the same key for the receiver to recognise.
+ */
+export async function deliverDue(
+  deps: DeliverDeps,
+  limit: number,
+): Promise<{ leased: number; sent: number; failed: number }> {
+  const leased = await deps.lease(deps.now(), limit);
+  let sent = 0;
+  let failed = 0;
+  await Promise.all(
+    leased.map(async (delivery) => {
+      const channel = deps.channels[delivery.channel];
+      try {
+        if (channel === undefined) throw new Error(`no ${delivery.channel} channel is configured`);
+        await channel.send(delivery);
+        await deps.markSent(delivery.id, deps.now());
+        sent++;
+        deps.onSent?.(delivery);
+      } catch (error) {
+        const retryAt = new Date(deps.now().getTime() + retryDelay(delivery.attempts, deps.retry));
+        await deps.markRetry(delivery.id, oneLine(error), retryAt);
+        failed++;
+        deps.onFailed?.(delivery, error, retryAt);
+      }
+    }),
+  );
+  return { leased: leased.length, sent, failed };
+}

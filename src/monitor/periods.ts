@@ -1,0 +1,48 @@
+import { CronExpressionParser } from 'cron-parser';
+
+export interface Period {
+  readonly start: Date;
+  readonly end: Date;
+}
+
+/** The period of a schedule that `now` falls in: from its last fire (at or before now) to the next. */
+export function periodAt(expression: string, timezone: string, now: Date): Period {
+  // prev() is strictly before its start date: start 1 ms later so a fire at `now` counts.
+  const previous = CronExpressionParser.parse(expression, {
+    currentDate: new Date(now.getTime() + 1),
+    tz: timezone,
+  }).prev();
+  const next = CronExpressionParser.parse(expression, { currentDate: now, tz: timezone }).next();
+  return { start: previous.toDate(), end: next.toDate() };
+}
+
+/** The period a fire of a schedule closes: from the fire before it up to it. */
+export function periodEndingAt(expression: string, timezone: string, fire: Date): Period {
+  const previous = CronExpressionParser.parse(expression, {
+    currentDate: fire,
+    tz: timezone,
+  }).prev();
+  return { start: previous.toDate(), end: fire };
+}
+
+/** A site's stable place in any period, in [0, 1): FNV-1a of its origin. */
+export function siteOffset(origin: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < origin.length; i++) {
+    hash ^= origin.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash / 2 ** 32;
+}
+
+/**
+ * When a site is due in a period: at its stable offset, within the first 90% of the
+ * period so that a failed check has time to be retried before the period ends. A period
+ * planned late (the daemon started mid-period) spreads its sites over what is left, so
+ * that they are not all due at once.
+ */
+export function dueAt(origin: string, period: Period, plannedAt: Date): Date {
+  const from = Math.max(period.start.getTime(), plannedAt.getTime());
+  const window = Math.max(0, period.end.getTime() - from);
+  return new Date(from + Math.floor(siteOffset(origin) * 0.9 * window));
+}

@@ -1,0 +1,88 @@
+import type { SiteConfig } from '../config/config.js';
+import { oneLine } from '../lib/errors.js';
+import type { LeasedRun, PlannedRun } from '../store/runs.js';
+import { checkSite } from './check-site.js';
+import type { CheckOutcome } from './check-site.js';
+import { dueAt, periodAt } from './periods.js';
+import type { CheckDeps } from './ports.js';
+
+export interface RunStore {
+  plan(runs: readonly PlannedRun[], now: Date): Promise<void>;
+  lease(now: Date, limit: number): Promise<LeasedRun[]>;
+  finish(run: LeasedRun, now: Date): Promise<void>;
+  retry(run: LeasedRun, error: string, dueAt: Date): Promise<void>;
+}
+
+/** Plans each site's run in the period of its schedule that `now` falls in (idempotent). */
+export async function planChecks(
+  runs: RunStore,
+  sites: readonly { readonly id: number; readonly config: SiteConfig }[],
+  timezone: string,
+  now: Date,
+): Promise<void> {
+  await runs.plan(
+    sites.map(({ id, config }) => {
+      const period = periodAt(config.schedule, timezone, now);
+      return {
+        siteId: id,
+        periodStart: period.start,
+        periodEnd: period.end,
+        dueAt: dueAt(config.origin, period, now),
+      };
+    }),
+    now,
+  );
+}
+
+/** After an internal failure, the run is due again this much later: 1, 2, 4… minutes, at most an hour. */
+export function internalRetryDelay(attempts: number): number {
+  return Math.min(60_000 * 2 ** attempts, 3_600_000);
+}
+
+export interface DueOptions {
+  /** Runs leased at once. */
+  readonly limit: number;
+  readonly onOutcome?: (outcome: CheckOutcome) => void;
+  readonly onFailure?: (site: string, error: unknown, retryAt: Date) => void;
+}
+
+/**
+ * Leases the runs due now and checks their sites; a run whose check failed for an
+ * internal reason (the store, a defect) is due again later in its period. Returns how
+ * many runs it leased.
+ */
+export async function runDueChecks(
+  deps: CheckDeps,
+  runs: RunStore,
+  sites: ReadonlyMap<number, SiteConfig>,
+  options: DueOptions,
+): Promise<number> {
+  const leased = await runs.lease(deps.now(), options.limit);
+  if (leased.length === 0) return 0;
+  const configs = leased
+    .map((run) => sites.get(run.siteId))
+    .filter((c): c is SiteConfig => c !== undefined);
+  const stored = new Map(
+    (await deps.store.loadSites(configs.map((c) => c.origin))).map((s) => [s.origin, s]),
+  );
+  await Promise.all(
+    leased.map(async (run) => {
+      const config = sites.get(run.siteId);
+      const site = config === undefined ? undefined : stored.get(config.origin);
+      if (config === undefined || site === undefined) {
+        await runs.finish(run, deps.now()); // no longer configured
+        return;
+      }
+      try {
+        const { outcome } = await checkSite(deps, config, site);
+        await runs.finish(run, deps.now());
+        options.onOutcome?.(outcome);
+      } catch (error) {
+        const retryAt = new Date(deps.now().getTime() + internalRetryDelay(run.attempts));
+        await runs.retry(run, oneLine(error), retryAt);
+        options.onFailure?.(config.origin, error, retryAt);
+      }
+    }),
+  );
+  return leased.length;
+}

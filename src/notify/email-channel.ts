@@ -1,0 +1,38 @@
+import type { Transporter } from 'nodemailer';
+import type { Channel, Delivery } from '../policy/alerts.js';
+import { renderAlertEmail } from './render-alert.js';
+import type { RenderedEmail } from './render-alert.js';
+
+export interface EmailChannelOptions {
+  /** The SMTP transport (main.ts creates it from notify.email.smtp). */
+  readonly transport: Transporter;
+  readonly from: string;
+  /** A recorded digest's subject and parts. */
+  loadDigest(id: number): Promise<RenderedEmail>;
+}
+
+/**
+ * Sends alert and digest emails. The delivery's key is the Message-ID, the same on every
+ * attempt, so a receiver can recognise a message sent again after a crash.
+ */
+export function createEmailChannel(options: EmailChannelOptions): Channel {
+  return {
+    async send(delivery: Delivery): Promise<void> {
+      const { payload } = delivery;
+      const message =
+        payload.kind === 'alert'
+          ? renderAlertEmail(payload.site, payload.events)
+          : await options.loadDigest(payload.digestId);
+      await options.transport.sendMail({
+        from: options.from,
+        to: delivery.destination,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+        date: delivery.createdAt,
+        messageId: `<${delivery.key}@robowatch>`,
+        headers: { 'X-Robowatch-Delivery': delivery.key },
+      });
+    },
+  };
+}

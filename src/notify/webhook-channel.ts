@@ -1,0 +1,63 @@
+import { createHmac } from 'node:crypto';
+import { request } from 'undici';
+import type { Dispatcher } from 'undici';
+import type { Channel, Delivery } from '../policy/alerts.js';
+import { renderWebhookBody } from './render-alert.js';
+
+export interface WebhookChannelOptions {
+  readonly dispatcher: Dispatcher;
+  /** The secret configured for a webhook URL, if any (secrets never enter the outbox). */
+  secretFor(url: string): string | undefined;
+  readonly userAgent: string;
+  readonly timeoutMs: number;
+}
+
+/** The signature header: HMAC-SHA256 of the exact body with the webhook's secret. */
+export function signBody(body: string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/**
+ * POSTs alerts as JSON (or a Slack `text`). Headers: X-Robowatch-Delivery (the same on
+ * every attempt: receivers can drop a repeat), X-Robowatch-Signature when a secret is set.
+ * Anything but a 2xx is a failure, retried later.
+ */
+export function createWebhookChannel(options: WebhookChannelOptions): Channel {
+  return {
+    async send(delivery: Delivery): Promise<void> {
+      const { payload } = delivery;
+      if (payload.kind !== 'alert') throw new Error('webhooks carry alerts only');
+      const body = renderWebhookBody(
+        payload.site,
+        payload.events,
+        payload.format ?? 'json',
+        delivery,
+      );
+      const secret = options.secretFor(delivery.destination);
+      // A deadline cleared when the request ends, so that nothing aborts it afterwards.
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(delivery.destination, {
+          method: 'POST',
+          dispatcher: options.dispatcher,
+          body,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': options.userAgent,
+            'x-robowatch-delivery': delivery.key,
+            ...(secret === undefined ? {} : { 'x-robowatch-signature': signBody(body, secret) }),
+          },
+          signal: deadline.signal,
+        });
+        await response.body.dump();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        throw new Error(`${delivery.destination} answered ${response.statusCode}`);
+      }
+    },
+  };
+}

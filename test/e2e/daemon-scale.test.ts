@@ -1,0 +1,115 @@
+/**
+ * Scaling out: three daemon processes on one PostgreSQL, 200 sites on a five-second
+ * schedule and a digest every ten seconds. Every site is checked once per period, by
+ * whichever process leased it, and each digest period is sent once.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { queryRows } from '../../src/store/db.js';
+import { checksLogged, logged, startDaemon } from '../support/daemon.js';
+import { createTestDatabase, postgresUrl } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
+import { FixtureServer } from '../support/fixture-server.js';
+import { TestSmtpServer } from '../support/smtp.js';
+
+const SITES = 200;
+const PERIOD_MS = 5_000;
+
+describe.runIf(postgresUrl() !== undefined)('three daemons on one PostgreSQL', () => {
+  const sites = Array.from({ length: SITES }, () => new FixtureServer());
+  const smtp = new TestSmtpServer();
+  let database: TestDatabase;
+  beforeAll(async () => {
+    await Promise.all(sites.map((s) => s.start()));
+    for (const site of sites) site.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /x/\n');
+    await smtp.start();
+    database = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await Promise.all(sites.map((s) => s.stop()));
+    await smtp.stop();
+    await database.close();
+  });
+
+  const rows = <T>(query: string) => queryRows<T>(database.handle.db, sql.raw(query));
+
+  it('check every site once per period and send each digest once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-scale-'));
+    const config = join(dir, 'robowatch.yaml');
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, GPTBot]
+schedule: {check: '*/5 * * * * *', digest: '*/10 * * * * *'}
+sites:
+${sites.map((s) => `  - {url: '${s.origin}', watch: [/, /x/y]}`).join('\n')}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+notify:
+  email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}
+`,
+    );
+    const daemons = [0, 1, 2].map(() => startDaemon(config, { DATABASE_URL: database.url }));
+    let stoppedAt: Date;
+    try {
+      await vi.waitFor(() => expect(daemons.every((d) => logged(d, 'daemon started'))).toBe(true), {
+        timeout: 30_000,
+      });
+      // Four more periods, whole, with all three running.
+      await new Promise((resolve) => setTimeout(resolve, 4 * PERIOD_MS + PERIOD_MS));
+    } finally {
+      stoppedAt = new Date();
+      for (const d of daemons) d.child.kill('SIGTERM');
+    }
+    expect(await Promise.all(daemons.map((d) => d.exit))).toEqual([0, 0, 0]);
+    const startedAt = Math.max(
+      ...daemons.map((d) =>
+        Date.parse(String(d.logs.find((l) => l['msg'] === 'daemon started')!['time'])),
+      ),
+    );
+
+    // Every period wholly inside the run: all 200 sites checked, without error.
+    const periods = await rows<{ start: string; done: number; failed: number }>(`
+      SELECT period_start AS start,
+        count(*) FILTER (WHERE done_at IS NOT NULL AND last_error IS NULL)::int AS done,
+        count(*) FILTER (WHERE last_error IS NOT NULL)::int AS failed
+      FROM site_runs
+      WHERE period_start >= '${new Date(startedAt).toISOString()}'
+        AND period_end <= '${stoppedAt.toISOString()}'
+      GROUP BY period_start ORDER BY period_start`);
+    expect(periods.length).toBeGreaterThanOrEqual(3);
+    for (const period of periods) expect(period).toMatchObject({ done: SITES, failed: 0 });
+
+    // Once per period: each site's checks are exactly its runs done, across all periods.
+    const mismatched = await rows<{ site_id: number }>(`
+      SELECT s.id AS site_id FROM sites s
+      WHERE (SELECT count(*) FROM checks c JOIN snapshots n ON n.id = c.snapshot_id WHERE n.site_id = s.id)
+        <> (SELECT count(*) FROM site_runs r WHERE r.site_id = s.id AND r.done_at IS NOT NULL AND r.last_error IS NULL)`);
+    expect(mismatched).toEqual([]);
+
+    // Every check was made by one of the three (how they share depends on the machine).
+    const checkedBy = daemons.map(checksLogged);
+    const [checks] = await rows<{ n: number }>('SELECT count(*)::int AS n FROM checks');
+    expect(checkedBy.reduce((a, b) => a + b)).toBe(checks!.n);
+
+    // Each digest fire ran in one process and sent one digest.
+    const digests = await rows<{ period_start: string }>(
+      'SELECT period_start::text AS period_start FROM digests',
+    );
+    expect(digests.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(digests.map((d) => d.period_start)).size).toBe(digests.length);
+    const fires = await rows<{ n: number }>(
+      "SELECT count(*)::int AS n FROM cron_runs WHERE key LIKE 'digest:%' AND completed_at IS NOT NULL",
+    );
+    expect(fires[0]!.n).toBe(digests.length);
+    await vi.waitFor(
+      () =>
+        expect(
+          smtp.received.filter((m) => m.parsed.subject?.startsWith('robowatch digest')),
+        ).toHaveLength(digests.length),
+      { timeout: 10_000 },
+    );
+  });
+});

@@ -1,0 +1,250 @@
+/**
+ * `robowatch start` as it runs in production: real processes, a real site, a real SMTP
+ * server, a webhook receiver, and PostgreSQL shared by two daemons (or the embedded
+ * database, which a second daemon must refuse).
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { queryRows } from '../../src/store/db.js';
+import { runRobowatch } from '../support/cli.js';
+import { checksLogged, logged, startDaemon } from '../support/daemon.js';
+import { createTestDatabase, postgresUrl } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
+import { FixtureServer } from '../support/fixture-server.js';
+import { TestSmtpServer } from '../support/smtp.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+const site = new FixtureServer();
+const webhook = new WebhookReceiver('hook-secret');
+let smtp: TestSmtpServer;
+beforeAll(async () => {
+  await site.start();
+  await webhook.start();
+});
+afterAll(async () => {
+  await site.stop();
+  await webhook.stop();
+});
+
+const V1 = 'User-agent: *\nDisallow: /private/\n';
+const V2 = 'User-agent: *\nDisallow: /private/\nDisallow: /pricing\n';
+
+function writeConfig(dir: string, extra = ''): string {
+  const file = join(dir, 'robowatch.yaml');
+  writeFileSync(
+    file,
+    `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, GPTBot]
+schedule:
+  check: '*/2 * * * * *'
+  digest: '0 0 1 1 *'
+sites:
+  - url: ${site.origin}
+    watch: [/, /pricing, /private/x]
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+notify:
+  email: {smtp: 'smtp://127.0.0.1:${smtp.port}', from: robowatch@example.com, to: [seo@example.com]}
+  webhooks: [{url: '${webhook.url}/hook', secret: hook-secret}]
+${extra}`,
+  );
+  return file;
+}
+
+beforeEach(async () => {
+  smtp = new TestSmtpServer();
+  await smtp.start();
+  webhook.received.length = 0;
+  site.serve('/robots.txt', 200, V1);
+});
+afterEach(async () => {
+  site.routes.clear();
+  await smtp.stop();
+});
+
+describe.runIf(postgresUrl() !== undefined)('two daemons on one PostgreSQL', () => {
+  let database: TestDatabase;
+  beforeEach(async () => {
+    database = await createTestDatabase('postgres');
+  });
+  afterEach(() => database.close());
+
+  const count = async (query: string) =>
+    (await queryRows<{ n: number }>(database.handle.db, sql.raw(query)))[0]!.n;
+
+  it('check each period once, alert once, and stop cleanly on SIGTERM', async () => {
+    const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-daemons-')));
+    const env = { DATABASE_URL: database.url };
+    const daemons = [startDaemon(config, env), startDaemon(config, env)];
+    try {
+      await vi.waitFor(() => expect(daemons.every((d) => logged(d, 'daemon started'))).toBe(true), {
+        timeout: 20_000,
+      });
+      await vi.waitFor(
+        async () => expect(await count('SELECT count(*)::int AS n FROM snapshots')).toBe(1),
+        { timeout: 20_000 },
+      );
+
+      site.serve('/robots.txt', 200, V2);
+      await vi.waitFor(() => expect(smtp.received).toHaveLength(1), {
+        timeout: 20_000,
+        interval: 200,
+      });
+      await vi.waitFor(() => expect(webhook.received).toHaveLength(1), {
+        timeout: 10_000,
+        interval: 200,
+      });
+      // Let a few more periods go by: no second alert, no period checked twice.
+      const checks = await count('SELECT count(*)::int AS n FROM checks');
+      await vi.waitFor(
+        async () =>
+          expect(await count('SELECT count(*)::int AS n FROM checks')).toBeGreaterThanOrEqual(
+            checks + 3,
+          ),
+        {
+          timeout: 20_000,
+        },
+      );
+    } finally {
+      for (const d of daemons) d.child.kill('SIGTERM');
+    }
+    expect(await Promise.all(daemons.map((d) => d.exit))).toEqual([0, 0]);
+    for (const d of daemons) expect(logged(d, 'daemon stopped')).toBe(true);
+
+    expect(smtp.received).toHaveLength(1);
+    expect(smtp.received[0]!.parsed.subject).toContain('/pricing is now disallowed for Googlebot');
+    expect(webhook.received).toHaveLength(1);
+    expect(webhook.received[0]!.signatureValid).toBe(true);
+    // Every check belongs to one run; every run done was checked once.
+    const done = await count(
+      'SELECT count(*)::int AS n FROM site_runs WHERE done_at IS NOT NULL AND last_error IS NULL',
+    );
+    expect(await count('SELECT count(*)::int AS n FROM checks')).toBe(done);
+    expect(
+      await count('SELECT count(*)::int AS n FROM site_runs WHERE leased_by IS NOT NULL'),
+    ).toBe(0);
+    // Both shared the work.
+    const checkedBy = daemons.map(checksLogged);
+    expect(checkedBy.reduce((a, b) => a + b)).toBe(done);
+  });
+
+  it('send each digest once, whichever daemon wins its fire', async () => {
+    const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-digests-')));
+    writeFileSync(
+      config,
+      readFileSync(config, 'utf8').replace("digest: '0 0 1 1 *'", "digest: '*/2 * * * * *'"),
+    );
+    const env = { DATABASE_URL: database.url };
+    const daemons = [startDaemon(config, env), startDaemon(config, env)];
+    try {
+      await vi.waitFor(
+        async () =>
+          expect(await count('SELECT count(*)::int AS n FROM digests')).toBeGreaterThanOrEqual(3),
+        {
+          timeout: 20_000,
+        },
+      );
+    } finally {
+      for (const d of daemons) d.child.kill('SIGTERM');
+    }
+    expect(await Promise.all(daemons.map((d) => d.exit))).toEqual([0, 0]);
+    const digests = await count('SELECT count(*)::int AS n FROM digests');
+    expect(await count('SELECT count(DISTINCT period_start)::int AS n FROM digests')).toBe(digests);
+    await vi.waitFor(
+      () =>
+        expect(
+          smtp.received.filter((m) => m.parsed.subject?.startsWith('robowatch digest')),
+        ).toHaveLength(digests),
+      {
+        timeout: 10_000,
+      },
+    );
+  });
+});
+
+describe('the embedded database', () => {
+  it('keeps a second daemon out, with a clear message', async () => {
+    const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-pglite-')));
+    const env = { DATABASE_URL: '' };
+    const first = startDaemon(config, env);
+    try {
+      await vi.waitFor(() => expect(logged(first, 'daemon started')).toBe(true), {
+        timeout: 20_000,
+      });
+      const second = startDaemon(config, env);
+      expect(await second.exit).toBe(1);
+      expect(second.stderr).toMatch(
+        /^robowatch: the embedded database in .* is in use by process \d+; stop it first, or set DATABASE_URL/,
+      );
+    } finally {
+      first.child.kill('SIGINT');
+    }
+    expect(await first.exit).toBe(0);
+  });
+});
+
+describe('robowatch digest', () => {
+  it('prints the digest, sends it, and does not send the same period twice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-digest-'));
+    const config = writeConfig(dir);
+    const env = { DATABASE_URL: '' };
+    await runRobowatch(['check', '--config', config], { env });
+    site.serve('/robots.txt', 200, V2);
+    const checked = await runRobowatch(['check', '--config', config], { env });
+    // check sends the alerts it queued: one email, one webhook.
+    expect(checked.stdout).toMatch(/\n2 notifications sent\n$/);
+    expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
+      expect.stringContaining('/pricing is now disallowed for Googlebot'),
+    ]);
+    expect(webhook.received).toHaveLength(1);
+
+    const printed = await runRobowatch(['digest', '--config', config], { env });
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(
+      /^To: seo@example.com\nSubject: robowatch digest \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: 3 changes, 0 incidents on 1 site\n/,
+    );
+    expect(printed.stdout).toContain(
+      'DISALLOWED now: /pricing for Googlebot (line 3: Disallow: /pricing) [was allowed]',
+    );
+    expect(printed.stdout).toContain('    Googlebot: /pricing, /private/x');
+    expect(printed.stdout).toContain('    100% ok of 2 checks');
+    expect(printed.stdout).toContain('    partly blocked: GPTBot 2/3 (falls under *)');
+    expect(smtp.received).toHaveLength(1); // printing sends nothing
+
+    const sent = await runRobowatch(['digest', '--send', '--config', config], { env });
+    expect(sent.stdout).toMatch(/^seo@example.com: queued \(digest \d+\)\n1 notification sent\n$/);
+    expect(smtp.received).toHaveLength(2);
+    const digest = smtp.received[1]!;
+    expect(digest.envelopeTo).toEqual(['seo@example.com']);
+    expect(digest.parsed.subject).toMatch(
+      /^robowatch digest .*: 3 changes, 0 incidents on 1 site$/,
+    );
+    expect(digest.parsed.text).toContain('100% ok of 2 checks');
+    expect(digest.parsed.html).toContain('<h2>' + site.origin + '</h2>');
+
+    const again = await runRobowatch(['digest', '--send', '--config', config], { env });
+    expect(again.stdout).toBe(
+      'seo@example.com: already sent for this period\n0 notifications sent\n',
+    );
+    expect(smtp.received).toHaveLength(2);
+  });
+
+  it.each([
+    [
+      ['digest', '--since', 'a week'],
+      /^robowatch: --since must be a duration such as 7d, 24h or 2w, not "a week"$/,
+    ],
+    [['digest', '--print', '--send'], /^robowatch: --print and --send exclude each other$/],
+    [
+      ['digest', '--to', 'nobody@example.com'],
+      /^robowatch: --to nobody@example.com receives no site's alerts in /,
+    ],
+  ])('rejects %j', async (args, message) => {
+    const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-digest-')));
+    const result = await runRobowatch([...args, '--config', config], { env: { DATABASE_URL: '' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trimEnd()).toMatch(message);
+  });
+});

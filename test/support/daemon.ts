@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { ROBOWATCH } from './cli.js';
+
+/** A `robowatch start` child process, its JSON log lines parsed as they come. */
+export interface DaemonProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly logs: Record<string, unknown>[];
+  stderr: string;
+  /** Resolves with the exit status (null when killed by a signal). */
+  readonly exit: Promise<number | null>;
+}
+
+export function startDaemon(
+  config: string,
+  env: Record<string, string | undefined>,
+): DaemonProcess {
+  const child = spawn(process.execPath, [ROBOWATCH, 'start', '--config', config], {
+    env: { ...process.env, ...env },
+  });
+  const daemon: DaemonProcess = {
+    child,
+    logs: [],
+    stderr: '',
+    exit: new Promise((resolve) => child.on('close', resolve)),
+  };
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    const lines = buffered.split('\n');
+    buffered = lines.pop()!;
+    for (const line of lines)
+      if (line.trim() !== '') daemon.logs.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (daemon.stderr += chunk));
+  return daemon;
+}
+
+/** Whether the daemon logged `msg`. */
+export const logged = (daemon: DaemonProcess, msg: string) =>
+  daemon.logs.some((l) => l['msg'] === msg);
+
+/** How many checks the daemon logged. */
+export const checksLogged = (daemon: DaemonProcess) =>
+  daemon.logs.filter((l) => String(l['msg']).startsWith('checked')).length;

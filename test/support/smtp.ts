@@ -1,0 +1,66 @@
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import PostalMime from 'postal-mime';
+import type { Email } from 'postal-mime';
+import { SMTPServer } from 'smtp-server';
+
+export interface ReceivedMail {
+  readonly envelopeTo: string[];
+  readonly raw: string;
+  readonly parsed: Email;
+}
+
+/** A real SMTP server on loopback that keeps and parses every message it accepts. */
+export class TestSmtpServer {
+  readonly received: ReceivedMail[] = [];
+  #server: SMTPServer | undefined;
+  port = 0;
+
+  /** A free port to listen on later (to test a server that is down, then up). */
+  async reservePort(): Promise<number> {
+    const probe = createNetServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    this.port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    return this.port;
+  }
+
+  async start(): Promise<this> {
+    this.#server = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          PostalMime.parse(raw).then(
+            (parsed) => {
+              this.received.push({
+                envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+                raw,
+                parsed,
+              });
+              callback();
+            },
+            (error: Error) => callback(error),
+          );
+        });
+      },
+    });
+    await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
+    this.port = (this.#server.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#server === undefined) return;
+    await new Promise<void>((resolve) => this.#server!.close(() => resolve()));
+    this.#server = undefined;
+  }
+}

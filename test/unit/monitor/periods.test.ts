@@ -1,0 +1,106 @@
+/** Schedule periods and each site's stable place in them. */
+import { describe, expect, it } from 'vitest';
+import { dueAt, periodAt, periodEndingAt, siteOffset } from '../../../src/monitor/periods.js';
+
+describe('periodEndingAt', () => {
+  it.each([
+    // The default digest: Mondays 08:00, so a week back from a fire.
+    ['0 8 * * 1', 'UTC', '2026-03-16T08:00:00Z', '2026-03-09T08:00:00.000Z'],
+    // Daily in Paris across the spring change: 23 hours.
+    ['0 8 * * *', 'Europe/Paris', '2026-03-29T06:00:00Z', '2026-03-28T07:00:00.000Z'],
+    // Twice a month.
+    ['0 8 1,15 * *', 'UTC', '2026-03-01T08:00:00Z', '2026-02-15T08:00:00.000Z'],
+  ])('%s in %s: the fire at %s closes the period from %s', (expression, tz, fire, start) => {
+    expect(periodEndingAt(expression, tz, new Date(fire))).toEqual({
+      start: new Date(start),
+      end: new Date(fire),
+    });
+  });
+});
+
+describe('periodAt', () => {
+  it.each([
+    [
+      '0 3 * * *',
+      'UTC',
+      '2026-03-10T10:00:00Z',
+      '2026-03-10T03:00:00.000Z',
+      '2026-03-11T03:00:00.000Z',
+    ],
+    [
+      '0 3 * * *',
+      'UTC',
+      '2026-03-10T03:00:00Z',
+      '2026-03-10T03:00:00.000Z',
+      '2026-03-11T03:00:00.000Z',
+    ],
+    [
+      '0 3 * * *',
+      'UTC',
+      '2026-03-10T02:59:59Z',
+      '2026-03-09T03:00:00.000Z',
+      '2026-03-10T03:00:00.000Z',
+    ],
+    [
+      '0 3 * * *',
+      'Europe/Paris',
+      '2026-03-10T10:00:00Z',
+      '2026-03-10T02:00:00.000Z',
+      '2026-03-11T02:00:00.000Z',
+    ],
+    [
+      '0 8 * * 1',
+      'UTC',
+      '2026-03-11T00:00:00Z',
+      '2026-03-09T08:00:00.000Z',
+      '2026-03-16T08:00:00.000Z',
+    ],
+    [
+      '*/5 * * * * *',
+      'UTC',
+      '2026-03-10T10:00:07Z',
+      '2026-03-10T10:00:05.000Z',
+      '2026-03-10T10:00:10.000Z',
+    ],
+  ])('%s in %s at %s: %s to %s', (expression, tz, now, start, end) => {
+    const period = periodAt(expression, tz, new Date(now));
+    expect([period.start.toISOString(), period.end.toISOString()]).toEqual([start, end]);
+  });
+});
+
+describe('siteOffset and dueAt', () => {
+  const day = { start: new Date('2026-03-10T03:00:00Z'), end: new Date('2026-03-11T03:00:00Z') };
+
+  it('gives each site the same place in every period, spread over the period', () => {
+    const origins = Array.from({ length: 1000 }, (_, i) => `https://site-${i}.example`);
+    const offsets = origins.map(siteOffset);
+    expect(origins.map(siteOffset)).toEqual(offsets);
+    expect(Math.min(...offsets)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...offsets)).toBeLessThan(1);
+    // Spread: every tenth of the period holds between 5% and 15% of the sites.
+    const buckets = Array<number>(10).fill(0);
+    for (const o of offsets) buckets[Math.floor(o * 10)]!++;
+    for (const b of buckets) expect(b).toBeGreaterThan(50);
+    for (const b of buckets) expect(b).toBeLessThan(150);
+  });
+
+  it('leaves the last tenth of the period for retries', () => {
+    for (let i = 0; i < 200; i++) {
+      const due = dueAt(`https://s${i}.example`, day, day.start).getTime();
+      expect(due).toBeGreaterThanOrEqual(day.start.getTime());
+      expect(due).toBeLessThanOrEqual(
+        day.start.getTime() + 0.9 * (day.end.getTime() - day.start.getTime()),
+      );
+    }
+  });
+
+  it('spreads a period planned late over what is left of it', () => {
+    const late = new Date('2026-03-10T21:00:00Z');
+    const dues = Array.from({ length: 100 }, (_, i) =>
+      dueAt(`https://s${i}.example`, day, late).getTime(),
+    );
+    expect(Math.min(...dues)).toBeGreaterThanOrEqual(late.getTime());
+    expect(Math.max(...dues)).toBeLessThan(day.end.getTime());
+    expect(new Set(dues).size).toBeGreaterThan(90); // not all at once
+  });
+});
