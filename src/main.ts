@@ -28,7 +28,8 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-const heartbeatFile = (config: Config) => join(config.dataDir, 'heartbeat');
+/** Per host, so that replicas sharing a data volume do not vouch for each other. */
+const heartbeatFile = (config: Config) => join(config.dataDir, `heartbeat-${hostname()}`);
 let lastBeat = 0;
 
 process.exitCode = await runCli(process.argv.slice(2), {

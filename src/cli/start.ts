@@ -2,8 +2,15 @@ import type { Command } from 'commander';
 import { Daemon } from '../schedule/daemon.js';
 import { renderDigest } from '../notify/render-digest.js';
 import { createCheckStore, createDaemonStore } from '../store/index.js';
+import { oneLine } from '../lib/errors.js';
+import { redactUrl } from '../lib/redact.js';
+import type { Delivery } from '../policy/alerts.js';
 import type { CliContext } from './context.js';
 import { openStore, readConfig } from './context.js';
+
+/** Where a notification goes, as the logs show it (a webhook's path may be its secret). */
+const destination = (d: Delivery) =>
+  d.channel === 'webhook' ? redactUrl(d.destination) : d.destination;
 
 /** How long a stopping daemon waits for its in-flight checks and deliveries. */
 const STOP_DEADLINE_MS = 30_000;
@@ -51,12 +58,18 @@ export function registerStart(program: Command, context: CliContext): void {
           retry: config.notify.retry,
           onSent: (d) =>
             logger.info(
-              { delivery: d.key, channel: d.channel, to: d.destination },
+              { delivery: d.key, channel: d.channel, to: destination(d) },
               'notification sent',
             ),
           onFailed: (d, error, retryAt) =>
             logger.warn(
-              { delivery: d.key, channel: d.channel, error: String(error), retryAt },
+              {
+                delivery: d.key,
+                channel: d.channel,
+                to: destination(d),
+                error: oneLine(error),
+                retryAt,
+              },
               'notification failed; retried later',
             ),
         },

@@ -1,3 +1,4 @@
+import { CronExpressionParser } from 'cron-parser';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { PROFILES } from '../robots/index.js';
@@ -24,10 +25,21 @@ const agentEntry = z.union(
 
 const agentList = z.array(agentEntry).min(1, 'must name at least one agent');
 
+/** Valid for node-cron, which fires it, and for cron-parser, which computes its periods. */
+function isCronExpression(value: string): boolean {
+  if (!cron.validate(value)) return false;
+  try {
+    CronExpressionParser.parse(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const cronExpression = z
   .string({ error: 'must be a cron expression such as "0 3 * * *"' })
-  .refine((value) => cron.validate(value), {
-    error: 'is not a valid cron expression (minute hour day-of-month month day-of-week)',
+  .refine(isCronExpression, {
+    error: 'is not a valid cron expression ([second] minute hour day-of-month month day-of-week)',
   });
 
 const EVENT_TYPES = [

@@ -3,6 +3,7 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Channel, Delivery } from '../policy/alerts.js';
 import { renderWebhookBody } from './render-alert.js';
+import { redactUrl } from '../lib/redact.js';
 
 export interface WebhookChannelOptions {
   readonly dispatcher: Dispatcher;
@@ -56,7 +57,7 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
         clearTimeout(timer);
       }
       if (response.statusCode < 200 || response.statusCode > 299) {
-        throw new Error(`${delivery.destination} answered ${response.statusCode}`);
+        throw new Error(`${redactUrl(delivery.destination)} answered ${response.statusCode}`);
       }
     },
   };

@@ -165,14 +165,25 @@ describe.runIf(postgresUrl() !== undefined)('two daemons on one PostgreSQL', () 
 });
 
 describe('the embedded database', () => {
-  it('keeps a second daemon out, with a clear message', async () => {
+  it('keeps a second daemon out, with a clear message, and answers the health check', async () => {
     const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-pglite-')));
     const env = { DATABASE_URL: '' };
+    const before = await runRobowatch(['health', '--config', config], { env });
+    expect([before.code, before.stderr]).toEqual([1, 'robowatch: the daemon has not started\n']);
     const first = startDaemon(config, env);
     try {
       await vi.waitFor(() => expect(logged(first, 'daemon started')).toBe(true), {
         timeout: 20_000,
       });
+      // The container health check: alive while the daemon runs.
+      await vi.waitFor(
+        async () => {
+          const health = await runRobowatch(['health', '--config', config], { env });
+          expect(health.code).toBe(0);
+          expect(health.stdout).toMatch(/^alive: last heartbeat \d+ s ago\n$/);
+        },
+        { timeout: 10_000 },
+      );
       const second = startDaemon(config, env);
       expect(await second.exit).toBe(1);
       expect(second.stderr).toMatch(

@@ -197,6 +197,12 @@ notify:
     await check(V2);
     webhook.status = 500;
     await deliverDue(deliverer(), 10);
+    // The error kept says what failed, without the webhook's path (often its secret).
+    const [failed] = await pendingOutbox(database.handle.db);
+    expect(failed).toMatchObject({
+      attempts: 1,
+      lastError: `${new URL(webhook.url).origin}/… answered 500`,
+    });
     webhook.status = 200;
     now = new Date(now.getTime() + 60_000);
     await deliverDue(deliverer(), 10);

@@ -78,6 +78,59 @@ sites:
     ]);
   });
 
+  it('schedules daily checks and a Monday digest, and sends nothing, by default', () => {
+    const config = parse('sites:\n  - url: https://example.com\n    watch: [/]\n');
+    expect(config.schedule).toEqual({
+      check: '0 3 * * *',
+      digest: '0 8 * * 1',
+      timezone: 'UTC',
+      leaseMs: 60_000,
+    });
+    expect(config.sites[0]!.schedule).toBe('0 3 * * *');
+    expect(config.notify.email).toBeUndefined();
+    expect(config.sites[0]!.alerts).toEqual({
+      email: [],
+      webhooks: [],
+      events: ['newly_disallowed', 'fetch_status_changed'],
+    });
+  });
+
+  it('lets a site override the schedule and the global recipients, key by key', () => {
+    const config = parse(
+      `schedule: {check: '*/30 * * * *', timezone: Europe/Paris}
+notify:
+  events: [newly_disallowed]
+  email: {smtp: 'smtps://u:\${PW}@mail.example.com:465', from: rw@example.com, to: [seo@example.com]}
+  webhooks: [{url: 'https://hooks.example.com/a', secret: '\${SECRET}'}]
+sites:
+  - url: https://a.com
+    watch: [/]
+  - url: https://b.com
+    watch: [/]
+    schedule: '0 * * * *'
+    notify: {email: [team-b@example.com], events: [rules_changed]}
+`,
+      { PW: 'hunter2', SECRET: 's3cret' },
+    );
+    expect(config.notify.email).toEqual({
+      smtp: 'smtps://u:hunter2@mail.example.com:465',
+      from: 'rw@example.com',
+    });
+    const [a, b] = config.sites;
+    expect(a!.schedule).toBe('*/30 * * * *');
+    expect(a!.alerts).toEqual({
+      email: ['seo@example.com'],
+      webhooks: [{ url: 'https://hooks.example.com/a', secret: 's3cret', format: 'json' }],
+      events: ['newly_disallowed'],
+    });
+    expect(b!.schedule).toBe('0 * * * *');
+    expect(b!.alerts).toEqual({
+      ...a!.alerts,
+      email: ['team-b@example.com'],
+      events: ['rules_changed'],
+    });
+  });
+
   it('takes DATABASE_URL from the environment', () => {
     expect(parse('{}', { DATABASE_URL: 'postgres://u@h/db' }).databaseUrl).toBe(
       'postgres://u@h/db',
@@ -144,6 +197,46 @@ sites:
       'robowatch.yaml: line 3: bad indentation of a mapping entry',
     ],
     ['a: 1\na: 2', 'robowatch.yaml: line 2: duplicated mapping key'],
+    [
+      'schedule: {check: "every day"}',
+      'robowatch.yaml: schedule.check: is not a valid cron expression ([second] minute hour day-of-month month day-of-week)',
+    ],
+    [
+      'schedule: {check: "0 25 * * *"}',
+      'robowatch.yaml: schedule.check: is not a valid cron expression ([second] minute hour day-of-month month day-of-week)',
+    ],
+    [
+      'schedule: {timezone: Mars/Olympus}',
+      'robowatch.yaml: schedule.timezone: must be an IANA time zone such as Europe/Paris or UTC',
+    ],
+    [
+      'schedule: {leaseMs: 500}',
+      'robowatch.yaml: schedule.leaseMs: must be a whole number from 1000 to 3600000 (milliseconds)',
+    ],
+    [
+      'notify: {events: [newly_blocked]}',
+      'robowatch.yaml: notify.events[0]: must be one of newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed',
+    ],
+    [
+      'notify: {email: {smtp: "smtp://h", from: a@b.c, to: [not-an-address]}}',
+      'robowatch.yaml: notify.email.to[0]: must be an email address',
+    ],
+    [
+      'notify: {email: {smtp: "http://h", from: a@b.c}}',
+      'robowatch.yaml: notify.email.smtp: must be an smtp:// or smtps:// URL',
+    ],
+    [
+      'notify: {webhooks: [{url: "ftp://h/x"}]}',
+      'robowatch.yaml: notify.webhooks[0].url: must be http or https',
+    ],
+    [
+      'notify: {webhooks: [{url: "https://h/x", secret: "${HOOK}"}]}',
+      'robowatch.yaml: notify.webhooks[0].secret: environment variable HOOK is not set',
+    ],
+    [
+      'sites:\n  - url: https://e.com\n    watch: [/]\n    notify: {emails: [a@b.c]}',
+      'robowatch.yaml: sites[0].notify: unknown key "emails"',
+    ],
   ])('rejects %j: %s', (text, message) => {
     expect(error(text)).toBe(message);
   });
@@ -155,9 +248,34 @@ sites:
   });
 
   it('ships an example that documents a valid configuration, and a valid default', async () => {
-    for (const path of ['config/robowatch.example.yaml', 'config/robowatch.yaml']) {
-      const config = await loadConfig({ path, cwd: '/tmp', env: {}, version: '1' });
+    const env = {
+      SMTP_URL: 'smtp://mailpit:1025',
+      SMTP_PASSWORD: 'pw',
+      HOOK_SECRET: 's3cret',
+      SLACK_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/X',
+    };
+    for (const path of [
+      'config/robowatch.example.yaml',
+      'config/robowatch.yaml',
+      'config/compose.yaml',
+    ]) {
+      const config = await loadConfig({ path, cwd: '/tmp', env, version: '1' });
       expect(config.sites.length, path).toBeGreaterThan(0);
     }
+  });
+
+  it("runs docker-compose's configuration with Mailpit from the environment", async () => {
+    const path = 'config/compose.yaml';
+    const config = await loadConfig({
+      path,
+      cwd: '/tmp',
+      env: { SMTP_URL: 'smtp://mailpit:1025' },
+      version: '1',
+    });
+    expect(config.notify.email).toMatchObject({ smtp: 'smtp://mailpit:1025' });
+    expect(config.sites.every((s) => s.alerts.email.includes('seo@example.com'))).toBe(true);
+    await expect(loadConfig({ path, cwd: '/tmp', env: {}, version: '1' })).rejects.toThrow(
+      'config/compose.yaml: notify.email.smtp: environment variable SMTP_URL is not set',
+    );
   });
 });
