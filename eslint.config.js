@@ -90,7 +90,7 @@ export default tseslint.config(
     },
   },
   ...['fetch', 'store', 'notify'].map((adapter) => ({
-    files: [`src/${adapter}/**/*.ts`],
+    files: [`src/${adapter}/**/*.{ts,tsx}`],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -106,7 +106,7 @@ export default tseslint.config(
     },
   })),
   {
-    files: ['src/monitor/**/*.ts'],
+    files: ['src/monitor/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -127,16 +127,18 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/web/**/*.ts', 'src/cli/**/*.ts', 'src/schedule/**/*.ts'],
+    files: ['src/web/**/*.{ts,tsx}', 'src/cli/**/*.ts', 'src/schedule/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: ['pg', '@electric-sql/pglite', 'undici', 'nodemailer'].map((name) => ({
-            name,
-            message:
-              'Drivers are created in main.ts and reached through store/, fetch/ and notify/.',
-          })),
+          paths: ['pg', '@electric-sql/pglite', 'undici', 'nodemailer', '@hono/node-server'].map(
+            (name) => ({
+              name,
+              message:
+                'Drivers and listeners are created in main.ts and reached through store/, fetch/, notify/ and the CLI context.',
+            }),
+          ),
         },
       ],
     },

@@ -8,11 +8,14 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import nodemailer from 'nodemailer';
 import { Agent } from 'undici';
 import { runCli } from './cli/program.js';
 import type { Config } from './config/config.js';
 import { createRobotsFetcher } from './fetch/robots-fetcher.js';
+import { FatalError } from './lib/errors.js';
 import { createLogger } from './lib/logger.js';
 import { createEmailChannel } from './notify/email-channel.js';
 import { createWebhookChannel } from './notify/webhook-channel.js';
@@ -98,6 +101,32 @@ process.exitCode = await runCli(process.argv.slice(2), {
       return undefined;
     }
   },
+  listen: (app, web) =>
+    new Promise((resolve, reject) => {
+      const server = serve({ fetch: app.fetch, hostname: web.host, port: web.port });
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        const where = `${web.host}:${web.port}`;
+        reject(
+          new FatalError(
+            error.code === 'EADDRINUSE'
+              ? `cannot listen on ${where}: another process has that port (set web.listen, or --no-web)`
+              : `cannot listen on ${where}: ${error.message}`,
+          ),
+        );
+      });
+      server.once('listening', () => {
+        const address = server.address() as AddressInfo;
+        const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+        resolve({
+          url: `http://${host}:${address.port}`,
+          close: () =>
+            new Promise<void>((done) => {
+              server.close(() => done());
+              (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+            }),
+        });
+      });
+    }),
   now: () => new Date(),
   sleep: (ms, signal) =>
     sleep(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {

@@ -5,7 +5,7 @@ import type { CheckOutcome } from '../monitor/check-site.js';
 import { createCheckStore } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig, withStore } from './context.js';
-import { formatEvent, formatStatus } from '../notify/format.js';
+import { formatEvent, formatStatus } from '../policy/format.js';
 import { describeDelivery, deliverQueued } from './deliver.js';
 import { write } from './io.js';
 

@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import type { WebConfig } from '../config/web.js';
 import { ConfigError } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import type { RobotsFetcher } from '../fetch/robots-fetcher.js';
@@ -31,10 +32,25 @@ export interface CliContext {
   heartbeat(config: Config): void;
   /** When the daemon last recorded that it was alive, if ever. */
   lastHeartbeat(config: Config): Date | undefined;
+  /**
+   * Serves an app (the web UI) on web.listen; resolves once listening, with its URL.
+   * A port that cannot be had is fatal, with a message that says so.
+   */
+  listen(app: FetchApp, web: WebConfig): Promise<Listener>;
   /** Identifies this process in leases: host and pid. */
   readonly owner: string;
   now(): Date;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** Anything that answers a Request with a Response (a Hono app). */
+export interface FetchApp {
+  readonly fetch: (request: Request) => Response | Promise<Response>;
+}
+
+export interface Listener {
+  readonly url: string;
+  close(): Promise<void>;
 }
 
 export interface Channels {

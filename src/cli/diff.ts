@@ -7,7 +7,7 @@ import type { SnapshotSummary } from '../store/history.js';
 import { loadBody, loadVerdicts } from '../store/snapshots.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig, withStore } from './context.js';
-import { formatEvent, formatTime } from '../notify/format.js';
+import { formatEvent, formatTime } from '../policy/format.js';
 import { requireSite } from './history.js';
 import { write } from './io.js';
 

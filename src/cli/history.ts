@@ -8,7 +8,7 @@ import type { SnapshotSummary } from '../store/history.js';
 import { findSite } from '../store/sites.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig, withStore } from './context.js';
-import { formatBytes, formatTime } from '../notify/format.js';
+import { formatBytes, formatTime } from '../policy/format.js';
 import { write } from './io.js';
 
 /** `robowatch history ORIGIN`: a site's snapshots, newest first. */

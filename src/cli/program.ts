@@ -9,6 +9,7 @@ import { registerEval } from './eval.js';
 import { registerHistory } from './history.js';
 import { registerLint } from './lint.js';
 import { registerMigrate } from './migrate.js';
+import { registerServe } from './serve.js';
 import { registerStart } from './start.js';
 
 /**
@@ -35,6 +36,7 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   registerDiff(program, context);
   registerMigrate(program, context);
   registerStart(program, context);
+  registerServe(program, context);
   registerDigest(program, context);
   registerHealth(program, context);
 

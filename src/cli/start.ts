@@ -5,8 +5,10 @@ import { createCheckStore, createDaemonStore } from '../store/index.js';
 import { oneLine } from '../lib/errors.js';
 import { redactUrl } from '../lib/redact.js';
 import type { Delivery } from '../policy/alerts.js';
-import type { CliContext } from './context.js';
+import { createMetrics } from '../lib/metrics.js';
+import type { CliContext, Listener } from './context.js';
 import { openStore, readConfig } from './context.js';
+import { observeCheck, startWeb } from './web.js';
 
 /** Where a notification goes, as the logs show it (a webhook's path may be its secret). */
 const destination = (d: Delivery) =>
@@ -22,32 +24,36 @@ export function registerStart(program: Command, context: CliContext): void {
     .summary('run the daemon: scheduled checks, alerts, the weekly digest')
     .description(
       'Checks every configured site once per period of its schedule (spread over the period),\n' +
-        'sends alerts by email and webhook, and the weekly digest. Several processes can share\n' +
-        'one PostgreSQL database; SIGTERM or SIGINT stops it cleanly. Logs are JSON lines on stdout.',
+        'sends alerts by email and webhook, and the weekly digest, and serves the web UI and API\n' +
+        'on web.listen. Several processes can share one PostgreSQL database; SIGTERM or SIGINT\n' +
+        'stops it cleanly. Logs are JSON lines on stdout.',
     )
     .option(
       '--config <file>',
       'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
     )
-    .action(async (options: { config?: string }) => {
+    .option('--no-web', 'do not serve the web UI and API (another process does)')
+    .action(async (options: { config?: string; web: boolean }) => {
       const config = await readConfig(context, options.config);
       const logger = context.createLogger();
+      const metrics = createMetrics();
       const handle = await openStore(context, config);
       const { fetch } = config;
       const store = createDaemonStore(handle.db, context.owner, config.schedule.leaseMs);
       const notifiers = context.createChannels(config, (id) => store.digests.loadDigest(id));
       const fetcher = context.createFetcher(config);
       const now = () => context.now();
+      const check = {
+        fetchRobots: (origin: string) => fetcher.fetchRobots(origin),
+        store: createCheckStore(handle.db),
+        now,
+        sleep: (ms: number) => context.sleep(ms),
+        confirmRetries: fetch.confirmRetries,
+        confirmDelayMs: fetch.confirmDelayMs,
+      };
       const daemon = new Daemon({
         config,
-        check: {
-          fetchRobots: (origin) => fetcher.fetchRobots(origin),
-          store: createCheckStore(handle.db),
-          now,
-          sleep: (ms) => context.sleep(ms),
-          confirmRetries: fetch.confirmRetries,
-          confirmDelayMs: fetch.confirmDelayMs,
-        },
+        check,
         runs: store.runs,
         leases: store.leases,
         fires: store.cron,
@@ -77,12 +83,23 @@ export function registerStart(program: Command, context: CliContext): void {
         logger,
         sleep: (ms, signal) => context.sleep(ms, signal),
         heartbeat: () => context.heartbeat(config),
+        onChecked: (outcome) => observeCheck(metrics, outcome),
       });
       logger.info({ database: handle.kind, owner: context.owner }, 'robowatch starting');
+      let web: Listener | undefined;
       try {
         await daemon.start();
+        if (options.web)
+          web = await startWeb(context, config, {
+            db: handle.db,
+            check,
+            logger,
+            metrics,
+            scheduler: daemon,
+          });
         const signal = await context.waitForSignal();
         logger.info({ signal }, 'signal received');
+        await web?.close();
         await daemon.stop(STOP_DEADLINE_MS);
       } finally {
         await fetcher.close();

@@ -6,6 +6,8 @@ import { AGENT_PRESETS } from './agents.js';
 import { ConfigError } from './errors.js';
 import { resolveNotify, resolveSiteTargets } from './notify.js';
 import type { AlertTargets, NotifyConfig } from './notify.js';
+import { resolveWeb } from './web.js';
+import type { WebConfig } from './web.js';
 import { configFileSchema } from './schema.js';
 import type { AgentEntry, ConfigFile } from './schema.js';
 
@@ -59,6 +61,7 @@ export interface Config {
   readonly fetch: FetchConfig;
   readonly schedule: ScheduleConfig;
   readonly notify: NotifyConfig;
+  readonly web: WebConfig;
 }
 
 export { ConfigError };
@@ -192,6 +195,7 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
     },
     schedule: file.schedule,
     notify,
+    web: resolveWeb(file.web, context.env, context.file),
   };
 }
 
@@ -212,31 +216,40 @@ function siteOrigin(url: string, where: string): string {
   return parsed.origin;
 }
 
-/** Watched URLs as a crawler would request them: resolved, %-encoded, without fragment. */
+/**
+ * A watched URL as a crawler would request it: resolved against the site, %-encoded,
+ * without fragment. Throws ConfigError saying what is wrong with it.
+ */
+export function normaliseWatch(watch: string, origin: string): string {
+  if (!watch.startsWith('/') && !/^https?:\/\//i.test(watch)) {
+    throw new ConfigError(`"${watch}" must be a path starting with "/" or an absolute URL`);
+  }
+  // One parse per URL: a configuration may list hundreds of thousands of them.
+  let url: URL;
+  try {
+    url = new URL(watch, origin);
+  } catch {
+    throw new ConfigError(`"${watch}" is not a valid URL`);
+  }
+  if (url.origin !== origin) {
+    throw new ConfigError(
+      `${url.origin} is not this site (${origin}); list it as a site of its own`,
+    );
+  }
+  const href = url.href;
+  const hash = href.indexOf('#');
+  return hash === -1 ? href : href.slice(0, hash);
+}
+
 function normaliseWatches(watches: readonly string[], origin: string, where: string): string[] {
   const out = new Set<string>();
   watches.forEach((watch, i) => {
-    const at = `${where}[${i}]`;
-    if (!watch.startsWith('/') && !/^https?:\/\//i.test(watch)) {
-      throw new ConfigError(
-        `${at}: "${watch}" must be a path starting with "/" or an absolute URL`,
-      );
-    }
-    // One parse per URL: a configuration may list hundreds of thousands of them.
-    let url: URL;
     try {
-      url = new URL(watch, origin);
-    } catch {
-      throw new ConfigError(`${at}: "${watch}" is not a valid URL`);
+      out.add(normaliseWatch(watch, origin));
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ConfigError(`${where}[${i}]: ${error.message}`);
+      throw error;
     }
-    if (url.origin !== origin) {
-      throw new ConfigError(
-        `${at}: ${url.origin} is not this site (${origin}); list it as a site of its own`,
-      );
-    }
-    const href = url.href;
-    const hash = href.indexOf('#');
-    out.add(hash === -1 ? href : href.slice(0, hash));
   });
   return [...out];
 }

@@ -14,14 +14,20 @@ export interface NotifyConfig {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Replaces ${NAME} with the environment variable NAME: secrets stay out of the file. */
+/**
+ * Replaces ${NAME} with the environment variable NAME, so that secrets stay out of the
+ * file; ${NAME:-fallback} uses the fallback (possibly empty) when NAME is unset or empty.
+ */
 export function interpolate(value: string, env: Env, where: string): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-    const found = env[name];
-    if (found === undefined || found === '')
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
+    (_, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined && found !== '') return found;
+      if (fallback !== undefined) return fallback;
       throw new ConfigError(`${where}: environment variable ${name} is not set`);
-    return found;
-  });
+    },
+  );
 }
 
 function resolveWebhooks(

@@ -133,6 +133,15 @@ const fetchSettings = z.strictObject({
   concurrency: integer(1, 1_000).default(16),
 });
 
+const webSettings = z.strictObject({
+  /** HOST:PORT (or PORT, on 127.0.0.1) the web UI and API listen on. */
+  listen: z
+    .union([z.string(), z.number()], { error: 'must be HOST:PORT or a port' })
+    .default('127.0.0.1:8080'),
+  /** When set, every request needs it (Authorization: Bearer); from the environment with ${NAME}. */
+  token: z.string().optional(),
+});
+
 /** The configuration file as written (before presets and URLs are resolved). */
 export const configFileSchema = z.strictObject({
   dataDir: z.string().min(1).default('./data'),
@@ -141,6 +150,7 @@ export const configFileSchema = z.strictObject({
   fetch: fetchSettings.default(fetchSettings.parse({})),
   schedule: schedule.default(schedule.parse({})),
   notify: notify.default(notify.parse({})),
+  web: webSettings.default(webSettings.parse({})),
 });
 
 function isTimeZone(value: string): boolean {

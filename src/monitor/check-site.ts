@@ -11,7 +11,7 @@ import type { SiteState, WatchVerdict } from '../policy/verdicts.js';
 import { parseRobotsTxt } from '../robots/index.js';
 import type { LintFinding } from '../robots/index.js';
 import type { CurrentState, StoredSite } from '../store/sites.js';
-import type { CheckDeps } from './ports.js';
+import type { CheckDeps, CheckStore } from './ports.js';
 
 /** What one check of one site did. */
 export interface CheckOutcome {
@@ -25,6 +25,8 @@ export interface CheckOutcome {
   readonly events: readonly ChangeEvent[];
   /** A failure seen and not confirmed by the retries, if any. */
   readonly transient: string | null;
+  /** How long the check took: the fetch and any confirming retries. */
+  readonly durationMs: number;
   /** The verdicts of a new state (baseline or changed). */
   readonly verdicts: readonly WatchVerdict[] | null;
   /** Error-level lint findings of a new state's file: HTML, UTF-16, content past 500 KiB. */
@@ -107,6 +109,7 @@ export async function checkSite(
       status,
       events: [],
       transient,
+      durationMs,
       verdicts,
       findings: [],
     };
@@ -171,6 +174,7 @@ export async function checkSite(
     status,
     events,
     transient,
+    durationMs,
     verdicts,
     findings:
       result.body === null
@@ -200,9 +204,10 @@ async function viewOf(
   };
 }
 
-async function stateOf(
-  deps: CheckDeps,
-  current: CurrentState,
+/** A stored state as the verdicts need it: with its body and its last good copy. */
+export async function stateOf(
+  deps: { readonly store: Pick<CheckStore, 'loadBody'> },
+  current: Pick<CurrentState, 'status' | 'error' | 'stale' | 'bodySha256' | 'lastGoodSha256'>,
   body: Uint8Array | null,
 ): Promise<SiteState> {
   const lastGoodBody =

@@ -5,7 +5,7 @@
  */
 import { rankEvents } from '../policy/alerts.js';
 import type { ChangeEvent } from '../policy/events.js';
-import { formatEvent, formatStatus } from './format.js';
+import { formatEvent, headline } from '../policy/format.js';
 
 export interface RenderedEmail {
   readonly subject: string;
@@ -30,27 +30,6 @@ export function escapeHtml(text: string): string {
 export function oneLineText(text: string): string {
   // eslint-disable-next-line no-control-regex -- removing control characters is the point
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
-}
-
-function pathOf(url: string): string {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
-}
-
-/** The most important change, in a few words: the subject of an alert. */
-export function headline(event: ChangeEvent): string {
-  switch (event.type) {
-    case 'newly_disallowed':
-      return `${pathOf(event.url)} is now disallowed for ${event.agent}`;
-    case 'newly_allowed':
-      return `${pathOf(event.url)} is now allowed for ${event.agent}`;
-    case 'fetch_status_changed':
-      return `robots.txt is now ${formatStatus(event.after)} (was ${formatStatus(event.before)})`;
-    case 'rules_changed':
-      return `robots.txt rules changed (${event.added.length} added, ${event.removed.length} removed)`;
-    case 'sitemaps_changed':
-      return `sitemaps changed (${event.added.length} added, ${event.removed.length} removed)`;
-  }
 }
 
 /** "example.com: /pricing is now disallowed for Googlebot (and 3 more changes)". */

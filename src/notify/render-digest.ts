@@ -1,7 +1,7 @@
 /** The weekly digest as an email: text and HTML parts. Pure; every file-derived string escaped. */
 import type { Digest, DigestSite, Incident } from '../policy/digest.js';
 import type { ChangeEvent } from '../policy/events.js';
-import { formatEvent, formatStatus } from './format.js';
+import { formatEvent, formatStatus } from '../policy/format.js';
 import { escapeHtml, oneLineText } from './render-alert.js';
 import type { RenderedEmail } from './render-alert.js';
 

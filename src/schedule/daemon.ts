@@ -29,6 +29,8 @@ export interface DaemonDeps {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** Called while the daemon is alive (main.ts writes a heartbeat for the health check). */
   heartbeat?(): void;
+  /** Called after each check this process makes (metrics). */
+  onChecked?(outcome: CheckOutcome): void;
 }
 
 /** The longest the check loop waits before looking again. */
@@ -55,6 +57,7 @@ export class Daemon {
   #tasks: ScheduledTask[] = [];
   #loops: Promise<void>[] = [];
   #sites = new Map<number, SiteConfig>();
+  #lastTick: Date | null = null;
 
   constructor(deps: DaemonDeps) {
     this.#deps = deps;
@@ -142,6 +145,11 @@ export class Daemon {
    * Keeps this process's claims alive, takes up scheduled fires that failed or whose
    * process died, and writes the heartbeat.
    */
+  /** When the daemon's loops last ran (the web's /healthz); null before they start. */
+  lastTick(): Date | null {
+    return this.#lastTick;
+  }
+
   async #maintenanceLoop(): Promise<void> {
     const { logger, config } = this.#deps;
     const signal = this.#stopping.signal;
@@ -149,6 +157,7 @@ export class Daemon {
     while (!signal.aborted) {
       try {
         await this.#deps.leases.renew(this.#deps.check.now());
+        this.#lastTick = this.#deps.check.now();
         this.#deps.heartbeat?.();
         const taken = await this.#fires.sweep();
         if (taken > 0) logger.info({ fires: taken }, 'abandoned scheduled tasks taken up');
@@ -206,6 +215,7 @@ export class Daemon {
   }
 
   #checked(outcome: CheckOutcome): void {
+    this.#deps.onChecked?.(outcome);
     const fields = { site: outcome.site, snapshot: outcome.snapshotId, status: outcome.status };
     if (outcome.kind === 'unchanged') this.#deps.logger.info(fields, 'checked: unchanged');
     else

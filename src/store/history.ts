@@ -1,12 +1,13 @@
-import { and, count, desc, eq, max } from 'drizzle-orm';
+import { and, count, desc, eq, lt, max } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
-import type { FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
+import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
 import { bodies, checks, snapshots } from './schema.js';
 
 /** A snapshot as history shows it: when it was seen, how often, what it was. */
 export interface SnapshotSummary {
   readonly id: number;
+  readonly siteId: number;
   readonly previousId: number | null;
   readonly firstSeen: Date;
   /** The last check that saw this state. */
@@ -18,6 +19,8 @@ export interface SnapshotSummary {
   readonly sha256: string | null;
   readonly size: number | null;
   readonly truncated: boolean;
+  /** What the fetcher dropped past the limit, when it cut the body. */
+  readonly cut: BodyCut | null;
   readonly stale: boolean;
   readonly lastGoodId: number | null;
   readonly redirects: readonly RedirectHop[];
@@ -29,6 +32,7 @@ function summaries(db: Database, where: SQL | undefined) {
   return db
     .select({
       id: snapshots.id,
+      siteId: snapshots.siteId,
       previousId: snapshots.previousId,
       firstSeen: snapshots.firstSeenAt,
       status: snapshots.status,
@@ -37,6 +41,9 @@ function summaries(db: Database, where: SQL | undefined) {
       sha256: snapshots.bodySha256,
       size: bodies.size,
       truncated: snapshots.truncated,
+      droppedBytes: snapshots.droppedBytes,
+      droppedLineBreaks: snapshots.droppedLineBreaks,
+      droppedComplete: snapshots.droppedComplete,
       stale: snapshots.stale,
       lastGoodId: snapshots.lastGoodId,
       redirects: snapshots.redirects,
@@ -55,8 +62,17 @@ function summaries(db: Database, where: SQL | undefined) {
 type SummaryRow = Awaited<ReturnType<typeof summaries>>[number];
 
 function toSummary(row: SummaryRow): SnapshotSummary {
+  const { droppedBytes, droppedLineBreaks, droppedComplete, ...rest } = row;
   return {
-    ...row,
+    ...rest,
+    cut:
+      droppedBytes === null
+        ? null
+        : {
+            droppedBytes,
+            droppedLineBreaks: droppedLineBreaks ?? 0,
+            complete: droppedComplete ?? false,
+          },
     error: row.error as FetchErrorKind | null,
     // max() over a timestamp comes back as text from some drivers.
     lastSeen: row.lastSeen === null ? row.firstSeen : new Date(row.lastSeen),
@@ -64,15 +80,18 @@ function toSummary(row: SummaryRow): SnapshotSummary {
   };
 }
 
-/** A site's snapshots, newest first, with the checks that saw each. */
+/** A site's snapshots, newest first (older than `beforeId`, for paging), with their checks. */
 export async function listSnapshots(
   db: Database,
   siteId: number,
   limit = 1000,
+  beforeId?: number,
 ): Promise<SnapshotSummary[]> {
-  const rows = await summaries(db, eq(snapshots.siteId, siteId))
-    .orderBy(desc(snapshots.id))
-    .limit(limit);
+  const where =
+    beforeId === undefined
+      ? eq(snapshots.siteId, siteId)
+      : and(eq(snapshots.siteId, siteId), lt(snapshots.id, beforeId));
+  const rows = await summaries(db, where).orderBy(desc(snapshots.id)).limit(limit);
   return rows.map(toSummary);
 }
 
@@ -83,5 +102,11 @@ export async function getSnapshot(
   id: number,
 ): Promise<SnapshotSummary | undefined> {
   const [row] = await summaries(db, and(eq(snapshots.siteId, siteId), eq(snapshots.id, id)));
+  return row === undefined ? undefined : toSummary(row);
+}
+
+/** A snapshot by id alone (the API names snapshots without their site), or undefined. */
+export async function findSnapshot(db: Database, id: number): Promise<SnapshotSummary | undefined> {
+  const [row] = await summaries(db, eq(snapshots.id, id));
   return row === undefined ? undefined : toSummary(row);
 }

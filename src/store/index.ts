@@ -1,7 +1,13 @@
 /** The store as the rest of robowatch sees it: queries over one opened database. */
 import type { WatchVerdict } from '../policy/verdicts.js';
 import type { Database } from './db.js';
-import { loadSites, syncSites } from './sites.js';
+import { sql } from 'drizzle-orm';
+import { countEventsBySnapshot, listEvents } from './events.js';
+import type { EventQuery } from './events.js';
+import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
+import { loadDailyStates, loadOverview } from './overview.js';
+import { findSite, findSiteById, loadSites, syncSites } from './sites.js';
+import { listChecks, loadVerdictHistory } from './verdict-history.js';
 import {
   CheckWriter,
   loadBody,
@@ -10,15 +16,16 @@ import {
   replaceVerdicts,
 } from './snapshots.js';
 import type { CheckRow, NewSnapshot } from './snapshots.js';
-import { loadDigest, loadSitePeriods, recordDigest } from './digests.js';
+import { listDigests, loadDigest, loadSitePeriods, recordDigest } from './digests.js';
 import type { DigestRecord } from './digests.js';
-import { leaseOutbox, markRetry, markSent, releaseOutbox } from './outbox.js';
+import { leaseOutbox, markRetry, markSent, outboxCounts, releaseOutbox } from './outbox.js';
 import {
   abandonedCronRuns,
   claimCronRun,
   completeCronRun,
   failCronRun,
   finishRun,
+  lastSweepAt,
   leaseRuns,
   missedCronRun,
   nextDueAt,
@@ -96,3 +103,36 @@ export function createDaemonStore(db: Database, owner: string, leaseMs: number) 
 }
 
 export type DaemonStore = ReturnType<typeof createDaemonStore>;
+
+/** The read models the web UI and API need, bound to a database. */
+export function createWebStore(db: Database) {
+  return {
+    ping: async () => {
+      await db.execute(sql`SELECT 1`);
+    },
+    syncSites: (origins: readonly string[]) => syncSites(db, origins),
+    findSite: (origin: string) => findSite(db, origin),
+    findSiteById: (id: number) => findSiteById(db, id),
+    loadOverview: (siteIds: readonly number[]) => loadOverview(db, siteIds),
+    loadDailyStates: (siteIds: readonly number[], since: Date) =>
+      loadDailyStates(db, siteIds, since),
+    loadSites: (origins: readonly string[]) => loadSites(db, origins),
+    listSnapshots: (siteId: number, limit?: number, beforeId?: number) =>
+      listSnapshots(db, siteId, limit, beforeId),
+    getSnapshot: (siteId: number, id: number) => getSnapshot(db, siteId, id),
+    findSnapshot: (id: number) => findSnapshot(db, id),
+    loadVerdicts: (snapshotId: number) => loadVerdicts(db, snapshotId),
+    loadBody: (sha256: string) => loadBody(db, sha256),
+    listEvents: (query: EventQuery) => listEvents(db, query),
+    countEventsBySnapshot: (siteId: number) => countEventsBySnapshot(db, siteId),
+    loadVerdictHistory: (siteId: number, url: string, agent: string) =>
+      loadVerdictHistory(db, siteId, url, agent),
+    listChecks: (snapshotId: number, limit: number) => listChecks(db, snapshotId, limit),
+    listDigests: (limit?: number) => listDigests(db, limit),
+    loadDigest: (id: number) => loadDigest(db, id),
+    outboxCounts: () => outboxCounts(db),
+    lastSweepAt: () => lastSweepAt(db),
+  };
+}
+
+export type WebStore = ReturnType<typeof createWebStore>;

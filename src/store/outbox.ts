@@ -140,3 +140,13 @@ export async function pendingOutbox(
     .where(sql`${outbox.sentAt} IS NULL`);
   return rows;
 }
+
+/** Notifications not yet sent, and those among them that failed at least once (metrics). */
+export async function outboxCounts(db: Database): Promise<{ pending: number; failed: number }> {
+  const [row] = await queryRows<{ pending: number; failed: number }>(
+    db,
+    sql`SELECT count(*)::int AS pending, (count(*) FILTER (WHERE attempts > 0))::int AS failed
+      FROM outbox WHERE sent_at IS NULL`,
+  );
+  return { pending: row?.pending ?? 0, failed: row?.failed ?? 0 };
+}

@@ -253,3 +253,12 @@ export async function missedCronRun(db: Database, name: string, fire: Date): Pro
   );
   return row?.missed === true;
 }
+
+/** When a check sweep (a planning fire of a check schedule) last completed, in any process. */
+export async function lastSweepAt(db: Database): Promise<Date | null> {
+  const [row] = await queryRows<{ at: string | Date | null }>(
+    db,
+    sql`SELECT max(completed_at) AS at FROM cron_runs WHERE starts_with(key, 'plan ')`,
+  );
+  return row?.at ? new Date(row.at) : null;
+}

@@ -90,6 +90,18 @@ export async function findSite(
   return row;
 }
 
+/** A site's row by id, or undefined. */
+export async function findSiteById(
+  db: Database,
+  id: number,
+): Promise<{ id: number; origin: string } | undefined> {
+  const [row] = await db
+    .select({ id: sites.id, origin: sites.origin })
+    .from(sites)
+    .where(eq(sites.id, id));
+  return row;
+}
+
 /** The number of rows in each table (for tests and the benchmark). */
 export async function countRows(db: Database): Promise<Record<string, number>> {
   const tables = ['sites', 'bodies', 'snapshots', 'checks', 'verdicts', 'change_events'];

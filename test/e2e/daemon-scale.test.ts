@@ -47,6 +47,7 @@ schedule: {check: '*/5 * * * * *', digest: '*/10 * * * * *'}
 sites:
 ${sites.map((s) => `  - {url: '${s.origin}', watch: [/, /x/y]}`).join('\n')}
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+web: {listen: 0}
 notify:
   email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}
 `,

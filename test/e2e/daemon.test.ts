@@ -45,6 +45,7 @@ sites:
   - url: ${site.origin}
     watch: [/, /pricing, /private/x]
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+web: {listen: 0}
 notify:
   email: {smtp: 'smtp://127.0.0.1:${smtp.port}', from: robowatch@example.com, to: [seo@example.com]}
   webhooks: [{url: '${webhook.url}/hook', secret: hook-secret}]

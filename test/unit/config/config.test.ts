@@ -131,6 +131,21 @@ sites:
     });
   });
 
+  it('serves the web on 127.0.0.1:8080 by default, read-only without a token', () => {
+    expect(parse('{}').web).toEqual({ host: '127.0.0.1', port: 8080, token: undefined });
+    expect(parse('web: {listen: "0.0.0.0:9000"}').web).toMatchObject({
+      host: '0.0.0.0',
+      port: 9000,
+    });
+    expect(parse('web: {listen: "[::1]:9000"}').web).toMatchObject({ host: '::1', port: 9000 });
+    expect(parse('web: {listen: 0}').web).toMatchObject({ host: '127.0.0.1', port: 0 });
+    expect(
+      parse('web: {token: "${WEB_TOKEN}"}', { WEB_TOKEN: 'a-long-enough-token' }).web.token,
+    ).toBe('a-long-enough-token');
+    // ${NAME:-} leaves it unset when the environment does not give it.
+    expect(parse('web: {token: "${WEB_TOKEN:-}"}').web.token).toBeUndefined();
+  });
+
   it('takes DATABASE_URL from the environment', () => {
     expect(parse('{}', { DATABASE_URL: 'postgres://u@h/db' }).databaseUrl).toBe(
       'postgres://u@h/db',
@@ -236,6 +251,18 @@ sites:
     [
       'sites:\n  - url: https://e.com\n    watch: [/]\n    notify: {emails: [a@b.c]}',
       'robowatch.yaml: sites[0].notify: unknown key "emails"',
+    ],
+    [
+      'web: {listen: "localhost"}',
+      'robowatch.yaml: web.listen: must be HOST:PORT (e.g. 127.0.0.1:8080 or 0.0.0.0:8080) or a port, not "localhost"',
+    ],
+    [
+      'web: {listen: 70000}',
+      'robowatch.yaml: web.listen: must be HOST:PORT (e.g. 127.0.0.1:8080 or 0.0.0.0:8080) or a port, not "70000"',
+    ],
+    [
+      'web: {token: short}',
+      'robowatch.yaml: web.token: must be at least 16 characters (e.g. openssl rand -hex 32)',
     ],
   ])('rejects %j: %s', (text, message) => {
     expect(error(text)).toBe(message);

@@ -1,6 +1,6 @@
-/** Human-readable text for change events and fetch statuses: the CLI's and the alerts'. */
-import type { ChangeEvent, EffectiveRule, FetchStatus } from '../policy/events.js';
-import type { Cause } from '../policy/verdicts.js';
+/** Human-readable text for change events and fetch statuses: the CLI's, the alerts' and the web's. */
+import type { ChangeEvent, EffectiveRule, FetchStatus } from './events.js';
+import type { Cause } from './verdicts.js';
 
 /** "ok 200", "unreachable 503", "unreachable (timeout)". */
 export function formatStatus(status: FetchStatus): string {
@@ -68,4 +68,20 @@ export function formatTime(date: Date | null): string {
         .toISOString()
         .replace('T', ' ')
         .replace(/\.\d+Z$/, 'Z');
+}
+
+/** The most important change, in a few words: the subject of an alert. */
+export function headline(event: ChangeEvent): string {
+  switch (event.type) {
+    case 'newly_disallowed':
+      return `${shortUrl(event.url)} is now disallowed for ${event.agent}`;
+    case 'newly_allowed':
+      return `${shortUrl(event.url)} is now allowed for ${event.agent}`;
+    case 'fetch_status_changed':
+      return `robots.txt is now ${formatStatus(event.after)} (was ${formatStatus(event.before)})`;
+    case 'rules_changed':
+      return `robots.txt rules changed (${event.added.length} added, ${event.removed.length} removed)`;
+    case 'sitemaps_changed':
+      return `sitemaps changed (${event.added.length} added, ${event.removed.length} removed)`;
+  }
 }

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { createMetrics } from '../lib/metrics.js';
+import { createCheckStore } from '../store/index.js';
+import type { CliContext } from './context.js';
+import { openStore, readConfig } from './context.js';
+import { startWeb } from './web.js';
+
+/** `robowatch serve`: the web UI and API alone, without the daemon. */
+export function registerServe(program: Command, context: CliContext): void {
+  program
+    .command('serve')
+    .summary('serve the web UI and JSON API only (no scheduled checks)')
+    .description(
+      'Serves the history of every site on web.listen (default 127.0.0.1:8080): pages, the\n' +
+        'JSON API under /api/v1, /healthz and /metrics. `robowatch start` serves them too;\n' +
+        'this runs them alone, e.g. beside daemons started with --no-web.',
+    )
+    .option(
+      '--config <file>',
+      'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
+    )
+    .action(async (options: { config?: string }) => {
+      const config = await readConfig(context, options.config);
+      const logger = context.createLogger();
+      const handle = await openStore(context, config);
+      const fetcher = context.createFetcher(config);
+      try {
+        const listener = await startWeb(context, config, {
+          db: handle.db,
+          check: {
+            fetchRobots: (origin) => fetcher.fetchRobots(origin),
+            store: createCheckStore(handle.db),
+            now: () => context.now(),
+            sleep: (ms) => context.sleep(ms),
+            confirmRetries: config.fetch.confirmRetries,
+            confirmDelayMs: config.fetch.confirmDelayMs,
+          },
+          logger,
+          metrics: createMetrics(),
+        });
+        const signal = await context.waitForSignal();
+        logger.info({ signal }, 'signal received');
+        await listener.close();
+        logger.info({}, 'web stopped');
+      } finally {
+        await fetcher.close();
+        await handle.close();
+      }
+    });
+}

@@ -1,0 +1,87 @@
+import { createTwoFilesPatch } from 'diff';
+import type { ChangeEvent } from '../policy/events.js';
+import type { SnapshotSummary } from '../store/history.js';
+import type { WebStore } from '../store/index.js';
+import { compareSnapshots } from './compare-snapshots.js';
+import { profileOf } from './view-site.js';
+import type { SiteRef } from './view-site.js';
+
+export interface DiffLine {
+  readonly kind: 'add' | 'del' | 'hunk' | 'context';
+  readonly text: string;
+}
+
+export interface DiffView {
+  readonly from: SnapshotSummary;
+  readonly to: SnapshotSummary;
+  readonly events: readonly ChangeEvent[];
+  /** The unified diff of the two files, line by line (empty when they are the same). */
+  readonly patch: readonly DiffLine[];
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+/**
+ * Two snapshots of a site compared: verdict, rule, sitemap and status changes, and the
+ * unified diff of the files. By default the latest snapshot and the one before it.
+ * Returns a reason instead when there is nothing to compare.
+ */
+export async function viewDiff(
+  store: Pick<WebStore, 'getSnapshot' | 'listSnapshots' | 'loadVerdicts' | 'loadBody'>,
+  site: SiteRef,
+  ids: { readonly from?: number; readonly to?: number },
+): Promise<DiffView | { readonly missing: string }> {
+  const get = (id: number) => store.getSnapshot(site.id, id);
+  const to = ids.to === undefined ? (await store.listSnapshots(site.id, 1))[0] : await get(ids.to);
+  if (to === undefined)
+    return {
+      missing: ids.to === undefined ? 'no snapshots yet' : `no snapshot ${ids.to} of this site`,
+    };
+  const fromId = ids.from ?? to.previousId;
+  const from = fromId === null ? undefined : await get(fromId);
+  if (from === undefined)
+    return {
+      missing:
+        fromId === null
+          ? 'only one snapshot: nothing to compare'
+          : `no snapshot ${fromId} of this site`,
+    };
+  const comparison = await compareSnapshots(
+    { getSnapshot: get, loadVerdicts: store.loadVerdicts, loadBody: store.loadBody },
+    {
+      origin: site.origin,
+      profile: profileOf(site),
+      ...(site.config ? { agents: site.config.agents } : {}),
+    },
+    from,
+    to,
+  );
+  const text = (body: Uint8Array | null) => (body === null ? '' : decoder.decode(body));
+  const patch = createTwoFilesPatch(
+    `snapshot ${from.id}`,
+    `snapshot ${to.id}`,
+    text(comparison.fromBody),
+    text(comparison.toBody),
+    undefined,
+    undefined,
+    { context: 3 },
+  );
+  const lines = patch.split('\n').slice(3); // the ===, --- and +++ header lines
+  return {
+    from,
+    to,
+    events: comparison.events,
+    patch: lines
+      .filter((l) => l !== '' && !l.startsWith('\\ No newline'))
+      .map((l) => ({
+        kind: l.startsWith('@@')
+          ? 'hunk'
+          : l.startsWith('+')
+            ? 'add'
+            : l.startsWith('-')
+              ? 'del'
+              : 'context',
+        text: l,
+      })),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The tester: what a proposed robots.txt would decide for chosen URLs and agents, and
+ * what that changes compared with the live state. Pure.
+ */
+import { parseRobotsTxt } from '../robots/index.js';
+import type { LintFinding } from '../robots/index.js';
+import { computeVerdicts, ParseCache } from './verdicts.js';
+import type { SiteState, WatchedAgent, WatchVerdict } from './verdicts.js';
+
+export interface TesterInput {
+  /** The proposed file. */
+  readonly body: Uint8Array;
+  readonly agents: readonly WatchedAgent[];
+  /** Absolute URLs, normalised as a crawler requests them. */
+  readonly urls: readonly string[];
+  /** The site's live state, to compare with; null when there is none. */
+  readonly live: SiteState | null;
+}
+
+export interface TesterRow {
+  readonly url: string;
+  readonly agent: string;
+  readonly proposed: WatchVerdict;
+  readonly live: WatchVerdict | null;
+  /** The proposed file would flip this verdict. */
+  readonly changed: boolean;
+}
+
+export interface TesterResult {
+  readonly rows: readonly TesterRow[];
+  /** Lint findings of the proposed file (read with the first agent's profile). */
+  readonly findings: readonly LintFinding[];
+}
+
+/** Evaluates the proposed file as if it were served with a 200, beside the live state. */
+export function testRobotsTxt(input: TesterInput): TesterResult {
+  const cache = new ParseCache();
+  const proposedState: SiteState = {
+    fetch: { status: 200, error: null },
+    body: input.body,
+    lastGoodBody: input.body,
+    stale: false,
+  };
+  const proposed = computeVerdicts(proposedState, input.urls, input.agents, cache);
+  const live = input.live ? computeVerdicts(input.live, input.urls, input.agents, cache) : null;
+  const rows = proposed.map((verdict, i) => {
+    const before = live?.[i] ?? null;
+    return {
+      url: verdict.url,
+      agent: verdict.agent,
+      proposed: verdict,
+      live: before,
+      changed: before !== null && before.allowed !== verdict.allowed,
+    };
+  });
+  const profile = input.agents[0]?.profile ?? 'google';
+  return { rows, findings: parseRobotsTxt(input.body, { profile }).lint };
+}

@@ -1,0 +1,152 @@
+import { sql } from 'drizzle-orm';
+import type { ChangeEvent } from '../policy/events.js';
+import type { FetchErrorKind } from '../policy/fetch-result.js';
+import type { DayStates } from '../policy/history.js';
+import { queryRows } from './db.js';
+import type { Database } from './db.js';
+
+/** What the overview shows of one site. */
+export interface SiteOverview {
+  readonly id: number;
+  readonly origin: string;
+  /** The current snapshot, or null before the first check. */
+  readonly current: {
+    readonly id: number;
+    readonly status: number | null;
+    readonly error: FetchErrorKind | null;
+    readonly stale: boolean;
+    readonly lastSeen: Date;
+  } | null;
+  /** The events of the most recent snapshot that brought any, if one did. */
+  readonly lastChange: { readonly at: Date; readonly events: readonly ChangeEvent[] } | null;
+  /** Per agent of the current snapshot's verdicts: how many watched URLs it may not fetch. */
+  readonly disallowed: readonly { agent: string; disallowed: number; watched: number }[];
+}
+
+const ids = (values: readonly number[]) => sql`${sql.param([...values])}::int[]`;
+
+/** The overview of these sites: current state, last change, disallowed counts. */
+export async function loadOverview(
+  db: Database,
+  siteIds: readonly number[],
+): Promise<SiteOverview[]> {
+  if (siteIds.length === 0) return [];
+  const rows = await queryRows<{
+    id: number;
+    origin: string;
+    snapshot_id: number | string | null;
+    status: number | null;
+    error: string | null;
+    stale: boolean | null;
+    last_seen: string | Date | null;
+  }>(
+    db,
+    sql`SELECT s.id, s.origin, n.id AS snapshot_id, n.status, n.error, n.stale,
+        (SELECT max(c.checked_at) FROM checks c WHERE c.snapshot_id = n.id) AS last_seen
+      FROM sites s LEFT JOIN snapshots n ON n.id = s.current_snapshot_id
+      WHERE s.id = ANY(${ids(siteIds)})`,
+  );
+  const changes = await queryRows<{
+    site_id: number;
+    created_at: string | Date;
+    event: ChangeEvent;
+  }>(
+    db,
+    sql`SELECT site_id, created_at, event FROM change_events
+      WHERE snapshot_id IN (SELECT max(snapshot_id) FROM change_events
+        WHERE site_id = ANY(${ids(siteIds)}) GROUP BY site_id)
+      ORDER BY id`,
+  );
+  const current = rows.flatMap((r) => (r.snapshot_id === null ? [] : [Number(r.snapshot_id)]));
+  const counts =
+    current.length === 0
+      ? []
+      : await queryRows<{
+          snapshot_id: number | string;
+          agent: string;
+          disallowed: number;
+          watched: number;
+        }>(
+          db,
+          sql`SELECT snapshot_id, agent, (count(*) FILTER (WHERE NOT allowed))::int AS disallowed,
+              count(*)::int AS watched
+            FROM verdicts WHERE snapshot_id = ANY(${sql.param(current)}::bigint[])
+            GROUP BY snapshot_id, agent ORDER BY agent`,
+        );
+  const lastChange = new Map<number, { at: Date; events: ChangeEvent[] }>();
+  for (const c of changes) {
+    const found = lastChange.get(c.site_id);
+    if (found) found.events.push(c.event);
+    else lastChange.set(c.site_id, { at: new Date(c.created_at), events: [c.event] });
+  }
+  return rows.map((r) => {
+    const change = lastChange.get(r.id);
+    const snapshotId = r.snapshot_id === null ? null : Number(r.snapshot_id);
+    return {
+      id: r.id,
+      origin: r.origin,
+      current:
+        snapshotId === null
+          ? null
+          : {
+              id: snapshotId,
+              status: r.status,
+              error: r.error as FetchErrorKind | null,
+              stale: r.stale ?? false,
+              lastSeen: new Date(r.last_seen ?? 0),
+            },
+      lastChange: change ?? null,
+      disallowed: counts
+        .filter((c) => Number(c.snapshot_id) === snapshotId)
+        .map(({ agent, disallowed, watched }) => ({ agent, disallowed, watched })),
+    };
+  });
+}
+
+/**
+ * For each site, the states its checks saw on each day (UTC) since `since`. Only the
+ * snapshots that can have checks since then are read: those first seen since, and the
+ * one current at `since` (a site's snapshots follow one another).
+ */
+export async function loadDailyStates(
+  db: Database,
+  siteIds: readonly number[],
+  since: Date,
+): Promise<Map<number, DayStates[]>> {
+  const result = new Map<number, DayStates[]>();
+  if (siteIds.length === 0) return result;
+  const from = since.toISOString();
+  const rows = await queryRows<{
+    site_id: number;
+    day: string;
+    status: number | null;
+    error: string | null;
+    stale: boolean;
+    checks: number;
+  }>(
+    db,
+    sql`SELECT n.site_id, to_char(c.checked_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+        n.status, n.error, n.stale, count(*)::int AS checks
+      FROM snapshots n JOIN checks c ON c.snapshot_id = n.id AND c.checked_at >= ${from}::timestamptz
+      WHERE n.site_id = ANY(${ids(siteIds)})
+        AND (n.first_seen_at >= ${from}::timestamptz OR n.id IN (
+          SELECT max(p.id) FROM snapshots p
+          WHERE p.site_id = ANY(${ids(siteIds)}) AND p.first_seen_at < ${from}::timestamptz
+          GROUP BY p.site_id))
+      GROUP BY n.site_id, day, n.status, n.error, n.stale
+      ORDER BY n.site_id, day`,
+  );
+  for (const row of rows) {
+    let days = result.get(row.site_id);
+    if (days === undefined) result.set(row.site_id, (days = []));
+    let last = days[days.length - 1];
+    if (last?.day !== row.day) days.push((last = { day: row.day, states: [] }));
+    (last.states as DayStates['states'][number][]).push({
+      status: row.status,
+      error: row.error as FetchErrorKind | null,
+      stale: row.stale,
+      checks: row.checks,
+    });
+  }
+  return result;
+}

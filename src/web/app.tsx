@@ -1,0 +1,104 @@
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { getCookie } from 'hono/cookie';
+import { csrf } from 'hono/csrf';
+import { HTTPException } from 'hono/http-exception';
+import { secureHeaders } from 'hono/secure-headers';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { oneLine } from '../lib/errors.js';
+import { SESSION_COOKIE, requireToken } from './auth.js';
+import type { WebEnv } from './auth.js';
+import type { WebDeps } from './deps.js';
+import { ErrorPageView } from './pages/errors.js';
+import { registerApi } from './routes/api.js';
+import { registerOps } from './routes/ops.js';
+import { registerPages } from './routes/pages.js';
+import { configuredSites } from './sites.js';
+import { STYLESHEET } from './style.js';
+
+/** A tested robots.txt may be 500 KiB; the form encodes it, so allow some more. */
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The web UI, the JSON API and the operations endpoints, as one Hono app. main.ts (via
+ * the CLI) listens; tests call `app.request()`.
+ */
+export function createApp(deps: WebDeps): Hono<WebEnv> {
+  const app = new Hono<WebEnv>();
+  const sites = configuredSites(deps);
+
+  app.use(
+    secureHeaders({
+      // No script at all, styles from /static only, nothing framed; a route may set its own.
+      contentSecurityPolicy: {
+        defaultSrc: ["'none'"],
+        styleSrc: ["'self'"],
+        imgSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+      },
+      referrerPolicy: 'no-referrer',
+      // HTTPS, and so HSTS, is the business of whatever terminates TLS in front.
+      strictTransportSecurity: false,
+      xFrameOptions: 'DENY',
+      overwrite: false,
+    }),
+  );
+  // A form posted from another site with the browser's session cookie is refused (its
+  // Origin or Sec-Fetch-Site header gives it away). Without that cookie there is nothing
+  // to forge: a Bearer token is never sent by a browser on its own.
+  const crossSite = csrf();
+  app.use(async (c, next) => {
+    if (c.req.header('authorization') !== undefined || getCookie(c, SESSION_COOKIE) === undefined)
+      return next();
+    try {
+      return await crossSite(c, next);
+    } catch (error) {
+      if (error instanceof HTTPException && error.status === 403 && error.message === '')
+        throw new HTTPException(403, {
+          message: 'refused: this form was posted from another site',
+        });
+      throw error;
+    }
+  });
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HTTPException(413, {
+          message: `the request body is over ${MAX_BODY_BYTES} bytes`,
+        });
+      },
+    }),
+  );
+  app.use(requireToken(deps.config.web.token));
+
+  app.get('/static/style.css', (c) =>
+    c.body(STYLESHEET, 200, {
+      'content-type': 'text/css; charset=utf-8',
+      'cache-control': 'max-age=3600',
+    }),
+  );
+  registerPages(app, deps, sites);
+  registerApi(app, deps, sites);
+  registerOps(app, deps);
+
+  const respond = (c: Context<WebEnv>, status: ContentfulStatusCode, message: string) => {
+    if (status === 401) c.header('www-authenticate', 'Bearer realm="robowatch"');
+    if (c.req.path.startsWith('/api/') || c.req.path === '/metrics' || c.req.path === '/healthz')
+      return c.json({ error: { status, message } }, status);
+    return c.html(
+      <ErrorPageView status={status} message={message} signedIn={c.get('signedIn') ?? false} />,
+      status,
+    );
+  };
+  app.notFound((c) => respond(c, 404, `nothing at ${c.req.path}`));
+  app.onError((error, c) => {
+    if (error instanceof HTTPException) return respond(c, error.status, error.message);
+    deps.logger.error({ path: c.req.path, error: oneLine(error) }, 'web request failed');
+    return respond(c, 500, 'internal error; the logs say more');
+  });
+  return app;
+}

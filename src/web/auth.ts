@@ -1,0 +1,72 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import { getCookie } from 'hono/cookie';
+import { HTTPException } from 'hono/http-exception';
+
+/** The browser's session cookie: an HMAC of the token, never the token itself. */
+export const SESSION_COOKIE = 'robowatch_session';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Compares in constant time (over SHA-256 digests, so lengths do not leak either). */
+export function tokenMatches(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export function sessionValue(token: string): string {
+  return createHmac('sha256', token).update('robowatch web session v1').digest('hex');
+}
+
+/** Whether the request carries the token: Authorization: Bearer, or the session cookie. */
+export function isAuthenticated(c: Context, token: string): boolean {
+  const header = c.req.header('authorization');
+  const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
+  if (bearer !== undefined) return tokenMatches(bearer.trim(), token);
+  const cookie = getCookie(c, SESSION_COOKIE);
+  return cookie !== undefined && tokenMatches(cookie, sessionValue(token));
+}
+
+/** Paths served without the token: signing in needs the form and its stylesheet. */
+const OPEN = new Set(['/login', '/static/style.css']);
+
+/**
+ * With `web.token` set, every request needs it; a browser without it is sent to the
+ * sign-in form, anything else gets a 401 (JSON under /api).
+ */
+export function requireToken(token: string | undefined): MiddlewareHandler<WebEnv> {
+  return async (c, next) => {
+    const signedIn = token !== undefined && isAuthenticated(c, token);
+    c.set('signedIn', signedIn);
+    if (token === undefined || signedIn || OPEN.has(c.req.path)) return next();
+    const wantsHtml =
+      c.req.method === 'GET' &&
+      !c.req.path.startsWith('/api/') &&
+      (c.req.header('accept') ?? '').includes('text/html');
+    if (wantsHtml) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
+    throw new HTTPException(401, {
+      message: 'this robowatch needs its access token: send Authorization: Bearer <web.token>',
+    });
+  };
+}
+
+/**
+ * Anything that changes something (checking a site now) needs the token, always: with
+ * no token configured, the web cannot change anything.
+ */
+export function requireWriteAccess(c: Context<WebEnv>, token: string | undefined): void {
+  if (token === undefined) {
+    throw new HTTPException(403, {
+      message: 'checking from the web is off: set web.token in the configuration to allow it',
+    });
+  }
+  if (!c.get('signedIn')) throw new HTTPException(401, { message: 'sign in first' });
+}
+
+/** Where to go after signing in: a path on this site, never another site. */
+export function safeNext(next: string | undefined): string {
+  return next !== undefined && /^\/(?![/\\])/.test(next) ? next : '/';
+}
+
+export interface WebEnv {
+  Variables: { signedIn: boolean };
+}

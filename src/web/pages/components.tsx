@@ -1,0 +1,118 @@
+/**
+ * Pieces every page uses. JSX escapes every interpolated string, which is what makes a
+ * robots.txt body, a header or a URL inert wherever it appears.
+ */
+import { raw } from 'hono/html';
+import type { Child, FC, PropsWithChildren } from 'hono/jsx';
+import type { Access } from '../../policy/access.js';
+import { formatStatus } from '../../policy/format.js';
+import type { Cause } from '../../policy/verdicts.js';
+
+export const Layout: FC<PropsWithChildren<{ title: string; signedIn?: boolean }>> = (props) => (
+  <>
+    {raw('<!DOCTYPE html>')}
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${props.title} · robowatch`}</title>
+        <link rel="stylesheet" href="/static/style.css" />
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/">
+            robowatch
+          </a>
+          <nav>
+            <a href="/">Sites</a>
+            <a href="/tester">Tester</a>
+            <a href="/digests">Digests</a>
+            <a href="/api/v1/sites">API</a>
+          </nav>
+          {props.signedIn ? (
+            <form class="inline" method="post" action="/logout">
+              <button type="submit">Sign out</button>
+            </form>
+          ) : null}
+        </header>
+        <main>{props.children}</main>
+      </body>
+    </html>
+  </>
+);
+
+/** "2026-03-01 12:00Z", in a <time> element with the exact instant. */
+export const Time: FC<{ date: Date | null }> = ({ date }) =>
+  date === null ? (
+    <span class="muted">–</span>
+  ) : (
+    <time datetime={date.toISOString()}>{minute(date)}</time>
+  );
+
+export function minute(date: Date): string {
+  return date.toISOString().slice(0, 16).replace('T', ' ') + 'Z';
+}
+
+export function day(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+export const AccessBadge: FC<{ access: Access | 'none' }> = ({ access }) => (
+  <span class={`access access-${access}`}>{access === 'none' ? 'not checked' : access}</span>
+);
+
+/** A fetch status: access, HTTP status or network error. */
+export function statusText(status: {
+  access: Access;
+  status: number | null;
+  error: string | null;
+}): string {
+  return formatStatus({
+    access: status.access,
+    ...(status.status === null ? {} : { status: status.status }),
+    ...(status.error === null ? {} : { error: status.error }),
+  } as Parameters<typeof formatStatus>[0]);
+}
+
+/** The rule or access state behind a verdict: "line 14: Disallow: /pr". */
+export function causeText(cause: Cause | null): string {
+  if (cause === null) return 'no rule applies';
+  if (cause.type === 'access')
+    return cause.access === 'unreachable'
+      ? 'robots.txt is unreachable'
+      : 'robots.txt is unavailable';
+  return `line ${cause.line}: ${cause.directive === 'allow' ? 'Allow' : 'Disallow'}: ${cause.pattern}`;
+}
+
+export const Verdict: FC<{ allowed: boolean }> = ({ allowed }) => (
+  <span class={allowed ? 'verdict-allowed' : 'verdict-disallowed'}>
+    {allowed ? 'allowed' : 'disallowed'}
+  </span>
+);
+
+/** The path and query of a URL: what a reader recognises on a site's own page. */
+export function pathOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return parsed.pathname + parsed.search;
+  } catch {
+    return url;
+  }
+}
+
+/** Links to older pages of a list: `?before=ID`, kept with the other parameters. */
+export const Pager: FC<{ base: string; params: Record<string, string>; before: number | null }> = (
+  props,
+) => {
+  if (props.before === null) return null;
+  const query = new URLSearchParams({ ...props.params, before: String(props.before) });
+  return (
+    <p class="pager">
+      <a href={`${props.base}?${query.toString()}`}>Older →</a>
+    </p>
+  );
+};
+
+export const Notice: FC<{ error?: boolean; children?: Child }> = (props) => (
+  <div class={props.error ? 'notice error' : 'notice'}>{props.children}</div>
+);

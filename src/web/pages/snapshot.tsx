@@ -1,0 +1,205 @@
+import type { FC } from 'hono/jsx';
+import { formatBytes } from '../../policy/format.js';
+import type { SiteRef } from '../../monitor/view-site.js';
+import type { SnapshotView } from '../../monitor/view-snapshot.js';
+import { AccessBadge, Layout, Time, statusText } from './components.js';
+
+/** The file as served, one numbered line per line (CR, LF and CRLF all end a line). */
+const NumberedLines: FC<{ text: string }> = ({ text }) => {
+  const lines = text.split(/\r\n|\r|\n/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  return (
+    <pre class="lines" aria-label="robots.txt with line numbers">
+      {lines.map((line, i) => (
+        <span class="l" id={`L${i + 1}`}>
+          <span class="n">{i + 1}</span>
+          {line}
+        </span>
+      ))}
+    </pre>
+  );
+};
+
+/** One snapshot: fetch details, lint findings, groups and rules, and the file itself. */
+export const SnapshotPageView: FC<{ site: SiteRef; view: SnapshotView; signedIn: boolean }> = ({
+  site,
+  view,
+  signedIn,
+}) => {
+  const { snapshot: s, model } = view;
+  const base = `/sites/${site.id}`;
+  return (
+    <Layout title={`${site.origin} snapshot ${s.id}`} signedIn={signedIn}>
+      <p>
+        <a href={base}>← {site.origin}</a>
+      </p>
+      <h1>Snapshot {s.id}</h1>
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <AccessBadge access={s.access} /> {statusText(s)}
+          {s.errorDetail ? <span class="muted"> ({s.errorDetail})</span> : null}
+        </dd>
+        <dt>Seen</dt>
+        <dd>
+          <Time date={s.firstSeen} /> to <Time date={s.lastSeen} />, by {s.checks} check
+          {s.checks === 1 ? '' : 's'}
+        </dd>
+        <dt>URL fetched</dt>
+        <dd class="mono">{s.finalUrl}</dd>
+        <dt>Redirects</dt>
+        <dd>
+          {s.redirects.length === 0 ? (
+            <span class="muted">none</span>
+          ) : (
+            <ol>
+              {s.redirects.map((hop) => (
+                <li class="mono">
+                  {hop.status} {hop.url} → {hop.location}
+                </li>
+              ))}
+            </ol>
+          )}
+        </dd>
+        <dt>Size</dt>
+        <dd>
+          {formatBytes(s.size)}
+          {s.truncated
+            ? `, cut at 500 KiB${s.cut ? ` (${s.cut.complete ? '' : 'at least '}${s.cut.droppedBytes} bytes dropped)` : ''}`
+            : ''}
+        </dd>
+        <dt>SHA-256</dt>
+        <dd class="mono">{s.sha256 ?? '–'}</dd>
+        <dt>Compare</dt>
+        <dd>
+          {s.previousId === null ? (
+            <span class="muted">the first snapshot</span>
+          ) : (
+            <>
+              <a href={`${base}/diff?to=${s.id}`}>with the previous snapshot ({s.previousId})</a>
+            </>
+          )}{' '}
+          · <a href={`/tester?site=${site.id}&snapshot=${s.id}`}>open in the tester</a>
+        </dd>
+      </dl>
+
+      <h2>Checks</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>When</th>
+            <th class="num">Duration</th>
+            <th>Blip</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.checks.map((c) => (
+            <tr>
+              <td>
+                <Time date={c.checkedAt} />
+              </td>
+              <td class="num">{c.durationMs} ms</td>
+              <td>{c.transient ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {s.checks > view.checks.length ? (
+        <p class="muted">
+          The latest {view.checks.length} of {s.checks} checks.
+        </p>
+      ) : null}
+
+      {view.text === null || model === null ? (
+        <p class="muted">
+          This state has no file: {statusText(s)}.
+          {s.lastGoodId !== null && s.lastGoodId !== s.id ? (
+            <>
+              {' '}
+              The last good copy is{' '}
+              <a href={`${base}/snapshots/${s.lastGoodId}`}>snapshot {s.lastGoodId}</a>.
+            </>
+          ) : null}
+        </p>
+      ) : (
+        <>
+          <h2>Lint findings</h2>
+          {model.lint.length === 0 ? (
+            <p class="muted">None.</p>
+          ) : (
+            <table>
+              <tbody>
+                {model.lint.map((f) => (
+                  <tr>
+                    <td class="num">
+                      <a href={`#L${f.line}`}>line {f.line}</a>
+                    </td>
+                    <td class={`finding-${f.severity}`}>{f.severity}</td>
+                    <td>{f.message}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+
+          <h2>Groups and rules ({model.profile})</h2>
+          {model.groups.length === 0 ? (
+            <p class="muted">No groups: nothing is disallowed by this file.</p>
+          ) : (
+            model.groups.map((g) => (
+              <table>
+                <thead>
+                  <tr>
+                    <th colspan={3}>
+                      <a href={`#L${g.line}`}>line {g.line}</a>: user-agent{' '}
+                      {g.agents.map((a) => a.value).join(', ')}
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {g.rules.length === 0 ? (
+                    <tr>
+                      <td colspan={3} class="muted">
+                        no rules
+                      </td>
+                    </tr>
+                  ) : (
+                    g.rules.map((r) => (
+                      <tr>
+                        <td class="num">
+                          <a href={`#L${r.line}`}>{r.line}</a>
+                        </td>
+                        <td>{r.directive === 'allow' ? 'Allow' : 'Disallow'}</td>
+                        <td class="mono">{r.pattern}</td>
+                      </tr>
+                    ))
+                  )}
+                </tbody>
+              </table>
+            ))
+          )}
+          {model.sitemaps.length + model.others.length > 0 ? (
+            <>
+              <h2>Other lines</h2>
+              <ul>
+                {model.sitemaps.map((m) => (
+                  <li class="mono">
+                    line {m.line}: Sitemap: {m.url}
+                  </li>
+                ))}
+                {model.others.map((o) => (
+                  <li class="mono">
+                    line {o.line}: {o.key}: {o.value}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
+
+          <h2>robots.txt</h2>
+          <NumberedLines text={view.text} />
+        </>
+      )}
+    </Layout>
+  );
+};

@@ -1,0 +1,132 @@
+import type { FC } from 'hono/jsx';
+import type { TesterResult } from '../../policy/tester.js';
+import { Layout, Notice, Verdict, causeText, pathOf } from './components.js';
+
+export interface TesterForm {
+  readonly siteId: string;
+  readonly robots: string;
+  readonly agents: string;
+  readonly urls: string;
+}
+
+export interface TesterPageProps {
+  readonly sites: readonly { id: number; origin: string }[];
+  readonly form: TesterForm;
+  readonly result: (TesterResult & { live: boolean }) | undefined;
+  readonly error: string | undefined;
+  readonly signedIn: boolean;
+}
+
+/**
+ * Paste a robots.txt (or start from a snapshot), choose agents and URLs, and see what it
+ * decides, beside what the live file decides: the check to run before deploying a file.
+ */
+export const TesterPageView: FC<TesterPageProps> = ({ sites, form, result, error, signedIn }) => {
+  const changed = result?.rows.filter((r) => r.changed).length ?? 0;
+  return (
+    <Layout title="Tester" signedIn={signedIn}>
+      <h1>Test a robots.txt</h1>
+      {error === undefined ? null : <Notice error>{error}</Notice>}
+      <form method="post" action="/tester">
+        <p>
+          <label>
+            Site (to resolve paths and compare with its live file){' '}
+            <select name="site">
+              <option value="" selected={form.siteId === ''}>
+                none: absolute URLs, nothing to compare
+              </option>
+              {sites.map((s) => (
+                <option value={String(s.id)} selected={form.siteId === String(s.id)}>
+                  {s.origin}
+                </option>
+              ))}
+            </select>
+          </label>
+        </p>
+        <div class="grid2">
+          <label>
+            robots.txt
+            <textarea name="robots" rows={18} spellcheck={false}>
+              {form.robots}
+            </textarea>
+          </label>
+          <div>
+            <label>
+              Agents, one per line: a token, then optionally google, rfc9309 or legacy
+              <textarea name="agents" rows={7} spellcheck={false}>
+                {form.agents}
+              </textarea>
+            </label>
+            <label>
+              URLs, one per line: paths on the site, or absolute URLs
+              <textarea name="urls" rows={8} spellcheck={false}>
+                {form.urls}
+              </textarea>
+            </label>
+          </div>
+        </div>
+        <p>
+          <button type="submit">Test</button>
+        </p>
+      </form>
+      {result === undefined ? null : (
+        <>
+          <h2>Verdicts</h2>
+          <p class="summary">
+            {result.live
+              ? changed === 0
+                ? 'Deploying this file changes no verdict.'
+                : `Deploying this file changes ${changed} verdict${changed === 1 ? '' : 's'}.`
+              : 'No live file to compare with.'}
+          </p>
+          <table>
+            <thead>
+              <tr>
+                <th>URL</th>
+                <th>Agent</th>
+                <th>This file</th>
+                {result.live ? <th>Live</th> : null}
+              </tr>
+            </thead>
+            <tbody>
+              {result.rows.map((row) => (
+                <tr>
+                  <td class="mono">{form.siteId === '' ? row.url : pathOf(row.url)}</td>
+                  <td>{row.agent}</td>
+                  <td class={row.changed ? 'changed' : ''}>
+                    <Verdict allowed={row.proposed.allowed} />
+                    <br />
+                    <span class="muted mono">{causeText(row.proposed.cause)}</span>
+                  </td>
+                  {result.live ? (
+                    <td>
+                      {row.live === null ? null : (
+                        <>
+                          <Verdict allowed={row.live.allowed} />
+                          <br />
+                          <span class="muted mono">{causeText(row.live.cause)}</span>
+                        </>
+                      )}
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <h2>Lint findings</h2>
+          {result.findings.length === 0 ? (
+            <p class="muted">None.</p>
+          ) : (
+            <ul>
+              {result.findings.map((f) => (
+                <li class={`finding-${f.severity}`}>
+                  line {f.line}: {f.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </Layout>
+  );
+};

@@ -1,0 +1,308 @@
+/** The JSON API under /api/v1: the same read models as the pages, and checking a site now. */
+import type { Context, Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { z } from 'zod';
+import { headline } from '../../policy/format.js';
+import { siteAccess } from '../../policy/verdicts.js';
+import { parseRobotsTxt } from '../../robots/index.js';
+import { viewDiff } from '../../monitor/view-diff.js';
+import { viewOverview } from '../../monitor/view-overview.js';
+import { profileOf } from '../../monitor/view-site.js';
+import type { SiteRef } from '../../monitor/view-site.js';
+import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
+import { testRobots } from '../../monitor/test-robots.js';
+import type { SnapshotSummary } from '../../store/history.js';
+import { requireWriteAccess } from '../auth.js';
+import type { WebEnv } from '../auth.js';
+import type { WebDeps } from '../deps.js';
+import { optionalId, parseId } from '../sites.js';
+import type { ConfiguredSites } from '../sites.js';
+import { parseAgents, parseUrls } from '../tester-input.js';
+import { eventTypes } from './pages.js';
+
+const MAX_LIMIT = 500;
+
+function limitOf(c: Context, fallback: number): number {
+  const raw = c.req.query('limit');
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT)
+    throw new HTTPException(400, {
+      message: `limit must be a whole number from 1 to ${MAX_LIMIT}, not "${raw}"`,
+    });
+  return n;
+}
+
+const snapshotJson = (s: SnapshotSummary, site: SiteRef) => ({
+  id: s.id,
+  siteId: s.siteId,
+  previousId: s.previousId,
+  firstSeen: s.firstSeen,
+  lastSeen: s.lastSeen,
+  checks: s.checks,
+  access: siteAccess({ fetch: s, stale: s.stale }, profileOf(site)),
+  status: s.status,
+  error: s.error,
+  errorDetail: s.errorDetail,
+  stale: s.stale,
+  size: s.size,
+  truncated: s.truncated,
+  sha256: s.sha256,
+  finalUrl: s.finalUrl,
+  redirects: s.redirects,
+  lastGoodId: s.lastGoodId,
+});
+
+const testRequest = z.strictObject({
+  robotstxt: z
+    .string({ error: 'must be the robots.txt to test, as a string' })
+    .max(2_000_000, 'is too long'),
+  agents: z.array(
+    z.union([z.string(), z.strictObject({ token: z.string(), profile: z.string().optional() })]),
+    { error: 'must be a list of tokens or {token, profile}' },
+  ),
+  urls: z.array(z.string(), { error: 'must be a list of URLs' }),
+  site: z.number({ error: 'must be a site id' }).int().positive().optional(),
+});
+
+export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredSites): void {
+  const api = `/api/v1`;
+  const snapshotOf = async (param: string | undefined) => {
+    const id = parseId(param, 'snapshot');
+    const snapshot = await deps.store.findSnapshot(id);
+    if (snapshot === undefined)
+      throw new HTTPException(404, { message: `there is no snapshot ${id}` });
+    const site = await sites.resolve(String(snapshot.siteId));
+    return { snapshot, site };
+  };
+
+  app.get(`${api}/sites`, async (c) => {
+    const all = await sites.all();
+    const view = await viewOverview(deps.store, all, {
+      query: c.req.query('q') ?? '',
+      page: 1,
+      perPage: all.length || 1,
+      now: deps.now(),
+    });
+    return c.json({
+      sites: view.rows.map((r) => ({
+        id: r.id,
+        origin: r.site.origin,
+        profile: r.site.profile,
+        access: r.access === 'none' ? null : r.access,
+        status: r.overview.current?.status ?? null,
+        error: r.overview.current?.error ?? null,
+        lastCheckedAt: r.overview.current?.lastSeen ?? null,
+        currentSnapshotId: r.overview.current?.id ?? null,
+        lastChange:
+          r.lastChange === null
+            ? null
+            : {
+                at: r.lastChange.at,
+                type: r.lastChange.event.type,
+                summary: headline(r.lastChange.event),
+                more: r.lastChange.more,
+              },
+        disallowed: r.overview.disallowed,
+      })),
+    });
+  });
+
+  app.get(`${api}/sites/:id`, async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const [latest] = await deps.store.listSnapshots(site.id, 1);
+    return c.json({
+      id: site.id,
+      origin: site.origin,
+      configured: site.config !== undefined,
+      profile: profileOf(site),
+      watches: site.config?.watches ?? [],
+      agents: site.config?.agents ?? [],
+      schedule: site.config?.schedule ?? null,
+      current: latest === undefined ? null : snapshotJson(latest, site),
+    });
+  });
+
+  app.get(`${api}/sites/:id/snapshots`, async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const limit = limitOf(c, 50);
+    const page = await deps.store.listSnapshots(
+      site.id,
+      limit + 1,
+      optionalId(c.req.query('before'), 'before'),
+    );
+    const shown = page.slice(0, limit);
+    return c.json({
+      snapshots: shown.map((s) => snapshotJson(s, site)),
+      next:
+        page.length > limit
+          ? `${api}/sites/${site.id}/snapshots?limit=${limit}&before=${shown[shown.length - 1]!.id}`
+          : null,
+    });
+  });
+
+  app.get(`${api}/snapshots/:id`, async (c) => {
+    const { snapshot, site } = await snapshotOf(c.req.param('id'));
+    return c.json(snapshotJson(snapshot, site));
+  });
+
+  // The bytes as served, as inert text: never rendered by a browser as HTML or script.
+  app.get(`${api}/snapshots/:id/body`, async (c) => {
+    const { snapshot } = await snapshotOf(c.req.param('id'));
+    if (snapshot.sha256 === null)
+      throw new HTTPException(404, {
+        message: `snapshot ${snapshot.id} has no body (${snapshot.status ?? snapshot.error})`,
+      });
+    const body = await deps.store.loadBody(snapshot.sha256);
+    return c.body(new Uint8Array(body), 200, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-security-policy': "sandbox; default-src 'none'",
+      'content-disposition': `inline; filename="robots-${snapshot.id}.txt"`,
+    });
+  });
+
+  app.get(`${api}/snapshots/:id/model`, async (c) => {
+    const { snapshot, site } = await snapshotOf(c.req.param('id'));
+    if (snapshot.sha256 === null)
+      throw new HTTPException(404, {
+        message: `snapshot ${snapshot.id} has no body (${snapshot.status ?? snapshot.error})`,
+      });
+    const model = parseRobotsTxt(await deps.store.loadBody(snapshot.sha256), {
+      profile: profileOf(site),
+      ...(snapshot.cut ? { cut: snapshot.cut } : {}),
+    });
+    return c.json({
+      snapshotId: snapshot.id,
+      profile: model.profile,
+      groups: model.groups.map((g) => ({
+        line: g.line,
+        agents: g.agents.map((a) => ({ value: a.value, token: a.token })),
+        rules: g.rules.map((r) => ({ directive: r.directive, pattern: r.pattern, line: r.line })),
+      })),
+      sitemaps: model.sitemaps,
+      others: model.others,
+      lint: model.lint,
+      lineCount: model.lineCount,
+      byteLength: model.byteLength,
+      truncated: model.truncated,
+    });
+  });
+
+  app.get(`${api}/sites/:id/diff`, async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const from = optionalId(c.req.query('from'), 'from');
+    const to = optionalId(c.req.query('to'), 'to');
+    const view = await viewDiff(deps.store, site, {
+      ...(from === undefined ? {} : { from }),
+      ...(to === undefined ? {} : { to }),
+    });
+    if ('missing' in view)
+      throw new HTTPException(404, { message: `nothing to compare: ${view.missing}` });
+    return c.json({
+      from: snapshotJson(view.from, site),
+      to: snapshotJson(view.to, site),
+      events: view.events,
+      patch: view.patch.map((l) => l.text).join('\n'),
+    });
+  });
+
+  app.get(`${api}/sites/:id/verdicts`, async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const [latest] = await deps.store.listSnapshots(site.id, 1);
+    return c.json({
+      snapshotId: latest?.id ?? null,
+      verdicts: latest === undefined ? [] : await deps.store.loadVerdicts(latest.id),
+    });
+  });
+
+  app.get(`${api}/sites/:id/verdicts/history`, async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const url = c.req.query('url');
+    const agent = c.req.query('agent');
+    if (!url || !agent) throw new HTTPException(400, { message: 'give both url and agent' });
+    const { runs } = await viewVerdictHistory(deps.store, site, url, agent);
+    return c.json({ url, agent, runs });
+  });
+
+  app.get(`${api}/events`, async (c) => {
+    const siteParam = c.req.query('site');
+    const site = siteParam === undefined ? undefined : await sites.resolve(siteParam);
+    const requested = (c.req.queries('type') ?? []).flatMap((t) => t.split(','));
+    const types = eventTypes(requested);
+    if (types.length < requested.length)
+      throw new HTTPException(400, {
+        message: `type must be among newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed`,
+      });
+    const limit = limitOf(c, 100);
+    const rows = await deps.store.listEvents({
+      ...(site === undefined ? {} : { siteId: site.id }),
+      types,
+      ...(c.req.query('before') === undefined
+        ? {}
+        : { beforeId: parseId(c.req.query('before'), 'before') }),
+      limit: limit + 1,
+    });
+    const shown = rows.slice(0, limit);
+    const params = new URLSearchParams();
+    if (site !== undefined) params.set('site', String(site.id));
+    if (types.length > 0) params.set('type', types.join(','));
+    params.set('limit', String(limit));
+    if (rows.length > limit) params.set('before', String(shown[shown.length - 1]!.id));
+    return c.json({
+      events: shown.map((e) => ({
+        id: e.id,
+        siteId: e.siteId,
+        snapshotId: e.snapshotId,
+        at: e.at,
+        ...e.event,
+      })),
+      next: rows.length > limit ? `${api}/events?${params.toString()}` : null,
+    });
+  });
+
+  app.post(`${api}/sites/:id/check`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const site = await sites.resolve(c.req.param('id'));
+    if (site.config === undefined)
+      throw new HTTPException(409, { message: `${site.origin} is no longer configured` });
+    const outcome = await deps.checkNow(site.config);
+    return c.json({
+      site: outcome.site,
+      kind: outcome.kind,
+      snapshotId: outcome.snapshotId,
+      status: outcome.status,
+      transient: outcome.transient,
+      events: outcome.events,
+    });
+  });
+
+  // Evaluating a proposed file changes nothing: it needs what reading needs.
+  app.post(`${api}/test`, async (c) => {
+    let input: unknown;
+    try {
+      input = await c.req.json();
+    } catch {
+      throw new HTTPException(400, {
+        message: 'the body must be JSON: {robotstxt, agents, urls, site?}',
+      });
+    }
+    const parsed = testRequest.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new HTTPException(400, {
+        message: `${issue.path.join('.') || 'body'}: ${issue.message}`,
+      });
+    }
+    const { robotstxt, agents, urls, site: siteId } = parsed.data;
+    const site = siteId === undefined ? undefined : await sites.resolve(String(siteId));
+    const result = await testRobots(deps.store, {
+      origin: site?.origin,
+      body: new TextEncoder().encode(robotstxt),
+      agents: parseAgents(
+        agents.map((a) => (typeof a === 'string' ? a : `${a.token} ${a.profile ?? 'google'}`)),
+      ),
+      urls: parseUrls(urls, site?.origin),
+    });
+    return c.json(result);
+  });
+}

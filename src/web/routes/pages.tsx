@@ -1,0 +1,266 @@
+/** The HTML pages: server-rendered, usable without JavaScript. */
+import type { Hono } from 'hono';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { HTTPException } from 'hono/http-exception';
+import type { ChangeEvent } from '../../policy/events.js';
+import { viewDiff } from '../../monitor/view-diff.js';
+import { viewOverview } from '../../monitor/view-overview.js';
+import { viewSite } from '../../monitor/view-site.js';
+import { viewSnapshot } from '../../monitor/view-snapshot.js';
+import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
+import { testRobots } from '../../monitor/test-robots.js';
+import {
+  SESSION_COOKIE,
+  requireWriteAccess,
+  safeNext,
+  sessionValue,
+  tokenMatches,
+} from '../auth.js';
+import type { WebEnv } from '../auth.js';
+import type { WebDeps } from '../deps.js';
+import { DiffPageView } from '../pages/diff.js';
+import { DigestPageView, DigestsPageView } from '../pages/digests.js';
+import { LoginPageView } from '../pages/errors.js';
+import { OverviewPageView } from '../pages/overview.js';
+import { EVENT_TYPES, SitePageView } from '../pages/site.js';
+import { SnapshotPageView } from '../pages/snapshot.js';
+import { TesterPageView } from '../pages/tester.js';
+import type { TesterForm } from '../pages/tester.js';
+import { VerdictHistoryPageView } from '../pages/verdict-history.js';
+import { optionalId, parseId } from '../sites.js';
+import type { ConfiguredSites } from '../sites.js';
+import { lines, parseAgents, parseUrls } from '../tester-input.js';
+
+const PER_PAGE = 100;
+const EVENTS_PER_PAGE = 50;
+const CHECK_OUTCOMES = new Set(['baseline', 'changed', 'unchanged']);
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+/** Event types from `?type=…` (repeated), keeping only known ones. */
+export function eventTypes(values: readonly string[]): ChangeEvent['type'][] {
+  const known = new Set<string>(EVENT_TYPES);
+  return values.flatMap((v) => v.split(',')).filter((v): v is ChangeEvent['type'] => known.has(v));
+}
+
+export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredSites): void {
+  const token = deps.config.web.token;
+
+  app.get('/', async (c) => {
+    const query = c.req.query('q') ?? '';
+    const page = Number(c.req.query('page') ?? '1') || 1;
+    const view = await viewOverview(deps.store, await sites.all(), {
+      query,
+      page,
+      perPage: PER_PAGE,
+      now: deps.now(),
+    });
+    return c.html(<OverviewPageView view={view} query={query} signedIn={c.get('signedIn')} />);
+  });
+
+  app.get('/sites/:id', async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const types = eventTypes(c.req.queries('type') ?? []);
+    const view = await viewSite(deps.store, site, {
+      now: deps.now(),
+      eventTypes: types,
+      eventsBefore: optionalId(c.req.query('before'), 'before'),
+      eventsPerPage: EVENTS_PER_PAGE,
+      snapshotRows: 50,
+    });
+    const checked = c.req.query('checked');
+    return c.html(
+      <SitePageView
+        view={view}
+        types={types}
+        canCheck={token !== undefined && c.get('signedIn')}
+        checked={checked !== undefined && CHECK_OUTCOMES.has(checked) ? checked : undefined}
+        signedIn={c.get('signedIn')}
+      />,
+    );
+  });
+
+  app.post('/sites/:id/check', async (c) => {
+    requireWriteAccess(c, token);
+    const site = await sites.resolve(c.req.param('id'));
+    if (site.config === undefined)
+      throw new HTTPException(409, { message: `${site.origin} is no longer configured` });
+    const outcome = await deps.checkNow(site.config);
+    return c.redirect(`/sites/${site.id}?checked=${outcome.kind}`, 303);
+  });
+
+  app.get('/sites/:id/snapshots/:snapshot', async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const view = await viewSnapshot(
+      deps.store,
+      site,
+      parseId(c.req.param('snapshot'), 'snapshot'),
+      50,
+    );
+    if (view === undefined)
+      throw new HTTPException(404, {
+        message: `${site.origin} has no snapshot ${c.req.param('snapshot')}`,
+      });
+    return c.html(<SnapshotPageView site={site} view={view} signedIn={c.get('signedIn')} />);
+  });
+
+  app.get('/sites/:id/diff', async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const from = optionalId(c.req.query('from'), 'from');
+    const to = optionalId(c.req.query('to'), 'to');
+    const view = await viewDiff(deps.store, site, {
+      ...(from === undefined ? {} : { from }),
+      ...(to === undefined ? {} : { to }),
+    });
+    return c.html(<DiffPageView site={site} view={view} signedIn={c.get('signedIn')} />);
+  });
+
+  app.get('/sites/:id/verdicts', async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const url = c.req.query('url');
+    const agent = c.req.query('agent');
+    if (!url || !agent) throw new HTTPException(400, { message: 'give both url and agent' });
+    const { runs } = await viewVerdictHistory(deps.store, site, url, agent);
+    return c.html(
+      <VerdictHistoryPageView
+        site={site}
+        url={url}
+        agent={agent}
+        runs={runs}
+        signedIn={c.get('signedIn')}
+      />,
+    );
+  });
+
+  const testerSites = async () =>
+    (await sites.all()).map(({ id, site }) => ({ id, origin: site.origin }));
+
+  app.get('/tester', async (c) => {
+    const siteParam = c.req.query('site');
+    const site = siteParam ? await sites.resolve(siteParam) : undefined;
+    let robots = '';
+    const snapshotId = optionalId(c.req.query('snapshot'), 'snapshot');
+    if (site !== undefined) {
+      const [chosen] =
+        snapshotId === undefined
+          ? await deps.store.listSnapshots(site.id, 1)
+          : [await deps.store.getSnapshot(site.id, snapshotId)];
+      if (snapshotId !== undefined && chosen === undefined)
+        throw new HTTPException(404, { message: `${site.origin} has no snapshot ${snapshotId}` });
+      const good =
+        chosen?.sha256 ??
+        (chosen?.lastGoodId
+          ? (await deps.store.getSnapshot(site.id, chosen.lastGoodId))?.sha256
+          : null);
+      if (good) robots = decoder.decode(await deps.store.loadBody(good));
+    }
+    const agents = site?.config?.agents ?? deps.config.sites[0]?.agents ?? [];
+    const form: TesterForm = {
+      siteId: site === undefined ? '' : String(site.id),
+      robots,
+      agents: agents.map((a) => `${a.token} ${a.profile}`).join('\n'),
+      urls: (site?.config?.watches ?? [])
+        .map((u) => new URL(u).pathname + new URL(u).search)
+        .join('\n'),
+    };
+    return c.html(
+      <TesterPageView
+        sites={await testerSites()}
+        form={form}
+        result={undefined}
+        error={undefined}
+        signedIn={c.get('signedIn')}
+      />,
+    );
+  });
+
+  app.post('/tester', async (c) => {
+    const body = await c.req.parseBody();
+    const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
+    const form: TesterForm = {
+      siteId: text('site'),
+      robots: text('robots'),
+      agents: text('agents'),
+      urls: text('urls'),
+    };
+    let result;
+    let error: string | undefined;
+    try {
+      const site = form.siteId === '' ? undefined : await sites.resolve(form.siteId);
+      result = await testRobots(deps.store, {
+        origin: site?.origin,
+        body: new TextEncoder().encode(form.robots),
+        agents: parseAgents(lines(form.agents)),
+        urls: parseUrls(lines(form.urls), site?.origin),
+      });
+    } catch (e) {
+      if (!(e instanceof HTTPException) || e.status !== 400) throw e;
+      error = e.message;
+    }
+    return c.html(
+      <TesterPageView
+        sites={await testerSites()}
+        form={form}
+        result={result}
+        error={error}
+        signedIn={c.get('signedIn')}
+      />,
+      error === undefined ? 200 : 400,
+    );
+  });
+
+  app.get('/digests', async (c) =>
+    c.html(
+      <DigestsPageView digests={await deps.store.listDigests(100)} signedIn={c.get('signedIn')} />,
+    ),
+  );
+
+  const digestById = async (param: string | undefined) => {
+    const id = parseId(param, 'digest');
+    try {
+      return { id, ...(await deps.store.loadDigest(id)) };
+    } catch {
+      throw new HTTPException(404, { message: `there is no digest ${id}` });
+    }
+  };
+
+  app.get('/digests/:id', async (c) =>
+    c.html(
+      <DigestPageView digest={await digestById(c.req.param('id'))} signedIn={c.get('signedIn')} />,
+    ),
+  );
+
+  // The email's own HTML, as sent: robowatch rendered and escaped it; the sandbox keeps it inert.
+  app.get('/digests/:id/email.html', async (c) => {
+    const digest = await digestById(c.req.param('id'));
+    c.header('content-security-policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'");
+    return c.html(digest.html);
+  });
+
+  app.get('/login', (c) =>
+    c.html(
+      <LoginPageView failed={c.req.query('failed') === '1'} next={safeNext(c.req.query('next'))} />,
+    ),
+  );
+
+  app.post('/login', async (c) => {
+    const body = await c.req.parseBody();
+    const next = safeNext(typeof body['next'] === 'string' ? body['next'] : undefined);
+    const given = typeof body['token'] === 'string' ? body['token'] : '';
+    if (token === undefined) return c.redirect(next, 303);
+    if (!tokenMatches(given, token))
+      return c.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
+    setCookie(c, SESSION_COOKIE, sessionValue(token), {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: new URL(c.req.url).protocol === 'https:',
+      maxAge: 30 * 24 * 3600,
+    });
+    return c.redirect(next, 303);
+  });
+
+  app.post('/logout', (c) => {
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.redirect('/login', 303);
+  });
+}

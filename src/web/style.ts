@@ -1,0 +1,52 @@
+/** The stylesheet, served at /static/style.css: no inline styles (the CSP forbids them). */
+export const STYLESHEET = `
+:root { --ok: #2e7d32; --unavailable: #b28704; --unreachable: #c62828; --none: #d0d4d9;
+  --ink: #1d232a; --muted: #5f6b76; --line: #e3e7eb; --bg: #fbfcfd; --accent: #1f5fa8; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--bg); }
+header.top { display: flex; gap: 1.5rem; align-items: baseline; padding: .8rem 1.5rem; background: #fff; border-bottom: 1px solid var(--line); }
+header.top .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
+header.top nav a { margin-right: 1rem; color: var(--accent); text-decoration: none; }
+main { padding: 1rem 1.5rem 3rem; max-width: 1200px; }
+h1 { font-size: 1.5rem; margin: .5rem 0 1rem; word-break: break-all; }
+h2 { font-size: 1.15rem; margin: 2rem 0 .6rem; }
+a { color: var(--accent); }
+table { border-collapse: collapse; width: 100%; background: #fff; }
+th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { font-weight: 600; color: var(--muted); font-size: .85rem; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .85rem; }
+pre { overflow-x: auto; background: #fff; border: 1px solid var(--line); padding: .6rem; margin: 0; }
+.muted { color: var(--muted); }
+.access { display: inline-block; padding: 0 .45rem; border-radius: 3px; color: #fff; font-size: .8rem; font-weight: 600; }
+.access-ok { background: var(--ok); } .access-unavailable { background: var(--unavailable); }
+.access-unreachable { background: var(--unreachable); } .access-none { background: var(--none); color: var(--ink); }
+.verdict-allowed { color: var(--ok); } .verdict-disallowed { color: var(--unreachable); font-weight: 600; }
+td.changed { background: #fff4e5; }
+.strip rect.ok, .timeline rect.ok { fill: var(--ok); }
+.strip rect.unavailable, .timeline rect.unavailable { fill: var(--unavailable); }
+.strip rect.unreachable, .timeline rect.unreachable { fill: var(--unreachable); }
+.strip rect.none { fill: var(--none); }
+.timeline line.marker { stroke: var(--ink); stroke-width: 1; }
+.timeline circle.marker { fill: var(--ink); }
+.timeline text { font-size: 10px; fill: var(--muted); }
+.timeline a:hover rect { opacity: .75; }
+svg { display: block; max-width: 100%; }
+.lines { counter-reset: line; }
+.lines span.l { display: block; white-space: pre-wrap; word-break: break-all; }
+.lines span.l .n { display: inline-block; width: 4.5em; color: var(--muted); user-select: none; }
+.diff .add { background: #e6ffec; } .diff .del { background: #ffebe9; } .diff .hunk { color: var(--muted); background: #f1f8ff; }
+.diff span { display: block; white-space: pre-wrap; word-break: break-all; }
+.finding-error { color: var(--unreachable); } .finding-warning { color: #8a5a00; }
+form.inline { display: inline; }
+button, input[type=submit] { font: inherit; padding: .3rem .9rem; border: 1px solid var(--accent); background: var(--accent); color: #fff; border-radius: 4px; cursor: pointer; }
+button[disabled] { background: var(--none); border-color: var(--none); color: var(--muted); cursor: not-allowed; }
+textarea, input[type=text], input[type=password], select { font: inherit; width: 100%; padding: .3rem; border: 1px solid var(--line); background: #fff; }
+textarea { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85rem; }
+.grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
+.notice { padding: .6rem .8rem; border: 1px solid var(--line); background: #fff; margin: 1rem 0; }
+.notice.error { border-color: var(--unreachable); }
+.pager { margin-top: .8rem; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0; }
+dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-all; }
+`;
