@@ -11,11 +11,13 @@ export interface DaemonProcess {
   readonly exit: Promise<number | null>;
 }
 
+/** Starts `robowatch start` (or another long-running command, such as `serve`). */
 export function startDaemon(
   config: string,
   env: Record<string, string | undefined>,
+  command: 'start' | 'serve' = 'start',
 ): DaemonProcess {
-  const child = spawn(process.execPath, [ROBOWATCH, 'start', '--config', config], {
+  const child = spawn(process.execPath, [ROBOWATCH, command, '--config', config], {
     env: { ...process.env, ...env },
   });
   const daemon: DaemonProcess = {

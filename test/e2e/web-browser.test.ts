@@ -1,0 +1,204 @@
+/**
+ * The web UI in a real browser (Debian's Chromium through playwright-core), served by a
+ * real `robowatch serve` over a history recorded by real `robowatch check` runs: a person
+ * signs in, goes from the overview to a site, its diff, a verdict's history and the
+ * tester, and checks the site now; hostile robots.txt content stays inert text.
+ * Screenshots of the main pages go to test-results/screenshots/.
+ */
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runRobowatch } from '../support/cli.js';
+import { startDaemon } from '../support/daemon.js';
+import type { DaemonProcess } from '../support/daemon.js';
+import { FixtureServer } from '../support/fixture-server.js';
+import { HISTORY } from '../support/site-history.js';
+
+/** The slice of the browser's window the page scripts below use (no DOM lib in tsconfig). */
+interface BrowserWindow {
+  getComputedStyle(element: unknown): { backgroundColor: string };
+}
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(process.cwd(), 'test-results', 'screenshots');
+const TOKEN = 'browser-test-token-0123456789';
+
+const site = new FixtureServer();
+let serve: DaemonProcess;
+let browser: Browser;
+let page: Page;
+let base: string;
+const dialogs: string[] = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+  mkdirSync(SHOTS, { recursive: true });
+  await site.start();
+  const dir = mkdtempSync(join(tmpdir(), 'robowatch-browser-'));
+  const config = join(dir, 'robowatch.yaml');
+  writeFileSync(
+    config,
+    `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, GPTBot]
+sites:
+  - url: ${site.origin}
+    watch: [/, /pricing, /private/x, /blog/post]
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+web: {listen: '127.0.0.1:0', token: ${TOKEN}}
+`,
+  );
+  const env = { DATABASE_URL: '' };
+  for (const [status, body] of [
+    [200, HISTORY.v1],
+    [200, HISTORY.v2],
+    [503, 'down'],
+    [200, HISTORY.xss],
+  ] as const) {
+    site.serve('/robots.txt', status, body);
+    const result = await runRobowatch(['check', '--config', config], { env });
+    expect(result.code, result.stderr).toBe(0);
+  }
+  serve = startDaemon(config, env, 'serve');
+  await vi.waitFor(() => expect(serve.logs.some((l) => l['msg'] === 'web listening')).toBe(true), {
+    timeout: 20_000,
+  });
+  base = String(serve.logs.find((l) => l['msg'] === 'web listening')!['url']);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('dialog', (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  serve?.child.kill('SIGTERM');
+  await serve?.exit;
+  await site.stop();
+});
+
+const shot = (name: string) =>
+  page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+describe('the web UI in Chromium', () => {
+  it('asks for the token, then shows the sites', async () => {
+    await page.goto(base);
+    await expect.poll(() => page.url()).toContain('/login');
+    await page.getByLabel('Access token (web.token)').fill('not the token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect
+      .poll(() => page.textContent('main'))
+      .toContain('That token is not the one configured');
+    await page.getByLabel('Access token (web.token)').fill(TOKEN);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.textContent('h1')).toBe('Sites');
+    const row = page.getByRole('row', { name: new RegExp(site.origin.replace(/[.:/]/g, '\\$&')) });
+    await expect.poll(() => row.textContent()).toMatch(/ok/);
+    await expect.poll(() => row.textContent()).toContain('Googlebot: 2 of 4');
+    expect(await page.locator('svg.strip rect').count()).toBe(90);
+    await shot('overview');
+  });
+
+  it('goes to the site: timeline, verdict matrix, changes', async () => {
+    await page.getByRole('link', { name: site.origin }).click();
+    await expect.poll(() => page.textContent('h1')).toBe(site.origin);
+    expect(await page.locator('svg.timeline a').count()).toBe(4);
+    expect(await page.locator('svg.timeline rect.unreachable').count()).toBe(1);
+    const pricing = page.getByRole('row', { name: /^\/pricing/ });
+    await expect
+      .poll(() => pricing.textContent())
+      .toContain('disallowedline 3: Disallow: /pricing');
+    await expect
+      .poll(() => page.textContent('main'))
+      .toContain('fetch status: ok 200 -> unreachable 503');
+    await shot('site');
+  });
+
+  it('opens the latest diff, with additions and removals marked', async () => {
+    await page.getByRole('link', { name: 'Latest diff' }).click();
+    await expect.poll(() => page.textContent('h1')).toMatch(/^Snapshot \d+ → \d+$/);
+    const added = page.locator('pre.diff span.add');
+    expect(await added.count()).toBeGreaterThan(0);
+    expect(await added.allTextContents()).toContain('+Disallow: /<script>alert(2)</script>');
+    // An added line is green, a removed one red: the stylesheet applies (no inline styles).
+    const colour = await added
+      .first()
+      .evaluate(
+        (el) => (globalThis as unknown as BrowserWindow).getComputedStyle(el).backgroundColor,
+      );
+    expect(colour).toBe('rgb(230, 255, 236)');
+    await shot('diff');
+  });
+
+  it('follows a verdict to its history: when it flipped, and which line did it', async () => {
+    await page.goBack();
+    await page
+      .getByRole('row', { name: /^\/pricing/ })
+      .getByRole('link')
+      .first()
+      .click();
+    await expect.poll(() => page.textContent('h1')).toBe('/pricing for Googlebot');
+    await expect
+      .poll(() => page.textContent('p.now'))
+      .toMatch(/^Now disallowed since \d{4}-\d\d-\d\d by `Disallow: \/pricing` on line 3\.$/);
+    // Newest first: the hostile file (same rule), the outage, v2's rule, v1 allowing it.
+    const verdicts = await page.locator('tbody tr td:nth-child(3)').allTextContents();
+    expect(verdicts).toEqual(['disallowed', 'disallowed', 'disallowed', 'allowed']);
+    const causes = await page.locator('tbody tr td:nth-child(4)').allTextContents();
+    expect(causes).toEqual([
+      'line 3: Disallow: /pricing',
+      'robots.txt is unreachable',
+      'line 3: Disallow: /pricing',
+      'no rule applies',
+    ]);
+    await shot('verdict-history');
+  });
+
+  it('tests a new file against the live one', async () => {
+    await page.getByRole('link', { name: `← ${site.origin}` }).click();
+    await page.getByRole('link', { name: 'Test a new robots.txt' }).click();
+    const robots = page.getByLabel('robots.txt');
+    await expect.poll(() => robots.inputValue()).toContain('Disallow: /pricing');
+    await robots.fill('User-agent: *\nDisallow: /private/\n');
+    await page.getByRole('button', { name: 'Test' }).click();
+    await expect
+      .poll(() => page.textContent('p.summary'))
+      .toBe('Deploying this file changes 3 verdicts.');
+    expect(await page.locator('td.changed').count()).toBe(3);
+    await shot('tester');
+  });
+
+  it('checks the site now', async () => {
+    await page.goto(`${base}/sites/1`);
+    await page.getByRole('button', { name: 'Check now' }).click();
+    await expect.poll(() => page.textContent('.notice')).toBe('Checked now: unchanged');
+  });
+
+  it('keeps hostile content inert: no script runs, no element is injected', async () => {
+    const response = await fetch(`${base}/api/v1/sites/1/snapshots`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const { snapshots } = (await response.json()) as { snapshots: { id: number }[] };
+    await page.goto(`${base}/sites/1/snapshots/${snapshots[0]!.id}`);
+    const lines = page.locator('pre.lines');
+    await expect.poll(() => lines.textContent()).toContain('# <script>alert("robots")</script>');
+    await expect
+      .poll(() => lines.textContent())
+      .toContain('Disallow: /"><img src=x onerror=alert(1)>');
+    expect(await page.locator('main img').count()).toBe(0);
+    expect(await page.locator('main script').count()).toBe(0);
+    await shot('snapshot');
+    await page.goto(`${base}/sites/1`);
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+    await expect.poll(() => page.textContent('main')).toContain('javascript:alert(3)');
+    expect(dialogs).toEqual([]);
+  });
+});
