@@ -27,5 +27,7 @@ USER node
 # Healthy while the daemon writes its heartbeat (every 15 s at most).
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
   CMD ["node", "dist/main.js", "health", "--max-age", "120"]
+# The web UI and API (web.listen in the configuration; config/compose.yaml: 0.0.0.0:8080).
+EXPOSE 8080
 ENTRYPOINT ["node", "dist/main.js"]
 CMD ["start"]

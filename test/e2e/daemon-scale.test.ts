@@ -54,22 +54,38 @@ notify:
     );
     const daemons = [0, 1, 2].map(() => startDaemon(config, { DATABASE_URL: database.url }));
     let stoppedAt: Date;
+    let startedAt: number;
     try {
       await vi.waitFor(() => expect(daemons.every((d) => logged(d, 'daemon started'))).toBe(true), {
         timeout: 30_000,
       });
-      // Four more periods, whole, with all three running.
-      await new Promise((resolve) => setTimeout(resolve, 4 * PERIOD_MS + PERIOD_MS));
+      startedAt = Math.max(
+        ...daemons.map((d) =>
+          Date.parse(String(d.logs.find((l) => l['msg'] === 'daemon started')!['time'])),
+        ),
+      );
+      // Run until three periods begun with all three running are wholly done, and two
+      // digests sent.
+      const since = new Date(startedAt).toISOString();
+      await vi.waitFor(
+        async () => {
+          const [complete] = await rows<{ n: number }>(`
+            SELECT count(*)::int AS n FROM (
+              SELECT period_start FROM site_runs WHERE period_start >= '${since}'
+              GROUP BY period_start
+              HAVING count(*) FILTER (WHERE done_at IS NOT NULL AND last_error IS NULL) = ${SITES}
+            ) p`);
+          const [digests] = await rows<{ n: number }>('SELECT count(*)::int AS n FROM digests');
+          expect(complete!.n).toBeGreaterThanOrEqual(3);
+          expect(digests!.n).toBeGreaterThanOrEqual(2);
+        },
+        { timeout: 12 * PERIOD_MS, interval: 500 },
+      );
     } finally {
       stoppedAt = new Date();
       for (const d of daemons) d.child.kill('SIGTERM');
     }
     expect(await Promise.all(daemons.map((d) => d.exit))).toEqual([0, 0, 0]);
-    const startedAt = Math.max(
-      ...daemons.map((d) =>
-        Date.parse(String(d.logs.find((l) => l['msg'] === 'daemon started')!['time'])),
-      ),
-    );
 
     // Every period wholly inside the run: all 200 sites checked, without error.
     const periods = await rows<{ start: string; done: number; failed: number }>(`

@@ -197,6 +197,46 @@ describe('the embedded database', () => {
   });
 });
 
+describe('the web, served by the daemon', () => {
+  it('serves the pages, /healthz with the scheduler alive, and /metrics of its checks', async () => {
+    const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-web-')));
+    const daemon = startDaemon(config, { DATABASE_URL: '' });
+    try {
+      await vi.waitFor(() => expect(logged(daemon, 'web listening')).toBe(true), {
+        timeout: 20_000,
+      });
+      const base = String(daemon.logs.find((l) => l['msg'] === 'web listening')!['url']);
+      await vi.waitFor(() => expect(checksLogged(daemon)).toBeGreaterThan(0), { timeout: 20_000 });
+      const health = await fetch(`${base}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({
+        status: 'ok',
+        database: { ok: true },
+        scheduler: { running: true, ok: true },
+      });
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      expect(metrics).toMatch(/^robowatch_checks_total\{access="ok"\} [1-9]\d*$/m);
+      const overview = await (await fetch(base, { headers: { accept: 'text/html' } })).text();
+      expect(overview).toContain(site.origin);
+    } finally {
+      daemon.child.kill('SIGTERM');
+    }
+    expect(await daemon.exit).toBe(0);
+  });
+
+  it('serves nothing with --no-web, and still checks', async () => {
+    const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-noweb-')));
+    const daemon = startDaemon(config, { DATABASE_URL: '' }, 'start', ['--no-web']);
+    try {
+      await vi.waitFor(() => expect(checksLogged(daemon)).toBeGreaterThan(0), { timeout: 20_000 });
+      expect(logged(daemon, 'web listening')).toBe(false);
+    } finally {
+      daemon.child.kill('SIGTERM');
+    }
+    expect(await daemon.exit).toBe(0);
+  });
+});
+
 describe('robowatch digest', () => {
   it('prints the digest, sends it, and does not send the same period twice', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-digest-'));

@@ -16,8 +16,9 @@ export function startDaemon(
   config: string,
   env: Record<string, string | undefined>,
   command: 'start' | 'serve' = 'start',
+  flags: readonly string[] = [],
 ): DaemonProcess {
-  const child = spawn(process.execPath, [ROBOWATCH, command, '--config', config], {
+  const child = spawn(process.execPath, [ROBOWATCH, command, '--config', config, ...flags], {
     env: { ...process.env, ...env },
   });
   const daemon: DaemonProcess = {

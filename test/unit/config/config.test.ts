@@ -301,6 +301,16 @@ sites:
     });
     expect(config.notify.email).toMatchObject({ smtp: 'smtp://mailpit:1025' });
     expect(config.sites.every((s) => s.alerts.email.includes('seo@example.com'))).toBe(true);
+    // Reachable from the host through the published port; read-only until a token is set.
+    expect(config.web).toEqual({ host: '0.0.0.0', port: 8080, token: undefined });
+    const token = 'a'.repeat(32);
+    const withToken = await loadConfig({
+      path,
+      cwd: '/tmp',
+      env: { SMTP_URL: 'smtp://mailpit:1025', ROBOWATCH_WEB_TOKEN: token },
+      version: '1',
+    });
+    expect(withToken.web.token).toBe(token);
     await expect(loadConfig({ path, cwd: '/tmp', env: {}, version: '1' })).rejects.toThrow(
       'config/compose.yaml: notify.email.smtp: environment variable SMTP_URL is not set',
     );
