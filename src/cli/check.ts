@@ -2,9 +2,8 @@ import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
 import { checkSites } from '../monitor/check-sites.js';
 import type { CheckOutcome } from '../monitor/check-site.js';
-import { createCheckStore } from '../store/index.js';
 import type { CliContext } from './context.js';
-import { originOf, readConfig, withStore } from './context.js';
+import { checkDepsOf, originOf, readConfig, withStore } from './context.js';
 import { formatEvent, formatStatus } from '../policy/format.js';
 import { describeDelivery, deliverQueued } from './deliver.js';
 import { write } from './io.js';
@@ -47,14 +46,7 @@ export function registerCheck(program: Command, context: CliContext): void {
       try {
         const { summary, delivery } = await withStore(context, config, async (handle) => {
           const summary = await checkSites(
-            {
-              fetchRobots: (origin) => fetcher.fetchRobots(origin),
-              store: createCheckStore(handle.db),
-              now: () => context.now(),
-              sleep: (ms) => context.sleep(ms),
-              confirmRetries: config.fetch.confirmRetries,
-              confirmDelayMs: config.fetch.confirmDelayMs,
-            },
+            checkDepsOf(context, config, handle.db, fetcher),
             sites,
             {
               concurrency: config.fetch.concurrency,

@@ -7,7 +7,9 @@ import type { Logger } from '../lib/logger.js';
 import type { RenderedEmail } from '../notify/render-alert.js';
 import type { Channel, Delivery } from '../policy/alerts.js';
 import { FatalError } from '../lib/errors.js';
-import type { DatabaseHandle } from '../store/db.js';
+import type { CheckDeps } from '../monitor/ports.js';
+import type { Database, DatabaseHandle } from '../store/db.js';
+import { createCheckStore } from '../store/index.js';
 import { DatabaseError } from '../store/db.js';
 import type { CliIo } from './io.js';
 
@@ -59,6 +61,23 @@ export interface Channels {
 }
 
 /** Loads the configuration (--config, ROBOWATCH_CONFIG, default); bad config is fatal. */
+/** What checking a site needs, wired to this process's clock, database and fetcher. */
+export function checkDepsOf(
+  context: CliContext,
+  config: Config,
+  db: Database,
+  fetcher: RobotsFetcher,
+): CheckDeps {
+  return {
+    fetchRobots: (origin) => fetcher.fetchRobots(origin),
+    store: createCheckStore(db),
+    now: () => context.now(),
+    sleep: (ms) => context.sleep(ms),
+    confirmRetries: config.fetch.confirmRetries,
+    confirmDelayMs: config.fetch.confirmDelayMs,
+  };
+}
+
 export async function readConfig(context: CliContext, path: string | undefined): Promise<Config> {
   try {
     return await loadConfig({ path, cwd: context.cwd, env: context.env, version: context.version });

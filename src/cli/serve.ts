@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { createMetrics } from '../lib/metrics.js';
-import { createCheckStore } from '../store/index.js';
 import type { CliContext } from './context.js';
-import { openStore, readConfig } from './context.js';
+import { checkDepsOf, openStore, readConfig } from './context.js';
 import { startWeb } from './web.js';
 
 /** `robowatch serve`: the web UI and API alone, without the daemon. */
@@ -27,14 +26,7 @@ export function registerServe(program: Command, context: CliContext): void {
       try {
         const listener = await startWeb(context, config, {
           db: handle.db,
-          check: {
-            fetchRobots: (origin) => fetcher.fetchRobots(origin),
-            store: createCheckStore(handle.db),
-            now: () => context.now(),
-            sleep: (ms) => context.sleep(ms),
-            confirmRetries: config.fetch.confirmRetries,
-            confirmDelayMs: config.fetch.confirmDelayMs,
-          },
+          check: checkDepsOf(context, config, handle.db, fetcher),
           logger,
           metrics: createMetrics(),
         });

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
 import { Daemon } from '../schedule/daemon.js';
 import { renderDigest } from '../notify/render-digest.js';
-import { createCheckStore, createDaemonStore } from '../store/index.js';
+import { createDaemonStore } from '../store/index.js';
 import { oneLine } from '../lib/errors.js';
 import { redactUrl } from '../lib/redact.js';
 import type { Delivery } from '../policy/alerts.js';
 import { createMetrics } from '../lib/metrics.js';
 import type { CliContext, Listener } from './context.js';
-import { openStore, readConfig } from './context.js';
+import { checkDepsOf, openStore, readConfig } from './context.js';
 import { observeCheck, startWeb } from './web.js';
 
 /** Where a notification goes, as the logs show it (a webhook's path may be its secret). */
@@ -38,19 +38,11 @@ export function registerStart(program: Command, context: CliContext): void {
       const logger = context.createLogger();
       const metrics = createMetrics();
       const handle = await openStore(context, config);
-      const { fetch } = config;
       const store = createDaemonStore(handle.db, context.owner, config.schedule.leaseMs);
       const notifiers = context.createChannels(config, (id) => store.digests.loadDigest(id));
       const fetcher = context.createFetcher(config);
       const now = () => context.now();
-      const check = {
-        fetchRobots: (origin: string) => fetcher.fetchRobots(origin),
-        store: createCheckStore(handle.db),
-        now,
-        sleep: (ms: number) => context.sleep(ms),
-        confirmRetries: fetch.confirmRetries,
-        confirmDelayMs: fetch.confirmDelayMs,
-      };
+      const check = checkDepsOf(context, config, handle.db, fetcher);
       const daemon = new Daemon({
         config,
         check,

@@ -25,6 +25,8 @@ export interface DatabaseHandle {
   /** Where it is, for messages (a URL without its password, or a directory). */
   readonly location: string;
   close(): Promise<void>;
+  /** The embedded database's files as a tarball, to start others from (tests). */
+  dump?(): Promise<Blob>;
 }
 
 /** Rows of a raw SQL query; both drivers answer with `{ rows }`. */
@@ -46,6 +48,8 @@ export interface OpenOptions {
   readonly poolSize?: number;
   /** An embedded database in memory, gone when closed (tests). */
   readonly inMemory?: boolean;
+  /** With inMemory: start from another embedded database's dump rather than an empty one. */
+  readonly fromDump?: Blob;
 }
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
@@ -53,7 +57,7 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', impor
 /** Opens the database and applies any pending migration. */
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   if (options.url !== undefined) return openPostgres(options.url, options.poolSize ?? 10);
-  return openPglite(options.inMemory ? undefined : options.dataDir);
+  return openPglite(options.inMemory ? undefined : options.dataDir, options.fromDump);
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
@@ -91,13 +95,19 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+async function openPglite(
+  dataDir: string | undefined,
+  fromDump: Blob | undefined,
+): Promise<DatabaseHandle> {
   const directory = dataDir === undefined ? 'memory://' : join(dataDir, 'pglite');
   if (dataDir !== undefined) mkdirSync(directory, { recursive: true });
   const releaseLock = dataDir === undefined ? () => undefined : lockDirectory(dataDir);
   let client: PGlite;
   try {
-    client = await PGlite.create(dataDir === undefined ? undefined : directory);
+    client =
+      dataDir !== undefined
+        ? await PGlite.create(directory)
+        : await PGlite.create(fromDump === undefined ? {} : { loadDataDir: fromDump });
     const db = drizzlePglite(client, { schema });
     await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
     return {
@@ -108,6 +118,7 @@ async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> 
         await client.close();
         releaseLock();
       },
+      dump: () => client.dumpDataDir('none'),
     };
   } catch (error) {
     releaseLock();

@@ -46,3 +46,13 @@ export function parseId(value: string | undefined, what: string): number {
 export function optionalId(value: string | undefined, what: string): number | undefined {
   return value === undefined || value === '' ? undefined : parseId(value, what);
 }
+
+/** The snapshots a diff compares, from `?from=N&to=M`: either may be left out. */
+export function diffPair(query: (name: string) => string | undefined): {
+  from?: number;
+  to?: number;
+} {
+  const from = optionalId(query('from'), 'from');
+  const to = optionalId(query('to'), 'to');
+  return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
+}

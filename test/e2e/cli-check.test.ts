@@ -2,7 +2,7 @@
  * `robowatch check`, `history`, `diff` and `migrate`, run as a user runs them: the built
  * binary, a configuration file, a loopback site, and the embedded database or PostgreSQL.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -25,9 +25,24 @@ describe.each(databaseKinds())('robowatch check, history and diff on %s', (kind)
   let env: Record<string, string | undefined>;
   let database: TestDatabase | undefined;
   const robowatch = (...args: string[]) => runRobowatch(args, { env });
+  // The embedded database as the first command leaves it (initialised and migrated, which
+  // takes seconds): made once here, copied into each test's dataDir.
+  let embedded: string;
+  beforeAll(async () => {
+    if (kind !== 'pglite') return;
+    const templateDir = mkdtempSync(join(tmpdir(), 'robowatch-template-'));
+    embedded = join(templateDir, 'data');
+    const templateConfig = join(templateDir, 'robowatch.yaml');
+    writeFileSync(templateConfig, `dataDir: ${embedded}\nsites: []\n`);
+    const first = await runRobowatch(['migrate', '--config', templateConfig], {
+      env: { DATABASE_URL: '' },
+    });
+    expect([first.code, first.stderr]).toEqual([0, '']);
+  });
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'robowatch-check-'));
+    if (kind === 'pglite') cpSync(embedded, join(dir, 'data'), { recursive: true });
     config = join(dir, 'robowatch.yaml');
     writeFileSync(
       config,

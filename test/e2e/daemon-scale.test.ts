@@ -64,14 +64,15 @@ notify:
           Date.parse(String(d.logs.find((l) => l['msg'] === 'daemon started')!['time'])),
         ),
       );
-      // Run until three periods begun with all three running are wholly done, and two
-      // digests sent.
+      // Run until three periods begun with all three running have ended with every site
+      // done, and two digests are sent.
       const since = new Date(startedAt).toISOString();
       await vi.waitFor(
         async () => {
           const [complete] = await rows<{ n: number }>(`
             SELECT count(*)::int AS n FROM (
-              SELECT period_start FROM site_runs WHERE period_start >= '${since}'
+              SELECT period_start FROM site_runs
+              WHERE period_start >= '${since}' AND period_end <= now()
               GROUP BY period_start
               HAVING count(*) FILTER (WHERE done_at IS NOT NULL AND last_error IS NULL) = ${SITES}
             ) p`);

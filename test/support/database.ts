@@ -37,6 +37,23 @@ export const TEMPLATE_ENV = 'ROBOWATCH_TEST_PG_TEMPLATE';
 
 let counter = 0;
 
+/**
+ * A migrated embedded database, dumped once per test process: starting from it takes
+ * about a second, where initialising an empty one takes five or six.
+ */
+let pgliteTemplate: Promise<Blob> | undefined;
+function migratedPglite(): Promise<Blob> {
+  pgliteTemplate ??= (async () => {
+    const handle = await openDatabase({ url: undefined, dataDir: '', inMemory: true });
+    try {
+      return await handle.dump!();
+    } finally {
+      await handle.close();
+    }
+  })();
+  return pgliteTemplate;
+}
+
 export interface TestDatabase {
   readonly handle: DatabaseHandle;
   /** For PostgreSQL, the URL of this test's own database (CLI tests pass it on). */
@@ -50,7 +67,12 @@ export interface TestDatabase {
  */
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const handle = await openDatabase({ url: undefined, dataDir: '', inMemory: true });
+    const handle = await openDatabase({
+      url: undefined,
+      dataDir: '',
+      inMemory: true,
+      fromDump: await migratedPglite(),
+    });
     return { handle, url: undefined, close: () => handle.close() };
   }
   const template = process.env[TEMPLATE_ENV];

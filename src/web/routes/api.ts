@@ -15,7 +15,7 @@ import type { SnapshotSummary } from '../../store/history.js';
 import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
-import { optionalId, parseId } from '../sites.js';
+import { diffPair, optionalId, parseId } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
 import { parseAgents, parseUrls } from '../tester-input.js';
 import { eventTypes } from './pages.js';
@@ -190,12 +190,11 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
 
   app.get(`${api}/sites/:id/diff`, async (c) => {
     const site = await sites.resolve(c.req.param('id'));
-    const from = optionalId(c.req.query('from'), 'from');
-    const to = optionalId(c.req.query('to'), 'to');
-    const view = await viewDiff(deps.store, site, {
-      ...(from === undefined ? {} : { from }),
-      ...(to === undefined ? {} : { to }),
-    });
+    const view = await viewDiff(
+      deps.store,
+      site,
+      diffPair((name) => c.req.query(name)),
+    );
     if ('missing' in view)
       throw new HTTPException(404, { message: `nothing to compare: ${view.missing}` });
     return c.json({

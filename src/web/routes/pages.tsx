@@ -27,7 +27,7 @@ import { SnapshotPageView } from '../pages/snapshot.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';
 import { VerdictHistoryPageView } from '../pages/verdict-history.js';
-import { optionalId, parseId } from '../sites.js';
+import { diffPair, optionalId, parseId } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
 import { lines, parseAgents, parseUrls } from '../tester-input.js';
 
@@ -105,12 +105,11 @@ export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: Configure
 
   app.get('/sites/:id/diff', async (c) => {
     const site = await sites.resolve(c.req.param('id'));
-    const from = optionalId(c.req.query('from'), 'from');
-    const to = optionalId(c.req.query('to'), 'to');
-    const view = await viewDiff(deps.store, site, {
-      ...(from === undefined ? {} : { from }),
-      ...(to === undefined ? {} : { to }),
-    });
+    const view = await viewDiff(
+      deps.store,
+      site,
+      diffPair((name) => c.req.query(name)),
+    );
     return c.html(<DiffPageView site={site} view={view} signedIn={c.get('signedIn')} />);
   });
 
