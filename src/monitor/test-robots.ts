@@ -5,6 +5,29 @@ import type { WebStore } from '../store/index.js';
 import { stateOf } from './check-site.js';
 
 /**
+ * The file the tester starts from: a snapshot's (the latest when none is named), or, for
+ * a snapshot without one (an outage), the last good file before it. Null when the site
+ * never served one; undefined when the named snapshot is not the site's.
+ */
+export async function startingFile(
+  store: Pick<WebStore, 'listSnapshots' | 'getSnapshot' | 'loadBody'>,
+  siteId: number,
+  snapshotId: number | undefined,
+): Promise<Uint8Array | null | undefined> {
+  const [chosen] =
+    snapshotId === undefined
+      ? await store.listSnapshots(siteId, 1)
+      : [await store.getSnapshot(siteId, snapshotId)];
+  if (chosen === undefined) return snapshotId === undefined ? null : undefined;
+  const sha256 =
+    chosen.sha256 ??
+    (chosen.lastGoodId === null
+      ? null
+      : ((await store.getSnapshot(siteId, chosen.lastGoodId))?.sha256 ?? null));
+  return sha256 === null ? null : store.loadBody(sha256);
+}
+
+/**
  * The tester: a proposed file evaluated for URLs and agents, beside the site's live
  * state when there is one (the check a site owner runs before deploying a new file).
  */

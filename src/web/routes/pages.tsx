@@ -8,7 +8,7 @@ import { viewOverview } from '../../monitor/view-overview.js';
 import { viewSite } from '../../monitor/view-site.js';
 import { viewSnapshot } from '../../monitor/view-snapshot.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
-import { testRobots } from '../../monitor/test-robots.js';
+import { startingFile, testRobots } from '../../monitor/test-robots.js';
 import {
   SESSION_COOKIE,
   requireWriteAccess,
@@ -139,18 +139,10 @@ export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: Configure
     let robots = '';
     const snapshotId = optionalId(c.req.query('snapshot'), 'snapshot');
     if (site !== undefined) {
-      const [chosen] =
-        snapshotId === undefined
-          ? await deps.store.listSnapshots(site.id, 1)
-          : [await deps.store.getSnapshot(site.id, snapshotId)];
-      if (snapshotId !== undefined && chosen === undefined)
+      const file = await startingFile(deps.store, site.id, snapshotId);
+      if (file === undefined)
         throw new HTTPException(404, { message: `${site.origin} has no snapshot ${snapshotId}` });
-      const good =
-        chosen?.sha256 ??
-        (chosen?.lastGoodId
-          ? (await deps.store.getSnapshot(site.id, chosen.lastGoodId))?.sha256
-          : null);
-      if (good) robots = decoder.decode(await deps.store.loadBody(good));
+      if (file !== null) robots = decoder.decode(file);
     }
     const agents = site?.config?.agents ?? deps.config.sites[0]?.agents ?? [];
     const form: TesterForm = {
