@@ -97,8 +97,18 @@ export default tseslint.config(
         {
           patterns: [
             restrict(
-              `^\\.\\./(${['fetch', 'store', 'notify', 'monitor', 'web', 'cli', 'schedule'].filter((d) => d !== adapter).join('|')})/`,
+              `^\\.\\./(${['fetch', 'store', 'notify', 'web', 'cli', 'schedule'].filter((d) => d !== adapter).join('|')})/`,
               'Adapters import robots/, policy/ types and lib/ only; never each other or the layers above them.',
+            ),
+            // An adapter implements the ports the monitor declares: their types, nothing else.
+            restrict(
+              '^\\.\\./monitor/(?!(ports|records)\\.js$)',
+              'Adapters import only the port types of monitor/ (ports.ts, records.ts).',
+            ),
+            restrict(
+              '^\\.\\./monitor/(ports|records)\\.js$',
+              'Adapters import only the types of monitor/ports.ts and records.ts.',
+              true,
             ),
           ],
         },

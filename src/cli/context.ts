@@ -25,7 +25,10 @@ export interface CliContext {
   openStore(config: Config): Promise<DatabaseHandle>;
   createFetcher(config: Config): RobotsFetcher;
   /** The notification channels the configuration sets up (email needs notify.email). */
-  createChannels(config: Config, loadDigest: (id: number) => Promise<RenderedEmail>): Channels;
+  createChannels(
+    config: Config,
+    loadDigest: (id: number) => Promise<RenderedEmail | undefined>,
+  ): Channels;
   /** Structured logs for the daemon (JSON lines on stdout). */
   createLogger(): Logger;
   /** Resolves with the first SIGTERM or SIGINT. */

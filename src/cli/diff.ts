@@ -3,7 +3,7 @@ import { createTwoFilesPatch } from 'diff';
 import { UsageError } from '../lib/errors.js';
 import { compareSnapshots } from '../monitor/compare-snapshots.js';
 import { getSnapshot, listSnapshots } from '../store/history.js';
-import type { SnapshotSummary } from '../store/history.js';
+import type { SnapshotSummary } from '../monitor/records.js';
 import { loadBody, loadVerdicts } from '../store/snapshots.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig, withStore } from './context.js';

@@ -4,7 +4,7 @@ import { siteAccess } from '../policy/verdicts.js';
 import type { Profile } from '../robots/index.js';
 import type { Database } from '../store/db.js';
 import { listSnapshots } from '../store/history.js';
-import type { SnapshotSummary } from '../store/history.js';
+import type { SnapshotSummary } from '../monitor/records.js';
 import { findSite } from '../store/sites.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig, withStore } from './context.js';

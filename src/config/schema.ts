@@ -1,6 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import cron from 'node-cron';
 import { z } from 'zod';
+import { CHANGE_EVENT_TYPES } from '../policy/events.js';
 import { PROFILES } from '../robots/index.js';
 import { AGENT_PRESETS, DEFAULT_AGENTS } from './agents.js';
 
@@ -42,16 +43,8 @@ const cronExpression = z
     error: 'is not a valid cron expression ([second] minute hour day-of-month month day-of-week)',
   });
 
-const EVENT_TYPES = [
-  'newly_disallowed',
-  'newly_allowed',
-  'fetch_status_changed',
-  'rules_changed',
-  'sitemaps_changed',
-] as const;
-
 const eventTypes = z
-  .array(z.enum(EVENT_TYPES, { error: `must be one of ${EVENT_TYPES.join(', ')}` }))
+  .array(z.enum(CHANGE_EVENT_TYPES, { error: `must be one of ${CHANGE_EVENT_TYPES.join(', ')}` }))
   .min(1, 'must name at least one event type');
 
 const emailAddress = z.string().regex(/^[^\s@<>,;]+@[^\s@<>,;]+$/, 'must be an email address');

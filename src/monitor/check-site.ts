@@ -10,7 +10,7 @@ import { computeVerdicts, ParseCache, siteAccess } from '../policy/verdicts.js';
 import type { SiteState, WatchVerdict } from '../policy/verdicts.js';
 import { parseRobotsTxt } from '../robots/index.js';
 import type { LintFinding } from '../robots/index.js';
-import type { CurrentState, StoredSite } from '../store/sites.js';
+import type { CurrentState, StoredSite } from './records.js';
 import type { CheckDeps, CheckStore } from './ports.js';
 
 /** What one check of one site did. */

@@ -3,7 +3,7 @@ import { diffStates, effectiveRules, sitemapsOf } from '../policy/events.js';
 import type { ChangeEvent, StateView } from '../policy/events.js';
 import { ParseCache, siteAccess } from '../policy/verdicts.js';
 import type { WatchedAgent, WatchVerdict } from '../policy/verdicts.js';
-import type { SnapshotSummary } from '../store/history.js';
+import type { SnapshotSummary } from './records.js';
 
 export interface CompareDeps {
   getSnapshot(id: number): Promise<SnapshotSummary | undefined>;

@@ -1,17 +1,9 @@
 import type { SiteConfig } from '../config/config.js';
 import { oneLine } from '../lib/errors.js';
-import type { LeasedRun, PlannedRun } from '../store/runs.js';
+import type { CheckDeps, RunStore } from './ports.js';
 import { checkSite } from './check-site.js';
 import type { CheckOutcome } from './check-site.js';
 import { dueAt, periodAt } from './periods.js';
-import type { CheckDeps } from './ports.js';
-
-export interface RunStore {
-  plan(runs: readonly PlannedRun[], now: Date): Promise<void>;
-  lease(now: Date, limit: number): Promise<LeasedRun[]>;
-  finish(run: LeasedRun, now: Date): Promise<void>;
-  retry(run: LeasedRun, error: string, dueAt: Date): Promise<void>;
-}
 
 /** Plans each site's run in the period of its schedule that `now` falls in (idempotent). */
 export async function planChecks(

@@ -1,8 +1,7 @@
 import type { Config } from '../config/config.js';
 import { buildDigest } from '../policy/digest.js';
 import type { Digest, DigestPeriod } from '../policy/digest.js';
-import type { DigestRecord, SitePeriod } from '../store/digests.js';
-import type { StoredSite } from '../store/sites.js';
+import type { DigestRecord, SitePeriod, StoredSite } from './records.js';
 
 export interface DigestDeps {
   syncSites(origins: readonly string[]): Promise<StoredSite[]>;

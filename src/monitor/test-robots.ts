@@ -1,7 +1,7 @@
 import type { WatchedAgent } from '../policy/verdicts.js';
 import { testRobotsTxt } from '../policy/tester.js';
 import type { TesterResult } from '../policy/tester.js';
-import type { WebStore } from '../store/index.js';
+import type { ReadStore } from './ports.js';
 import { stateOf } from './check-site.js';
 
 /**
@@ -10,7 +10,7 @@ import { stateOf } from './check-site.js';
  * never served one; undefined when the named snapshot is not the site's.
  */
 export async function startingFile(
-  store: Pick<WebStore, 'listSnapshots' | 'getSnapshot' | 'loadBody'>,
+  store: Pick<ReadStore, 'listSnapshots' | 'getSnapshot' | 'loadBody'>,
   siteId: number,
   snapshotId: number | undefined,
 ): Promise<Uint8Array | null | undefined> {
@@ -32,7 +32,7 @@ export async function startingFile(
  * state when there is one (the check a site owner runs before deploying a new file).
  */
 export async function testRobots(
-  store: Pick<WebStore, 'loadSites' | 'loadBody'>,
+  store: Pick<ReadStore, 'loadSites' | 'loadBody'>,
   input: {
     readonly origin: string | undefined;
     readonly body: Uint8Array;

@@ -1,7 +1,7 @@
 import { createTwoFilesPatch } from 'diff';
 import type { ChangeEvent } from '../policy/events.js';
-import type { SnapshotSummary } from '../store/history.js';
-import type { WebStore } from '../store/index.js';
+import type { ReadStore } from './ports.js';
+import type { SnapshotSummary } from './records.js';
 import { compareSnapshots } from './compare-snapshots.js';
 import { profileOf } from './view-site.js';
 import type { SiteRef } from './view-site.js';
@@ -27,7 +27,7 @@ const decoder = new TextDecoder('utf-8', { fatal: false });
  * Returns a reason instead when there is nothing to compare.
  */
 export async function viewDiff(
-  store: Pick<WebStore, 'getSnapshot' | 'listSnapshots' | 'loadVerdicts' | 'loadBody'>,
+  store: Pick<ReadStore, 'getSnapshot' | 'listSnapshots' | 'loadVerdicts' | 'loadBody'>,
   site: SiteRef,
   ids: { readonly from?: number; readonly to?: number },
 ): Promise<DiffView | { readonly missing: string }> {

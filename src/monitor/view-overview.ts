@@ -5,8 +5,8 @@ import type { ChangeEvent } from '../policy/events.js';
 import { dailyAccess } from '../policy/history.js';
 import type { DayAccess } from '../policy/history.js';
 import { siteAccess } from '../policy/verdicts.js';
-import type { WebStore } from '../store/index.js';
-import type { SiteOverview } from '../store/overview.js';
+import type { ReadStore } from './ports.js';
+import type { SiteOverview } from './records.js';
 
 export const STRIP_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -34,7 +34,7 @@ export interface OverviewPage {
  * current access, last change, disallowed counts per agent and a 90-day strip.
  */
 export async function viewOverview(
-  store: Pick<WebStore, 'loadOverview' | 'loadDailyStates'>,
+  store: Pick<ReadStore, 'loadOverview' | 'loadDailyStates'>,
   sites: readonly { id: number; site: SiteConfig }[],
   options: { query: string; page: number; perPage: number; now: Date },
 ): Promise<OverviewPage> {

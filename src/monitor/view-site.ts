@@ -6,9 +6,8 @@ import { timelineSegments } from '../policy/history.js';
 import type { TimelineSegment } from '../policy/history.js';
 import { siteAccess } from '../policy/verdicts.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
-import type { StoredEvent } from '../store/events.js';
-import type { SnapshotSummary } from '../store/history.js';
-import type { WebStore } from '../store/index.js';
+import type { ReadStore } from './ports.js';
+import type { SnapshotSummary, StoredEvent } from './records.js';
 
 /** A site as the web shows it: its configuration, or what the store knows of it. */
 export interface SiteRef {
@@ -50,7 +49,7 @@ export interface SiteViewOptions {
 /** A site's page: timeline, change events, current verdicts and sitemaps. */
 export async function viewSite(
   store: Pick<
-    WebStore,
+    ReadStore,
     'listSnapshots' | 'countEventsBySnapshot' | 'listEvents' | 'loadVerdicts' | 'loadBody'
   >,
   site: SiteRef,

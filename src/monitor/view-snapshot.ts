@@ -2,8 +2,8 @@ import type { Access } from '../policy/access.js';
 import { siteAccess } from '../policy/verdicts.js';
 import { parseRobotsTxt } from '../robots/index.js';
 import type { RobotsTxt } from '../robots/index.js';
-import type { SnapshotSummary } from '../store/history.js';
-import type { WebStore } from '../store/index.js';
+import type { ReadStore } from './ports.js';
+import type { SnapshotSummary } from './records.js';
 import { profileOf } from './view-site.js';
 import type { SiteRef } from './view-site.js';
 
@@ -21,7 +21,7 @@ const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /** One snapshot: its file with line numbers, parsed model, lint findings and fetch details. */
 export async function viewSnapshot(
-  store: Pick<WebStore, 'getSnapshot' | 'loadBody' | 'listChecks'>,
+  store: Pick<ReadStore, 'getSnapshot' | 'loadBody' | 'listChecks'>,
   site: SiteRef,
   snapshotId: number,
   checkRows: number,

@@ -1,11 +1,11 @@
 import { verdictRuns } from '../policy/history.js';
 import type { VerdictRun } from '../policy/history.js';
-import type { WebStore } from '../store/index.js';
+import type { ReadStore } from './ports.js';
 import type { SiteRef } from './view-site.js';
 
 /** One watched URL's verdict for one agent through a site's history, as runs. */
 export async function viewVerdictHistory(
-  store: Pick<WebStore, 'loadVerdictHistory'>,
+  store: Pick<ReadStore, 'loadVerdictHistory'>,
   site: SiteRef,
   url: string,
   agent: string,

@@ -7,8 +7,8 @@ export interface EmailChannelOptions {
   /** The SMTP transport (main.ts creates it from notify.email.smtp). */
   readonly transport: Transporter;
   readonly from: string;
-  /** A recorded digest's subject and parts. */
-  loadDigest(id: number): Promise<RenderedEmail>;
+  /** A recorded digest's subject and parts; undefined if there is no such digest. */
+  loadDigest(id: number): Promise<RenderedEmail | undefined>;
 }
 
 /**
@@ -19,10 +19,13 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
   return {
     async send(delivery: Delivery): Promise<void> {
       const { payload } = delivery;
-      const message =
-        payload.kind === 'alert'
-          ? renderAlertEmail(payload.site, payload.events)
-          : await options.loadDigest(payload.digestId);
+      let message: RenderedEmail | undefined;
+      if (payload.kind === 'alert') message = renderAlertEmail(payload.site, payload.events);
+      else {
+        message = await options.loadDigest(payload.digestId);
+        if (message === undefined)
+          throw new Error(`digest ${payload.digestId} is not in the store`);
+      }
       await options.transport.sendMail({
         from: options.from,
         to: delivery.destination,

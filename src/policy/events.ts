@@ -3,7 +3,7 @@ import { compileAgent } from '../robots/index.js';
 import type { Access } from './access.js';
 import type { FetchErrorKind } from './fetch-result.js';
 import { ParseCache } from './verdicts.js';
-import type { Cause, WatchedAgent, WatchVerdict } from './verdicts.js';
+import type { VerdictCause, WatchedAgent, WatchVerdict } from './verdicts.js';
 
 /** A site's fetch status as change events show it. */
 export interface FetchStatus {
@@ -27,7 +27,7 @@ export type ChangeEvent =
       readonly site: string;
       readonly url: string;
       readonly agent: string;
-      readonly cause: Cause;
+      readonly cause: VerdictCause;
     }
   | {
       readonly type: 'fetch_status_changed';
@@ -49,6 +49,20 @@ export type ChangeEvent =
     };
 
 export type ChangeEventType = ChangeEvent['type'];
+
+/** Every change event type, in the order a reader meets them (config, filters, API errors). */
+export const CHANGE_EVENT_TYPES = [
+  'newly_disallowed',
+  'newly_allowed',
+  'fetch_status_changed',
+  'rules_changed',
+  'sitemaps_changed',
+] as const satisfies readonly ChangeEventType[];
+
+/** Whether a string names a change event type. */
+export function isChangeEventType(value: string): value is ChangeEventType {
+  return (CHANGE_EVENT_TYPES as readonly string[]).includes(value);
+}
 
 /** A rule with the form its profile compares it in, so equivalent spellings are equal. */
 export interface KeyedRule extends EffectiveRule {

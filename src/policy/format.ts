@@ -1,6 +1,6 @@
 /** Human-readable text for change events and fetch statuses: the CLI's, the alerts' and the web's. */
 import type { ChangeEvent, EffectiveRule, FetchStatus } from './events.js';
-import type { Cause } from './verdicts.js';
+import type { VerdictCause } from './verdicts.js';
 
 /** "ok 200", "unreachable 503", "unreachable (timeout)". */
 export function formatStatus(status: FetchStatus): string {
@@ -8,7 +8,7 @@ export function formatStatus(status: FetchStatus): string {
   return `${status.access}${status.status === undefined ? '' : ` ${status.status}`}${detail}`;
 }
 
-function formatCause(cause: Cause): string {
+function formatCause(cause: VerdictCause): string {
   if (cause.type === 'access') {
     return cause.access === 'unreachable'
       ? 'robots.txt is unreachable'

@@ -3,7 +3,7 @@ import type { Profile } from '../robots/index.js';
 import type { Access } from './access.js';
 import type { FetchErrorKind } from './fetch-result.js';
 import { siteAccess } from './verdicts.js';
-import type { Cause } from './verdicts.js';
+import type { VerdictCause } from './verdicts.js';
 
 /** The states a site's checks saw on one day (UTC, YYYY-MM-DD). */
 export interface DayStates {
@@ -95,13 +95,13 @@ export interface VerdictInSnapshot {
   readonly snapshotId: number;
   readonly firstSeen: Date;
   readonly allowed: boolean;
-  readonly cause: Cause | null;
+  readonly cause: VerdictCause | null;
 }
 
 /** A run of snapshots over which a verdict and its cause stayed the same. */
 export interface VerdictRun {
   readonly allowed: boolean;
-  readonly cause: Cause | null;
+  readonly cause: VerdictCause | null;
   readonly since: Date;
   readonly fromSnapshotId: number;
   /** When the next run began; null for the current one. */
@@ -109,7 +109,7 @@ export interface VerdictRun {
   readonly snapshots: number;
 }
 
-function sameCause(a: Cause | null, b: Cause | null): boolean {
+function sameCause(a: VerdictCause | null, b: VerdictCause | null): boolean {
   if (a === null || b === null) return a === b;
   if (a.type === 'access') return b.type === 'access' && a.access === b.access;
   return (

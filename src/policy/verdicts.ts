@@ -10,7 +10,7 @@ export interface WatchedAgent {
 }
 
 /** Why a verdict is what it is: a rule of the file, or the access state. */
-export type Cause =
+export type VerdictCause =
   | {
       readonly type: 'rule';
       readonly directive: Directive;
@@ -25,7 +25,7 @@ export interface WatchVerdict {
   readonly agent: string;
   readonly profile: Profile;
   readonly allowed: boolean;
-  readonly cause: Cause | null;
+  readonly cause: VerdictCause | null;
 }
 
 /** Everything the verdicts of one state of a site depend on. */

@@ -1,20 +1,11 @@
 import { and, asc, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { ChangeEvent } from '../policy/events.js';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
 import { insertDigestEmail } from './outbox.js';
 import { bodies, changeEvents, checks, digests, sites, snapshots } from './schema.js';
 import { loadVerdicts } from './snapshots.js';
-
-export interface DigestRecord {
-  readonly recipient: string;
-  readonly periodStart: Date;
-  readonly periodEnd: Date;
-  readonly subject: string;
-  readonly text: string;
-  readonly html: string;
-}
+import type { DigestRecord, SitePeriod } from '../monitor/records.js';
 
 /**
  * Records a digest and queues its email, in one transaction; returns its id, or null if
@@ -37,9 +28,9 @@ export async function recordDigest(
   });
 }
 
-export async function loadDigest(db: Database, id: number): Promise<DigestRecord> {
+/** A recorded digest, or undefined when there is none with this id. */
+export async function loadDigest(db: Database, id: number): Promise<DigestRecord | undefined> {
   const [row] = await db.select().from(digests).where(eq(digests.id, id));
-  if (row === undefined) throw new Error(`digest ${id} is missing from the store`);
   return row;
 }
 
@@ -49,19 +40,6 @@ export async function listDigests(
   limit = 100,
 ): Promise<(DigestRecord & { id: number })[]> {
   return db.select().from(digests).orderBy(desc(digests.id)).limit(limit);
-}
-
-/** What a digest is built from, for one site and one period. */
-export interface SitePeriod {
-  readonly events: { at: Date; event: ChangeEvent }[];
-  readonly checks: {
-    at: Date;
-    fetch: { status: number | null; error: FetchErrorKind | null };
-    stale: boolean;
-  }[];
-  readonly verdicts: Awaited<ReturnType<typeof loadVerdicts>>;
-  /** The last good copy of the file (what applies now), if any. */
-  readonly body: Uint8Array | null;
 }
 
 /** The period's events and checks, and the current verdicts and file, of each site by id. */

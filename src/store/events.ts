@@ -1,27 +1,8 @@
 import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
-import type { ChangeEvent } from '../policy/events.js';
 import type { Database } from './db.js';
 import { changeEvents, sites } from './schema.js';
-
-/** A change event as stored: which site, which snapshot introduced it, when. */
-export interface StoredEvent {
-  readonly id: number;
-  readonly siteId: number;
-  readonly origin: string;
-  readonly snapshotId: number;
-  readonly at: Date;
-  readonly event: ChangeEvent;
-}
-
-export interface EventQuery {
-  readonly siteId?: number;
-  readonly types?: readonly ChangeEvent['type'][];
-  readonly snapshotId?: number;
-  /** Paging: only events older than this id. */
-  readonly beforeId?: number;
-  readonly limit: number;
-}
+import type { EventQuery, StoredEvent } from '../monitor/records.js';
 
 /** Change events, newest first, filtered by site, snapshot and type, a page at a time. */
 export async function listEvents(db: Database, query: EventQuery): Promise<StoredEvent[]> {

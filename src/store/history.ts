@@ -1,31 +1,9 @@
 import { and, count, desc, eq, lt, max } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
-import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
+import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
 import { bodies, checks, snapshots } from './schema.js';
-
-/** A snapshot as history shows it: when it was seen, how often, what it was. */
-export interface SnapshotSummary {
-  readonly id: number;
-  readonly siteId: number;
-  readonly previousId: number | null;
-  readonly firstSeen: Date;
-  /** The last check that saw this state. */
-  readonly lastSeen: Date;
-  readonly checks: number;
-  readonly status: number | null;
-  readonly error: FetchErrorKind | null;
-  readonly errorDetail: string | null;
-  readonly sha256: string | null;
-  readonly size: number | null;
-  readonly truncated: boolean;
-  /** What the fetcher dropped past the limit, when it cut the body. */
-  readonly cut: BodyCut | null;
-  readonly stale: boolean;
-  readonly lastGoodId: number | null;
-  readonly redirects: readonly RedirectHop[];
-  readonly finalUrl: string;
-}
+import type { SnapshotSummary } from '../monitor/records.js';
 
 /** Snapshots matching `where`, with their body's size and the checks that saw them. */
 function summaries(db: Database, where: SQL | undefined) {

@@ -1,9 +1,20 @@
-/** The store as the rest of robowatch sees it: queries over one opened database. */
+/**
+ * The store as the rest of robowatch sees it: queries over one opened database, bound
+ * into the ports the monitor declares (monitor/ports.ts).
+ */
+import type { CheckStore, ReadStore } from '../monitor/ports.js';
+import type {
+  CheckRow,
+  DigestRecord,
+  EventQuery,
+  LeasedRun,
+  NewSnapshot,
+  PlannedRun,
+} from '../monitor/records.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import type { Database } from './db.js';
 import { sql } from 'drizzle-orm';
 import { countEventsBySnapshot, listEvents } from './events.js';
-import type { EventQuery } from './events.js';
 import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
 import { loadDailyStates, loadOverview } from './overview.js';
 import { findSite, findSiteById, loadSites, syncSites } from './sites.js';
@@ -15,9 +26,7 @@ import {
   recordSnapshot,
   replaceVerdicts,
 } from './snapshots.js';
-import type { CheckRow, NewSnapshot } from './snapshots.js';
 import { listDigests, loadDigest, loadSitePeriods, recordDigest } from './digests.js';
-import type { DigestRecord } from './digests.js';
 import { leaseOutbox, markRetry, markSent, outboxCounts, releaseOutbox } from './outbox.js';
 import {
   abandonedCronRuns,
@@ -34,13 +43,12 @@ import {
   renewLeases,
   retryRun,
 } from './runs.js';
-import type { LeasedRun, PlannedRun } from './runs.js';
 
 export { openDatabase, DatabaseError } from './db.js';
 export type { Database, DatabaseHandle } from './db.js';
 
 /** The queries a check needs, bound to a database. */
-export function createCheckStore(db: Database) {
+export function createCheckStore(db: Database): CheckStore {
   const checks = new CheckWriter(db);
   return {
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
@@ -105,7 +113,7 @@ export function createDaemonStore(db: Database, owner: string, leaseMs: number) 
 export type DaemonStore = ReturnType<typeof createDaemonStore>;
 
 /** The read models the web UI and API need, bound to a database. */
-export function createWebStore(db: Database) {
+export function createWebStore(db: Database): ReadStore {
   return {
     ping: async () => {
       await db.execute(sql`SELECT 1`);
@@ -134,5 +142,3 @@ export function createWebStore(db: Database) {
     lastSweepAt: () => lastSweepAt(db),
   };
 }
-
-export type WebStore = ReturnType<typeof createWebStore>;

@@ -4,24 +4,7 @@ import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { DayStates } from '../policy/history.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
-
-/** What the overview shows of one site. */
-export interface SiteOverview {
-  readonly id: number;
-  readonly origin: string;
-  /** The current snapshot, or null before the first check. */
-  readonly current: {
-    readonly id: number;
-    readonly status: number | null;
-    readonly error: FetchErrorKind | null;
-    readonly stale: boolean;
-    readonly lastSeen: Date;
-  } | null;
-  /** The events of the most recent snapshot that brought any, if one did. */
-  readonly lastChange: { readonly at: Date; readonly events: readonly ChangeEvent[] } | null;
-  /** Per agent of the current snapshot's verdicts: how many watched URLs it may not fetch. */
-  readonly disallowed: readonly { agent: string; disallowed: number; watched: number }[];
-}
+import type { SiteOverview } from '../monitor/records.js';
 
 const ids = (values: readonly number[]) => sql`${sql.param([...values])}::int[]`;
 

@@ -2,21 +2,7 @@ import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { cronRuns, siteRuns } from './schema.js';
-
-/** A site's check in one period of its schedule. */
-export interface PlannedRun {
-  readonly siteId: number;
-  readonly periodStart: Date;
-  readonly periodEnd: Date;
-  readonly dueAt: Date;
-}
-
-export interface LeasedRun {
-  readonly siteId: number;
-  readonly periodStart: Date;
-  readonly periodEnd: Date;
-  readonly attempts: number;
-}
+import type { LeasedRun, PlannedRun } from '../monitor/records.js';
 
 const iso = (date: Date) => date.toISOString();
 

@@ -23,7 +23,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { ChangeEvent } from '../policy/events.js';
 import type { RedirectHop } from '../policy/fetch-result.js';
-import type { Cause } from '../policy/verdicts.js';
+import type { VerdictCause } from '../policy/verdicts.js';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
   dataType: () => 'bytea',
@@ -121,7 +121,7 @@ export const verdicts = pgTable(
     agent: text('agent').notNull(),
     profile: text('profile').notNull(),
     allowed: boolean('allowed').notNull(),
-    cause: jsonb('cause').$type<Cause | null>(),
+    cause: jsonb('cause').$type<VerdictCause | null>(),
   },
   (t) => [primaryKey({ columns: [t.snapshotId, t.url, t.agent] })],
 );

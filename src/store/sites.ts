@@ -4,25 +4,7 @@ import type { FetchErrorKind } from '../policy/fetch-result.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { sites, snapshots } from './schema.js';
-
-/** Where a site stands now: its current snapshot and what checking it next needs. */
-export interface CurrentState {
-  readonly snapshotId: number;
-  readonly status: number | null;
-  readonly error: FetchErrorKind | null;
-  readonly bodySha256: string | null;
-  readonly stale: boolean;
-  readonly lastGoodId: number | null;
-  readonly lastGoodSha256: string | null;
-  readonly verdictsKey: string | null;
-  readonly unreachableSince: Date | null;
-}
-
-export interface StoredSite {
-  readonly id: number;
-  readonly origin: string;
-  readonly current: CurrentState | null;
-}
+import type { StoredSite } from '../monitor/records.js';
 
 /** Makes sure every origin has a row; returns them all, with their current state. */
 export async function syncSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {

@@ -1,43 +1,9 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { AlertDraft } from '../policy/alerts.js';
-import type { ChangeEvent } from '../policy/events.js';
-import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import type { Database } from './db.js';
 import { insertAlerts } from './outbox.js';
 import { bodies, changeEvents, checks, sites, snapshots, verdicts } from './schema.js';
-
-export interface CheckRow {
-  readonly snapshotId: number;
-  readonly checkedAt: Date;
-  readonly durationMs: number;
-  readonly transient: string | null;
-}
-
-/** A new state of a site, with everything that is written with it. */
-export interface NewSnapshot {
-  readonly siteId: number;
-  readonly previousId: number | null;
-  readonly status: number | null;
-  readonly error: FetchErrorKind | null;
-  readonly errorDetail: string | null;
-  readonly redirects: readonly RedirectHop[];
-  readonly finalUrl: string;
-  /** The 2xx body and its hash, when there is one. */
-  readonly body: { readonly sha256: string; readonly bytes: Uint8Array } | null;
-  readonly cut: BodyCut | null;
-  readonly stale: boolean;
-  /** The snapshot whose body is the last good copy; null: this one if it has a body. */
-  readonly lastGoodId: number | null;
-  readonly firstSeenAt: Date;
-  readonly verdicts: readonly WatchVerdict[];
-  readonly verdictsKey: string;
-  readonly events: readonly ChangeEvent[];
-  /** Alerts to queue with it (the outbox), in the same transaction. */
-  readonly alerts: readonly AlertDraft[];
-  readonly unreachableSince: Date | null;
-  readonly check: Omit<CheckRow, 'snapshotId'>;
-}
+import type { CheckRow, NewSnapshot } from '../monitor/records.js';
 
 /**
  * Records checks that saw their site's state again: one small row each, the most

@@ -1,16 +1,7 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
-import type { Cause } from '../policy/verdicts.js';
 import type { Database } from './db.js';
 import { checks, snapshots, verdicts } from './schema.js';
-
-/** One (watch, agent)'s verdict in one snapshot of a site. */
-export interface VerdictAt {
-  readonly snapshotId: number;
-  readonly firstSeen: Date;
-  readonly allowed: boolean;
-  readonly cause: Cause | null;
-  readonly profile: string;
-}
+import type { CheckSeen, VerdictAt } from '../monitor/records.js';
 
 /**
  * The verdicts of one watched URL for one agent across a site's snapshots, oldest
@@ -44,7 +35,7 @@ export async function listChecks(
   db: Database,
   snapshotId: number,
   limit: number,
-): Promise<{ checkedAt: Date; durationMs: number; transient: string | null }[]> {
+): Promise<CheckSeen[]> {
   return db
     .select({
       checkedAt: checks.checkedAt,

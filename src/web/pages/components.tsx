@@ -6,7 +6,7 @@ import { raw } from 'hono/html';
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import type { Access } from '../../policy/access.js';
 import { formatStatus } from '../../policy/format.js';
-import type { Cause } from '../../policy/verdicts.js';
+import type { VerdictCause } from '../../policy/verdicts.js';
 
 export const Layout: FC<PropsWithChildren<{ title: string; signedIn?: boolean }>> = (props) => (
   <>
@@ -75,7 +75,7 @@ export function statusText(status: {
 }
 
 /** The rule or access state behind a verdict: "line 14: Disallow: /pr". */
-export function causeText(cause: Cause | null): string {
+export function causeText(cause: VerdictCause | null): string {
   if (cause === null) return 'no rule applies';
   if (cause.type === 'access')
     return cause.access === 'unreachable'

@@ -1,5 +1,5 @@
 import type { FC } from 'hono/jsx';
-import type { DigestRecord } from '../../store/digests.js';
+import type { DigestRecord } from '../../monitor/records.js';
 import { Layout, Time, day } from './components.js';
 
 /** The digests sent, newest first. */

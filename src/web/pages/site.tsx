@@ -1,5 +1,6 @@
 import type { FC } from 'hono/jsx';
 import { formatBytes, formatEvent } from '../../policy/format.js';
+import { CHANGE_EVENT_TYPES } from '../../policy/events.js';
 import type { ChangeEvent } from '../../policy/events.js';
 import type { SiteView } from '../../monitor/view-site.js';
 import { profileOf } from '../../monitor/view-site.js';
@@ -15,14 +16,6 @@ import {
   statusText,
 } from './components.js';
 import { Timeline } from './svg.js';
-
-export const EVENT_TYPES: readonly ChangeEvent['type'][] = [
-  'newly_disallowed',
-  'newly_allowed',
-  'fetch_status_changed',
-  'rules_changed',
-  'sitemaps_changed',
-];
 
 export interface SitePageProps {
   readonly view: SiteView;
@@ -134,7 +127,7 @@ export const SitePageView: FC<SitePageProps> = ({ view, types, canCheck, checked
 
       <h2>Changes</h2>
       <form method="get" action={base}>
-        {EVENT_TYPES.map((t) => (
+        {CHANGE_EVENT_TYPES.map((t) => (
           <label>
             <input type="checkbox" name="type" value={t} checked={types.includes(t)} /> {t}{' '}
           </label>

@@ -2,6 +2,7 @@
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
+import { CHANGE_EVENT_TYPES } from '../../policy/events.js';
 import { headline } from '../../policy/format.js';
 import { siteAccess } from '../../policy/verdicts.js';
 import { parseRobotsTxt } from '../../robots/index.js';
@@ -11,7 +12,7 @@ import { profileOf } from '../../monitor/view-site.js';
 import type { SiteRef } from '../../monitor/view-site.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
 import { testRobots } from '../../monitor/test-robots.js';
-import type { SnapshotSummary } from '../../store/history.js';
+import type { SnapshotSummary } from '../../monitor/records.js';
 import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
@@ -230,7 +231,7 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
     const types = eventTypes(requested);
     if (types.length < requested.length)
       throw new HTTPException(400, {
-        message: `type must be among newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed`,
+        message: `type must be among ${CHANGE_EVENT_TYPES.join(', ')}`,
       });
     const limit = limitOf(c, 100);
     const rows = await deps.store.listEvents({

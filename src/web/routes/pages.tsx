@@ -2,6 +2,7 @@
 import type { Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
+import { isChangeEventType } from '../../policy/events.js';
 import type { ChangeEvent } from '../../policy/events.js';
 import { viewDiff } from '../../monitor/view-diff.js';
 import { viewOverview } from '../../monitor/view-overview.js';
@@ -22,7 +23,7 @@ import { DiffPageView } from '../pages/diff.js';
 import { DigestPageView, DigestsPageView } from '../pages/digests.js';
 import { LoginPageView } from '../pages/errors.js';
 import { OverviewPageView } from '../pages/overview.js';
-import { EVENT_TYPES, SitePageView } from '../pages/site.js';
+import { SitePageView } from '../pages/site.js';
 import { SnapshotPageView } from '../pages/snapshot.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';
@@ -38,8 +39,7 @@ const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /** Event types from `?type=…` (repeated), keeping only known ones. */
 export function eventTypes(values: readonly string[]): ChangeEvent['type'][] {
-  const known = new Set<string>(EVENT_TYPES);
-  return values.flatMap((v) => v.split(',')).filter((v): v is ChangeEvent['type'] => known.has(v));
+  return values.flatMap((v) => v.split(',')).filter(isChangeEventType);
 }
 
 export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredSites): void {
@@ -207,11 +207,10 @@ export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: Configure
 
   const digestById = async (param: string | undefined) => {
     const id = parseId(param, 'digest');
-    try {
-      return { id, ...(await deps.store.loadDigest(id)) };
-    } catch {
-      throw new HTTPException(404, { message: `there is no digest ${id}` });
-    }
+    // Only a digest that is not there is a 404; a store that fails is a 500.
+    const digest = await deps.store.loadDigest(id);
+    if (digest === undefined) throw new HTTPException(404, { message: `there is no digest ${id}` });
+    return { id, ...digest };
   };
 
   app.get('/digests/:id', async (c) =>
