@@ -17,8 +17,6 @@ import type { Config } from './config/config.js';
 import { createRobotsFetcher } from './fetch/robots-fetcher.js';
 import { FatalError } from './lib/errors.js';
 import { createLogger } from './lib/logger.js';
-import { createEmailChannel } from './notify/email-channel.js';
-import { createWebhookChannel } from './notify/webhook-channel.js';
 import { openDatabase } from './store/db.js';
 
 const { version } = JSON.parse(
@@ -43,44 +41,15 @@ process.exitCode = await runCli(process.argv.slice(2), {
   owner: `${hostname()}:${process.pid}`,
   openStore: (config) => openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }),
   createFetcher: (config) => createRobotsFetcher(config.fetch),
-  createChannels: (config, loadDigest) => {
-    const smtp = config.notify.email;
-    const transport = smtp
-      ? nodemailer.createTransport({
-          url: smtp.smtp,
-          connectionTimeout: 15_000,
-          greetingTimeout: 15_000,
-          socketTimeout: 60_000,
-        })
-      : undefined;
-    const dispatcher = new Agent({
-      connectTimeout: 15_000,
-      headersTimeout: 30_000,
-      bodyTimeout: 30_000,
-    });
-    const secrets = new Map(
-      [...config.notify.defaults.webhooks, ...config.sites.flatMap((s) => s.alerts.webhooks)].map(
-        (w) => [w.url, w.secret],
-      ),
-    );
-    return {
-      channels: {
-        ...(transport && smtp
-          ? { email: createEmailChannel({ transport, from: smtp.from, loadDigest }) }
-          : {}),
-        webhook: createWebhookChannel({
-          dispatcher,
-          secretFor: (url) => secrets.get(url),
-          userAgent: config.fetch.userAgent,
-          timeoutMs: 30_000,
-        }),
-      },
-      close: async () => {
-        transport?.close();
-        await dispatcher.close();
-      },
-    };
-  },
+  createMailTransport: (smtpUrl) =>
+    nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: 15_000,
+      greetingTimeout: 15_000,
+      socketTimeout: 60_000,
+    }),
+  createDispatcher: () =>
+    new Agent({ connectTimeout: 15_000, headersTimeout: 30_000, bodyTimeout: 30_000 }),
   createLogger: () => createLogger(process.stdout),
   waitForSignal: () =>
     new Promise((resolve) => {

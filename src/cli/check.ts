@@ -3,9 +3,10 @@ import { FatalError, UsageError } from '../lib/errors.js';
 import { checkSites } from '../monitor/check-sites.js';
 import type { CheckOutcome } from '../monitor/check-site.js';
 import type { CliContext } from './context.js';
-import { checkDepsOf, originOf, readConfig, withStore } from './context.js';
+import { originOf, readConfig, withStore } from './context.js';
 import { formatEvent, formatStatus } from '../policy/format.js';
-import { describeDelivery, deliverQueued } from './deliver.js';
+import { describeDelivery } from './deliver.js';
+import { deliverQueued, wireCheck } from '../compose.js';
 import { write } from './io.js';
 
 interface CheckOptions {
@@ -45,15 +46,10 @@ export function registerCheck(program: Command, context: CliContext): void {
       const print = (text: string) => lines.push(write(context.io.stdout, text));
       try {
         const { summary, delivery } = await withStore(context, config, async (handle) => {
-          const summary = await checkSites(
-            checkDepsOf(context, config, handle.db, fetcher),
-            sites,
-            {
-              concurrency: config.fetch.concurrency,
-              onOutcome: (outcome) =>
-                print(options.json ? jsonLines(outcome) : humanLines(outcome)),
-            },
-          );
+          const summary = await checkSites(wireCheck(context, config, handle.db, fetcher), sites, {
+            concurrency: config.fetch.concurrency,
+            onOutcome: (outcome) => print(options.json ? jsonLines(outcome) : humanLines(outcome)),
+          });
           // The alerts this run queued (and any left over) go out now, not at the
           // daemon's next start.
           const delivery = await deliverQueued(context, config, handle.db);

@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import { prepareDigests } from '../monitor/send-digests.js';
-import { renderDigest } from '../notify/render-digest.js';
-import { createDaemonStore } from '../store/index.js';
+import { ONE_SHOT_LEASE_MS, deliverQueued, wireDigests } from '../compose.js';
 import type { CliContext } from './context.js';
 import { readConfig, withStore } from './context.js';
-import { ONE_SHOT_LEASE_MS, describeDelivery, deliverQueued } from './deliver.js';
+import { describeDelivery } from './deliver.js';
 import { write } from './io.js';
 
 interface DigestOptions {
@@ -65,9 +64,8 @@ export function registerDigest(program: Command, context: CliContext): void {
       const start = Math.floor((now.getTime() - since) / UNITS['h']!) * UNITS['h']!;
       const period = { start: new Date(start), end: now };
       await withStore(context, config, async (handle) => {
-        const store = createDaemonStore(handle.db, context.owner, ONE_SHOT_LEASE_MS);
         const digests = await prepareDigests(
-          { ...store.digests, renderDigest, now: () => context.now() },
+          wireDigests(context, handle.db, ONE_SHOT_LEASE_MS),
           config,
           period,
           {

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
+import { startWeb, wireCheck, wireWeb } from '../compose.js';
 import { createMetrics } from '../lib/metrics.js';
 import type { CliContext } from './context.js';
-import { checkDepsOf, openStore, readConfig } from './context.js';
-import { startWeb } from './web.js';
+import { openStore, readConfig } from './context.js';
 
 /** `robowatch serve`: the web UI and API alone, without the daemon. */
 export function registerServe(program: Command, context: CliContext): void {
@@ -24,12 +24,13 @@ export function registerServe(program: Command, context: CliContext): void {
       const handle = await openStore(context, config);
       const fetcher = context.createFetcher(config);
       try {
-        const listener = await startWeb(context, config, {
+        const app = wireWeb(context, config, {
           db: handle.db,
-          check: checkDepsOf(context, config, handle.db, fetcher),
+          check: wireCheck(context, config, handle.db, fetcher),
           logger,
           metrics: createMetrics(),
         });
+        const listener = await startWeb(context, config, app, logger);
         const signal = await context.waitForSignal();
         logger.info({ signal }, 'signal received');
         await listener.close();

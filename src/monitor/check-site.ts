@@ -45,29 +45,74 @@ export async function checkSite(
   stored: StoredSite,
 ): Promise<{ outcome: CheckOutcome; current: CurrentState }> {
   const checkedAt = deps.now();
-  const started = checkedAt.getTime();
+  const { result, transient } = await fetchConfirmed(deps, site, stored.current);
+  const seen = observe(deps, site, stored.current, result, checkedAt);
   const { current } = stored;
+  if (
+    current !== null &&
+    fetchKey(result, seen.sha256) === fetchKey(current, current.bodySha256) &&
+    seen.stale === current.stale
+  ) {
+    return recordSeenAgain(deps, site, stored.id, current, { result, transient, checkedAt, seen });
+  }
+  return recordNewState(deps, site, stored, { result, transient, checkedAt, seen });
+}
+
+/** A fetch as this check saw it: its body's hash, how long it took, the 30-day rule. */
+interface Seen {
+  readonly sha256: string | null;
+  readonly durationMs: number;
+  readonly unreachableSince: Date | null;
+  readonly stale: boolean;
+  readonly status: FetchStatus;
+}
+
+interface Fetched {
+  readonly result: FetchResult;
+  readonly transient: string | null;
+  readonly checkedAt: Date;
+  readonly seen: Seen;
+}
+
+/**
+ * Fetches robots.txt; a failure that would change the site's access is fetched again
+ * (`confirmRetries` times): one failing fetch is a check result, not a status change.
+ * A failure that recovers on retry comes back as `transient`.
+ */
+async function fetchConfirmed(
+  deps: CheckDeps,
+  site: SiteConfig,
+  current: CurrentState | null,
+): Promise<{ result: FetchResult; transient: string | null }> {
   let result = await deps.fetchRobots(site.origin);
   let transient: string | null = null;
-
-  // Noise: one failing fetch is a check result, not a status change.
   const before =
     current === null ? null : siteAccess({ fetch: current, stale: current.stale }, site.profile);
   const failing = (r: FetchResult) => siteAccess({ fetch: r, stale: false }, site.profile) !== 'ok';
-  if (failing(result) && before !== siteAccess({ fetch: result, stale: false }, site.profile)) {
-    for (let i = 0; i < deps.confirmRetries; i++) {
-      await deps.sleep(deps.confirmDelayMs);
-      const retry = await deps.fetchRobots(site.origin);
-      if (current !== null && fetchKey(retry) === fetchKey(current, current.bodySha256)) {
-        transient = describeFailure(result);
-        result = retry;
-        break;
-      }
+  if (!failing(result) || before === siteAccess({ fetch: result, stale: false }, site.profile))
+    return { result, transient };
+  for (let i = 0; i < deps.confirmRetries; i++) {
+    await deps.sleep(deps.confirmDelayMs);
+    const retry = await deps.fetchRobots(site.origin);
+    if (current !== null && fetchKey(retry) === fetchKey(current, current.bodySha256)) {
+      transient = describeFailure(result);
       result = retry;
-      if (!failing(retry)) break;
+      break;
     }
+    result = retry;
+    if (!failing(retry)) break;
   }
+  return { result, transient };
+}
 
+/** What a fetch means for the site: hash, duration, and whether Google's 30 days are up. */
+function observe(
+  deps: CheckDeps,
+  site: SiteConfig,
+  current: CurrentState | null,
+  result: FetchResult,
+  checkedAt: Date,
+): Seen {
   const sha256 =
     result.body === null ? null : createHash('sha256').update(result.body).digest('hex');
   const now = deps.now();
@@ -75,57 +120,79 @@ export async function checkSite(
   const unreachableSince = unreachable ? (current?.unreachableSince ?? checkedAt) : null;
   const stale =
     unreachableSince !== null && now.getTime() - unreachableSince.getTime() >= STALE_AFTER_MS;
-  const durationMs = Math.max(0, now.getTime() - started);
+  return {
+    sha256,
+    durationMs: Math.max(0, now.getTime() - checkedAt.getTime()),
+    unreachableSince,
+    stale,
+    status: fetchStatus(result, site.profile, stale),
+  };
+}
+
+/**
+ * The state was seen again: one check row. If the watches or agents changed since its
+ * verdicts were computed (not the file), they are computed again, with no events.
+ */
+async function recordSeenAgain(
+  deps: CheckDeps,
+  site: SiteConfig,
+  siteId: number,
+  current: CurrentState,
+  { result, transient, checkedAt, seen }: Fetched,
+): Promise<{ outcome: CheckOutcome; current: CurrentState }> {
   const key = verdictsKey(site);
-  const status = fetchStatus(result, site.profile, stale);
-
-  if (
-    current !== null &&
-    fetchKey(result, sha256) === fetchKey(current, current.bodySha256) &&
-    stale === current.stale
-  ) {
-    let verdicts: WatchVerdict[] | null = null;
-    if (current.verdictsKey !== key) {
-      // The watches or agents changed, not the file: recompute verdicts, no events.
-      const state = await stateOf(
-        deps,
-        current,
-        current.bodySha256 ? await deps.store.loadBody(current.bodySha256) : null,
-      );
-      verdicts = computeVerdicts(state, site.watches, site.agents);
-      await deps.store.replaceVerdicts(stored.id, current.snapshotId, verdicts, key);
-    }
-    await deps.store.recordCheck({
-      snapshotId: current.snapshotId,
-      checkedAt,
-      durationMs,
-      transient,
-    });
-    const outcome: CheckOutcome = {
-      site: site.origin,
-      kind: 'unchanged',
-      snapshotId: current.snapshotId,
-      fetch: result,
-      status,
-      events: [],
-      transient,
-      durationMs,
-      verdicts,
-      findings: [],
-    };
-    return { outcome, current: verdicts === null ? current : { ...current, verdictsKey: key } };
+  let verdicts: WatchVerdict[] | null = null;
+  if (current.verdictsKey !== key) {
+    const state = await stateOf(
+      deps,
+      current,
+      current.bodySha256 ? await deps.store.loadBody(current.bodySha256) : null,
+    );
+    verdicts = computeVerdicts(state, site.watches, site.agents);
+    await deps.store.replaceVerdicts(siteId, current.snapshotId, verdicts, key);
   }
+  await deps.store.recordCheck({
+    snapshotId: current.snapshotId,
+    checkedAt,
+    durationMs: seen.durationMs,
+    transient,
+  });
+  const outcome: CheckOutcome = {
+    site: site.origin,
+    kind: 'unchanged',
+    snapshotId: current.snapshotId,
+    fetch: result,
+    status: seen.status,
+    events: [],
+    transient,
+    durationMs: seen.durationMs,
+    verdicts,
+    findings: [],
+  };
+  return { outcome, current: verdicts === null ? current : { ...current, verdictsKey: key } };
+}
 
-  // A new state.
+/**
+ * A new state: its verdicts, the change events against the current state, and the
+ * alerts they call for, recorded in one transaction with the snapshot.
+ */
+async function recordNewState(
+  deps: CheckDeps,
+  site: SiteConfig,
+  stored: StoredSite,
+  { result, transient, checkedAt, seen }: Fetched,
+): Promise<{ outcome: CheckOutcome; current: CurrentState }> {
+  const { current } = stored;
+  const key = verdictsKey(site);
   const cache = new ParseCache();
-  const lastGoodSha256 = sha256 ?? current?.lastGoodSha256 ?? null;
+  const lastGoodSha256 = seen.sha256 ?? current?.lastGoodSha256 ?? null;
   const lastGoodBody =
     result.body ??
     (current?.lastGoodSha256 ? await deps.store.loadBody(current.lastGoodSha256) : null);
-  const state: SiteState = { fetch: result, body: result.body, lastGoodBody, stale };
+  const state: SiteState = { fetch: result, body: result.body, lastGoodBody, stale: seen.stale };
   const verdicts = computeVerdicts(state, site.watches, site.agents, cache);
   const after: StateView = {
-    fetchStatus: status,
+    fetchStatus: seen.status,
     verdicts,
     rules: lastGoodBody ? effectiveRules(lastGoodBody, site.agents, cache) : null,
     sitemaps: lastGoodBody ? sitemapsOf(lastGoodBody, cache) : null,
@@ -143,38 +210,38 @@ export async function checkSite(
     errorDetail: result.errorDetail,
     redirects: result.redirects,
     finalUrl: result.finalUrl,
-    body: sha256 === null ? null : { sha256, bytes: result.body! },
+    body: seen.sha256 === null ? null : { sha256: seen.sha256, bytes: result.body! },
     cut: result.cut,
-    stale,
-    lastGoodId: sha256 === null ? (current?.lastGoodId ?? null) : null,
+    stale: seen.stale,
+    lastGoodId: seen.sha256 === null ? (current?.lastGoodId ?? null) : null,
     firstSeenAt: checkedAt,
     verdicts,
     verdictsKey: key,
     events,
     alerts: routeAlerts(site.origin, events, site.alerts),
-    unreachableSince,
-    check: { checkedAt, durationMs, transient },
+    unreachableSince: seen.unreachableSince,
+    check: { checkedAt, durationMs: seen.durationMs, transient },
   });
   const next: CurrentState = {
     snapshotId,
     status: result.status,
     error: result.error,
-    bodySha256: sha256,
-    stale,
-    lastGoodId: sha256 === null ? (current?.lastGoodId ?? null) : snapshotId,
+    bodySha256: seen.sha256,
+    stale: seen.stale,
+    lastGoodId: seen.sha256 === null ? (current?.lastGoodId ?? null) : snapshotId,
     lastGoodSha256,
     verdictsKey: key,
-    unreachableSince,
+    unreachableSince: seen.unreachableSince,
   };
   const outcome: CheckOutcome = {
     site: site.origin,
     kind: current === null ? 'baseline' : 'changed',
     snapshotId,
     fetch: result,
-    status,
+    status: seen.status,
     events,
     transient,
-    durationMs,
+    durationMs: seen.durationMs,
     verdicts,
     findings:
       result.body === null

@@ -45,3 +45,36 @@ export async function deliverDue(
   );
   return { leased: leased.length, sent, failed };
 }
+
+/** What a one-shot delivery achieved: sent, failed, and why the first failure failed. */
+export interface DeliveryReport {
+  readonly sent: number;
+  readonly failed: number;
+  readonly error?: string;
+}
+
+/**
+ * Sends everything due now, round after round, until nothing is left that is due (for
+ * the one-shot commands). A failure stays queued with its backoff, so this ends.
+ */
+export async function deliverAllDue(deps: DeliverDeps): Promise<DeliveryReport> {
+  let sent = 0;
+  let failed = 0;
+  let error: string | undefined;
+  for (;;) {
+    const round = await deliverDue(
+      {
+        ...deps,
+        onFailed: (delivery, cause, retryAt) => {
+          error ??= oneLine(cause);
+          deps.onFailed?.(delivery, cause, retryAt);
+        },
+      },
+      20,
+    );
+    sent += round.sent;
+    failed += round.failed;
+    if (round.leased === 0) break;
+  }
+  return { sent, failed, ...(error === undefined ? {} : { error }) };
+}

@@ -8,7 +8,9 @@ import { createMetrics } from '../../../src/lib/metrics.js';
 import type { Metrics } from '../../../src/lib/metrics.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import { recordDigest } from '../../../src/store/digests.js';
-import type { createApp } from '../../../src/web/app.js';
+import { createApp } from '../../../src/web/app.js';
+import { createWebStore } from '../../../src/store/index.js';
+import { silentLogger } from '../../../src/lib/logger.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { useLoopbackSite } from '../../support/loopback-site.js';
@@ -245,6 +247,21 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     const email = await get(`/digests/${id}/email.html`);
     expect(email.response.headers.get('content-security-policy')).toMatch(/^sandbox/);
     expect((await get('/digests/99999')).response.status).toBe(404);
+  });
+
+  it('says a failing store is an error (500), not a missing page (404)', async () => {
+    const store = createWebStore(database.handle.db);
+    const failing = createApp({
+      config,
+      store: { ...store, loadDigest: () => Promise.reject(new Error('connection reset')) },
+      checkNow: () => Promise.reject(new Error('not in this test')),
+      metrics,
+      logger: silentLogger,
+      now: () => clock.now,
+    });
+    const response = await failing.request('/digests/1', { headers: html });
+    expect(response.status).toBe(500);
+    expect(visible(await response.text())).toContain('internal error; the logs say more');
   });
 
   it('renders hostile robots.txt content as inert text on every page', async () => {

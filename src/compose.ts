@@ -1,0 +1,309 @@
+/**
+ * The composition module: builds robowatch's use cases and services (checking, delivery,
+ * the daemon, the web app) from the configuration and the drivers main.ts creates (the
+ * platform). Commands ask it for what they run; nothing else wires.
+ */
+import type { Transporter } from 'nodemailer';
+import type { Dispatcher } from 'undici';
+import type { Config, SiteConfig } from './config/config.js';
+import type { WebConfig } from './config/web.js';
+import type { RobotsFetcher } from './fetch/robots-fetcher.js';
+import type { Logger } from './lib/logger.js';
+import type { Metrics } from './lib/metrics.js';
+import { redactUrl } from './lib/redact.js';
+import { oneLine } from './lib/errors.js';
+import type { CheckOutcome } from './monitor/check-site.js';
+import { checkSites } from './monitor/check-sites.js';
+import { deliverAllDue } from './monitor/deliver-outbox.js';
+import type { DeliverDeps, DeliveryReport } from './monitor/deliver-outbox.js';
+import type { CheckDeps } from './monitor/ports.js';
+import type { DigestDeps } from './monitor/send-digests.js';
+import { createEmailChannel } from './notify/email-channel.js';
+import { renderDigest } from './notify/render-digest.js';
+import { createWebhookChannel } from './notify/webhook-channel.js';
+import type { Channel, Delivery } from './policy/alerts.js';
+import { Daemon } from './schedule/daemon.js';
+import type { Database, DatabaseHandle } from './store/db.js';
+import { createCheckStore, createDaemonStore, createWebStore } from './store/index.js';
+import { createApp } from './web/app.js';
+
+/** Anything that answers a Request with a Response (a Hono app). */
+export interface FetchApp {
+  readonly fetch: (request: Request) => Response | Promise<Response>;
+}
+
+export interface Listener {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * What only main.ts creates: database handles, HTTP clients, SMTP transports, listeners,
+ * the logger, the clock; and this process's identity in the leases it takes.
+ */
+export interface Platform {
+  /** Identifies this process in leases: host and pid. */
+  readonly owner: string;
+  openStore(config: Config): Promise<DatabaseHandle>;
+  createFetcher(config: Config): RobotsFetcher;
+  /** An SMTP transport for an smtp(s):// URL. */
+  createMailTransport(smtpUrl: string): Transporter;
+  /** The HTTP client webhooks are posted with. */
+  createDispatcher(): Dispatcher;
+  /** Structured logs for the daemon (JSON lines on stdout). */
+  createLogger(): Logger;
+  /**
+   * Serves an app on web.listen; resolves once listening, with its URL. A port that
+   * cannot be had is fatal, with a message that says so.
+   */
+  listen(app: FetchApp, web: WebConfig): Promise<Listener>;
+  now(): Date;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+/** The notification channels of a configuration, and how to let go of their connections. */
+export interface Channels {
+  readonly channels: Partial<Record<Delivery['channel'], Channel>>;
+  close(): Promise<void>;
+}
+
+/**
+ * How long a one-shot command holds what it leases (it does not renew): longer than a
+ * delivery may take; if it crashes, the daemon takes its rows over after that.
+ */
+export const ONE_SHOT_LEASE_MS = 120_000;
+
+/** How long a stopping daemon waits for its in-flight checks and deliveries. */
+export const STOP_DEADLINE_MS = 30_000;
+
+/** What checking a site needs, wired to this process's clock, database and fetcher. */
+export function wireCheck(
+  platform: Platform,
+  config: Config,
+  db: Database,
+  fetcher: RobotsFetcher,
+): CheckDeps {
+  return {
+    fetchRobots: (origin) => fetcher.fetchRobots(origin),
+    store: createCheckStore(db),
+    now: () => platform.now(),
+    sleep: (ms) => platform.sleep(ms),
+    confirmRetries: config.fetch.confirmRetries,
+    confirmDelayMs: config.fetch.confirmDelayMs,
+  };
+}
+
+/** The email channel (with notify.email) and the webhook channel of a configuration. */
+export function wireChannels(platform: Platform, config: Config, db: Database): Channels {
+  const smtp = config.notify.email;
+  const transport = smtp ? platform.createMailTransport(smtp.smtp) : undefined;
+  const dispatcher = platform.createDispatcher();
+  const store = createWebStore(db);
+  // Secrets never enter the outbox: a delivery finds its webhook's secret by URL.
+  const secrets = new Map(
+    [...config.notify.defaults.webhooks, ...config.sites.flatMap((s) => s.alerts.webhooks)].map(
+      (w) => [w.url, w.secret],
+    ),
+  );
+  return {
+    channels: {
+      ...(transport && smtp
+        ? {
+            email: createEmailChannel({
+              transport,
+              from: smtp.from,
+              loadDigest: (id) => store.loadDigest(id),
+            }),
+          }
+        : {}),
+      webhook: createWebhookChannel({
+        dispatcher,
+        secretFor: (url) => secrets.get(url),
+        userAgent: config.fetch.userAgent,
+        timeoutMs: 30_000,
+      }),
+    },
+    close: async () => {
+      transport?.close();
+      await dispatcher.close();
+    },
+  };
+}
+
+/** Where a notification goes, as the logs show it (a webhook's path may be its secret). */
+const destination = (d: Delivery) =>
+  d.channel === 'webhook' ? redactUrl(d.destination) : d.destination;
+
+/**
+ * The outbox deliverer of this process: its leases, the configuration's channels and
+ * retry policy, and (with a logger) a log line per notification sent or failed.
+ */
+export function wireDeliverer(
+  platform: Platform,
+  config: Config,
+  db: Database,
+  options: { readonly leaseMs: number; readonly logger?: Logger },
+): { readonly deps: DeliverDeps; close(): Promise<void> } {
+  const store = createDaemonStore(db, platform.owner, options.leaseMs);
+  const notifiers = wireChannels(platform, config, db);
+  const { logger } = options;
+  return {
+    deps: {
+      ...store.outbox,
+      channels: notifiers.channels,
+      now: () => platform.now(),
+      retry: config.notify.retry,
+      ...(logger === undefined
+        ? {}
+        : {
+            onSent: (d: Delivery) =>
+              logger.info(
+                { delivery: d.key, channel: d.channel, to: destination(d) },
+                'notification sent',
+              ),
+            onFailed: (d: Delivery, error: unknown, retryAt: Date) =>
+              logger.warn(
+                {
+                  delivery: d.key,
+                  channel: d.channel,
+                  to: destination(d),
+                  error: oneLine(error),
+                  retryAt,
+                },
+                'notification failed; retried later',
+              ),
+          }),
+    },
+    close: () => notifiers.close(),
+  };
+}
+
+/**
+ * Sends what the outbox holds that is due now, for the one-shot commands (`check`,
+ * `digest --send`). A failure stays queued with its backoff, for the daemon or the next
+ * command to retry; the outbox's leases keep a running daemon from sending it too.
+ */
+export async function deliverQueued(
+  platform: Platform,
+  config: Config,
+  db: Database,
+): Promise<DeliveryReport> {
+  const deliverer = wireDeliverer(platform, config, db, { leaseMs: ONE_SHOT_LEASE_MS });
+  try {
+    return await deliverAllDue(deliverer.deps);
+  } finally {
+    await deliverer.close();
+  }
+}
+
+/** What building digests needs, for the daemon and `robowatch digest`. */
+export function wireDigests(platform: Platform, db: Database, leaseMs: number): DigestDeps {
+  const store = createDaemonStore(db, platform.owner, leaseMs);
+  return { ...store.digests, renderDigest, now: () => platform.now() };
+}
+
+/** Reports a check to the metrics: its access, how long it took, the events it found. */
+export function observeCheck(metrics: Metrics, outcome: CheckOutcome): void {
+  metrics.observeCheck({
+    access: outcome.status.access,
+    durationMs: outcome.durationMs,
+    eventTypes: outcome.events.map((e) => e.type),
+  });
+}
+
+/** Checks one configured site now, for the web's "Check now"; a failure is an error. */
+function checkNowWith(check: CheckDeps, metrics: Metrics, logger: Logger) {
+  return async (site: SiteConfig): Promise<CheckOutcome> => {
+    let outcome: CheckOutcome | undefined;
+    const summary = await checkSites(check, [site], {
+      concurrency: 1,
+      onOutcome: (o) => (outcome = o),
+    });
+    const failure = summary.failures[0];
+    if (failure !== undefined || outcome === undefined)
+      throw new Error(`${site.origin} could not be checked: ${failure?.reason ?? 'no outcome'}`);
+    observeCheck(metrics, outcome);
+    logger.info(
+      { site: site.origin, snapshot: outcome.snapshotId },
+      `checked from the web: ${outcome.kind}`,
+    );
+    return outcome;
+  };
+}
+
+/** The web UI and API over a database, for `serve` and `start`. */
+export function wireWeb(
+  platform: Platform,
+  config: Config,
+  parts: {
+    readonly db: Database;
+    readonly check: CheckDeps;
+    readonly logger: Logger;
+    readonly metrics: Metrics;
+    readonly scheduler?: { lastTick(): Date | null };
+  },
+): FetchApp {
+  return createApp({
+    config,
+    store: createWebStore(parts.db),
+    checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
+    metrics: parts.metrics,
+    logger: parts.logger,
+    now: () => platform.now(),
+    ...(parts.scheduler === undefined ? {} : { scheduler: parts.scheduler }),
+  });
+}
+
+/** Serves an app on web.listen and says where. */
+export async function startWeb(
+  platform: Platform,
+  config: Config,
+  app: FetchApp,
+  logger: Logger,
+): Promise<Listener> {
+  const listener = await platform.listen(app, config.web);
+  logger.info(
+    { url: listener.url, token: config.web.token === undefined ? 'none (read-only)' : 'required' },
+    'web listening',
+  );
+  return listener;
+}
+
+/**
+ * The daemon of `robowatch start`: scheduled checks, the outbox deliverer and the digest,
+ * over one database; `close` lets go of its connections once it has stopped.
+ */
+export function wireDaemon(
+  platform: Platform,
+  config: Config,
+  parts: {
+    readonly handle: DatabaseHandle;
+    readonly fetcher: RobotsFetcher;
+    readonly logger: Logger;
+    readonly metrics: Metrics;
+    /** Called while the daemon is alive (the heartbeat of `robowatch health`). */
+    readonly heartbeat: () => void;
+  },
+): { readonly daemon: Daemon; readonly check: CheckDeps; readonly close: () => Promise<void> } {
+  const { db } = parts.handle;
+  const store = createDaemonStore(db, platform.owner, config.schedule.leaseMs);
+  const check = wireCheck(platform, config, db, parts.fetcher);
+  const deliverer = wireDeliverer(platform, config, db, {
+    leaseMs: config.schedule.leaseMs,
+    logger: parts.logger,
+  });
+  const daemon = new Daemon({
+    config,
+    check,
+    runs: store.runs,
+    leases: store.leases,
+    fires: store.cron,
+    deliver: deliverer.deps,
+    digests: wireDigests(platform, db, config.schedule.leaseMs),
+    logger: parts.logger,
+    sleep: (ms, signal) => platform.sleep(ms, signal),
+    heartbeat: parts.heartbeat,
+    onChecked: (outcome) => observeCheck(parts.metrics, outcome),
+  });
+  return { daemon, check, close: () => deliverer.close() };
+}
