@@ -4,7 +4,8 @@
  * selection rules change: `npx tsx scripts/select-fixtures.ts [SHARED_DIR]`.
  *
  * Also copies a few sites' weekly versions from ../shared/corpus/history into
- * test/fixtures/history for the replay tests.
+ * test/fixtures/history for the replay tests (marked `replay`) and more for the
+ * explanation invariant.
  *
  * Kept: the largest file and one just past the 500 KiB limit, every non-UTF-8, UTF-16, NUL and
  * CR-only file, a sample of BOM, HTML, CRLF and empty files, and a hash-ordered sample
@@ -121,6 +122,40 @@ const HISTORY_SITES = {
   'fcsw.net': 'robots.txt and fetch errors flapping',
   'opensource.gov': 'one fetch error after another',
 };
+/**
+ * More histories for the explanation invariant (test/unit/policy/causes.test.ts, pure
+ * and fast): the smallest of each category with ten versions or more, and ai.gov (an
+ * HTML page served with 200, groups removed and added back).
+ */
+const CAUSE_SITES = [
+  'tak.gov',
+  'blairco.org',
+  'arlpc.org',
+  'courtclerk.org',
+  'ncrec.gov',
+  'ohiocountytreasurers.org',
+  'nitrd.gov',
+  'southbendin.gov',
+  'townofprincessanne.com',
+  'walkersville-md.com',
+  'cinnaminsonnj.org',
+  'prebletownship.com',
+  'ivanhoe-mn.com',
+  'portorford.org',
+  'nevadacityca.gov',
+  'sheltercove-ca.gov',
+  'cheltenhamtownship.org',
+  'leecounty.org',
+  'moneyfactory.com',
+  'gadod.net',
+  'cityofhelena.org',
+  'lauderdalecountyonline.com',
+  'occoquanva.gov',
+  'philmont.org',
+  'mdlottery.com',
+  'moodytx.gov',
+  'ai.gov',
+];
 const historySource = join(shared, 'corpus/history');
 const historyTarget = resolve('test/fixtures/history');
 const historyManifest = JSON.parse(readFileSync(join(historySource, 'MANIFEST.json'), 'utf8')) as {
@@ -129,12 +164,16 @@ const historyManifest = JSON.parse(readFileSync(join(historySource, 'MANIFEST.js
 };
 rmSync(historyTarget, { recursive: true, force: true });
 const domains: Record<string, unknown> = {};
-for (const [domain, why] of Object.entries(HISTORY_SITES)) {
+const sites = [
+  ...Object.entries(HISTORY_SITES).map(([domain, why]) => ({ domain, why, replay: true })),
+  ...CAUSE_SITES.map((domain) => ({ domain, why: 'explanation invariant', replay: false })),
+];
+for (const { domain, why, replay } of sites) {
   mkdirSync(join(historyTarget, domain), { recursive: true });
   for (const file of readdirSync(join(historySource, domain))) {
     copyFileSync(join(historySource, domain, file), join(historyTarget, domain, file));
   }
-  domains[domain] = { why, ...(historyManifest.domains[domain] as object) };
+  domains[domain] = { why, replay, ...(historyManifest.domains[domain] as object) };
 }
 writeFileSync(
   join(historyTarget, 'MANIFEST.json'),

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
 import { STALE_AFTER_MS } from '../policy/access.js';
 import { routeAlerts } from '../policy/alerts.js';
-import type { Access, FetchOutcome } from '../policy/access.js';
-import { diffStates, effectiveRules, sitemapsOf } from '../policy/events.js';
+import type { FetchOutcome } from '../policy/access.js';
+import { diffStates, effectiveRules, fetchStatusOf, sitemapsOf } from '../policy/events.js';
 import type { ChangeEvent, FetchStatus, StateView } from '../policy/events.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import { computeVerdicts, ParseCache, siteAccess } from '../policy/verdicts.js';
@@ -125,7 +125,7 @@ function observe(
     durationMs: Math.max(0, now.getTime() - checkedAt.getTime()),
     unreachableSince,
     stale,
-    status: fetchStatus(result, site.profile, stale),
+    status: fetchStatusOf(result, site.profile, stale),
   };
 }
 
@@ -264,7 +264,7 @@ async function viewOf(
     : null;
   const cache = new ParseCache();
   return {
-    fetchStatus: fetchStatus(current, site.profile, current.stale),
+    fetchStatus: fetchStatusOf(current, site.profile, current.stale),
     verdicts: await deps.store.loadVerdicts(current.snapshotId),
     rules: lastGood ? effectiveRules(lastGood, site.agents, cache) : null,
     sitemaps: lastGood ? sitemapsOf(lastGood, cache) : null,
@@ -298,19 +298,6 @@ function fetchKey(
         ? createHash('sha256').update(fetch.body).digest('hex')
         : null;
   return `${fetch.status ?? ''}|${fetch.error ?? ''}|${hash ?? ''}`;
-}
-
-function fetchStatus(
-  fetch: FetchOutcome,
-  profile: SiteConfig['profile'],
-  stale: boolean,
-): FetchStatus {
-  const access: Access = siteAccess({ fetch, stale }, profile);
-  return {
-    access,
-    ...(fetch.status === null ? {} : { status: fetch.status }),
-    ...(fetch.error === null ? {} : { error: fetch.error }),
-  };
 }
 
 /** "503", "timeout": a failure in a word, for check rows and output. */

@@ -1,7 +1,7 @@
 import type { SiteConfig } from '../config/config.js';
-import { diffStates, effectiveRules, sitemapsOf } from '../policy/events.js';
+import { diffStates, effectiveRules, fetchStatusOf, sitemapsOf } from '../policy/events.js';
 import type { ChangeEvent, StateView } from '../policy/events.js';
-import { ParseCache, siteAccess } from '../policy/verdicts.js';
+import { ParseCache } from '../policy/verdicts.js';
 import type { WatchedAgent, WatchVerdict } from '../policy/verdicts.js';
 import type { SnapshotSummary } from './records.js';
 
@@ -40,13 +40,8 @@ export async function compareSnapshots(
     const good =
       snapshot.lastGoodId === null ? undefined : await deps.getSnapshot(snapshot.lastGoodId);
     const body = good?.sha256 ? await deps.loadBody(good.sha256) : null;
-    const access = siteAccess({ fetch: snapshot, stale: snapshot.stale }, site.profile);
     return {
-      fetchStatus: {
-        access,
-        ...(snapshot.status === null ? {} : { status: snapshot.status }),
-        ...(snapshot.error === null ? {} : { error: snapshot.error }),
-      },
+      fetchStatus: fetchStatusOf(snapshot, site.profile, snapshot.stale),
       verdicts,
       rules: body ? effectiveRules(body, agents, cache) : null,
       sitemaps: body ? sitemapsOf(body, cache) : null,

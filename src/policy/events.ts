@@ -1,8 +1,8 @@
-import type { Directive } from '../robots/index.js';
+import type { Directive, Profile } from '../robots/index.js';
 import { compileAgent } from '../robots/index.js';
-import type { Access } from './access.js';
+import type { Access, FetchOutcome } from './access.js';
 import type { FetchErrorKind } from './fetch-result.js';
-import { ParseCache } from './verdicts.js';
+import { ParseCache, siteAccess } from './verdicts.js';
 import type { VerdictCause, WatchedAgent, WatchVerdict } from './verdicts.js';
 
 /** A site's fetch status as change events show it. */
@@ -10,6 +10,15 @@ export interface FetchStatus {
   readonly access: Access;
   readonly status?: number;
   readonly error?: FetchErrorKind;
+}
+
+/** A fetch outcome as change events show it: the site's access under its profile, and what the server said. */
+export function fetchStatusOf(fetch: FetchOutcome, profile: Profile, stale: boolean): FetchStatus {
+  return {
+    access: siteAccess({ fetch, stale }, profile),
+    ...(fetch.status === null ? {} : { status: fetch.status }),
+    ...(fetch.error === null ? {} : { error: fetch.error }),
+  };
 }
 
 /** One rule an agent obeys. */

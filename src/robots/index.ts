@@ -29,3 +29,5 @@ export { reportLines } from './lines.js';
 export type { LineReport } from './lines.js';
 export { extractProductToken, isValidProductToken } from './tokenize.js';
 export { escapePatternGoogle } from './pattern.js';
+export { sniffContent } from './sniff.js';
+export type { NotRobotsTxt } from './sniff.js';

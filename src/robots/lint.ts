@@ -8,6 +8,7 @@ export type LintSeverity = 'error' | 'warning' | 'info';
 export type LintCode =
   | 'bom'
   | 'utf16'
+  | 'binary'
   | 'invalid-utf8'
   | 'html'
   | 'content-past-limit'

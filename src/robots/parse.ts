@@ -5,6 +5,7 @@ import type { LintFinding } from './lint.js';
 import { canonicalLegacy, escapePatternGoogle, normalizeRfc9309 } from './pattern.js';
 import { DEFAULT_PROFILE, MAX_LINE_BYTES, MAX_ROBOTS_BYTES } from './profiles.js';
 import type { Profile } from './profiles.js';
+import { htmlStart, isUtf16, looksBinary } from './sniff.js';
 import { classifyKey, extractProductToken, isGoogleGlobalAgent, splitLine } from './tokenize.js';
 
 export type Directive = 'allow' | 'disallow';
@@ -347,14 +348,22 @@ function isAbsoluteHttpUrl(text: string): boolean {
 
 /** Encoding findings: UTF-16, a UTF-8 BOM, bytes that are not UTF-8. */
 function checkEncoding(full: string, bomLength: number, utf8: boolean, lint: LintCollector): void {
-  const b0 = full.charCodeAt(0);
-  const b1 = full.charCodeAt(1);
-  if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0xfe && b1 === 0xff)) {
+  if (isUtf16(full.charCodeAt(0), full.charCodeAt(1))) {
     lint.add(
       'utf16',
       'error',
       1,
       'The file is UTF-16; robots.txt must be UTF-8, and crawlers reading it as bytes find no rules.',
+    );
+    return;
+  }
+  const head = full.slice(0, 512);
+  if (looksBinary(Uint8Array.from(head, (c) => c.charCodeAt(0)))) {
+    lint.add(
+      'binary',
+      'error',
+      1,
+      'The file is binary data (an image, an archive…), not robots.txt; crawlers find no rules in it.',
     );
     return;
   }
@@ -378,13 +387,10 @@ function checkEncoding(full: string, bomLength: number, utf8: boolean, lint: Lin
   }
 }
 
-const HTML_TAG = /<(?:!doctype\s+html|html|head|body|meta|title|script|style|div|link)[\s>/]/i;
-
 /** Seed 000: an HTML page served as robots.txt is read line by line for whatever rules it has. */
 function checkHtml(body: string, start: number, lint: LintCollector): void {
-  let i = start;
-  while (i < body.length && /\s/.test(body[i]!)) i++;
-  if (body[i] !== '<' || !HTML_TAG.test(body.slice(i, i + 2048))) return;
+  const i = htmlStart(body, start);
+  if (i === -1) return;
   const line = 1 + countLineBreaks(body.slice(0, i), 0);
   lint.add(
     'html',

@@ -1,0 +1,443 @@
+/**
+ * Causes in words, for an SEO lead rather than for robowatch's internals: what changed,
+ * what crawlers will do now, and which watched pages it touches. Every renderer (email,
+ * Slack, webhooks, pages, the command line) says causes through these. Pure.
+ */
+import type { Profile } from '../robots/index.js';
+import { classifyFetch } from './access.js';
+import type {
+  ChangeCause,
+  FileCause,
+  GroupCause,
+  RuleCause,
+  RuleText,
+  StatusCause,
+} from './cause-model.js';
+import type { FetchStatus } from './events.js';
+import {
+  collapsePairs,
+  describeCrawlers,
+  describeUrls,
+  groupName,
+  listNames,
+  pairLines,
+  shortUrl,
+} from './explain-pairs.js';
+import type { CrawlerContext } from './explain-pairs.js';
+import type { FileCondition } from './file-condition.js';
+
+export interface ExplainContext {
+  /** The watched crawlers, in configuration order. */
+  readonly agents: readonly string[];
+  /** When the change was seen (for "after 3 h of 503"). */
+  readonly at: Date;
+}
+
+/** A cause as people read it. */
+export interface Explained {
+  /** What changed, in one line. */
+  readonly title: string;
+  /** What crawlers do now, in a sentence or two. */
+  readonly consequence: string;
+  /** The watched pages it changed, collapsed, at most `limit` lines. */
+  readonly lines: readonly string[];
+  /** Pairs on lines left out. */
+  readonly more: number;
+  /** A few rules, groups or lines of the file, for summaries. */
+  readonly details: readonly string[];
+}
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+const count = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** "3 h 20 min", "2 days 4 h", "45 s". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 24) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+  const days = Math.floor(h / 24);
+  if (days >= 14 || h % 24 === 0) return count(days, 'day');
+  return `${count(days, 'day')} ${h % 24} h`;
+}
+
+/** Who reads robots.txt the way a profile does, as a subject. */
+function readers(profile: Profile): string {
+  switch (profile) {
+    case 'google':
+      return 'Google';
+    case 'rfc9309':
+      return 'Crawlers following RFC 9309';
+    case 'legacy':
+      return 'Crawlers following the 1996 standard';
+  }
+}
+
+const NETWORK: Record<string, string> = {
+  dns: 'its host name does not resolve (DNS)',
+  refused: 'the connection is refused',
+  reset: 'the connection is reset',
+  timeout: 'no answer within the time limit',
+  tls: 'the HTTPS handshake fails',
+  blocked: 'its address is private, and robowatch may not fetch it',
+  'invalid-response': 'the answer is not valid HTTP',
+  network: 'a network error',
+};
+
+/** "answers 503", "redirects more than 5 times", "cannot be fetched: the connection is reset". */
+export function answers(status: FetchStatus): string {
+  if (status.error === 'too-many-redirects') return 'redirects more than 5 times';
+  if (status.error !== undefined)
+    return `cannot be fetched: ${NETWORK[status.error] ?? status.error}`;
+  return `answers ${status.status ?? '?'}`;
+}
+
+/** "503", "DNS failure", "redirect loop": a status in a word or two. */
+export function statusWord(status: FetchStatus): string {
+  if (status.error === 'too-many-redirects') return 'redirect loop';
+  if (status.error === 'dns') return 'DNS failure';
+  if (status.error !== undefined) return `${status.error} error`;
+  return String(status.status ?? '?');
+}
+
+/** What a site whose robots.txt is in this state means for crawlers, in a sentence. */
+export function crawlEffect(status: FetchStatus, profile: Profile, disallowRules: number): string {
+  const classification = classifyFetch(
+    { status: status.status ?? null, error: status.error ?? null },
+    profile,
+  );
+  if (status.access === 'ok') return 'Its rules apply.';
+  if (status.access === 'unavailable') {
+    const like = status.error === 'too-many-redirects' ? 'as with a 404, every' : 'Every';
+    const rules =
+      disallowRules === 0
+        ? ''
+        : `; the file's ${count(disallowRules, 'Disallow rule')} no longer apply`;
+    return `${like === 'Every' ? '' : `${readers(profile)} treats a redirect loop like a 404: `}${like} URL is crawlable${rules}.`;
+  }
+  if (classification === 'defer')
+    return `${readers(profile)} keep using the last file they read until robots.txt answers again.`;
+  if (profile === 'google')
+    return 'Google treats the whole site as disallowed: it crawls nothing until robots.txt answers again (after 30 days it uses its last good copy).';
+  return `${readers(profile)} treat the whole site as disallowed until robots.txt answers again.`;
+}
+
+/** "answered 200", "could not be fetched (DNS failure)", "redirected in a loop". */
+function wasStatus(status: FetchStatus): string {
+  if (status.error === 'too-many-redirects') return 'redirected in a loop before';
+  if (status.error !== undefined) return `could not be fetched before (${statusWord(status)})`;
+  return `answered ${status.status ?? '?'} before`;
+}
+
+function statusTexts(cause: StatusCause, at: Date): { title: string; consequence: string } {
+  const { before, after } = cause;
+  if (!cause.effectChanged) {
+    const same =
+      after.access === 'unavailable'
+        ? 'every URL stays crawlable'
+        : after.access === 'unreachable'
+          ? 'the whole site stays disallowed'
+          : 'its rules still apply';
+    return {
+      title: `robots.txt ${answers(after)} instead of ${statusWord(before)}`,
+      consequence: `Same effect for crawlers: ${same}.`,
+    };
+  }
+  if (after.access === 'ok') {
+    const title =
+      cause.incidentSince === null
+        ? `robots.txt ${answers(after)} (it ${wasStatus(before)})`
+        : `robots.txt ${answers(after)} again after ${formatDuration(at.getTime() - cause.incidentSince.getTime())} of ${statusWord(before)}`;
+    const consequence =
+      cause.file !== null && cause.file !== 'robots' && cause.file !== 'cut'
+        ? `But what it serves is ${CONDITION[cause.file]}, not robots.txt (see below).`
+        : cause.incidentSince === null
+          ? 'Its rules apply.'
+          : 'Its rules apply again.';
+    return { title, consequence };
+  }
+  return {
+    title: `robots.txt ${answers(after)} (it ${wasStatus(before)})`,
+    consequence: crawlEffect(after, cause.profile, cause.disallowRules),
+  };
+}
+
+const CONDITION: Record<FileCondition, string> = {
+  robots: 'a robots.txt file',
+  cut: 'larger than 500 KiB',
+  html: 'an HTML page',
+  utf16: 'UTF-16 text',
+  binary: 'binary data (not text)',
+};
+
+function fileTexts(cause: FileCause, at: Date): { title: string; consequence: string } {
+  const { before, after } = cause;
+  const lost =
+    cause.disallowRules === 0
+      ? ''
+      : `; the previous file's ${count(cause.disallowRules, 'Disallow rule')} no longer apply`;
+  if (after === 'html' || after === 'utf16' || after === 'binary') {
+    const why =
+      after === 'html'
+        ? 'Crawlers find no rules in an HTML page'
+        : after === 'utf16'
+          ? 'Crawlers read robots.txt as UTF-8 and find no rules in UTF-16 text'
+          : 'Crawlers find no rules in binary data';
+    return {
+      title: `robots.txt is ${before === null ? '' : 'now '}${CONDITION[after]} (served with 200)`,
+      consequence: `${why}, so every URL is crawlable, as with a 404${lost}.`,
+    };
+  }
+  if (after === 'cut') {
+    const cut = cause.cut;
+    const lines =
+      cut === null
+        ? 'the rest of the file'
+        : `${cut.complete ? '' : 'at least '}${count(cut.droppedLineBreaks, 'line')} (${count(cut.droppedBytes, 'byte')})`;
+    return {
+      title: `robots.txt is ${before === null ? '' : 'now '}larger than 500 KiB`,
+      consequence: `Google reads only the first 500 KiB: ${lines} past the limit ${cut?.droppedLineBreaks === 1 ? 'is' : 'are'} ignored, and any rules there do not apply.`,
+    };
+  }
+  const lasted =
+    cause.since === null ? '' : ` for ${formatDuration(at.getTime() - cause.since.getTime())}`;
+  if (before === 'cut')
+    return {
+      title: 'robots.txt is under 500 KiB again',
+      consequence: 'Google reads all of it again.',
+    };
+  return {
+    title: `robots.txt is a robots.txt file again (it was ${before === null ? 'not' : CONDITION[before]}${lasted})`,
+    consequence: `Its ${count(cause.rules, 'rule')} apply again.`,
+  };
+}
+
+/** "Disallow: /pricing". */
+export function ruleString(rule: Pick<RuleText, 'directive' | 'pattern'>): string {
+  return `${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern}`.trimEnd();
+}
+
+function ruleTitle(cause: RuleCause): string {
+  const group = groupName(cause.group);
+  switch (cause.change) {
+    case 'added':
+      return `\`${ruleString(cause.rule)}\` added to ${group} (line ${cause.rule.line})`;
+    case 'removed':
+      return `\`${ruleString(cause.rule)}\` removed from ${group} (it was line ${cause.rule.line})`;
+    case 'edited':
+      return `line ${cause.rule.line} of ${group} changed from \`${ruleString(cause.previous!)}\` to \`${ruleString(cause.rule)}\``;
+  }
+}
+
+/** "Googlebot now reads only this group, no longer the `*` group". */
+function movedText(cause: GroupCause, context: ExplainContext): string {
+  const byMove = new Map<string, string[]>();
+  for (const m of cause.moved) {
+    const key = `${m.from}>${m.to}`;
+    byMove.set(key, [...(byMove.get(key) ?? []), m.agent]);
+  }
+  const parts = [...byMove].map(([key, agents]) => {
+    const [from, to] = key.split('>') as [string, string];
+    const who = describeCrawlers(agents, { agents: context.agents });
+    const one = agents.length === 1;
+    const was =
+      from === 'star'
+        ? 'instead of the `*` group'
+        : from === 'own'
+          ? `instead of ${one ? 'its' : 'their'} own group`
+          : `(no group applied to ${one ? 'it' : 'them'} before)`;
+    const read = one ? 'reads' : 'read';
+    if (to === 'own')
+      return `${who} now ${read} ${cause.change === 'removed' ? `${one ? 'its' : 'their'} other groups` : 'this group'} ${was}`;
+    if (to === 'star') return `${who} now ${read} the \`*\` group ${was}`;
+    return `${who} now ${read} no group at all, so every URL is allowed for ${one ? 'it' : 'them'}`;
+  });
+  return parts.join('; ');
+}
+
+function groupTexts(
+  cause: GroupCause,
+  context: ExplainContext,
+): { title: string; consequence: string } {
+  const name = groupName(cause.group);
+  const rules = count(cause.rules, 'rule');
+  const title =
+    cause.change === 'added'
+      ? `${name.replace(/^the /, 'A ')} was added (line ${cause.group.line}, ${rules})`
+      : cause.change === 'removed'
+        ? `${name} was removed (it was line ${cause.group.line}, ${rules})`
+        : `the group at line ${cause.group.line} now names ${listNames(cause.group.agents)} (it named ${listNames(cause.previous?.agents ?? [])})`;
+  const consequence =
+    cause.moved.length > 0
+      ? `${capitalise(movedText(cause, context))}.`
+      : 'No watched crawler reads it, so no watched page changes.';
+  return { title: capitalise(title), consequence };
+}
+
+/** The words of a cause: title, consequence, its pairs as at most `limit` lines. */
+export function explainCause(cause: ChangeCause, context: ExplainContext, limit = 5): Explained {
+  const crawlers: CrawlerContext = {
+    agents: context.agents,
+    ...(cause.type === 'rule' || cause.type === 'rules'
+      ? { readers: { agents: cause.readers, group: cause.group } }
+      : {}),
+  };
+  const { lines, more } = pairLines(cause.pairs, crawlers, limit);
+  const base = { lines, more, details: [] as string[] };
+  switch (cause.type) {
+    case 'fetch_status':
+      return { ...base, ...statusTexts(cause, context.at) };
+    case 'stale':
+      return {
+        ...base,
+        title: cause.started
+          ? 'robots.txt has been unreachable for 30 days'
+          : 'robots.txt is no longer unreachable for 30 days',
+        consequence: cause.started
+          ? 'Google now uses its last good copy of the file (or, if it never had one, allows every URL).'
+          : 'Crawlers no longer use the old copy of the file.',
+      };
+    case 'file_condition':
+      return { ...base, ...fileTexts(cause, context.at) };
+    case 'rule': {
+      const consequence =
+        cause.pairs.length > 0
+          ? ''
+          : cause.readers.length === 0
+            ? 'No watched crawler reads this group.'
+            : 'No watched page changes.';
+      return { ...base, title: ruleTitle(cause), consequence };
+    }
+    case 'rules': {
+      const parts = [
+        cause.added ? `${count(cause.added, 'rule')} added` : '',
+        cause.edited ? `${count(cause.edited, 'rule')} edited` : '',
+        cause.removed ? `${count(cause.removed, 'rule')} removed` : '',
+      ].filter(Boolean);
+      const total = cause.added + cause.edited + cause.removed;
+      const shown = cause.sample.length;
+      return {
+        ...base,
+        title: `${parts.join(', ')} in ${groupName(cause.group)} (line ${cause.group.line})${shown < total ? ` (first ${shown} shown)` : ''}`,
+        consequence:
+          cause.readers.length === 0
+            ? 'No watched crawler reads this group.'
+            : `No watched page changes for ${describeCrawlers(cause.readers, { agents: context.agents })}.`,
+        details: cause.sample.map((s) =>
+          s.change === 'edited'
+            ? `~ line ${s.rule.line}: ${ruleString(s.previous!)} → ${ruleString(s.rule)}`
+            : `${s.change === 'added' ? '+' : '−'} ${ruleString(s.rule)} (line ${s.rule.line})`,
+        ),
+      };
+    }
+    case 'group':
+      return { ...base, ...groupTexts(cause, context) };
+    case 'groups':
+      return {
+        ...base,
+        title: `Groups for crawlers you do not watch: ${[
+          cause.added ? `${count(cause.added, 'group')} added` : '',
+          cause.removed ? `${count(cause.removed, 'group')} removed` : '',
+          cause.relabelled ? `${count(cause.relabelled, 'group')} renamed` : '',
+        ]
+          .filter(Boolean)
+          .join(', ')}`,
+        consequence: 'No watched crawler reads them, so no watched page changes.',
+        details: cause.sample.map(
+          (s) => `${s.change} ${groupName(s.group)} (line ${s.group.line})`,
+        ),
+      };
+    case 'sitemaps':
+      return {
+        ...base,
+        title: `Sitemap lines changed: ${[
+          cause.added.length ? `${cause.added.length} added` : '',
+          cause.removed.length ? `${cause.removed.length} removed` : '',
+        ]
+          .filter(Boolean)
+          .join(', ')}`,
+        consequence: 'Crawlers find the site’s pages through the sitemaps listed now.',
+        details: [
+          ...cause.added.slice(0, 10).map((s) => `+ ${s}`),
+          ...cause.removed.slice(0, 10).map((s) => `− ${s}`),
+        ],
+      };
+    case 'directives':
+      return {
+        ...base,
+        title: `Other lines changed: ${[
+          cause.added.length ? `${cause.added.length} added` : '',
+          cause.removed.length ? `${cause.removed.length} removed` : '',
+        ]
+          .filter(Boolean)
+          .join(', ')}`,
+        consequence: 'They do not change what Google may crawl; some other crawlers read them.',
+        details: [
+          ...cause.added.slice(0, 10).map((d) => `+ ${d.key}: ${d.value} (line ${d.line})`),
+          ...cause.removed.slice(0, 10).map((d) => `− ${d.key}: ${d.value} (line ${d.line})`),
+        ],
+      };
+  }
+}
+
+/**
+ * A cause in a few words, for a subject line: "robots.txt answers 503 (Google crawls
+ * nothing)", "/pricing is now disallowed for Googlebot (Disallow: /pricing, line 8)".
+ */
+export function causeHeadline(cause: ChangeCause, context: ExplainContext): string {
+  switch (cause.type) {
+    case 'fetch_status': {
+      const { after } = cause;
+      if (!cause.effectChanged || after.access === 'ok')
+        return explainCause(cause, context, 0).title;
+      if (after.access === 'unreachable') {
+        const classification = classifyFetch(
+          { status: after.status ?? null, error: after.error ?? null },
+          cause.profile,
+        );
+        const who =
+          classification === 'defer'
+            ? 'last file kept'
+            : cause.profile === 'google'
+              ? 'Google crawls nothing'
+              : 'crawlers crawl nothing';
+        return `robots.txt ${answers(after)} (${who})`;
+      }
+      return `robots.txt ${answers(after)} (${after.error === 'too-many-redirects' ? 'treated like a 404: ' : ''}every URL crawlable)`;
+    }
+    case 'file_condition':
+      if (cause.after === 'cut') return 'robots.txt is over 500 KiB (the rest is ignored)';
+      if (cause.after === 'robots') return explainCause(cause, context, 0).title;
+      return `robots.txt is ${CONDITION[cause.after]} (every URL crawlable)`;
+    case 'rule':
+    case 'group': {
+      const [line] = collapsePairs(cause.pairs.filter((p) => p.flipped));
+      if (line === undefined) return explainCause(cause, context, 0).title;
+      const what =
+        cause.type === 'rule'
+          ? cause.change === 'removed'
+            ? `${ruleString(cause.rule)} removed, line ${cause.rule.line}`
+            : `${ruleString(cause.rule)}, line ${cause.rule.line}`
+          : `${cause.change === 'removed' ? 'removed' : 'new'} ${groupName(cause.group).replace(/^the /, '')}, line ${cause.group.line}`;
+      const urls =
+        line.urls.length === 1
+          ? `${shortUrl(line.urls[0]!)} is`
+          : `${shortUrl(line.urls[0]!)} and ${line.urls.length - 1} more URL${line.urls.length === 2 ? '' : 's'} are`;
+      const who =
+        line.agents.length <= 2 ? listNames(line.agents) : `${line.agents.length} crawlers`;
+      return `${urls} now ${line.allowed ? 'allowed' : 'disallowed'} for ${who} (${what})`;
+    }
+    case 'stale':
+    case 'rules':
+    case 'groups':
+    case 'sitemaps':
+    case 'directives':
+      return explainCause(cause, context, 0).title;
+  }
+}
+
+export { describeCrawlers, describeUrls, groupName, listNames, shortUrl };

@@ -1,0 +1,89 @@
+/** Matching two files' groups and diffing their rules, so that an edit reads as one change. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { diffGroups, editScript } from '../../../src/policy/group-diff.js';
+import { parseRobotsTxt } from '../../../src/robots/index.js';
+
+const parse = (text: string) => parseRobotsTxt(text, { lint: false });
+
+/** Applies an edit script to `a`, checking that kept elements agree with `b`. */
+function apply(a: readonly string[], b: readonly string[], ops: readonly string[]): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  for (const op of ops) {
+    if (op === '=') {
+      expect(a[i]).toBe(b[j]);
+      out.push(a[i++]!);
+      j++;
+    } else if (op === '-') i++;
+    else out.push(b[j++]!);
+  }
+  expect([i, j]).toEqual([a.length, b.length]);
+  return out;
+}
+
+/** The length of the longest common subsequence, by dynamic programming. */
+function lcs(a: readonly string[], b: readonly string[]): number {
+  let row = new Array<number>(b.length + 1).fill(0);
+  for (const x of a) {
+    const next = [0];
+    for (let j = 1; j <= b.length; j++)
+      next.push(x === b[j - 1] ? row[j - 1]! + 1 : Math.max(row[j]!, next[j - 1]!));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+describe('editScript', () => {
+  it('turns one list into the other, keeping as much as possible', () => {
+    const item = fc.constantFrom('a', 'b', 'c', 'd');
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 30 }), fc.array(item, { maxLength: 30 }), (a, b) => {
+        const ops = editScript(a, b)!;
+        expect(apply(a, b, ops)).toEqual(b);
+        expect(ops.filter((o) => o === '=')).toHaveLength(lcs(a, b));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives up (null) past 2,000 differences, so a rewrite costs no more than a pass', () => {
+    const a = Array.from({ length: 3_000 }, (_, i) => `a${i}`);
+    const b = Array.from({ length: 3_000 }, (_, i) => `b${i}`);
+    expect(editScript(a, b)).toBeNull();
+  });
+});
+
+describe('diffGroups', () => {
+  it('calls a rule changed in place an edit, and a rewrite removals and additions', () => {
+    const [group] = diffGroups(
+      parse('User-agent: *\nDisallow: /pricing\nDisallow: /admin\nDisallow: /tmp\n'),
+      parse('User-agent: *\nDisallow: /pricing/\nDisallow: /checkout\nDisallow: /tmp\n'),
+    );
+    expect(
+      group!.rules.map((r) => [r.change, r.previous?.pattern ?? null, r.rule.pattern]),
+    ).toEqual([
+      ['edited', '/pricing', '/pricing/'],
+      ['removed', null, '/admin'],
+      ['added', null, '/checkout'],
+    ]);
+  });
+
+  it('matches groups by their crawlers wherever they move, and names new, gone and renamed ones', () => {
+    const changes = diffGroups(
+      parse(
+        'User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /a\n\nUser-agent: Yandex\nDisallow: /y\n',
+      ),
+      parse(
+        'User-agent: *\nDisallow: /a\n\nUser-agent: GPTBot\nUser-agent: CCBot\nDisallow: /\n\nUser-agent: Googlebot\nDisallow: /g\n',
+      ),
+    );
+    expect(changes.map((c) => [c.kind, c.before?.line ?? null, c.after?.line ?? null])).toEqual([
+      ['same', 4, 1],
+      ['relabelled', 1, 4],
+      ['added', null, 8],
+      ['removed', 7, null],
+    ]);
+  });
+});

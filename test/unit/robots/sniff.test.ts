@@ -1,0 +1,65 @@
+/** Telling robots.txt from what servers send instead: HTML pages, UTF-16, binary data. */
+import { describe, expect, it } from 'vitest';
+import { fileCondition } from '../../../src/policy/file-condition.js';
+import { parseRobotsTxt, sniffContent } from '../../../src/robots/index.js';
+import { readFixture, realWorldFiles } from '../../support/fixtures.js';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+describe('sniffContent on real files', () => {
+  const files = realWorldFiles().map((f) => ({
+    ...f,
+    sniffed: sniffContent(readFixture(`realworld/${f.path}`)),
+  }));
+
+  it('finds the UTF-16 files, an icon served as robots.txt, and the HTML pages', () => {
+    const of = (kind: string) => files.filter((f) => f.sniffed === kind).map((f) => f.path);
+    expect(of('utf16').sort()).toEqual(['protego/store.usps.com', 'protego/www.myvue.com']);
+    expect(of('binary')).toEqual(['protego/www.pch.com']);
+    expect(of('html')).toContain('protego/www.cia.gov');
+    // Every file the selection kept as an HTML page is found as one.
+    for (const f of files.filter((f) => f.category === 'html'))
+      expect(f.sniffed, f.path).toBe('html');
+  });
+
+  it('finds no rule Google would read in anything it calls not robots.txt', () => {
+    for (const f of files.filter((f) => f.sniffed !== null)) {
+      const parsed = parseRobotsTxt(readFixture(`realworld/${f.path}`), { lint: false });
+      expect(
+        parsed.groups.flatMap((g) => g.rules),
+        f.path,
+      ).toEqual([]);
+    }
+  });
+});
+
+describe('sniffContent', () => {
+  it.each([
+    ['User-agent: *\nDisallow: /\n', null],
+    ['  \n<!DOCTYPE html><html><body>404</body></html>', 'html'],
+    ['\uFEFF<html lang="en"><head>', 'html'],
+    ['<b>not a page</b>', null],
+  ])('%j is %s', (text, kind) => expect(sniffContent(encode(text))).toBe(kind));
+
+  it('calls text padded with NULs after its rules text, and a gzip stream binary', () => {
+    const padded = new Uint8Array([...encode('User-agent: *\nDisallow: /x\n'.repeat(30)), 0, 0, 0]);
+    expect(sniffContent(padded)).toBeNull();
+    expect(sniffContent(new Uint8Array([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2]))).toBe('binary');
+  });
+
+  it('reports binary data as a lint error', () => {
+    const lint = parseRobotsTxt(
+      new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]),
+    ).lint;
+    expect(lint.map((f) => [f.code, f.severity])).toContainEqual(['binary', 'error']);
+  });
+});
+
+describe('fileCondition', () => {
+  it('is cut past 500 KiB, or when the fetcher cut it', () => {
+    expect(fileCondition(encode('User-agent: *\n'), false)).toBe('robots');
+    expect(fileCondition(encode('User-agent: *\n'), true)).toBe('cut');
+    expect(fileCondition(encode(`User-agent: *\n${'#'.repeat(512_001)}`), false)).toBe('cut');
+    expect(fileCondition(encode('<html><body>'), true)).toBe('html');
+  });
+});
