@@ -183,6 +183,7 @@ async function measure(
     config: config(server.origin),
     store,
     checkNow: () => Promise.reject(new Error('not in the benchmark')),
+    previewDigests: () => Promise.resolve([]),
     metrics: createMetrics(),
     logger: silentLogger,
     now: () => new Date(START.getTime() + DAYS * DAY_MS),

@@ -6,6 +6,7 @@
 import type { Transporter } from 'nodemailer';
 import type { Dispatcher } from 'undici';
 import type { Config, SiteConfig } from './config/config.js';
+import { webBaseUrl } from './config/web.js';
 import type { WebConfig } from './config/web.js';
 import type { RobotsFetcher } from './fetch/robots-fetcher.js';
 import type { Logger } from './lib/logger.js';
@@ -17,9 +18,12 @@ import { checkSites } from './monitor/check-sites.js';
 import { deliverAllDue } from './monitor/deliver-outbox.js';
 import type { DeliverDeps, DeliveryReport } from './monitor/deliver-outbox.js';
 import type { CheckDeps } from './monitor/ports.js';
+import { prepareDigests } from './monitor/send-digests.js';
 import type { DigestDeps } from './monitor/send-digests.js';
 import { createEmailChannel } from './notify/email-channel.js';
-import { renderDigest } from './notify/render-digest.js';
+import { digestData, renderDigest } from './notify/render-digest.js';
+import type { RenderContext } from './notify/render-alert.js';
+import { linksFrom } from './policy/links.js';
 import { createWebhookChannel } from './notify/webhook-channel.js';
 import type { Channel, Delivery } from './policy/alerts.js';
 import { Daemon } from './schedule/daemon.js';
@@ -61,6 +65,28 @@ export interface Platform {
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
+/**
+ * What alerts and digests are rendered with: links to the web UI (web.publicUrl, else
+ * where this process serves it once it does, else web.listen) and the time zone.
+ */
+export class Presentation {
+  #served: string | undefined;
+
+  constructor(private readonly config: Config) {}
+
+  /** The web UI now listens here (links point here unless web.publicUrl says otherwise). */
+  served(url: string): void {
+    this.#served = url;
+  }
+
+  context(): RenderContext {
+    return {
+      links: linksFrom(webBaseUrl(this.config.web, this.#served)),
+      timeZone: this.config.schedule.timezone,
+    };
+  }
+}
+
 /** The notification channels of a configuration, and how to let go of their connections. */
 export interface Channels {
   readonly channels: Partial<Record<Delivery['channel'], Channel>>;
@@ -94,7 +120,12 @@ export function wireCheck(
 }
 
 /** The email channel (with notify.email) and the webhook channel of a configuration. */
-export function wireChannels(platform: Platform, config: Config, db: Database): Channels {
+export function wireChannels(
+  platform: Platform,
+  config: Config,
+  db: Database,
+  presentation: Presentation,
+): Channels {
   const smtp = config.notify.email;
   const transport = smtp ? platform.createMailTransport(smtp.smtp) : undefined;
   const dispatcher = platform.createDispatcher();
@@ -113,6 +144,7 @@ export function wireChannels(platform: Platform, config: Config, db: Database): 
               transport,
               from: smtp.from,
               loadDigest: (id) => store.loadDigest(id),
+              context: () => presentation.context(),
             }),
           }
         : {}),
@@ -121,6 +153,8 @@ export function wireChannels(platform: Platform, config: Config, db: Database): 
         secretFor: (url) => secrets.get(url),
         userAgent: config.fetch.userAgent,
         timeoutMs: 30_000,
+        loadDigest: (id) => store.loadDigest(id),
+        context: () => presentation.context(),
       }),
     },
     close: async () => {
@@ -142,10 +176,14 @@ export function wireDeliverer(
   platform: Platform,
   config: Config,
   db: Database,
-  options: { readonly leaseMs: number; readonly logger?: Logger },
+  options: {
+    readonly leaseMs: number;
+    readonly logger?: Logger;
+    readonly presentation: Presentation;
+  },
 ): { readonly deps: DeliverDeps; close(): Promise<void> } {
   const store = createDaemonStore(db, platform.owner, options.leaseMs);
-  const notifiers = wireChannels(platform, config, db);
+  const notifiers = wireChannels(platform, config, db, options.presentation);
   const { logger } = options;
   return {
     deps: {
@@ -188,7 +226,10 @@ export async function deliverQueued(
   config: Config,
   db: Database,
 ): Promise<DeliveryReport> {
-  const deliverer = wireDeliverer(platform, config, db, { leaseMs: ONE_SHOT_LEASE_MS });
+  const deliverer = wireDeliverer(platform, config, db, {
+    leaseMs: ONE_SHOT_LEASE_MS,
+    presentation: new Presentation(config),
+  });
   try {
     return await deliverAllDue(deliverer.deps);
   } finally {
@@ -197,9 +238,21 @@ export async function deliverQueued(
 }
 
 /** What building digests needs, for the daemon and `robowatch digest`. */
-export function wireDigests(platform: Platform, db: Database, leaseMs: number): DigestDeps {
+export function wireDigests(
+  platform: Platform,
+  db: Database,
+  leaseMs: number,
+  presentation: Presentation,
+): DigestDeps {
   const store = createDaemonStore(db, platform.owner, leaseMs);
-  return { ...store.digests, renderDigest, now: () => platform.now() };
+  return {
+    ...store.digests,
+    renderDigest: (digest) => {
+      const context = presentation.context();
+      return { ...renderDigest(digest, context), data: digestData(digest, context) };
+    },
+    now: () => platform.now(),
+  };
 }
 
 /** Reports a check to the metrics: its access, how long it took, the events it found. */
@@ -241,16 +294,27 @@ export function wireWeb(
     readonly logger: Logger;
     readonly metrics: Metrics;
     readonly scheduler?: { lastTick(): Date | null };
+    /** The daemon's local token (embedded database): its own commands may use the API. */
+    readonly localToken?: string;
+    readonly presentation?: Presentation;
   },
 ): FetchApp {
+  const presentation = parts.presentation ?? new Presentation(config);
+  const digests = wireDigests(platform, parts.db, ONE_SHOT_LEASE_MS, presentation);
   return createApp({
     config,
     store: createWebStore(parts.db),
     checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
+    previewDigests: (period, recipient) =>
+      prepareDigests(digests, config, period, {
+        record: false,
+        ...(recipient === undefined ? {} : { recipient }),
+      }),
     metrics: parts.metrics,
     logger: parts.logger,
     now: () => platform.now(),
     ...(parts.scheduler === undefined ? {} : { scheduler: parts.scheduler }),
+    ...(parts.localToken === undefined ? {} : { localToken: parts.localToken }),
   });
 }
 
@@ -284,13 +348,20 @@ export function wireDaemon(
     /** Called while the daemon is alive (the heartbeat of `robowatch health`). */
     readonly heartbeat: () => void;
   },
-): { readonly daemon: Daemon; readonly check: CheckDeps; readonly close: () => Promise<void> } {
+): {
+  readonly daemon: Daemon;
+  readonly check: CheckDeps;
+  readonly presentation: Presentation;
+  readonly close: () => Promise<void>;
+} {
   const { db } = parts.handle;
+  const presentation = new Presentation(config);
   const store = createDaemonStore(db, platform.owner, config.schedule.leaseMs);
   const check = wireCheck(platform, config, db, parts.fetcher);
   const deliverer = wireDeliverer(platform, config, db, {
     leaseMs: config.schedule.leaseMs,
     logger: parts.logger,
+    presentation,
   });
   const daemon = new Daemon({
     config,
@@ -299,11 +370,11 @@ export function wireDaemon(
     leases: store.leases,
     fires: store.cron,
     deliver: deliverer.deps,
-    digests: wireDigests(platform, db, config.schedule.leaseMs),
+    digests: wireDigests(platform, db, config.schedule.leaseMs, presentation),
     logger: parts.logger,
     sleep: (ms, signal) => platform.sleep(ms, signal),
     heartbeat: parts.heartbeat,
     onChecked: (outcome) => observeCheck(parts.metrics, outcome),
   });
-  return { daemon, check, close: () => deliverer.close() };
+  return { daemon, check, presentation, close: () => deliverer.close() };
 }

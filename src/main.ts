@@ -4,7 +4,7 @@
  * exit status) and creates pools, transports, HTTP agents and timers, handing them to the
  * commands.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,6 +13,7 @@ import { serve } from '@hono/node-server';
 import nodemailer from 'nodemailer';
 import { Agent } from 'undici';
 import { runCli } from './cli/program.js';
+import type { DaemonInfo } from './cli/context.js';
 import type { Config } from './config/config.js';
 import { createRobotsFetcher } from './fetch/robots-fetcher.js';
 import { FatalError } from './lib/errors.js';
@@ -29,6 +30,9 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
+/** Where a daemon on the embedded database says how its commands reach it. */
+const daemonFile = (config: Config) => join(config.dataDir, 'daemon.json');
+
 /** Per host, so that replicas sharing a data volume do not vouch for each other. */
 const heartbeatFile = (config: Config) => join(config.dataDir, `heartbeat-${hostname()}`);
 let lastBeat = 0;
@@ -39,6 +43,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   env: process.env,
   owner: `${hostname()}:${process.pid}`,
+  pid: process.pid,
   openStore: (config) => openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }),
   createFetcher: (config) => createRobotsFetcher(config.fetch),
   createMailTransport: (smtpUrl) =>
@@ -63,6 +68,21 @@ process.exitCode = await runCli(process.argv.slice(2), {
     mkdirSync(config.dataDir, { recursive: true });
     writeFileSync(heartbeatFile(config), new Date(now).toISOString());
   },
+  daemonFile: {
+    write: (config, info) => {
+      mkdirSync(config.dataDir, { recursive: true });
+      writeFileSync(daemonFile(config), JSON.stringify(info), { mode: 0o600 });
+    },
+    read: (config) => {
+      try {
+        return JSON.parse(readFileSync(daemonFile(config), 'utf8')) as DaemonInfo;
+      } catch {
+        return undefined;
+      }
+    },
+    remove: (config) => rmSync(daemonFile(config), { force: true }),
+  },
+  fetch: (url, init) => fetch(url, init),
   lastHeartbeat: (config) => {
     try {
       return statSync(heartbeatFile(config)).mtime;

@@ -1,19 +1,29 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
 import { checkSites } from '../monitor/check-sites.js';
-import type { CheckOutcome } from '../monitor/check-site.js';
+import { outcomeDocument } from '../monitor/check-site.js';
+import type { RunSummary } from '../monitor/check-sites.js';
+import type { SiteConfig } from '../config/config.js';
+import type { ChangeEvent } from '../policy/events.js';
+import { DaemonError, withStoreOrDaemon } from './daemon-client.js';
+import type { DaemonClient } from './daemon-client.js';
 import type { CliContext } from './context.js';
-import { originOf, readConfig, withStore } from './context.js';
-import { formatEvent, formatStatus } from '../policy/format.js';
+import { originOf, readConfig } from './context.js';
+import { formatStatus } from '../policy/format.js';
+import { causeLines } from './print-causes.js';
 import { describeDelivery } from './deliver.js';
-import { deliverQueued, wireCheck } from '../compose.js';
+import { Presentation, deliverQueued, wireCheck } from '../compose.js';
 import { write } from './io.js';
 
 interface CheckOptions {
   config?: string;
   site?: string;
   json?: boolean;
+  all?: boolean;
 }
+
+/** Lines of causes printed in one run unless --all; past it, each site says how many it has. */
+const LINE_BUDGET = 300;
 
 /** `robowatch check`: checks every configured site (or one) now. */
 export function registerCheck(program: Command, context: CliContext): void {
@@ -21,8 +31,9 @@ export function registerCheck(program: Command, context: CliContext): void {
     .command('check')
     .summary('check every configured site now')
     .description(
-      "Fetches each configured site's robots.txt, records it, and prints what changed for\n" +
-        'which crawler. Exit status 0 when the run completed (changes are not errors).',
+      "Fetches each configured site's robots.txt, records it, and prints what changed and why:\n" +
+        'each cause, what crawlers do now, and the watched pages it changed. Exit status 0 when\n' +
+        'the run completed (changes are not errors).',
     )
     .option(
       '--config <file>',
@@ -30,6 +41,7 @@ export function registerCheck(program: Command, context: CliContext): void {
     )
     .option('--site <origin>', 'check only this configured site')
     .option('--json', 'print one JSON object per change event, and nothing else')
+    .option('--all', 'print every change in full (by default long lists are cut short)')
     .action(async (options: CheckOptions) => {
       const config = await readConfig(context, options.config);
       let sites = config.sites;
@@ -44,23 +56,50 @@ export function registerCheck(program: Command, context: CliContext): void {
       const fetcher = context.createFetcher(config);
       const lines: Promise<void>[] = [];
       const print = (text: string) => lines.push(write(context.io.stdout, text));
-      try {
-        const { summary, delivery } = await withStore(context, config, async (handle) => {
-          const summary = await checkSites(wireCheck(context, config, handle.db, fetcher), sites, {
-            concurrency: config.fetch.concurrency,
-            onOutcome: (outcome) => print(options.json ? jsonLines(outcome) : humanLines(outcome)),
-          });
-          // The alerts this run queued (and any left over) go out now, not at the
-          // daemon's next start.
-          const delivery = await deliverQueued(context, config, handle.db);
-          return { summary, delivery };
+      const { links } = new Presentation(config).context();
+      const budget = { left: options.all ? Infinity : LINE_BUDGET };
+      const human = (report: CheckReport) =>
+        humanLines(report, {
+          agents:
+            config.sites.find((s) => s.origin === report.site)?.agents.map((a) => a.token) ?? [],
+          diff: links.diff(report.siteId, report.previousId, report.snapshotId),
+          all: options.all === true,
+          budget,
+          now: context.now(),
         });
+      try {
+        const { summary, delivery } = await withStoreOrDaemon(
+          context,
+          config,
+          async (handle) => {
+            const summary = await checkSites(
+              wireCheck(context, config, handle.db, fetcher),
+              sites,
+              {
+                concurrency: config.fetch.concurrency,
+                onOutcome: (outcome) =>
+                  print(options.json ? jsonLines(outcome.events) : human(outcomeDocument(outcome))),
+              },
+            );
+            // The alerts this run queued (and any left over) go out now, not at the
+            // daemon's next start.
+            const delivery = await deliverQueued(context, config, handle.db);
+            return { summary, delivery };
+          },
+          // Beside a daemon that holds the embedded database: it checks, and sends the alerts.
+          async (daemon) => {
+            const summary = await checkThrough(daemon, sites, (report) =>
+              print(options.json ? jsonLines(report.events) : human(report)),
+            );
+            return { summary, delivery: { sent: 0, failed: 0 } };
+          },
+        );
         await Promise.all(lines);
         if (!options.json) {
           await write(
             context.io.stdout,
             `${summary.checked} site${summary.checked === 1 ? '' : 's'} checked: ${summary.baseline} baseline, ` +
-              `${summary.changed} changed (${summary.events} change event${summary.events === 1 ? '' : 's'}), ` +
+              `${summary.changed} changed (${summary.causes} change${summary.causes === 1 ? '' : 's'}), ` +
               `${summary.unchanged} unchanged\n` +
               (delivery.sent > 0 ? `${describeDelivery(delivery).sent}\n` : ''),
           );
@@ -80,26 +119,84 @@ export function registerCheck(program: Command, context: CliContext): void {
     });
 }
 
-function jsonLines(outcome: CheckOutcome): string {
-  return outcome.events.map((event) => JSON.stringify(event) + '\n').join('');
+function jsonLines(events: readonly ChangeEvent[]): string {
+  return events.map((event) => JSON.stringify(event) + '\n').join('');
 }
 
-function humanLines(outcome: CheckOutcome): string {
+/** A check as the command prints it: the daemon's API answers the same document. */
+type CheckReport = ReturnType<typeof outcomeDocument>;
+
+/** Checks sites through the running daemon, one after another; failures are counted. */
+async function checkThrough(
+  daemon: DaemonClient,
+  sites: readonly SiteConfig[],
+  onReport: (report: CheckReport) => void,
+): Promise<RunSummary> {
+  const { sites: known } = await daemon.get<{ sites: { id: number; origin: string }[] }>(
+    '/api/v1/sites',
+  );
+  const ids = new Map(known.map((s) => [s.origin, s.id]));
+  const counts = { checked: 0, baseline: 0, changed: 0, unchanged: 0, events: 0, causes: 0 };
+  const failures: { site: string; reason: string }[] = [];
+  for (const site of sites) {
+    const id = ids.get(site.origin);
+    if (id === undefined) {
+      failures.push({ site: site.origin, reason: "not in the running daemon's configuration" });
+      continue;
+    }
+    try {
+      const report = await daemon.post<CheckReport>(`/api/v1/sites/${id}/check`);
+      counts.checked++;
+      counts[report.kind]++;
+      counts.events += report.events.length;
+      counts.causes += report.causes.length;
+      onReport(report);
+    } catch (error) {
+      if (!(error instanceof DaemonError)) throw error;
+      failures.push({ site: site.origin, reason: error.message });
+    }
+  }
+  return { ...counts, failures };
+}
+
+function humanLines(
+  outcome: CheckReport,
+  options: {
+    readonly agents: readonly string[];
+    readonly diff: string;
+    readonly all: boolean;
+    readonly budget: { left: number };
+    readonly now: Date;
+  },
+): string {
   const status = formatStatus(outcome.status);
   const blip = outcome.transient === null ? '' : ` (a ${outcome.transient} recovered on retry)`;
   let head: string;
   if (outcome.kind === 'baseline') {
-    const verdicts = outcome.verdicts ?? [];
-    const disallowed = verdicts.filter((v) => !v.allowed).length;
-    head = `baseline   ${status}; ${disallowed} of ${verdicts.length} watched URL × crawler pairs disallowed`;
+    const verdicts = outcome.verdicts ?? { watched: 0, disallowed: 0 };
+    head = `baseline   ${status}; ${verdicts.disallowed} of ${verdicts.watched} watched URL × crawler pairs disallowed`;
   } else if (outcome.kind === 'changed') {
-    head = `CHANGED    ${status}; ${outcome.events.length} change event${outcome.events.length === 1 ? '' : 's'}`;
+    const n = outcome.causes.length;
+    head = `CHANGED    ${status}; ${n} change${n === 1 ? '' : 's'}`;
   } else {
     head = `unchanged  ${status}`;
   }
-  const details = [
-    ...outcome.findings.map((f) => `robots.txt line ${f.line}: ${f.message}`),
-    ...outcome.events.flatMap(formatEvent),
-  ].map((line) => `    ${line}\n`);
-  return `${outcome.site}  ${head}${blip}  [snapshot ${outcome.snapshotId}]\n${details.join('')}`;
+  const first = `${outcome.site}  ${head}${blip}  [snapshot ${outcome.snapshotId}]\n`;
+  // A baseline has no causes: what is wrong with its file is said by its findings.
+  const findings =
+    outcome.kind === 'baseline'
+      ? outcome.findings.map((f) => `    robots.txt line ${f.line}: ${f.message}`)
+      : [];
+  const causes = causeLines(
+    outcome.causes,
+    { agents: options.agents, at: options.now },
+    { all: options.all, indent: '    ', more: `--all lists them; or see ${options.diff}` },
+  );
+  const details = [...findings, ...causes];
+  if (details.length > options.budget.left) {
+    const n = outcome.causes.length;
+    return `${first}    (${n} change${n === 1 ? '' : 's'} not shown: this run printed enough; --all shows everything, or see ${options.diff})\n`;
+  }
+  options.budget.left -= details.length;
+  return first + details.map((line) => `${line}\n`).join('');
 }

@@ -16,12 +16,32 @@ export interface CliContext extends Platform {
   readonly version: string;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** This process's id (the daemon names itself by it in its data directory). */
+  readonly pid: number;
   /** Resolves with the first SIGTERM or SIGINT. */
   waitForSignal(): Promise<string>;
   /** Records that the daemon is alive, for `robowatch health`. */
   heartbeat(config: Config): void;
   /** When the daemon last recorded that it was alive, if ever. */
   lastHeartbeat(config: Config): Date | undefined;
+  /**
+   * The running daemon's address and local token, in a file of the data directory only
+   * its owner can read: how commands reach a daemon that holds the embedded database.
+   */
+  readonly daemonFile: {
+    write(config: Config, info: DaemonInfo): void;
+    read(config: Config): DaemonInfo | undefined;
+    remove(config: Config): void;
+  };
+  /** HTTP requests to the running daemon's API (the global fetch). */
+  fetch(url: string, init?: RequestInit): Promise<Response>;
+}
+
+/** Where a running daemon serves its API, and the token its own commands use. */
+export interface DaemonInfo {
+  readonly pid: number;
+  readonly url: string;
+  readonly token: string;
 }
 
 /** Loads the configuration (--config, ROBOWATCH_CONFIG, default); bad config is fatal. */

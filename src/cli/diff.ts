@@ -1,94 +1,155 @@
 import type { Command } from 'commander';
-import { createTwoFilesPatch } from 'diff';
 import { UsageError } from '../lib/errors.js';
-import { compareSnapshots } from '../monitor/compare-snapshots.js';
-import { getSnapshot, listSnapshots } from '../store/history.js';
+import { diffDocument, patchLines, viewDiff } from '../monitor/view-diff.js';
+import type { DiffView } from '../monitor/view-diff.js';
+import type { SiteRef } from '../monitor/view-site.js';
+import { formatTime } from '../policy/format.js';
 import type { SnapshotSummary } from '../monitor/records.js';
-import { loadBody, loadVerdicts } from '../store/snapshots.js';
+import type { SnapshotDocument } from '../monitor/view-snapshot.js';
+import type { ChangeCause } from '../policy/cause-model.js';
+import type { ChangeEvent } from '../policy/events.js';
+import { createWebStore } from '../store/index.js';
 import type { CliContext } from './context.js';
-import { originOf, readConfig, withStore } from './context.js';
-import { formatEvent, formatTime } from '../policy/format.js';
-import { requireSite } from './history.js';
+import { originOf, readConfig } from './context.js';
+import { DaemonError, remoteSiteId, withStoreOrDaemon } from './daemon-client.js';
+import { fromDocument, requireOrigin, requireSite } from './history.js';
 import { write } from './io.js';
+import { causeLines } from './print-causes.js';
 
 interface DiffOptions {
   config?: string;
   from?: string;
   to?: string;
+  json?: boolean;
+  all?: boolean;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: false });
+/** A diff as the daemon's API answers it. */
+interface RemoteDiff {
+  readonly from: SnapshotDocument;
+  readonly to: SnapshotDocument;
+  readonly events: ChangeEvent[];
+  readonly causes: ChangeCause[];
+  readonly patch: string;
+}
 
-/** `robowatch diff ORIGIN`: what differs between two snapshots of a site. */
+/** Lines of the text diff printed unless --all. */
+const PATCH_LINES = 200;
+
+/** A snapshot id from a flag, or a usage error that names the flag. */
+function snapshotId(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,15}$/.test(value))
+    throw new UsageError(`${flag} must be a snapshot id (a number), not "${value}"`);
+  return Number(value);
+}
+
+/** `robowatch diff ORIGIN`: what differs between two snapshots of a site, and why. */
 export function registerDiff(program: Command, context: CliContext): void {
   program
     .command('diff')
-    .summary('show what changed between two snapshots of a site')
+    .summary('show what changed between two snapshots of a site, and why')
     .description(
-      'Verdict changes, rule changes and the text diff; by default between the last two snapshots.',
+      'The causes of the change (what crawlers do now, and which watched pages it changed),\n' +
+        'then the text diff; by default between the last two snapshots.',
     )
     .argument('<origin>', 'the site, e.g. https://example.com')
     .option('--from <id>', 'the older snapshot (default: the one before --to)')
     .option('--to <id>', 'the newer snapshot (default: the latest)')
+    .option('--json', 'print the snapshots, change events, causes and text diff as JSON')
+    .option('--all', 'print every change and the whole text diff')
     .option(
       '--config <file>',
       'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
     )
     .action(async (value: string, options: DiffOptions) => {
       const config = await readConfig(context, options.config);
+      const ids = {
+        from: snapshotId(options.from, '--from'),
+        to: snapshotId(options.to, '--to'),
+      };
       const configured = config.sites.find((s) => s.origin === originOf(value));
-      await withStore(context, config, async ({ db }) => {
-        const site = await requireSite(db, value);
-        const snapshot = async (
-          id: string | undefined,
-          flag: string,
-        ): Promise<SnapshotSummary | undefined> => {
-          if (id === undefined) return undefined;
-          if (!/^\d+$/.test(id))
-            throw new UsageError(`${flag} must be a snapshot id (a number), not "${id}"`);
-          const found = await getSnapshot(db, site.id, Number(id));
-          if (found === undefined)
-            throw new UsageError(`${flag} ${id} is not a snapshot of ${site.origin}`);
-          return found;
-        };
-        const latest = await listSnapshots(db, site.id, 2);
-        const to = (await snapshot(options.to, '--to')) ?? latest[0];
-        const from =
-          (await snapshot(options.from, '--from')) ??
-          (to?.previousId === null || to === undefined
-            ? undefined
-            : await getSnapshot(db, site.id, to.previousId));
-        if (to === undefined || from === undefined) {
-          throw new UsageError(`${site.origin} has fewer than two snapshots: nothing to compare`);
-        }
-        const comparison = await compareSnapshots(
-          {
-            getSnapshot: (id) => getSnapshot(db, site.id, id),
-            loadVerdicts: (id) => loadVerdicts(db, id),
-            loadBody: (sha) => loadBody(db, sha),
-          },
-          configured ?? { origin: site.origin, profile: 'google' },
-          from,
-          to,
-        );
-        const label = (s: SnapshotSummary) =>
-          `snapshot ${s.id} (${formatTime(s.firstSeen)}, ${s.status ?? s.error ?? '-'})`;
-        const lines = [`${site.origin}: ${label(from)} -> ${label(to)}`, ''];
-        if (comparison.events.length === 0)
-          lines.push('No verdict, rule, sitemap or status changes.');
-        for (const event of comparison.events) lines.push(...formatEvent(event));
-        const text = (body: Uint8Array | null) => (body === null ? '' : decoder.decode(body));
-        const patch = createTwoFilesPatch(
-          `robots.txt (snapshot ${from.id})`,
-          `robots.txt (snapshot ${to.id})`,
-          text(comparison.fromBody),
-          text(comparison.toBody),
-          undefined,
-          undefined,
-          { context: 3 },
-        );
-        lines.push('', patch.split('\n').slice(1).join('\n').trimEnd());
-        await write(context.io.stdout, lines.join('\n') + '\n');
-      });
+      const { view, site, document } = await withStoreOrDaemon<{
+        view: DiffView;
+        site: SiteRef;
+        document: unknown;
+      }>(
+        context,
+        config,
+        async ({ db }) => {
+          const site: SiteRef = { ...(await requireSite(db, value)), config: configured };
+          const view = await viewDiff(createWebStore(db), site, {
+            ...(ids.from === undefined ? {} : { from: ids.from }),
+            ...(ids.to === undefined ? {} : { to: ids.to }),
+          });
+          if ('missing' in view) throw new UsageError(`${site.origin}: ${view.missing}`);
+          return { view, site, document: diffDocument(view, site) };
+        },
+        async (daemon) => {
+          const origin = requireOrigin(value);
+          const site: SiteRef = {
+            id: await remoteSiteId(daemon, origin),
+            origin,
+            config: configured,
+          };
+          const query = new URLSearchParams();
+          if (ids.from !== undefined) query.set('from', String(ids.from));
+          if (ids.to !== undefined) query.set('to', String(ids.to));
+          const document = await daemon
+            .get<RemoteDiff>(`/api/v1/sites/${site.id}/diff?${query.toString()}`)
+            .catch((error: unknown) => {
+              if (error instanceof DaemonError && error.status === 404)
+                throw new UsageError(
+                  `${origin}: ${error.message.replace(/^nothing to compare: /, '')}`,
+                );
+              throw error;
+            });
+          const view: DiffView = {
+            from: fromDocument(document.from),
+            to: fromDocument(document.to),
+            events: document.events,
+            causes: document.causes,
+            patch: patchLines(document.patch),
+          };
+          return { view, site, document };
+        },
+      );
+      const text = options.json
+        ? JSON.stringify(document) + '\n'
+        : printDiff(view, site, options.all === true, context.now());
+      await write(context.io.stdout, text);
     });
+}
+
+function label(s: SnapshotSummary): string {
+  return `snapshot ${s.id} (${formatTime(s.firstSeen)}, ${s.status ?? s.error ?? '-'})`;
+}
+
+/** The diff as a person reads it: causes, then the file's text diff (bounded unless `all`). */
+export function printDiff(view: DiffView, site: SiteRef, all: boolean, now: Date): string {
+  const lines = [`${site.origin}: ${label(view.from)} -> ${label(view.to)}`, ''];
+  if (view.causes.length === 0) lines.push('No verdict, rule, sitemap or status changes.');
+  else {
+    lines.push(`What changed (${view.causes.length}):`);
+    lines.push(
+      ...causeLines(
+        view.causes,
+        { agents: (site.config?.agents ?? []).map((a) => a.token), at: now },
+        { all, indent: '  ', more: '--all lists them' },
+      ),
+    );
+  }
+  if (view.patch.length > 0) {
+    const patch = all ? view.patch : view.patch.slice(0, PATCH_LINES);
+    lines.push(
+      '',
+      `--- robots.txt (snapshot ${view.from.id})`,
+      `+++ robots.txt (snapshot ${view.to.id})`,
+      ...patch.map((l) => l.text),
+    );
+    const more = view.patch.length - patch.length;
+    if (more > 0)
+      lines.push(`… ${more.toLocaleString('en-US')} more lines of the diff (--all prints them)`);
+  } else lines.push('', 'The two files are the same.');
+  return lines.join('\n') + '\n';
 }

@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { UsageError } from '../lib/errors.js';
-import { prepareDigests } from '../monitor/send-digests.js';
-import { ONE_SHOT_LEASE_MS, deliverQueued, wireDigests } from '../compose.js';
+import { FatalError, UsageError } from '../lib/errors.js';
+import { digestTargets, prepareDigests } from '../monitor/send-digests.js';
+import { ONE_SHOT_LEASE_MS, Presentation, deliverQueued, wireDigests } from '../compose.js';
 import type { CliContext } from './context.js';
-import { readConfig, withStore } from './context.js';
+import { readConfig } from './context.js';
+import { withStoreOrDaemon } from './daemon-client.js';
 import { describeDelivery } from './deliver.js';
 import { write } from './io.js';
 
@@ -31,10 +32,10 @@ export function registerDigest(program: Command, context: CliContext): void {
     .command('digest')
     .summary('print or send the digest of a period')
     .description(
-      'Builds, for each email recipient, the digest of the sites whose alerts they receive:\n' +
-        "each site's changes, the watched URLs disallowed now, fetch health and incidents,\n" +
-        "and the AI crawlers' standing. --send records it and sends it; a period already sent\n" +
-        'to a recipient is not sent again.',
+      'Builds, for each recipient of alerts (email addresses and webhooks), the digest of the\n' +
+        "sites whose alerts they receive: what needs attention, each site's changes and their\n" +
+        "causes, fetch health, and the AI crawlers' standing. --send records it and sends it;\n" +
+        'a period already sent to a recipient is not sent again.',
     )
     .option('--since <duration>', 'the period: the last 7d, 24h, 2w, …', '7d')
     .option('--print', 'print the digests (the default)')
@@ -49,10 +50,10 @@ export function registerDigest(program: Command, context: CliContext): void {
         throw new UsageError('--print and --send exclude each other');
       const since = parseSince(options.since);
       const config = await readConfig(context, options.config);
-      const recipients = new Set(config.sites.flatMap((s) => s.alerts.email));
+      const recipients = new Set(digestTargets(config).map((t) => t.recipient));
       if (recipients.size === 0) {
         throw new UsageError(
-          `${config.file} sends email to nobody (notify.email.to, or a site's notify.email)`,
+          `${config.file} sends alerts to nobody (notify.email.to, notify.webhooks, or a site's notify)`,
         );
       }
       if (options.to !== undefined && !recipients.has(options.to)) {
@@ -63,36 +64,50 @@ export function registerDigest(program: Command, context: CliContext): void {
       const now = context.now();
       const start = Math.floor((now.getTime() - since) / UNITS['h']!) * UNITS['h']!;
       const period = { start: new Date(start), end: now };
-      await withStore(context, config, async (handle) => {
-        const digests = await prepareDigests(
-          wireDigests(context, handle.db, ONE_SHOT_LEASE_MS),
-          config,
-          period,
-          {
-            record: options.send === true,
-            ...(options.to === undefined ? {} : { recipient: options.to }),
-          },
+      const printed = (digests: readonly { recipient: string; subject: string; text: string }[]) =>
+        write(
+          context.io.stdout,
+          digests.map((d) => `To: ${d.recipient}\nSubject: ${d.subject}\n\n${d.text}\n`).join('\n'),
         );
-        if (!options.send) {
-          await write(
-            context.io.stdout,
-            digests
-              .map(
-                (d) => `To: ${d.recipient}\nSubject: ${d.rendered.subject}\n\n${d.rendered.text}\n`,
-              )
-              .join('\n'),
+      await withStoreOrDaemon(
+        context,
+        config,
+        async (handle) => {
+          const digests = await prepareDigests(
+            wireDigests(context, handle.db, ONE_SHOT_LEASE_MS, new Presentation(config)),
+            config,
+            period,
+            {
+              record: options.send === true,
+              ...(options.to === undefined ? {} : { recipient: options.to }),
+            },
           );
-          return;
-        }
-        const delivery = describeDelivery(await deliverQueued(context, config, handle.db));
-        const lines = digests.map((d) =>
-          d.id === null
-            ? `${d.recipient}: already sent for this period`
-            : `${d.recipient}: queued (digest ${d.id})`,
-        );
-        await write(context.io.stdout, [...lines, delivery.sent].join('\n') + '\n');
-        if (delivery.failed !== undefined)
-          await write(context.io.stderr, `robowatch: ${delivery.failed}\n`);
-      });
+          if (!options.send) {
+            await printed(digests.map((d) => ({ recipient: d.recipient, ...d.rendered })));
+            return;
+          }
+          const delivery = describeDelivery(await deliverQueued(context, config, handle.db));
+          const lines = digests.map((d) =>
+            d.id === null
+              ? `${d.recipient}: already sent for this period`
+              : `${d.recipient}: queued (digest ${d.id})`,
+          );
+          await write(context.io.stdout, [...lines, delivery.sent].join('\n') + '\n');
+          if (delivery.failed !== undefined)
+            await write(context.io.stderr, `robowatch: ${delivery.failed}\n`);
+        },
+        async (daemon) => {
+          if (options.send)
+            throw new FatalError(
+              `the daemon (process ${daemon.info.pid}) holds the embedded database and sends the digest itself on schedule.digest; stop it to send one now`,
+            );
+          const query = new URLSearchParams({ since: options.since });
+          if (options.to !== undefined) query.set('to', options.to);
+          const preview = await daemon.get<{
+            digests: { recipient: string; subject: string; text: string }[];
+          }>(`/api/v1/digests/preview?${query.toString()}`);
+          await printed(preview.digests);
+        },
+      );
     });
 }

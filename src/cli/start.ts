@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { STOP_DEADLINE_MS, startWeb, wireDaemon, wireWeb } from '../compose.js';
 import type { Listener } from '../compose.js';
@@ -27,7 +28,7 @@ export function registerStart(program: Command, context: CliContext): void {
       const metrics = createMetrics();
       const handle = await openStore(context, config);
       const fetcher = context.createFetcher(config);
-      const { daemon, check, close } = wireDaemon(context, config, {
+      const { daemon, check, presentation, close } = wireDaemon(context, config, {
         handle,
         fetcher,
         logger,
@@ -36,8 +37,12 @@ export function registerStart(program: Command, context: CliContext): void {
       });
       logger.info({ database: handle.kind, owner: context.owner }, 'robowatch starting');
       let web: Listener | undefined;
+      // With the embedded database, this process is the only one that may open it: the
+      // read-only commands ask it instead, with a token it keeps in its data directory.
+      const embedded = handle.kind === 'pglite' && options.web;
+      const localToken = embedded ? randomBytes(32).toString('hex') : undefined;
       try {
-        await daemon.start();
+        // Listen first: a port that cannot be had stops the daemon before it does any work.
         if (options.web) {
           const app = wireWeb(context, config, {
             db: handle.db,
@@ -45,14 +50,21 @@ export function registerStart(program: Command, context: CliContext): void {
             logger,
             metrics,
             scheduler: daemon,
+            presentation,
+            ...(localToken === undefined ? {} : { localToken }),
           });
           web = await startWeb(context, config, app, logger);
+          presentation.served(web.url);
+          if (localToken !== undefined)
+            context.daemonFile.write(config, { pid: context.pid, url: web.url, token: localToken });
         }
+        await daemon.start();
         const signal = await context.waitForSignal();
         logger.info({ signal }, 'signal received');
         await web?.close();
         await daemon.stop(STOP_DEADLINE_MS);
       } finally {
+        if (embedded) context.daemonFile.remove(config);
         await fetcher.close();
         await close();
         await handle.close();

@@ -1,7 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import cron from 'node-cron';
 import { z } from 'zod';
-import { CHANGE_EVENT_TYPES } from '../policy/events.js';
+import { ALERT_TOPICS, DEFAULT_ALERT_TOPICS } from '../policy/cause-model.js';
 import { PROFILES } from '../robots/index.js';
 import { AGENT_PRESETS, DEFAULT_AGENTS } from './agents.js';
 
@@ -43,9 +43,10 @@ const cronExpression = z
     error: 'is not a valid cron expression ([second] minute hour day-of-month month day-of-week)',
   });
 
+/** Which changes alert: the change event types, and the topics only causes know. */
 const eventTypes = z
-  .array(z.enum(CHANGE_EVENT_TYPES, { error: `must be one of ${CHANGE_EVENT_TYPES.join(', ')}` }))
-  .min(1, 'must name at least one event type');
+  .array(z.enum(ALERT_TOPICS, { error: `must be one of ${ALERT_TOPICS.join(', ')}` }))
+  .min(1, 'must name at least one kind of change');
 
 const emailAddress = z.string().regex(/^[^\s@<>,;]+@[^\s@<>,;]+$/, 'must be an email address');
 
@@ -93,7 +94,7 @@ const schedule = z.strictObject({
 
 const notify = z.strictObject({
   /** Which change events alert; the rest are recorded and shown, not sent. */
-  events: eventTypes.default(['newly_disallowed', 'fetch_status_changed']),
+  events: eventTypes.default([...DEFAULT_ALERT_TOPICS]),
   email: z
     .strictObject({
       /** smtp(s)://user:password@host:port; from the environment with ${NAME}. */
@@ -133,6 +134,11 @@ const webSettings = z.strictObject({
     .default('127.0.0.1:8080'),
   /** When set, every request needs it (Authorization: Bearer); from the environment with ${NAME}. */
   token: z.string().optional(),
+  /**
+   * The address people reach the web UI at (https://robowatch.example.com), for the links
+   * in alerts and digests; without it, links point to web.listen.
+   */
+  publicUrl: z.string().optional(),
 });
 
 /** The configuration file as written (before presets and URLs are resolved). */

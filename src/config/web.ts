@@ -8,6 +8,8 @@ export interface WebConfig {
   readonly port: number;
   /** Every request needs it when set; changing anything needs it always. */
   readonly token: string | undefined;
+  /** Where people reach the web UI (no trailing slash), for links; undefined: not said. */
+  readonly publicUrl: string | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -33,5 +35,37 @@ export function resolveWeb(web: ConfigFile['web'], env: Env, file: string): WebC
       `${where}.token: must be at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`,
     );
   }
-  return { host, port, token: token === '' ? undefined : token };
+  const publicUrl =
+    web.publicUrl === undefined ? '' : interpolate(web.publicUrl, env, `${where}.publicUrl`);
+  if (publicUrl !== '') {
+    const parsed = URL.canParse(publicUrl) ? new URL(publicUrl) : undefined;
+    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+      throw new ConfigError(
+        `${where}.publicUrl: must be the http(s) address of the web UI (e.g. https://robowatch.example.com), not "${publicUrl}"`,
+      );
+    if (parsed.search !== '' || parsed.hash !== '')
+      throw new ConfigError(`${where}.publicUrl: must have no query or fragment`);
+  }
+  return {
+    host,
+    port,
+    token: token === '' ? undefined : token,
+    publicUrl: publicUrl === '' ? undefined : publicUrl.replace(/\/+$/, ''),
+  };
+}
+
+/**
+ * Where links in alerts and digests point: web.publicUrl, else the address this process
+ * serves the web UI at, else web.listen as seen from this machine.
+ */
+export function webBaseUrl(web: WebConfig, served?: string): string {
+  if (web.publicUrl !== undefined) return web.publicUrl;
+  if (served !== undefined) return served;
+  const host =
+    web.host === '0.0.0.0' || web.host === '::'
+      ? 'localhost'
+      : web.host.includes(':')
+        ? `[${web.host}]`
+        : web.host;
+  return `http://${host}:${web.port}`;
 }

@@ -3,19 +3,31 @@ import type { SiteConfig } from '../config/config.js';
 import { STALE_AFTER_MS } from '../policy/access.js';
 import { routeAlerts } from '../policy/alerts.js';
 import type { FetchOutcome } from '../policy/access.js';
-import { diffStates, effectiveRules, fetchStatusOf, sitemapsOf } from '../policy/events.js';
+import { explainChange } from '../policy/causes.js';
+import type { CauseSide, ChangeCause, LastGood } from '../policy/cause-model.js';
+import {
+  boundEvents,
+  diffStates,
+  effectiveRules,
+  fetchStatusOf,
+  sitemapsOf,
+} from '../policy/events.js';
+import { fileCondition as fileConditionOf } from '../policy/file-condition.js';
 import type { ChangeEvent, FetchStatus, StateView } from '../policy/events.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import { computeVerdicts, ParseCache, siteAccess } from '../policy/verdicts.js';
 import type { SiteState, WatchVerdict } from '../policy/verdicts.js';
 import { parseRobotsTxt } from '../robots/index.js';
 import type { LintFinding } from '../robots/index.js';
-import type { CurrentState, StoredSite } from './records.js';
+import type { CurrentState, IncidentStart, StoredSite } from './records.js';
 import type { CheckDeps, CheckStore } from './ports.js';
 
 /** What one check of one site did. */
 export interface CheckOutcome {
   readonly site: string;
+  readonly siteId: number;
+  /** The snapshot before this check's (null for a baseline; the same for an unchanged check). */
+  readonly previousId: number | null;
   /** `baseline`: the site's first state; `changed`: a new state; `unchanged`: seen again. */
   readonly kind: 'baseline' | 'changed' | 'unchanged';
   readonly snapshotId: number;
@@ -23,6 +35,8 @@ export interface CheckOutcome {
   /** The fetch status under the site's profile. */
   readonly status: FetchStatus;
   readonly events: readonly ChangeEvent[];
+  /** Why the new state differs from the one before, most severe first (none when unchanged). */
+  readonly causes: readonly ChangeCause[];
   /** A failure seen and not confirmed by the retries, if any. */
   readonly transient: string | null;
   /** How long the check took: the fetch and any confirming retries. */
@@ -159,11 +173,14 @@ async function recordSeenAgain(
   });
   const outcome: CheckOutcome = {
     site: site.origin,
+    siteId,
+    previousId: current.snapshotId,
     kind: 'unchanged',
     snapshotId: current.snapshotId,
     fetch: result,
     status: seen.status,
     events: [],
+    causes: [],
     transient,
     durationMs: seen.durationMs,
     verdicts,
@@ -173,8 +190,8 @@ async function recordSeenAgain(
 }
 
 /**
- * A new state: its verdicts, the change events against the current state, and the
- * alerts they call for, recorded in one transaction with the snapshot.
+ * A new state: its verdicts, the change events and their causes against the current
+ * state, and the alerts they call for, recorded in one transaction with the snapshot.
  */
 async function recordNewState(
   deps: CheckDeps,
@@ -185,23 +202,35 @@ async function recordNewState(
   const { current } = stored;
   const key = verdictsKey(site);
   const cache = new ParseCache();
-  const lastGoodSha256 = seen.sha256 ?? current?.lastGoodSha256 ?? null;
-  const lastGoodBody =
-    result.body ??
-    (current?.lastGoodSha256 ? await deps.store.loadBody(current.lastGoodSha256) : null);
-  const state: SiteState = { fetch: result, body: result.body, lastGoodBody, stale: seen.stale };
-  const verdicts = computeVerdicts(state, site.watches, site.agents, cache);
-  const after: StateView = {
-    fetchStatus: seen.status,
-    verdicts,
-    rules: lastGoodBody ? effectiveRules(lastGoodBody, site.agents, cache) : null,
-    sitemaps: lastGoodBody ? sitemapsOf(lastGoodBody, cache) : null,
+  const previous = current === null ? null : await previousState(deps, site, stored.id, current);
+  const lastGood: LastGood | null =
+    result.body !== null
+      ? { body: result.body, truncated: result.cut !== null, cut: result.cut }
+      : (previous?.side.lastGood ?? null);
+  const state: SiteState = {
+    fetch: result,
+    body: result.body,
+    lastGoodBody: lastGood?.body ?? null,
+    stale: seen.stale,
   };
+  const verdicts = computeVerdicts(state, site.watches, site.agents, cache);
   const events = diffStates(
     site.origin,
-    current === null ? null : await viewOf(deps, site, current),
-    after,
+    previous === null ? null : stateView(previous.side, site, cache, previous.status),
+    stateView({ lastGood, verdicts }, site, cache, seen.status),
   );
+  const causes =
+    previous === null
+      ? []
+      : explainChange({
+          profile: site.profile,
+          agents: site.agents,
+          before: previous.side,
+          after: { fetch: result, stale: seen.stale, lastGood, verdicts },
+          since: previous.incident,
+        });
+  const fileCondition =
+    result.body === null ? null : fileConditionOf(result.body, result.cut !== null);
   const snapshotId = await deps.store.recordSnapshot({
     siteId: stored.id,
     previousId: current?.snapshotId ?? null,
@@ -218,7 +247,15 @@ async function recordNewState(
     verdicts,
     verdictsKey: key,
     events,
-    alerts: routeAlerts(site.origin, events, site.alerts),
+    causes,
+    fileCondition,
+    alerts: routeAlerts(
+      site.origin,
+      events,
+      causes,
+      site.alerts,
+      site.agents.map((a) => a.token),
+    ),
     unreachableSince: seen.unreachableSince,
     check: { checkedAt, durationMs: seen.durationMs, transient },
   });
@@ -229,17 +266,22 @@ async function recordNewState(
     bodySha256: seen.sha256,
     stale: seen.stale,
     lastGoodId: seen.sha256 === null ? (current?.lastGoodId ?? null) : snapshotId,
-    lastGoodSha256,
+    lastGoodSha256: seen.sha256 ?? current?.lastGoodSha256 ?? null,
+    lastGoodCut: lastGood?.cut ?? null,
+    lastGoodTruncated: lastGood?.truncated ?? false,
     verdictsKey: key,
     unreachableSince: seen.unreachableSince,
   };
   const outcome: CheckOutcome = {
     site: site.origin,
+    siteId: stored.id,
+    previousId: current?.snapshotId ?? null,
     kind: current === null ? 'baseline' : 'changed',
     snapshotId,
     fetch: result,
     status: seen.status,
     events,
+    causes,
     transient,
     durationMs: seen.durationMs,
     verdicts,
@@ -253,21 +295,46 @@ async function recordNewState(
   return { outcome, current: next };
 }
 
-/** The view of the current state that a new state is compared with. */
-async function viewOf(
+/** The current state as a new one is compared with: its verdicts, last good copy, trouble. */
+async function previousState(
   deps: CheckDeps,
   site: SiteConfig,
+  siteId: number,
   current: CurrentState,
-): Promise<StateView> {
-  const lastGood = current.lastGoodSha256
-    ? await deps.store.loadBody(current.lastGoodSha256)
-    : null;
-  const cache = new ParseCache();
+): Promise<{ side: CauseSide; status: FetchStatus; incident: IncidentStart }> {
+  const [body, verdicts, incident] = await Promise.all([
+    current.lastGoodSha256 ? deps.store.loadBody(current.lastGoodSha256) : null,
+    deps.store.loadVerdicts(current.snapshotId),
+    deps.store.loadIncidentStart(siteId, current.snapshotId),
+  ]);
   return {
-    fetchStatus: fetchStatusOf(current, site.profile, current.stale),
-    verdicts: await deps.store.loadVerdicts(current.snapshotId),
-    rules: lastGood ? effectiveRules(lastGood, site.agents, cache) : null,
-    sitemaps: lastGood ? sitemapsOf(lastGood, cache) : null,
+    side: {
+      fetch: current,
+      stale: current.stale,
+      lastGood:
+        body === null
+          ? null
+          : { body, truncated: current.lastGoodTruncated, cut: current.lastGoodCut },
+      verdicts,
+    },
+    status: fetchStatusOf(current, site.profile, current.stale),
+    incident,
+  };
+}
+
+/** What the change events of a state are computed from. */
+function stateView(
+  side: Pick<CauseSide, 'lastGood' | 'verdicts'>,
+  site: SiteConfig,
+  cache: ParseCache,
+  status: FetchStatus,
+): StateView {
+  const body = side.lastGood?.body ?? null;
+  return {
+    fetchStatus: status,
+    verdicts: side.verdicts,
+    rules: body ? effectiveRules(body, site.agents, cache) : null,
+    sitemaps: body ? sitemapsOf(body, cache) : null,
   };
 }
 
@@ -317,4 +384,25 @@ export function verdictsKey(site: SiteConfig): string {
     verdictsKeys.set(site, key);
   }
   return key;
+}
+
+/** A check's outcome as the API answers it (and the command line reads it back). */
+export function outcomeDocument(outcome: CheckOutcome) {
+  const verdicts = outcome.verdicts;
+  return {
+    site: outcome.site,
+    siteId: outcome.siteId,
+    kind: outcome.kind,
+    snapshotId: outcome.snapshotId,
+    previousId: outcome.previousId,
+    status: outcome.status,
+    transient: outcome.transient,
+    events: boundEvents(outcome.events),
+    causes: outcome.causes,
+    findings: outcome.findings,
+    verdicts:
+      verdicts === null
+        ? null
+        : { watched: verdicts.length, disallowed: verdicts.filter((v) => !v.allowed).length },
+  };
 }

@@ -19,6 +19,8 @@ export interface RunSummary {
   readonly changed: number;
   readonly unchanged: number;
   readonly events: number;
+  /** The causes of the changes (what people read; `events` are their pair-level facts). */
+  readonly causes: number;
   /** Sites that could not be checked, with a one-line reason. */
   readonly failures: readonly { readonly site: string; readonly reason: string }[];
 }
@@ -32,7 +34,7 @@ export async function checkSites(
   const stored = new Map(
     (await deps.store.syncSites(sites.map((s) => s.origin))).map((s) => [s.origin, s]),
   );
-  const counts = { checked: 0, baseline: 0, changed: 0, unchanged: 0, events: 0 };
+  const counts = { checked: 0, baseline: 0, changed: 0, unchanged: 0, events: 0, causes: 0 };
   const failures: { site: string; reason: string }[] = [];
   let next = 0;
   const worker = async () => {
@@ -43,6 +45,7 @@ export async function checkSites(
         counts.checked++;
         counts[outcome.kind]++;
         counts.events += outcome.events.length;
+        counts.causes += outcome.causes.length;
         options.onOutcome?.(outcome);
       } catch (error) {
         failures.push({ site: site.origin, reason: oneLine(error) });

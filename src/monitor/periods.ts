@@ -35,14 +35,36 @@ export function siteOffset(origin: string): number {
   return hash / 2 ** 32;
 }
 
+/** A site never checked gets its baseline within this long of planning, whatever its schedule. */
+export const BASELINE_WITHIN_MS = 10_000;
+
 /**
  * When a site is due in a period: at its stable offset, within the first 90% of the
  * period so that a failed check has time to be retried before the period ends. A period
  * planned late (the daemon started mid-period) spreads its sites over what is left, so
- * that they are not all due at once.
+ * that they are not all due at once. A site never checked (`baseline`) is due at once:
+ * within its first 10 seconds, spread by the same offset.
  */
-export function dueAt(origin: string, period: Period, plannedAt: Date): Date {
+export function dueAt(origin: string, period: Period, plannedAt: Date, baseline = false): Date {
   const from = Math.max(period.start.getTime(), plannedAt.getTime());
-  const window = Math.max(0, period.end.getTime() - from);
-  return new Date(from + Math.floor(siteOffset(origin) * 0.9 * window));
+  const window = Math.max(0, period.end.getTime() - from) * 0.9;
+  const spread = baseline ? Math.min(window, BASELINE_WITHIN_MS) : window;
+  return new Date(from + Math.floor(siteOffset(origin) * spread));
+}
+
+/**
+ * When a site's next check is due: its planned run if there is one, else its place in
+ * the period after the current one (the current period's check is done).
+ */
+export function nextCheckAt(
+  origin: string,
+  schedule: string,
+  timezone: string,
+  now: Date,
+  planned: Date | null,
+): Date {
+  if (planned !== null) return planned;
+  const current = periodAt(schedule, timezone, now);
+  const next = periodAt(schedule, timezone, current.end);
+  return dueAt(origin, next, next.start);
 }

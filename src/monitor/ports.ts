@@ -10,12 +10,16 @@ import type {
   CheckRow,
   CheckSeen,
   DigestRecord,
+  ChangeQuery,
   EventQuery,
+  IncidentStart,
   LeasedRun,
   NewSnapshot,
   PlannedRun,
+  RecordedDigest,
   SiteOverview,
   SnapshotSummary,
+  StoredChange,
   StoredEvent,
   StoredSite,
   VerdictAt,
@@ -35,6 +39,8 @@ export interface CheckStore {
   ): Promise<void>;
   loadVerdicts(snapshotId: number): Promise<WatchVerdict[]>;
   loadBody(sha256: string): Promise<Uint8Array>;
+  /** When the trouble that a site's snapshot (and those before it) is part of began. */
+  loadIncidentStart(siteId: number, snapshotId: number): Promise<IncidentStart>;
 }
 
 export interface CheckDeps {
@@ -71,12 +77,18 @@ export interface ReadStore {
   loadVerdicts(snapshotId: number): Promise<WatchVerdict[]>;
   loadBody(sha256: string): Promise<Uint8Array>;
   listEvents(query: EventQuery): Promise<StoredEvent[]>;
+  /**
+   * A site's changes (new states after its baseline), newest first, older than
+   * `beforeId`; only those with a cause of one of `types` when given.
+   */
+  listChanges(query: ChangeQuery): Promise<StoredChange[]>;
   countEventsBySnapshot(siteId: number): Promise<Map<number, number>>;
   loadVerdictHistory(siteId: number, url: string, agent: string): Promise<VerdictAt[]>;
+  loadIncidentStart(siteId: number, snapshotId: number): Promise<IncidentStart>;
   listChecks(snapshotId: number, limit: number): Promise<CheckSeen[]>;
   listDigests(limit?: number): Promise<(DigestRecord & { id: number })[]>;
   /** A recorded digest, or undefined when there is none with this id. */
-  loadDigest(id: number): Promise<DigestRecord | undefined>;
+  loadDigest(id: number): Promise<(RecordedDigest & { id: number }) | undefined>;
   outboxCounts(): Promise<{ pending: number; failed: number }>;
   lastSweepAt(): Promise<Date | null>;
 }

@@ -4,8 +4,11 @@
  * implements it (DESIGN.md: adapters implement the monitor's ports).
  */
 import type { AlertDraft } from '../policy/alerts.js';
+import type { ChangeCause, ChangeCauseType } from '../policy/cause-model.js';
+import type { DigestChange, DigestNow } from '../policy/digest.js';
 import type { ChangeEvent } from '../policy/events.js';
 import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
+import type { FileCondition } from '../policy/file-condition.js';
 import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
 
 /** Where a site stands now: its current snapshot and what checking it next needs. */
@@ -17,6 +20,10 @@ export interface CurrentState {
   readonly stale: boolean;
   readonly lastGoodId: number | null;
   readonly lastGoodSha256: string | null;
+  /** What the fetcher cut from the last good copy, if it was past 500 KiB. */
+  readonly lastGoodCut: BodyCut | null;
+  /** Whether the last good copy was cut (also for copies recorded without `lastGoodCut`). */
+  readonly lastGoodTruncated: boolean;
   readonly verdictsKey: string | null;
   readonly unreachableSince: Date | null;
 }
@@ -55,6 +62,10 @@ export interface NewSnapshot {
   readonly verdicts: readonly WatchVerdict[];
   readonly verdictsKey: string;
   readonly events: readonly ChangeEvent[];
+  /** Why it differs from the state before (empty for a baseline). */
+  readonly causes: readonly ChangeCause[];
+  /** What its body is for crawlers; null without a body. */
+  readonly fileCondition: FileCondition | null;
   /** Alerts to queue with it (the outbox), in the same transaction. */
   readonly alerts: readonly AlertDraft[];
   readonly unreachableSince: Date | null;
@@ -94,6 +105,15 @@ export interface StoredEvent {
   readonly event: ChangeEvent;
 }
 
+/** Which changes of a site to list. */
+export interface ChangeQuery {
+  readonly siteId: number;
+  /** Only changes with a cause of one of these types (all when empty or absent). */
+  readonly types?: readonly ChangeCauseType[];
+  readonly beforeId?: number;
+  readonly limit: number;
+}
+
 /** Which change events to list. */
 export interface EventQuery {
   readonly siteId?: number;
@@ -115,11 +135,25 @@ export interface SiteOverview {
     readonly error: FetchErrorKind | null;
     readonly stale: boolean;
     readonly lastSeen: Date;
+    /** What its file is (the last good copy's, through an outage); null without one. */
+    readonly fileCondition: FileCondition | null;
   } | null;
-  /** The events of the most recent snapshot that brought any, if one did. */
-  readonly lastChange: { readonly at: Date; readonly events: readonly ChangeEvent[] } | null;
+  /** The most recent change: its snapshot, when, and its causes (or, recorded before causes were, its events). */
+  readonly lastChange: StoredChange | null;
   /** Per agent of the current snapshot's verdicts: how many watched URLs it may not fetch. */
   readonly disallowed: readonly { agent: string; disallowed: number; watched: number }[];
+  /** When the next check is planned (a run not yet done), if one is. */
+  readonly nextDueAt: Date | null;
+}
+
+/** A new state of a site, with why it differs from the one before. */
+export interface StoredChange {
+  readonly snapshotId: number;
+  readonly previousId: number | null;
+  readonly at: Date;
+  /** Null for a state recorded before robowatch explained changes (see `events`). */
+  readonly causes: readonly ChangeCause[] | null;
+  readonly events: readonly ChangeEvent[];
 }
 
 /** One (watch, agent)'s verdict in one snapshot of a site. */
@@ -131,8 +165,9 @@ export interface VerdictAt {
   readonly profile: string;
 }
 
-/** A digest as recorded: the rendered email, kept for the web UI. */
+/** A digest as recorded: the rendered email, kept for the web UI and sent from there. */
 export interface DigestRecord {
+  /** An email address, or a webhook's label (its URL without what may be secret). */
   readonly recipient: string;
   readonly periodStart: Date;
   readonly periodEnd: Date;
@@ -141,9 +176,21 @@ export interface DigestRecord {
   readonly html: string;
 }
 
+/** A recorded digest with its structured form (what webhooks receive). */
+export interface RecordedDigest extends DigestRecord {
+  /** Null for digests recorded before robowatch kept it. */
+  readonly data: unknown;
+}
+
+/** Where a recorded digest is sent. */
+export type DigestDelivery =
+  | { readonly channel: 'email'; readonly to: string }
+  | { readonly channel: 'webhook'; readonly url: string; readonly format: 'json' | 'slack' };
+
 /** What a digest is built from, for one site and one period. */
 export interface SitePeriod {
-  readonly events: { at: Date; event: ChangeEvent }[];
+  /** Its new states in the period (baselines aside), oldest first. */
+  readonly changes: DigestChange[];
   readonly checks: {
     at: Date;
     fetch: { status: number | null; error: FetchErrorKind | null };
@@ -152,6 +199,8 @@ export interface SitePeriod {
   readonly verdicts: readonly WatchVerdict[];
   /** The last good copy of the file (what applies now), if any. */
   readonly body: Uint8Array | null;
+  /** Its current state; null before its first check. */
+  readonly now: DigestNow | null;
 }
 
 /** A site's check in one period of its schedule. */
@@ -175,4 +224,14 @@ export interface CheckSeen {
   readonly checkedAt: Date;
   readonly durationMs: number;
   readonly transient: string | null;
+}
+
+/**
+ * When a site's current trouble began, for recoveries: the first state after its last
+ * ok one (`access`), and the first 2xx state after its last robots.txt file (`file`);
+ * null when there was no such state before (the site was never ok).
+ */
+export interface IncidentStart {
+  readonly access: Date | null;
+  readonly file: Date | null;
 }

@@ -1,29 +1,37 @@
 import type { SiteConfig } from '../config/config.js';
 import { oneLine } from '../lib/errors.js';
 import type { CheckDeps, RunStore } from './ports.js';
+import type { PlannedRun } from './records.js';
 import { checkSite } from './check-site.js';
 import type { CheckOutcome } from './check-site.js';
 import { dueAt, periodAt } from './periods.js';
 
-/** Plans each site's run in the period of its schedule that `now` falls in (idempotent). */
+/**
+ * Plans each site's run in the period of its schedule that `now` falls in (idempotent).
+ * Sites never checked (`baseline`) are due within a minute, whatever their schedule; a
+ * run already planned later for one of them is brought forward. Returns the plan.
+ */
 export async function planChecks(
   runs: RunStore,
-  sites: readonly { readonly id: number; readonly config: SiteConfig }[],
+  sites: readonly {
+    readonly id: number;
+    readonly config: SiteConfig;
+    readonly baseline?: boolean;
+  }[],
   timezone: string,
   now: Date,
-): Promise<void> {
-  await runs.plan(
-    sites.map(({ id, config }) => {
-      const period = periodAt(config.schedule, timezone, now);
-      return {
-        siteId: id,
-        periodStart: period.start,
-        periodEnd: period.end,
-        dueAt: dueAt(config.origin, period, now),
-      };
-    }),
-    now,
-  );
+): Promise<PlannedRun[]> {
+  const plan = sites.map(({ id, config, baseline }) => {
+    const period = periodAt(config.schedule, timezone, now);
+    return {
+      siteId: id,
+      periodStart: period.start,
+      periodEnd: period.end,
+      dueAt: dueAt(config.origin, period, now, baseline === true),
+    };
+  });
+  await runs.plan(plan, now);
+  return plan;
 }
 
 /** After an internal failure, the run is due again this much later: 1, 2, 4… minutes, at most an hour. */

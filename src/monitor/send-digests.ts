@@ -1,7 +1,17 @@
-import type { Config } from '../config/config.js';
+import { createHash } from 'node:crypto';
+import type { Config, SiteConfig } from '../config/config.js';
+import { redactUrl } from '../lib/redact.js';
 import { buildDigest } from '../policy/digest.js';
 import type { Digest, DigestPeriod } from '../policy/digest.js';
-import type { DigestRecord, SitePeriod, StoredSite } from './records.js';
+import type { DigestDelivery, RecordedDigest, SitePeriod, StoredSite } from './records.js';
+
+/** A digest as rendered: the email's parts, and the structured form webhooks receive. */
+export interface RenderedDigest {
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+  readonly data: unknown;
+}
 
 export interface DigestDeps {
   syncSites(origins: readonly string[]): Promise<StoredSite[]>;
@@ -10,24 +20,59 @@ export interface DigestDeps {
     start: Date,
     end: Date,
   ): Promise<Map<number, SitePeriod>>;
-  /** Records a digest and queues its email; null if that recipient's period was sent already. */
-  recordDigest(record: DigestRecord, now: Date): Promise<number | null>;
-  renderDigest(digest: Digest): { subject: string; text: string; html: string };
+  /** Records a digest and queues its delivery; null if that recipient's period was sent already. */
+  recordDigest(record: RecordedDigest, delivery: DigestDelivery, now: Date): Promise<number | null>;
+  renderDigest(digest: Digest): RenderedDigest;
   now(): Date;
+}
+
+/** Who receives a digest: an email address, or a webhook (Slack or JSON). */
+export interface DigestTarget {
+  /** The recipient as the digest names it: the address, or the webhook without its secret path. */
+  readonly recipient: string;
+  readonly delivery: DigestDelivery;
+  /** Whether a site's alerts go to this target (so its digest covers the site). */
+  readonly covers: (site: SiteConfig) => boolean;
 }
 
 export interface PreparedDigest {
   readonly recipient: string;
   readonly digest: Digest;
-  readonly rendered: { subject: string; text: string; html: string };
+  readonly rendered: RenderedDigest;
   /** The recorded digest's id; null when not recorded, or recorded before (never sent twice). */
   readonly id: number | null;
 }
 
 /**
- * Builds the digests of a period: one per email recipient, covering the sites whose
- * alerts that recipient receives. With `record`, each is recorded and its email queued,
- * unless that recipient's digest of the same period was recorded already.
+ * Everyone who receives alerts gets the digest of the sites whose alerts they receive:
+ * each email recipient, and each webhook (teams that follow robowatch in Slack only).
+ * A webhook is named by its URL with its path hidden (Slack's path is its secret) and a
+ * short hash, so that two webhooks on one host stay apart.
+ */
+export function digestTargets(config: Pick<Config, 'sites'>): DigestTarget[] {
+  const emails = [...new Set(config.sites.flatMap((s) => s.alerts.email))].sort();
+  const hooks = new Map<string, 'json' | 'slack'>();
+  for (const site of config.sites)
+    for (const hook of site.alerts.webhooks)
+      if (!hooks.has(hook.url)) hooks.set(hook.url, hook.format);
+  return [
+    ...emails.map((to) => ({
+      recipient: to,
+      delivery: { channel: 'email' as const, to },
+      covers: (site: SiteConfig) => site.alerts.email.includes(to),
+    })),
+    ...[...hooks].map(([url, format]) => ({
+      recipient: `webhook ${redactUrl(url)} #${createHash('sha256').update(url).digest('hex').slice(0, 8)}`,
+      delivery: { channel: 'webhook' as const, url, format },
+      covers: (site: SiteConfig) => site.alerts.webhooks.some((w) => w.url === url),
+    })),
+  ];
+}
+
+/**
+ * Builds the digests of a period: one per recipient (email or webhook), covering the
+ * sites whose alerts that recipient receives. With `record`, each is recorded and its
+ * delivery queued, unless that recipient's digest of the same period was recorded already.
  */
 export async function prepareDigests(
   deps: DigestDeps,
@@ -35,39 +80,46 @@ export async function prepareDigests(
   period: DigestPeriod,
   options: { readonly record: boolean; readonly recipient?: string },
 ): Promise<PreparedDigest[]> {
-  const recipients = [...new Set(config.sites.flatMap((s) => s.alerts.email))]
-    .filter((r) => options.recipient === undefined || r === options.recipient)
-    .sort();
-  if (recipients.length === 0) return [];
+  const targets = digestTargets(config).filter(
+    (t) => options.recipient === undefined || t.recipient === options.recipient,
+  );
+  if (targets.length === 0) return [];
   const ids = new Map(
     (await deps.syncSites(config.sites.map((s) => s.origin))).map((s) => [s.origin, s.id]),
   );
   const periods = await deps.loadSitePeriods([...ids.values()], period.start, period.end);
   const prepared: PreparedDigest[] = [];
-  for (const recipient of recipients) {
-    const inputs = config.sites
-      .filter((site) => site.alerts.email.includes(recipient))
-      .map((site) => {
-        const data = periods.get(ids.get(site.origin)!);
-        return {
-          origin: site.origin,
-          profile: site.profile,
-          agents: site.agents,
-          events: data?.events ?? [],
-          checks: data?.checks ?? [],
-          verdicts: data?.verdicts ?? [],
-          body: data?.body ?? null,
-        };
-      });
-    const digest = buildDigest(recipient, period, inputs);
+  for (const target of targets) {
+    const inputs = config.sites.filter(target.covers).map((site) => {
+      const siteId = ids.get(site.origin)!;
+      const data = periods.get(siteId);
+      return {
+        siteId,
+        origin: site.origin,
+        profile: site.profile,
+        agents: site.agents,
+        changes: data?.changes ?? [],
+        checks: data?.checks ?? [],
+        verdicts: data?.verdicts ?? [],
+        body: data?.body ?? null,
+        now: data?.now ?? null,
+      };
+    });
+    const digest = buildDigest(target.recipient, period, inputs);
     const rendered = deps.renderDigest(digest);
     const id = options.record
       ? await deps.recordDigest(
-          { recipient, periodStart: period.start, periodEnd: period.end, ...rendered },
+          {
+            recipient: target.recipient,
+            periodStart: period.start,
+            periodEnd: period.end,
+            ...rendered,
+          },
+          target.delivery,
           deps.now(),
         )
       : null;
-    prepared.push({ recipient, digest, rendered, id });
+    prepared.push({ recipient: target.recipient, digest, rendered, id });
   }
   return prepared;
 }

@@ -1,9 +1,12 @@
 import { createTwoFilesPatch } from 'diff';
+import type { ChangeCause } from '../policy/cause-model.js';
+import { boundEvents } from '../policy/events.js';
 import type { ChangeEvent } from '../policy/events.js';
 import type { ReadStore } from './ports.js';
 import type { SnapshotSummary } from './records.js';
 import { compareSnapshots } from './compare-snapshots.js';
 import { profileOf } from './view-site.js';
+import { snapshotDocument } from './view-snapshot.js';
 import type { SiteRef } from './view-site.js';
 
 export interface DiffLine {
@@ -15,6 +18,8 @@ export interface DiffView {
   readonly from: SnapshotSummary;
   readonly to: SnapshotSummary;
   readonly events: readonly ChangeEvent[];
+  /** Why the newer differs from the older, most severe first. */
+  readonly causes: readonly ChangeCause[];
   /** The unified diff of the two files, line by line (empty when they are the same). */
   readonly patch: readonly DiffLine[];
 }
@@ -27,7 +32,10 @@ const decoder = new TextDecoder('utf-8', { fatal: false });
  * Returns a reason instead when there is nothing to compare.
  */
 export async function viewDiff(
-  store: Pick<ReadStore, 'getSnapshot' | 'listSnapshots' | 'loadVerdicts' | 'loadBody'>,
+  store: Pick<
+    ReadStore,
+    'getSnapshot' | 'listSnapshots' | 'loadVerdicts' | 'loadBody' | 'loadIncidentStart'
+  >,
   site: SiteRef,
   ids: { readonly from?: number; readonly to?: number },
 ): Promise<DiffView | { readonly missing: string }> {
@@ -47,7 +55,12 @@ export async function viewDiff(
           : `no snapshot ${fromId} of this site`,
     };
   const comparison = await compareSnapshots(
-    { getSnapshot: get, loadVerdicts: store.loadVerdicts, loadBody: store.loadBody },
+    {
+      getSnapshot: get,
+      loadVerdicts: (id) => store.loadVerdicts(id),
+      loadBody: (sha) => store.loadBody(sha),
+      loadIncidentStart: (id) => store.loadIncidentStart(site.id, id),
+    },
     {
       origin: site.origin,
       profile: profileOf(site),
@@ -66,22 +79,43 @@ export async function viewDiff(
     undefined,
     { context: 3 },
   );
-  const lines = patch.split('\n').slice(3); // the ===, --- and +++ header lines
   return {
     from,
     to,
     events: comparison.events,
-    patch: lines
-      .filter((l) => l !== '' && !l.startsWith('\\ No newline'))
-      .map((l) => ({
-        kind: l.startsWith('@@')
-          ? 'hunk'
-          : l.startsWith('+')
-            ? 'add'
-            : l.startsWith('-')
-              ? 'del'
-              : 'context',
-        text: l,
-      })),
+    causes: comparison.causes,
+    patch: patchLines(patch.split('\n').slice(3).join('\n')), // without the ===, --- and +++ lines
+  };
+}
+
+/** A unified diff's lines, each marked as an addition, a removal, a hunk header or context. */
+export function patchLines(text: string): DiffLine[] {
+  return text
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('\\ No newline'))
+    .map((l) => ({
+      kind: l.startsWith('@@')
+        ? 'hunk'
+        : l.startsWith('+')
+          ? 'add'
+          : l.startsWith('-')
+            ? 'del'
+            : 'context',
+      text: l,
+    }));
+}
+
+/**
+ * A diff as the API and `robowatch diff --json` give it: the two snapshots, the change
+ * events (long rule lists cut at 500, with their totals), the causes and the text diff.
+ */
+export function diffDocument(view: DiffView, site: SiteRef) {
+  return {
+    site: site.origin,
+    from: snapshotDocument(view.from, site),
+    to: snapshotDocument(view.to, site),
+    events: boundEvents(view.events),
+    causes: view.causes,
+    patch: view.patch.map((l) => l.text).join('\n'),
   };
 }

@@ -1,10 +1,12 @@
 import type { SiteConfig } from '../config/config.js';
-import type { Access } from '../policy/access.js';
 import { rankEvents } from '../policy/alerts.js';
-import type { ChangeEvent } from '../policy/events.js';
+import { causeHeadline } from '../policy/explain.js';
+import { headline } from '../policy/format.js';
 import { dailyAccess } from '../policy/history.js';
 import type { DayAccess } from '../policy/history.js';
-import { siteAccess } from '../policy/verdicts.js';
+import { siteCondition } from '../policy/site-condition.js';
+import type { SiteCondition } from '../policy/site-condition.js';
+import { nextCheckAt } from './periods.js';
 import type { ReadStore } from './ports.js';
 import type { SiteOverview } from './records.js';
 
@@ -14,10 +16,21 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export interface OverviewRow {
   readonly id: number;
   readonly site: SiteConfig;
-  readonly access: Access | 'none';
+  /** Where it stands, as crawlers see it (an HTML page served with 200 is not "ok"). */
+  readonly condition: SiteCondition;
   readonly overview: SiteOverview;
-  /** The last change: the most important event of the last snapshot that brought any. */
-  readonly lastChange: { at: Date; event: ChangeEvent; more: number } | null;
+  /** The last change in a few words: the most severe cause of the latest new state. */
+  readonly lastChange: {
+    readonly at: Date;
+    readonly snapshotId: number;
+    readonly headline: string;
+    /** How many more causes that state had. */
+    readonly more: number;
+  } | null;
+  /** How many watched crawlers may not fetch at least one watched URL, of how many. */
+  readonly blocking: { readonly crawlers: number; readonly of: number } | null;
+  /** When it is next checked: its planned run, else its place in the next period. */
+  readonly nextCheckAt: Date;
   readonly days: readonly DayAccess[];
 }
 
@@ -30,13 +43,14 @@ export interface OverviewPage {
 }
 
 /**
- * The overview: each configured site (matching `query`, a page at a time) with its
- * current access, last change, disallowed counts per agent and a 90-day strip.
+ * The overview: each configured site (matching `query`, a page at a time) with where it
+ * stands, its last change in words, how many crawlers it blocks, its next check, and a
+ * 90-day strip.
  */
 export async function viewOverview(
   store: Pick<ReadStore, 'loadOverview' | 'loadDailyStates'>,
   sites: readonly { id: number; site: SiteConfig }[],
-  options: { query: string; page: number; perPage: number; now: Date },
+  options: { query: string; page: number; perPage: number; now: Date; timezone: string },
 ): Promise<OverviewPage> {
   const needle = options.query.trim().toLowerCase();
   const matching = needle === '' ? sites : sites.filter((s) => s.site.origin.includes(needle));
@@ -54,21 +68,57 @@ export async function viewOverview(
     rows: shown.flatMap(({ id, site }) => {
       const overview = byId.get(id);
       if (overview === undefined) return [];
-      const access =
-        overview.current === null
-          ? 'none'
-          : siteAccess({ fetch: overview.current, stale: overview.current.stale }, site.profile);
-      const days = dailyAccess(daily.get(id) ?? [], site.profile, options.now, STRIP_DAYS);
-      const last = overview.lastChange;
-      const ranked = last === null ? [] : rankEvents(last.events);
-      const lastChange =
-        last === null || ranked[0] === undefined
-          ? null
-          : { at: last.at, event: ranked[0], more: ranked.length - 1 };
-      return [{ id, site, access, overview, lastChange, days }];
+      const agents = site.agents.map((a) => a.token);
+      return [
+        {
+          id,
+          site,
+          condition: siteCondition(overview.current, site.profile),
+          overview,
+          lastChange: lastChangeOf(overview, agents),
+          blocking:
+            overview.current === null
+              ? null
+              : {
+                  crawlers: overview.disallowed.filter((d) => d.disallowed > 0).length,
+                  of: overview.disallowed.length,
+                },
+          nextCheckAt: nextCheckAt(
+            site.origin,
+            site.schedule,
+            options.timezone,
+            options.now,
+            overview.nextDueAt,
+          ),
+          days: dailyAccess(daily.get(id) ?? [], site.profile, options.now, STRIP_DAYS),
+        },
+      ];
     }),
     total: matching.length,
     page,
     pages,
   };
+}
+
+/** The last change in a few words: its most severe cause (or, recorded before causes, event). */
+export function lastChangeOf(
+  overview: Pick<SiteOverview, 'lastChange'>,
+  agents: readonly string[],
+): OverviewRow['lastChange'] {
+  const last = overview.lastChange;
+  if (last === null) return null;
+  if (last.causes !== null) {
+    const [first] = last.causes;
+    if (first === undefined) return null;
+    return {
+      at: last.at,
+      snapshotId: last.snapshotId,
+      headline: causeHeadline(first, { agents, at: last.at }),
+      more: last.causes.length - 1,
+    };
+  }
+  const [event, ...rest] = rankEvents(last.events);
+  return event === undefined
+    ? null
+    : { at: last.at, snapshotId: last.snapshotId, headline: headline(event), more: rest.length };
 }

@@ -1,13 +1,17 @@
 import type { SiteConfig } from '../config/config.js';
 import type { Access } from '../policy/access.js';
-import type { ChangeEvent } from '../policy/events.js';
+import type { ChangeCause, ChangeCauseType } from '../policy/cause-model.js';
 import { sitemapsOf } from '../policy/events.js';
 import { timelineSegments } from '../policy/history.js';
 import type { TimelineSegment } from '../policy/history.js';
 import { siteAccess } from '../policy/verdicts.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
+import { siteCondition } from '../policy/site-condition.js';
+import type { SiteCondition } from '../policy/site-condition.js';
+import { compareSnapshots } from './compare-snapshots.js';
+import { nextCheckAt } from './periods.js';
 import type { ReadStore } from './ports.js';
-import type { SnapshotSummary, StoredEvent } from './records.js';
+import type { SnapshotSummary, StoredChange } from './records.js';
 
 /** A site as the web shows it: its configuration, or what the store knows of it. */
 export interface SiteRef {
@@ -25,46 +29,89 @@ export interface VerdictMatrix {
   readonly rows: readonly { url: string; cells: readonly (WatchVerdict | undefined)[] }[];
 }
 
+/** Kinds of change a reader filters the change list by, and the causes of each. */
+export const CHANGE_KINDS = {
+  status: ['fetch_status', 'stale'],
+  file: ['file_condition'],
+  rules: ['rule', 'rules', 'group', 'groups'],
+  other: ['sitemaps', 'directives'],
+} as const satisfies Record<string, readonly ChangeCauseType[]>;
+
+export type ChangeKind = keyof typeof CHANGE_KINDS;
+
+export function isChangeKind(value: string): value is ChangeKind {
+  return Object.hasOwn(CHANGE_KINDS, value);
+}
+
+/** A new state of the site, with why it differs from the one before. */
+export interface ChangeEntry {
+  readonly at: Date;
+  readonly snapshotId: number;
+  readonly previousId: number | null;
+  readonly causes: readonly ChangeCause[];
+}
+
 export interface SiteView {
   readonly site: SiteRef;
   readonly current: (SnapshotSummary & { access: Access }) | undefined;
+  /** Where the site stands, as crawlers see it. */
+  readonly condition: SiteCondition;
   readonly segments: readonly TimelineSegment[];
   /** The most recent snapshots, newest first, with their access. */
   readonly snapshots: readonly (SnapshotSummary & { access: Access })[];
-  readonly events: readonly StoredEvent[];
-  /** For paging the events: the id to continue before, or null at the end. */
-  readonly olderEvents: number | null;
+  /** A page of changes, newest first. */
+  readonly changes: readonly ChangeEntry[];
+  /** For paging the changes: the snapshot id to continue before, or null at the end. */
+  readonly olderChanges: number | null;
   readonly matrix: VerdictMatrix;
+  /** How many crawlers the matrix would show unfiltered. */
+  readonly matrixAgents: number;
   readonly sitemaps: readonly string[];
+  /** When the site is checked next (its planned run, else its place in the next period). */
+  readonly nextCheckAt: Date | null;
 }
 
 export interface SiteViewOptions {
   readonly now: Date;
-  readonly eventTypes: readonly ChangeEvent['type'][];
-  readonly eventsBefore: number | undefined;
-  readonly eventsPerPage: number;
+  readonly timezone: string;
+  readonly kinds: readonly ChangeKind[];
+  readonly changesBefore: number | undefined;
+  readonly changesPerPage: number;
   readonly snapshotRows: number;
+  /** Show only crawlers whose name contains one of these (case-insensitive). */
+  readonly crawlers: readonly string[];
+  /** Show only crawlers that may not fetch at least one watched URL. */
+  readonly blockingOnly: boolean;
 }
 
-/** A site's page: timeline, change events, current verdicts and sitemaps. */
+/** A site's page: timeline, changes as causes, current verdicts, sitemaps, next check. */
 export async function viewSite(
   store: Pick<
     ReadStore,
-    'listSnapshots' | 'countEventsBySnapshot' | 'listEvents' | 'loadVerdicts' | 'loadBody'
+    | 'listSnapshots'
+    | 'countEventsBySnapshot'
+    | 'listChanges'
+    | 'loadVerdicts'
+    | 'loadBody'
+    | 'getSnapshot'
+    | 'loadIncidentStart'
+    | 'loadOverview'
   >,
   site: SiteRef,
   options: SiteViewOptions,
 ): Promise<SiteView> {
   const profile = profileOf(site);
-  const [snapshots, counts, events] = await Promise.all([
+  const types = options.kinds.flatMap((k) => CHANGE_KINDS[k]);
+  const [snapshots, counts, changes, [overview]] = await Promise.all([
     store.listSnapshots(site.id, 100_000),
     store.countEventsBySnapshot(site.id),
-    store.listEvents({
+    store.listChanges({
       siteId: site.id,
-      types: options.eventTypes,
-      ...(options.eventsBefore === undefined ? {} : { beforeId: options.eventsBefore }),
-      limit: options.eventsPerPage + 1,
+      types,
+      ...(options.changesBefore === undefined ? {} : { beforeId: options.changesBefore }),
+      limit: options.changesPerPage + 1,
     }),
+    store.loadOverview([site.id]),
   ]);
   const withAccess = snapshots.map((s) => ({
     ...s,
@@ -77,16 +124,80 @@ export async function viewSite(
     ? snapshots.find((s) => s.id === current.lastGoodId)
     : undefined;
   if (lastGood?.sha256) sitemaps = sitemapsOf(await store.loadBody(lastGood.sha256));
-  const page = events.slice(0, options.eventsPerPage);
+  const page = changes.slice(0, options.changesPerPage);
+  const byId = new Map(snapshots.map((s) => [s.id, s]));
+  const matrix = verdictMatrix(verdicts, site.config);
   return {
     site,
     current,
+    condition: siteCondition(overview?.current ?? null, profile),
     segments: timelineSegments(snapshots, counts, profile, options.now),
     snapshots: withAccess.slice(0, options.snapshotRows),
-    events: page,
-    olderEvents: events.length > options.eventsPerPage ? page[page.length - 1]!.id : null,
-    matrix: verdictMatrix(verdicts, site.config),
+    changes: await Promise.all(page.map((c) => explained(store, site, c, byId))),
+    olderChanges:
+      changes.length > options.changesPerPage ? page[page.length - 1]!.snapshotId : null,
+    matrix: filterMatrix(matrix, options),
+    matrixAgents: matrix.agents.length,
     sitemaps,
+    nextCheckAt:
+      site.config === undefined
+        ? null
+        : nextCheckAt(
+            site.origin,
+            site.config.schedule,
+            options.timezone,
+            options.now,
+            overview?.nextDueAt ?? null,
+          ),
+  };
+}
+
+/**
+ * A change with its causes: as recorded, or, for a state recorded before robowatch
+ * explained changes, worked out now from the two snapshots.
+ */
+async function explained(
+  store: Pick<ReadStore, 'loadVerdicts' | 'loadBody' | 'getSnapshot' | 'loadIncidentStart'>,
+  site: SiteRef,
+  change: StoredChange,
+  snapshots: ReadonlyMap<number, SnapshotSummary>,
+): Promise<ChangeEntry> {
+  const entry = { at: change.at, snapshotId: change.snapshotId, previousId: change.previousId };
+  if (change.causes !== null) return { ...entry, causes: change.causes };
+  const from = change.previousId === null ? undefined : snapshots.get(change.previousId);
+  const to = snapshots.get(change.snapshotId);
+  if (from === undefined || to === undefined) return { ...entry, causes: [] };
+  const { causes } = await compareSnapshots(
+    {
+      getSnapshot: (id) => store.getSnapshot(site.id, id),
+      loadVerdicts: (id) => store.loadVerdicts(id),
+      loadBody: (sha) => store.loadBody(sha),
+      loadIncidentStart: (id) => store.loadIncidentStart(site.id, id),
+    },
+    {
+      origin: site.origin,
+      profile: profileOf(site),
+      ...(site.config ? { agents: site.config.agents } : {}),
+    },
+    from,
+    to,
+  );
+  return { ...entry, causes };
+}
+
+/** The matrix with only the crawlers asked for: by name, or those that block something. */
+export function filterMatrix(
+  matrix: VerdictMatrix,
+  filter: Pick<SiteViewOptions, 'crawlers' | 'blockingOnly'>,
+): VerdictMatrix {
+  const needles = filter.crawlers.map((c) => c.toLowerCase()).filter((c) => c !== '');
+  const keep = matrix.agents.map((agent, i) => {
+    if (needles.length > 0 && !needles.some((n) => agent.toLowerCase().includes(n))) return false;
+    return !filter.blockingOnly || matrix.rows.some((r) => r.cells[i]?.allowed === false);
+  });
+  return {
+    agents: matrix.agents.filter((_, i) => keep[i]),
+    rows: matrix.rows.map((r) => ({ url: r.url, cells: r.cells.filter((_, i) => keep[i]) })),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Transporter } from 'nodemailer';
 import type { Channel, Delivery } from '../policy/alerts.js';
 import { renderAlertEmail } from './render-alert.js';
-import type { RenderedEmail } from './render-alert.js';
+import type { RenderContext, RenderedEmail } from './render-alert.js';
 
 export interface EmailChannelOptions {
   /** The SMTP transport (main.ts creates it from notify.email.smtp). */
@@ -9,6 +9,8 @@ export interface EmailChannelOptions {
   readonly from: string;
   /** A recorded digest's subject and parts; undefined if there is no such digest. */
   loadDigest(id: number): Promise<RenderedEmail | undefined>;
+  /** Where the web UI is (known once it listens) and the time zone, when an alert is sent. */
+  context(): RenderContext;
 }
 
 /**
@@ -20,7 +22,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
     async send(delivery: Delivery): Promise<void> {
       const { payload } = delivery;
       let message: RenderedEmail | undefined;
-      if (payload.kind === 'alert') message = renderAlertEmail(payload.site, payload.events);
+      if (payload.kind === 'alert') message = renderAlertEmail(payload, options.context());
       else {
         message = await options.loadDigest(payload.digestId);
         if (message === undefined)

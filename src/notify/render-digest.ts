@@ -1,41 +1,104 @@
-/** The weekly digest as an email: text and HTML parts. Pure; every file-derived string escaped. */
-import type { Digest, DigestSite, Incident } from '../policy/digest.js';
-import type { ChangeEvent } from '../policy/events.js';
-import { formatEvent, formatStatus } from '../policy/format.js';
-import { escapeHtml, oneLineText } from './render-alert.js';
-import type { RenderedEmail } from './render-alert.js';
+/**
+ * The digest as people receive it: what needs attention first (sites down, pages newly
+ * blocked, files that are HTML or cut), then each site's changes as causes, all-clear
+ * sites one line each; times in the configured time zone; links to the web UI. The same
+ * digest as structured data for webhooks, and as a Slack message. Pure, bounded in size,
+ * every file-derived string escaped.
+ */
+import { isProblem } from '../policy/cause-model.js';
+import type { ChangeCause } from '../policy/cause-model.js';
+import type { Attention, Digest, DigestChange, DigestSite, Incident } from '../policy/digest.js';
+import {
+  causeHeadline,
+  describeCrawlers,
+  explainCause,
+  formatDuration,
+} from '../policy/explain.js';
+import { answers, crawlEffect, describeUrls } from '../policy/explain.js';
+import { formatDay, formatInstant } from '../policy/format.js';
+import type { RecordedDigest } from '../monitor/records.js';
+import {
+  MAX_PART_CHARS,
+  bounded,
+  escapeHtml,
+  htmlWithCode,
+  oneLineText,
+  slackEscape,
+} from './render-alert.js';
+import type { RenderContext, RenderedEmail } from './render-alert.js';
 
-function day(date: Date): string {
-  return date.toISOString().slice(0, 10);
+/** A recorded digest as channels send it. */
+export type StoredDigest = RecordedDigest & { readonly id: number };
+
+/** Changes listed per site; all-clear sites listed one per line. */
+const CHANGES_PER_SITE = 8;
+const EXPLAINED_PER_SITE = 3;
+const CLEAR_SITES = 200;
+const ATTENTION_SITES = 100;
+
+const host = (origin: string) => new URL(origin).host;
+const plural = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** One line saying why a site needs attention. */
+export function attentionText(site: DigestSite, a: Attention, context: RenderContext): string {
+  const since = (d: Date) => `since ${formatInstant(d, context.timeZone)}`;
+  switch (a.kind) {
+    case 'down':
+      return `robots.txt ${answers(a.status)} ${since(a.since)}: ${crawlEffect(a.status, site.profile, 0)}`;
+    case 'gone':
+      return `robots.txt ${answers(a.status)} ${since(a.since)}: every URL is crawlable.`;
+    case 'not-robots':
+      return `robots.txt is ${a.condition === 'html' ? 'an HTML page' : a.condition === 'utf16' ? 'UTF-16 text' : 'binary data'} ${since(a.since)}: crawlers find no rules in it, so every URL is crawlable.`;
+    case 'cut':
+      return `robots.txt is larger than 500 KiB ${since(a.since)}: Google ignores the rest.`;
+    case 'blocks':
+      return `${plural(a.pairs, 'watched page × crawler pair')} newly disallowed; ${causeHeadline(a.cause, { agents: site.agents, at: a.since })}.`;
+  }
 }
 
-function minute(date: Date): string {
-  return date.toISOString().slice(0, 16).replace('T', ' ') + 'Z';
+/** Where to look for an attention line: the diff of a block, else the site. */
+function attentionLink(site: DigestSite, a: Attention, context: RenderContext): string {
+  return a.kind === 'blocks'
+    ? context.links.diff(site.siteId, a.previousId, a.snapshotId)
+    : context.links.site(site.siteId);
 }
 
-/** A change with its before and after spelled out. */
-function changeLine(event: ChangeEvent): string[] {
-  const lines = formatEvent(event);
-  if (event.type === 'newly_disallowed') return lines.map((l) => `${l} [was allowed]`);
-  if (event.type === 'newly_allowed') return lines.map((l) => `${l} [was disallowed]`);
-  return lines;
-}
-
-function incidentLine(incident: Incident): string {
+function incidentLine(incident: Incident, context: RenderContext): string {
   const until =
     incident.end === null
       ? 'still going at the end of the period'
-      : `until ${minute(incident.end)}`;
-  return `${formatStatus(incident.status)} from ${minute(incident.start)}, ${until}`;
+      : `until ${formatInstant(incident.end, context.timeZone)} (${formatDuration(incident.end.getTime() - incident.start.getTime())})`;
+  return `${answers(incident.status).replace(/^answers/, 'answered')} from ${formatInstant(incident.start, context.timeZone)}, ${until}`;
 }
 
-function percent(share: number | null): string {
-  return share === null ? 'no checks' : `${Math.round(share * 1000) / 10}% ok`;
+function healthLine(site: DigestSite): string {
+  const { checks, okShare } = site.health;
+  if (checks === 0) return 'Not checked this period.';
+  if (okShare === 1) return `${plural(checks, 'check')}, all found robots.txt.`;
+  return `${plural(checks, 'check')}, ${Math.round((okShare ?? 0) * 1000) / 10}% found robots.txt.`;
 }
 
-/** The AI crawlers' standing: blocked, partly blocked, allowed; and who falls under "*". */
-function aiLines(site: DigestSite): string[] {
-  if (site.ai.length === 0) return [];
+function disallowedLines(site: DigestSite): string[] {
+  const byUrl = new Map<string, string[]>();
+  for (const d of site.disallowed)
+    for (const url of d.urls) byUrl.set(url, [...(byUrl.get(url) ?? []), d.agent]);
+  const bySet = new Map<string, { urls: string[]; agents: string[] }>();
+  for (const [url, agents] of byUrl) {
+    const key = [...agents].sort().join('\n');
+    const found = bySet.get(key);
+    if (found) found.urls.push(url);
+    else bySet.set(key, { urls: [url], agents });
+  }
+  return [...bySet.values()]
+    .slice(0, 5)
+    .map(
+      (g) => `${describeUrls(g.urls)} for ${describeCrawlers(g.agents, { agents: site.agents })}`,
+    );
+}
+
+function aiLine(site: DigestSite): string | null {
+  if (site.ai.length === 0) return null;
   const star = (a: DigestSite['ai'][number]) => (a.underStar ? ' (falls under *)' : '');
   const blocked = site.ai.filter((a) => a.watched > 0 && a.disallowed === a.watched);
   const partly = site.ai.filter((a) => a.disallowed > 0 && a.disallowed < a.watched);
@@ -45,88 +108,226 @@ function aiLines(site: DigestSite): string[] {
       .map((a) => `${a.agent}${detail ? ` ${a.disallowed}/${a.watched}` : ''}${star(a)}`)
       .join(', ');
   return [
-    ...(blocked.length ? [`blocked: ${list(blocked)}`] : []),
-    ...(partly.length ? [`partly blocked: ${list(partly, true)}`] : []),
-    ...(allowed.length ? [`allowed: ${list(allowed)}`] : []),
-  ];
+    blocked.length ? `blocked: ${list(blocked)}` : '',
+    partly.length ? `partly blocked: ${list(partly, true)}` : '',
+    allowed.length ? `allowed: ${list(allowed)}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
 }
 
-interface Section {
-  readonly title: string;
-  readonly lines: readonly string[];
-}
-
-function sections(site: DigestSite): Section[] {
-  return [
-    {
-      title: 'Changes',
-      lines:
-        site.changes.length === 0
-          ? ['none']
-          : site.changes.flatMap((c) => changeLine(c.event).map((l) => `${minute(c.at)}  ${l}`)),
-    },
-    {
-      title: 'Watched URLs disallowed now',
-      lines:
-        site.disallowed.length === 0
-          ? ['none']
-          : site.disallowed.map(
-              (d) =>
-                `${d.agent}: ${d.urls.map((u) => new URL(u).pathname + new URL(u).search).join(', ')}`,
-            ),
-    },
-    {
-      title: 'Fetch health',
-      lines: [
-        site.health.checks === 0
-          ? 'not checked this period'
-          : `${percent(site.health.okShare)} of ${site.health.checks} check${site.health.checks === 1 ? '' : 's'}`,
-        ...site.health.incidents.map((i) => `incident: ${incidentLine(i)}`),
-      ],
-    },
-    { title: 'AI crawlers', lines: aiLines(site) },
-  ].filter((s) => s.lines.length > 0);
+/** A site's changes as lines: time and title, the first few with their consequence. */
+function changeLines(
+  site: DigestSite,
+  context: RenderContext,
+): { at: string; text: string; more?: string }[] {
+  const lines: { at: string; text: string; more?: string }[] = [];
+  const entries: { change: DigestChange; cause: ChangeCause | null }[] = [];
+  for (const change of site.changes) {
+    if (change.causes === null) entries.push({ change, cause: null });
+    else for (const cause of change.causes) entries.push({ change, cause });
+  }
+  // The problems first if there are too many to show them all.
+  const shown =
+    entries.length <= CHANGES_PER_SITE
+      ? entries
+      : [
+          ...entries.filter((e) => e.cause && isProblem(e.cause)),
+          ...entries.filter((e) => !e.cause || !isProblem(e.cause)),
+        ]
+          .slice(0, CHANGES_PER_SITE)
+          .sort((a, b) => a.change.at.getTime() - b.change.at.getTime());
+  shown.forEach(({ change, cause }, i) => {
+    const at = formatInstant(change.at, context.timeZone);
+    if (cause === null) {
+      lines.push({
+        at,
+        text: `${plural(change.events, 'change event')} (recorded before robowatch explained changes)`,
+      });
+      return;
+    }
+    const explained = explainCause(cause, { agents: site.agents, at: change.at }, 1);
+    const more =
+      i < EXPLAINED_PER_SITE
+        ? [explained.consequence, ...explained.lines].filter((l) => l !== '').join(' ')
+        : undefined;
+    lines.push({ at, text: explained.title, ...(more ? { more } : {}) });
+  });
+  if (entries.length > shown.length)
+    lines.push({ at: '', text: `and ${plural(entries.length - shown.length, 'more change')}` });
+  return lines;
 }
 
 export function digestSubject(digest: Digest): string {
-  const changes = digest.sites.reduce((sum, s) => sum + s.changes.length, 0);
-  const incidents = digest.sites.reduce((sum, s) => sum + s.health.incidents.length, 0);
-  const sites = `${digest.sites.length} site${digest.sites.length === 1 ? '' : 's'}`;
-  const what = digest.allClear
-    ? `all clear (${sites})`
-    : `${changes} change${changes === 1 ? '' : 's'}, ${incidents} incident${incidents === 1 ? '' : 's'} on ${sites}`;
-  return `robowatch digest ${day(digest.period.start)} to ${day(digest.period.end)}: ${what}`;
+  const n = digest.sites.length;
+  const sites = plural(n, 'site');
+  const period = `${formatDay(digest.period.start, 'UTC')} to ${formatDay(digest.period.end, 'UTC')}`;
+  if (digest.allClear) return `robowatch digest ${period}: all clear (${sites})`;
+  const attention = digest.sites.filter((s) => s.attention.length > 0).length;
+  const changed = digest.sites.filter((s) => s.changes.length > 0).length;
+  const what =
+    attention > 0
+      ? `${plural(attention, 'site')} ${attention === 1 ? 'needs' : 'need'} attention`
+      : `changes on ${changed} of ${sites}`;
+  return `robowatch digest ${period}: ${what}${attention > 0 ? ` (${sites})` : ''}`;
 }
 
-export function renderDigest(digest: Digest): RenderedEmail {
-  const intro = `robowatch digest for ${digest.recipient}, ${minute(digest.period.start)} to ${minute(digest.period.end)}.`;
-  const clear = 'All clear: no robots.txt changes and no fetch incidents this period.';
-  const text = [
-    intro,
-    ...(digest.allClear ? ['', clear] : []),
-    ...digest.sites.flatMap((site) => [
-      '',
-      site.origin,
-      ...sections(site).flatMap((s) => [
-        `  ${s.title}:`,
-        ...s.lines.map((l) => `    ${oneLineText(l)}`),
-      ]),
-    ]),
-  ].join('\n');
-  const html = [
-    '<!DOCTYPE html><html><body style="font-family: sans-serif">',
+/** The digest as an email: text and HTML, each bounded. */
+export function renderDigest(digest: Digest, context: RenderContext): RenderedEmail {
+  const tz = context.timeZone;
+  const intro = `robowatch digest for ${digest.recipient}, ${formatInstant(digest.period.start, tz)} to ${formatInstant(digest.period.end, tz)}.`;
+  const attention = digest.sites.filter((s) => s.attention.length > 0);
+  const detailed = digest.sites.filter((s) => !s.clear);
+  const clear = digest.sites.filter((s) => s.clear);
+  const text: string[] = [intro, ''];
+  const html: string[] = [
+    '<!DOCTYPE html><html><body style="font-family: sans-serif; line-height: 1.4">',
     `<p>${escapeHtml(intro)}</p>`,
-    ...(digest.allClear ? [`<p><strong>${escapeHtml(clear)}</strong></p>`] : []),
-    ...digest.sites.flatMap((site) => [
-      `<h2>${escapeHtml(site.origin)}</h2>`,
-      ...sections(site).flatMap((s) => [
-        `<h3>${escapeHtml(s.title)}</h3>`,
-        '<ul>',
-        ...s.lines.map((l) => `<li>${escapeHtml(oneLineText(l))}</li>`),
-        '</ul>',
-      ]),
-    ]),
-    '</body></html>',
-  ].join('\n');
-  return { subject: oneLineText(digestSubject(digest)), text, html };
+  ];
+  if (digest.allClear) {
+    const line = `All clear: no robots.txt changes and no fetch incidents on the ${plural(digest.sites.length, 'site')} this period.`;
+    text.push(line, '');
+    html.push(`<p><strong>${escapeHtml(line)}</strong></p>`);
+  }
+  if (attention.length > 0) {
+    text.push('Needs attention');
+    html.push('<h2>Needs attention</h2>', '<ul>');
+    for (const site of attention.slice(0, ATTENTION_SITES)) {
+      for (const a of site.attention) {
+        const line = oneLineText(`${host(site.origin)}: ${attentionText(site, a, context)}`);
+        const link = attentionLink(site, a, context);
+        text.push(`  - ${line}`, `    ${link}`);
+        html.push(`<li>${htmlWithCode(line)} <a href="${escapeHtml(link)}">Open</a></li>`);
+      }
+    }
+    if (attention.length > ATTENTION_SITES) {
+      const line = `and ${plural(attention.length - ATTENTION_SITES, 'more site')}: ${context.links.overview()}`;
+      text.push(`  ${line}`);
+      html.push(`<li>${escapeHtml(line)}</li>`);
+    }
+    text.push('');
+    html.push('</ul>');
+  }
+  if (detailed.length > 0) {
+    text.push('Changes and incidents, by site');
+    html.push('<h2>Changes and incidents, by site</h2>');
+  }
+  for (const site of detailed) {
+    const link = context.links.site(site.siteId);
+    text.push(`  ${site.origin}  ${link}`);
+    html.push(`<h3><a href="${escapeHtml(link)}">${escapeHtml(site.origin)}</a></h3>`, '<ul>');
+    for (const c of changeLines(site, context)) {
+      const head = oneLineText(c.at === '' ? c.text : `${c.at}  ${c.text}`);
+      text.push(`    ${head}`);
+      if (c.more) text.push(`      ${oneLineText(c.more)}`);
+      html.push(
+        `<li>${htmlWithCode(head)}${c.more ? `<br><span style="color:#555">${htmlWithCode(oneLineText(c.more))}</span>` : ''}</li>`,
+      );
+    }
+    const facts = [
+      `Fetch health: ${healthLine(site)}`,
+      ...site.health.incidents.map((i) => `Incident: ${incidentLine(i, context)}`),
+      ...disallowedLines(site).map((l) => `Disallowed now: ${l}`),
+      ...(aiLine(site) === null ? [] : [`AI crawlers: ${aiLine(site)}`]),
+    ].map(oneLineText);
+    for (const f of facts) text.push(`    ${f}`);
+    html.push(...facts.map((f) => `<li>${htmlWithCode(f)}</li>`), '</ul>');
+    text.push('');
+  }
+  if (clear.length > 0 && !digest.allClear) {
+    text.push('All clear (no change, no incident this period)');
+    html.push('<h2>All clear</h2>', '<ul>');
+    for (const site of clear.slice(0, CLEAR_SITES)) {
+      const line = `${site.origin}: ${healthLine(site)}${aiLine(site) ? ` AI crawlers: ${aiLine(site)}.` : ''}`;
+      text.push(`  ${oneLineText(line)}`);
+      html.push(`<li>${htmlWithCode(oneLineText(line))}</li>`);
+    }
+    if (clear.length > CLEAR_SITES) {
+      const line = `and ${plural(clear.length - CLEAR_SITES, 'more all-clear site')}`;
+      text.push(`  ${line}`);
+      html.push(`<li>${escapeHtml(line)}</li>`);
+    }
+    html.push('</ul>');
+  } else if (digest.allClear) {
+    for (const site of clear.slice(0, CLEAR_SITES))
+      text.push(`  ${oneLineText(`${site.origin}: ${healthLine(site)}`)}`);
+  }
+  const more = `The rest is in the web UI: ${context.links.overview()}`;
+  html.push('</body></html>');
+  return {
+    subject: oneLineText(digestSubject(digest)),
+    text: bounded(text.join('\n').trimEnd(), MAX_PART_CHARS, more),
+    html: boundedDigestHtml(html.join('\n'), more),
+  };
+}
+
+function boundedDigestHtml(html: string, more: string): string {
+  if (html.length <= MAX_PART_CHARS) return html;
+  const cut = html.lastIndexOf('\n<h3>', MAX_PART_CHARS - 500);
+  return `${html.slice(0, cut)}\n<p>…</p><p>${escapeHtml(more)}</p></body></html>`;
+}
+
+/** The digest as structured data: what webhooks receive, bounded like the email. */
+export function digestData(digest: Digest, context: RenderContext): unknown {
+  return {
+    recipient: digest.recipient,
+    period: { start: digest.period.start.toISOString(), end: digest.period.end.toISOString() },
+    timeZone: context.timeZone,
+    subject: digestSubject(digest),
+    allClear: digest.allClear,
+    attention: digest.sites.slice(0, 1_000).flatMap((site) =>
+      site.attention.map((a) => ({
+        site: site.origin,
+        kind: a.kind,
+        text: attentionText(site, a, context),
+        link: attentionLink(site, a, context),
+      })),
+    ),
+    sites: digest.sites.slice(0, 1_000).map((site) => ({
+      site: site.origin,
+      link: context.links.site(site.siteId),
+      clear: site.clear,
+      checks: site.health.checks,
+      okShare: site.health.okShare,
+      incidents: site.health.incidents.length,
+      changes: changeLines(site, context).map((c) => ({
+        at: c.at,
+        title: c.text,
+        ...(c.more ? { consequence: c.more } : {}),
+      })),
+    })),
+  };
+}
+
+/** Slack keeps messages short. */
+const SLACK_CHARS = 3_000;
+
+/** The body a webhook receives for a digest: the structured digest, or a Slack `text`. */
+export function renderDigestWebhookBody(
+  digest: StoredDigest,
+  format: 'json' | 'slack',
+  delivery: { readonly key: string; readonly createdAt: Date },
+  context: RenderContext,
+): string {
+  const link = `${context.links.base}/digests/${digest.id}`;
+  if (format === 'slack') {
+    const lines = [`*${slackEscape(digest.subject)}*`];
+    const data = digest.data as { attention?: { site: string; text: string }[] } | null;
+    for (const a of (data?.attention ?? []).slice(0, 20))
+      lines.push(`• ${slackEscape(`${host(a.site)}: ${a.text}`)}`);
+    let text = lines.join('\n');
+    if (text.length > SLACK_CHARS)
+      text = `${text.slice(0, text.lastIndexOf('\n', SLACK_CHARS))}\n…`;
+    return JSON.stringify({ text: `${text}\n<${link}|The whole digest>` });
+  }
+  return JSON.stringify({
+    delivery: delivery.key,
+    createdAt: delivery.createdAt.toISOString(),
+    kind: 'digest',
+    subject: digest.subject,
+    periodStart: digest.periodStart.toISOString(),
+    periodEnd: digest.periodEnd.toISOString(),
+    link,
+    digest: digest.data,
+  });
 }

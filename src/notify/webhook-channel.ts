@@ -3,6 +3,9 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Channel, Delivery } from '../policy/alerts.js';
 import { renderWebhookBody } from './render-alert.js';
+import type { RenderContext } from './render-alert.js';
+import { renderDigestWebhookBody } from './render-digest.js';
+import type { StoredDigest } from './render-digest.js';
 import { redactUrl } from '../lib/redact.js';
 
 export interface WebhookChannelOptions {
@@ -11,6 +14,10 @@ export interface WebhookChannelOptions {
   secretFor(url: string): string | undefined;
   readonly userAgent: string;
   readonly timeoutMs: number;
+  /** A recorded digest; undefined if there is no such digest. */
+  loadDigest(id: number): Promise<StoredDigest | undefined>;
+  /** Where the web UI is and the time zone, when an alert is sent. */
+  context(): RenderContext;
 }
 
 /** The signature header: HMAC-SHA256 of the exact body with the webhook's secret. */
@@ -19,7 +26,7 @@ export function signBody(body: string, secret: string): string {
 }
 
 /**
- * POSTs alerts as JSON (or a Slack `text`). Headers: X-Robowatch-Delivery (the same on
+ * POSTs alerts and digests as JSON (or a Slack `text`). Headers: X-Robowatch-Delivery (the same on
  * every attempt: receivers can drop a repeat), X-Robowatch-Signature when a secret is set.
  * Anything but a 2xx is a failure, retried later.
  */
@@ -27,13 +34,19 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
   return {
     async send(delivery: Delivery): Promise<void> {
       const { payload } = delivery;
-      if (payload.kind !== 'alert') throw new Error('webhooks carry alerts only');
-      const body = renderWebhookBody(
-        payload.site,
-        payload.events,
-        payload.format ?? 'json',
-        delivery,
-      );
+      let body: string;
+      if (payload.kind === 'alert')
+        body = renderWebhookBody(payload, payload.format ?? 'json', delivery, options.context());
+      else {
+        const digest = await options.loadDigest(payload.digestId);
+        if (digest === undefined) throw new Error(`digest ${payload.digestId} is not in the store`);
+        body = renderDigestWebhookBody(
+          digest,
+          payload.format ?? 'json',
+          delivery,
+          options.context(),
+        );
+      }
       const secret = options.secretFor(delivery.destination);
       // A deadline cleared when the request ends, so that nothing aborts it afterwards.
       const deadline = new AbortController();

@@ -1,69 +1,79 @@
 /**
- * Alerts: which change events go where (DESIGN.md: "alert"). Pure: takes the events of
- * one check and a site's targets, returns what to send.
+ * Alerts (DESIGN.md: "alert"): which changes go where. Pure: takes the events and causes
+ * of one check and a site's targets, returns what to send.
  */
+import { causeAlerts, DEFAULT_ALERT_TOPICS } from './cause-model.js';
+import type { AlertTopic, ChangeCause } from './cause-model.js';
 import type { ChangeEvent, ChangeEventType } from './events.js';
 
-/** The events that alert when the configuration does not say. */
-export const DEFAULT_ALERT_EVENTS: readonly ChangeEventType[] = [
-  'newly_disallowed',
-  'fetch_status_changed',
-];
+/** The topics that alert when the configuration does not say. */
+export const DEFAULT_ALERT_EVENTS: readonly AlertTopic[] = DEFAULT_ALERT_TOPICS;
 
 export interface WebhookTarget {
   readonly url: string;
   /** Signs each delivery with HMAC-SHA256 when set. */
   readonly secret: string | undefined;
-  /** `json`: the events as they are; `slack`: a readable `text` (Slack, Mattermost, …). */
+  /** `json`: the causes and events as they are; `slack`: a readable `text` (Slack, Mattermost, …). */
   readonly format: 'json' | 'slack';
 }
 
-/** Where a site's alerts go, and which events alert. */
+/** Where a site's alerts go, and which changes alert (`notify.events`). */
 export interface AlertTargets {
   readonly email: readonly string[];
   readonly webhooks: readonly WebhookTarget[];
-  readonly events: readonly ChangeEventType[];
+  readonly events: readonly AlertTopic[];
 }
 
-/** One notification to queue: a site's alerting events of one check, for one channel. */
-export type AlertDraft =
-  | {
-      readonly channel: 'email';
-      readonly to: readonly string[];
-      readonly site: string;
-      readonly events: readonly ChangeEvent[];
-    }
-  | {
-      readonly channel: 'webhook';
-      readonly url: string;
-      readonly format: WebhookTarget['format'];
-      readonly site: string;
-      readonly events: readonly ChangeEvent[];
-    };
+/** A cause as an alert carries it: whether it is one of the changes that alert. */
+export type AlertCause = ChangeCause & { readonly alerts: boolean };
+
+/** What one alert says: the site's changes of one check. */
+export interface AlertContent {
+  readonly site: string;
+  /** The change events of the alerting types (the machine interface, as today). */
+  readonly events: readonly ChangeEvent[];
+  /** Every cause of the check, most severe first, each marked whether it alerts. */
+  readonly causes: readonly AlertCause[];
+  /** The crawlers watched on the site, for saying crawler lists ("every crawler but …"). */
+  readonly agents: readonly string[];
+}
+
+/** One notification to queue: a site's alert of one check, for one channel. */
+export type AlertDraft = AlertContent &
+  (
+    | { readonly channel: 'email'; readonly to: readonly string[] }
+    | {
+        readonly channel: 'webhook';
+        readonly url: string;
+        readonly format: WebhookTarget['format'];
+      }
+  );
 
 /**
- * Routes the events of one check of one site: the types the site alerts on, in one email
- * to all its recipients and one POST per webhook, or nothing if no event alerts.
+ * Routes the changes of one check of one site: when one of its causes falls under the
+ * site's topics, one email to all its recipients and one POST per webhook; else nothing.
  */
 export function routeAlerts(
   site: string,
   events: readonly ChangeEvent[],
+  causes: readonly ChangeCause[],
   targets: AlertTargets,
+  agents: readonly string[],
 ): AlertDraft[] {
-  const alerting = rankEvents(events.filter((e) => targets.events.includes(e.type)));
-  if (alerting.length === 0) return [];
+  const marked = causes.map((cause) => ({ ...cause, alerts: causeAlerts(cause, targets.events) }));
+  if (!marked.some((c) => c.alerts)) return [];
+  const content: AlertContent = {
+    site,
+    events: rankEvents(
+      events.filter((e) => (targets.events as readonly string[]).includes(e.type)),
+    ),
+    causes: marked,
+    agents,
+  };
   const drafts: AlertDraft[] = [];
-  if (targets.email.length > 0)
-    drafts.push({ channel: 'email', to: targets.email, site, events: alerting });
-  for (const webhook of targets.webhooks) {
-    drafts.push({
-      channel: 'webhook',
-      url: webhook.url,
-      format: webhook.format,
-      site,
-      events: alerting,
-    });
-  }
+  if (targets.email.length > 0) drafts.push({ ...content, channel: 'email', to: targets.email });
+  for (const webhook of targets.webhooks)
+    drafts.push({ ...content, channel: 'webhook', url: webhook.url, format: webhook.format });
   return drafts;
 }
 
@@ -95,15 +105,34 @@ export function rankEvents(events: readonly ChangeEvent[]): ChangeEvent[] {
     .map(({ event }) => event);
 }
 
+export type { ChangeEventType };
+
 /** What a queued notification asks to send. */
-export type OutboxPayload =
-  | {
-      readonly kind: 'alert';
-      readonly site: string;
-      readonly events: readonly ChangeEvent[];
-      readonly format?: WebhookTarget['format'];
-    }
-  | { readonly kind: 'digest'; readonly digestId: number };
+export type OutboxPayload = AlertPayload | DigestPayload;
+
+/**
+ * An alert as queued: its content, where it points in the web UI, and when it was seen.
+ * Rows queued by an older robowatch have only `site` and `events`.
+ */
+export interface AlertPayload extends Partial<Omit<AlertContent, 'site' | 'events'>> {
+  readonly kind: 'alert';
+  readonly site: string;
+  readonly events: readonly ChangeEvent[];
+  readonly format?: WebhookTarget['format'];
+  readonly siteId?: number;
+  readonly snapshotId?: number;
+  /** The snapshot compared with, for the link to the diff. */
+  readonly previousId?: number | null;
+  /** When the check that saw the change ran (ISO 8601). */
+  readonly checkedAt?: string;
+}
+
+/** A digest as queued: the recorded digest to send (and, for webhooks, in what form). */
+export interface DigestPayload {
+  readonly kind: 'digest';
+  readonly digestId: number;
+  readonly format?: WebhookTarget['format'];
+}
 
 /** A queued notification, as a channel sends it. */
 export interface Delivery {

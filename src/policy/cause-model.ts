@@ -60,10 +60,11 @@ export interface StatusCause {
   /** Whether crawlers do anything different: false for 404 → 410 or 500 → 503. */
   readonly effectChanged: boolean;
   /**
-   * On a return to ok: when the incident began (the first state that was not ok after
-   * one that was); null when unknown, or when the site was never ok before.
+   * On a return to ok: when the incident began (ISO 8601; the first state that was not ok
+   * after one that was); null when unknown, or when the site was never ok before. Causes
+   * are stored and sent as JSON, so their instants are strings.
    */
-  readonly incidentSince: Date | null;
+  readonly incidentSince: string | null;
   /** The Disallow rules of the last good file (what a 404 sets aside). */
   readonly disallowRules: number;
   /** On a return to ok: what the answer is (an HTML page is not robots.txt). */
@@ -85,8 +86,8 @@ export interface FileCause {
   /** null: no file was served before. */
   readonly before: FileCondition | null;
   readonly after: FileCondition;
-  /** On a return to a robots.txt file: when the run of bad files began. */
-  readonly since: Date | null;
+  /** On a return to a robots.txt file: when the run of bad files began (ISO 8601). */
+  readonly since: string | null;
   /** What the fetcher dropped past 500 KiB, for `cut`. */
   readonly cut: BodyCut | null;
   /** The Disallow rules of the previous file (what an HTML page sets aside). */

@@ -383,7 +383,8 @@ class Explanation {
         after: a,
         profile,
         effectChanged: this.#effectChanged(),
-        incidentSince: a.access === 'ok' && b.access !== 'ok' ? (since?.access ?? null) : null,
+        incidentSince:
+          a.access === 'ok' && b.access !== 'ok' ? (since?.access?.toISOString() ?? null) : null,
         disallowRules: this.#disallowRules(after.lastGood?.body ?? before.lastGood?.body ?? null),
         file: a.access === 'ok' ? this.#conditions.after : null,
         pairs: [],
@@ -418,7 +419,7 @@ class Explanation {
         type: 'file_condition' as const,
         before: this.#conditions.before,
         after: condition,
-        since: back ? (since?.file ?? null) : null,
+        since: back ? (since?.file?.toISOString() ?? null) : null,
         cut: condition === 'cut' ? (after.lastGood?.cut ?? null) : null,
         disallowRules: this.#disallowRules(before.lastGood?.body ?? null),
         rules: this.#ruleCount(after.lastGood!.body),

@@ -5,9 +5,12 @@
 import { compileAgent } from '../robots/index.js';
 import type { Profile } from '../robots/index.js';
 import type { Access, FetchOutcome } from './access.js';
-import { rankEvents } from './alerts.js';
+import type { ChangeCause } from './cause-model.js';
 import { isAiCrawler } from './crawlers.js';
-import type { ChangeEvent, FetchStatus } from './events.js';
+import { fetchStatusOf } from './events.js';
+import type { FetchStatus } from './events.js';
+import { isRobotsFile } from './file-condition.js';
+import type { FileCondition } from './file-condition.js';
 import { ParseCache, siteAccess } from './verdicts.js';
 import type { WatchedAgent, WatchVerdict } from './verdicts.js';
 
@@ -16,13 +19,35 @@ export interface DigestPeriod {
   readonly end: Date;
 }
 
+/** A new state of a site in the period: when, and its causes. */
+export interface DigestChange {
+  readonly at: Date;
+  readonly snapshotId: number;
+  readonly previousId: number | null;
+  /** Its causes; null for a state recorded before robowatch explained changes. */
+  readonly causes: readonly ChangeCause[] | null;
+  /** How many change events it brought (what a state without causes can say). */
+  readonly events: number;
+}
+
+/** Where a site stands at the end of the period. */
+export interface DigestNow {
+  readonly fetch: FetchOutcome;
+  readonly stale: boolean;
+  /** When this state was first seen. */
+  readonly since: Date;
+  /** What its file is, when it has one (the last good copy's, through an outage). */
+  readonly fileCondition: FileCondition | null;
+}
+
 /** What the store recorded of one site, for one period. */
 export interface DigestSiteInput {
+  readonly siteId: number;
   readonly origin: string;
   readonly profile: Profile;
   readonly agents: readonly WatchedAgent[];
-  /** Change events in the period, oldest first. */
-  readonly events: readonly { readonly at: Date; readonly event: ChangeEvent }[];
+  /** Its new states in the period, oldest first. */
+  readonly changes: readonly DigestChange[];
   /** Every check in the period, oldest first, with what it saw. */
   readonly checks: readonly {
     readonly at: Date;
@@ -33,6 +58,8 @@ export interface DigestSiteInput {
   readonly verdicts: readonly WatchVerdict[];
   /** The file that applies now (the last good copy), if there is one. */
   readonly body: Uint8Array | null;
+  /** Its current state; null before its first check. */
+  readonly now: DigestNow | null;
 }
 
 /** A run of checks that did not find robots.txt ok. */
@@ -52,10 +79,35 @@ export interface AiStanding {
   readonly underStar: boolean | null;
 }
 
+/** Why a site is at the top of the digest. */
+export type Attention =
+  /** robots.txt is unreachable now: Google crawls nothing. */
+  | { readonly kind: 'down'; readonly status: FetchStatus; readonly since: Date }
+  /** robots.txt is gone (4xx): every URL is crawlable. */
+  | { readonly kind: 'gone'; readonly status: FetchStatus; readonly since: Date }
+  /** What it serves is not robots.txt (an HTML page, UTF-16, binary data). */
+  | { readonly kind: 'not-robots'; readonly condition: FileCondition; readonly since: Date }
+  /** The file is past 500 KiB: the rest is ignored. */
+  | { readonly kind: 'cut'; readonly since: Date }
+  /** Watched pages were newly disallowed in the period; `cause` did most of it. */
+  | {
+      readonly kind: 'blocks';
+      readonly pairs: number;
+      readonly cause: ChangeCause;
+      readonly snapshotId: number;
+      readonly previousId: number | null;
+      /** When that cause's change was seen. */
+      readonly since: Date;
+    };
+
 export interface DigestSite {
+  readonly siteId: number;
   readonly origin: string;
-  /** The period's changes, most important first. */
-  readonly changes: readonly { readonly at: Date; readonly event: ChangeEvent }[];
+  readonly profile: Profile;
+  /** The watched crawlers (for saying crawler lists). */
+  readonly agents: readonly string[];
+  /** The period's new states with their causes, oldest first. */
+  readonly changes: readonly DigestChange[];
   /** Watched URLs disallowed now, per agent (agents with none left out). */
   readonly disallowed: readonly { readonly agent: string; readonly urls: readonly string[] }[];
   readonly health: {
@@ -65,6 +117,10 @@ export interface DigestSite {
     readonly incidents: readonly Incident[];
   };
   readonly ai: readonly AiStanding[];
+  /** What needs attention, most urgent first. */
+  readonly attention: readonly Attention[];
+  /** Nothing changed, nothing failed, nothing needs attention. */
+  readonly clear: boolean;
 }
 
 export interface Digest {
@@ -81,17 +137,10 @@ export function buildDigest(
   inputs: readonly DigestSiteInput[],
 ): Digest {
   const sites = inputs.map(summariseSite);
-  return {
-    recipient,
-    period,
-    sites,
-    allClear: sites.every((s) => s.changes.length === 0 && s.health.incidents.length === 0),
-  };
+  return { recipient, period, sites, allClear: sites.every((s) => s.clear) };
 }
 
 function summariseSite(input: DigestSiteInput): DigestSite {
-  const ranked = rankEvents(input.events.map((e) => e.event));
-  const at = new Map(input.events.map((e) => [e.event, e.at]));
   const byAgent = new Map<string, string[]>();
   for (const v of input.verdicts) {
     if (!v.allowed) byAgent.set(v.agent, [...(byAgent.get(v.agent) ?? []), v.url]);
@@ -111,13 +160,56 @@ function summariseSite(input: DigestSiteInput): DigestSite {
         underStar: source === null ? null : source !== 'specific',
       };
     });
+  const siteHealth = health(input);
+  const attention = attentionOf(input);
   return {
+    siteId: input.siteId,
     origin: input.origin,
-    changes: ranked.map((event) => ({ at: at.get(event)!, event })),
+    profile: input.profile,
+    agents: input.agents.map((a) => a.token),
+    changes: input.changes,
     disallowed: [...byAgent].map(([agent, urls]) => ({ agent, urls })),
-    health: health(input),
+    health: siteHealth,
     ai,
+    attention,
+    clear:
+      input.changes.length === 0 && siteHealth.incidents.length === 0 && attention.length === 0,
   };
+}
+
+/** What needs attention: the state now (down, gone, not robots.txt, cut), then new blocks. */
+function attentionOf(input: DigestSiteInput): Attention[] {
+  const out: Attention[] = [];
+  const now = input.now;
+  if (now !== null) {
+    const status = fetchStatusOf(now.fetch, input.profile, now.stale);
+    if (status.access === 'unreachable') out.push({ kind: 'down', status, since: now.since });
+    else if (status.access === 'unavailable') out.push({ kind: 'gone', status, since: now.since });
+    const condition = now.fileCondition;
+    if (status.access === 'ok' && condition !== null && !isRobotsFile(condition))
+      out.push({ kind: 'not-robots', condition, since: now.since });
+    if (condition === 'cut') out.push({ kind: 'cut', since: now.since });
+  }
+  let worst: { cause: ChangeCause; change: DigestChange; pairs: number } | undefined;
+  let blocked = 0;
+  for (const change of input.changes) {
+    for (const cause of change.causes ?? []) {
+      const pairs = cause.pairs.filter((p) => p.flipped && !p.allowed).length;
+      if (pairs === 0 || cause.type === 'fetch_status') continue; // said as "down" already
+      blocked += pairs;
+      if (worst === undefined || pairs > worst.pairs) worst = { cause, change, pairs };
+    }
+  }
+  if (worst !== undefined)
+    out.push({
+      kind: 'blocks',
+      pairs: blocked,
+      cause: worst.cause,
+      snapshotId: worst.change.snapshotId,
+      previousId: worst.change.previousId,
+      since: worst.change.at,
+    });
+  return out;
 }
 
 function health(input: DigestSiteInput): DigestSite['health'] {

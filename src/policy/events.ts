@@ -49,12 +49,17 @@ export type ChangeEvent =
       readonly site: string;
       readonly added: readonly EffectiveRule[];
       readonly removed: readonly EffectiveRule[];
+      /** Set where a bounded message lists only the first rules (see boundEvents). */
+      readonly addedTotal?: number;
+      readonly removedTotal?: number;
     }
   | {
       readonly type: 'sitemaps_changed';
       readonly site: string;
       readonly added: readonly string[];
       readonly removed: readonly string[];
+      readonly addedTotal?: number;
+      readonly removedTotal?: number;
     };
 
 export type ChangeEventType = ChangeEvent['type'];
@@ -181,4 +186,27 @@ function difference(a: readonly KeyedRule[], b: readonly KeyedRule[]): KeyedRule
 
 function plain({ agent, directive, pattern, line }: KeyedRule): EffectiveRule {
   return { agent, directive, pattern, line };
+}
+
+/** Past this many rules (or sitemaps) in one event, the rest are counted, not listed. */
+export const MAX_LISTED_IN_EVENT = 500;
+
+/**
+ * Events as machines receive them in bounded messages (webhooks, the API): an event
+ * listing thousands of rules keeps the first 500 of each list, and says how many there
+ * were in `addedTotal` / `removedTotal`. Events with short lists are unchanged.
+ */
+export function boundEvents(events: readonly ChangeEvent[]): ChangeEvent[] {
+  return events.map((event) => {
+    if (event.type !== 'rules_changed' && event.type !== 'sitemaps_changed') return event;
+    const { added, removed } = event;
+    if (added.length <= MAX_LISTED_IN_EVENT && removed.length <= MAX_LISTED_IN_EVENT) return event;
+    return {
+      ...event,
+      added: added.slice(0, MAX_LISTED_IN_EVENT),
+      removed: removed.slice(0, MAX_LISTED_IN_EVENT),
+      addedTotal: added.length,
+      removedTotal: removed.length,
+    } as typeof event;
+  });
 }

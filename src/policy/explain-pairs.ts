@@ -28,28 +28,26 @@ export function groupName(group: GroupLabel): string {
 }
 
 /**
- * A set of crawlers in a few words: all the readers of a group, every watched crawler,
- * every one but a few, a short list, or a count with the first names.
+ * A set of crawlers in a few words: up to three by name; else all the readers of a
+ * group, every watched crawler, every one but a few, or a count with the first names.
  */
 export function describeCrawlers(set: readonly string[], context: CrawlerContext): string {
   const names = context.agents.filter((a) => set.includes(a));
   for (const a of set) if (!names.includes(a)) names.push(a);
   const n = names.length;
+  if (n <= 3) return listNames(names);
   const readers = context.readers;
   if (
     readers !== undefined &&
-    n >= 2 &&
     n === readers.agents.length &&
     readers.agents.every((a) => set.includes(a))
   )
     return `all ${n} crawlers that read ${groupName(readers.group)}`;
   const all = context.agents;
-  if (n === all.length && all.every((a) => set.includes(a)))
-    return n === 1 ? names[0]! : `all ${n} watched crawlers`;
+  if (n === all.length && all.every((a) => set.includes(a))) return `all ${n} watched crawlers`;
   const missing = all.filter((a) => !set.includes(a));
-  if (n >= 4 && missing.length <= 3 && missing.length < n)
-    return `every crawler but ${listNames(missing)}`;
-  if (n <= 4) return listNames(names);
+  if (missing.length <= 3) return `every crawler but ${listNames(missing)}`;
+  if (n === 4) return listNames(names);
   return `${n} crawlers (${names.slice(0, 3).join(', ')}, …)`;
 }
 

@@ -116,7 +116,7 @@ export function crawlEffect(status: FetchStatus, profile: Profile, disallowRules
     const rules =
       disallowRules === 0
         ? ''
-        : `; the file's ${count(disallowRules, 'Disallow rule')} no longer apply`;
+        : `; the file's ${count(disallowRules, 'Disallow rule')} no longer ${disallowRules === 1 ? 'applies' : 'apply'}`;
     return `${like === 'Every' ? '' : `${readers(profile)} treats a redirect loop like a 404: `}${like} URL is crawlable${rules}.`;
   }
   if (classification === 'defer')
@@ -151,7 +151,7 @@ function statusTexts(cause: StatusCause, at: Date): { title: string; consequence
     const title =
       cause.incidentSince === null
         ? `robots.txt ${answers(after)} (it ${wasStatus(before)})`
-        : `robots.txt ${answers(after)} again after ${formatDuration(at.getTime() - cause.incidentSince.getTime())} of ${statusWord(before)}`;
+        : `robots.txt ${answers(after)} again after ${formatDuration(at.getTime() - Date.parse(cause.incidentSince))} of ${statusWord(before)}`;
     const consequence =
       cause.file !== null && cause.file !== 'robots' && cause.file !== 'cut'
         ? `But what it serves is ${CONDITION[cause.file]}, not robots.txt (see below).`
@@ -179,7 +179,7 @@ function fileTexts(cause: FileCause, at: Date): { title: string; consequence: st
   const lost =
     cause.disallowRules === 0
       ? ''
-      : `; the previous file's ${count(cause.disallowRules, 'Disallow rule')} no longer apply`;
+      : `; the previous file's ${count(cause.disallowRules, 'Disallow rule')} no longer ${cause.disallowRules === 1 ? 'applies' : 'apply'}`;
   if (after === 'html' || after === 'utf16' || after === 'binary') {
     const why =
       after === 'html'
@@ -204,7 +204,7 @@ function fileTexts(cause: FileCause, at: Date): { title: string; consequence: st
     };
   }
   const lasted =
-    cause.since === null ? '' : ` for ${formatDuration(at.getTime() - cause.since.getTime())}`;
+    cause.since === null ? '' : ` for ${formatDuration(at.getTime() - Date.parse(cause.since))}`;
   if (before === 'cut')
     return {
       title: 'robots.txt is under 500 KiB again',
@@ -212,8 +212,13 @@ function fileTexts(cause: FileCause, at: Date): { title: string; consequence: st
     };
   return {
     title: `robots.txt is a robots.txt file again (it was ${before === null ? 'not' : CONDITION[before]}${lasted})`,
-    consequence: `Its ${count(cause.rules, 'rule')} apply again.`,
+    consequence: `Its ${count(cause.rules, 'rule')} ${cause.rules === 1 ? 'applies' : 'apply'} again.`,
   };
+}
+
+/** Text cut to `max` characters with an ellipsis: long patterns in one-line headlines. */
+export function elide(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** "Disallow: /pricing". */
@@ -320,14 +325,25 @@ export function explainCause(cause: ChangeCause, context: ExplainContext, limit 
       ].filter(Boolean);
       const total = cause.added + cause.edited + cause.removed;
       const shown = cause.sample.length;
+      const only = total === 1 ? cause.sample[0] : undefined;
+      const title =
+        only !== undefined
+          ? ruleTitle({
+              ...cause,
+              type: 'rule',
+              change: only.change,
+              rule: only.rule,
+              previous: only.previous,
+            })
+          : `${parts.join(', ')} in ${groupName(cause.group)} (line ${cause.group.line})${shown < total ? ` (first ${shown} shown)` : ''}`;
       return {
         ...base,
-        title: `${parts.join(', ')} in ${groupName(cause.group)} (line ${cause.group.line})${shown < total ? ` (first ${shown} shown)` : ''}`,
+        title,
         consequence:
           cause.readers.length === 0
             ? 'No watched crawler reads this group.'
             : `No watched page changes for ${describeCrawlers(cause.readers, { agents: context.agents })}.`,
-        details: cause.sample.map((s) =>
+        details: (only !== undefined ? [] : cause.sample).map((s) =>
           s.change === 'edited'
             ? `~ line ${s.rule.line}: ${ruleString(s.previous!)} → ${ruleString(s.rule)}`
             : `${s.change === 'added' ? '+' : '−'} ${ruleString(s.rule)} (line ${s.rule.line})`,
@@ -417,16 +433,21 @@ export function causeHeadline(cause: ChangeCause, context: ExplainContext): stri
     case 'group': {
       const [line] = collapsePairs(cause.pairs.filter((p) => p.flipped));
       if (line === undefined) return explainCause(cause, context, 0).title;
+      const rule = elide(
+        ruleString(cause.type === 'rule' ? cause.rule : { directive: 'allow', pattern: '' }),
+        60,
+      );
       const what =
         cause.type === 'rule'
           ? cause.change === 'removed'
-            ? `${ruleString(cause.rule)} removed, line ${cause.rule.line}`
-            : `${ruleString(cause.rule)}, line ${cause.rule.line}`
+            ? `${rule} removed, line ${cause.rule.line}`
+            : `${rule}, line ${cause.rule.line}`
           : `${cause.change === 'removed' ? 'removed' : 'new'} ${groupName(cause.group).replace(/^the /, '')}, line ${cause.group.line}`;
+      const first = elide(shortUrl(line.urls[0]!), 60);
       const urls =
         line.urls.length === 1
-          ? `${shortUrl(line.urls[0]!)} is`
-          : `${shortUrl(line.urls[0]!)} and ${line.urls.length - 1} more URL${line.urls.length === 2 ? '' : 's'} are`;
+          ? `${first} is`
+          : `${first} and ${line.urls.length - 1} more URL${line.urls.length === 2 ? '' : 's'} are`;
       const who =
         line.agents.length <= 2 ? listNames(line.agents) : `${line.agents.length} crawlers`;
       return `${urls} now ${line.allowed ? 'allowed' : 'disallowed'} for ${who} (${what})`;

@@ -85,3 +85,33 @@ export function headline(event: ChangeEvent): string {
       return `sitemaps changed (${event.added.length} added, ${event.removed.length} removed)`;
   }
 }
+
+/**
+ * "2026-11-23 03:12 UTC", or in another time zone "2026-11-23 04:12 (Europe/Paris)": an
+ * instant as a person there reads it.
+ */
+export function formatInstant(date: Date, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(date);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  const text = `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+  return timeZone === 'UTC' || timeZone === 'Etc/UTC' ? `${text} UTC` : `${text} (${timeZone})`;
+}
+
+/** "2026-11-23" in a time zone. */
+export function formatDay(date: Date, timeZone: string): string {
+  return formatInstant(date, timeZone).slice(0, 10);
+}
+
+/** One line of plain text: control characters (CR and LF included) become spaces. */
+export function oneLineText(text: string): string {
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+}

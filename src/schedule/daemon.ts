@@ -32,6 +32,8 @@ export interface DaemonDeps {
   onChecked?(outcome: CheckOutcome): void;
 }
 
+/** Up to this many sites, the plan's log line lists each one's due time. */
+const PLAN_LOGGED = 50;
 /** The longest the check loop waits before looking again. */
 const MAX_IDLE_MS = 30_000;
 const DELIVERY_POLL_MS = 2_000;
@@ -80,8 +82,10 @@ export class Daemon {
     const byOrigin = new Map(config.sites.map((s) => [s.origin, s]));
     this.#sites = new Map(stored.map((s) => [s.id, byOrigin.get(s.origin)!]));
     // Plan the current periods now: a process starting mid-period should not wait for
-    // the next fire. Planning is idempotent, so every process may do it.
-    await this.#plan([...this.#sites.keys()]);
+    // the next fire, and a site never checked gets its baseline within a minute, whatever
+    // its schedule. Planning is idempotent, so every process may do it.
+    const never = new Set(stored.filter((s) => s.current === null).map((s) => s.id));
+    await this.#plan([...this.#sites.keys()], never);
 
     const bySchedule = new Map<string, number[]>();
     for (const [id, site] of this.#sites)
@@ -167,15 +171,43 @@ export class Daemon {
     }
   }
 
-  async #plan(siteIds: readonly number[]): Promise<void> {
-    const sites = siteIds.map((id) => ({ id, config: this.#sites.get(id)! }));
-    await planChecks(
+  async #plan(
+    siteIds: readonly number[],
+    baseline: ReadonlySet<number> = new Set(),
+  ): Promise<void> {
+    const sites = siteIds.map((id) => ({
+      id,
+      config: this.#sites.get(id)!,
+      baseline: baseline.has(id),
+    }));
+    const plan = await planChecks(
       this.#deps.runs,
       sites,
       this.#deps.config.schedule.timezone,
       this.#deps.check.now(),
     );
-    this.#deps.logger.info({ sites: sites.length }, 'checks planned');
+    // The plan, as an operator reads it: when checks start and end, and which sites get
+    // their first check now (each site's due time for small configurations).
+    const due = plan.map((r) => r.dueAt.getTime());
+    this.#deps.logger.info(
+      {
+        sites: plan.length,
+        baseline: baseline.size,
+        firstDueAt: due.length ? new Date(Math.min(...due)) : null,
+        lastDueAt: due.length ? new Date(Math.max(...due)) : null,
+        periodEnd: plan[0]?.periodEnd ?? null,
+        ...(plan.length <= PLAN_LOGGED
+          ? {
+              plan: plan.map((r) => ({
+                site: this.#sites.get(r.siteId)!.origin,
+                dueAt: r.dueAt,
+                ...(baseline.has(r.siteId) ? { first: true } : {}),
+              })),
+            }
+          : {}),
+      },
+      'checks planned',
+    );
     this.#wakeChecker.abort(); // new runs may be due before the check loop would look again
   }
 

@@ -40,6 +40,17 @@ export class DatabaseError extends Error {
   override readonly name = 'DatabaseError';
 }
 
+/** The embedded database is held by another running process (`pid`). */
+export class DatabaseInUseError extends DatabaseError {
+  constructor(
+    message: string,
+    readonly pid: number,
+    readonly dataDir: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface OpenOptions {
   /** postgres:// URL; undefined opens the embedded database under `dataDir`. */
   readonly url: string | undefined;
@@ -145,9 +156,11 @@ function lockDirectory(dataDir: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const owner = Number(readFileSync(path, 'utf8').trim());
       if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isRunning(owner)) {
-        throw new DatabaseError(
+        throw new DatabaseInUseError(
           `the embedded database in ${dataDir} is in use by process ${owner}; ` +
             'stop it first, or set DATABASE_URL to a PostgreSQL database to run several processes',
+          owner,
+          dataDir,
         );
       }
       rmSync(path, { force: true }); // stale lock

@@ -1,19 +1,25 @@
-import { and, asc, desc, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
-import { insertDigestEmail } from './outbox.js';
-import { bodies, changeEvents, checks, digests, sites, snapshots } from './schema.js';
+import { insertDigestDelivery } from './outbox.js';
+import { bodies, checks, digests, sites, snapshots } from './schema.js';
 import { loadVerdicts } from './snapshots.js';
-import type { DigestRecord, SitePeriod } from '../monitor/records.js';
+import type {
+  DigestDelivery,
+  DigestRecord,
+  RecordedDigest,
+  SitePeriod,
+} from '../monitor/records.js';
 
 /**
- * Records a digest and queues its email, in one transaction; returns its id, or null if
- * this recipient's digest of this period was recorded already (it is never sent twice).
+ * Records a digest and queues its delivery, in one transaction; returns its id, or null
+ * if this recipient's digest of this period was recorded already (it is never sent twice).
  */
 export async function recordDigest(
   db: Database,
-  digest: DigestRecord,
+  digest: RecordedDigest,
+  delivery: DigestDelivery,
   now: Date,
 ): Promise<number | null> {
   return db.transaction(async (tx) => {
@@ -23,13 +29,16 @@ export async function recordDigest(
       .onConflictDoNothing({ target: [digests.recipient, digests.periodStart] })
       .returning({ id: digests.id });
     if (row === undefined) return null;
-    await insertDigestEmail(tx, row.id, digest.recipient, now);
+    await insertDigestDelivery(tx, row.id, delivery, now);
     return row.id;
   });
 }
 
 /** A recorded digest, or undefined when there is none with this id. */
-export async function loadDigest(db: Database, id: number): Promise<DigestRecord | undefined> {
+export async function loadDigest(
+  db: Database,
+  id: number,
+): Promise<(RecordedDigest & { id: number }) | undefined> {
   const [row] = await db.select().from(digests).where(eq(digests.id, id));
   return row;
 }
@@ -39,10 +48,25 @@ export async function listDigests(
   db: Database,
   limit = 100,
 ): Promise<(DigestRecord & { id: number })[]> {
-  return db.select().from(digests).orderBy(desc(digests.id)).limit(limit);
+  return db
+    .select({
+      id: digests.id,
+      recipient: digests.recipient,
+      periodStart: digests.periodStart,
+      periodEnd: digests.periodEnd,
+      subject: digests.subject,
+      text: digests.text,
+      html: digests.html,
+    })
+    .from(digests)
+    .orderBy(desc(digests.id))
+    .limit(limit);
 }
 
-/** The period's events and checks, and the current verdicts and file, of each site by id. */
+/**
+ * Each site's period: its new states with their causes (and how many events each had),
+ * every check, and its current verdicts, file and state.
+ */
 export async function loadSitePeriods(
   db: Database,
   siteIds: readonly number[],
@@ -52,17 +76,25 @@ export async function loadSitePeriods(
   const result = new Map<number, SitePeriod>();
   if (siteIds.length === 0) return result;
   const ids = [...siteIds];
-  const events = await db
-    .select({ siteId: changeEvents.siteId, at: changeEvents.createdAt, event: changeEvents.event })
-    .from(changeEvents)
+  const changed = await db
+    .select({
+      siteId: snapshots.siteId,
+      snapshotId: snapshots.id,
+      previousId: snapshots.previousId,
+      at: snapshots.firstSeenAt,
+      causes: snapshots.causes,
+      events: sql<number>`(SELECT count(*)::int FROM change_events e WHERE e.snapshot_id = ${snapshots.id})`,
+    })
+    .from(snapshots)
     .where(
       and(
-        inArray(changeEvents.siteId, ids),
-        gte(changeEvents.createdAt, start),
-        lt(changeEvents.createdAt, end),
+        inArray(snapshots.siteId, ids),
+        isNotNull(snapshots.previousId),
+        gte(snapshots.firstSeenAt, start),
+        lt(snapshots.firstSeenAt, end),
       ),
     )
-    .orderBy(asc(changeEvents.id));
+    .orderBy(asc(snapshots.id));
   const seen = await db
     .select({
       siteId: snapshots.siteId,
@@ -79,7 +111,16 @@ export async function loadSitePeriods(
     .orderBy(asc(checks.checkedAt));
   const lastGood = alias(snapshots, 'last_good');
   const current = await db
-    .select({ siteId: sites.id, snapshotId: sites.currentSnapshotId, body: bodies.content })
+    .select({
+      siteId: sites.id,
+      snapshotId: sites.currentSnapshotId,
+      status: snapshots.status,
+      error: snapshots.error,
+      stale: snapshots.stale,
+      since: snapshots.firstSeenAt,
+      condition: lastGood.fileCondition,
+      body: bodies.content,
+    })
     .from(sites)
     .leftJoin(snapshots, eq(snapshots.id, sites.currentSnapshotId))
     .leftJoin(lastGood, eq(lastGood.id, snapshots.lastGoodId))
@@ -87,13 +128,29 @@ export async function loadSitePeriods(
     .where(inArray(sites.id, ids));
   for (const row of current) {
     result.set(row.siteId, {
-      events: [],
+      changes: [],
       checks: [],
       verdicts: row.snapshotId === null ? [] : await loadVerdicts(db, row.snapshotId),
       body: row.body,
+      now:
+        row.snapshotId === null || row.since === null
+          ? null
+          : {
+              fetch: { status: row.status, error: row.error as FetchErrorKind | null },
+              stale: row.stale ?? false,
+              since: row.since,
+              fileCondition: row.condition,
+            },
     });
   }
-  for (const e of events) result.get(e.siteId)?.events.push({ at: e.at, event: e.event });
+  for (const c of changed)
+    result.get(c.siteId)?.changes.push({
+      at: c.at,
+      snapshotId: c.snapshotId,
+      previousId: c.previousId,
+      causes: c.causes,
+      events: Number(c.events),
+    });
   for (const c of seen) {
     result.get(c.siteId)?.checks.push({
       at: c.at,

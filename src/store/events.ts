@@ -1,8 +1,8 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { Database } from './db.js';
-import { changeEvents, sites } from './schema.js';
-import type { EventQuery, StoredEvent } from '../monitor/records.js';
+import { changeEvents, sites, snapshots } from './schema.js';
+import type { ChangeQuery, EventQuery, StoredChange, StoredEvent } from '../monitor/records.js';
 
 /** Change events, newest first, filtered by site, snapshot and type, a page at a time. */
 export async function listEvents(db: Database, query: EventQuery): Promise<StoredEvent[]> {
@@ -39,4 +39,52 @@ export async function countEventsBySnapshot(
     .where(eq(changeEvents.siteId, siteId))
     .groupBy(changeEvents.snapshotId);
   return new Map(rows.map((r) => [r.snapshotId, Number(r.n)]));
+}
+
+/**
+ * A site's changes (new states after its baseline), newest first, a page at a time: each
+ * with its causes, or its events when it was recorded before causes were. With `types`,
+ * only changes with a cause of one of those types.
+ */
+export async function listChanges(db: Database, query: ChangeQuery): Promise<StoredChange[]> {
+  const where: SQL[] = [
+    eq(snapshots.siteId, query.siteId),
+    isNotNull(snapshots.previousId),
+    sql`(jsonb_array_length(COALESCE(${snapshots.causes}, '[]'::jsonb)) > 0
+      OR (${snapshots.causes} IS NULL AND EXISTS
+        (SELECT 1 FROM change_events e WHERE e.snapshot_id = ${snapshots.id})))`,
+  ];
+  if (query.beforeId !== undefined) where.push(lt(snapshots.id, query.beforeId));
+  if (query.types !== undefined && query.types.length > 0)
+    where.push(
+      or(
+        ...query.types.map(
+          (type) => sql`${snapshots.causes} @> ${JSON.stringify([{ type }])}::jsonb`,
+        ),
+      )!,
+    );
+  const rows = await db
+    .select({
+      snapshotId: snapshots.id,
+      previousId: snapshots.previousId,
+      at: snapshots.firstSeenAt,
+      causes: snapshots.causes,
+    })
+    .from(snapshots)
+    .where(and(...where))
+    .orderBy(desc(snapshots.id))
+    .limit(query.limit);
+  const legacy = rows.filter((r) => r.causes === null).map((r) => r.snapshotId);
+  const events =
+    legacy.length === 0
+      ? []
+      : await db
+          .select({ snapshotId: changeEvents.snapshotId, event: changeEvents.event })
+          .from(changeEvents)
+          .where(inArray(changeEvents.snapshotId, legacy))
+          .orderBy(changeEvents.id);
+  return rows.map((r) => ({
+    ...r,
+    events: events.filter((e) => e.snapshotId === r.snapshotId).map((e) => e.event),
+  }));
 }

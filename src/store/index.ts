@@ -4,20 +4,22 @@
  */
 import type { CheckStore, ReadStore } from '../monitor/ports.js';
 import type {
+  ChangeQuery,
   CheckRow,
-  DigestRecord,
+  DigestDelivery,
   EventQuery,
   LeasedRun,
   NewSnapshot,
   PlannedRun,
+  RecordedDigest,
 } from '../monitor/records.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import type { Database } from './db.js';
 import { sql } from 'drizzle-orm';
-import { countEventsBySnapshot, listEvents } from './events.js';
+import { countEventsBySnapshot, listChanges, listEvents } from './events.js';
 import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
 import { loadDailyStates, loadOverview } from './overview.js';
-import { findSite, findSiteById, loadSites, syncSites } from './sites.js';
+import { findSite, findSiteById, loadIncidentStart, loadSites, syncSites } from './sites.js';
 import { listChecks, loadVerdictHistory } from './verdict-history.js';
 import {
   CheckWriter,
@@ -63,6 +65,8 @@ export function createCheckStore(db: Database): CheckStore {
     ) => replaceVerdicts(db, siteId, snapshotId, rows, key),
     loadVerdicts: (snapshotId: number) => loadVerdicts(db, snapshotId),
     loadBody: (sha256: string) => loadBody(db, sha256),
+    loadIncidentStart: (siteId: number, snapshotId: number) =>
+      loadIncidentStart(db, siteId, snapshotId),
   };
 }
 
@@ -104,7 +108,8 @@ export function createDaemonStore(db: Database, owner: string, leaseMs: number) 
       syncSites: (origins: readonly string[]) => syncSites(db, origins),
       loadSitePeriods: (siteIds: readonly number[], start: Date, end: Date) =>
         loadSitePeriods(db, siteIds, start, end),
-      recordDigest: (record: DigestRecord, now: Date) => recordDigest(db, record, now),
+      recordDigest: (record: RecordedDigest, delivery: DigestDelivery, now: Date) =>
+        recordDigest(db, record, delivery, now),
       loadDigest: (id: number) => loadDigest(db, id),
     },
   };
@@ -132,9 +137,12 @@ export function createWebStore(db: Database): ReadStore {
     loadVerdicts: (snapshotId: number) => loadVerdicts(db, snapshotId),
     loadBody: (sha256: string) => loadBody(db, sha256),
     listEvents: (query: EventQuery) => listEvents(db, query),
+    listChanges: (query: ChangeQuery) => listChanges(db, query),
     countEventsBySnapshot: (siteId: number) => countEventsBySnapshot(db, siteId),
     loadVerdictHistory: (siteId: number, url: string, agent: string) =>
       loadVerdictHistory(db, siteId, url, agent),
+    loadIncidentStart: (siteId: number, snapshotId: number) =>
+      loadIncidentStart(db, siteId, snapshotId),
     listChecks: (snapshotId: number, limit: number) => listChecks(db, snapshotId, limit),
     listDigests: (limit?: number) => listDigests(db, limit),
     loadDigest: (id: number) => loadDigest(db, id),

@@ -4,6 +4,7 @@ import type { AlertDraft, Delivery, OutboxPayload } from '../policy/alerts.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { outbox } from './schema.js';
+import type { DigestDelivery } from '../monitor/records.js';
 
 export type { OutboxPayload };
 export type OutboxRow = Delivery;
@@ -14,11 +15,15 @@ type Writer = Pick<Database, 'insert'>;
 export async function insertAlerts(
   tx: Writer,
   drafts: readonly AlertDraft[],
-  siteId: number,
-  snapshotId: number,
+  snapshot: {
+    readonly siteId: number;
+    readonly snapshotId: number;
+    readonly previousId: number | null;
+  },
   now: Date,
 ): Promise<void> {
   if (drafts.length === 0) return;
+  const { siteId, snapshotId, previousId } = snapshot;
   await tx.insert(outbox).values(
     drafts.map((draft) => ({
       key: randomUUID(),
@@ -28,6 +33,12 @@ export async function insertAlerts(
         kind: 'alert',
         site: draft.site,
         events: draft.events,
+        causes: draft.causes,
+        agents: draft.agents,
+        siteId,
+        snapshotId,
+        previousId,
+        checkedAt: now.toISOString(),
         ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
       } satisfies OutboxPayload,
       siteId,
@@ -38,18 +49,22 @@ export async function insertAlerts(
   );
 }
 
-/** Queues a digest email, in the caller's transaction. */
-export async function insertDigestEmail(
+/** Queues a digest's delivery (an email, or a webhook's POST), in the caller's transaction. */
+export async function insertDigestDelivery(
   tx: Writer,
   digestId: number,
-  recipient: string,
+  delivery: DigestDelivery,
   now: Date,
 ): Promise<void> {
   await tx.insert(outbox).values({
     key: randomUUID(),
-    channel: 'email',
-    destination: recipient,
-    payload: { kind: 'digest', digestId } satisfies OutboxPayload,
+    channel: delivery.channel,
+    destination: delivery.channel === 'email' ? delivery.to : delivery.url,
+    payload: {
+      kind: 'digest',
+      digestId,
+      ...(delivery.channel === 'webhook' ? { format: delivery.format } : {}),
+    } satisfies OutboxPayload,
     createdAt: now,
     nextAttemptAt: now,
   });

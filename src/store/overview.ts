@@ -4,11 +4,13 @@ import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { DayStates } from '../policy/history.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
-import type { SiteOverview } from '../monitor/records.js';
+import type { SiteOverview, StoredChange } from '../monitor/records.js';
+import type { ChangeCause } from '../policy/cause-model.js';
+import type { FileCondition } from '../policy/file-condition.js';
 
 const ids = (values: readonly number[]) => sql`${sql.param([...values])}::int[]`;
 
-/** The overview of these sites: current state, last change, disallowed counts. */
+/** The overview of these sites: current state, last change, disallowed counts, next check. */
 export async function loadOverview(
   db: Database,
   siteIds: readonly number[],
@@ -22,24 +24,45 @@ export async function loadOverview(
     error: string | null;
     stale: boolean | null;
     last_seen: string | Date | null;
+    file_condition: string | null;
+    next_due: string | Date | null;
   }>(
     db,
     sql`SELECT s.id, s.origin, n.id AS snapshot_id, n.status, n.error, n.stale,
-        (SELECT max(c.checked_at) FROM checks c WHERE c.snapshot_id = n.id) AS last_seen
+        (SELECT max(c.checked_at) FROM checks c WHERE c.snapshot_id = n.id) AS last_seen,
+        g.file_condition,
+        (SELECT min(r.due_at) FROM site_runs r WHERE r.site_id = s.id AND r.done_at IS NULL) AS next_due
       FROM sites s LEFT JOIN snapshots n ON n.id = s.current_snapshot_id
+        LEFT JOIN snapshots g ON g.id = n.last_good_id
       WHERE s.id = ANY(${ids(siteIds)})`,
   );
+  // Each site's latest change: its last snapshot after the baseline that has causes (or,
+  // recorded before causes were, change events).
   const changes = await queryRows<{
     site_id: number;
-    created_at: string | Date;
-    event: ChangeEvent;
+    snapshot_id: number | string;
+    previous_id: number | string | null;
+    first_seen_at: string | Date;
+    causes: ChangeCause[] | null;
   }>(
     db,
-    sql`SELECT site_id, created_at, event FROM change_events
-      WHERE snapshot_id IN (SELECT max(snapshot_id) FROM change_events
-        WHERE site_id = ANY(${ids(siteIds)}) GROUP BY site_id)
-      ORDER BY id`,
+    sql`SELECT DISTINCT ON (n.site_id) n.site_id, n.id AS snapshot_id, n.previous_id,
+        n.first_seen_at, n.causes
+      FROM snapshots n
+      WHERE n.site_id = ANY(${ids(siteIds)}) AND n.previous_id IS NOT NULL
+        AND (jsonb_array_length(COALESCE(n.causes, '[]'::jsonb)) > 0
+          OR (n.causes IS NULL AND EXISTS (SELECT 1 FROM change_events e WHERE e.snapshot_id = n.id)))
+      ORDER BY n.site_id, n.id DESC`,
   );
+  const legacy = changes.filter((c) => c.causes === null).map((c) => Number(c.snapshot_id));
+  const events =
+    legacy.length === 0
+      ? []
+      : await queryRows<{ snapshot_id: number | string; event: ChangeEvent }>(
+          db,
+          sql`SELECT snapshot_id, event FROM change_events
+            WHERE snapshot_id = ANY(${sql.param(legacy)}::bigint[]) ORDER BY id`,
+        );
   const current = rows.flatMap((r) => (r.snapshot_id === null ? [] : [Number(r.snapshot_id)]));
   const counts =
     current.length === 0
@@ -56,14 +79,18 @@ export async function loadOverview(
             FROM verdicts WHERE snapshot_id = ANY(${sql.param(current)}::bigint[])
             GROUP BY snapshot_id, agent ORDER BY agent`,
         );
-  const lastChange = new Map<number, { at: Date; events: ChangeEvent[] }>();
+  const lastChange = new Map<number, StoredChange>();
   for (const c of changes) {
-    const found = lastChange.get(c.site_id);
-    if (found) found.events.push(c.event);
-    else lastChange.set(c.site_id, { at: new Date(c.created_at), events: [c.event] });
+    const id = Number(c.snapshot_id);
+    lastChange.set(c.site_id, {
+      snapshotId: id,
+      previousId: c.previous_id === null ? null : Number(c.previous_id),
+      at: new Date(c.first_seen_at),
+      causes: c.causes,
+      events: events.filter((e) => Number(e.snapshot_id) === id).map((e) => e.event),
+    });
   }
   return rows.map((r) => {
-    const change = lastChange.get(r.id);
     const snapshotId = r.snapshot_id === null ? null : Number(r.snapshot_id);
     return {
       id: r.id,
@@ -77,11 +104,13 @@ export async function loadOverview(
               error: r.error as FetchErrorKind | null,
               stale: r.stale ?? false,
               lastSeen: new Date(r.last_seen ?? 0),
+              fileCondition: r.file_condition as FileCondition | null,
             },
-      lastChange: change ?? null,
+      lastChange: lastChange.get(r.id) ?? null,
       disallowed: counts
         .filter((c) => Number(c.snapshot_id) === snapshotId)
         .map(({ agent, disallowed, watched }) => ({ agent, disallowed, watched })),
+      nextDueAt: r.next_due === null ? null : new Date(r.next_due),
     };
   });
 }

@@ -7,8 +7,9 @@ import type { LeasedRun, PlannedRun } from '../monitor/records.js';
 const iso = (date: Date) => date.toISOString();
 
 /**
- * Plans runs, idempotently: a (site, period) already planned is left as it is, so every
- * process may plan at start-up. A run of an earlier period still undone is superseded:
+ * Plans runs, idempotently: a (site, period) already planned keeps its place, so every
+ * process may plan at start-up; only an earlier due time (a site never checked, due at
+ * once) moves a run that is not yet taken. A run of an earlier period still undone is superseded:
  * the new period's check replaces it; one in flight (leased) finishes as its own.
  */
 export async function planRuns(
@@ -31,7 +32,9 @@ export async function planRuns(
       SELECT * FROM unnest(${ids}::integer[], ${starts}::timestamptz[],
         ${sql.param(batch.map((r) => iso(r.periodEnd)))}::timestamptz[],
         ${sql.param(batch.map((r) => iso(r.dueAt)))}::timestamptz[])
-      ON CONFLICT (site_id, period_start) DO NOTHING`);
+      ON CONFLICT (site_id, period_start) DO UPDATE SET due_at = EXCLUDED.due_at
+      WHERE site_runs.done_at IS NULL AND site_runs.leased_by IS NULL
+        AND EXCLUDED.due_at < site_runs.due_at`);
   }
 }
 

@@ -21,7 +21,9 @@ import {
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core';
+import type { ChangeCause } from '../policy/cause-model.js';
 import type { ChangeEvent } from '../policy/events.js';
+import type { FileCondition } from '../policy/file-condition.js';
 import type { RedirectHop } from '../policy/fetch-result.js';
 import type { VerdictCause } from '../policy/verdicts.js';
 
@@ -90,6 +92,13 @@ export const snapshots = pgTable(
       (): AnyPgColumn => snapshots.id,
     ),
     firstSeenAt: at('first_seen_at').notNull(),
+    /** What its body is for crawlers: robots, cut, html, utf16, binary; null without one. */
+    fileCondition: text('file_condition').$type<FileCondition>(),
+    /**
+     * Why it differs from the snapshot before it, as people read it (policy/causes.ts);
+     * empty for a baseline, null for snapshots recorded before causes were.
+     */
+    causes: jsonb('causes').$type<ChangeCause[]>(),
   },
   (t) => [index('snapshots_site_idx').on(t.siteId, t.id)],
 );
@@ -194,6 +203,8 @@ export const digests = pgTable(
     subject: text('subject').notNull(),
     text: text('text').notNull(),
     html: text('html').notNull(),
+    /** The digest as structured data, for webhooks (null for digests recorded before). */
+    data: jsonb('data'),
     createdAt: at('created_at').notNull(),
   },
   (t) => [unique('digests_recipient_period_key').on(t.recipient, t.periodStart)],

@@ -4,7 +4,7 @@ import type { FetchErrorKind } from '../policy/fetch-result.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { sites, snapshots } from './schema.js';
-import type { StoredSite } from '../monitor/records.js';
+import type { IncidentStart, StoredSite } from '../monitor/records.js';
 
 /** Makes sure every origin has a row; returns them all, with their current state. */
 export async function syncSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
@@ -35,6 +35,10 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
       stale: snapshots.stale,
       lastGoodId: snapshots.lastGoodId,
       lastGoodSha256: lastGood.bodySha256,
+      lastGoodTruncated: lastGood.truncated,
+      droppedBytes: lastGood.droppedBytes,
+      droppedLineBreaks: lastGood.droppedLineBreaks,
+      droppedComplete: lastGood.droppedComplete,
     })
     .from(sites)
     .leftJoin(snapshots, eq(snapshots.id, sites.currentSnapshotId))
@@ -54,6 +58,15 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
             stale: row.stale ?? false,
             lastGoodId: row.lastGoodId,
             lastGoodSha256: row.lastGoodSha256,
+            lastGoodTruncated: row.lastGoodTruncated ?? false,
+            lastGoodCut:
+              row.droppedBytes === null
+                ? null
+                : {
+                    droppedBytes: row.droppedBytes,
+                    droppedLineBreaks: row.droppedLineBreaks ?? 0,
+                    complete: row.droppedComplete ?? false,
+                  },
             verdictsKey: row.verdictsKey,
             unreachableSince: row.unreachableSince,
           },
@@ -96,4 +109,31 @@ export async function countRows(db: Database): Promise<Record<string, number>> {
     counts[table] = row!.n;
   }
   return counts;
+}
+
+/**
+ * When the trouble that snapshot `snapshotId` is part of began: the first state after the
+ * site's last 2xx (access), and the first 2xx after its last 2xx that was a robots.txt
+ * file (file). Null when no such state came before: the site was never ok.
+ */
+export async function loadIncidentStart(
+  db: Database,
+  siteId: number,
+  snapshotId: number,
+): Promise<IncidentStart> {
+  const [row] = await queryRows<{ access: string | Date | null; file: string | Date | null }>(
+    db,
+    sql`SELECT
+      (SELECT min(s.first_seen_at) FROM snapshots s
+        WHERE s.site_id = ${siteId} AND s.id <= ${snapshotId}
+          AND s.id > (SELECT max(o.id) FROM snapshots o WHERE o.site_id = ${siteId}
+            AND o.id <= ${snapshotId} AND o.status BETWEEN 200 AND 299)) AS access,
+      (SELECT min(s.first_seen_at) FROM snapshots s
+        WHERE s.site_id = ${siteId} AND s.id <= ${snapshotId} AND s.status BETWEEN 200 AND 299
+          AND s.id > (SELECT max(o.id) FROM snapshots o WHERE o.site_id = ${siteId}
+            AND o.id <= ${snapshotId} AND o.status BETWEEN 200 AND 299
+            AND coalesce(o.file_condition, 'robots') IN ('robots', 'cut'))) AS file`,
+  );
+  const date = (value: string | Date | null | undefined) => (value ? new Date(value) : null);
+  return { access: date(row?.access), file: date(row?.file) };
 }

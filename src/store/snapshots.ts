@@ -115,6 +115,8 @@ export async function recordSnapshot(db: Database, snapshot: NewSnapshot): Promi
         stale: snapshot.stale,
         lastGoodId: snapshot.lastGoodId,
         firstSeenAt: snapshot.firstSeenAt,
+        fileCondition: snapshot.fileCondition,
+        causes: [...snapshot.causes],
       })
       .returning({ id: snapshots.id });
     const id = row!.id;
@@ -132,7 +134,12 @@ export async function recordSnapshot(db: Database, snapshot: NewSnapshot): Promi
         })),
       );
     }
-    await insertAlerts(tx, snapshot.alerts, snapshot.siteId, id, snapshot.check.checkedAt);
+    await insertAlerts(
+      tx,
+      snapshot.alerts,
+      { siteId: snapshot.siteId, snapshotId: id, previousId: snapshot.previousId },
+      snapshot.check.checkedAt,
+    );
     await tx.insert(checks).values({ ...snapshot.check, snapshotId: id });
     await tx
       .update(sites)

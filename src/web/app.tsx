@@ -73,7 +73,7 @@ export function createApp(deps: WebDeps): Hono<WebEnv> {
       },
     }),
   );
-  app.use(requireToken(deps.config.web.token));
+  app.use(requireToken(deps.config.web.token, deps.localToken));
 
   app.get('/static/style.css', (c) =>
     c.body(STYLESHEET, 200, {

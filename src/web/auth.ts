@@ -33,10 +33,22 @@ const OPEN = new Set(['/login', '/static/style.css']);
  * With `web.token` set, every request needs it; a browser without it is sent to the
  * sign-in form, anything else gets a 401 (JSON under /api).
  */
-export function requireToken(token: string | undefined): MiddlewareHandler<WebEnv> {
+export function requireToken(
+  token: string | undefined,
+  localToken?: string,
+): MiddlewareHandler<WebEnv> {
   return async (c, next) => {
-    const signedIn = token !== undefined && isAuthenticated(c, token);
+    // The running daemon's own commands (`robowatch history` beside it) carry its local
+    // token, which it wrote to a file only the data directory's owner can read.
+    const bearer = c.req
+      .header('authorization')
+      ?.match(/^Bearer\s+(.+)$/i)?.[1]
+      ?.trim();
+    const local =
+      localToken !== undefined && bearer !== undefined && tokenMatches(bearer, localToken);
+    const signedIn = local || (token !== undefined && isAuthenticated(c, token));
     c.set('signedIn', signedIn);
+    c.set('local', local);
     if (token === undefined || signedIn || OPEN.has(c.req.path)) return next();
     const wantsHtml =
       c.req.method === 'GET' &&
@@ -54,6 +66,7 @@ export function requireToken(token: string | undefined): MiddlewareHandler<WebEn
  * no token configured, the web cannot change anything.
  */
 export function requireWriteAccess(c: Context<WebEnv>, token: string | undefined): void {
+  if (c.get('local')) return;
   if (token === undefined) {
     throw new HTTPException(403, {
       message: 'checking from the web is off: set web.token in the configuration to allow it',
@@ -68,5 +81,5 @@ export function safeNext(next: string | undefined): string {
 }
 
 export interface WebEnv {
-  Variables: { signedIn: boolean };
+  Variables: { signedIn: boolean; local: boolean };
 }

@@ -2,6 +2,8 @@ import type { Config, SiteConfig } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { CheckOutcome } from '../monitor/check-site.js';
+import type { PreparedDigest } from '../monitor/send-digests.js';
+import type { DigestPeriod } from '../policy/digest.js';
 import type { ReadStore } from '../monitor/ports.js';
 
 /** What the web app is given by main.ts (through the CLI): no driver, no listener. */
@@ -15,4 +17,8 @@ export interface WebDeps {
   now(): Date;
   /** The daemon in this process, under `robowatch start`; absent under `robowatch serve`. */
   readonly scheduler?: { lastTick(): Date | null };
+  /** The digests of a period as they would be sent now (not recorded). */
+  previewDigests(period: DigestPeriod, recipient?: string): Promise<PreparedDigest[]>;
+  /** Accepted as a Bearer token beside web.token: the local commands of the running daemon. */
+  readonly localToken?: string;
 }

@@ -30,6 +30,25 @@ td.changed { background: #fff4e5; }
 .timeline line.marker { stroke: var(--ink); stroke-width: 1; }
 .timeline circle.marker { fill: var(--ink); }
 .timeline text { font-size: 10px; fill: var(--muted); }
+.timeline line.axis, .timeline line.tick { stroke: var(--muted); stroke-width: 1; }
+.timeline text.end { font-size: 9px; }
+.access-not-robots, .access-cut { background: var(--unavailable); }
+.scroll { overflow-x: auto; max-width: 100%; }
+table.matrix th[scope=row] { font-weight: normal; color: var(--ink); white-space: nowrap; }
+table.matrix td, table.matrix th { white-space: nowrap; }
+form.filter { margin: .4rem 0 .8rem; }
+form.filter input[type=text] { width: auto; min-width: 14rem; }
+ol.changes { padding-left: 0; list-style: none; }
+ol.changes > li { border-top: 1px solid var(--line); padding: .4rem 0; }
+ol.changes p.when { margin: .2rem 0; color: var(--muted); }
+ul.causes { padding-left: 1.1rem; margin: .3rem 0; }
+li.cause { margin: .35rem 0; }
+li.cause .consequence { color: var(--ink); }
+li.cause-problem > strong { color: var(--unreachable); }
+li.cause-recovery > strong { color: var(--ok); }
+ul.pairs, ul.details { margin: .2rem 0; padding-left: 1.1rem; }
+ul.details { color: var(--muted); }
+a.change { color: inherit; }
 .timeline a:hover rect { opacity: .75; }
 svg { display: block; max-width: 100%; }
 .lines { counter-reset: line; }

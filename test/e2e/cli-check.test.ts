@@ -79,7 +79,7 @@ fetch:
       ),
     );
     expect(first.stdout).toMatch(
-      /^1 site checked: 1 baseline, 0 changed \(0 change events\), 0 unchanged$/m,
+      /^1 site checked: 1 baseline, 0 changed \(0 changes\), 0 unchanged$/m,
     );
 
     const again = await robowatch('check', '--config', config);
@@ -146,11 +146,16 @@ fetch:
     const diff = await robowatch('diff', server.origin, '--config', config);
     expect(diff.code).toBe(0);
     expect(diff.stdout).toContain(`${server.origin}: snapshot 1 (`);
+    // The causes, then the text diff.
     expect(diff.stdout).toContain(
-      'DISALLOWED now: /pricing for Googlebot (line 3: Disallow: /pricing)',
+      [
+        'What changed (2):',
+        '  `Disallow: /pricing` added to the `*` group (line 3)',
+        '    now disallowed for Googlebot: /pricing',
+        '  `Allow: /blog/` added to the GPTBot group (line 6)',
+        '    now allowed for GPTBot: /blog/post',
+      ].join('\n'),
     );
-    expect(diff.stdout).toContain('allowed now: /blog/post for GPTBot (line 6: Allow: /blog/)');
-    expect(diff.stdout).toContain('rule added:   Googlebot Disallow: /pricing (line 3)');
     expect(diff.stdout).toMatch(/^--- robots.txt \(snapshot 1\)$/m);
     expect(diff.stdout).toMatch(/^\+Disallow: \/pricing$/m);
     expect(diff.stdout).toMatch(/^\+Allow: \/blog\/$/m);
@@ -165,19 +170,43 @@ fetch:
       '--config',
       config,
     );
-    expect(reverse.stdout).toContain('allowed now: /pricing for Googlebot');
+    expect(reverse.stdout).toContain(
+      '  `Disallow: /pricing` removed from the `*` group (it was line 3)\n    now allowed for Googlebot: /pricing',
+    );
+
+    // --json: the snapshots, the events as today, the causes, the text diff.
+    const json2 = JSON.parse(
+      (await robowatch('diff', server.origin, '--json', '--config', config)).stdout,
+    ) as {
+      from: { id: number };
+      to: { id: number };
+      events: unknown[];
+      causes: { type: string }[];
+      patch: string;
+    };
+    expect([json2.from.id, json2.to.id]).toEqual([1, 2]);
+    expect(json2.events).toHaveLength(3);
+    expect(json2.causes.map((c) => c.type)).toEqual(['rule', 'rule']);
+    expect(json2.patch).toContain('+Disallow: /pricing');
   });
 
   it('reports a site going down, and back', async () => {
     await robowatch('check', '--config', config);
     server.serve('/robots.txt', 503, 'maintenance');
     const down = await robowatch('check', '--config', config);
-    expect(down.stdout).toContain('CHANGED    unreachable 503');
-    expect(down.stdout).toContain('fetch status: ok 200 -> unreachable 503');
-    expect(down.stdout).toContain('DISALLOWED now: / for Googlebot (robots.txt is unreachable)');
+    expect(down.stdout).toContain('CHANGED    unreachable 503; 1 change');
+    expect(down.stdout).toContain(
+      [
+        '    robots.txt answers 503 (it answered 200 before)',
+        '      Google treats the whole site as disallowed: it crawls nothing until robots.txt answers again (after 30 days it uses its last good copy).',
+        '      now disallowed for Googlebot: /, /pricing and /blog/post',
+      ].join('\n'),
+    );
     server.serve('/robots.txt', 200, V1);
     const up = await robowatch('check', '--config', config);
-    expect(up.stdout).toContain('fetch status: unreachable 503 -> ok 200');
+    expect(up.stdout).toMatch(
+      / {4}robots\.txt answers 200 again after \d+ s of 503\n {6}Its rules apply again\.\n/,
+    );
   });
 
   it('says when the file turns into an HTML page', async () => {
@@ -187,7 +216,12 @@ fetch:
     });
     const result = await robowatch('check', '--config', config);
     expect(result.stdout).toContain(
-      '    robots.txt line 1: The file is an HTML page, not robots.txt; crawlers read only lines that happen to look like rules.\n',
+      [
+        '    robots.txt is now an HTML page (served with 200)',
+        "      Crawlers find no rules in an HTML page, so every URL is crawlable, as with a 404; the previous file's 2 Disallow rules no longer apply.",
+        '      now allowed for GPTBot: /, /pricing and /blog/post',
+        '      now allowed for Googlebot and GPTBot: /private/x',
+      ].join('\n'),
     );
   });
 
@@ -222,8 +256,8 @@ fetch:
       2,
       /^robowatch: --from must be a snapshot id \(a number\), not "abc"$/,
     ],
-    [['diff', 'ORIGIN', '--to', '999'], 2, /is not a snapshot of/],
-    [['diff', 'ORIGIN'], 2, /has fewer than two snapshots: nothing to compare$/],
+    [['diff', 'ORIGIN', '--to', '999'], 2, /: no snapshot 999 of this site$/],
+    [['diff', 'ORIGIN'], 2, /: only one snapshot: nothing to compare$/],
   ])('rejects %j with status %i and one line', async (args, code, message) => {
     await robowatch('check', '--config', config);
     const result = await robowatch(

@@ -151,17 +151,27 @@ describe.runIf(postgresUrl() !== undefined)('two daemons on one PostgreSQL', () 
       for (const d of daemons) d.child.kill('SIGTERM');
     }
     expect(await Promise.all(daemons.map((d) => d.exit))).toEqual([0, 0]);
-    const digests = await count('SELECT count(*)::int AS n FROM digests');
-    expect(await count('SELECT count(DISTINCT period_start)::int AS n FROM digests')).toBe(digests);
-    await vi.waitFor(
-      () =>
-        expect(
-          smtp.received.filter((m) => m.parsed.subject?.startsWith('robowatch digest')),
-        ).toHaveLength(digests),
-      {
-        timeout: 10_000,
-      },
+    // One digest per period and recipient: the email address, and the webhook.
+    const digests = await count(
+      "SELECT count(*)::int AS n FROM digests WHERE recipient = 'seo@example.com'",
     );
+    expect(await count('SELECT count(DISTINCT period_start)::int AS n FROM digests')).toBe(digests);
+    expect(
+      await count("SELECT count(*)::int AS n FROM digests WHERE recipient LIKE 'webhook %'"),
+    ).toBe(digests);
+    // Each delivery that was made arrived once (the last ones may still be queued: the
+    // daemons were stopped, and the next one to start sends them).
+    const sent = (channel: string) =>
+      count(
+        `SELECT count(*)::int AS n FROM outbox WHERE channel = '${channel}' AND sent_at IS NOT NULL AND payload->>'kind' = 'digest'`,
+      );
+    expect(
+      smtp.received.filter((m) => m.parsed.subject?.startsWith('robowatch digest')),
+    ).toHaveLength(await sent('email'));
+    expect(webhook.received.filter((h) => h.body.includes('"kind":"digest"'))).toHaveLength(
+      await sent('webhook'),
+    );
+    expect(await sent('email')).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -248,37 +258,52 @@ describe('robowatch digest', () => {
     // check sends the alerts it queued: one email, one webhook.
     expect(checked.stdout).toMatch(/\n2 notifications sent\n$/);
     expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
-      expect.stringContaining('/pricing is now disallowed for Googlebot'),
+      expect.stringContaining('/pricing is now disallowed for Googlebot and GPTBot'),
     ]);
     expect(webhook.received).toHaveLength(1);
 
     const printed = await runRobowatch(['digest', '--config', config], { env });
     expect(printed.code).toBe(0);
     expect(printed.stdout).toMatch(
-      /^To: seo@example.com\nSubject: robowatch digest \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: 3 changes, 0 incidents on 1 site\n/,
+      /^To: seo@example.com\nSubject: robowatch digest \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: 1 site needs attention \(1 site\)\n/,
     );
+    const host = new URL(site.origin).host;
+    // What needs attention first, then the site's changes as causes, its health, its crawlers.
     expect(printed.stdout).toContain(
-      'DISALLOWED now: /pricing for Googlebot (line 3: Disallow: /pricing) [was allowed]',
+      `Needs attention\n  - ${host}: 2 watched page × crawler pairs newly disallowed; /pricing is now disallowed for Googlebot and GPTBot (Disallow: /pricing, line 3).\n`,
     );
-    expect(printed.stdout).toContain('    Googlebot: /pricing, /private/x');
-    expect(printed.stdout).toContain('    100% ok of 2 checks');
-    expect(printed.stdout).toContain('    partly blocked: GPTBot 2/3 (falls under *)');
+    expect(printed.stdout).toContain('`Disallow: /pricing` added to the `*` group (line 3)');
+    expect(printed.stdout).toContain('    Fetch health: 2 checks, all found robots.txt.');
+    expect(printed.stdout).toContain(
+      '    Disallowed now: /pricing and /private/x for Googlebot and GPTBot',
+    );
+    expect(printed.stdout).toContain('    AI crawlers: partly blocked: GPTBot 2/3 (falls under *)');
+    // The webhook's team gets the digest too.
+    expect(printed.stdout).toMatch(/\nTo: webhook http:\/\/127\.0\.0\.1:\d+\/… #[0-9a-f]{8}\n/);
     expect(smtp.received).toHaveLength(1); // printing sends nothing
 
     const sent = await runRobowatch(['digest', '--send', '--config', config], { env });
-    expect(sent.stdout).toMatch(/^seo@example.com: queued \(digest \d+\)\n1 notification sent\n$/);
+    expect(sent.stdout).toMatch(
+      /^seo@example.com: queued \(digest \d+\)\nwebhook .*: queued \(digest \d+\)\n2 notifications sent\n$/,
+    );
     expect(smtp.received).toHaveLength(2);
     const digest = smtp.received[1]!;
     expect(digest.envelopeTo).toEqual(['seo@example.com']);
     expect(digest.parsed.subject).toMatch(
-      /^robowatch digest .*: 3 changes, 0 incidents on 1 site$/,
+      /^robowatch digest .*: 1 site needs attention \(1 site\)$/,
     );
-    expect(digest.parsed.text).toContain('100% ok of 2 checks');
-    expect(digest.parsed.html).toContain('<h2>' + site.origin + '</h2>');
+    expect(digest.parsed.text).toContain('Fetch health: 2 checks, all found robots.txt.');
+    expect(digest.parsed.html).toContain(`>${site.origin}</a></h3>`);
+    const hook = webhook.received.find((h) => h.body.includes('"kind":"digest"'))!;
+    expect(hook.signatureValid).toBe(true);
+    expect(JSON.parse(hook.body)).toMatchObject({
+      kind: 'digest',
+      digest: { attention: [{ site: site.origin, kind: 'blocks' }] },
+    });
 
     const again = await runRobowatch(['digest', '--send', '--config', config], { env });
-    expect(again.stdout).toBe(
-      'seo@example.com: already sent for this period\n0 notifications sent\n',
+    expect(again.stdout).toMatch(
+      /^seo@example.com: already sent for this period\nwebhook .*: already sent for this period\n0 notifications sent\n$/,
     );
     expect(smtp.received).toHaveLength(2);
   });

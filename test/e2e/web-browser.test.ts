@@ -102,7 +102,11 @@ describe('the web UI in Chromium', () => {
     await expect.poll(() => page.textContent('h1')).toBe('Sites');
     const row = page.getByRole('row', { name: new RegExp(site.origin.replace(/[.:/]/g, '\\$&')) });
     await expect.poll(() => row.textContent()).toMatch(/ok/);
-    await expect.poll(() => row.textContent()).toContain('Googlebot: 2 of 4');
+    await expect.poll(() => row.textContent()).toContain('2 of 2 crawlers block a watched URL');
+    // The last change in words: the most severe cause of the last new state.
+    await expect
+      .poll(() => row.locator('a.change').textContent())
+      .toMatch(/^robots\.txt answers 200 again after \d+ s of 503$/);
     expect(await page.locator('svg.strip rect').count()).toBe(90);
     await shot('overview');
   });
@@ -116,9 +120,20 @@ describe('the web UI in Chromium', () => {
     await expect
       .poll(() => pricing.textContent())
       .toContain('disallowedline 3: Disallow: /pricing');
+    // The changes speak in causes: the 503 says what Google does now.
+    const outage = page.locator('li.cause-problem', { hasText: 'robots.txt answers 503' });
     await expect
-      .poll(() => page.textContent('main'))
-      .toContain('fetch status: ok 200 -> unreachable 503');
+      .poll(() => outage.textContent())
+      .toContain('Google treats the whole site as disallowed');
+    await expect
+      .poll(() => page.locator('li.cause-recovery').first().textContent())
+      .toMatch(/robots\.txt answers 200 again after \d+ s of 503/);
+    // A rule in a cause is shown as code, the hostile one as inert text.
+    await expect
+      .poll(() => page.locator('li.cause strong code').allTextContents())
+      .toContain('Disallow: /"><img src=x onerror=alert(1)>');
+    // The timeline has a time axis.
+    expect(await page.locator('svg.timeline line.axis').count()).toBe(1);
     await shot('site');
   });
 
@@ -146,9 +161,11 @@ describe('the web UI in Chromium', () => {
       .first()
       .click();
     await expect.poll(() => page.textContent('h1')).toBe('/pricing for Googlebot');
+    // Formatted text, not Markdown: the rule is shown as code.
     await expect
       .poll(() => page.textContent('p.now'))
-      .toMatch(/^Now disallowed since \d{4}-\d\d-\d\d by `Disallow: \/pricing` on line 3\.$/);
+      .toMatch(/^Now disallowed since \d{4}-\d\d-\d\d by Disallow: \/pricing on line 3\.$/);
+    expect(await page.locator('p.now code').textContent()).toBe('Disallow: /pricing');
     // Newest first: the hostile file (same rule), the outage, v2's rule, v1 allowing it.
     const verdicts = await page.locator('tbody tr td:nth-child(3)').allTextContents();
     expect(verdicts).toEqual(['disallowed', 'disallowed', 'disallowed', 'allowed']);

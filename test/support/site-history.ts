@@ -8,7 +8,11 @@ import type { CheckOutcome } from '../../src/monitor/check-site.js';
 import { checkSites } from '../../src/monitor/check-sites.js';
 import type { CheckDeps } from '../../src/monitor/ports.js';
 import type { Database } from '../../src/store/db.js';
-import { createCheckStore, createWebStore } from '../../src/store/index.js';
+import { createCheckStore, createDaemonStore, createWebStore } from '../../src/store/index.js';
+import { prepareDigests } from '../../src/monitor/send-digests.js';
+import { digestData, renderDigest } from '../../src/notify/render-digest.js';
+import type { Digest } from '../../src/policy/digest.js';
+import { linksFrom } from '../../src/policy/links.js';
 import { createApp } from '../../src/web/app.js';
 import type { FixtureServer } from './fixture-server.js';
 
@@ -87,9 +91,22 @@ export function historyApp(
   clock: { now: Date },
   metrics: Metrics = createMetrics(),
 ) {
+  const digests = {
+    ...createDaemonStore(db, 'test', 60_000).digests,
+    renderDigest: (digest: Digest) => {
+      const context = { links: linksFrom(''), timeZone: config.schedule.timezone };
+      return { ...renderDigest(digest, context), data: digestData(digest, context) };
+    },
+    now: () => clock.now,
+  };
   return createApp({
     config,
     store: createWebStore(db),
+    previewDigests: (period, recipient) =>
+      prepareDigests(digests, config, period, {
+        record: false,
+        ...(recipient === undefined ? {} : { recipient }),
+      }),
     checkNow: async (site) => {
       let outcome: CheckOutcome | undefined;
       await checkSites(deps, [site], { concurrency: 1, onOutcome: (o) => (outcome = o) });

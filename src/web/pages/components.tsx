@@ -5,7 +5,10 @@
 import { raw } from 'hono/html';
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import type { Access } from '../../policy/access.js';
+import { formatDuration } from '../../policy/explain.js';
 import { formatStatus } from '../../policy/format.js';
+import { CONDITION_TEXT } from '../../policy/site-condition.js';
+import type { SiteCondition } from '../../policy/site-condition.js';
 import type { VerdictCause } from '../../policy/verdicts.js';
 
 export const Layout: FC<PropsWithChildren<{ title: string; signedIn?: boolean }>> = (props) => (
@@ -58,8 +61,41 @@ export function day(date: Date): string {
 }
 
 export const AccessBadge: FC<{ access: Access | 'none' }> = ({ access }) => (
-  <span class={`access access-${access}`}>{access === 'none' ? 'not checked' : access}</span>
+  <span class={`access access-${access}`} title={CONDITION_TEXT[access].meaning}>
+    {access === 'none' ? 'not checked' : access}
+  </span>
 );
+
+/** Where a site stands, as a badge whose title says what it means for crawlers. */
+export const ConditionBadge: FC<{ condition: SiteCondition }> = ({ condition }) => (
+  <span class={`access access-${condition}`} title={CONDITION_TEXT[condition].meaning}>
+    {CONDITION_TEXT[condition].label}
+  </span>
+);
+
+/**
+ * Text in which `code` spans (backticks) are shown as code: rule patterns and group
+ * names in causes. Every part stays text: JSX escapes it.
+ */
+export const Rich: FC<{ text: string }> = ({ text }) => (
+  <>{text.split('`').map((part, i) => (i % 2 === 1 ? <code>{part}</code> : part))}</>
+);
+
+/** When a site is checked next: "2026-11-24 03:12Z (in 23 h)", or "due now". */
+export const NextCheck: FC<{ at: Date; now: Date; checked: boolean }> = ({ at, now, checked }) => {
+  const wait = at.getTime() - now.getTime();
+  if (wait <= 0)
+    return (
+      <span title="as soon as a daemon (robowatch start) runs">
+        {checked ? 'due now' : 'first check due now'}
+      </span>
+    );
+  return (
+    <>
+      <Time date={at} /> <span class="muted">(in {formatDuration(wait)})</span>
+    </>
+  );
+};
 
 /** A fetch status: access, HTTP status or network error. */
 export function statusText(status: {

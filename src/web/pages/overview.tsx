@@ -1,16 +1,19 @@
 import type { FC } from 'hono/jsx';
-import { headline } from '../../policy/format.js';
 import type { OverviewPage } from '../../monitor/view-overview.js';
 import { STRIP_DAYS } from '../../monitor/view-overview.js';
-import { AccessBadge, Layout, Time } from './components.js';
+import { ConditionBadge, Layout, NextCheck, Rich, Time } from './components.js';
 import { DayStrip } from './svg.js';
 
-/** Every site: its access now, its last change, what is disallowed, and 90 days of states. */
-export const OverviewPageView: FC<{ view: OverviewPage; query: string; signedIn: boolean }> = ({
-  view,
-  query,
-  signedIn,
-}) => (
+/**
+ * Every site: where it stands, its last change in words, how many crawlers it blocks,
+ * when it is next checked, and 90 days of states.
+ */
+export const OverviewPageView: FC<{
+  view: OverviewPage;
+  query: string;
+  signedIn: boolean;
+  now: Date;
+}> = ({ view, query, signedIn, now }) => (
   <Layout title="Sites" signedIn={signedIn}>
     <h1>Sites</h1>
     <form method="get" action="/">
@@ -27,26 +30,26 @@ export const OverviewPageView: FC<{ view: OverviewPage; query: string; signedIn:
       {query === '' ? '' : ` matching “${query}”`}
       {view.pages > 1 ? `, page ${view.page} of ${view.pages}` : ''}.
     </p>
-    <table>
-      <thead>
-        <tr>
-          <th>Site</th>
-          <th>Now</th>
-          <th>Last change</th>
-          <th>Disallowed watched URLs</th>
-          <th>Last {STRIP_DAYS} days</th>
-        </tr>
-      </thead>
-      <tbody>
-        {view.rows.map((row) => {
-          const blocked = row.overview.disallowed.filter((d) => d.disallowed > 0);
-          return (
+    <div class="scroll">
+      <table class="overview">
+        <thead>
+          <tr>
+            <th>Site</th>
+            <th>Now</th>
+            <th>Last change</th>
+            <th>Watched pages</th>
+            <th>Next check</th>
+            <th>Last {STRIP_DAYS} days</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.rows.map((row) => (
             <tr>
               <td>
                 <a href={`/sites/${row.id}`}>{row.site.origin}</a>
               </td>
               <td>
-                <AccessBadge access={row.access} />
+                <ConditionBadge condition={row.condition} />
               </td>
               <td>
                 {row.lastChange === null ? (
@@ -55,25 +58,33 @@ export const OverviewPageView: FC<{ view: OverviewPage; query: string; signedIn:
                   <>
                     <Time date={row.lastChange.at} />
                     <br />
-                    <span class="muted">
-                      {headline(row.lastChange.event)}
-                      {row.lastChange.more > 0 ? ` (and ${row.lastChange.more} more)` : ''}
-                    </span>
+                    <a
+                      class="change"
+                      href={`/sites/${row.id}/diff?to=${row.lastChange.snapshotId}`}
+                    >
+                      <Rich text={row.lastChange.headline} />
+                    </a>
+                    {row.lastChange.more > 0 ? (
+                      <span class="muted"> (and {row.lastChange.more} more)</span>
+                    ) : null}
                   </>
                 )}
               </td>
               <td>
-                {row.overview.current === null ? (
+                {row.blocking === null ? (
                   <span class="muted">not checked yet</span>
-                ) : blocked.length === 0 ? (
-                  <span class="muted">none</span>
+                ) : row.blocking.crawlers === 0 ? (
+                  <span class="muted">no crawler blocks a watched URL</span>
                 ) : (
-                  blocked.map((d) => (
-                    <div>
-                      {d.agent}: {d.disallowed} of {d.watched}
-                    </div>
-                  ))
+                  <a href={`/sites/${row.id}#verdicts`}>
+                    {row.blocking.crawlers} of {row.blocking.of} crawler
+                    {row.blocking.of === 1 ? '' : 's'} block
+                    {row.blocking.crawlers === 1 ? 's' : ''} a watched URL
+                  </a>
                 )}
+              </td>
+              <td>
+                <NextCheck at={row.nextCheckAt} now={now} checked={row.overview.current !== null} />
               </td>
               <td>
                 <DayStrip
@@ -82,10 +93,10 @@ export const OverviewPageView: FC<{ view: OverviewPage; query: string; signedIn:
                 />
               </td>
             </tr>
-          );
-        })}
-      </tbody>
-    </table>
+          ))}
+        </tbody>
+      </table>
+    </div>
     {view.pages > 1 ? (
       <p class="pager">
         {view.page > 1 ? (

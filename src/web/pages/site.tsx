@@ -1,12 +1,15 @@
 import type { FC } from 'hono/jsx';
-import { formatBytes, formatEvent } from '../../policy/format.js';
-import { CHANGE_EVENT_TYPES } from '../../policy/events.js';
-import type { ChangeEvent } from '../../policy/events.js';
-import type { SiteView } from '../../monitor/view-site.js';
+import { formatBytes } from '../../policy/format.js';
+import { CONDITION_TEXT } from '../../policy/site-condition.js';
+import { answers } from '../../policy/explain.js';
+import type { ChangeKind, SiteView } from '../../monitor/view-site.js';
 import { profileOf } from '../../monitor/view-site.js';
+import { CauseItem } from './causes.js';
 import {
   AccessBadge,
+  ConditionBadge,
   Layout,
+  NextCheck,
   Notice,
   Pager,
   Time,
@@ -17,9 +20,24 @@ import {
 } from './components.js';
 import { Timeline } from './svg.js';
 
+/** The kinds of change the list filters by, as people call them. */
+const KIND_LABELS: readonly [ChangeKind, string][] = [
+  ['status', 'robots.txt status'],
+  ['file', 'not robots.txt or cut'],
+  ['rules', 'rules and groups'],
+  ['other', 'sitemaps and other lines'],
+];
+
+/** Causes shown per change; the diff page has them all. */
+const CAUSES_PER_CHANGE = 5;
+
 export interface SitePageProps {
   readonly view: SiteView;
-  readonly types: readonly ChangeEvent['type'][];
+  readonly kinds: readonly ChangeKind[];
+  /** The crawler filter of the verdict matrix, as typed. */
+  readonly crawlers: string;
+  readonly blockingOnly: boolean;
+  readonly now: Date;
   /** Whether this request may check the site now (the POST needs the token). */
   readonly canCheck: boolean;
   /** The outcome of a check just made from this page, if any. */
@@ -28,9 +46,19 @@ export interface SitePageProps {
 }
 
 /** A site: where it stands, its timeline, its changes, the verdict matrix and sitemaps. */
-export const SitePageView: FC<SitePageProps> = ({ view, types, canCheck, checked, signedIn }) => {
+export const SitePageView: FC<SitePageProps> = ({
+  view,
+  kinds,
+  crawlers,
+  blockingOnly,
+  now,
+  canCheck,
+  checked,
+  signedIn,
+}) => {
   const { site, current } = view;
   const base = `/sites/${site.id}`;
+  const agents = (site.config?.agents ?? []).map((a) => a.token);
   return (
     <Layout title={site.origin} signedIn={signedIn}>
       <h1>{site.origin}</h1>
@@ -42,11 +70,17 @@ export const SitePageView: FC<SitePageProps> = ({ view, types, canCheck, checked
         <dt>Now</dt>
         <dd>
           {current === undefined ? (
-            <AccessBadge access="none" />
+            <ConditionBadge condition="none" />
           ) : (
             <>
-              <AccessBadge access={current.access} /> {statusText(current)}
+              <ConditionBadge condition={view.condition} /> robots.txt{' '}
+              {answers({
+                access: current.access,
+                ...(current.status === null ? {} : { status: current.status }),
+                ...(current.error === null ? {} : { error: current.error }),
+              })}
               {current.stale ? ' (unreachable for 30 days: the last good copy applies)' : ''}
+              <div class="muted">{CONDITION_TEXT[view.condition].meaning}</div>
             </>
           )}
         </dd>
@@ -56,6 +90,14 @@ export const SitePageView: FC<SitePageProps> = ({ view, types, canCheck, checked
             <span class="muted">never</span>
           ) : (
             <Time date={current.lastSeen} />
+          )}
+        </dd>
+        <dt>Next check</dt>
+        <dd>
+          {view.nextCheckAt === null ? (
+            <span class="muted">none: no longer in the configuration</span>
+          ) : (
+            <NextCheck at={view.nextCheckAt} now={now} checked={current !== undefined} />
           )}
         </dd>
         <dt>Profile</dt>
@@ -87,85 +129,125 @@ export const SitePageView: FC<SitePageProps> = ({ view, types, canCheck, checked
       <h2>Timeline</h2>
       <Timeline siteId={site.id} segments={view.segments} />
 
-      <h2>Watched URLs now</h2>
+      <h2 id="verdicts">Watched URLs now</h2>
+      <form method="get" action={base} class="filter">
+        <label>
+          Crawlers{' '}
+          <input
+            type="text"
+            name="crawlers"
+            value={crawlers}
+            placeholder="e.g. Googlebot, GPT"
+            aria-label="Show only crawlers whose name contains"
+          />
+        </label>{' '}
+        <label>
+          <input type="checkbox" name="blocking" value="1" checked={blockingOnly} /> only those that
+          block a watched URL
+        </label>{' '}
+        <button type="submit">Show</button>
+        {view.matrix.agents.length < view.matrixAgents ? (
+          <span class="muted">
+            {' '}
+            {view.matrix.agents.length} of {view.matrixAgents} crawlers shown ·{' '}
+            <a href={`${base}#verdicts`}>show all</a>
+          </span>
+        ) : null}
+      </form>
       {view.matrix.rows.length === 0 ? (
         <p class="muted">No verdicts yet.</p>
+      ) : view.matrix.agents.length === 0 ? (
+        <p class="muted">No crawler matches this filter.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>URL</th>
-              {view.matrix.agents.map((a) => (
-                <th>{a}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {view.matrix.rows.map((row) => (
+        <div
+          class="scroll"
+          role="region"
+          aria-label="Verdicts by watched URL and crawler"
+          tabindex={0}
+        >
+          <table class="matrix">
+            <thead>
               <tr>
-                <td class="mono">{pathOf(row.url)}</td>
-                {row.cells.map((cell, i) =>
-                  cell === undefined ? (
-                    <td class="muted">–</td>
-                  ) : (
-                    <td>
-                      <a
-                        href={`${base}/verdicts?${new URLSearchParams({ url: row.url, agent: view.matrix.agents[i]! }).toString()}`}
-                      >
-                        <Verdict allowed={cell.allowed} />
-                      </a>
-                      <br />
-                      <span class="muted mono">{causeText(cell.cause)}</span>
-                    </td>
-                  ),
-                )}
+                <th>URL</th>
+                {view.matrix.agents.map((a) => (
+                  <th>{a}</th>
+                ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {view.matrix.rows.map((row) => (
+                <tr>
+                  <th class="mono" scope="row">
+                    {pathOf(row.url)}
+                  </th>
+                  {row.cells.map((cell, i) =>
+                    cell === undefined ? (
+                      <td class="muted">–</td>
+                    ) : (
+                      <td>
+                        <a
+                          href={`${base}/verdicts?${new URLSearchParams({ url: row.url, agent: view.matrix.agents[i]! }).toString()}`}
+                        >
+                          <Verdict allowed={cell.allowed} />
+                        </a>
+                        <br />
+                        <span class="muted mono">{causeText(cell.cause)}</span>
+                      </td>
+                    ),
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
 
       <h2>Changes</h2>
-      <form method="get" action={base}>
-        {CHANGE_EVENT_TYPES.map((t) => (
+      <form method="get" action={base} class="filter">
+        {KIND_LABELS.map(([kind, label]) => (
           <label>
-            <input type="checkbox" name="type" value={t} checked={types.includes(t)} /> {t}{' '}
+            <input type="checkbox" name="kind" value={kind} checked={kinds.includes(kind)} />{' '}
+            {label}{' '}
           </label>
         ))}
         <button type="submit">Filter</button>
       </form>
-      {view.events.length === 0 ? (
-        <p class="muted">No change events{types.length > 0 ? ' of these types' : ''}.</p>
+      {view.changes.length === 0 ? (
+        <p class="muted">No changes{kinds.length > 0 ? ' of these kinds' : ''}.</p>
       ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>What</th>
-              <th>Snapshot</th>
-            </tr>
-          </thead>
-          <tbody>
-            {view.events.map((e) => (
-              <tr>
-                <td>
-                  <Time date={e.at} />
-                </td>
-                <td class="mono">
-                  {formatEvent(e.event).map((line) => (
-                    <div>{line}</div>
-                  ))}
-                </td>
-                <td>
-                  <a href={`${base}/snapshots/${e.snapshotId}`}>{e.snapshotId}</a>{' '}
-                  <a href={`${base}/diff?to=${e.snapshotId}`}>diff</a>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <ol class="changes">
+          {view.changes.map((change) => (
+            <li>
+              <p class="when">
+                <Time date={change.at} /> ·{' '}
+                <a
+                  href={`${base}/diff?${new URLSearchParams({ ...(change.previousId === null ? {} : { from: String(change.previousId) }), to: String(change.snapshotId) }).toString()}`}
+                >
+                  what changed, line by line
+                </a>{' '}
+                ·{' '}
+                <a href={`${base}/snapshots/${change.snapshotId}`}>snapshot {change.snapshotId}</a>
+              </p>
+              <ul class="causes">
+                {change.causes.slice(0, CAUSES_PER_CHANGE).map((cause) => (
+                  <CauseItem cause={cause} siteId={site.id} agents={agents} at={change.at} />
+                ))}
+              </ul>
+              {change.causes.length > CAUSES_PER_CHANGE ? (
+                <p class="muted">
+                  and {change.causes.length - CAUSES_PER_CHANGE} more:{' '}
+                  <a href={`${base}/diff?to=${change.snapshotId}`}>see them all</a>
+                </p>
+              ) : null}
+            </li>
+          ))}
+        </ol>
       )}
-      <Pager base={base} params={{}} before={view.olderEvents} />
+      <Pager
+        base={base}
+        params={kinds.length > 0 ? { kind: kinds.join(',') } : {}}
+        before={view.olderChanges}
+      />
 
       <h2>Sitemaps</h2>
       {view.sitemaps.length === 0 ? (

@@ -4,30 +4,59 @@ import type { SiteRef } from '../../monitor/view-site.js';
 import type { SnapshotView } from '../../monitor/view-snapshot.js';
 import { AccessBadge, Layout, Time, statusText } from './components.js';
 
-/** The file as served, one numbered line per line (CR, LF and CRLF all end a line). */
-const NumberedLines: FC<{ text: string }> = ({ text }) => {
+/** Lines of the file per page; the rules table stops after this many rules. */
+export const LINES_PER_PAGE = 2_000;
+const RULES_SHOWN = 500;
+
+/** The file's lines (CR, LF and CRLF all end a line). */
+function linesOf(text: string): string[] {
   const lines = text.split(/\r\n|\r|\n/);
   if (lines[lines.length - 1] === '') lines.pop();
-  return (
-    <pre class="lines" aria-label="robots.txt with line numbers">
-      {lines.map((line, i) => (
-        <span class="l" id={`L${i + 1}`}>
-          <span class="n">{i + 1}</span>
-          {line}
-        </span>
-      ))}
-    </pre>
-  );
-};
+  return lines;
+}
+
+/** The first line of the page that holds `line`. */
+export function windowStart(line: number): number {
+  return Math.floor((Math.max(1, line) - 1) / LINES_PER_PAGE) * LINES_PER_PAGE + 1;
+}
+
+/** The file as served, one numbered line per line, a window of it at a time. */
+const NumberedLines: FC<{ lines: readonly string[]; from: number }> = ({ lines, from }) => (
+  <pre class="lines" aria-label="robots.txt with line numbers">
+    {lines.slice(from - 1, from - 1 + LINES_PER_PAGE).map((line, i) => (
+      <span class="l" id={`L${from + i}`}>
+        <span class="n">{from + i}</span>
+        {line}
+      </span>
+    ))}
+  </pre>
+);
 
 /** One snapshot: fetch details, lint findings, groups and rules, and the file itself. */
-export const SnapshotPageView: FC<{ site: SiteRef; view: SnapshotView; signedIn: boolean }> = ({
-  site,
-  view,
-  signedIn,
-}) => {
+export const SnapshotPageView: FC<{
+  site: SiteRef;
+  view: SnapshotView;
+  /** The first line shown of the file. */
+  from: number;
+  signedIn: boolean;
+}> = ({ site, view, from, signedIn }) => {
   const { snapshot: s, model } = view;
   const base = `/sites/${site.id}`;
+  const lines = view.text === null ? [] : linesOf(view.text);
+  const start = Math.min(windowStart(from), windowStart(Math.max(1, lines.length)));
+  const end = Math.min(lines.length, start + LINES_PER_PAGE - 1);
+  /** A link to a line: an anchor on this page, or the page that holds it. */
+  const lineHref = (line: number) =>
+    line >= start && line <= end ? `#L${line}` : `${base}/snapshots/${s.id}?line=${line}#L${line}`;
+  let rulesLeft = RULES_SHOWN;
+  const groupsShown = (model?.groups ?? []).flatMap((g) => {
+    if (rulesLeft <= 0) return [];
+    const rules = g.rules.slice(0, rulesLeft);
+    rulesLeft -= Math.max(rules.length, 1);
+    return [{ group: g, rules }];
+  });
+  const rulesTotal = (model?.groups ?? []).reduce((n, g) => n + g.rules.length, 0);
+  const rulesListed = groupsShown.reduce((n, g) => n + g.rules.length, 0);
   return (
     <Layout title={`${site.origin} snapshot ${s.id}`} signedIn={signedIn}>
       <p>
@@ -132,7 +161,7 @@ export const SnapshotPageView: FC<{ site: SiteRef; view: SnapshotView; signedIn:
                 {model.lint.map((f) => (
                   <tr>
                     <td class="num">
-                      <a href={`#L${f.line}`}>line {f.line}</a>
+                      <a href={lineHref(f.line)}>line {f.line}</a>
                     </td>
                     <td class={`finding-${f.severity}`}>{f.severity}</td>
                     <td>{f.message}</td>
@@ -146,37 +175,46 @@ export const SnapshotPageView: FC<{ site: SiteRef; view: SnapshotView; signedIn:
           {model.groups.length === 0 ? (
             <p class="muted">No groups: nothing is disallowed by this file.</p>
           ) : (
-            model.groups.map((g) => (
-              <table>
-                <thead>
-                  <tr>
-                    <th colspan={3}>
-                      <a href={`#L${g.line}`}>line {g.line}</a>: user-agent{' '}
-                      {g.agents.map((a) => a.value).join(', ')}
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {g.rules.length === 0 ? (
+            <>
+              {groupsShown.map(({ group: g, rules }) => (
+                <table>
+                  <thead>
                     <tr>
-                      <td colspan={3} class="muted">
-                        no rules
-                      </td>
+                      <th colspan={3}>
+                        <a href={lineHref(g.line)}>line {g.line}</a>: user-agent{' '}
+                        {g.agents.map((a) => a.value).join(', ')}
+                      </th>
                     </tr>
-                  ) : (
-                    g.rules.map((r) => (
+                  </thead>
+                  <tbody>
+                    {rules.length === 0 ? (
                       <tr>
-                        <td class="num">
-                          <a href={`#L${r.line}`}>{r.line}</a>
+                        <td colspan={3} class="muted">
+                          no rules
                         </td>
-                        <td>{r.directive === 'allow' ? 'Allow' : 'Disallow'}</td>
-                        <td class="mono">{r.pattern}</td>
                       </tr>
-                    ))
-                  )}
-                </tbody>
-              </table>
-            ))
+                    ) : (
+                      rules.map((r) => (
+                        <tr>
+                          <td class="num">
+                            <a href={lineHref(r.line)}>{r.line}</a>
+                          </td>
+                          <td>{r.directive === 'allow' ? 'Allow' : 'Disallow'}</td>
+                          <td class="mono">{r.pattern}</td>
+                        </tr>
+                      ))
+                    )}
+                  </tbody>
+                </table>
+              ))}
+              {rulesListed < rulesTotal ? (
+                <p class="muted">
+                  The first {rulesListed.toLocaleString('en-US')} of{' '}
+                  {rulesTotal.toLocaleString('en-US')} rules in {model.groups.length} groups; the
+                  rest are in the file below.
+                </p>
+              ) : null}
+            </>
           )}
           {model.sitemaps.length + model.others.length > 0 ? (
             <>
@@ -197,7 +235,22 @@ export const SnapshotPageView: FC<{ site: SiteRef; view: SnapshotView; signedIn:
           ) : null}
 
           <h2>robots.txt</h2>
-          <NumberedLines text={view.text} />
+          {lines.length > LINES_PER_PAGE ? (
+            <p class="pager">
+              Lines {start.toLocaleString('en-US')} to {end.toLocaleString('en-US')} of{' '}
+              {lines.length.toLocaleString('en-US')}.{' '}
+              {start > 1 ? (
+                <a href={`${base}/snapshots/${s.id}?line=${start - LINES_PER_PAGE}`}>
+                  ← Earlier lines
+                </a>
+              ) : null}{' '}
+              {end < lines.length ? (
+                <a href={`${base}/snapshots/${s.id}?line=${end + 1}`}>Later lines →</a>
+              ) : null}{' '}
+              · <a href={`/api/v1/snapshots/${s.id}/body`}>the whole file</a>
+            </p>
+          ) : null}
+          <NumberedLines lines={lines} from={start} />
         </>
       )}
     </Layout>

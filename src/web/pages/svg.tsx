@@ -26,29 +26,42 @@ export const DayStrip: FC<{ days: readonly DayAccess[]; label: string }> = ({ da
 const WIDTH = 1000;
 const BAR = 28;
 
-/** Year (or month, for a short history) ticks between two instants. */
-function ticks(start: number, end: number): { at: number; label: string }[] {
-  const years = (end - start) / (365.25 * 24 * 3600 * 1000);
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * Ticks between two instants (UTC), at a step that gives a handful of them: years,
+ * quarters, months, weeks, days or hours, whatever the history's span.
+ */
+export function ticks(start: number, end: number): { at: number; label: string }[] {
+  const span = end - start;
   const out: { at: number; label: string }[] = [];
   const first = new Date(start);
-  if (years >= 2) {
+  if (span >= 3 * 365 * DAY) {
+    const step = Math.ceil(span / (365.25 * DAY) / 8);
     for (let y = first.getUTCFullYear() + 1; Date.UTC(y, 0, 1) < end; y++)
-      out.push({ at: Date.UTC(y, 0, 1), label: String(y) });
-  } else {
-    const step = years >= 0.5 ? 3 : 1;
-    let m = first.getUTCMonth() + 1;
-    let y = first.getUTCFullYear();
-    for (;;) {
-      if (m > 11) {
-        m -= 12;
-        y++;
-      }
-      const at = Date.UTC(y, m, 1);
-      if (at >= end) break;
-      if (m % step === 0) out.push({ at, label: new Date(at).toISOString().slice(0, 7) });
-      m++;
-    }
+      if (y % step === 0) out.push({ at: Date.UTC(y, 0, 1), label: String(y) });
+    return out;
   }
+  if (span >= 60 * DAY) {
+    const step = span >= 18 * 30 * DAY ? 3 : span >= 8 * 30 * DAY ? 2 : 1;
+    for (let m = first.getUTCMonth() + 1, y = first.getUTCFullYear(); ; m++) {
+      const at = Date.UTC(y + Math.floor(m / 12), m % 12, 1);
+      if (at >= end) break;
+      if ((m % 12) % step === 0) out.push({ at, label: new Date(at).toISOString().slice(0, 7) });
+    }
+    return out;
+  }
+  if (span >= 2 * DAY) {
+    const step = span >= 28 * DAY ? 7 : span >= 10 * DAY ? 2 : 1;
+    const midnight = Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), first.getUTCDate());
+    for (let at = midnight + DAY, i = 1; at < end; at += DAY, i++)
+      if (i % step === 0) out.push({ at, label: new Date(at).toISOString().slice(5, 10) });
+    return out;
+  }
+  const step = span >= 12 * HOUR ? 6 : span >= 4 * HOUR ? 2 : 1;
+  for (let at = Math.ceil(start / (step * HOUR)) * step * HOUR; at < end; at += step * HOUR)
+    if (at > start) out.push({ at, label: `${new Date(at).toISOString().slice(11, 13)}:00` });
   return out;
 }
 
@@ -67,7 +80,7 @@ export const Timeline: FC<{ siteId: number; segments: readonly TimelineSegment[]
   return (
     <svg
       class="timeline"
-      viewBox={`0 0 ${WIDTH} ${BAR + 26}`}
+      viewBox={`0 0 ${WIDTH} ${BAR + 42}`}
       width="100%"
       role="img"
       aria-label={`${segments.length} snapshots from ${day(segments[0]!.start)} to ${day(new Date(end))}`}
@@ -99,11 +112,27 @@ export const Timeline: FC<{ siteId: number; segments: readonly TimelineSegment[]
             <circle class="marker" cx={x(s.start.getTime()).toFixed(2)} cy="4" r="2.5" />
           </g>
         ))}
+      <line class="axis" x1="0" x2={WIDTH} y1={BAR + 10} y2={BAR + 10} />
       {ticks(start, end).map((t) => (
-        <text x={x(t.at).toFixed(2)} y={BAR + 22}>
-          {t.label}
-        </text>
+        <g>
+          <line
+            class="tick"
+            x1={x(t.at).toFixed(2)}
+            x2={x(t.at).toFixed(2)}
+            y1={BAR + 10}
+            y2={BAR + 14}
+          />
+          <text x={x(t.at).toFixed(2)} y={BAR + 25} text-anchor="middle">
+            {t.label}
+          </text>
+        </g>
       ))}
+      <text class="end" x="0" y={BAR + 38}>
+        {minute(new Date(start))}
+      </text>
+      <text class="end" x={WIDTH} y={BAR + 38} text-anchor="end">
+        {minute(new Date(end))}
+      </text>
     </svg>
   );
 };

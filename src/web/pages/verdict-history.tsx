@@ -1,7 +1,7 @@
 import type { FC } from 'hono/jsx';
 import type { VerdictRun } from '../../policy/history.js';
 import type { SiteRef } from '../../monitor/view-site.js';
-import { Layout, Time, Verdict, causeText, day, pathOf } from './components.js';
+import { Layout, Rich, Time, Verdict, causeText, day, pathOf } from './components.js';
 
 /** "disallowed since 2026-03-02 by `Disallow: /pr` on line 14". */
 export function runSentence(run: VerdictRun): string {
@@ -36,7 +36,9 @@ export const VerdictHistoryPageView: FC<{
         <p class="muted">No verdicts recorded for this URL and agent.</p>
       ) : (
         <>
-          <p class="now">Now {runSentence(newest[0]!)}.</p>
+          <p class="now">
+            Now <Rich text={runSentence(newest[0]!)} />.
+          </p>
           <table>
             <thead>
               <tr>
@@ -69,7 +71,9 @@ export const VerdictHistoryPageView: FC<{
                     {run.cause?.type === 'rule' ? (
                       <>
                         {' '}
-                        <a href={`${base}/snapshots/${run.fromSnapshotId}#L${run.cause.line}`}>
+                        <a
+                          href={`${base}/snapshots/${run.fromSnapshotId}?line=${run.cause.line}#L${run.cause.line}`}
+                        >
                           line {run.cause.line}
                         </a>
                       </>

@@ -2,17 +2,16 @@
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
-import { CHANGE_EVENT_TYPES } from '../../policy/events.js';
-import { headline } from '../../policy/format.js';
+import { boundEvents, CHANGE_EVENT_TYPES } from '../../policy/events.js';
 import { siteAccess } from '../../policy/verdicts.js';
 import { parseRobotsTxt } from '../../robots/index.js';
-import { viewDiff } from '../../monitor/view-diff.js';
+import { diffDocument, viewDiff } from '../../monitor/view-diff.js';
+import { snapshotDocument } from '../../monitor/view-snapshot.js';
 import { viewOverview } from '../../monitor/view-overview.js';
-import { profileOf } from '../../monitor/view-site.js';
-import type { SiteRef } from '../../monitor/view-site.js';
+import { CHANGE_KINDS, isChangeKind, profileOf, viewSite } from '../../monitor/view-site.js';
+import { outcomeDocument } from '../../monitor/check-site.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
 import { testRobots } from '../../monitor/test-robots.js';
-import type { SnapshotSummary } from '../../monitor/records.js';
 import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
@@ -33,26 +32,6 @@ function limitOf(c: Context, fallback: number): number {
     });
   return n;
 }
-
-const snapshotJson = (s: SnapshotSummary, site: SiteRef) => ({
-  id: s.id,
-  siteId: s.siteId,
-  previousId: s.previousId,
-  firstSeen: s.firstSeen,
-  lastSeen: s.lastSeen,
-  checks: s.checks,
-  access: siteAccess({ fetch: s, stale: s.stale }, profileOf(site)),
-  status: s.status,
-  error: s.error,
-  errorDetail: s.errorDetail,
-  stale: s.stale,
-  size: s.size,
-  truncated: s.truncated,
-  sha256: s.sha256,
-  finalUrl: s.finalUrl,
-  redirects: s.redirects,
-  lastGoodId: s.lastGoodId,
-});
 
 const testRequest = z.strictObject({
   robotstxt: z
@@ -84,28 +63,38 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
       page: 1,
       perPage: all.length || 1,
       now: deps.now(),
+      timezone: deps.config.schedule.timezone,
     });
     return c.json({
-      sites: view.rows.map((r) => ({
-        id: r.id,
-        origin: r.site.origin,
-        profile: r.site.profile,
-        access: r.access === 'none' ? null : r.access,
-        status: r.overview.current?.status ?? null,
-        error: r.overview.current?.error ?? null,
-        lastCheckedAt: r.overview.current?.lastSeen ?? null,
-        currentSnapshotId: r.overview.current?.id ?? null,
-        lastChange:
-          r.lastChange === null
-            ? null
-            : {
-                at: r.lastChange.at,
-                type: r.lastChange.event.type,
-                summary: headline(r.lastChange.event),
-                more: r.lastChange.more,
-              },
-        disallowed: r.overview.disallowed,
-      })),
+      sites: view.rows.map((r) => {
+        const current = r.overview.current;
+        return {
+          id: r.id,
+          origin: r.site.origin,
+          profile: r.site.profile,
+          access:
+            current === null
+              ? null
+              : siteAccess({ fetch: current, stale: current.stale }, r.site.profile),
+          condition: r.condition,
+          status: current?.status ?? null,
+          error: current?.error ?? null,
+          fileCondition: current?.fileCondition ?? null,
+          lastCheckedAt: current?.lastSeen ?? null,
+          currentSnapshotId: current?.id ?? null,
+          nextCheckAt: r.nextCheckAt,
+          lastChange:
+            r.lastChange === null
+              ? null
+              : {
+                  at: r.lastChange.at,
+                  snapshotId: r.lastChange.snapshotId,
+                  summary: r.lastChange.headline,
+                  more: r.lastChange.more,
+                },
+          disallowed: r.overview.disallowed,
+        };
+      }),
     });
   });
 
@@ -120,7 +109,7 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
       watches: site.config?.watches ?? [],
       agents: site.config?.agents ?? [],
       schedule: site.config?.schedule ?? null,
-      current: latest === undefined ? null : snapshotJson(latest, site),
+      current: latest === undefined ? null : snapshotDocument(latest, site),
     });
   });
 
@@ -134,7 +123,7 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
     );
     const shown = page.slice(0, limit);
     return c.json({
-      snapshots: shown.map((s) => snapshotJson(s, site)),
+      snapshots: shown.map((s) => snapshotDocument(s, site)),
       next:
         page.length > limit
           ? `${api}/sites/${site.id}/snapshots?limit=${limit}&before=${shown[shown.length - 1]!.id}`
@@ -144,7 +133,7 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
 
   app.get(`${api}/snapshots/:id`, async (c) => {
     const { snapshot, site } = await snapshotOf(c.req.param('id'));
-    return c.json(snapshotJson(snapshot, site));
+    return c.json(snapshotDocument(snapshot, site));
   });
 
   // The bytes as served, as inert text: never rendered by a browser as HTML or script.
@@ -198,12 +187,7 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
     );
     if ('missing' in view)
       throw new HTTPException(404, { message: `nothing to compare: ${view.missing}` });
-    return c.json({
-      from: snapshotJson(view.from, site),
-      to: snapshotJson(view.to, site),
-      events: view.events,
-      patch: view.patch.map((l) => l.text).join('\n'),
-    });
+    return c.json(diffDocument(view, site));
   });
 
   app.get(`${api}/sites/:id/verdicts`, async (c) => {
@@ -222,6 +206,36 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
     if (!url || !agent) throw new HTTPException(400, { message: 'give both url and agent' });
     const { runs } = await viewVerdictHistory(deps.store, site, url, agent);
     return c.json({ url, agent, runs });
+  });
+
+  // A site's changes, newest first, each with its causes: what people read.
+  app.get(`${api}/sites/:id/changes`, async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const requested = (c.req.queries('kind') ?? []).flatMap((k) => k.split(','));
+    const kinds = requested.filter(isChangeKind);
+    if (kinds.length < requested.length)
+      throw new HTTPException(400, {
+        message: `kind must be among ${Object.keys(CHANGE_KINDS).join(', ')}`,
+      });
+    const limit = limitOf(c, 20);
+    const view = await viewSite(deps.store, site, {
+      now: deps.now(),
+      timezone: deps.config.schedule.timezone,
+      kinds,
+      changesBefore: optionalId(c.req.query('before'), 'before'),
+      changesPerPage: limit,
+      snapshotRows: 0,
+      crawlers: [],
+      blockingOnly: false,
+    });
+    const params = new URLSearchParams({ limit: String(limit) });
+    if (kinds.length > 0) params.set('kind', kinds.join(','));
+    if (view.olderChanges !== null) params.set('before', String(view.olderChanges));
+    return c.json({
+      changes: view.changes,
+      next:
+        view.olderChanges === null ? null : `${api}/sites/${site.id}/changes?${params.toString()}`,
+    });
   });
 
   app.get(`${api}/events`, async (c) => {
@@ -254,7 +268,7 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
         siteId: e.siteId,
         snapshotId: e.snapshotId,
         at: e.at,
-        ...e.event,
+        ...boundEvents([e.event])[0]!,
       })),
       next: rows.length > limit ? `${api}/events?${params.toString()}` : null,
     });
@@ -266,13 +280,23 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
     if (site.config === undefined)
       throw new HTTPException(409, { message: `${site.origin} is no longer configured` });
     const outcome = await deps.checkNow(site.config);
+    return c.json(outcomeDocument(outcome));
+  });
+
+  // The digests of the last `since` as they would be sent now: `robowatch digest --print`
+  // beside a daemon that holds the embedded database asks for them here.
+  app.get(`${api}/digests/preview`, async (c) => {
+    const since = parseDuration(c.req.query('since') ?? '7d');
+    const now = deps.now();
+    const start = new Date(Math.floor((now.getTime() - since) / 3_600_000) * 3_600_000);
+    const digests = await deps.previewDigests({ start, end: now }, c.req.query('to'));
     return c.json({
-      site: outcome.site,
-      kind: outcome.kind,
-      snapshotId: outcome.snapshotId,
-      status: outcome.status,
-      transient: outcome.transient,
-      events: outcome.events,
+      period: { start, end: now },
+      digests: digests.map((d) => ({
+        recipient: d.recipient,
+        subject: d.rendered.subject,
+        text: d.rendered.text,
+      })),
     });
   });
 
@@ -305,4 +329,16 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
     });
     return c.json(result);
   });
+}
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** "7d" → milliseconds, or a 400 that says what a duration looks like. */
+function parseDuration(value: string): number {
+  const match = /^(\d{1,6})([mhdw])$/.exec(value);
+  if (!match)
+    throw new HTTPException(400, {
+      message: `since must be a duration such as 7d, 24h or 2w, not "${value}"`,
+    });
+  return Number(match[1]) * UNITS[match[2]!]!;
 }

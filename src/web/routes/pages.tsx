@@ -6,7 +6,7 @@ import { isChangeEventType } from '../../policy/events.js';
 import type { ChangeEvent } from '../../policy/events.js';
 import { viewDiff } from '../../monitor/view-diff.js';
 import { viewOverview } from '../../monitor/view-overview.js';
-import { viewSite } from '../../monitor/view-site.js';
+import { isChangeKind, viewSite } from '../../monitor/view-site.js';
 import { viewSnapshot } from '../../monitor/view-snapshot.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
 import { startingFile, testRobots } from '../../monitor/test-robots.js';
@@ -33,7 +33,8 @@ import type { ConfiguredSites } from '../sites.js';
 import { lines, parseAgents, parseUrls } from '../tester-input.js';
 
 const PER_PAGE = 100;
-const EVENTS_PER_PAGE = 50;
+/** Changes per page of a site's change list (each with up to five causes). */
+const CHANGES_PER_PAGE = 20;
 const CHECK_OUTCOMES = new Set(['baseline', 'changed', 'unchanged']);
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
@@ -48,30 +49,43 @@ export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: Configure
   app.get('/', async (c) => {
     const query = c.req.query('q') ?? '';
     const page = Number(c.req.query('page') ?? '1') || 1;
+    const now = deps.now();
     const view = await viewOverview(deps.store, await sites.all(), {
       query,
       page,
       perPage: PER_PAGE,
-      now: deps.now(),
+      now,
+      timezone: deps.config.schedule.timezone,
     });
-    return c.html(<OverviewPageView view={view} query={query} signedIn={c.get('signedIn')} />);
+    return c.html(
+      <OverviewPageView view={view} query={query} signedIn={c.get('signedIn')} now={now} />,
+    );
   });
 
   app.get('/sites/:id', async (c) => {
     const site = await sites.resolve(c.req.param('id'));
-    const types = eventTypes(c.req.queries('type') ?? []);
+    const kinds = (c.req.queries('kind') ?? []).flatMap((k) => k.split(',')).filter(isChangeKind);
+    const crawlers = c.req.query('crawlers') ?? '';
+    const blockingOnly = c.req.query('blocking') === '1';
+    const now = deps.now();
     const view = await viewSite(deps.store, site, {
-      now: deps.now(),
-      eventTypes: types,
-      eventsBefore: optionalId(c.req.query('before'), 'before'),
-      eventsPerPage: EVENTS_PER_PAGE,
+      now,
+      timezone: deps.config.schedule.timezone,
+      kinds,
+      changesBefore: optionalId(c.req.query('before'), 'before'),
+      changesPerPage: CHANGES_PER_PAGE,
       snapshotRows: 50,
+      crawlers: crawlers.split(/[\s,]+/),
+      blockingOnly,
     });
     const checked = c.req.query('checked');
     return c.html(
       <SitePageView
         view={view}
-        types={types}
+        kinds={kinds}
+        crawlers={crawlers}
+        blockingOnly={blockingOnly}
+        now={now}
         canCheck={token !== undefined && c.get('signedIn')}
         checked={checked !== undefined && CHECK_OUTCOMES.has(checked) ? checked : undefined}
         signedIn={c.get('signedIn')}
@@ -100,7 +114,15 @@ export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: Configure
       throw new HTTPException(404, {
         message: `${site.origin} has no snapshot ${c.req.param('snapshot')}`,
       });
-    return c.html(<SnapshotPageView site={site} view={view} signedIn={c.get('signedIn')} />);
+    const line = Number(c.req.query('line') ?? '1');
+    return c.html(
+      <SnapshotPageView
+        site={site}
+        view={view}
+        from={Number.isSafeInteger(line) && line > 0 ? line : 1}
+        signedIn={c.get('signedIn')}
+      />,
+    );
   });
 
   app.get('/sites/:id/diff', async (c) => {
@@ -110,7 +132,10 @@ export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: Configure
       site,
       diffPair((name) => c.req.query(name)),
     );
-    return c.html(<DiffPageView site={site} view={view} signedIn={c.get('signedIn')} />);
+    const page = Number(c.req.query('page') ?? '1') || 1;
+    return c.html(
+      <DiffPageView site={site} view={view} page={page} signedIn={c.get('signedIn')} />,
+    );
   });
 
   app.get('/sites/:id/verdicts', async (c) => {
@@ -210,7 +235,7 @@ export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: Configure
     // Only a digest that is not there is a 404; a store that fails is a 500.
     const digest = await deps.store.loadDigest(id);
     if (digest === undefined) throw new HTTPException(404, { message: `there is no digest ${id}` });
-    return { id, ...digest };
+    return digest;
   };
 
   app.get('/digests/:id', async (c) =>

@@ -16,6 +16,7 @@ import { createEmailChannel } from '../../../src/notify/email-channel.js';
 import { createWebhookChannel } from '../../../src/notify/webhook-channel.js';
 import { createCheckStore, createDaemonStore } from '../../../src/store/index.js';
 import { pendingOutbox } from '../../../src/store/outbox.js';
+import { linksFrom } from '../../../src/policy/links.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { useLoopbackSite } from '../../support/loopback-site.js';
@@ -23,6 +24,7 @@ import { TestSmtpServer } from '../../support/smtp.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 
 const { server: site, fetcher } = useLoopbackSite();
+const renderContext = { links: linksFrom('https://rw.example.com'), timeZone: 'UTC' };
 const webhook = new WebhookReceiver('s3cret');
 const dispatcher = new Agent();
 beforeAll(() => webhook.start());
@@ -89,12 +91,15 @@ notify:
           transport,
           from: 'robowatch@example.com',
           loadDigest: (id) => store.digests.loadDigest(id),
+          context: () => renderContext,
         }),
         webhook: createWebhookChannel({
           dispatcher,
           secretFor: (url) => (url.endsWith('/hook') ? 's3cret' : undefined),
           userAgent: 'robowatch-test',
           timeoutMs: 5_000,
+          loadDigest: (id) => store.digests.loadDigest(id),
+          context: () => renderContext,
         }),
       },
       now: () => now,
@@ -130,19 +135,20 @@ notify:
     const [mail] = smtp.received;
     expect(mail!.envelopeTo.sort()).toEqual(['ops@example.com', 'seo@example.com']);
     expect(mail!.parsed.subject).toBe(
-      `${new URL(site.origin).host}: /pricing is now disallowed for Googlebot (and 1 more change)`,
+      `${new URL(site.origin).host}: /pricing is now disallowed for Googlebot (Disallow: /pricing, line 3) (and 1 more change)`,
     );
     expect(mail!.parsed.messageId).toMatch(/^<[0-9a-f-]{36}@robowatch>$/);
     expect(mail!.parsed.text).toContain(
-      'DISALLOWED now: /pricing for Googlebot (line 3: Disallow: /pricing)',
+      '1. `Disallow: /pricing` added to the `*` group (line 3)\n   - now disallowed for Googlebot: /pricing\n',
     );
     // The watched URL is %-encoded and the pattern is not: Google does not match them.
     expect(mail!.parsed.text).toContain(
-      'rule added:   Googlebot Disallow: /<script>alert(1)</script> (line 4)',
+      '2. `Disallow: /<script>alert(1)</script>` added to the `*` group (line 4)\n   No watched page changes for Googlebot.',
     );
+    expect(mail!.parsed.text).toContain('https://rw.example.com/sites/1/diff?from=1&to=2');
     // A pattern from the file is text, not markup.
     expect(mail!.parsed.html).toContain(
-      'Disallow: /&lt;script&gt;alert(1)&lt;/script&gt; (line 4)',
+      '<code>Disallow: /&lt;script&gt;alert(1)&lt;/script&gt;</code> added to the',
     );
     expect(mail!.parsed.html).not.toContain('<script>');
 
@@ -158,7 +164,7 @@ notify:
     const slack = webhook.received.find((h) => h.path === '/slack')!;
     expect(slack.headers['x-robowatch-signature']).toBeUndefined();
     expect((JSON.parse(slack.body) as { text: string }).text).toMatch(
-      /^\*robowatch: .*\/pricing is now disallowed for Googlebot.*\*\n• DISALLOWED now: \/pricing/,
+      /^\*robowatch: .*\/pricing is now disallowed for Googlebot.*\*\n• `Disallow: \/pricing` added to the `\*` group \(line 3\)\n/,
     );
   });
 

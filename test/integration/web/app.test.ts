@@ -75,10 +75,19 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     const text = visible(body);
     expect(text).toContain(server.origin);
-    expect(body).toMatch(/class="access access-ok">ok</);
+    expect(body).toMatch(
+      /class="access access-ok" title="robots.txt is served, and its rules apply.">ok</,
+    );
+    // The last change in words: its most severe cause, linked to its diff.
     expect(text).toContain('2026-03-06 03:00Z');
-    expect(text).toMatch(/Googlebot: 2 of 4/); // /pricing and /private/x
-    expect(text).toMatch(/GPTBot: 1 of 4/); // its own group: /blog/ only
+    expect(text).toContain(
+      'Disallow: /"><img src=x onerror=alert(1)> added to the * group (line 4) (and 2 more)',
+    );
+    expect(body).toContain('href="/sites/1/diff?to=5"');
+    // Crawler counts in one line, the detail on the site page.
+    expect(text).toContain('2 of 2 crawlers block a watched URL');
+    // When the site is next checked (no daemon has planned it: its place tomorrow).
+    expect(text).toMatch(/2026-03-07 \d\d:\d\dZ \(in (\d+ days? )?\d+ h( \d+ min)?\)/);
     // The strip: 90 days, the six checked ones coloured, the 503 day red.
     const strip = body.match(/<svg class="strip"[\s\S]*?<\/svg>/)![0];
     expect(strip.match(/<rect /g)).toHaveLength(90);
@@ -101,8 +110,17 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     expect(timeline.match(/<a href="\/sites\/1\/snapshots\/\d+">/g)).toHaveLength(5);
     expect(timeline.match(/<rect class="unreachable"/g)).toHaveLength(1);
     expect(timeline.match(/<circle class="marker"/g)).toHaveLength(4); // every snapshot after the baseline brought changes
-    expect(text).toContain('DISALLOWED now: /pricing for Googlebot (line 3: Disallow: /pricing)');
-    expect(text).toContain('fetch status: ok 200 -> unreachable 503');
+    // The changes, in causes: the rule added, the 503, and what each did.
+    expect(text).toContain(
+      'Disallow: /pricing added to the * group (line 3) now disallowed for Googlebot: /pricing',
+    );
+    expect(text).toContain(
+      'robots.txt answers 503 (it answered 200 before) Google treats the whole site as disallowed',
+    );
+    expect(text).toContain(
+      'robots.txt answers 200 again after 1 day of 503 Its rules apply again.',
+    );
+    expect(body).toContain('<code>Disallow: /pricing</code>');
     // The matrix: each cell the verdict and its deciding rule, linked to its history.
     expect(body).toContain(
       `href="/sites/1/verdicts?url=${encodeURIComponent(`${server.origin}/pricing`)}&amp;agent=Googlebot"`,
@@ -116,11 +134,25 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     expect(body).not.toMatch(/href="javascript:/i);
   });
 
-  it('filters and pages the change events', async () => {
-    const { body } = await get('/sites/1?type=fetch_status_changed');
-    const text = visible(body);
-    expect(text).toContain('fetch status: ok 200 -> unreachable 503');
-    expect(text).not.toContain('DISALLOWED now');
+  it('filters and pages the changes', async () => {
+    const text = visible((await get('/sites/1?kind=status')).body);
+    expect(text).toContain('robots.txt answers 503 (it answered 200 before)');
+    expect(text).not.toContain('Disallow: /pricing added');
+    const rules = visible((await get('/sites/1?kind=rules')).body);
+    expect(rules).toContain('Disallow: /pricing added');
+    expect(rules).not.toContain('robots.txt answers 503');
+    // Newest first, a page at a time: the page after snapshot 3 holds the change to 2.
+    const older = visible((await get('/sites/1?before=3')).body);
+    expect(older).toContain('Disallow: /pricing added');
+    expect(older).not.toContain('answers 503');
+  });
+
+  it('keeps the verdict matrix in the page, and filters its crawlers', async () => {
+    const { body } = await get('/sites/1?crawlers=gpt');
+    expect(body).toContain('<div class="scroll" role="region"');
+    const matrix = body.match(/<table class="matrix">[\s\S]*?<\/table>/)![0];
+    expect(matrix.match(/<th>[^<]*<\/th>/g)).toEqual(['<th>URL</th>', '<th>GPTBot</th>']);
+    expect(visible(body)).toContain('1 of 2 crawlers shown');
   });
 
   it('shows a snapshot: numbered lines, groups and rules, lint findings, redirects and timings', async () => {
@@ -150,8 +182,11 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     const [v1, v2] = [snapshots[snapshots.length - 1]!, snapshots[snapshots.length - 2]!];
     const { body } = await get(`/sites/1/diff?from=${v1.id}&to=${v2.id}`);
     const text = visible(body);
-    expect(text).toContain('DISALLOWED now: /pricing for Googlebot');
-    expect(text).toContain('sitemap added: https://example.com/sitemap.xml');
+    expect(text).toContain(
+      'What changes Disallow: /pricing added to the * group (line 3) now disallowed for Googlebot: /pricing',
+    );
+    expect(text).toContain('Sitemap lines changed: 1 added');
+    expect(text).toContain('+ https://example.com/sitemap.xml');
     expect(body).toContain('<span class="add">+Disallow: /pricing</span>');
     expect(body).toContain('<span class="hunk">@@ ');
     expect((await get('/sites/1/diff?from=abc')).response.status).toBe(400);
@@ -163,7 +198,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
   it('tells when and why a verdict flipped', async () => {
     const url = encodeURIComponent(`${server.origin}/pricing`);
     const text = visible((await get(`/sites/1/verdicts?url=${url}&agent=Googlebot`)).body);
-    expect(text).toContain('Now disallowed since 2026-03-05 by `Disallow: /pricing` on line 3.');
+    expect(text).toContain('Now disallowed since 2026-03-05 by Disallow: /pricing on line 3.');
     expect(text).toMatch(/2026-03-05 03:00Z now disallowed line 3: Disallow: \/pricing/);
     expect(text).toMatch(
       /2026-03-03 03:00Z 2026-03-04 03:00Z disallowed line 3: Disallow: \/pricing/,
@@ -236,7 +271,9 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
         subject: 'robowatch digest 2026-03-01 to 2026-03-08: 4 changes',
         text: 'All the <changes> of the week',
         html: '<p>All the changes</p>',
+        data: null,
       },
+      { channel: 'email', to: 'seo@example.com' },
       clock.now,
     );
     expect(visible((await get('/digests')).body)).toContain(
@@ -255,6 +292,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       config,
       store: { ...store, loadDigest: () => Promise.reject(new Error('connection reset')) },
       checkNow: () => Promise.reject(new Error('not in this test')),
+      previewDigests: () => Promise.resolve([]),
       metrics,
       logger: silentLogger,
       now: () => clock.now,
@@ -302,11 +340,22 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       const { sites } = await json<{ sites: Record<string, unknown>[] }>('/api/v1/sites');
       expect(sites).toHaveLength(1);
       const [listed] = sites as {
-        lastChange: { type: string } | null;
+        lastChange: { summary: string; more: number } | null;
         disallowed: { agent: string; disallowed: number; watched: number }[];
       }[];
-      expect(listed).toMatchObject({ id: 1, origin: server.origin, access: 'ok', status: 200 });
-      expect(listed!.lastChange?.type).toBe('rules_changed'); // the most important of the last change
+      expect(listed).toMatchObject({
+        id: 1,
+        origin: server.origin,
+        access: 'ok',
+        condition: 'ok',
+        status: 200,
+        fileCondition: 'robots',
+      });
+      // The last change: its most severe cause, in words.
+      expect(listed!.lastChange).toMatchObject({
+        summary: '`Disallow: /"><img src=x onerror=alert(1)>` added to the `*` group (line 4)',
+        more: 2,
+      });
       expect(listed!.disallowed).toContainEqual({ agent: 'Googlebot', disallowed: 2, watched: 4 });
       const site = await json<{ watches: string[]; current: { access: string } }>(
         '/api/v1/sites/1',

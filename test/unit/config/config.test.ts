@@ -91,7 +91,7 @@ sites:
     expect(config.sites[0]!.alerts).toEqual({
       email: [],
       webhooks: [],
-      events: ['newly_disallowed', 'fetch_status_changed'],
+      events: ['newly_disallowed', 'fetch_status_changed', 'file_condition_changed'],
     });
   });
 
@@ -132,7 +132,15 @@ sites:
   });
 
   it('serves the web on 127.0.0.1:8080 by default, read-only without a token', () => {
-    expect(parse('{}').web).toEqual({ host: '127.0.0.1', port: 8080, token: undefined });
+    expect(parse('{}').web).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      token: undefined,
+      publicUrl: undefined,
+    });
+    expect(parse('web: {publicUrl: "https://rw.example.com/"}').web.publicUrl).toBe(
+      'https://rw.example.com',
+    );
     expect(parse('web: {listen: "0.0.0.0:9000"}').web).toMatchObject({
       host: '0.0.0.0',
       port: 9000,
@@ -230,7 +238,7 @@ sites:
     ],
     [
       'notify: {events: [newly_blocked]}',
-      'robowatch.yaml: notify.events[0]: must be one of newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed',
+      'robowatch.yaml: notify.events[0]: must be one of newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed, file_condition_changed, directives_changed, fetch_status_same_effect',
     ],
     [
       'notify: {email: {smtp: "smtp://h", from: a@b.c, to: [not-an-address]}}',
@@ -255,6 +263,10 @@ sites:
     [
       'web: {listen: "localhost"}',
       'robowatch.yaml: web.listen: must be HOST:PORT (e.g. 127.0.0.1:8080 or 0.0.0.0:8080) or a port, not "localhost"',
+    ],
+    [
+      'web: {publicUrl: "rw.example.com"}',
+      'robowatch.yaml: web.publicUrl: must be the http(s) address of the web UI (e.g. https://robowatch.example.com), not "rw.example.com"',
     ],
     [
       'web: {listen: 70000}',

@@ -1,6 +1,12 @@
-/** Routing change events to channels, most important first; retry backoff. */
+/** Routing changes to channels by their causes, most important first; retry backoff. */
 import { describe, expect, it } from 'vitest';
-import { rankEvents, retryDelay, routeAlerts } from '../../../src/policy/alerts.js';
+import {
+  DEFAULT_ALERT_EVENTS,
+  rankEvents,
+  retryDelay,
+  routeAlerts,
+} from '../../../src/policy/alerts.js';
+import type { AlertTopic, ChangeCause } from '../../../src/policy/cause-model.js';
 import type { ChangeEvent } from '../../../src/policy/events.js';
 
 const site = 'https://e.com';
@@ -33,40 +39,75 @@ describe('routeAlerts', () => {
       { url: 'https://h.example/1', secret: 'x', format: 'json' as const },
       { url: 'https://h.example/2', secret: undefined, format: 'slack' as const },
     ],
-    events: ['newly_disallowed', 'fetch_status_changed'] as const,
+    events: ['newly_disallowed', 'fetch_status_changed'] as AlertTopic[],
+  };
+  const blocked: ChangeCause = {
+    type: 'rule',
+    change: 'added',
+    group: { agents: ['*'], line: 1 },
+    rule: { directive: 'disallow', pattern: '/p', line: 2 },
+    previous: null,
+    readers: ['Googlebot'],
+    pairs: [{ url: 'https://e.com/p', agent: 'Googlebot', allowed: false, flipped: true }],
+  };
+  const sitemaps: ChangeCause = {
+    type: 'sitemaps',
+    added: ['https://e.com/s.xml'],
+    removed: [],
+    pairs: [],
+  };
+  const sameEffect: ChangeCause = {
+    type: 'fetch_status',
+    before: { access: 'unavailable', status: 404 },
+    after: { access: 'unavailable', status: 410 },
+    profile: 'google',
+    effectChanged: false,
+    incidentSince: null,
+    disallowRules: 0,
+    file: null,
+    pairs: [],
   };
 
-  it('sends one email to all recipients and one POST per webhook, with the alerting events only', () => {
-    expect(
-      routeAlerts(site, [rules, allowed, disallowed, down], {
-        ...targets,
-        events: [...targets.events],
-      }),
-    ).toEqual([
-      { channel: 'email', to: ['a@e.com', 'b@e.com'], site, events: [disallowed, down] },
-      {
-        channel: 'webhook',
-        url: 'https://h.example/1',
-        format: 'json',
-        site,
-        events: [disallowed, down],
-      },
-      {
-        channel: 'webhook',
-        url: 'https://h.example/2',
-        format: 'slack',
-        site,
-        events: [disallowed, down],
-      },
+  it('sends one email to all recipients and one POST per webhook, with every cause marked', () => {
+    const drafts = routeAlerts(
+      site,
+      [rules, allowed, disallowed, down],
+      [blocked, sitemaps],
+      targets,
+      ['Googlebot'],
+    );
+    const content = {
+      site,
+      events: [disallowed, down],
+      causes: [
+        { ...blocked, alerts: true },
+        { ...sitemaps, alerts: false },
+      ],
+      agents: ['Googlebot'],
+    };
+    expect(drafts).toEqual([
+      { ...content, channel: 'email', to: ['a@e.com', 'b@e.com'] },
+      { ...content, channel: 'webhook', url: 'https://h.example/1', format: 'json' },
+      { ...content, channel: 'webhook', url: 'https://h.example/2', format: 'slack' },
     ]);
   });
 
-  it('sends nothing when no event alerts, or nobody listens', () => {
+  it('sends nothing when no cause alerts (404 → 410 by default), or nobody listens', () => {
+    expect(routeAlerts(site, [allowed, rules], [sitemaps], targets, [])).toEqual([]);
     expect(
-      routeAlerts(site, [allowed, rules], { ...targets, events: [...targets.events] }),
+      routeAlerts(site, [], [sameEffect], { ...targets, events: [...DEFAULT_ALERT_EVENTS] }, []),
     ).toEqual([]);
     expect(
-      routeAlerts(site, [disallowed], { email: [], webhooks: [], events: ['newly_disallowed'] }),
+      routeAlerts(site, [], [sameEffect], { ...targets, events: ['fetch_status_same_effect'] }, []),
+    ).toHaveLength(3);
+    expect(
+      routeAlerts(
+        site,
+        [disallowed],
+        [blocked],
+        { email: [], webhooks: [], events: ['newly_disallowed'] },
+        [],
+      ),
     ).toEqual([]);
   });
 });

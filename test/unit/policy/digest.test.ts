@@ -1,10 +1,12 @@
-/** The weekly digest: changes, what is disallowed now, fetch health, AI crawlers; rendered. */
+/** The weekly digest: what needs attention, changes as causes, health, AI crawlers; rendered, bounded. */
 import { describe, expect, it } from 'vitest';
+import type { ChangeCause } from '../../../src/policy/cause-model.js';
 import { buildDigest } from '../../../src/policy/digest.js';
-import type { DigestSiteInput } from '../../../src/policy/digest.js';
-import type { ChangeEvent } from '../../../src/policy/events.js';
+import type { DigestChange, DigestSiteInput } from '../../../src/policy/digest.js';
+import type { FileCondition } from '../../../src/policy/file-condition.js';
+import { linksFrom } from '../../../src/policy/links.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
-import { renderDigest } from '../../../src/notify/render-digest.js';
+import { digestData, renderDigest } from '../../../src/notify/render-digest.js';
 
 const period = { start: new Date('2026-06-01T08:00:00Z'), end: new Date('2026-06-08T08:00:00Z') };
 const agents = [
@@ -24,30 +26,45 @@ const verdicts = computeVerdicts(
 );
 const hour = (h: number) => new Date(period.start.getTime() + h * 3_600_000);
 const ok = { status: 200, error: null };
-const blocked: ChangeEvent = {
-  type: 'newly_disallowed',
-  site: 'https://a.com',
-  url: 'https://a.com/blog/',
-  agent: 'CCBot',
-  cause: { type: 'rule', directive: 'disallow', pattern: '/blog/', line: 8 },
-};
+const context = { links: linksFrom('https://rw.example.com'), timeZone: 'UTC' };
+
+/** A rule added that newly blocks /blog/ for CCBot, as a check records it. */
+const blocks = (pattern = '/blog/'): ChangeCause => ({
+  type: 'rule',
+  change: 'added',
+  group: { agents: ['CCBot'], line: 7 },
+  rule: { directive: 'disallow', pattern, line: 8 },
+  previous: null,
+  readers: ['CCBot'],
+  pairs: [{ url: 'https://a.com/blog/', agent: 'CCBot', allowed: false, flipped: true }],
+});
+const change = (h: number, causes: ChangeCause[] | null, id = 2): DigestChange => ({
+  at: hour(h),
+  snapshotId: id,
+  previousId: id - 1,
+  causes,
+  events: causes?.length ?? 3,
+});
 
 const site = (overrides: Partial<DigestSiteInput> = {}): DigestSiteInput => ({
+  siteId: 1,
   origin: 'https://a.com',
   profile: 'google',
   agents,
-  events: [],
+  changes: [],
   checks: [0, 24, 48].map((h) => ({ at: hour(h), fetch: ok, stale: false })),
   verdicts,
   body,
+  now: { fetch: ok, stale: false, since: hour(-100), fileCondition: 'robots' },
   ...overrides,
 });
 
 describe('buildDigest', () => {
-  it('says all clear when nothing changed and nothing failed', () => {
+  it('says all clear when nothing changed, nothing failed and nothing needs attention', () => {
     const digest = buildDigest('seo@a.com', period, [site()]);
     expect(digest.allClear).toBe(true);
     expect(digest.sites[0]!.health).toEqual({ checks: 3, okShare: 1, incidents: [] });
+    expect(digest.sites[0]!.attention).toEqual([]);
   });
 
   it('lists what is disallowed now, per agent', () => {
@@ -78,7 +95,7 @@ describe('buildDigest', () => {
       { at: hour(4), fetch: { status: 404, error: null }, stale: false },
     ];
     const digest = buildDigest('seo@a.com', period, [
-      site({ checks, events: [{ at: hour(3), event: blocked }] }),
+      site({ checks, changes: [change(3, [blocks()])] }),
     ]);
     expect(digest.allClear).toBe(false);
     expect(digest.sites[0]!.health).toEqual({
@@ -89,40 +106,118 @@ describe('buildDigest', () => {
         { start: hour(4), end: null, status: { access: 'unavailable', status: 404 } },
       ],
     });
-    expect(digest.sites[0]!.changes).toEqual([{ at: hour(3), event: blocked }]);
+  });
+
+  it('puts first what needs attention: down, gone, HTML or cut, new blocks', () => {
+    const at = (
+      fetch: { status: number | null; error: null },
+      fileCondition: FileCondition | null,
+    ) => site({ now: { fetch, stale: false, since: hour(5), fileCondition } });
+    const kinds = (input: DigestSiteInput) =>
+      buildDigest('x', period, [input]).sites[0]!.attention.map((a) => a.kind);
+    expect(kinds(at({ status: 503, error: null }, 'robots'))).toEqual(['down']);
+    expect(kinds(at({ status: 404, error: null }, 'robots'))).toEqual(['gone']);
+    expect(kinds(at(ok, 'html'))).toEqual(['not-robots']);
+    expect(kinds(at(ok, 'cut'))).toEqual(['cut']);
+    expect(kinds(site({ changes: [change(3, [blocks()])] }))).toEqual(['blocks']);
   });
 });
 
 describe('renderDigest', () => {
-  it('writes the summary in text and HTML, escaped', () => {
-    const hostile: ChangeEvent = {
-      ...blocked,
-      cause: { type: 'rule', directive: 'disallow', pattern: '/<b>x</b>', line: 8 },
-    };
-    const digest = buildDigest('seo@a.com', period, [
-      site({ events: [{ at: hour(3), event: hostile }] }),
+  const twoSites = () =>
+    buildDigest('seo@a.com', period, [
+      site({ changes: [change(3, [blocks('/<b>x</b>')])] }),
+      site({ siteId: 2, origin: 'https://b.com' }),
+      site({
+        siteId: 3,
+        origin: 'https://c.com',
+        now: {
+          fetch: { status: 503, error: null },
+          stale: false,
+          since: hour(50),
+          fileCondition: 'robots',
+        },
+      }),
     ]);
-    const { subject, text, html } = renderDigest(digest);
+
+  it('says what needs attention first, then the changes by site, then the all-clear sites', () => {
+    const { subject, text } = renderDigest(twoSites(), context);
     expect(subject).toBe(
-      'robowatch digest 2026-06-01 to 2026-06-08: 1 change, 0 incidents on 1 site',
+      'robowatch digest 2026-06-01 to 2026-06-08: 2 sites need attention (3 sites)',
+    );
+    const lines = text.split('\n');
+    expect(lines.slice(0, 8)).toEqual([
+      'robowatch digest for seo@a.com, 2026-06-01 08:00 UTC to 2026-06-08 08:00 UTC.',
+      '',
+      'Needs attention',
+      '  - a.com: 1 watched page × crawler pair newly disallowed; /blog/ is now disallowed for CCBot (Disallow: /<b>x</b>, line 8).',
+      '    https://rw.example.com/sites/1/diff?from=1&to=2',
+      '  - c.com: robots.txt answers 503 since 2026-06-03 10:00 UTC: Google treats the whole site as disallowed: it crawls nothing until robots.txt answers again (after 30 days it uses its last good copy).',
+      '    https://rw.example.com/sites/3',
+      '',
+    ]);
+    expect(text).toContain(
+      '  https://a.com  https://rw.example.com/sites/1\n    2026-06-01 11:00 UTC  `Disallow: /<b>x</b>` added to the CCBot group (line 8)\n      now disallowed for CCBot: /blog/',
     );
     expect(text).toContain(
-      'https://a.com\n  Changes:\n    2026-06-01 11:00Z  DISALLOWED now: /blog/ for CCBot (line 8: Disallow: /<b>x</b>) [was allowed]',
+      'All clear (no change, no incident this period)\n  https://b.com: 3 checks, all found robots.txt.',
     );
-    expect(text).toContain(
-      '  Watched URLs disallowed now:\n    Googlebot: /private/x\n    GPTBot: /, /blog/, /private/x',
-    );
-    expect(text).toContain('  Fetch health:\n    100% ok of 3 checks');
-    expect(text).toContain(
-      '  AI crawlers:\n    blocked: GPTBot\n    partly blocked: CCBot 1/3, ClaudeBot 1/3 (falls under *)',
-    );
+  });
+
+  it('writes times in the configured time zone, and escapes the file in HTML', () => {
+    const { text, html } = renderDigest(twoSites(), { ...context, timeZone: 'America/New_York' });
+    expect(text).toContain('2026-06-01 07:00 (America/New_York)');
     expect(html).toContain('Disallow: /&lt;b&gt;x&lt;/b&gt;');
     expect(html).not.toContain('<b>x</b>');
   });
 
   it('has an all-clear line', () => {
-    const { subject, text } = renderDigest(buildDigest('seo@a.com', period, [site()]));
+    const { subject, text } = renderDigest(buildDigest('seo@a.com', period, [site()]), context);
     expect(subject).toBe('robowatch digest 2026-06-01 to 2026-06-08: all clear (1 site)');
-    expect(text).toContain('All clear: no robots.txt changes and no fetch incidents this period.');
+    expect(text).toContain(
+      'All clear: no robots.txt changes and no fetch incidents on the 1 site this period.',
+    );
+  });
+
+  it('stays small with thousands of sites and changes', () => {
+    const many = Array.from({ length: 3_000 }, (_, i) =>
+      site({
+        siteId: i,
+        origin: `https://s${i}.example.com`,
+        changes: Array.from({ length: 20 }, (_, j) =>
+          change(j, [blocks(`/p${j}/${'y'.repeat(50)}`)], j + 2),
+        ),
+      }),
+    );
+    const { text, html } = renderDigest(buildDigest('seo@a.com', period, many), context);
+    expect(text.length + html.length).toBeLessThan(250_000);
+    expect(text).toContain('and 2,900 more sites: https://rw.example.com/');
+  });
+});
+
+describe('digest data, for webhooks', () => {
+  it("carries the attention list and each site's changes in words, with links", () => {
+    const data = digestData(
+      buildDigest('hook', period, [site({ changes: [change(3, [blocks()])] })]),
+      context,
+    ) as {
+      attention: unknown[];
+      sites: { changes: unknown[] }[];
+    };
+    expect(data.attention).toEqual([
+      {
+        site: 'https://a.com',
+        kind: 'blocks',
+        text: '1 watched page × crawler pair newly disallowed; /blog/ is now disallowed for CCBot (Disallow: /blog/, line 8).',
+        link: 'https://rw.example.com/sites/1/diff?from=1&to=2',
+      },
+    ]);
+    expect(data.sites[0]!.changes).toEqual([
+      {
+        at: '2026-06-01 11:00 UTC',
+        title: '`Disallow: /blog/` added to the CCBot group (line 8)',
+        consequence: 'now disallowed for CCBot: /blog/',
+      },
+    ]);
   });
 });

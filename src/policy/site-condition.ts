@@ -1,0 +1,59 @@
+/**
+ * Where a site stands, as crawlers see it, for badges and summaries: its access under its
+ * profile, except that a 200 whose body is not robots.txt (an HTML page) is not "ok" but
+ * lets everything be crawled, and a file past 500 KiB is read only in part. Pure.
+ */
+import type { Profile } from '../robots/index.js';
+import type { FetchOutcome } from './access.js';
+import { siteAccess } from './verdicts.js';
+import type { FileCondition } from './file-condition.js';
+
+export type SiteCondition =
+  | 'ok'
+  | 'unavailable'
+  | 'unreachable'
+  | 'not-robots'
+  | 'cut'
+  /** Not checked yet. */
+  | 'none';
+
+/** A short label for a badge, and the sentence behind it. */
+export const CONDITION_TEXT: Record<SiteCondition, { label: string; meaning: string }> = {
+  ok: { label: 'ok', meaning: 'robots.txt is served, and its rules apply.' },
+  unavailable: {
+    label: 'all allowed',
+    meaning: 'robots.txt is not there (a 4xx): every URL is crawlable.',
+  },
+  unreachable: {
+    label: 'unreachable',
+    meaning: 'robots.txt cannot be read (a 5xx or no answer): Google crawls nothing.',
+  },
+  'not-robots': {
+    label: 'not robots.txt',
+    meaning:
+      'What is served is not robots.txt (an HTML page, UTF-16, binary data): crawlers find no rules in it, so every URL is crawlable.',
+  },
+  cut: {
+    label: 'over 500 KiB',
+    meaning: 'robots.txt is larger than 500 KiB: Google ignores the rest of it.',
+  },
+  none: { label: 'not checked', meaning: 'Not checked yet.' },
+};
+
+/** A site's condition from its current state; `none` before its first check. */
+export function siteCondition(
+  current:
+    | (FetchOutcome & {
+        readonly stale: boolean;
+        readonly fileCondition: FileCondition | null;
+      })
+    | null,
+  profile: Profile,
+): SiteCondition {
+  if (current === null) return 'none';
+  const access = siteAccess({ fetch: current, stale: current.stale }, profile);
+  if (access !== 'ok') return access;
+  const condition = current.fileCondition;
+  if (condition === 'html' || condition === 'utf16' || condition === 'binary') return 'not-robots';
+  return condition === 'cut' ? 'cut' : 'ok';
+}
