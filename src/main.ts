@@ -53,8 +53,15 @@ process.exitCode = await runCli(process.argv.slice(2), {
       greetingTimeout: 15_000,
       socketTimeout: 60_000,
     }),
+  // Webhooks are minutes apart: a kept-alive connection saves nothing, and one the
+  // receiver is just closing makes a delivery fail (ECONNRESET). One connection each.
   createDispatcher: () =>
-    new Agent({ connectTimeout: 15_000, headersTimeout: 30_000, bodyTimeout: 30_000 }),
+    new Agent({
+      connectTimeout: 15_000,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+      pipelining: 0,
+    }),
   createLogger: () => createLogger(process.stdout),
   waitForSignal: () =>
     new Promise((resolve) => {

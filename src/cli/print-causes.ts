@@ -29,7 +29,7 @@ export function causeLines(
       ...e.lines,
       ...(e.more > 0 ? [`and ${e.more} more watched URL × crawler pairs`] : []),
       ...(all ? e.details : e.details.slice(0, DETAILS)),
-      ...(!all && e.details.length > DETAILS ? [`and ${e.details.length - DETAILS} more`] : []),
+      ...moreLine((all ? 0 : Math.max(0, e.details.length - DETAILS)) + e.detailsMore),
     ];
     for (const d of detail) lines.push(`${indent}  ${oneLineText(d)}`);
   }
@@ -37,4 +37,8 @@ export function causeLines(
   if (hidden > 0)
     lines.push(`${indent}and ${hidden} more change${hidden === 1 ? '' : 's'} (${options.more})`);
   return lines;
+}
+
+function moreLine(more: number): string[] {
+  return more > 0 ? [`and ${more.toLocaleString('en-US')} more`] : [];
 }

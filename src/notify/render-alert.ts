@@ -184,6 +184,7 @@ export function renderAlertEmail(payload: AlertPayload, context: RenderContext):
       ...explained.lines.map((l) => `- ${l}`),
       ...(explained.more > 0 ? [`- and ${explained.more} more watched URL × crawler pairs`] : []),
       ...explained.details.slice(0, DETAILS).map((d) => `  ${d}`),
+      ...moreDetails(explained, DETAILS),
     ].map(oneLineText);
     for (const line of lines) textParts.push(`   ${line}`);
     if (history) textParts.push(`   ${history.label}: ${history.url}`);
@@ -228,6 +229,12 @@ export function renderAlertEmail(payload: AlertPayload, context: RenderContext):
     text: bounded(textParts.join('\n'), MAX_PART_CHARS, more),
     html: boundedHtml(htmlParts.join('\n'), more),
   };
+}
+
+/** "and 10,888 more" after the examples a summary lists, when there are more. */
+function moreDetails(explained: Explained, shown: number): string[] {
+  const more = Math.max(0, explained.details.length - shown) + explained.detailsMore;
+  return more > 0 ? [`  and ${more.toLocaleString('en-US')} more`] : [];
 }
 
 /** The HTML part, cut at the limit between elements when it must be. */

@@ -99,14 +99,27 @@ function disallowedLines(site: DigestSite): string[] {
 
 function aiLine(site: DigestSite): string | null {
   if (site.ai.length === 0) return null;
-  const star = (a: DigestSite['ai'][number]) => (a.underStar ? ' (falls under *)' : '');
   const blocked = site.ai.filter((a) => a.watched > 0 && a.disallowed === a.watched);
   const partly = site.ai.filter((a) => a.disallowed > 0 && a.disallowed < a.watched);
   const allowed = site.ai.filter((a) => a.disallowed === 0);
-  const list = (items: typeof site.ai, detail = false) =>
-    items
-      .map((a) => `${a.agent}${detail ? ` ${a.disallowed}/${a.watched}` : ''}${star(a)}`)
-      .join(', ');
+  // Names, a few at a time; and how many of them no group names (they obey `*`).
+  const list = (items: typeof site.ai, detail = false) => {
+    const names = items.map((a) => `${a.agent}${detail ? ` ${a.disallowed}/${a.watched}` : ''}`);
+    const shown =
+      names.length <= 5
+        ? names.join(', ')
+        : `${names.slice(0, 4).join(', ')} and ${names.length - 4} more`;
+    const star = items.filter((a) => a.underStar).length;
+    const note =
+      star === 0
+        ? ''
+        : star === items.length
+          ? items.length === 1
+            ? ' (falls under *)'
+            : ' (all fall under *)'
+          : ` (${star} fall under *)`;
+    return `${shown}${note}`;
+  };
   return [
     blocked.length ? `blocked: ${list(blocked)}` : '',
     partly.length ? `partly blocked: ${list(partly, true)}` : '',

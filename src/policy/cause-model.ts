@@ -118,7 +118,7 @@ export interface RulesCause {
   readonly added: number;
   readonly removed: number;
   readonly edited: number;
-  /** The first few changes, in file order. */
+  /** The first few changes of each kind (added, edited, removed), in file order. */
   readonly sample: readonly {
     readonly change: 'added' | 'removed' | 'edited';
     readonly rule: RuleText;

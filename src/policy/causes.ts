@@ -34,8 +34,8 @@ import type { Effective, SiteState, WatchedAgent, WatchVerdict } from './verdict
 
 /** At most this many pairless group changes are listed one by one; more are summed up. */
 const MAX_LISTED_GROUPS = 5;
-/** Rule changes a summary keeps as examples. */
-const SAMPLE_RULES = 20;
+/** Rule changes of each kind a summary keeps as examples. */
+const SAMPLE_RULES = 10;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
 
@@ -528,7 +528,8 @@ class Explanation {
           summaries.set(key, summary);
         }
         summary[draft.change]++;
-        if (summary.sample.length < SAMPLE_RULES)
+        // A few of each kind of change, so that additions show beside removals.
+        if (summary.sample.filter((x) => x.change === draft.change).length < SAMPLE_RULES)
           summary.sample.push({ change: draft.change, rule: draft.rule, previous: draft.previous });
         for (const reader of draft.readers) addOnce(summary.readers, reader);
         continue;

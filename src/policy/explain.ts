@@ -45,6 +45,8 @@ export interface Explained {
   readonly more: number;
   /** A few rules, groups or lines of the file, for summaries. */
   readonly details: readonly string[];
+  /** How many more of those there are than `details` lists. */
+  readonly detailsMore: number;
 }
 
 const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -292,7 +294,7 @@ export function explainCause(cause: ChangeCause, context: ExplainContext, limit 
       : {}),
   };
   const { lines, more } = pairLines(cause.pairs, crawlers, limit);
-  const base = { lines, more, details: [] as string[] };
+  const base = { lines, more, details: [] as string[], detailsMore: 0 };
   switch (cause.type) {
     case 'fetch_status':
       return { ...base, ...statusTexts(cause, context.at) };
@@ -324,8 +326,9 @@ export function explainCause(cause: ChangeCause, context: ExplainContext, limit 
         cause.removed ? `${count(cause.removed, 'rule')} removed` : '',
       ].filter(Boolean);
       const total = cause.added + cause.edited + cause.removed;
-      const shown = cause.sample.length;
       const only = total === 1 ? cause.sample[0] : undefined;
+      const order = { added: 0, edited: 1, removed: 2 } as const;
+      const sample = [...cause.sample].sort((a, b) => order[a.change] - order[b.change]);
       const title =
         only !== undefined
           ? ruleTitle({
@@ -335,19 +338,27 @@ export function explainCause(cause: ChangeCause, context: ExplainContext, limit 
               rule: only.rule,
               previous: only.previous,
             })
-          : `${parts.join(', ')} in ${groupName(cause.group)} (line ${cause.group.line})${shown < total ? ` (first ${shown} shown)` : ''}`;
+          : `${parts.join(', ')} in ${groupName(cause.group)} (line ${cause.group.line})`;
+      const who =
+        cause.readers.length === 1
+          ? cause.readers[0]!
+          : describeCrawlers(cause.readers, {
+              agents: context.agents,
+              readers: { agents: cause.readers, group: cause.group },
+            });
       return {
         ...base,
         title,
         consequence:
           cause.readers.length === 0
             ? 'No watched crawler reads this group.'
-            : `No watched page changes for ${describeCrawlers(cause.readers, { agents: context.agents })}.`,
-        details: (only !== undefined ? [] : cause.sample).map((s) =>
+            : `No watched page changes for ${who}.`,
+        details: (only !== undefined ? [] : sample).map((s) =>
           s.change === 'edited'
             ? `~ line ${s.rule.line}: ${ruleString(s.previous!)} → ${ruleString(s.rule)}`
             : `${s.change === 'added' ? '+' : '−'} ${ruleString(s.rule)} (line ${s.rule.line})`,
         ),
+        detailsMore: only !== undefined ? 0 : total - sample.length,
       };
     }
     case 'group':

@@ -75,9 +75,7 @@ describe('robowatch start', () => {
       // The overview says when each site is checked next: its place in tomorrow's period.
       const base = String(daemon.logs.find((l) => l['msg'] === 'web listening')!['url']);
       const overview = await (await fetch(base, { headers: { accept: 'text/html' } })).text();
-      expect(overview.match(/\(in (\d+ days? )?\d+ h( \d+ min)?\)|\(in \d+ min\)/g)).toHaveLength(
-        2,
-      );
+      expect(overview.match(/\(in [^)]+\)/g)).toHaveLength(2);
 
       // Read-only commands, beside the daemon that holds the embedded database.
       const origin = sites[0]!.origin;

@@ -16,6 +16,9 @@ export class TestSmtpServer {
   #server: SMTPServer | undefined;
   port = 0;
 
+  /** `maxBytes`: refuse larger messages (552), as real servers do; none by default. */
+  constructor(private readonly maxBytes?: number) {}
+
   /** A free port to listen on later (to test a server that is down, then up). */
   async reservePort(): Promise<number> {
     const probe = createNetServer();
@@ -27,6 +30,7 @@ export class TestSmtpServer {
 
   async start(): Promise<this> {
     this.#server = new SMTPServer({
+      ...(this.maxBytes === undefined ? {} : { size: this.maxBytes }),
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
@@ -34,6 +38,12 @@ export class TestSmtpServer {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
+          if ((stream as unknown as { sizeExceeded?: boolean }).sizeExceeded) {
+            const error = new Error('552 too much mail data') as Error & { responseCode: number };
+            error.responseCode = 552;
+            callback(error);
+            return;
+          }
           const raw = Buffer.concat(chunks).toString('utf8');
           PostalMime.parse(raw).then(
             (parsed) => {

@@ -78,6 +78,13 @@ export const CauseItem: FC<{
           {details.map((d) => (
             <li>{d}</li>
           ))}
+          {words.detailsMore + words.details.length - details.length > 0 ? (
+            <li class="muted">
+              and{' '}
+              {(words.detailsMore + words.details.length - details.length).toLocaleString('en-US')}{' '}
+              more (the text diff below has them all)
+            </li>
+          ) : null}
         </ul>
       )}
     </li>

@@ -26,7 +26,7 @@ import { WebhookReceiver } from '../../support/webhook-receiver.js';
 const { server: site, fetcher } = useLoopbackSite();
 const renderContext = { links: linksFrom('https://rw.example.com'), timeZone: 'UTC' };
 const webhook = new WebhookReceiver('s3cret');
-const dispatcher = new Agent();
+const dispatcher = new Agent({ pipelining: 0 }); // as main.ts makes it
 beforeAll(() => webhook.start());
 afterAll(async () => {
   await webhook.stop();
