@@ -16,6 +16,9 @@ import {
 } from '../policy/explain.js';
 import { answers, crawlEffect, describeUrls } from '../policy/explain.js';
 import { formatDay, formatInstant } from '../policy/format.js';
+
+/** A time in the digest's zone, which its first line names once. */
+const local = (date: Date, timeZone: string) => formatInstant(date, timeZone).slice(0, 16);
 import type { RecordedDigest } from '../monitor/records.js';
 import {
   MAX_PART_CHARS,
@@ -42,7 +45,7 @@ const plural = (n: number, one: string, many = `${one}s`) =>
 
 /** One line saying why a site needs attention. */
 export function attentionText(site: DigestSite, a: Attention, context: RenderContext): string {
-  const since = (d: Date) => `since ${formatInstant(d, context.timeZone)}`;
+  const since = (d: Date) => `since ${local(d, context.timeZone)}`;
   switch (a.kind) {
     case 'down':
       return `robots.txt ${answers(a.status)} ${since(a.since)}: ${crawlEffect(a.status, site.profile, 0)}`;
@@ -52,8 +55,11 @@ export function attentionText(site: DigestSite, a: Attention, context: RenderCon
       return `robots.txt is ${a.condition === 'html' ? 'an HTML page' : a.condition === 'utf16' ? 'UTF-16 text' : 'binary data'} ${since(a.since)}: crawlers find no rules in it, so every URL is crawlable.`;
     case 'cut':
       return `robots.txt is larger than 500 KiB ${since(a.since)}: Google ignores the rest.`;
-    case 'blocks':
-      return `${plural(a.pairs, 'watched page × crawler pair')} newly disallowed; ${causeHeadline(a.cause, { agents: site.agents, at: a.since })}.`;
+    case 'blocks': {
+      const lead = a.cause.pairs.filter((p) => p.flipped && !p.allowed).length;
+      const others = a.pairs - lead;
+      return `${causeHeadline(a.cause, { agents: site.agents, at: a.since })}${others > 0 ? `; and ${plural(others, 'more watched page × crawler pair')} newly disallowed by other changes` : ''}.`;
+    }
   }
 }
 
@@ -68,8 +74,8 @@ function incidentLine(incident: Incident, context: RenderContext): string {
   const until =
     incident.end === null
       ? 'still going at the end of the period'
-      : `until ${formatInstant(incident.end, context.timeZone)} (${formatDuration(incident.end.getTime() - incident.start.getTime())})`;
-  return `${answers(incident.status).replace(/^answers/, 'answered')} from ${formatInstant(incident.start, context.timeZone)}, ${until}`;
+      : `until ${local(incident.end, context.timeZone)} (${formatDuration(incident.end.getTime() - incident.start.getTime())})`;
+  return `${answers(incident.status).replace(/^answers/, 'answered')} from ${local(incident.start, context.timeZone)}, ${until}`;
 }
 
 function healthLine(site: DigestSite): string {
@@ -133,8 +139,8 @@ function aiLine(site: DigestSite): string | null {
 function changeLines(
   site: DigestSite,
   context: RenderContext,
-): { at: string; text: string; more?: string }[] {
-  const lines: { at: string; text: string; more?: string }[] = [];
+): { at: string; text: string; more?: readonly string[] }[] {
+  const lines: { at: string; text: string; more?: readonly string[] }[] = [];
   const entries: { change: DigestChange; cause: ChangeCause | null }[] = [];
   for (const change of site.changes) {
     if (change.causes === null) entries.push({ change, cause: null });
@@ -151,7 +157,7 @@ function changeLines(
           .slice(0, CHANGES_PER_SITE)
           .sort((a, b) => a.change.at.getTime() - b.change.at.getTime());
   shown.forEach(({ change, cause }, i) => {
-    const at = formatInstant(change.at, context.timeZone);
+    const at = local(change.at, context.timeZone);
     if (cause === null) {
       lines.push({
         at,
@@ -162,9 +168,9 @@ function changeLines(
     const explained = explainCause(cause, { agents: site.agents, at: change.at }, 1);
     const more =
       i < EXPLAINED_PER_SITE
-        ? [explained.consequence, ...explained.lines].filter((l) => l !== '').join(' ')
-        : undefined;
-    lines.push({ at, text: explained.title, ...(more ? { more } : {}) });
+        ? [explained.consequence, ...explained.lines].filter((l) => l !== '')
+        : [];
+    lines.push({ at, text: explained.title, ...(more.length > 0 ? { more } : {}) });
   });
   if (entries.length > shown.length)
     lines.push({ at: '', text: `and ${plural(entries.length - shown.length, 'more change')}` });
@@ -188,7 +194,8 @@ export function digestSubject(digest: Digest): string {
 /** The digest as an email: text and HTML, each bounded. */
 export function renderDigest(digest: Digest, context: RenderContext): RenderedEmail {
   const tz = context.timeZone;
-  const intro = `robowatch digest for ${digest.recipient}, ${formatInstant(digest.period.start, tz)} to ${formatInstant(digest.period.end, tz)}.`;
+  const zone = tz === 'UTC' || tz === 'Etc/UTC' ? 'UTC' : tz;
+  const intro = `robowatch digest for ${digest.recipient}, ${local(digest.period.start, tz)} to ${local(digest.period.end, tz)} (times in ${zone}).`;
   const attention = digest.sites.filter((s) => s.attention.length > 0);
   const detailed = digest.sites.filter((s) => !s.clear);
   const clear = digest.sites.filter((s) => s.clear);
@@ -232,9 +239,9 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     for (const c of changeLines(site, context)) {
       const head = oneLineText(c.at === '' ? c.text : `${c.at}  ${c.text}`);
       text.push(`    ${head}`);
-      if (c.more) text.push(`      ${oneLineText(c.more)}`);
+      for (const m of c.more ?? []) text.push(`      ${oneLineText(m)}`);
       html.push(
-        `<li>${htmlWithCode(head)}${c.more ? `<br><span style="color:#555">${htmlWithCode(oneLineText(c.more))}</span>` : ''}</li>`,
+        `<li>${htmlWithCode(head)}${(c.more ?? []).map((m) => `<br><span style="color:#555">${htmlWithCode(oneLineText(m))}</span>`).join('')}</li>`,
       );
     }
     const facts = [
@@ -306,7 +313,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
       changes: changeLines(site, context).map((c) => ({
         at: c.at,
         title: c.text,
-        ...(c.more ? { consequence: c.more } : {}),
+        ...(c.more ? { consequence: c.more.join(' ') } : {}),
       })),
     })),
   };

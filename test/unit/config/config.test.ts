@@ -313,16 +313,27 @@ sites:
     });
     expect(config.notify.email).toMatchObject({ smtp: 'smtp://mailpit:1025' });
     expect(config.sites.every((s) => s.alerts.email.includes('seo@example.com'))).toBe(true);
-    // Reachable from the host through the published port; read-only until a token is set.
-    expect(config.web).toEqual({ host: '0.0.0.0', port: 8080, token: undefined });
+    // Reachable from the host through the published port; read-only until a token is set;
+    // alerts link to the published port unless told where people reach the UI.
+    expect(config.web).toEqual({
+      host: '0.0.0.0',
+      port: 8080,
+      token: undefined,
+      publicUrl: 'http://127.0.0.1:8080',
+    });
     const token = 'a'.repeat(32);
     const withToken = await loadConfig({
       path,
       cwd: '/tmp',
-      env: { SMTP_URL: 'smtp://mailpit:1025', ROBOWATCH_WEB_TOKEN: token },
+      env: {
+        SMTP_URL: 'smtp://mailpit:1025',
+        ROBOWATCH_WEB_TOKEN: token,
+        ROBOWATCH_PUBLIC_URL: 'https://robowatch.example.com',
+      },
       version: '1',
     });
     expect(withToken.web.token).toBe(token);
+    expect(withToken.web.publicUrl).toBe('https://robowatch.example.com');
     await expect(loadConfig({ path, cwd: '/tmp', env: {}, version: '1' })).rejects.toThrow(
       'config/compose.yaml: notify.email.smtp: environment variable SMTP_URL is not set',
     );

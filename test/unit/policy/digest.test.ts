@@ -147,17 +147,17 @@ describe('renderDigest', () => {
     );
     const lines = text.split('\n');
     expect(lines.slice(0, 8)).toEqual([
-      'robowatch digest for seo@a.com, 2026-06-01 08:00 UTC to 2026-06-08 08:00 UTC.',
+      'robowatch digest for seo@a.com, 2026-06-01 08:00 to 2026-06-08 08:00 (times in UTC).',
       '',
       'Needs attention',
-      '  - a.com: 1 watched page × crawler pair newly disallowed; /blog/ is now disallowed for CCBot (Disallow: /<b>x</b>, line 8).',
+      '  - a.com: /blog/ is now disallowed for CCBot (Disallow: /<b>x</b>, line 8).',
       '    https://rw.example.com/sites/1/diff?from=1&to=2',
-      '  - c.com: robots.txt answers 503 since 2026-06-03 10:00 UTC: Google treats the whole site as disallowed: it crawls nothing until robots.txt answers again (after 30 days it uses its last good copy).',
+      '  - c.com: robots.txt answers 503 since 2026-06-03 10:00: Google treats the whole site as disallowed: it crawls nothing until robots.txt answers again (after 30 days it uses its last good copy).',
       '    https://rw.example.com/sites/3',
       '',
     ]);
     expect(text).toContain(
-      '  https://a.com  https://rw.example.com/sites/1\n    2026-06-01 11:00 UTC  `Disallow: /<b>x</b>` added to the CCBot group (line 8)\n      now disallowed for CCBot: /blog/',
+      '  https://a.com  https://rw.example.com/sites/1\n    2026-06-01 11:00  `Disallow: /<b>x</b>` added to the CCBot group (line 8)\n      now disallowed for CCBot: /blog/',
     );
     expect(text).toContain(
       'All clear (no change, no incident this period)\n  https://b.com: 3 checks, all found robots.txt.',
@@ -166,7 +166,8 @@ describe('renderDigest', () => {
 
   it('writes times in the configured time zone, and escapes the file in HTML', () => {
     const { text, html } = renderDigest(twoSites(), { ...context, timeZone: 'America/New_York' });
-    expect(text).toContain('2026-06-01 07:00 (America/New_York)');
+    expect(text).toContain('2026-06-01 04:00 to 2026-06-08 04:00 (times in America/New_York).');
+    expect(text).toContain('    2026-06-01 07:00  `Disallow: /<b>x</b>`');
     expect(html).toContain('Disallow: /&lt;b&gt;x&lt;/b&gt;');
     expect(html).not.toContain('<b>x</b>');
   });
@@ -208,13 +209,13 @@ describe('digest data, for webhooks', () => {
       {
         site: 'https://a.com',
         kind: 'blocks',
-        text: '1 watched page × crawler pair newly disallowed; /blog/ is now disallowed for CCBot (Disallow: /blog/, line 8).',
+        text: '/blog/ is now disallowed for CCBot (Disallow: /blog/, line 8).',
         link: 'https://rw.example.com/sites/1/diff?from=1&to=2',
       },
     ]);
     expect(data.sites[0]!.changes).toEqual([
       {
-        at: '2026-06-01 11:00 UTC',
+        at: '2026-06-01 11:00',
         title: '`Disallow: /blog/` added to the CCBot group (line 8)',
         consequence: 'now disallowed for CCBot: /blog/',
       },
