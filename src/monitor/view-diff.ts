@@ -4,8 +4,7 @@ import { boundEvents } from '../policy/events.js';
 import type { ChangeEvent } from '../policy/events.js';
 import type { ReadStore } from './ports.js';
 import type { SnapshotSummary } from './records.js';
-import { compareSnapshots } from './compare-snapshots.js';
-import { profileOf } from './view-site.js';
+import { compareStored } from './view-site.js';
 import { snapshotDocument } from './view-snapshot.js';
 import type { SiteRef } from './view-site.js';
 
@@ -54,21 +53,7 @@ export async function viewDiff(
           ? 'only one snapshot: nothing to compare'
           : `no snapshot ${fromId} of this site`,
     };
-  const comparison = await compareSnapshots(
-    {
-      getSnapshot: get,
-      loadVerdicts: (id) => store.loadVerdicts(id),
-      loadBody: (sha) => store.loadBody(sha),
-      loadIncidentStart: (id) => store.loadIncidentStart(site.id, id),
-    },
-    {
-      origin: site.origin,
-      profile: profileOf(site),
-      ...(site.config ? { agents: site.config.agents } : {}),
-    },
-    from,
-    to,
-  );
+  const comparison = await compareStored(store, site, from, to);
   const text = (body: Uint8Array | null) => (body === null ? '' : decoder.decode(body));
   const patch = createTwoFilesPatch(
     `snapshot ${from.id}`,

@@ -167,7 +167,18 @@ async function explained(
   const from = change.previousId === null ? undefined : snapshots.get(change.previousId);
   const to = snapshots.get(change.snapshotId);
   if (from === undefined || to === undefined) return { ...entry, causes: [] };
-  const { causes } = await compareSnapshots(
+  const { causes } = await compareStored(store, site, from, to);
+  return { ...entry, causes };
+}
+
+/** Two stored snapshots of a site compared, read as the site is configured now. */
+export function compareStored(
+  store: Pick<ReadStore, 'loadVerdicts' | 'loadBody' | 'getSnapshot' | 'loadIncidentStart'>,
+  site: SiteRef,
+  from: SnapshotSummary,
+  to: SnapshotSummary,
+): ReturnType<typeof compareSnapshots> {
+  return compareSnapshots(
     {
       getSnapshot: (id) => store.getSnapshot(site.id, id),
       loadVerdicts: (id) => store.loadVerdicts(id),
@@ -182,7 +193,6 @@ async function explained(
     from,
     to,
   );
-  return { ...entry, causes };
 }
 
 /** The matrix with only the crawlers asked for: by name, or those that block something. */

@@ -15,6 +15,7 @@ import {
   formatDuration,
 } from '../policy/explain.js';
 import { answers, crawlEffect, describeUrls } from '../policy/explain.js';
+import { groupByCrawlers } from '../policy/explain-pairs.js';
 import { formatDay, formatInstant } from '../policy/format.js';
 
 /** A time in the digest's zone, which its first line names once. */
@@ -86,17 +87,8 @@ function healthLine(site: DigestSite): string {
 }
 
 function disallowedLines(site: DigestSite): string[] {
-  const byUrl = new Map<string, string[]>();
-  for (const d of site.disallowed)
-    for (const url of d.urls) byUrl.set(url, [...(byUrl.get(url) ?? []), d.agent]);
-  const bySet = new Map<string, { urls: string[]; agents: string[] }>();
-  for (const [url, agents] of byUrl) {
-    const key = [...agents].sort().join('\n');
-    const found = bySet.get(key);
-    if (found) found.urls.push(url);
-    else bySet.set(key, { urls: [url], agents });
-  }
-  return [...bySet.values()]
+  const pairs = site.disallowed.flatMap((d) => d.urls.map((url) => ({ url, agent: d.agent })));
+  return groupByCrawlers(pairs)
     .slice(0, 5)
     .map(
       (g) => `${describeUrls(g.urls)} for ${describeCrawlers(g.agents, { agents: site.agents })}`,

@@ -446,16 +446,9 @@ class Explanation {
   /** The summary of a group's rule changes (pairless ones end up here too). */
   #rulesSummary(group: GroupChange): Mutable<RulesCause> {
     const label = groupLabel(group.after ?? group.before!);
-    return this.#draft<RulesCause>(`rules\n${label.line}\n${label.agents.join('\n')}`, () => ({
-      type: 'rules' as const,
-      group: label,
-      added: 0,
-      removed: 0,
-      edited: 0,
-      sample: [],
-      readers: [],
-      pairs: [],
-    }));
+    return this.#draft<RulesCause>(`rules\n${label.line}\n${label.agents.join('\n')}`, () =>
+      emptyRulesSummary(label),
+    );
   }
 
   #groupCause(change: GroupChange): Mutable<GroupCause> {
@@ -515,16 +508,7 @@ class Explanation {
         let summary = summaries.get(key);
         if (summary === undefined) {
           summary = this.#drafts.get(`rules\n${key}`) as Mutable<RulesCause> | undefined;
-          summary ??= {
-            type: 'rules',
-            group: draft.group,
-            added: 0,
-            removed: 0,
-            edited: 0,
-            sample: [],
-            readers: [],
-            pairs: [],
-          };
+          summary ??= emptyRulesSummary(draft.group);
           summaries.set(key, summary);
         }
         summary[draft.change]++;
@@ -580,3 +564,17 @@ function addOnce<T>(list: T[], value: T): void {
 }
 
 export type { Reading };
+
+/** A group's rule changes, none counted yet. */
+function emptyRulesSummary(group: RulesCause['group']): Mutable<RulesCause> {
+  return {
+    type: 'rules',
+    group,
+    added: 0,
+    removed: 0,
+    edited: 0,
+    sample: [],
+    readers: [],
+    pairs: [],
+  };
+}

@@ -80,27 +80,37 @@ export function collapsePairs(pairs: readonly PairChange[]): PairLine[] {
   const lines: PairLine[] = [];
   for (const allowed of [false, true]) {
     for (const flipped of [true, false]) {
-      const byUrl = new Map<string, string[]>();
-      for (const p of pairs) {
-        if (p.allowed !== allowed || p.flipped !== flipped) continue;
-        let agents = byUrl.get(p.url);
-        if (agents === undefined) byUrl.set(p.url, (agents = []));
-        if (!agents.includes(p.agent)) agents.push(p.agent);
-      }
-      const bySet = new Map<string, { urls: string[]; agents: string[] }>();
-      for (const [url, agents] of byUrl) {
-        const key = [...agents].sort().join('\n');
-        const found = bySet.get(key);
-        if (found) found.urls.push(url);
-        else bySet.set(key, { urls: [url], agents });
-      }
-      const group = [...bySet.values()]
+      const same = pairs.filter((p) => p.allowed === allowed && p.flipped === flipped);
+      const group = groupByCrawlers(same)
         .map((g) => ({ allowed, flipped, ...g }))
         .sort((a, b) => b.urls.length * b.agents.length - a.urls.length * a.agents.length);
       lines.push(...group);
     }
   }
   return lines;
+}
+
+/**
+ * (URL, crawler) pairs as groups of URLs that share the exact same set of crawlers, in
+ * the order the URLs first appear.
+ */
+export function groupByCrawlers(
+  pairs: Iterable<{ readonly url: string; readonly agent: string }>,
+): { urls: string[]; agents: string[] }[] {
+  const byUrl = new Map<string, string[]>();
+  for (const p of pairs) {
+    let agents = byUrl.get(p.url);
+    if (agents === undefined) byUrl.set(p.url, (agents = []));
+    if (!agents.includes(p.agent)) agents.push(p.agent);
+  }
+  const bySet = new Map<string, { urls: string[]; agents: string[] }>();
+  for (const [url, agents] of byUrl) {
+    const key = [...agents].sort().join('\n');
+    const found = bySet.get(key);
+    if (found) found.urls.push(url);
+    else bySet.set(key, { urls: [url], agents });
+  }
+  return [...bySet.values()];
 }
 
 /** At most this many URLs are named on one line. */
