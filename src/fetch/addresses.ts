@@ -25,23 +25,76 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['2001:db8::', 32],
-  ['100::', 64],
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215)
+  ['100::', 64], // discard-only
+  ['2001::', 32], // Teredo: its IPv4 ends are obfuscated; no public site needs it
+  ['2001:db8::', 32], // documentation
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // deprecated site-local
+  ['ff00::', 8], // multicast
 ] as const) {
   blocked.addSubnet(net, prefix, 'ipv6');
 }
 
+/**
+ * The IPv4 address an IPv6 address carries, in whichever way it is written: mapped
+ * (::ffff:a.b.c.d), translated (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96, which Node prints
+ * in hex: 64:ff9b::a9fe:a9fe is 169.254.169.254) and 6to4 (2002:AABB:CCDD::).
+ */
+function embeddedIPv4(bytes: Uint8Array): string | null {
+  const zero = (from: number, to: number) => bytes.subarray(from, to).every((b) => b === 0);
+  const v4 = (at: number) => Array.from(bytes.subarray(at, at + 4)).join('.');
+  const word = (i: number) => (bytes[i * 2]! << 8) | bytes[i * 2 + 1]!;
+  if (zero(0, 10) && word(5) === 0xffff) return v4(12);
+  if (zero(0, 8) && word(4) === 0xffff && word(5) === 0) return v4(12);
+  if (word(0) === 0x64 && word(1) === 0xff9b && zero(4, 12)) return v4(12);
+  if (word(0) === 0x2002) return v4(2);
+  return null;
+}
+
+/** The 16 bytes of an IPv6 address (zone index dropped), or null if it is not one. */
+function ipv6Bytes(address: string): Uint8Array | null {
+  const text = address.replace(/%.*$/, '');
+  if (!isIPv6(text)) return null;
+  let words: number[];
+  const [head = '', tail] = text.split('::') as [string, string | undefined];
+  const parse = (part: string): number[] => {
+    if (part === '') return [];
+    const out: number[] = [];
+    for (const piece of part.split(':')) {
+      if (piece.includes('.')) {
+        const [a, b, c, d] = piece.split('.').map(Number) as [number, number, number, number];
+        out.push((a << 8) | b, (c << 8) | d);
+      } else out.push(parseInt(piece, 16));
+    }
+    return out;
+  };
+  const first = parse(head);
+  if (tail === undefined) words = first;
+  else {
+    const last = parse(tail);
+    words = [...first, ...Array<number>(8 - first.length - last.length).fill(0), ...last];
+  }
+  const bytes = new Uint8Array(16);
+  words.forEach((w, i) => {
+    bytes[i * 2] = w >> 8;
+    bytes[i * 2 + 1] = w & 0xff;
+  });
+  return bytes;
+}
+
 /** Whether an IP address is private, loopback, link-local, metadata or otherwise not public. */
 export function isPrivateAddress(address: string): boolean {
-  // An IPv4 address seen through IPv6 (::ffff:a.b.c.d, and NAT64 64:ff9b::a.b.c.d) is judged as IPv4.
-  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (embedded) return isPrivateAddress(embedded[1]!);
   if (isIPv4(address)) return blocked.check(address, 'ipv4');
-  if (isIPv6(address)) return blocked.check(address, 'ipv6');
-  return true; // not an IP address at all: refuse
+  const bytes = ipv6Bytes(address);
+  if (bytes === null) return true; // not an IP address at all: refuse
+  // An IPv4 address seen through IPv6 is judged as IPv4.
+  const v4 = embeddedIPv4(bytes);
+  if (v4 !== null) return isPrivateAddress(v4);
+  const canonical = Array.from({ length: 8 }, (_, i) =>
+    ((bytes[i * 2]! << 8) | bytes[i * 2 + 1]!).toString(16),
+  ).join(':');
+  return blocked.check(canonical, 'ipv6');
 }

@@ -1,6 +1,9 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
-import type { Readable, Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { Duplex, Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import { Agent, buildConnector } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { FetchErrorKind, FetchResult, RedirectHop } from '../policy/fetch-result.js';
@@ -38,6 +41,72 @@ class BlockedAddressError extends Error {
   readonly code = 'ROBOWATCH_BLOCKED_ADDRESS';
 }
 
+/** The error for a refused address; an address from DNS is not repeated (it may be internal). */
+function blockedError(hostname: string, literal?: string): BlockedAddressError {
+  return new BlockedAddressError(
+    literal !== undefined && hostname.replace(/^\[|\]$/g, '') === literal
+      ? `${literal} is a private or reserved address`
+      : `${hostname} resolves only to private or reserved addresses`,
+  );
+}
+
+/**
+ * A lookup that drops the addresses the guard refuses, so that the connection is only
+ * ever opened to an allowed one; with none left it fails, naming no address.
+ */
+function publicOnly(lookup: LookupFunction, allowed: (address: string) => boolean): LookupFunction {
+  return ((hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => {
+    lookup(hostname, { ...lookupOptions, all: true }, (error, found) => {
+      if (error) return callback(error, '', 0);
+      const list = (Array.isArray(found) ? found : [{ address: found, family: 0 }]).filter((a) =>
+        allowed(a.address),
+      );
+      if (list.length === 0) return callback(blockedError(hostname), '', 0);
+      if (lookupOptions.all) return (callback as unknown as AllCallback)(null, list);
+      callback(null, list[0]!.address, list[0]!.family);
+    });
+  }) as LookupFunction;
+}
+type LookupOptions = Parameters<typeof dnsLookup>[1] & { all?: boolean };
+type LookupCallback = (error: Error | null, address: string, family: number) => void;
+type AllCallback = (error: Error | null, addresses: LookupAddress[]) => void;
+
+/**
+ * Lets a response through that starts with an unsolicited `100 Continue` (which undici
+ * rejects as a bad response while browsers and crawlers skip it): the interim head is
+ * dropped before undici's parser sees it. One request per connection, so only the
+ * start of the stream is looked at, at most 8 KiB of it.
+ */
+function skipContinue(socket: Duplex): void {
+  const push = socket.push.bind(socket);
+  let head: Buffer | null = Buffer.alloc(0);
+  socket.push = (chunk: unknown, encoding?: BufferEncoding): boolean => {
+    if (head === null || chunk === null || !(chunk instanceof Uint8Array)) {
+      if (head !== null && head.length > 0 && chunk === null) push(head);
+      head = null;
+      return push(chunk, encoding);
+    }
+    head = Buffer.concat([head, chunk]);
+    for (;;) {
+      if (!/^HTTP\/1\.[01] 100[ \r]/.test(head.subarray(0, 13).toString('latin1'))) {
+        const start = head.toString('latin1');
+        if (head.length < 13 && ['HTTP/1.1 100', 'HTTP/1.0 100'].some((p) => p.startsWith(start)))
+          return true; // too short to tell yet
+        break;
+      }
+      const end = head.indexOf('\r\n\r\n');
+      if (end === -1) {
+        if (head.length < 8192) return true; // the interim head is not complete yet
+        break;
+      }
+      head = head.subarray(end + 4);
+    }
+    const rest = head;
+    head = null;
+    return rest.length === 0 ? true : push(rest);
+  };
+}
+
 /**
  * Creates the robots.txt fetcher: undici with connect, header and whole-fetch timeouts,
  * bodies decompressed and capped, and an SSRF guard that checks the address each
@@ -52,22 +121,24 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   const connectTimeout = Math.min(options.timeoutMs, 10_000);
   const connect = buildConnector({
     timeout: connectTimeout,
-    ...(options.lookup ? { lookup: options.lookup } : {}),
+    lookup: publicOnly(options.lookup ?? dnsLookup, allowed),
   });
   const agent = new Agent({
     connect(connectOptions, callback) {
+      // An address written in the URL is judged before connecting: no packet reaches it.
+      const literal = connectOptions.hostname.replace(/^\[|\]$/g, '');
+      if (isIP(literal) !== 0 && !allowed(literal))
+        return callback(blockedError(connectOptions.hostname, literal), null);
+      // A name is judged by the lookup above before connecting; the address reached is
+      // checked again here, so that nothing (a proxy, a test's lookup) slips past.
       connect(connectOptions, (error, socket) => {
         if (error !== null) return callback(error, null);
         const address = socket.remoteAddress ?? '';
         if (!allowed(address)) {
           socket.destroy();
-          return callback(
-            new BlockedAddressError(
-              `${connectOptions.hostname} resolved to ${address}, a private or reserved address`,
-            ),
-            null,
-          );
+          return callback(blockedError(connectOptions.hostname, address), null);
         }
+        skipContinue(socket);
         callback(null, socket);
       });
     },
@@ -194,9 +265,7 @@ async function readCapped(
   maxBytes: number,
   drainBytes: number,
 ): Promise<CappedBody> {
-  const decoder = decompressor(Array.isArray(encoding) ? encoding.join(',') : encoding);
-  const stream: Readable = decoder ? body.pipe(decoder) : body;
-  body.on('error', (error) => decoder?.destroy(error));
+  const stream = await decoded(body, Array.isArray(encoding) ? encoding.join(',') : encoding);
   stream.on('error', () => undefined); // surfaces through the loop below
   // Chunks are kept as they come and copied once: most bodies are a few hundred bytes,
   // so a buffer of the maximum size per fetch would cost far more than the body.
@@ -246,12 +315,72 @@ async function readCapped(
 const DECODERS: Readonly<Record<string, () => Transform>> = {
   gzip: createGunzip,
   'x-gzip': createGunzip,
-  deflate: createInflate,
   br: createBrotliDecompress,
 };
+/** More codings than this on one body is not a robots.txt server's doing: kept as sent. */
+const MAX_CODINGS = 4;
 
-function decompressor(encoding: string | undefined): Transform | undefined {
-  return encoding === undefined ? undefined : DECODERS[encoding.trim().toLowerCase()]?.();
+/**
+ * The body with its content codings undone, last applied first (`gzip, gzip` is gzipped
+ * twice). `deflate` is meant to be zlib-wrapped but some servers send it raw, as browsers
+ * accept: the first bytes tell which. A coding robowatch cannot undo leaves the body as
+ * sent (then it reads as binary, as it would to a crawler).
+ */
+async function decoded(body: Readable, header: string | undefined): Promise<Readable> {
+  const codings = (header ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length > MAX_CODINGS || codings.some((c) => c !== 'deflate' && !DECODERS[c]))
+    return body;
+  let stream = body;
+  for (const coding of codings.reverse()) {
+    const decoder =
+      coding === 'deflate'
+        ? isZlibHeader(await peek(stream, 2))
+          ? createInflate()
+          : createInflateRaw()
+        : DECODERS[coding]!();
+    const from = stream;
+    from.on('error', (error) => decoder.destroy(error));
+    // A body left unread is dropped stage by stage.
+    decoder.on('close', () => {
+      if (!from.readableEnded) from.destroy();
+    });
+    stream = from.pipe(decoder);
+  }
+  return stream;
+}
+
+/** The first `n` bytes of a stream (fewer if it ends sooner), left in it to be read. */
+async function peek(stream: Readable, n: number): Promise<Buffer> {
+  let seen = Buffer.alloc(0);
+  while (seen.length < n && !stream.readableEnded) {
+    const chunk = stream.read() as Buffer | null;
+    if (chunk !== null) {
+      seen = Buffer.concat([seen, chunk]);
+      continue;
+    }
+    const ended = await new Promise<boolean>((resolve, reject) => {
+      const settle = (value: boolean, error?: Error) => {
+        stream.off('readable', onReadable).off('end', onEnd).off('error', onError);
+        if (error === undefined) resolve(value);
+        else reject(error);
+      };
+      const onReadable = () => settle(false);
+      const onEnd = () => settle(true);
+      const onError = (error: Error) => settle(false, error);
+      stream.on('readable', onReadable).on('end', onEnd).on('error', onError);
+    });
+    if (ended) break;
+  }
+  if (seen.length > 0) stream.unshift(seen);
+  return seen;
+}
+
+/** RFC 1950: a zlib stream starts with CM = 8 and a header that is a multiple of 31. */
+function isZlibHeader(bytes: Uint8Array): boolean {
+  return bytes.length >= 2 && (bytes[0]! & 0x0f) === 8 && ((bytes[0]! << 8) | bytes[1]!) % 31 === 0;
 }
 
 /** Maps a failure to its kind: DNS, refused, reset, timeout, TLS, blocked, or other. */

@@ -10,6 +10,8 @@ export class FixtureServer {
   readonly requests: { path: string; headers: IncomingMessage['headers'] }[] = [];
   #server: Server | undefined;
   #sockets = new Set<Socket>();
+  /** TCP connections accepted, requests or not. */
+  connections = 0;
   origin = '';
 
   /** Starts listening on `host` (127.0.0.1 by default) and a free port. */
@@ -24,6 +26,7 @@ export class FixtureServer {
       }
     });
     this.#server.on('connection', (socket) => {
+      this.connections++;
       this.#sockets.add(socket);
       socket.on('close', () => this.#sockets.delete(socket));
     });

@@ -1,6 +1,8 @@
 /** The robots.txt fetcher against real loopback HTTP servers playing each scenario. */
 import type { LookupFunction } from 'node:net';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import type { FetcherOptions, RobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
@@ -29,6 +31,7 @@ afterEach(() => {
   for (const s of [server, other]) {
     s.routes.clear();
     s.requests.length = 0;
+    s.connections = 0;
   }
 });
 afterAll(async () => {
@@ -188,6 +191,42 @@ describe('limits', () => {
     expect(new TextDecoder().decode(result.body)).toBe('User-agent: *\nDisallow: /z\n');
   });
 
+  it('decodes deflate sent raw, without its zlib wrapper, as browsers accept', async () => {
+    server.serve('/robots.txt', 200, deflateRawSync(Buffer.from('User-agent: *\nDisallow: /r\n')), {
+      'content-encoding': 'deflate',
+    });
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result).toMatchObject({ status: 200, error: null });
+    expect(new TextDecoder().decode(result.body)).toBe('User-agent: *\nDisallow: /r\n');
+  });
+
+  it.each([
+    ['gzip, gzip', (b: Buffer) => gzipSync(gzipSync(b))],
+    ['deflate, br', (b: Buffer) => brotliCompressSync(deflateRawSync(b))],
+    ['identity, gzip', (b: Buffer) => gzipSync(b)],
+  ] as const)('undoes %s in reverse order', async (encoding, compress) => {
+    server.serve('/robots.txt', 200, compress(Buffer.from('User-agent: *\nDisallow: /z\n')), {
+      'content-encoding': encoding,
+    });
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(new TextDecoder().decode(result.body)).toBe('User-agent: *\nDisallow: /z\n');
+  });
+
+  it('caps a bomb wrapped twice after the last decompression', async () => {
+    const bomb = gzipSync(gzipSync(new Uint8Array(50 * 1024 * 1024)));
+    server.serve('/robots.txt', 200, bomb, { 'content-encoding': 'gzip, gzip' });
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result.body).toHaveLength(512_000);
+    expect(result.cut?.complete).toBe(false);
+  });
+
+  it('keeps a body in a coding it cannot undo as sent', async () => {
+    server.serve('/robots.txt', 200, 'User-agent: *\n', { 'content-encoding': 'compress' });
+    const result = await fetcher().fetchRobots(server.origin);
+    expect(result).toMatchObject({ status: 200, error: null });
+    expect(new TextDecoder().decode(result.body)).toBe('User-agent: *\n');
+  });
+
   it('reports a body that is not what its encoding says as an invalid response', async () => {
     server.serve('/robots.txt', 200, 'not gzip at all', { 'content-encoding': 'gzip' });
     expect(await fetcher().fetchRobots(server.origin)).toMatchObject({
@@ -260,12 +299,38 @@ describe('network failures', () => {
 });
 
 describe('the SSRF guard', () => {
-  it('refuses loopback and private addresses unless allowed', async () => {
+  it('refuses a private address in the URL before connecting to it', async () => {
     server.serve('/robots.txt', 200, 'User-agent: *\n');
     const result = await fetcher({ allowPrivateAddresses: false }).fetchRobots(server.origin);
     expect(result).toMatchObject({ status: null, error: 'blocked' });
-    expect(result.errorDetail).toContain('127.0.0.1');
-    expect(server.requests.filter((r) => r.path === '/robots.txt')).toHaveLength(0);
+    expect(result.errorDetail).toBe('127.0.0.1 is a private or reserved address');
+    expect(server.connections).toBe(0);
+  });
+
+  it('refuses a name that resolves only to private addresses, naming none of them', async () => {
+    const port = new URL(server.origin).port;
+    const lookup = privateLookup(['127.0.0.1']);
+    const result = await fetcher({ allowPrivateAddresses: false, lookup }).fetchRobots(
+      `http://intranet.example:${port}`,
+    );
+    expect(result).toMatchObject({ status: null, error: 'blocked' });
+    expect(result.errorDetail).toBe(
+      'intranet.example resolves only to private or reserved addresses',
+    );
+    expect(server.connections).toBe(0);
+  });
+
+  it('connects only to the allowed addresses a name resolves to', async () => {
+    server.serve('/robots.txt', 200, 'User-agent: *\n');
+    const port = new URL(server.origin).port;
+    // 127.0.0.2 (private here) comes first; nothing listens on it at that port anyway.
+    const lookup = privateLookup(['127.0.0.2', '127.0.0.1']);
+    const result = await fetcher({
+      isAddressAllowed: (a) => a === '127.0.0.1',
+      lookup,
+    }).fetchRobots(`http://mixed.example:${port}`);
+    expect(result).toMatchObject({ status: 200, error: null });
+    expect(other.connections).toBe(0);
   });
 
   it('checks the address of every hop', async () => {
@@ -285,5 +350,67 @@ describe('the SSRF guard', () => {
     });
     expect(result.redirects).toHaveLength(1);
     expect(other.requests).toHaveLength(0);
+  });
+});
+
+/** A lookup answering every name with `addresses`, as DNS would. */
+function privateLookup(addresses: string[]): LookupFunction {
+  return ((
+    _hostname: string,
+    options: { all?: boolean },
+    callback: (error: null, a: unknown, family?: number) => void,
+  ) => {
+    const all = addresses.map((address) => ({ address, family: 4 }));
+    if (options.all) callback(null, all);
+    else callback(null, all[0]!.address, 4);
+  }) as unknown as LookupFunction;
+}
+
+describe('a misbehaving server', () => {
+  /** A raw TCP server answering each request with `chunks`, written one by one. */
+  async function rawServer(chunks: string[]): Promise<{ origin: string; close(): void }> {
+    const raw = createServer((socket) => {
+      socket.once('data', () => {
+        const write = (i: number): void => {
+          if (i === chunks.length) socket.end();
+          else socket.write(chunks[i]!, () => setImmediate(write, i + 1));
+        };
+        write(0);
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const { port } = raw.address() as AddressInfo;
+    return { origin: `http://127.0.0.1:${port}`, close: () => raw.close() };
+  }
+  const robots = 'User-agent: *\nDisallow: /\n';
+  const ok = `HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${robots.length}\r\nConnection: close\r\n\r\n${robots}`;
+
+  it.each([
+    ['in one piece', ['HTTP/1.1 100 Continue\r\n\r\n' + ok]],
+    [
+      'split anywhere',
+      ['HTT', 'P/1.1 10', '0 Continue\r', '\n\r\nHTTP/1.1 100 Continue\r\n\r\n', ok],
+    ],
+  ])('skips an unsolicited 100 Continue before the answer (%s)', async (_name, chunks) => {
+    const raw = await rawServer(chunks);
+    try {
+      const result = await fetcher().fetchRobots(raw.origin);
+      expect(result).toMatchObject({ status: 200, error: null });
+      expect(new TextDecoder().decode(result.body)).toBe(robots);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('still reads an ordinary answer written a few bytes at a time', async () => {
+    const raw = await rawServer(ok.match(/[\s\S]{1,5}/g)!);
+    try {
+      const result = await fetcher().fetchRobots(raw.origin);
+      expect(result).toMatchObject({ status: 200, error: null });
+      expect(new TextDecoder().decode(result.body)).toBe(robots);
+    } finally {
+      raw.close();
+    }
   });
 });
