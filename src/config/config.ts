@@ -88,11 +88,48 @@ export function parseConfig(text: string, context: ConfigContext): Config {
     const where = error.mark === undefined ? '' : ` line ${error.mark.line + 1}:`;
     throw new ConfigError(`${context.file}:${where} ${error.reason}`);
   }
+  checkExpandedSize(raw, context.file);
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) {
     throw new ConfigError(`${context.file}: ${describeIssue(parsed.error.issues[0]!, raw)}`);
   }
   return deepFreeze(resolveConfig(parsed.data, context));
+}
+
+/** Values in a configuration, aliases expanded: 100,000 sites of 20 URLs need 2.5 million. */
+const MAX_VALUES = 5_000_000;
+/** Watched URLs in all, aliases expanded: 100,000 sites of 20 URLs. */
+const MAX_WATCHES = 2_000_000;
+
+/**
+ * Refuses a document that YAML aliases (`*name`) blow up: a list of 1,000 URLs reused by
+ * 4,000 sites is 4 million watches from 113 KB. Counts values as they would be read,
+ * each alias as often as it is used, and stops counting at the limit.
+ */
+function checkExpandedSize(raw: unknown, file: string): void {
+  let values = 0;
+  const stack: unknown[] = [raw];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (++values > MAX_VALUES)
+      throw new ConfigError(
+        `${file}: more than ${MAX_VALUES.toLocaleString('en')} values once its YAML aliases (*name) are expanded; reuse lists less`,
+      );
+    if (Array.isArray(value)) for (const item of value as unknown[]) stack.push(item);
+    else if (value !== null && typeof value === 'object')
+      for (const item of Object.values(value) as unknown[]) stack.push(item);
+  }
+  const sites = (raw as { sites?: unknown }).sites;
+  if (!Array.isArray(sites)) return;
+  let watches = 0;
+  for (const site of sites as unknown[]) {
+    const watch = (site as { watch?: unknown } | null)?.watch;
+    if (Array.isArray(watch)) watches += watch.length;
+  }
+  if (watches > MAX_WATCHES)
+    throw new ConfigError(
+      `${file}: sites watch ${watches.toLocaleString('en')} URLs in all; at most ${MAX_WATCHES.toLocaleString('en')} (YAML aliases (*name) count each time they are used)`,
+    );
 }
 
 type Issue = ZodError['issues'][number];

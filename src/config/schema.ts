@@ -64,11 +64,18 @@ const siteNotify = z.strictObject({
   events: eventTypes.optional(),
 });
 
+/** Watched URLs of one site: a site's key pages, not its sitemap. */
+export const MAX_WATCHES_PER_SITE = 1000;
+
 const site = z.strictObject({
   url: z.string({ error: 'must be the site origin, e.g. https://example.com' }),
   watch: z
     .array(z.string({ error: 'must be a path or an absolute URL' }))
-    .min(1, 'must list at least one URL to watch'),
+    .min(1, 'must list at least one URL to watch')
+    .max(
+      MAX_WATCHES_PER_SITE,
+      `must list at most ${MAX_WATCHES_PER_SITE.toLocaleString('en')} URLs`,
+    ),
   agents: agentList.optional(),
   profile: profile.optional(),
   schedule: cronExpression.optional(),

@@ -17,6 +17,18 @@ export class FatalError extends Error {
 }
 
 /**
+ * Another check of a site recorded a new state between a check's read and its write;
+ * nothing was recorded. Checking again compares with that state. (The store throws it,
+ * the monitor retries: it lives here, where both may import it.)
+ */
+export class StateMovedError extends Error {
+  override readonly name = 'StateMovedError';
+  constructor(siteId: number) {
+    super(`another check recorded a new state of site ${siteId} meanwhile; not recorded twice`);
+  }
+}
+
+/**
  * An error as one line for people: its own message's first line (cut when it is a long
  * query) and, when it wraps another error, that one's too, which usually names the cause.
  */

@@ -1,8 +1,9 @@
 import type { SiteConfig } from '../config/config.js';
-import { oneLine } from '../lib/errors.js';
+import { StateMovedError, oneLine } from '../lib/errors.js';
 import { checkSite } from './check-site.js';
 import type { CheckOutcome } from './check-site.js';
 import type { CheckDeps } from './ports.js';
+import type { StoredSite } from './records.js';
 
 export interface RunOptions {
   /** Sites checked at the same time. */
@@ -41,7 +42,7 @@ export async function checkSites(
     for (let i = next++; i < sites.length; i = next++) {
       const site = sites[i]!;
       try {
-        const { outcome } = await checkSite(deps, site, stored.get(site.origin)!);
+        const { outcome } = await checkSiteAgainIfMoved(deps, site, stored.get(site.origin)!);
         counts.checked++;
         counts[outcome.kind]++;
         counts.events += outcome.events.length;
@@ -55,4 +56,23 @@ export async function checkSites(
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, sites.length) }, worker));
   return { ...counts, failures };
+}
+
+/** A check no other check of the site overtook ("Check now" twice, or beside the daemon). */
+export async function checkSiteAgainIfMoved(
+  deps: CheckDeps,
+  site: SiteConfig,
+  stored: StoredSite,
+): ReturnType<typeof checkSite> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await checkSite(deps, site, stored);
+    } catch (error) {
+      if (!(error instanceof StateMovedError) || attempt === 3) throw error;
+      // Compared with the state now recorded, the same file is no change to report twice.
+      const [now] = await deps.store.loadSites([site.origin]);
+      if (now === undefined) throw error;
+      stored = now;
+    }
+  }
 }

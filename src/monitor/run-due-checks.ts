@@ -2,7 +2,7 @@ import type { SiteConfig } from '../config/config.js';
 import { oneLine } from '../lib/errors.js';
 import type { CheckDeps, RunStore } from './ports.js';
 import type { PlannedRun } from './records.js';
-import { checkSite } from './check-site.js';
+import { checkSiteAgainIfMoved } from './check-sites.js';
 import type { CheckOutcome } from './check-site.js';
 import { dueAt, periodAt } from './periods.js';
 
@@ -74,7 +74,7 @@ export async function runDueChecks(
         return;
       }
       try {
-        const { outcome } = await checkSite(deps, config, site);
+        const { outcome } = await checkSiteAgainIfMoved(deps, config, site);
         await runs.finish(run, deps.now());
         options.onOutcome?.(outcome);
       } catch (error) {

@@ -1,6 +1,6 @@
 import type { WatchedAgent } from '../policy/verdicts.js';
 import { testRobotsTxt } from '../policy/tester.js';
-import type { TesterResult } from '../policy/tester.js';
+import type { TesterInput, TesterResult } from '../policy/tester.js';
 import type { ReadStore } from './ports.js';
 import { stateOf } from './check-site.js';
 
@@ -39,6 +39,8 @@ export async function testRobots(
     readonly agents: readonly WatchedAgent[];
     readonly urls: readonly string[];
   },
+  /** Where the evaluation runs: here by default, or on the tester's own thread. */
+  evaluate: (input: TesterInput) => Promise<TesterResult> | TesterResult = testRobotsTxt,
 ): Promise<TesterResult & { readonly live: boolean }> {
   const [stored] = input.origin === undefined ? [] : await store.loadSites([input.origin]);
   const current = stored?.current ?? null;
@@ -51,7 +53,7 @@ export async function testRobots(
           current.bodySha256 ? await store.loadBody(current.bodySha256) : null,
         );
   return {
-    ...testRobotsTxt({ body: input.body, agents: input.agents, urls: input.urls, live }),
+    ...(await evaluate({ body: input.body, agents: input.agents, urls: input.urls, live })),
     live: live !== null,
   };
 }

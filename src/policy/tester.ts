@@ -32,6 +32,23 @@ export interface TesterResult {
   readonly findings: readonly LintFinding[];
 }
 
+/**
+ * What one test may ask: a file as large as Google reads, and a table of at most
+ * MAX_CELLS verdicts of URLs no longer than browsers and Google handle well. Past these
+ * the tester would only amplify a request into a response thousands of times larger.
+ */
+export const TESTER_LIMITS = {
+  robotsBytes: 512_000,
+  urls: 1000,
+  urlChars: 2048,
+  agents: 50,
+  cells: 10_000,
+  /** Characters of the result as JSON. */
+  resultChars: 8_000_000,
+  /** The longest rule pattern repeated in each row; longer ones end in "…". */
+  patternChars: 300,
+} as const;
+
 /** Evaluates the proposed file as if it were served with a 200, beside the live state. */
 export function testRobotsTxt(input: TesterInput): TesterResult {
   const cache = new ParseCache();
@@ -48,11 +65,21 @@ export function testRobotsTxt(input: TesterInput): TesterResult {
     return {
       url: verdict.url,
       agent: verdict.agent,
-      proposed: verdict,
-      live: before,
+      proposed: shortened(verdict),
+      live: before === null ? null : shortened(before),
       changed: before !== null && before.allowed !== verdict.allowed,
     };
   });
   const profile = input.agents[0]?.profile ?? 'google';
   return { rows, findings: parseRobotsTxt(input.body, { profile }).lint };
+}
+
+/** A verdict whose rule pattern is cut to TESTER_LIMITS.patternChars (its line names it). */
+function shortened(verdict: WatchVerdict): WatchVerdict {
+  const cause = verdict.cause;
+  if (cause?.type !== 'rule' || cause.pattern.length <= TESTER_LIMITS.patternChars) return verdict;
+  return {
+    ...verdict,
+    cause: { ...cause, pattern: `${cause.pattern.slice(0, TESTER_LIMITS.patternChars)}…` },
+  };
 }

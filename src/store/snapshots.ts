@@ -1,3 +1,4 @@
+import { StateMovedError } from '../lib/errors.js';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import type { Database } from './db.js';
@@ -82,11 +83,7 @@ export async function recordSnapshot(db: Database, snapshot: NewSnapshot): Promi
         ),
       )
       .returning({ id: sites.id });
-    if (locked === undefined) {
-      throw new Error(
-        `another check recorded a new state of site ${snapshot.siteId} meanwhile; not recorded twice`,
-      );
-    }
+    if (locked === undefined) throw new StateMovedError(snapshot.siteId);
     if (snapshot.body !== null) {
       await tx
         .insert(bodies)

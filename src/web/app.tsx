@@ -7,10 +7,11 @@ import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { oneLine } from '../lib/errors.js';
-import { SESSION_COOKIE, requireToken } from './auth.js';
+import { SESSION_COOKIE, bearerOf, requireToken } from './auth.js';
 import type { WebEnv } from './auth.js';
 import type { WebDeps } from './deps.js';
 import { ErrorPageView } from './pages/errors.js';
+import { TesterThread } from '../monitor/tester-thread.js';
 import { registerApi } from './routes/api.js';
 import { registerOps } from './routes/ops.js';
 import { registerPages } from './routes/pages.js';
@@ -51,8 +52,9 @@ export function createApp(deps: WebDeps): Hono<WebEnv> {
   // to forge: a Bearer token is never sent by a browser on its own.
   const crossSite = csrf();
   app.use(async (c, next) => {
-    if (c.req.header('authorization') !== undefined || getCookie(c, SESSION_COOKIE) === undefined)
-      return next();
+    // Only a request that signs in by its Bearer token skips the check: any other
+    // Authorization header is judged by the cookie's rules (see isAuthenticated).
+    if (bearerOf(c) !== undefined || getCookie(c, SESSION_COOKIE) === undefined) return next();
     try {
       return await crossSite(c, next);
     } catch (error) {
@@ -73,6 +75,12 @@ export function createApp(deps: WebDeps): Hono<WebEnv> {
       },
     }),
   );
+  // A NUL byte fits no path, id, URL or crawler name here (and PostgreSQL text refuses it).
+  app.use(async (c, next) => {
+    if (/%00|\0/.test(c.req.url))
+      throw new HTTPException(400, { message: 'the address contains a NUL byte (%00)' });
+    return next();
+  });
   app.use(requireToken(deps.config.web.token, deps.localToken));
 
   app.get('/static/style.css', (c) =>
@@ -81,8 +89,9 @@ export function createApp(deps: WebDeps): Hono<WebEnv> {
       'cache-control': 'max-age=3600',
     }),
   );
-  registerPages(app, deps, sites);
-  registerApi(app, deps, sites);
+  const tester = deps.tester ?? new TesterThread();
+  registerPages(app, deps, sites, tester);
+  registerApi(app, deps, sites, tester);
   registerOps(app, deps);
 
   const respond = (c: Context<WebEnv>, status: ContentfulStatusCode, message: string) => {

@@ -17,11 +17,23 @@ export function sessionValue(token: string): string {
   return createHmac('sha256', token).update('robowatch web session v1').digest('hex');
 }
 
-/** Whether the request carries the token: Authorization: Bearer, or the session cookie. */
+/** The Bearer token of the request's Authorization header, if it has one. */
+export function bearerOf(c: Context): string | undefined {
+  return c.req
+    .header('authorization')
+    ?.match(/^Bearer\s+(.+)$/i)?.[1]
+    ?.trim();
+}
+
+/**
+ * Whether the request carries the token: Authorization: Bearer, or the session cookie.
+ * A request with an Authorization header is judged by it alone, never by its cookie.
+ */
 export function isAuthenticated(c: Context, token: string): boolean {
-  const header = c.req.header('authorization');
-  const bearer = header?.match(/^Bearer\s+(.+)$/i)?.[1];
-  if (bearer !== undefined) return tokenMatches(bearer.trim(), token);
+  if (c.req.header('authorization') !== undefined) {
+    const bearer = bearerOf(c);
+    return bearer !== undefined && tokenMatches(bearer, token);
+  }
   const cookie = getCookie(c, SESSION_COOKIE);
   return cookie !== undefined && tokenMatches(cookie, sessionValue(token));
 }
@@ -40,10 +52,7 @@ export function requireToken(
   return async (c, next) => {
     // The running daemon's own commands (`robowatch history` beside it) carry its local
     // token, which it wrote to a file only the data directory's owner can read.
-    const bearer = c.req
-      .header('authorization')
-      ?.match(/^Bearer\s+(.+)$/i)?.[1]
-      ?.trim();
+    const bearer = bearerOf(c);
     const local =
       localToken !== undefined && bearer !== undefined && tokenMatches(bearer, localToken);
     const signedIn = local || (token !== undefined && isAuthenticated(c, token));
@@ -75,9 +84,17 @@ export function requireWriteAccess(c: Context<WebEnv>, token: string | undefined
   if (!c.get('signedIn')) throw new HTTPException(401, { message: 'sign in first' });
 }
 
-/** Where to go after signing in: a path on this site, never another site. */
+/**
+ * Where to go after signing in: a path on this site, never another site. Browsers drop
+ * tabs and line breaks from URLs (so "/\t/evil.example" is "//evil.example") and a line
+ * break cannot go into a Location header at all: any control character means "/".
+ */
 export function safeNext(next: string | undefined): string {
-  return next !== undefined && /^\/(?![/\\])/.test(next) ? next : '/';
+  const control = [...(next ?? '')].some((ch) => ch <= '\u001f' || ch === '\u007f' || ch === '\\');
+  if (next === undefined || !/^\/(?![/\\])/.test(next) || control) return '/';
+  const base = 'http://robowatch.invalid';
+  const url = new URL(next, base);
+  return url.origin === base ? url.pathname + url.search + url.hash : '/';
 }
 
 export interface WebEnv {

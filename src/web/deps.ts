@@ -5,6 +5,7 @@ import type { CheckOutcome } from '../monitor/check-site.js';
 import type { PreparedDigest } from '../monitor/send-digests.js';
 import type { DigestPeriod } from '../policy/digest.js';
 import type { ReadStore } from '../monitor/ports.js';
+import type { TesterThread } from '../monitor/tester-thread.js';
 
 /** What the web app is given by main.ts (through the CLI): no driver, no listener. */
 export interface WebDeps {
@@ -19,6 +20,8 @@ export interface WebDeps {
   readonly scheduler?: { lastTick(): Date | null };
   /** The digests of a period as they would be sent now (not recorded). */
   previewDigests(period: DigestPeriod, recipient?: string): Promise<PreparedDigest[]>;
+  /** Where tests of proposed files run (its own thread); one is made when absent. */
+  readonly tester?: TesterThread;
   /** Accepted as a Bearer token beside web.token: the local commands of the running daemon. */
   readonly localToken?: string;
 }

@@ -33,13 +33,21 @@ export function configuredSites(deps: WebDeps) {
 
 export type ConfiguredSites = ReturnType<typeof configuredSites>;
 
+/** Ids are PostgreSQL integers: none is larger. */
+const MAX_ID = 2_147_483_647;
+
 /** A positive whole number from a URL, or a 400 that names the parameter. */
 export function parseId(value: string | undefined, what: string): number {
   if (value === undefined || !/^[1-9]\d{0,15}$/.test(value))
     throw new HTTPException(400, {
-      message: `${what} must be a positive whole number, not "${value ?? ''}"`,
+      message: `${what} must be a positive whole number, not "${(value ?? '').slice(0, 40)}"`,
     });
-  return Number(value);
+  const id = Number(value);
+  if (id > MAX_ID)
+    throw new HTTPException(400, {
+      message: `${what} must be a whole number from 1 to ${MAX_ID}, not ${value}`,
+    });
+  return id;
 }
 
 /** An optional id parameter: undefined when absent or empty. */

@@ -1,10 +1,13 @@
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { ConfigError, normaliseWatch } from '../config/config.js';
 import type { WatchedAgent } from '../policy/verdicts.js';
 import { isProfile, isValidProductToken } from '../robots/index.js';
+import type { TesterRefused } from '../monitor/tester-thread.js';
+import { TESTER_LIMITS } from '../monitor/tester-thread.js';
 
-const MAX_AGENTS = 50;
-const MAX_URLS = 1000;
+const MAX_AGENTS = TESTER_LIMITS.agents;
+const MAX_URLS = TESTER_LIMITS.urls;
 
 const bad = (message: string) => new HTTPException(400, { message });
 
@@ -36,6 +39,10 @@ export function parseUrls(lines: readonly string[], origin: string | undefined):
     const line = raw.trim();
     if (line === '') continue;
     try {
+      if (line.length > TESTER_LIMITS.urlChars)
+        throw new HTTPException(422, {
+          message: `urls, line ${i + 1}: a URL of ${line.length} characters is too long (at most ${TESTER_LIMITS.urlChars})`,
+        });
       if (origin !== undefined) urls.push(normaliseWatch(line, origin));
       else {
         if (!/^https?:\/\//i.test(line))
@@ -44,6 +51,7 @@ export function parseUrls(lines: readonly string[], origin: string | undefined):
         urls.push(url.href.split('#')[0]!);
       }
     } catch (error) {
+      if (error instanceof HTTPException) throw error;
       throw bad(
         `urls, line ${i + 1}: ${error instanceof ConfigError ? error.message : `"${line}" is not a valid URL`}`,
       );
@@ -55,3 +63,25 @@ export function parseUrls(lines: readonly string[], origin: string | undefined):
 }
 
 export const lines = (text: string) => text.split(/\r\n|\r|\n/);
+
+/**
+ * What a test may ask: 413 for a file larger than Google reads, 422 for more verdicts than
+ * one table holds.
+ */
+export function checkTestSize(robotsBytes: number, urls: number, agents: number): void {
+  if (robotsBytes > TESTER_LIMITS.robotsBytes)
+    throw new HTTPException(413, {
+      message: `the robots.txt is ${robotsBytes.toLocaleString('en')} bytes; Google reads only the first ${TESTER_LIMITS.robotsBytes.toLocaleString('en')}, so test at most that`,
+    });
+  if (urls * agents > TESTER_LIMITS.cells)
+    throw new HTTPException(422, {
+      message: `${urls} URLs × ${agents} crawlers is ${(urls * agents).toLocaleString('en')} verdicts; test at most ${TESTER_LIMITS.cells.toLocaleString('en')} at a time`,
+    });
+}
+
+/** A test the tester's thread refused, as the HTTP answer that says why. */
+export function refusal(c: Context, error: TesterRefused): HTTPException {
+  if (error.reason !== 'busy') return new HTTPException(422, { message: error.message });
+  c.header('retry-after', '60');
+  return new HTTPException(503, { message: error.message });
+}

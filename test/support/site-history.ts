@@ -14,6 +14,7 @@ import { digestData, renderDigest } from '../../src/notify/render-digest.js';
 import type { Digest } from '../../src/policy/digest.js';
 import { linksFrom } from '../../src/policy/links.js';
 import { createApp } from '../../src/web/app.js';
+import type { WebDeps } from '../../src/web/deps.js';
 import type { FixtureServer } from './fixture-server.js';
 
 /** A site's robots.txt through its life, as the web tests and the browser test see it. */
@@ -90,6 +91,7 @@ export function historyApp(
   deps: CheckDeps,
   clock: { now: Date },
   metrics: Metrics = createMetrics(),
+  extra: Partial<Pick<WebDeps, 'tester'>> = {},
 ) {
   const digests = {
     ...createDaemonStore(db, 'test', 60_000).digests,
@@ -120,5 +122,6 @@ export function historyApp(
     metrics,
     logger: silentLogger,
     now: () => clock.now,
+    ...extra,
   });
 }

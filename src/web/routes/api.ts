@@ -12,12 +12,14 @@ import { CHANGE_KINDS, isChangeKind, profileOf, viewSite } from '../../monitor/v
 import { outcomeDocument } from '../../monitor/check-site.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
 import { testRobots } from '../../monitor/test-robots.js';
+import { TesterRefused } from '../../monitor/tester-thread.js';
+import type { TesterThread } from '../../monitor/tester-thread.js';
 import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { diffPair, optionalId, parseId } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
-import { parseAgents, parseUrls } from '../tester-input.js';
+import { checkTestSize, parseAgents, parseUrls, refusal } from '../tester-input.js';
 import { eventTypes } from './pages.js';
 
 const MAX_LIMIT = 500;
@@ -36,7 +38,7 @@ function limitOf(c: Context, fallback: number): number {
 const testRequest = z.strictObject({
   robotstxt: z
     .string({ error: 'must be the robots.txt to test, as a string' })
-    .max(2_000_000, 'is too long'),
+    .max(2_000_000, 'is over 2,000,000 characters'),
   agents: z.array(
     z.union([z.string(), z.strictObject({ token: z.string(), profile: z.string().optional() })]),
     { error: 'must be a list of tokens or {token, profile}' },
@@ -45,7 +47,12 @@ const testRequest = z.strictObject({
   site: z.number({ error: 'must be a site id' }).int().positive().optional(),
 });
 
-export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredSites): void {
+export function registerApi(
+  app: Hono<WebEnv>,
+  deps: WebDeps,
+  sites: ConfiguredSites,
+  tester: TesterThread,
+): void {
   const api = `/api/v1`;
   const snapshotOf = async (param: string | undefined) => {
     const id = parseId(param, 'snapshot');
@@ -319,15 +326,21 @@ export function registerApi(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredS
     }
     const { robotstxt, agents, urls, site: siteId } = parsed.data;
     const site = siteId === undefined ? undefined : await sites.resolve(String(siteId));
-    const result = await testRobots(deps.store, {
+    const body = new TextEncoder().encode(robotstxt);
+    const test = {
       origin: site?.origin,
-      body: new TextEncoder().encode(robotstxt),
+      body,
       agents: parseAgents(
         agents.map((a) => (typeof a === 'string' ? a : `${a.token} ${a.profile ?? 'google'}`)),
       ),
       urls: parseUrls(urls, site?.origin),
-    });
-    return c.json(result);
+    };
+    checkTestSize(body.length, test.urls.length, test.agents.length);
+    try {
+      return c.json(await testRobots(deps.store, test, (i) => tester.evaluate(i)));
+    } catch (error) {
+      throw error instanceof TesterRefused ? refusal(c, error) : error;
+    }
   });
 }
 

@@ -10,6 +10,8 @@ import { isChangeKind, viewSite } from '../../monitor/view-site.js';
 import { viewSnapshot } from '../../monitor/view-snapshot.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
 import { startingFile, testRobots } from '../../monitor/test-robots.js';
+import { TesterRefused } from '../../monitor/tester-thread.js';
+import type { TesterThread } from '../../monitor/tester-thread.js';
 import {
   SESSION_COOKIE,
   requireWriteAccess,
@@ -30,7 +32,7 @@ import type { TesterForm } from '../pages/tester.js';
 import { VerdictHistoryPageView } from '../pages/verdict-history.js';
 import { diffPair, optionalId, parseId } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
-import { lines, parseAgents, parseUrls } from '../tester-input.js';
+import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester-input.js';
 
 const PER_PAGE = 100;
 /** Changes per page of a site's change list (each with up to five causes). */
@@ -43,7 +45,12 @@ export function eventTypes(values: readonly string[]): ChangeEvent['type'][] {
   return values.flatMap((v) => v.split(',')).filter(isChangeEventType);
 }
 
-export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: ConfiguredSites): void {
+export function registerPages(
+  app: Hono<WebEnv>,
+  deps: WebDeps,
+  sites: ConfiguredSites,
+  tester: TesterThread,
+): void {
   const token = deps.config.web.token;
 
   app.get('/', async (c) => {
@@ -200,17 +207,25 @@ export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: Configure
     };
     let result;
     let error: string | undefined;
+    let status: 200 | 400 | 413 | 422 | 503 = 200;
     try {
       const site = form.siteId === '' ? undefined : await sites.resolve(form.siteId);
-      result = await testRobots(deps.store, {
+      const input = {
         origin: site?.origin,
         body: new TextEncoder().encode(form.robots),
         agents: parseAgents(lines(form.agents)),
         urls: parseUrls(lines(form.urls), site?.origin),
-      });
+      };
+      checkTestSize(input.body.length, input.urls.length, input.agents.length);
+      result = await testRobots(deps.store, input, (i) => tester.evaluate(i)).catch(
+        (e: unknown) => {
+          throw e instanceof TesterRefused ? refusal(c, e) : e;
+        },
+      );
     } catch (e) {
-      if (!(e instanceof HTTPException) || e.status !== 400) throw e;
+      if (!(e instanceof HTTPException) || ![400, 413, 422, 503].includes(e.status)) throw e;
       error = e.message;
+      status = e.status as typeof status;
     }
     return c.html(
       <TesterPageView
@@ -220,7 +235,7 @@ export function registerPages(app: Hono<WebEnv>, deps: WebDeps, sites: Configure
         error={error}
         signedIn={c.get('signedIn')}
       />,
-      error === undefined ? 200 : 400,
+      status,
     );
   });
 

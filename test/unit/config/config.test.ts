@@ -280,6 +280,44 @@ sites:
     expect(error(text)).toBe(message);
   });
 
+  it('refuses a list reused by aliases into 4 million watches, quickly and in one line', () => {
+    // 113 KB: 1,000 URLs, then 4,000 sites that each reuse them.
+    const urls = Array.from({ length: 1000 }, (_, i) => `/p${i}`).join(', ');
+    const sites = Array.from(
+      { length: 4000 },
+      (_, i) => `  - {url: https://s${i}.example, watch: *w}`,
+    );
+    const text = `x-urls: &w [${urls}]\nsites:\n${sites.join('\n')}\n`;
+    expect(() => parse(text)).toThrow(
+      'robowatch.yaml: sites watch 4,000,000 URLs in all; at most 2,000,000 (YAML aliases (*name) count each time they are used)',
+    );
+  });
+
+  it('refuses nested aliases that would expand to billions of values', () => {
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 12; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const name = String.fromCharCode(97 + i);
+      levels.push(`${name}: &${name} [${Array<string>(10).fill(`*${prev}`).join(', ')}]`);
+    }
+    expect(() => parse(levels.join('\n'))).toThrow(
+      'robowatch.yaml: more than 5,000,000 values once its YAML aliases (*name) are expanded; reuse lists less',
+    );
+  });
+
+  it('still reads a watch list shared by many sites through an alias', () => {
+    const sites = Array.from(
+      { length: 100 },
+      (_, i) => `  - {url: https://s${i}.example, watch: ${i === 0 ? '&w [/, /pricing]' : '*w'}}`,
+    );
+    const config = parse(`sites:\n${sites.join('\n')}\n`);
+    expect(config.sites).toHaveLength(100);
+    expect(config.sites[99]!.watches).toEqual([
+      'https://s99.example/',
+      'https://s99.example/pricing',
+    ]);
+  });
+
   it('names the file it could not read', async () => {
     await expect(
       loadConfig({ path: '/nonexistent/robowatch.yaml', cwd: '/', env: {}, version: '1' }),
