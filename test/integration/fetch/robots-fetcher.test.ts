@@ -179,36 +179,22 @@ describe('limits', () => {
     expect(result.cut?.complete).toBe(false);
   });
 
+  // Stacked codings are undone last-applied first; raw deflate (no zlib wrapper) is read
+  // as browsers read it.
   it.each([
     ['deflate', deflateSync],
+    ['deflate', deflateRawSync],
     ['br', brotliCompressSync],
     ['gzip', gzipSync],
-  ] as const)('decodes a %s body', async (encoding, compress) => {
+    ['gzip, gzip', (b: Buffer) => gzipSync(gzipSync(b))],
+    ['deflate, br', (b: Buffer) => brotliCompressSync(deflateRawSync(b))],
+    ['identity, gzip', gzipSync],
+  ] as const)('decodes a body sent as %s (%#)', async (encoding, compress) => {
     server.serve('/robots.txt', 200, compress(Buffer.from('User-agent: *\nDisallow: /z\n')), {
       'content-encoding': encoding,
-    });
-    const result = await fetcher().fetchRobots(server.origin);
-    expect(new TextDecoder().decode(result.body)).toBe('User-agent: *\nDisallow: /z\n');
-  });
-
-  it('decodes deflate sent raw, without its zlib wrapper, as browsers accept', async () => {
-    server.serve('/robots.txt', 200, deflateRawSync(Buffer.from('User-agent: *\nDisallow: /r\n')), {
-      'content-encoding': 'deflate',
     });
     const result = await fetcher().fetchRobots(server.origin);
     expect(result).toMatchObject({ status: 200, error: null });
-    expect(new TextDecoder().decode(result.body)).toBe('User-agent: *\nDisallow: /r\n');
-  });
-
-  it.each([
-    ['gzip, gzip', (b: Buffer) => gzipSync(gzipSync(b))],
-    ['deflate, br', (b: Buffer) => brotliCompressSync(deflateRawSync(b))],
-    ['identity, gzip', (b: Buffer) => gzipSync(b)],
-  ] as const)('undoes %s in reverse order', async (encoding, compress) => {
-    server.serve('/robots.txt', 200, compress(Buffer.from('User-agent: *\nDisallow: /z\n')), {
-      'content-encoding': encoding,
-    });
-    const result = await fetcher().fetchRobots(server.origin);
     expect(new TextDecoder().decode(result.body)).toBe('User-agent: *\nDisallow: /z\n');
   });
 
