@@ -121,7 +121,12 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   const connectTimeout = Math.min(options.timeoutMs, 10_000);
   const connect = buildConnector({
     timeout: connectTimeout,
-    lookup: publicOnly(options.lookup ?? dnsLookup, allowed),
+    // With every address allowed there is nothing to filter.
+    ...(options.allowPrivateAddresses && options.isAddressAllowed === undefined
+      ? options.lookup === undefined
+        ? {}
+        : { lookup: options.lookup }
+      : { lookup: publicOnly(options.lookup ?? dnsLookup, allowed) }),
   });
   const agent = new Agent({
     connect(connectOptions, callback) {
