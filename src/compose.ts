@@ -17,7 +17,8 @@ import type { CheckOutcome } from './monitor/check-site.js';
 import { checkSites } from './monitor/check-sites.js';
 import { deliverAllDue } from './monitor/deliver-outbox.js';
 import type { DeliverDeps, DeliveryReport } from './monitor/deliver-outbox.js';
-import type { CheckDeps } from './monitor/ports.js';
+import { longestPeriodMs } from './monitor/periods.js';
+import type { CheckDeps, JobQueue } from './monitor/ports.js';
 import { prepareDigests } from './monitor/send-digests.js';
 import type { DigestDeps } from './monitor/send-digests.js';
 import { createEmailChannel } from './notify/email-channel.js';
@@ -27,9 +28,12 @@ import { linksFrom } from './policy/links.js';
 import { createWebhookChannel } from './notify/webhook-channel.js';
 import type { Channel, Delivery } from './policy/alerts.js';
 import { Daemon } from './schedule/daemon.js';
-import type { Database, DatabaseHandle } from './store/db.js';
+import { isConnectionError } from './store/db.js';
+import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
+import type { JobEngine, JobEngineOptions } from './store/jobs.js';
 import { createCheckStore, createDaemonStore, createWebStore } from './store/index.js';
 import { createApp } from './web/app.js';
+import type { WebDeps } from './web/deps.js';
 
 /** Anything that answers a Request with a Response (a Hono app). */
 export interface FetchApp {
@@ -63,6 +67,8 @@ export interface Platform {
   listen(app: FetchApp, web: WebConfig): Promise<Listener>;
   now(): Date;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  /** Starts the job engine (pg-boss) on a database: its tables, its queues, its maintenance. */
+  startJobEngine(executor: SqlExecutor, options: JobEngineOptions): Promise<JobEngine>;
 }
 
 /**
@@ -108,10 +114,11 @@ export function wireCheck(
   config: Config,
   db: Database,
   fetcher: RobotsFetcher,
+  queueDeliveries = false,
 ): CheckDeps {
   return {
     fetchRobots: (origin) => fetcher.fetchRobots(origin),
-    store: createCheckStore(db),
+    store: createCheckStore(db, queueDeliveries),
     now: () => platform.now(),
     sleep: (ms) => platform.sleep(ms),
     confirmRetries: config.fetch.confirmRetries,
@@ -168,9 +175,33 @@ export function wireChannels(
 const destination = (d: Delivery) =>
   d.channel === 'webhook' ? redactUrl(d.destination) : d.destination;
 
+/** A log line per notification sent or failed. */
+function deliveryLogs(logger: Logger | undefined) {
+  return logger === undefined
+    ? {}
+    : {
+        onSent: (d: Delivery) =>
+          logger.info(
+            { delivery: d.key, channel: d.channel, to: destination(d) },
+            'notification sent',
+          ),
+        onFailed: (d: Delivery, error: unknown, retryAt: Date) =>
+          logger.warn(
+            {
+              delivery: d.key,
+              channel: d.channel,
+              to: destination(d),
+              error: oneLine(error),
+              retryAt,
+            },
+            'notification failed; retried later',
+          ),
+      };
+}
+
 /**
- * The outbox deliverer of this process: its leases, the configuration's channels and
- * retry policy, and (with a logger) a log line per notification sent or failed.
+ * The outbox deliverer of a one-shot command: its leases, the configuration's channels
+ * and retry policy.
  */
 export function wireDeliverer(
   platform: Platform,
@@ -184,33 +215,13 @@ export function wireDeliverer(
 ): { readonly deps: DeliverDeps; close(): Promise<void> } {
   const store = createDaemonStore(db, platform.owner, options.leaseMs);
   const notifiers = wireChannels(platform, config, db, options.presentation);
-  const { logger } = options;
   return {
     deps: {
       ...store.outbox,
       channels: notifiers.channels,
       now: () => platform.now(),
       retry: config.notify.retry,
-      ...(logger === undefined
-        ? {}
-        : {
-            onSent: (d: Delivery) =>
-              logger.info(
-                { delivery: d.key, channel: d.channel, to: destination(d) },
-                'notification sent',
-              ),
-            onFailed: (d: Delivery, error: unknown, retryAt: Date) =>
-              logger.warn(
-                {
-                  delivery: d.key,
-                  channel: d.channel,
-                  to: destination(d),
-                  error: oneLine(error),
-                  retryAt,
-                },
-                'notification failed; retried later',
-              ),
-          }),
+      ...deliveryLogs(options.logger),
     },
     close: () => notifiers.close(),
   };
@@ -243,8 +254,9 @@ export function wireDigests(
   db: Database,
   leaseMs: number,
   presentation: Presentation,
+  queueDeliveries = false,
 ): DigestDeps {
-  const store = createDaemonStore(db, platform.owner, leaseMs);
+  const store = createDaemonStore(db, platform.owner, leaseMs, queueDeliveries);
   return {
     ...store.digests,
     renderDigest: (digest) => {
@@ -293,7 +305,7 @@ export function wireWeb(
     readonly check: CheckDeps;
     readonly logger: Logger;
     readonly metrics: Metrics;
-    readonly scheduler?: { lastTick(): Date | null };
+    readonly scheduler?: WebDeps['scheduler'];
     /** The daemon's local token (embedded database): its own commands may use the API. */
     readonly localToken?: string;
     readonly presentation?: Presentation;
@@ -333,15 +345,63 @@ export async function startWeb(
   return listener;
 }
 
+/** The job engine's settings for a configuration. */
+export function jobEngineOptions(config: Config, logger: Logger): JobEngineOptions {
+  const { leaseMs, retentionDays, timezone, check } = config.schedule;
+  // A finished job's id keeps its work from being queued again while it is remembered:
+  // twice the longest check period, so that a period is planned and checked once. (A
+  // digest is recorded once per recipient and period, whatever its job.)
+  const schedules = new Set([check, ...config.sites.map((s) => s.schedule)]);
+  const longest = Math.max(...[...schedules].map((e) => longestPeriodMs(e, timezone)));
+  return {
+    leaseSeconds: Math.ceil(leaseMs / 1000),
+    retentionDays,
+    keepFinishedSeconds: Math.max(60, Math.ceil((2 * longest) / 1000)),
+    maintenanceSeconds: Math.min(60, Math.max(1, Math.floor(leaseMs / 2000))),
+    onError: (error) => {
+      if (!isConnectionError(error))
+        logger.error({ component: 'pg-boss', error: oneLine(error) }, 'job engine error');
+    },
+  };
+}
+
+/**
+ * The job engine's executor, saying in the log when the database stops answering and
+ * when it answers again (once each: the engine's queries fail quietly meanwhile).
+ */
+export function watchDatabase(executor: SqlExecutor, logger: Logger): SqlExecutor {
+  let down = false;
+  return {
+    executeSql: async (text, values) => {
+      try {
+        const result = await executor.executeSql(text, values);
+        if (down) {
+          down = false;
+          logger.info({}, 'database reachable again');
+        }
+        return result;
+      } catch (error) {
+        if (!down && isConnectionError(error)) {
+          down = true;
+          logger.error({ error: oneLine(error) }, 'database unreachable');
+        }
+        throw error;
+      }
+    },
+  };
+}
+
 /**
  * The daemon of `robowatch start`: scheduled checks, the outbox deliverer and the digest,
- * over one database; `close` lets go of its connections once it has stopped.
+ * over one database and its job engine; `close` lets go of its connections once it has
+ * stopped.
  */
 export function wireDaemon(
   platform: Platform,
   config: Config,
   parts: {
     readonly handle: DatabaseHandle;
+    readonly jobs: JobQueue;
     readonly fetcher: RobotsFetcher;
     readonly logger: Logger;
     readonly metrics: Metrics;
@@ -356,25 +416,34 @@ export function wireDaemon(
 } {
   const { db } = parts.handle;
   const presentation = new Presentation(config);
-  const store = createDaemonStore(db, platform.owner, config.schedule.leaseMs);
-  const check = wireCheck(platform, config, db, parts.fetcher);
-  const deliverer = wireDeliverer(platform, config, db, {
-    leaseMs: config.schedule.leaseMs,
-    logger: parts.logger,
-    presentation,
-  });
+  const store = createDaemonStore(db, platform.owner, config.schedule.leaseMs, true);
+  const check = wireCheck(platform, config, db, parts.fetcher, true);
+  const notifiers = wireChannels(platform, config, db, presentation);
   const daemon = new Daemon({
     config,
     check,
-    runs: store.runs,
-    leases: store.leases,
-    fires: store.cron,
-    deliver: deliverer.deps,
-    digests: wireDigests(platform, db, config.schedule.leaseMs, presentation),
+    jobs: parts.jobs,
+    deliver: {
+      claim: store.deliveries.claim,
+      markSent: store.deliveries.markSent,
+      retryLater: store.deliveries.retry,
+      channels: notifiers.channels,
+      retry: config.notify.retry,
+      ...deliveryLogs(parts.logger),
+    },
+    digests: wireDigests(platform, db, config.schedule.leaseMs, presentation, true),
+    store: {
+      unsentDeliveries: store.deliveries.unsent,
+      pruneDeliveries: store.deliveries.prune,
+      failingDelivery: store.deliveries.failing,
+      lastCheckAt: store.lastCheckAt,
+      lastDigestEnd: store.lastDigestEnd,
+    },
     logger: parts.logger,
     sleep: (ms, signal) => platform.sleep(ms, signal),
     heartbeat: parts.heartbeat,
     onChecked: (outcome) => observeCheck(parts.metrics, outcome),
+    onSkipped: (count) => parts.metrics.countSkipped(count),
   });
-  return { daemon, check, presentation, close: () => deliverer.close() };
+  return { daemon, check, presentation, close: () => notifiers.close() };
 }

@@ -4,6 +4,7 @@
  * exit status) and creates pools, transports, HTTP agents and timers, handing them to the
  * commands.
  */
+import { JobEngine } from './store/jobs.js';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
       pipelining: 0,
     }),
   createLogger: () => createLogger(process.stdout),
+  startJobEngine: (executor, options) => JobEngine.start(executor, options),
   waitForSignal: () =>
     new Promise((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));

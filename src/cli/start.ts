@@ -1,8 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { STOP_DEADLINE_MS, startWeb, wireDaemon, wireWeb } from '../compose.js';
+import {
+  STOP_DEADLINE_MS,
+  jobEngineOptions,
+  startWeb,
+  watchDatabase,
+  wireDaemon,
+  wireWeb,
+} from '../compose.js';
 import type { Listener } from '../compose.js';
 import { createMetrics } from '../lib/metrics.js';
+import { FatalError, oneLine } from '../lib/errors.js';
 import type { CliContext } from './context.js';
 import { openStore, readConfig } from './context.js';
 
@@ -27,9 +35,22 @@ export function registerStart(program: Command, context: CliContext): void {
       const logger = context.createLogger();
       const metrics = createMetrics();
       const handle = await openStore(context, config);
+      let jobs;
+      try {
+        jobs = await context.startJobEngine(
+          watchDatabase(handle.executor, logger),
+          jobEngineOptions(config, logger),
+        );
+      } catch (error) {
+        await handle.close();
+        throw new FatalError(
+          `cannot start the job engine on ${handle.location}: ${oneLine(error)}`,
+        );
+      }
       const fetcher = context.createFetcher(config);
       const { daemon, check, presentation, close } = wireDaemon(context, config, {
         handle,
+        jobs,
         fetcher,
         logger,
         metrics,
@@ -65,6 +86,7 @@ export function registerStart(program: Command, context: CliContext): void {
         await daemon.stop(STOP_DEADLINE_MS);
       } finally {
         if (embedded) context.daemonFile.remove(config);
+        await jobs.stop();
         await fetcher.close();
         await close();
         await handle.close();

@@ -35,8 +35,13 @@ export interface ScheduleConfig {
   readonly check: string;
   readonly digest: string;
   readonly timezone: string;
-  /** How long a claim on work lasts unless renewed (a crashed process's, taken over). */
+  /**
+   * How long a job (a check, a notification, a digest) may run before the engine
+   * expires it and retries it: a crashed process's work is taken over within this long.
+   */
   readonly leaseMs: number;
+  /** How long finished jobs and sent notifications are kept. */
+  readonly retentionDays: number;
 }
 
 export interface FetchConfig {

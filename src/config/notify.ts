@@ -10,6 +10,8 @@ export interface NotifyConfig {
   /** Targets of sites that name none of their own. */
   readonly defaults: AlertTargets;
   readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
+  /** /healthz turns unhealthy when a notification has been failing for longer than this. */
+  readonly unhealthyAfterMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -76,6 +78,7 @@ export function resolveNotify(notify: ConfigFile['notify'], env: Env, file: stri
       events: notify.events,
     },
     retry: notify.retry,
+    unhealthyAfterMs: notify.unhealthyAfterMs,
   };
 }
 

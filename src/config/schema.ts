@@ -92,11 +92,12 @@ const schedule = z.strictObject({
     .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Paris or UTC' })
     .default('UTC'),
   /**
-   * How long a process's claim on a check, a notification or a scheduled task lasts
-   * unless renewed (every third of it): a crashed process's work is taken over by
-   * another within this long.
+   * How long a check, a notification or a digest may run before it is given up and
+   * retried: a crashed process's work is taken over by another within this long.
    */
-  leaseMs: integer(1_000, 3_600_000, ' (milliseconds)').default(60_000),
+  leaseMs: integer(1_000, 3_600_000, ' (milliseconds)').default(300_000),
+  /** How long finished jobs and sent notifications are kept (days). */
+  retentionDays: integer(1, 3650, ' (days)').default(7),
 });
 
 const notify = z.strictObject({
@@ -117,6 +118,8 @@ const notify = z.strictObject({
       maxDelayMs: integer(1_000, 86_400_000, ' (milliseconds)').default(3_600_000),
     })
     .default({ baseDelayMs: 30_000, maxDelayMs: 3_600_000 }),
+  /** /healthz turns unhealthy when a notification has been failing for longer than this. */
+  unhealthyAfterMs: integer(1_000, 30 * 86_400_000, ' (milliseconds)').default(3_600_000),
 });
 
 /** A whole number in [min, max], with a message that says so. */

@@ -13,8 +13,12 @@ export interface Metrics {
   observeCheck(check: CheckObservation): void;
   /** Outbox rows not yet sent, and those among them that failed at least once. */
   setOutbox(pending: number, failed: number): void;
-  /** When a check sweep (a planning fire of a check schedule) last completed, in any process. */
-  setLastSweep(at: Date | null): void;
+  /** When any site's check last completed, in any process. */
+  setLastCheck(at: Date | null): void;
+  /** Sites whose check of a period was skipped because their earlier one still waited. */
+  countSkipped(count: number): void;
+  /** Jobs waiting and running, per queue (all processes). */
+  setJobs(counts: Record<string, { waiting: number; running: number }>): void;
 }
 
 export function createMetrics(): Metrics {
@@ -48,9 +52,20 @@ export function createMetrics(): Metrics {
     help: 'Notifications not yet sent that failed at least once (all processes).',
     registers: [registry],
   });
-  const lastSweep = new Gauge({
-    name: 'robowatch_last_sweep_timestamp_seconds',
-    help: 'When a check sweep last completed, in any process (Unix time; 0: never).',
+  const lastCheck = new Gauge({
+    name: 'robowatch_last_check_timestamp_seconds',
+    help: "When any site's check last completed, in any process (Unix time; 0: never).",
+    registers: [registry],
+  });
+  const skipped = new Counter({
+    name: 'robowatch_check_periods_skipped_total',
+    help: "Sites whose check of a period was skipped by this process's planning: their check from an earlier period still waited (overload).",
+    registers: [registry],
+  });
+  const jobs = new Gauge({
+    name: 'robowatch_jobs',
+    help: 'Jobs in the job engine (all processes), by queue and state (waiting, running).',
+    labelNames: ['queue', 'state'],
     registers: [registry],
   });
   return {
@@ -64,8 +79,17 @@ export function createMetrics(): Metrics {
       pending.set(p);
       failed.set(f);
     },
-    setLastSweep(at) {
-      lastSweep.set(at === null ? 0 : at.getTime() / 1000);
+    setLastCheck(at) {
+      lastCheck.set(at === null ? 0 : at.getTime() / 1000);
+    },
+    countSkipped(count) {
+      skipped.inc(count);
+    },
+    setJobs(counts) {
+      for (const [queue, { waiting, running }] of Object.entries(counts)) {
+        jobs.set({ queue, state: 'waiting' }, waiting);
+        jobs.set({ queue, state: 'running' }, running);
+      }
     },
   };
 }

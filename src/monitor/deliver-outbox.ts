@@ -46,6 +46,51 @@ export async function deliverDue(
   return { leased: leased.length, sent, failed };
 }
 
+/** One attempt at one notification, as its delivery job names it. */
+export interface DeliveryAttempt {
+  readonly outboxId: number;
+  readonly attempt: number;
+}
+
+export interface DeliveryJobDeps {
+  /** The notification, if it is unsent, at this attempt, and free; null when there is nothing to do. */
+  claim(job: DeliveryAttempt, now: Date): Promise<Delivery | null>;
+  markSent(id: number, now: Date): Promise<void>;
+  /** Records the failure and queues the next attempt for `nextAttemptAt`. */
+  retryLater(delivery: Delivery, error: string, nextAttemptAt: Date): Promise<void>;
+  readonly channels: Partial<Record<Delivery['channel'], Channel>>;
+  now(): Date;
+  readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
+  readonly onSent?: (delivery: Delivery) => void;
+  readonly onFailed?: (delivery: Delivery, error: unknown, retryAt: Date) => void;
+}
+
+/**
+ * Runs one delivery job: sends the notification and marks it sent; a channel's failure
+ * queues the next attempt with backoff. The store failing throws, for the engine to
+ * retry the job: the notification is then sent again with the same key (at least once).
+ */
+export async function deliverAttempt(
+  deps: DeliveryJobDeps,
+  job: DeliveryAttempt,
+): Promise<'sent' | 'failed' | 'nothing'> {
+  const delivery = await deps.claim(job, deps.now());
+  if (delivery === null) return 'nothing';
+  const channel = deps.channels[delivery.channel];
+  try {
+    if (channel === undefined) throw new Error(`no ${delivery.channel} channel is configured`);
+    await channel.send(delivery);
+  } catch (error) {
+    const retryAt = new Date(deps.now().getTime() + retryDelay(delivery.attempts, deps.retry));
+    await deps.retryLater(delivery, oneLine(error), retryAt);
+    deps.onFailed?.(delivery, error, retryAt);
+    return 'failed';
+  }
+  await deps.markSent(delivery.id, deps.now());
+  deps.onSent?.(delivery);
+  return 'sent';
+}
+
 /** What a one-shot delivery achieved: sent, failed, and why the first failure failed. */
 export interface DeliveryReport {
   readonly sent: number;

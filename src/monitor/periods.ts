@@ -68,3 +68,16 @@ export function nextCheckAt(
   const next = periodAt(schedule, timezone, current.end);
   return dueAt(origin, next, next.start);
 }
+
+/** The longest of a schedule's next few periods (months and weeks vary). */
+export function longestPeriodMs(expression: string, timezone: string, from = new Date()): number {
+  const fires = CronExpressionParser.parse(expression, { currentDate: from, tz: timezone });
+  let previous = fires.next().toDate().getTime();
+  let longest = 0;
+  for (let i = 0; i < 4; i++) {
+    const next = fires.next().toDate().getTime();
+    longest = Math.max(longest, next - previous);
+    previous = next;
+  }
+  return longest;
+}

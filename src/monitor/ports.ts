@@ -13,9 +13,7 @@ import type {
   ChangeQuery,
   EventQuery,
   IncidentStart,
-  LeasedRun,
   NewSnapshot,
-  PlannedRun,
   RecordedDigest,
   SiteOverview,
   SnapshotSummary,
@@ -90,13 +88,46 @@ export interface ReadStore {
   /** A recorded digest, or undefined when there is none with this id. */
   loadDigest(id: number): Promise<(RecordedDigest & { id: number }) | undefined>;
   outboxCounts(): Promise<{ pending: number; failed: number }>;
-  lastSweepAt(): Promise<Date | null>;
+  /** When any site's check last completed, in any process. */
+  lastCheckAt(): Promise<Date | null>;
 }
 
-/** The daemon's periods: each site's run per period, leased by one process at a time. */
-export interface RunStore {
-  plan(runs: readonly PlannedRun[], now: Date): Promise<void>;
-  lease(now: Date, limit: number): Promise<LeasedRun[]>;
-  finish(run: LeasedRun, now: Date): Promise<void>;
-  retry(run: LeasedRun, error: string, dueAt: Date): Promise<void>;
+/** The daemon's queues: the planning of a period, the checks, the notifications, the digests. */
+export type QueueName = 'plan' | 'check' | 'deliver' | 'digest';
+
+/** Work to queue: its id names the work, so that queuing it twice queues it once. */
+export interface NewJob<T> {
+  readonly id: string;
+  readonly data: T;
+  /** Not before then. */
+  readonly startAfter?: Date;
+  /** At most one such job waits at a time (the check queue's key is the site). */
+  readonly singletonKey?: string;
+}
+
+/** Work taken from a queue by this process. */
+export interface Job<T> {
+  readonly id: string;
+  readonly data: T;
+  /** How many times it was tried before (failed, or its process died). */
+  readonly retries: number;
+}
+
+/**
+ * The job engine: jobs are taken by one process at a time; one that fails is retried
+ * with backoff; one that runs past its lease (its process died) is expired and retried.
+ */
+export interface JobQueue {
+  send(queue: QueueName, jobs: readonly NewJob<unknown>[]): Promise<void>;
+  /** The ids among `ids` that are queued, running, or finished and still remembered. */
+  existing(queue: QueueName, ids: readonly string[]): Promise<Set<string>>;
+  fetch<T>(queue: QueueName, count: number): Promise<Job<T>[]>;
+  /** When the queue's next waiting job falls due; null when none waits. */
+  nextDue(queue: QueueName): Promise<Date | null>;
+  complete(queue: QueueName, id: string): Promise<void>;
+  fail(queue: QueueName, id: string, error: string): Promise<void>;
+  /** Jobs waiting and running, per queue. */
+  counts(): Promise<Record<QueueName, { waiting: number; running: number }>>;
+  /** Stops the engine's own work (maintenance); after this process's workers stopped. */
+  stop(): Promise<void>;
 }

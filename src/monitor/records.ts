@@ -203,22 +203,6 @@ export interface SitePeriod {
   readonly now: DigestNow | null;
 }
 
-/** A site's check in one period of its schedule. */
-export interface PlannedRun {
-  readonly siteId: number;
-  readonly periodStart: Date;
-  readonly periodEnd: Date;
-  readonly dueAt: Date;
-}
-
-/** A planned run, leased by this process to check. */
-export interface LeasedRun {
-  readonly siteId: number;
-  readonly periodStart: Date;
-  readonly periodEnd: Date;
-  readonly attempts: number;
-}
-
 /** One check of a snapshot, as its page lists them. */
 export interface CheckSeen {
   readonly checkedAt: Date;

@@ -1,28 +1,41 @@
 import cron from 'node-cron';
 import type { ScheduledTask } from 'node-cron';
 import type { Config, SiteConfig } from '../config/config.js';
-import type { Logger } from '../lib/logger.js';
 import { oneLine } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import { jobId } from '../lib/job-id.js';
 import type { CheckOutcome } from '../monitor/check-site.js';
-import { deliverDue } from '../monitor/deliver-outbox.js';
-import type { DeliverDeps } from '../monitor/deliver-outbox.js';
+import { deliverAttempt } from '../monitor/deliver-outbox.js';
+import type { DeliveryAttempt, DeliveryJobDeps } from '../monitor/deliver-outbox.js';
 import { periodAt, periodEndingAt } from '../monitor/periods.js';
-import type { CheckDeps, RunStore } from '../monitor/ports.js';
-import { planChecks, runDueChecks } from '../monitor/run-due-checks.js';
+import { checkJobs, planJob, planPeriod, runCheckJob } from '../monitor/plan-checks.js';
+import type { CheckJob, PlanJob } from '../monitor/plan-checks.js';
+import type { CheckDeps, JobQueue, NewJob } from '../monitor/ports.js';
 import { prepareDigests } from '../monitor/send-digests.js';
 import type { DigestDeps } from '../monitor/send-digests.js';
-import { FireCoordinator } from './coordinator.js';
-import type { FireStore } from './coordinator.js';
+import { JobPool } from './job-pool.js';
+
+/** What the daemon's upkeep needs from the store. */
+export interface UpkeepStore {
+  /** The next attempt of each notification left without a job (one-shot commands queue none). */
+  unsentDeliveries(now: Date): Promise<NewJob<DeliveryAttempt>[]>;
+  /** Deletes notifications sent before `before`; returns how many. */
+  pruneDeliveries(before: Date): Promise<number>;
+  /** The oldest notification still failing; null when none is. */
+  failingDelivery(): Promise<{ since: Date; error: string; channel: string } | null>;
+  /** When any site's check last completed, in any process. */
+  lastCheckAt(): Promise<Date | null>;
+  /** The end of the latest digest period recorded; null before the first digest. */
+  lastDigestEnd(): Promise<Date | null>;
+}
 
 export interface DaemonDeps {
   readonly config: Config;
   readonly check: CheckDeps;
-  readonly runs: RunStore & { nextDueAt(now: Date): Promise<Date | null> };
-  /** This process's claims on work: renewed while it lives, given back when it stops. */
-  readonly leases: { renew(now: Date): Promise<void>; release(): Promise<void> };
-  readonly fires: FireStore;
-  readonly deliver: DeliverDeps;
+  readonly jobs: JobQueue;
+  readonly deliver: Omit<DeliveryJobDeps, 'now'>;
   readonly digests: DigestDeps;
+  readonly store: UpkeepStore;
   readonly logger: Logger;
   /** Waits `ms`, or less if `signal` aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
@@ -30,252 +43,432 @@ export interface DaemonDeps {
   heartbeat?(): void;
   /** Called after each check this process makes (metrics). */
   onChecked?(outcome: CheckOutcome): void;
+  /** Sites skipped in a period because their check from an earlier one still waited (metrics). */
+  onSkipped?(count: number): void;
 }
 
-/** Up to this many sites, the plan's log line lists each one's due time. */
+/** What /healthz says of the daemon. */
+export interface DaemonHealth {
+  readonly ok: boolean;
+  /** The daemon's own loop: alive, and when it last ran. */
+  readonly running: boolean;
+  readonly lastTickAt: Date | null;
+  readonly checks: {
+    readonly ok: boolean;
+    readonly lastCheckAt: Date | null;
+    /** The longest the schedule allows without any check completing. */
+    readonly expectedWithinMs: number;
+    readonly problem?: string;
+  };
+  readonly deliveries: {
+    readonly ok: boolean;
+    readonly failingSince: Date | null;
+    readonly problem?: string;
+  };
+}
+
+/** Up to this many sites, the plan's log line lists each one. */
 const PLAN_LOGGED = 50;
-/** The longest the check loop waits before looking again. */
-const MAX_IDLE_MS = 30_000;
-const DELIVERY_POLL_MS = 2_000;
-/** How often, at most, leases are renewed, abandoned fires swept and the heartbeat written. */
-const MAINTENANCE_MS = 15_000;
-/** After a scheduled task failed, when it is taken up again. */
-const FIRE_RETRY_MS = 5 * 60_000;
+/** How often, at most, the upkeep runs (heartbeat, plans and digests queued, notifications reconciled). */
+const UPKEEP_MS = 15_000;
+/** How often notifications sent long ago are pruned. */
+const PRUNE_MS = 3_600_000;
+/** How often an idle pool looks for jobs that fell due. */
+const POLL_MS = 1_000;
 
 /**
- * `robowatch start`: plans each site's check in every period of its schedule, checks the
- * sites as they fall due (leased, so that several processes share the work), delivers
- * the outbox, and sends the digest when it is due. Stateless: everything another process
- * needs is in the database, and what a dead process held is taken over when its leases
- * expire.
+ * `robowatch start`: every process runs the same schedules (node-cron, in the
+ * configuration's time zone) and queues each period's planning as a job named by the
+ * period, so that it is planned once; planning queues one check job per site; pools of
+ * workers run checks, notifications and digests as they fall due. The job engine
+ * (pg-boss) expires the jobs of a process that died and retries them; nothing here holds
+ * state another process needs.
  */
 export class Daemon {
   readonly #deps: DaemonDeps;
-  readonly #fires: FireCoordinator;
   readonly #stopping = new AbortController();
-  #wakeDeliverer: AbortController = new AbortController();
-  #wakeChecker: AbortController = new AbortController();
   #tasks: ScheduledTask[] = [];
-  #loops: Promise<void>[] = [];
   #sites = new Map<number, SiteConfig>();
+  #bySchedule = new Map<string, number[]>();
+  #pools: {
+    plan: JobPool<PlanJob>;
+    check: JobPool<CheckJob>;
+    deliver: JobPool<DeliveryAttempt>;
+    digest: JobPool<{ fire: string }>;
+  };
+  #upkeep: Promise<void> | null = null;
   #lastTick: Date | null = null;
+  #startedAt: Date | null = null;
+  #stopped = false;
 
   constructor(deps: DaemonDeps) {
     this.#deps = deps;
-    this.#fires = new FireCoordinator({
-      store: deps.fires,
-      now: () => deps.check.now(),
-      ttlMs: deps.config.schedule.leaseMs,
-      retryMs: FIRE_RETRY_MS,
-      onError: (fire, error) =>
-        deps.logger.error(
-          { fire, error: oneLine(error), retryInMs: FIRE_RETRY_MS },
-          'scheduled task failed; taken up again later',
-        ),
-    });
+    const { config, logger, jobs } = deps;
+    const sleep = (ms: number, signal: AbortSignal) => deps.sleep(ms, signal);
+    const common = {
+      jobs,
+      pollMs: POLL_MS,
+      settleForMs: config.schedule.leaseMs,
+      sleep,
+    };
+    const onError =
+      (what: string) =>
+      (job: { id: string; retries: number }, error: string, kind: 'failed' | 'unrecorded') => {
+        if (this.#stopped) return;
+        if (kind === 'failed')
+          logger.error(
+            { job: job.id, retries: job.retries, error },
+            `${what} failed; retried later`,
+          );
+        else
+          logger.error(
+            { job: job.id, error, retriedWithinMs: config.schedule.leaseMs },
+            `${what} done, but the database did not record it; done again once its lease expires`,
+          );
+      };
+    this.#pools = {
+      plan: new JobPool<PlanJob>({
+        ...common,
+        queue: 'plan',
+        concurrency: 1,
+        handle: (job) => this.#plan(job.data),
+        onError: onError('planning'),
+      }),
+      check: new JobPool<CheckJob>({
+        ...common,
+        queue: 'check',
+        concurrency: config.fetch.concurrency,
+        handle: (job) => this.#check(job),
+        onError: (job, error, kind) =>
+          onError(
+            `check of ${this.#sites.get(job.data.siteId)?.origin ?? `site ${job.data.siteId}`}`,
+          )(job, error, kind),
+      }),
+      deliver: new JobPool<DeliveryAttempt>({
+        ...common,
+        queue: 'deliver',
+        concurrency: 4,
+        handle: async (job) => {
+          await deliverAttempt({ ...deps.deliver, now: () => deps.check.now() }, job.data);
+        },
+        onError: onError('notification'),
+      }),
+      digest: new JobPool<{ fire: string }>({
+        ...common,
+        queue: 'digest',
+        concurrency: 1,
+        handle: (job) => this.#sendDigests(new Date(job.data.fire)),
+        onError: onError('digest'),
+      }),
+    };
   }
 
   async start(): Promise<void> {
-    const { config, logger } = this.#deps;
-    const { timezone, leaseMs } = config.schedule;
+    const { config, logger, jobs } = this.#deps;
+    const { timezone } = config.schedule;
+    const now = this.#deps.check.now();
+    this.#startedAt = now;
     const stored = await this.#deps.check.store.syncSites(config.sites.map((s) => s.origin));
     const byOrigin = new Map(config.sites.map((s) => [s.origin, s]));
     this.#sites = new Map(stored.map((s) => [s.id, byOrigin.get(s.origin)!]));
-    // Plan the current periods now: a process starting mid-period should not wait for
-    // the next fire, and a site never checked gets its baseline within a minute, whatever
-    // its schedule. Planning is idempotent, so every process may do it.
-    const never = new Set(stored.filter((s) => s.current === null).map((s) => s.id));
-    await this.#plan([...this.#sites.keys()], never);
-
-    const bySchedule = new Map<string, number[]>();
     for (const [id, site] of this.#sites)
-      bySchedule.set(site.schedule, [...(bySchedule.get(site.schedule) ?? []), id]);
+      this.#bySchedule.set(site.schedule, [...(this.#bySchedule.get(site.schedule) ?? []), id]);
+
+    // A site never checked gets its first check within seconds, whatever its schedule.
+    const first = stored.filter((s) => s.current === null);
+    if (first.length > 0) {
+      const queued = checkJobs(
+        first.map((s) => ({ id: s.id, config: byOrigin.get(s.origin)!, first: true })),
+        (site) => periodAt(site.schedule, timezone, now),
+        now,
+      );
+      await jobs.send('check', queued);
+      logger.info(
+        {
+          sites: first.length,
+          ...(first.length <= PLAN_LOGGED
+            ? {
+                plan: queued.map((j) => ({
+                  site: this.#sites.get(j.data.siteId)!.origin,
+                  dueAt: j.startAfter,
+                })),
+              }
+            : {}),
+        },
+        'first checks queued',
+      );
+    }
+    // The current period of each schedule is planned now (by whichever process gets to
+    // it first), the digest a down fleet missed is queued, and deliveries left behind by
+    // one-shot commands get their jobs.
+    await this.#queueCurrent();
+
     const options = (name: string) => ({
       name,
       timezone,
-      distributed: true,
-      runCoordinator: this.#fires.runCoordinator,
-      distributedLease: leaseMs,
-      noOverlap: true,
+      logger: cronLogger(logger),
     });
-    for (const [expression, ids] of bySchedule) {
-      const name = `plan ${expression}`;
-      this.#tasks.push(
-        cron.schedule(
-          expression,
-          this.#fires.task(name, () => this.#plan(ids)),
-          options(name),
+    for (const expression of this.#bySchedule.keys()) {
+      const task = cron.schedule(
+        expression,
+        (context) => this.#queuePlan(expression, context.date),
+        options(`plan ${expression}`),
+      );
+      task.on('execution:missed', (context) =>
+        logger.warn(
+          { schedule: expression, fire: context.date },
+          'schedule fire missed (the process was busy); the period is planned by the upkeep',
         ),
       );
+      this.#tasks.push(task);
     }
     this.#tasks.push(
       cron.schedule(
         config.schedule.digest,
-        this.#fires.task('digest', (fire) => this.#sendDigests(fire)),
+        (context) => this.#queueDigest(context.date),
         options('digest'),
       ),
     );
-    // A digest due while every process was down is sent now.
-    const lastDigest = periodAt(config.schedule.digest, timezone, this.#deps.check.now()).start;
-    if (await this.#fires.catchUp('digest', lastDigest))
-      logger.info({ fire: lastDigest }, 'missed digest sent');
-
-    this.#loops = [this.#checkLoop(), this.#deliveryLoop(), this.#maintenanceLoop()];
-    logger.info({ sites: this.#sites.size, schedules: [...bySchedule.keys()] }, 'daemon started');
+    for (const pool of Object.values(this.#pools)) pool.start();
+    this.#upkeep = this.#upkeepLoop();
+    logger.info(
+      { sites: this.#sites.size, schedules: [...this.#bySchedule.keys()] },
+      'daemon started',
+    );
   }
 
   /**
-   * Stops leasing, lets in-flight checks and deliveries finish for up to `deadlineMs`,
-   * then gives back the leases this process still holds.
+   * Stops the schedules and the pools (no new job is taken), lets running jobs finish
+   * for up to `deadlineMs` and hands the rest back to the engine, then stops the upkeep.
+   * Nothing of the daemon runs once this resolves.
    */
   async stop(deadlineMs: number): Promise<void> {
     this.#deps.logger.info({ deadlineMs }, 'daemon stopping');
     for (const task of this.#tasks) await task.destroy();
     this.#stopping.abort();
-    this.#wakeDeliverer.abort();
-    const finished = await Promise.race([
-      Promise.all(this.#loops).then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), deadlineMs).unref()),
-    ]);
-    await this.#deps.leases.release();
+    const left = await Promise.all(Object.values(this.#pools).map((p) => p.stop(deadlineMs)));
+    await this.#upkeep;
+    await this.#deps.jobs.stop();
+    this.#stopped = true;
+    const handedBack = left.reduce((a, b) => a + b, 0);
     this.#deps.logger.info(
-      { finished },
-      finished ? 'daemon stopped' : 'daemon stopped at the deadline',
+      { finished: handedBack === 0, handedBack },
+      handedBack === 0 ? 'daemon stopped' : 'daemon stopped at the deadline',
     );
   }
 
-  /**
-   * Keeps this process's claims alive, takes up scheduled fires that failed or whose
-   * process died, and writes the heartbeat.
-   */
-  /** When the daemon's loops last ran (the web's /healthz); null before they start. */
+  /** Jobs waiting and running, per queue (all processes). */
+  jobCounts(): Promise<Record<string, { waiting: number; running: number }>> {
+    return this.#deps.jobs.counts();
+  }
+
+  /** When the daemon's upkeep last ran; null before it starts. */
   lastTick(): Date | null {
     return this.#lastTick;
   }
 
-  async #maintenanceLoop(): Promise<void> {
+  /**
+   * Whether the daemon does its job: its loop is alive, some check completed (in any
+   * process) within what the schedules allow, and no notification has been failing for
+   * longer than notify.unhealthyAfterMs.
+   */
+  async health(): Promise<DaemonHealth> {
+    const { config, store } = this.#deps;
+    const now = this.#deps.check.now().getTime();
+    const running = this.#lastTick !== null && now - this.#lastTick.getTime() < 4 * UPKEEP_MS;
+    const expectedWithinMs = this.#checkAllowanceMs();
+    const [lastCheckAt, failing] = await Promise.all([
+      store.lastCheckAt(),
+      store.failingDelivery(),
+    ]);
+    const since = Math.max(lastCheckAt?.getTime() ?? 0, this.#startedAt?.getTime() ?? now);
+    const checksOk = this.#sites.size === 0 || now - since <= expectedWithinMs;
+    const deliveriesOk =
+      failing === null || now - failing.since.getTime() <= config.notify.unhealthyAfterMs;
+    return {
+      ok: running && checksOk && deliveriesOk,
+      running,
+      lastTickAt: this.#lastTick,
+      checks: {
+        ok: checksOk,
+        lastCheckAt,
+        expectedWithinMs,
+        ...(checksOk
+          ? {}
+          : {
+              problem: `no site has been checked since ${new Date(since).toISOString()}; the schedule expects a check at least every ${Math.round(expectedWithinMs / 60_000)} minutes`,
+            }),
+      },
+      deliveries: {
+        ok: deliveriesOk,
+        failingSince: failing?.since ?? null,
+        ...(deliveriesOk || failing === null
+          ? {}
+          : {
+              problem: `${failing.channel} notifications have been failing since ${failing.since.toISOString()}: ${failing.error}`,
+            }),
+      },
+    };
+  }
+
+  /** Twice the longest period of any check schedule, and a lease: no check at all in that long is a fault. */
+  #checkAllowanceMs(): number {
+    const now = this.#deps.check.now();
+    let longest = 0;
+    for (const expression of this.#bySchedule.keys()) {
+      const p = periodAt(expression, this.#deps.config.schedule.timezone, now);
+      longest = Math.max(longest, p.end.getTime() - p.start.getTime());
+    }
+    return 2 * longest + this.#deps.config.schedule.leaseMs;
+  }
+
+  async #upkeepLoop(): Promise<void> {
     const { logger, config } = this.#deps;
     const signal = this.#stopping.signal;
-    const every = Math.min(MAINTENANCE_MS, Math.floor(config.schedule.leaseMs / 3));
+    const every = Math.min(UPKEEP_MS, Math.max(1_000, Math.floor(config.schedule.leaseMs / 2)));
+    let lastPrune = 0;
+    let failures = 0;
     while (!signal.aborted) {
+      this.#lastTick = this.#deps.check.now();
+      this.#deps.heartbeat?.();
       try {
-        await this.#deps.leases.renew(this.#deps.check.now());
-        this.#lastTick = this.#deps.check.now();
-        this.#deps.heartbeat?.();
-        const taken = await this.#fires.sweep();
-        if (taken > 0) logger.info({ fires: taken }, 'abandoned scheduled tasks taken up');
+        await this.#queueCurrent();
+        const now = this.#deps.check.now();
+        if (now.getTime() - lastPrune >= PRUNE_MS) {
+          const before = new Date(now.getTime() - config.schedule.retentionDays * 86_400_000);
+          const pruned = await this.#deps.store.pruneDeliveries(before);
+          if (pruned > 0) logger.info({ pruned, before }, 'sent notifications pruned');
+          lastPrune = now.getTime();
+        }
+        if (failures > 0) logger.info({ failures }, 'upkeep works again');
+        failures = 0;
       } catch (error) {
-        logger.error({ error: oneLine(error) }, 'lease renewal failed; trying again');
+        if (failures++ === 0)
+          logger.error({ error: oneLine(error) }, 'upkeep failed (the database?); trying again');
       }
       await this.#deps.sleep(every, signal);
     }
   }
 
-  async #plan(
-    siteIds: readonly number[],
-    baseline: ReadonlySet<number> = new Set(),
-  ): Promise<void> {
-    const sites = siteIds.map((id) => ({
+  /** Queues the current period's planning of each schedule, a missed digest, and orphaned deliveries. */
+  async #queueCurrent(): Promise<void> {
+    const { config, jobs, store } = this.#deps;
+    const now = this.#deps.check.now();
+    const plans = [...this.#bySchedule.keys()].map((expression) =>
+      planJob(expression, periodAt(expression, config.schedule.timezone, now)),
+    );
+    await jobs.send('plan', plans);
+    const lastDigest = await store.lastDigestEnd();
+    const fire = periodAt(config.schedule.digest, config.schedule.timezone, now).start;
+    if (lastDigest !== null && lastDigest.getTime() < fire.getTime()) await this.#queueDigest(fire);
+    const unsent = await store.unsentDeliveries(now);
+    await jobs.send('deliver', unsent);
+    this.#pools.plan.wake();
+    this.#pools.deliver.wake();
+  }
+
+  async #queuePlan(expression: string, fire: Date): Promise<void> {
+    if (this.#stopping.signal.aborted) return;
+    try {
+      const period = periodAt(expression, this.#deps.config.schedule.timezone, fire);
+      await this.#deps.jobs.send('plan', [planJob(expression, period)]);
+      this.#pools.plan.wake();
+    } catch (error) {
+      this.#deps.logger.error(
+        { schedule: expression, fire, error: oneLine(error) },
+        'could not queue the planning of a period; the upkeep queues it',
+      );
+    }
+  }
+
+  async #queueDigest(fire: Date): Promise<void> {
+    if (this.#stopping.signal.aborted) return;
+    try {
+      await this.#deps.jobs.send('digest', [
+        { id: jobId(`digest:${fire.toISOString()}`), data: { fire: fire.toISOString() } },
+      ]);
+      this.#pools.digest.wake();
+    } catch (error) {
+      this.#deps.logger.error(
+        { fire, error: oneLine(error) },
+        'could not queue the digest; the upkeep queues it',
+      );
+    }
+  }
+
+  async #plan(job: PlanJob): Promise<void> {
+    const { config, jobs, logger } = this.#deps;
+    const now = this.#deps.check.now();
+    const period = periodAt(job.schedule, config.schedule.timezone, new Date(job.at));
+    if (period.end.getTime() <= now.getTime()) {
+      logger.warn({ schedule: job.schedule, period }, 'period over before it was planned; skipped');
+      return;
+    }
+    const sites = (this.#bySchedule.get(job.schedule) ?? []).map((id) => ({
       id,
       config: this.#sites.get(id)!,
-      baseline: baseline.has(id),
     }));
-    const plan = await planChecks(
-      this.#deps.runs,
+    const plan = await planPeriod(
+      jobs,
       sites,
-      this.#deps.config.schedule.timezone,
-      this.#deps.check.now(),
+      job.schedule,
+      config.schedule.timezone,
+      new Date(job.at),
+      now,
     );
-    // The plan, as an operator reads it: when checks start and end, and which sites get
-    // their first check now (each site's due time for small configurations).
-    const due = plan.map((r) => r.dueAt.getTime());
-    this.#deps.logger.info(
+    const due = plan.planned.map((j) => j.startAfter!.getTime());
+    logger.info(
       {
-        sites: plan.length,
-        baseline: baseline.size,
+        schedule: job.schedule,
+        sites: plan.planned.length,
+        periodStart: plan.period.start,
+        periodEnd: plan.period.end,
         firstDueAt: due.length ? new Date(Math.min(...due)) : null,
         lastDueAt: due.length ? new Date(Math.max(...due)) : null,
-        periodEnd: plan[0]?.periodEnd ?? null,
-        ...(plan.length <= PLAN_LOGGED
+        ...(plan.planned.length <= PLAN_LOGGED
           ? {
-              plan: plan.map((r) => ({
-                site: this.#sites.get(r.siteId)!.origin,
-                dueAt: r.dueAt,
-                ...(baseline.has(r.siteId) ? { first: true } : {}),
+              plan: plan.planned.map((j) => ({
+                site: this.#sites.get(j.data.siteId)!.origin,
+                dueAt: j.startAfter,
               })),
             }
           : {}),
       },
       'checks planned',
     );
-    this.#wakeChecker.abort(); // new runs may be due before the check loop would look again
-  }
-
-  async #checkLoop(): Promise<void> {
-    const { logger } = this.#deps;
-    const signal = this.#stopping.signal;
-    let failures = 0;
-    while (!signal.aborted) {
-      try {
-        const leased = await runDueChecks(this.#deps.check, this.#deps.runs, this.#sites, {
-          limit: this.#deps.config.fetch.concurrency,
-          onOutcome: (outcome) => this.#checked(outcome),
-          onFailure: (site, error, retryAt) =>
-            logger.error(
-              { site, error: oneLine(error), retryAt },
-              'check failed; retried later in the period',
-            ),
-        });
-        failures = 0;
-        if (leased > 0) continue;
-        this.#wakeChecker = new AbortController();
-        const next = await this.#deps.runs.nextDueAt(this.#deps.check.now());
-        const wait =
-          next === null ? MAX_IDLE_MS : next.getTime() - this.#deps.check.now().getTime();
-        await this.#deps.sleep(
-          Math.min(Math.max(wait, 250), MAX_IDLE_MS),
-          AbortSignal.any([this.#wakeChecker.signal, signal]),
-        );
-      } catch (error) {
-        // The store is unreachable or the like: wait, longer each time, and go on.
-        failures++;
-        logger.error({ error: oneLine(error) }, 'check loop failed; trying again');
-        await this.#deps.sleep(Math.min(1_000 * 2 ** failures, MAX_IDLE_MS), signal);
-      }
+    if (plan.skipped.length > 0) {
+      this.#deps.onSkipped?.(plan.skipped.length);
+      logger.warn(
+        {
+          schedule: job.schedule,
+          periodStart: plan.period.start,
+          skipped: plan.skipped.length,
+          sites: plan.skipped.slice(0, PLAN_LOGGED).map((s) => s.origin),
+        },
+        'checks skipped this period: these sites still wait for their check from an earlier period, which runs first',
+      );
     }
+    this.#pools.check.wake();
   }
 
-  #checked(outcome: CheckOutcome): void {
+  async #check(job: { id: string; data: CheckJob; retries: number }): Promise<void> {
+    const result = await runCheckJob(this.#deps.check, this.#sites, job);
+    if (result.outcome === null) return;
+    const outcome = result.outcome;
     this.#deps.onChecked?.(outcome);
-    const fields = { site: outcome.site, snapshot: outcome.snapshotId, status: outcome.status };
+    const fields = {
+      site: outcome.site,
+      snapshot: outcome.snapshotId,
+      status: outcome.status,
+      ...(result.late ? { late: true, periodEnd: job.data.periodEnd } : {}),
+    };
     if (outcome.kind === 'unchanged') this.#deps.logger.info(fields, 'checked: unchanged');
     else
       this.#deps.logger.info(
         { ...fields, events: outcome.events.length },
         `checked: ${outcome.kind}`,
       );
-    if (outcome.events.length > 0) this.#wakeDeliverer.abort(); // its alerts are queued
-  }
-
-  async #deliveryLoop(): Promise<void> {
-    const { logger } = this.#deps;
-    let failures = 0;
-    while (!this.#stopping.signal.aborted) {
-      try {
-        const { leased } = await deliverDue(this.#deps.deliver, 20);
-        failures = 0;
-        if (leased > 0) continue;
-        this.#wakeDeliverer = new AbortController();
-        await this.#deps.sleep(
-          DELIVERY_POLL_MS,
-          AbortSignal.any([this.#wakeDeliverer.signal, this.#stopping.signal]),
-        );
-      } catch (error) {
-        failures++;
-        logger.error({ error: oneLine(error) }, 'delivery loop failed; trying again');
-        await this.#deps.sleep(Math.min(1_000 * 2 ** failures, MAX_IDLE_MS), this.#stopping.signal);
-      }
-    }
+    if (outcome.events.length > 0) this.#pools.deliver.wake(); // its alerts are queued
   }
 
   async #sendDigests(fire: Date): Promise<void> {
@@ -292,6 +485,22 @@ export class Daemon {
         d.id === null ? 'digest already sent' : 'digest queued',
       );
     }
-    this.#wakeDeliverer.abort();
+    this.#pools.deliver.wake();
   }
+}
+
+/** node-cron's log lines, as JSON through the daemon's logger. */
+function cronLogger(logger: Logger) {
+  const line = (message: unknown, extra?: unknown) =>
+    [message, extra]
+      .filter((p) => p !== undefined && p !== '')
+      .map((p) => oneLine(p))
+      .join(': ');
+  return {
+    info: (message: string) => logger.info({ component: 'node-cron' }, line(message)),
+    warn: (message: string) => logger.warn({ component: 'node-cron' }, line(message)),
+    error: (message: string | Error, extra?: unknown) =>
+      logger.error({ component: 'node-cron' }, line(message, extra)),
+    debug: () => undefined,
+  };
 }

@@ -7,6 +7,7 @@ import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
@@ -27,6 +28,43 @@ export interface DatabaseHandle {
   close(): Promise<void>;
   /** The embedded database's files as a tarball, to start others from (tests). */
   dump?(): Promise<Blob>;
+  /**
+   * Raw SQL for the job engine: `$1`… placeholders; several statements at once when
+   * there are no values (its migrations and locked maintenance commands).
+   */
+  readonly executor: SqlExecutor;
+}
+
+/** What the job engine runs its SQL with (pg-boss's `db` adapter). */
+export interface SqlExecutor {
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }>; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/**
+ * One raw statement with `$1`… placeholders as a drizzle query, so that it runs on a
+ * drizzle database or inside one of its transactions (a job created with the rows that
+ * caused it).
+ */
+export function rawStatement(text: string, values: readonly unknown[] = []): SQL {
+  const chunks: SQL[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/\$(\d+)/g)) {
+    chunks.push(sql.raw(text.slice(last, match.index)));
+    chunks.push(sql`${sql.param(values[Number(match[1]) - 1] ?? null)}`);
+    last = match.index + match[0].length;
+  }
+  chunks.push(sql.raw(text.slice(last)));
+  return sql.join(chunks);
+}
+
+/** The job engine's executor inside a drizzle transaction (one statement per call). */
+export function executorOf(db: Pick<Database, 'execute'>): SqlExecutor {
+  return {
+    executeSql: async (text, values = []) => {
+      const result: unknown = await db.execute(rawStatement(text, values));
+      return result as { rows: unknown[] };
+    },
+  };
 }
 
 /** Rows of a raw SQL query; both drivers answer with `{ rows }`. */
@@ -103,6 +141,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     kind: 'postgres',
     location,
     close: () => pool.end(),
+    executor: { executeSql: (text, values) => pool.query(text, values) },
   };
 }
 
@@ -130,6 +169,13 @@ async function openPglite(
         releaseLock();
       },
       dump: () => client.dumpDataDir('none'),
+      executor: {
+        executeSql: async (text, values) => {
+          if (values !== undefined && values.length > 0) return client.query(text, values);
+          const results = await client.exec(text);
+          return { rows: results.at(-1)?.rows ?? [] };
+        },
+      },
     };
   } catch (error) {
     releaseLock();
@@ -192,4 +238,15 @@ function describe(error: unknown): string {
   const e = error as { code?: string; message?: string; errors?: { message: string }[] };
   const message = e.message || e.errors?.[0]?.message || e.code || String(error);
   return message.split('\n')[0]!;
+}
+
+/**
+ * Whether an error means the database cannot be reached (as opposed to a statement it
+ * refused): no connection, a connection cut, a server shutting down or not accepting
+ * connections to this database.
+ */
+export function isConnectionError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true; // ECONNREFUSED, a cut socket…
+  return code.startsWith('08') || code.startsWith('57P') || code === '55000' || code === '53300';
 }

@@ -21,6 +21,7 @@ export async function recordDigest(
   digest: RecordedDigest,
   delivery: DigestDelivery,
   now: Date,
+  queueDelivery = false,
 ): Promise<number | null> {
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -29,7 +30,7 @@ export async function recordDigest(
       .onConflictDoNothing({ target: [digests.recipient, digests.periodStart] })
       .returning({ id: digests.id });
     if (row === undefined) return null;
-    await insertDigestDelivery(tx, row.id, delivery, now);
+    await insertDigestDelivery(tx, row.id, delivery, now, queueDelivery);
     return row.id;
   });
 }
@@ -159,4 +160,12 @@ export async function loadSitePeriods(
     });
   }
   return result;
+}
+
+/** The end of the latest digest period recorded; null before the first digest. */
+export async function lastDigestEnd(db: Database): Promise<Date | null> {
+  const [row] = await db
+    .select({ end: sql<string | null>`max(${digests.periodEnd})` })
+    .from(digests);
+  return row?.end ? new Date(row.end) : null;
 }

@@ -8,9 +8,7 @@ import type {
   CheckRow,
   DigestDelivery,
   EventQuery,
-  LeasedRun,
   NewSnapshot,
-  PlannedRun,
   RecordedDigest,
 } from '../monitor/records.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
@@ -28,35 +26,41 @@ import {
   recordSnapshot,
   replaceVerdicts,
 } from './snapshots.js';
-import { listDigests, loadDigest, loadSitePeriods, recordDigest } from './digests.js';
-import { leaseOutbox, markRetry, markSent, outboxCounts, releaseOutbox } from './outbox.js';
 import {
-  abandonedCronRuns,
-  claimCronRun,
-  completeCronRun,
-  failCronRun,
-  finishRun,
-  lastSweepAt,
-  leaseRuns,
-  missedCronRun,
-  nextDueAt,
-  planRuns,
-  releaseRuns,
-  renewLeases,
-  retryRun,
-} from './runs.js';
+  lastDigestEnd,
+  listDigests,
+  loadDigest,
+  loadSitePeriods,
+  recordDigest,
+} from './digests.js';
+import {
+  claimDelivery,
+  failingDelivery,
+  leaseOutbox,
+  markRetry,
+  markSent,
+  outboxCounts,
+  pruneOutbox,
+  retryDelivery,
+  unsentDeliveries,
+} from './outbox.js';
+import type { DeliveryJob, OutboxRow } from './outbox.js';
+import { lastCheckAt } from './snapshots.js';
 
 export { openDatabase, DatabaseError } from './db.js';
 export type { Database, DatabaseHandle } from './db.js';
 
-/** The queries a check needs, bound to a database. */
-export function createCheckStore(db: Database): CheckStore {
+/**
+ * The queries a check needs, bound to a database; with `queueDeliveries` (a process that
+ * runs the job engine), each alert's delivery job is queued with the alert.
+ */
+export function createCheckStore(db: Database, queueDeliveries = false): CheckStore {
   const checks = new CheckWriter(db);
   return {
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
     loadSites: (origins: readonly string[]) => loadSites(db, origins),
     recordCheck: (check: CheckRow) => checks.record(check),
-    recordSnapshot: (snapshot: NewSnapshot) => recordSnapshot(db, snapshot),
+    recordSnapshot: (snapshot: NewSnapshot) => recordSnapshot(db, snapshot, queueDeliveries),
     replaceVerdicts: (
       siteId: number,
       snapshotId: number,
@@ -71,45 +75,41 @@ export function createCheckStore(db: Database): CheckStore {
 }
 
 /**
- * The queries the daemon needs, bound to a database and to this process's identity
- * (`owner`), which its claims carry; a claim lasts `leaseMs` unless renewed.
+ * The queries the daemon and the one-shot commands need, bound to a database and to
+ * this process's identity (`owner`), which its claims on notifications carry; a claim
+ * lasts `leaseMs`. With `queueDeliveries` (a process that runs the job engine), each
+ * notification's delivery job is queued with it.
  */
-export function createDaemonStore(db: Database, owner: string, leaseMs: number) {
+export function createDaemonStore(
+  db: Database,
+  owner: string,
+  leaseMs: number,
+  queueDeliveries = false,
+) {
   return {
-    runs: {
-      plan: (runs: readonly PlannedRun[], now: Date) => planRuns(db, runs, now),
-      lease: (now: Date, limit: number) => leaseRuns(db, owner, now, limit, leaseMs),
-      finish: (run: LeasedRun, now: Date) => finishRun(db, run, owner, now),
-      retry: (run: LeasedRun, error: string, dueAt: Date) => retryRun(db, run, owner, error, dueAt),
-      nextDueAt: (now: Date) => nextDueAt(db, now),
-    },
     outbox: {
       lease: (now: Date, limit: number) => leaseOutbox(db, owner, now, limit, leaseMs),
       markSent: (id: number, now: Date) => markSent(db, id, owner, now),
       markRetry: (id: number, error: string, nextAttemptAt: Date) =>
         markRetry(db, id, owner, error, nextAttemptAt),
     },
-    cron: {
-      claim: (key: string, ttlMs: number, now: Date) => claimCronRun(db, key, owner, now, ttlMs),
-      complete: (key: string, now: Date) => completeCronRun(db, key, owner, now),
-      fail: (key: string, error: string, retryAt: Date) =>
-        failCronRun(db, key, owner, error, retryAt),
-      abandoned: (now: Date) => abandonedCronRuns(db, now),
-      missed: (name: string, fire: Date) => missedCronRun(db, name, fire),
+    deliveries: {
+      claim: (job: DeliveryJob, now: Date) => claimDelivery(db, job, owner, now, leaseMs),
+      markSent: (id: number, now: Date) => markSent(db, id, owner, now),
+      retry: (delivery: OutboxRow, error: string, nextAttemptAt: Date) =>
+        retryDelivery(db, delivery, owner, error, nextAttemptAt),
+      unsent: (now: Date) => unsentDeliveries(db, now),
+      prune: (before: Date) => pruneOutbox(db, before),
+      failing: () => failingDelivery(db),
     },
-    leases: {
-      renew: (now: Date) => renewLeases(db, owner, now, leaseMs),
-      release: async () => {
-        await releaseRuns(db, owner);
-        await releaseOutbox(db, owner);
-      },
-    },
+    lastCheckAt: () => lastCheckAt(db),
+    lastDigestEnd: () => lastDigestEnd(db),
     digests: {
       syncSites: (origins: readonly string[]) => syncSites(db, origins),
       loadSitePeriods: (siteIds: readonly number[], start: Date, end: Date) =>
         loadSitePeriods(db, siteIds, start, end),
       recordDigest: (record: RecordedDigest, delivery: DigestDelivery, now: Date) =>
-        recordDigest(db, record, delivery, now),
+        recordDigest(db, record, delivery, now, queueDeliveries),
       loadDigest: (id: number) => loadDigest(db, id),
     },
   };
@@ -147,6 +147,6 @@ export function createWebStore(db: Database): ReadStore {
     listDigests: (limit?: number) => listDigests(db, limit),
     loadDigest: (id: number) => loadDigest(db, id),
     outboxCounts: () => outboxCounts(db),
-    lastSweepAt: () => lastSweepAt(db),
+    lastCheckAt: () => lastCheckAt(db),
   };
 }

@@ -3,13 +3,46 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AlertDraft, Delivery, OutboxPayload } from '../policy/alerts.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
+import { jobId } from '../lib/job-id.js';
+import { sendInTransaction } from './jobs.js';
 import { outbox } from './schema.js';
+import type { NewJob } from '../monitor/ports.js';
 import type { DigestDelivery } from '../monitor/records.js';
 
 export type { OutboxPayload };
 export type OutboxRow = Delivery;
 
-type Writer = Pick<Database, 'insert'>;
+type Writer = Pick<Database, 'insert' | 'execute'>;
+
+/** What a delivery job names: one attempt at one notification. */
+export interface DeliveryJob {
+  readonly outboxId: number;
+  readonly attempt: number;
+}
+
+/** The job of a notification's attempt: the same attempt is queued once, however often asked. */
+export function deliveryJob(outboxId: number, attempt: number, at: Date): NewJob<DeliveryJob> {
+  return {
+    id: jobId(`deliver:${outboxId}:${attempt}`),
+    data: { outboxId, attempt },
+    startAfter: at,
+  };
+}
+
+/** With the job engine: each new notification's first attempt queued in the same transaction. */
+async function queueFirstAttempts(
+  tx: Writer,
+  ids: readonly number[],
+  now: Date,
+  queue: boolean,
+): Promise<void> {
+  if (queue)
+    await sendInTransaction(
+      tx,
+      'deliver',
+      ids.map((id) => deliveryJob(id, 0, now)),
+    );
+}
 
 /** Queues the alerts of a new snapshot, in the caller's transaction. */
 export async function insertAlerts(
@@ -21,31 +54,41 @@ export async function insertAlerts(
     readonly previousId: number | null;
   },
   now: Date,
+  queue: boolean,
 ): Promise<void> {
   if (drafts.length === 0) return;
   const { siteId, snapshotId, previousId } = snapshot;
-  await tx.insert(outbox).values(
-    drafts.map((draft) => ({
-      key: randomUUID(),
-      channel: draft.channel,
-      destination: draft.channel === 'email' ? draft.to.join(', ') : draft.url,
-      payload: {
-        kind: 'alert',
-        site: draft.site,
-        events: draft.events,
-        causes: draft.causes,
-        agents: draft.agents,
+  const rows = await tx
+    .insert(outbox)
+    .values(
+      drafts.map((draft) => ({
+        key: randomUUID(),
+        channel: draft.channel,
+        destination: draft.channel === 'email' ? draft.to.join(', ') : draft.url,
+        payload: {
+          kind: 'alert',
+          site: draft.site,
+          events: draft.events,
+          causes: draft.causes,
+          agents: draft.agents,
+          siteId,
+          snapshotId,
+          previousId,
+          checkedAt: now.toISOString(),
+          ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
+        } satisfies OutboxPayload,
         siteId,
         snapshotId,
-        previousId,
-        checkedAt: now.toISOString(),
-        ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
-      } satisfies OutboxPayload,
-      siteId,
-      snapshotId,
-      createdAt: now,
-      nextAttemptAt: now,
-    })),
+        createdAt: now,
+        nextAttemptAt: now,
+      })),
+    )
+    .returning({ id: outbox.id });
+  await queueFirstAttempts(
+    tx,
+    rows.map((r) => r.id),
+    now,
+    queue,
   );
 }
 
@@ -55,19 +98,24 @@ export async function insertDigestDelivery(
   digestId: number,
   delivery: DigestDelivery,
   now: Date,
+  queue: boolean,
 ): Promise<void> {
-  await tx.insert(outbox).values({
-    key: randomUUID(),
-    channel: delivery.channel,
-    destination: delivery.channel === 'email' ? delivery.to : delivery.url,
-    payload: {
-      kind: 'digest',
-      digestId,
-      ...(delivery.channel === 'webhook' ? { format: delivery.format } : {}),
-    } satisfies OutboxPayload,
-    createdAt: now,
-    nextAttemptAt: now,
-  });
+  const [row] = await tx
+    .insert(outbox)
+    .values({
+      key: randomUUID(),
+      channel: delivery.channel,
+      destination: delivery.channel === 'email' ? delivery.to : delivery.url,
+      payload: {
+        kind: 'digest',
+        digestId,
+        ...(delivery.channel === 'webhook' ? { format: delivery.format } : {}),
+      } satisfies OutboxPayload,
+      createdAt: now,
+      nextAttemptAt: now,
+    })
+    .returning({ id: outbox.id });
+  await queueFirstAttempts(tx, [row!.id], now, queue);
 }
 
 /**
@@ -164,4 +212,118 @@ export async function outboxCounts(db: Database): Promise<{ pending: number; fai
       FROM outbox WHERE sent_at IS NULL`,
   );
   return { pending: row?.pending ?? 0, failed: row?.failed ?? 0 };
+}
+
+type OutboxRecord = {
+  id: string | number;
+  key: string;
+  channel: 'email' | 'webhook';
+  destination: string;
+  payload: OutboxPayload;
+  attempts: number;
+  created_at: Date | string;
+};
+
+const toDelivery = (r: OutboxRecord): OutboxRow => ({
+  ...r,
+  id: Number(r.id),
+  createdAt: new Date(r.created_at),
+});
+
+/**
+ * Takes one notification for its delivery job: only if it is unsent, still at that
+ * attempt, and no one-shot command holds it. Null when there is nothing to do.
+ */
+export async function claimDelivery(
+  db: Database,
+  job: DeliveryJob,
+  owner: string,
+  now: Date,
+  leaseMs: number,
+): Promise<OutboxRow | null> {
+  const [row] = await queryRows<OutboxRecord>(
+    db,
+    sql`
+      UPDATE outbox SET leased_by = ${owner},
+        lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
+      WHERE id = ${job.outboxId} AND sent_at IS NULL AND attempts = ${job.attempt}
+        AND (lease_until IS NULL OR lease_until < ${now.toISOString()}::timestamptz OR leased_by = ${owner})
+      RETURNING id, key, channel, destination, payload, attempts, created_at`,
+  );
+  return row === undefined ? null : toDelivery(row);
+}
+
+/**
+ * A failed attempt: recorded on the notification, and its next attempt queued for
+ * `nextAttemptAt`, in one transaction.
+ */
+export async function retryDelivery(
+  db: Database,
+  delivery: OutboxRow,
+  owner: string,
+  error: string,
+  nextAttemptAt: Date,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    const updated = await tx
+      .update(outbox)
+      .set({
+        attempts: delivery.attempts + 1,
+        nextAttemptAt,
+        lastError: error.slice(0, 500),
+        leasedBy: null,
+        leaseUntil: null,
+      })
+      .where(
+        and(
+          eq(outbox.id, delivery.id),
+          eq(outbox.leasedBy, owner),
+          eq(outbox.attempts, delivery.attempts),
+        ),
+      )
+      .returning({ id: outbox.id });
+    if (updated.length === 1)
+      await sendInTransaction(tx, 'deliver', [
+        deliveryJob(delivery.id, delivery.attempts + 1, nextAttemptAt),
+      ]);
+  });
+}
+
+/**
+ * The next attempt of every notification not sent and not held by a one-shot command,
+ * as jobs: queued once each (a notification a one-shot command left behind gets its job;
+ * one that has it already is unchanged).
+ */
+export async function unsentDeliveries(db: Database, now: Date): Promise<NewJob<DeliveryJob>[]> {
+  const rows = await queryRows<{ id: string | number; attempts: number; at: string | Date }>(
+    db,
+    sql`SELECT id, attempts, next_attempt_at AS at FROM outbox
+      WHERE sent_at IS NULL
+        AND (lease_until IS NULL OR lease_until < ${now.toISOString()}::timestamptz)`,
+  );
+  return rows.map((r) => deliveryJob(Number(r.id), r.attempts, new Date(r.at)));
+}
+
+/** Deletes the notifications sent before `before` (retention). Returns how many. */
+export async function pruneOutbox(db: Database, before: Date): Promise<number> {
+  const rows = await queryRows<{ n: number }>(
+    db,
+    sql`WITH gone AS (DELETE FROM outbox WHERE sent_at < ${before.toISOString()}::timestamptz RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`,
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** The oldest notification still failing: since when, and its last error; null when none is. */
+export async function failingDelivery(
+  db: Database,
+): Promise<{ since: Date; error: string; channel: string } | null> {
+  const [row] = await queryRows<{ since: string | Date; error: string | null; channel: string }>(
+    db,
+    sql`SELECT created_at AS since, last_error AS error, channel FROM outbox
+      WHERE sent_at IS NULL AND attempts > 0 ORDER BY created_at LIMIT 1`,
+  );
+  return row === undefined
+    ? null
+    : { since: new Date(row.since), error: row.error ?? 'unknown error', channel: row.channel };
 }

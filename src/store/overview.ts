@@ -4,6 +4,7 @@ import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { DayStates } from '../policy/history.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
+import { plannedChecks } from './jobs.js';
 import type { SiteOverview, StoredChange } from '../monitor/records.js';
 import type { ChangeCause } from '../policy/cause-model.js';
 import type { FileCondition } from '../policy/file-condition.js';
@@ -25,13 +26,11 @@ export async function loadOverview(
     stale: boolean | null;
     last_seen: string | Date | null;
     file_condition: string | null;
-    next_due: string | Date | null;
   }>(
     db,
     sql`SELECT s.id, s.origin, n.id AS snapshot_id, n.status, n.error, n.stale,
         (SELECT max(c.checked_at) FROM checks c WHERE c.snapshot_id = n.id) AS last_seen,
-        g.file_condition,
-        (SELECT min(r.due_at) FROM site_runs r WHERE r.site_id = s.id AND r.done_at IS NULL) AS next_due
+        g.file_condition
       FROM sites s LEFT JOIN snapshots n ON n.id = s.current_snapshot_id
         LEFT JOIN snapshots g ON g.id = n.last_good_id
       WHERE s.id = ANY(${ids(siteIds)})`,
@@ -90,6 +89,7 @@ export async function loadOverview(
       events: events.filter((e) => Number(e.snapshot_id) === id).map((e) => e.event),
     });
   }
+  const planned = await plannedChecks(db, siteIds);
   return rows.map((r) => {
     const snapshotId = r.snapshot_id === null ? null : Number(r.snapshot_id);
     return {
@@ -110,7 +110,7 @@ export async function loadOverview(
       disallowed: counts
         .filter((c) => Number(c.snapshot_id) === snapshotId)
         .map(({ agent, disallowed, watched }) => ({ agent, disallowed, watched })),
-      nextDueAt: r.next_due === null ? null : new Date(r.next_due),
+      nextDueAt: planned.get(r.id) ?? null,
     };
   });
 }

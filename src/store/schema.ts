@@ -116,7 +116,11 @@ export const checks = pgTable(
     /** A failure seen and not confirmed on retry ("503", "timeout"): a blip, not a change. */
     transient: text('transient'),
   },
-  (t) => [index('checks_snapshot_idx').on(t.snapshotId, t.checkedAt)],
+  (t) => [
+    index('checks_snapshot_idx').on(t.snapshotId, t.checkedAt),
+    // The latest check of any site (the health check's "last check completed").
+    index('checks_checked_at_idx').on(t.checkedAt),
+  ],
 );
 
 /** (watch, agent) → verdict, per snapshot. */
@@ -153,45 +157,6 @@ export const changeEvents = pgTable(
   (t) => [index('change_events_site_idx').on(t.siteId, t.id)],
 );
 
-/**
- * A site's check in one period of its schedule: due at a stable offset within the
- * period; leased by one process at a time (a lease that expires is taken over); done
- * once checked, or pushed later in the period after an internal failure.
- */
-export const siteRuns = pgTable(
-  'site_runs',
-  {
-    siteId: integer('site_id')
-      .notNull()
-      .references(() => sites.id),
-    periodStart: at('period_start').notNull(),
-    periodEnd: at('period_end').notNull(),
-    dueAt: at('due_at').notNull(),
-    attempts: integer('attempts').notNull().default(0),
-    leasedBy: text('leased_by'),
-    leaseUntil: at('lease_until'),
-    doneAt: at('done_at'),
-    lastError: text('last_error'),
-  },
-  (t) => [
-    primaryKey({ columns: [t.siteId, t.periodStart] }),
-    index('site_runs_due_idx')
-      .on(t.dueAt)
-      .where(sql`done_at IS NULL`),
-  ],
-);
-
-/** One fire of a scheduled task (node-cron's run coordinator): one process claims it. */
-export const cronRuns = pgTable('cron_runs', {
-  key: text('key').primaryKey(),
-  claimedBy: text('claimed_by').notNull(),
-  claimedAt: at('claimed_at').notNull(),
-  expiresAt: at('expires_at').notNull(),
-  completedAt: at('completed_at'),
-  /** Why the last attempt failed; the fire is taken up again once the claim expires. */
-  lastError: text('last_error'),
-});
-
 /** A digest as sent: one per recipient and period, kept for the web UI. */
 export const digests = pgTable(
   'digests',
@@ -212,8 +177,9 @@ export const digests = pgTable(
 
 /**
  * Notifications to deliver, written in the transaction that decides them (a new snapshot,
- * a digest). A deliverer leases due rows, sends them, and marks them sent; a failure is
- * retried later, with backoff. `key` identifies the notification to its receiver (the
+ * a digest), each with its delivery job when the daemon writes it. The daemon's delivery
+ * job (or a one-shot command's lease) takes a row, sends it, and marks it sent; a failure
+ * is retried later, with backoff, by the job of its next attempt. `key` identifies the notification to its receiver (the
  * email's Message-ID, a webhook header) so that a resend after a crash can be recognised.
  */
 export const outbox = pgTable(

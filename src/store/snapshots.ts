@@ -1,6 +1,7 @@
 import { StateMovedError } from '../lib/errors.js';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { WatchVerdict } from '../policy/verdicts.js';
+import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { insertAlerts } from './outbox.js';
 import { bodies, changeEvents, checks, sites, snapshots, verdicts } from './schema.js';
@@ -63,10 +64,15 @@ async function insertChecks(
 
 /**
  * Records a new state in one transaction: its body (stored once by hash), the snapshot,
- * its verdicts, its change events, the check that saw it, and the site's pointer to it.
+ * its verdicts, its change events, its alerts (each with its delivery job when this
+ * process runs the job engine), the check that saw it, and the site's pointer to it.
  * Returns the new snapshot's id.
  */
-export async function recordSnapshot(db: Database, snapshot: NewSnapshot): Promise<number> {
+export async function recordSnapshot(
+  db: Database,
+  snapshot: NewSnapshot,
+  queueDeliveries = false,
+): Promise<number> {
   return db.transaction(async (tx) => {
     // The site's row, locked first: a state is recorded only on top of the one it was
     // compared with, so two checks of a site at once cannot both record (and alert) the
@@ -136,6 +142,7 @@ export async function recordSnapshot(db: Database, snapshot: NewSnapshot): Promi
       snapshot.alerts,
       { siteId: snapshot.siteId, snapshotId: id, previousId: snapshot.previousId },
       snapshot.check.checkedAt,
+      queueDeliveries,
     );
     await tx.insert(checks).values({ ...snapshot.check, snapshotId: id });
     await tx
@@ -212,4 +219,13 @@ export async function loadBody(db: Database, sha256: string): Promise<Uint8Array
     .where(eq(bodies.sha256, sha256));
   if (row === undefined) throw new Error(`body ${sha256} is missing from the store`);
   return row.content;
+}
+
+/** When any site's check last completed, in any process; null before the first. */
+export async function lastCheckAt(db: Database): Promise<Date | null> {
+  const [row] = await queryRows<{ at: string | Date | null }>(
+    db,
+    sql`SELECT max(checked_at) AS at FROM checks`,
+  );
+  return row?.at ? new Date(row.at) : null;
 }

@@ -1,3 +1,4 @@
+import type { DaemonHealth } from '../schedule/daemon.js';
 import type { Config, SiteConfig } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
@@ -17,7 +18,10 @@ export interface WebDeps {
   readonly logger: Logger;
   now(): Date;
   /** The daemon in this process, under `robowatch start`; absent under `robowatch serve`. */
-  readonly scheduler?: { lastTick(): Date | null };
+  readonly scheduler?: {
+    health(): Promise<DaemonHealth>;
+    jobCounts(): Promise<Record<string, { waiting: number; running: number }>>;
+  };
   /** The digests of a period as they would be sent now (not recorded). */
   previewDigests(period: DigestPeriod, recipient?: string): Promise<PreparedDigest[]>;
   /** Where tests of proposed files run (its own thread); one is made when absent. */

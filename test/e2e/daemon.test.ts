@@ -118,13 +118,18 @@ describe.runIf(postgresUrl() !== undefined)('two daemons on one PostgreSQL', () 
     expect(smtp.received[0]!.parsed.subject).toContain('/pricing is now disallowed for Googlebot');
     expect(webhook.received).toHaveLength(1);
     expect(webhook.received[0]!.signatureValid).toBe(true);
-    // Every check belongs to one run; every run done was checked once.
+    // Every check is one check job done, and no job is left running after the stop.
     const done = await count(
-      'SELECT count(*)::int AS n FROM site_runs WHERE done_at IS NOT NULL AND last_error IS NULL',
+      "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'check' AND state = 'completed'",
     );
     expect(await count('SELECT count(*)::int AS n FROM checks')).toBe(done);
+    expect(await count("SELECT count(*)::int AS n FROM pgboss.job WHERE state = 'active'")).toBe(0);
+    // No two-second period was checked twice (after the first check).
     expect(
-      await count('SELECT count(*)::int AS n FROM site_runs WHERE leased_by IS NOT NULL'),
+      await count(`SELECT count(*)::int AS n FROM (
+        SELECT floor(extract(epoch FROM checked_at) / 2) FROM checks
+        WHERE checked_at > (SELECT min(checked_at) FROM checks)
+        GROUP BY 1 HAVING count(*) > 1) twice`),
     ).toBe(0);
     // Both shared the work.
     const checkedBy = daemons.map(checksLogged);
@@ -222,11 +227,13 @@ describe('the web, served by the daemon', () => {
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({
         status: 'ok',
+        problems: [],
         database: { ok: true },
-        scheduler: { running: true, ok: true },
+        daemon: { running: true, ok: true, checks: { ok: true }, deliveries: { ok: true } },
       });
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toMatch(/^robowatch_checks_total\{access="ok"\} [1-9]\d*$/m);
+      expect(metrics).toMatch(/^robowatch_jobs\{queue="check",state="waiting"\} \d+$/m);
       const overview = await (await fetch(base, { headers: { accept: 'text/html' } })).text();
       expect(overview).toContain(site.origin);
     } finally {

@@ -16,6 +16,10 @@ export class WebhookReceiver {
   readonly received: ReceivedHook[] = [];
   /** The status to answer with (a receiver that is failing answers 500). */
   status = 200;
+  /** How long it takes to answer (a slow receiver). */
+  delayMs = 0;
+  /** Requests received and not answered yet. */
+  pending = 0;
   #server: Server | undefined;
   url = '';
 
@@ -34,7 +38,11 @@ export class WebhookReceiver {
           body,
           signatureValid: req.headers['x-robowatch-signature'] === expected,
         });
-        res.writeHead(this.status).end();
+        this.pending++;
+        setTimeout(() => {
+          this.pending--;
+          res.writeHead(this.status).end();
+        }, this.delayMs);
       });
     });
     await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));

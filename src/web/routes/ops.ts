@@ -4,9 +4,6 @@ import { oneLine } from '../../lib/errors.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 
-/** The daemon's loops tick at least this often; older than twice that, it is stuck. */
-const SCHEDULER_STALE_MS = 2 * 60_000;
-
 export function registerOps(app: Hono<WebEnv>, deps: WebDeps): void {
   app.get('/healthz', async (c) => {
     let database: { ok: boolean; error?: string };
@@ -16,31 +13,35 @@ export function registerOps(app: Hono<WebEnv>, deps: WebDeps): void {
     } catch (error) {
       database = { ok: false, error: oneLine(error) };
     }
-    const lastTick = deps.scheduler?.lastTick() ?? null;
-    const scheduler =
-      deps.scheduler === undefined
-        ? { running: false, ok: true, note: 'not in this process (robowatch serve)' }
-        : {
-            running: true,
-            ok: lastTick !== null && deps.now().getTime() - lastTick.getTime() < SCHEDULER_STALE_MS,
-            lastTickAt: lastTick,
-          };
-    let lastSweepAt: Date | null = null;
-    if (database.ok) lastSweepAt = await deps.store.lastSweepAt().catch(() => null);
-    const ok = database.ok && scheduler.ok;
-    return c.json(
-      { status: ok ? 'ok' : 'failing', database, scheduler, lastSweepAt },
-      ok ? 200 : 503,
-    );
+    const problems: string[] = [];
+    if (!database.ok) problems.push(`the database does not answer: ${database.error}`);
+    let daemon: object;
+    let daemonOk = true;
+    if (deps.scheduler === undefined) {
+      daemon = { running: false, note: 'not in this process (robowatch serve)' };
+    } else if (!database.ok) {
+      daemon = { running: true, note: 'its state cannot be read without the database' };
+    } else {
+      const health = await deps.scheduler.health();
+      daemonOk = health.ok;
+      if (!health.running) problems.push('the daemon loop has stopped running');
+      if (health.checks.problem !== undefined) problems.push(health.checks.problem);
+      if (health.deliveries.problem !== undefined) problems.push(health.deliveries.problem);
+      daemon = health;
+    }
+    const ok = database.ok && daemonOk;
+    return c.json({ status: ok ? 'ok' : 'failing', problems, database, daemon }, ok ? 200 : 503);
   });
 
   app.get('/metrics', async (c) => {
-    const [outbox, lastSweep] = await Promise.all([
+    const [outbox, lastCheck, jobs] = await Promise.all([
       deps.store.outboxCounts(),
-      deps.store.lastSweepAt(),
+      deps.store.lastCheckAt(),
+      deps.scheduler?.jobCounts(),
     ]);
     deps.metrics.setOutbox(outbox.pending, outbox.failed);
-    deps.metrics.setLastSweep(lastSweep);
+    deps.metrics.setLastCheck(lastCheck);
+    if (jobs !== undefined) deps.metrics.setJobs(jobs);
     return c.body(await deps.metrics.registry.metrics(), 200, {
       'content-type': deps.metrics.registry.contentType,
     });

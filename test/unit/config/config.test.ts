@@ -84,7 +84,8 @@ sites:
       check: '0 3 * * *',
       digest: '0 8 * * 1',
       timezone: 'UTC',
-      leaseMs: 60_000,
+      leaseMs: 300_000,
+      retentionDays: 7,
     });
     expect(config.sites[0]!.schedule).toBe('0 3 * * *');
     expect(config.notify.email).toBeUndefined();

@@ -1,0 +1,147 @@
+import { oneLine } from '../lib/errors.js';
+import type { Job, JobQueue, QueueName } from '../monitor/ports.js';
+
+export interface JobPoolOptions<T> {
+  readonly queue: QueueName;
+  readonly jobs: JobQueue;
+  /** Jobs run at once by this process. */
+  readonly concurrency: number;
+  /** How often an idle pool looks for jobs that fell due (it is woken for those it queues). */
+  readonly pollMs: number;
+  /** How long a finished job's completion is retried while the database is away; then the job expires and is retried. */
+  readonly settleForMs: number;
+  /** Runs a job; throwing fails it, for the engine to retry with backoff. */
+  handle(job: Job<T>): Promise<void>;
+  /** A job failed (its handler threw), or its end could not be recorded. */
+  onError(job: Job<T>, error: string, what: 'failed' | 'unrecorded'): void;
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * A pool of workers on one queue: it keeps up to `concurrency` jobs running, taking a
+ * new one as soon as any ends (no batch waits for its slowest member), and records
+ * each job's end. A completion the database cannot take is retried for a while; after
+ * that the engine expires the job and retries it (the work is done again, at least once).
+ */
+export class JobPool<T> {
+  readonly #options: JobPoolOptions<T>;
+  readonly #running = new Set<Promise<void>>();
+  readonly #stopping = new AbortController();
+  #wake = new AbortController();
+  #loop: Promise<void> | null = null;
+  #jobs = new Map<Promise<void>, Job<T>>();
+
+  constructor(options: JobPoolOptions<T>) {
+    this.#options = options;
+  }
+
+  start(): void {
+    this.#loop ??= this.#run();
+  }
+
+  /** Looks for jobs now (this process just queued some). */
+  wake(): void {
+    this.#wake.abort();
+  }
+
+  /** Jobs running now. */
+  get running(): number {
+    return this.#running.size;
+  }
+
+  /**
+   * Stops taking jobs and waits up to `deadlineMs` for those running; the ones still
+   * running then are failed, for the engine to retry them (in another process) at once.
+   * Returns how many were.
+   */
+  async stop(deadlineMs: number): Promise<number> {
+    this.#stopping.abort();
+    this.#wake.abort();
+    await this.#loop;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), deadlineMs);
+    await Promise.race([
+      Promise.allSettled([...this.#running]),
+      new Promise((resolve) => deadline.signal.addEventListener('abort', resolve)),
+    ]);
+    clearTimeout(timer);
+    const left = [...this.#jobs.values()];
+    for (const job of left)
+      await this.#options.jobs
+        .fail(this.#options.queue, job.id, 'the daemon stopped before it finished')
+        .catch(() => undefined);
+    return left.length;
+  }
+
+  async #run(): Promise<void> {
+    const { jobs, queue, concurrency, pollMs } = this.#options;
+    const stopping = this.#stopping.signal;
+    while (!stopping.aborted) {
+      const free = concurrency - this.#running.size;
+      if (free <= 0) {
+        // Full: wait until one ends (it wakes the loop) or the pool stops.
+        await this.#idle(pollMs * 10);
+        continue;
+      }
+      const taken = await jobs.fetch<T>(queue, free).catch(() => [] as Job<T>[]);
+      if (stopping.aborted) {
+        for (const job of taken)
+          await jobs.fail(queue, job.id, 'the daemon is stopping').catch(() => undefined);
+        break;
+      }
+      for (const job of taken) this.#start(job);
+      if (taken.length < free) await this.#idle(await this.#untilNextDue(pollMs));
+    }
+  }
+
+  /** How long to wait for the next job to fall due: at most `pollMs` (another process may queue one). */
+  async #untilNextDue(pollMs: number): Promise<number> {
+    const next = await this.#options.jobs.nextDue(this.#options.queue).catch(() => null);
+    if (next === null) return pollMs;
+    return Math.min(pollMs, Math.max(100, next.getTime() - Date.now() + 10));
+  }
+
+  async #idle(ms: number): Promise<void> {
+    const wake = this.#wake;
+    await this.#options.sleep(ms, AbortSignal.any([wake.signal, this.#stopping.signal]));
+    if (wake.signal.aborted && !this.#stopping.signal.aborted) this.#wake = new AbortController();
+  }
+
+  #start(job: Job<T>): void {
+    const run: Promise<void> = this.#options
+      .handle(job)
+      .then(
+        () => this.#settle(job, () => this.#options.jobs.complete(this.#options.queue, job.id)),
+        (error: unknown) => {
+          this.#options.onError(job, oneLine(error), 'failed');
+          return this.#settle(job, () =>
+            this.#options.jobs.fail(this.#options.queue, job.id, oneLine(error)),
+          );
+        },
+      )
+      .finally(() => {
+        this.#running.delete(run);
+        this.#jobs.delete(run);
+        this.wake();
+      });
+    this.#running.add(run);
+    this.#jobs.set(run, job);
+  }
+
+  /** Records a job's end, retrying while the database is away (for `settleForMs`). */
+  async #settle(job: Job<T>, record: () => Promise<unknown>): Promise<void> {
+    const until = Date.now() + this.#options.settleForMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await record();
+        return;
+      } catch (error) {
+        if (Date.now() >= until || this.#stopping.signal.aborted) {
+          this.#options.onError(job, oneLine(error), 'unrecorded');
+          return;
+        }
+        await this.#options.sleep(Math.min(500 * 2 ** attempt, 5_000), this.#stopping.signal);
+      }
+    }
+  }
+}

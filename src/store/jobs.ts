@@ -1,0 +1,285 @@
+/**
+ * The job engine: pg-boss on robowatch's own database (PostgreSQL or the embedded
+ * PGlite, through pg-boss's `db` adapter), so that one code path runs a single embedded
+ * process and a fleet on one PostgreSQL. Jobs have name-based ids: the same work (a
+ * site's check in a period, a notification's attempt) is queued once however many
+ * processes plan it. Workers are robowatch's own (schedule/job-pool.ts): pg-boss's
+ * `work()` leaves a failed completion as an unhandled rejection when the database is
+ * gone, so the pool fetches, completes and fails jobs itself.
+ */
+import PgBoss from 'pg-boss';
+import { sql } from 'drizzle-orm';
+import { executorOf, queryRows } from './db.js';
+import type { Database, SqlExecutor } from './db.js';
+import type { Job, JobQueue, NewJob, QueueName } from '../monitor/ports.js';
+
+const SCHEMA = 'pgboss';
+
+export interface JobEngineOptions {
+  /** How long a job may run before it is expired and retried (a dead process's work). */
+  readonly leaseSeconds: number;
+  /** How long finished jobs are kept before deletion. */
+  readonly retentionDays: number;
+  /**
+   * How long a finished job stays in the live table, where its id keeps the same work
+   * from being queued again: longer than the longest period of any schedule.
+   */
+  readonly keepFinishedSeconds: number;
+  /** How often expired jobs are failed over and finished ones archived (one process does it). */
+  readonly maintenanceSeconds: number;
+  /** The engine's own errors (maintenance failing while the database is away). */
+  readonly onError: (error: Error) => void;
+}
+
+/**
+ * Each queue's policy. `check` is "short": one waiting check per site (its singleton
+ * key), so a site whose check waits from an earlier period is not queued again, and
+ * waits in the order it was queued: under overload, sites take turns.
+ */
+function queueOptions(options: JobEngineOptions): Record<QueueName, PgBoss.Queue> {
+  const common = {
+    expireInSeconds: options.leaseSeconds,
+    retentionMinutes: options.retentionDays * 24 * 60,
+  };
+  return {
+    check: {
+      name: 'check',
+      policy: 'short',
+      ...common,
+      retryLimit: 5,
+      retryDelay: Math.min(60, options.leaseSeconds),
+      retryBackoff: true,
+    },
+    plan: {
+      name: 'plan',
+      ...common,
+      retryLimit: 10,
+      retryDelay: Math.min(30, options.leaseSeconds),
+      retryBackoff: true,
+    },
+    deliver: {
+      name: 'deliver',
+      ...common,
+      retryLimit: 20,
+      retryDelay: Math.min(30, options.leaseSeconds),
+      retryBackoff: true,
+    },
+    digest: {
+      name: 'digest',
+      ...common,
+      retryLimit: 10,
+      retryDelay: Math.min(60, options.leaseSeconds),
+      retryBackoff: true,
+    },
+  };
+}
+
+/** The queues jobs are written to inside a transaction, without a started engine. */
+const writer = new PgBoss({
+  db: {
+    executeSql: () => Promise.reject(new Error('the job writer runs only in a transaction')),
+  },
+  schema: SCHEMA,
+});
+
+function toBoss(queue: QueueName, job: NewJob<unknown>): PgBoss.JobInsert {
+  return {
+    name: queue,
+    id: job.id,
+    data: job.data as object,
+    ...(job.startAfter === undefined ? {} : { startAfter: job.startAfter }),
+    ...(job.singletonKey === undefined ? {} : { singletonKey: job.singletonKey }),
+  };
+}
+
+/**
+ * Queues jobs in the caller's transaction (a notification with the snapshot that caused
+ * it). The engine's tables must exist: only a process that started the engine does this.
+ */
+export async function sendInTransaction(
+  tx: Pick<Database, 'execute'>,
+  queue: QueueName,
+  jobs: readonly NewJob<unknown>[],
+): Promise<void> {
+  if (jobs.length === 0) return;
+  await writer.insert(
+    jobs.map((j) => toBoss(queue, j)),
+    { db: executorOf(tx) },
+  );
+}
+
+/** An executor that knows how many of its statements are running (to stop after the last). */
+class CountingExecutor implements SqlExecutor {
+  running = 0;
+  #idle: (() => void)[] = [];
+  constructor(private readonly inner: SqlExecutor) {}
+
+  async executeSql(text: string, values?: unknown[]) {
+    this.running++;
+    try {
+      return await this.inner.executeSql(text, values);
+    } finally {
+      if (--this.running === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    }
+  }
+
+  idle(): Promise<void> {
+    return this.running === 0 ? Promise.resolve() : new Promise((r) => this.#idle.push(r));
+  }
+}
+
+export class JobEngine implements JobQueue {
+  readonly #boss: PgBoss;
+  readonly #executor: CountingExecutor;
+  #stopped = false;
+
+  private constructor(boss: PgBoss, executor: CountingExecutor) {
+    this.#boss = boss;
+    this.#executor = executor;
+  }
+
+  /**
+   * Installs or upgrades the engine's tables (once across processes), and its queues.
+   * Processes starting together on a new database race to create the engine's schema;
+   * the losers start again and find it.
+   */
+  static async start(executor: SqlExecutor, options: JobEngineOptions): Promise<JobEngine> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await JobEngine.#start(executor, options);
+      } catch (error) {
+        if (attempt === 3) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt + Math.random() * 500));
+      }
+    }
+  }
+
+  static async #start(executor: SqlExecutor, options: JobEngineOptions): Promise<JobEngine> {
+    const counting = new CountingExecutor(executor);
+    const boss = new PgBoss({
+      db: counting,
+      schema: SCHEMA,
+      schedule: false, // robowatch's schedules are node-cron's, in every process
+      supervise: true,
+      migrate: true,
+      maintenanceIntervalSeconds: options.maintenanceSeconds,
+      archiveCompletedAfterSeconds: Math.max(60, options.keepFinishedSeconds),
+      archiveFailedAfterSeconds: Math.max(60, options.keepFinishedSeconds),
+      deleteAfterDays: options.retentionDays,
+    });
+    const engine = new JobEngine(boss, counting);
+    boss.on('error', (error) => {
+      if (!engine.#stopped) options.onError(error);
+    });
+    try {
+      await boss.start();
+      return await engine.#queues(options);
+    } catch (error) {
+      engine.#stopped = true;
+      await boss.stop({ graceful: false, close: false }).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async #queues(options: JobEngineOptions): Promise<JobEngine> {
+    const boss = this.#boss;
+    for (const queue of Object.values(queueOptions(options))) {
+      await boss.createQueue(queue.name, queue);
+      await boss.updateQueue(queue.name, queue);
+    }
+    return this;
+  }
+
+  async send(queue: QueueName, jobs: readonly NewJob<unknown>[]): Promise<void> {
+    for (let i = 0; i < jobs.length; i += 1000)
+      await this.#boss.insert(jobs.slice(i, i + 1000).map((j) => toBoss(queue, j)));
+  }
+
+  async existing(queue: QueueName, ids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < ids.length; i += 5000) {
+      const { rows } = await this.#executor.executeSql(
+        `SELECT id::text AS id FROM ${SCHEMA}.job WHERE name = $1 AND id = ANY($2::uuid[])`,
+        [queue, ids.slice(i, i + 5000)],
+      );
+      for (const row of rows as { id: string }[]) found.add(row.id);
+    }
+    return found;
+  }
+
+  async fetch<T>(queue: QueueName, count: number): Promise<Job<T>[]> {
+    const jobs = await this.#boss.fetch<T>(queue, { batchSize: count, includeMetadata: true });
+    return (jobs ?? []).map((j) => ({ id: j.id, data: j.data, retries: j.retryCount }));
+  }
+
+  async nextDue(queue: QueueName): Promise<Date | null> {
+    const { rows } = await this.#executor.executeSql(
+      `SELECT min(start_after) AS at FROM ${SCHEMA}.job WHERE name = $1 AND state < 'active'`,
+      [queue],
+    );
+    const at = (rows[0] as { at: Date | string | null } | undefined)?.at;
+    return at ? new Date(at) : null;
+  }
+
+  async complete(queue: QueueName, id: string): Promise<void> {
+    await this.#boss.complete(queue, id);
+  }
+
+  async fail(queue: QueueName, id: string, error: string): Promise<void> {
+    await this.#boss.fail(queue, id, { message: error });
+  }
+
+  /** Jobs waiting (queued or to be retried) and running, per queue (metrics). */
+  async counts(): Promise<Record<QueueName, { waiting: number; running: number }>> {
+    const { rows } = await this.#executor.executeSql(
+      `SELECT name, count(*) FILTER (WHERE state < 'active')::int AS waiting,
+         count(*) FILTER (WHERE state = 'active')::int AS running
+       FROM ${SCHEMA}.job GROUP BY name`,
+      [],
+    );
+    const counts = {
+      check: { waiting: 0, running: 0 },
+      plan: { waiting: 0, running: 0 },
+      deliver: { waiting: 0, running: 0 },
+      digest: { waiting: 0, running: 0 },
+    };
+    for (const row of rows as { name: QueueName; waiting: number; running: number }[])
+      if (row.name in counts) counts[row.name] = { waiting: row.waiting, running: row.running };
+    return counts;
+  }
+
+  /**
+   * Stops maintenance and waits for the engine's last statement (the workers are
+   * stopped first, by their pools): nothing of it runs once this resolves.
+   */
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await this.#boss.stop({ graceful: false, close: false, wait: true });
+    await Promise.race([this.#executor.idle(), new Promise((r) => setTimeout(r, 10_000).unref())]);
+  }
+}
+
+/**
+ * When each of these sites' next check is queued for (its waiting check job); empty
+ * before the engine ever ran on this database.
+ */
+export async function plannedChecks(
+  db: Database,
+  siteIds: readonly number[],
+): Promise<Map<number, Date>> {
+  const [installed] = await queryRows<{ ok: boolean }>(
+    db,
+    sql`SELECT to_regclass(${`${SCHEMA}.job`}) IS NOT NULL AS ok`,
+  );
+  if (installed?.ok !== true || siteIds.length === 0) return new Map();
+  const rows = await queryRows<{ site: string; at: string | Date }>(
+    db,
+    sql`SELECT singleton_key AS site, min(start_after) AS at
+      FROM ${sql.raw(SCHEMA)}.job
+      WHERE name = 'check' AND state < 'active'
+        AND singleton_key = ANY(${sql.param(siteIds.map(String))}::text[])
+      GROUP BY 1`,
+  );
+  return new Map(rows.map((r) => [Number(r.site), new Date(r.at)]));
+}
