@@ -4,22 +4,16 @@
  * exit status) and creates pools, transports, HTTP agents and timers, handing them to the
  * commands.
  */
-import { JobEngine } from './store/jobs.js';
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
-import nodemailer from 'nodemailer';
-import { Agent } from 'undici';
-import { runCli } from './cli/program.js';
+import { commandOf, runCli } from './cli/program.js';
 import type { DaemonInfo } from './cli/context.js';
+import type * as Drivers from './drivers.js';
 import type { Config } from './config/config.js';
-import { createRobotsFetcher } from './fetch/robots-fetcher.js';
 import { FatalError } from './lib/errors.js';
-import { createLogger } from './lib/logger.js';
-import { openDatabase } from './store/db.js';
 
 const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -38,17 +32,26 @@ const daemonFile = (config: Config) => join(config.dataDir, 'daemon.json');
 const heartbeatFile = (config: Config) => join(config.dataDir, `heartbeat-${hostname()}`);
 let lastBeat = 0;
 
-process.exitCode = await runCli(process.argv.slice(2), {
+/** Commands that need no database, network or logger start without loading them. */
+const LIGHT = new Set(['eval', 'lint', undefined]);
+const argv = process.argv.slice(2);
+const drivers = LIGHT.has(commandOf(argv)) ? undefined : await import('./drivers.js');
+function need(): typeof Drivers {
+  if (drivers === undefined) throw new Error('this command was started without its drivers');
+  return drivers;
+}
+
+process.exitCode = await runCli(argv, {
   io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
   version,
   cwd: process.cwd(),
   env: process.env,
   owner: `${hostname()}:${process.pid}`,
   pid: process.pid,
-  openStore: (config) => openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }),
-  createFetcher: (config) => createRobotsFetcher(config.fetch),
+  openStore: (config) => need().openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }),
+  createFetcher: (config) => need().createRobotsFetcher(config.fetch),
   createMailTransport: (smtpUrl) =>
-    nodemailer.createTransport({
+    need().nodemailer.createTransport({
       url: smtpUrl,
       connectionTimeout: 15_000,
       greetingTimeout: 15_000,
@@ -57,14 +60,14 @@ process.exitCode = await runCli(process.argv.slice(2), {
   // Webhooks are minutes apart: a kept-alive connection saves nothing, and one the
   // receiver is just closing makes a delivery fail (ECONNRESET). One connection each.
   createDispatcher: () =>
-    new Agent({
+    new (need().Agent)({
       connectTimeout: 15_000,
       headersTimeout: 30_000,
       bodyTimeout: 30_000,
       pipelining: 0,
     }),
-  createLogger: () => createLogger(process.stdout),
-  startJobEngine: (executor, options) => JobEngine.start(executor, options),
+  createLogger: () => need().createLogger(process.stdout),
+  startJobEngine: (executor, options) => need().JobEngine.start(executor, options),
   waitForSignal: () =>
     new Promise((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -101,7 +104,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
   },
   listen: (app, web) =>
     new Promise((resolve, reject) => {
-      const server = serve({ fetch: app.fetch, hostname: web.host, port: web.port });
+      const server = need().serve({ fetch: app.fetch, hostname: web.host, port: web.port });
       server.once('error', (error: NodeJS.ErrnoException) => {
         const where = `${web.host}:${web.port}`;
         reject(

@@ -1,16 +1,37 @@
 import { Command, CommanderError } from 'commander';
 import { FatalError, oneLine, UsageError } from '../lib/errors.js';
-import { registerCheck } from './check.js';
 import type { CliContext } from './context.js';
-import { registerDiff } from './diff.js';
-import { registerDigest } from './digest.js';
-import { registerHealth } from './health.js';
-import { registerEval } from './eval.js';
-import { registerHistory } from './history.js';
-import { registerLint } from './lint.js';
-import { registerMigrate } from './migrate.js';
-import { registerServe } from './serve.js';
-import { registerStart } from './start.js';
+
+type Register = (program: Command, context: CliContext) => void;
+
+/**
+ * Each command's module, loaded when it runs (or when all are listed by --help): a
+ * command does not pay for the others' dependencies (the database, the web server).
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  eval: async () => {
+    const { registerEval } = await import('./eval.js');
+    return (program, context) => registerEval(program, context.io);
+  },
+  lint: async () => {
+    const { registerLint } = await import('./lint.js');
+    return (program, context) => registerLint(program, context.io);
+  },
+  check: async () => (await import('./check.js')).registerCheck,
+  history: async () => (await import('./history.js')).registerHistory,
+  diff: async () => (await import('./diff.js')).registerDiff,
+  migrate: async () => (await import('./migrate.js')).registerMigrate,
+  start: async () => (await import('./start.js')).registerStart,
+  serve: async () => (await import('./serve.js')).registerServe,
+  digest: async () => (await import('./digest.js')).registerDigest,
+  health: async () => (await import('./health.js')).registerHealth,
+};
+
+/** The command named by the arguments, if they name one (else help, version or a typo). */
+export function commandOf(argv: readonly string[]): string | undefined {
+  const first = argv[0];
+  return first !== undefined && Object.hasOwn(COMMANDS, first) ? first : undefined;
+}
 
 /**
  * Runs the robowatch command line and returns its exit status: 0 done, 1 fatal error,
@@ -29,16 +50,12 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
       // Errors are printed below, as one line each.
       outputError: () => undefined,
     });
-  registerEval(program, io);
-  registerLint(program, io);
-  registerCheck(program, context);
-  registerHistory(program, context);
-  registerDiff(program, context);
-  registerMigrate(program, context);
-  registerStart(program, context);
-  registerServe(program, context);
-  registerDigest(program, context);
-  registerHealth(program, context);
+  // --version needs no command; a command loads its own; help and typos list them all.
+  const isVersion = argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V');
+  const command = commandOf(argv);
+  const names = isVersion ? [] : command !== undefined ? [command] : Object.keys(COMMANDS);
+  for (const register of await Promise.all(names.map((name) => COMMANDS[name]!())))
+    register(program, context);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });
