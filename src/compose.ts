@@ -438,6 +438,7 @@ export function wireDaemon(
       failingDelivery: store.deliveries.failing,
       lastCheckAt: store.lastCheckAt,
       lastDigestEnd: store.lastDigestEnd,
+      ...(parts.handle.kind === 'pglite' ? { maintainDatabase: store.maintainDatabase } : {}),
     },
     logger: parts.logger,
     sleep: (ms, signal) => platform.sleep(ms, signal),

@@ -3,7 +3,7 @@ import { rankEvents } from '../policy/alerts.js';
 import { causeHeadline } from '../policy/explain.js';
 import { headline } from '../policy/format.js';
 import { dailyAccess } from '../policy/history.js';
-import type { DayAccess } from '../policy/history.js';
+import type { DayAccess, DayStates } from '../policy/history.js';
 import { siteCondition } from '../policy/site-condition.js';
 import type { SiteCondition } from '../policy/site-condition.js';
 import { nextCheckAt } from './periods.js';
@@ -50,7 +50,15 @@ export interface OverviewPage {
 export async function viewOverview(
   store: Pick<ReadStore, 'loadOverview' | 'loadDailyStates'>,
   sites: readonly { id: number; site: SiteConfig }[],
-  options: { query: string; page: number; perPage: number; now: Date; timezone: string },
+  options: {
+    query: string;
+    page: number;
+    perPage: number;
+    now: Date;
+    timezone: string;
+    /** Whether to load the 90-day strip (the API does not show it). */
+    strip?: boolean;
+  },
 ): Promise<OverviewPage> {
   const needle = options.query.trim().toLowerCase();
   const matching = needle === '' ? sites : sites.filter((s) => s.site.origin.includes(needle));
@@ -61,7 +69,7 @@ export async function viewOverview(
   const since = new Date(options.now.getTime() - STRIP_DAYS * DAY_MS);
   const [overviews, daily] = await Promise.all([
     store.loadOverview(ids),
-    store.loadDailyStates(ids, since),
+    options.strip === false ? new Map<number, DayStates[]>() : store.loadDailyStates(ids, since),
   ]);
   const byId = new Map(overviews.map((o) => [o.id, o]));
   return {

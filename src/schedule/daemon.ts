@@ -27,6 +27,11 @@ export interface UpkeepStore {
   lastCheckAt(): Promise<Date | null>;
   /** The end of the latest digest period recorded; null before the first digest. */
   lastDigestEnd(): Promise<Date | null>;
+  /**
+   * Refreshes the planner's statistics (and with `vacuum`, reclaims dead rows): for the
+   * embedded database, which has no autovacuum. Absent on PostgreSQL.
+   */
+  maintainDatabase?(vacuum: boolean): Promise<void>;
 }
 
 export interface DaemonDeps {
@@ -73,6 +78,14 @@ const PLAN_LOGGED = 50;
 const UPKEEP_MS = 15_000;
 /** How often notifications sent long ago are pruned. */
 const PRUNE_MS = 3_600_000;
+/**
+ * The embedded database's statistics: refreshed 30 s after the start, then four times
+ * further apart each time (the tables grow fast at first) up to every six hours.
+ */
+const FIRST_ANALYZE_MS = 30_000;
+const ANALYZE_MS = 6 * 3_600_000;
+/** …and its dead rows reclaimed this often. */
+const VACUUM_MS = 24 * 3_600_000;
 /** How often an idle pool looks for jobs that fell due. */
 const POLL_MS = 1_000;
 
@@ -327,6 +340,9 @@ export class Daemon {
     const signal = this.#stopping.signal;
     const every = Math.min(UPKEEP_MS, Math.max(1_000, Math.floor(config.schedule.leaseMs / 2)));
     let lastPrune = 0;
+    let analyzeEvery = FIRST_ANALYZE_MS;
+    let lastAnalyze = this.#deps.check.now().getTime();
+    let lastVacuum = lastAnalyze;
     let failures = 0;
     while (!signal.aborted) {
       this.#lastTick = this.#deps.check.now();
@@ -339,6 +355,19 @@ export class Daemon {
           const pruned = await this.#deps.store.pruneDeliveries(before);
           if (pruned > 0) logger.info({ pruned, before }, 'sent notifications pruned');
           lastPrune = now.getTime();
+        }
+        const { store } = this.#deps;
+        if (store.maintainDatabase !== undefined && now.getTime() - lastAnalyze >= analyzeEvery) {
+          const vacuum = now.getTime() - lastVacuum >= VACUUM_MS;
+          const started = Date.now();
+          await store.maintainDatabase(vacuum);
+          logger.info(
+            { tookMs: Date.now() - started },
+            vacuum ? 'embedded database vacuumed and analyzed' : 'embedded database analyzed',
+          );
+          lastAnalyze = now.getTime();
+          analyzeEvery = Math.min(analyzeEvery * 4, ANALYZE_MS);
+          if (vacuum) lastVacuum = now.getTime();
         }
         if (failures > 0) logger.info({ failures }, 'upkeep works again');
         failures = 0;

@@ -1,8 +1,8 @@
-import { and, count, desc, eq, lt, max } from 'drizzle-orm';
+import { and, desc, eq, lt } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
-import { bodies, checks, snapshots } from './schema.js';
+import { bodies, snapshots } from './schema.js';
 import type { SnapshotSummary } from '../monitor/records.js';
 
 /** Snapshots matching `where`, with their body's size and the checks that saw them. */
@@ -26,14 +26,12 @@ function summaries(db: Database, where: SQL | undefined) {
       lastGoodId: snapshots.lastGoodId,
       redirects: snapshots.redirects,
       finalUrl: snapshots.finalUrl,
-      lastSeen: max(checks.checkedAt),
-      checks: count(checks.id),
+      lastSeen: snapshots.lastCheckedAt,
+      checks: snapshots.checkCount,
     })
     .from(snapshots)
-    .leftJoin(checks, eq(checks.snapshotId, snapshots.id))
     .leftJoin(bodies, eq(bodies.sha256, snapshots.bodySha256))
     .where(where)
-    .groupBy(snapshots.id, bodies.size)
     .$dynamic();
 }
 

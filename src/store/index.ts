@@ -104,6 +104,9 @@ export function createDaemonStore(
     },
     lastCheckAt: () => lastCheckAt(db),
     lastDigestEnd: () => lastDigestEnd(db),
+    maintainDatabase: async (vacuum: boolean) => {
+      await db.execute(vacuum ? sql`VACUUM ANALYZE` : sql`ANALYZE`);
+    },
     digests: {
       syncSites: (origins: readonly string[]) => syncSites(db, origins),
       loadSitePeriods: (siteIds: readonly number[], start: Date, end: Date) =>

@@ -99,6 +99,12 @@ export const snapshots = pgTable(
      * empty for a baseline, null for snapshots recorded before causes were.
      */
     causes: jsonb('causes').$type<ChangeCause[]>(),
+    /**
+     * How many checks saw this state, and the last one's time: kept with each check write
+     * so that pages never count a site's checks (ten years of hourly checks is 87,600).
+     */
+    checkCount: integer('check_count').notNull().default(0),
+    lastCheckedAt: at('last_checked_at'),
   },
   (t) => [index('snapshots_site_idx').on(t.siteId, t.id)],
 );

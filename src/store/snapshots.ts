@@ -48,18 +48,28 @@ export class CheckWriter {
   }
 }
 
-/** Inserts check rows as one statement with one array parameter per column. */
+/**
+ * Inserts check rows as one statement with one array parameter per column, and counts
+ * them on their snapshots (how many checks saw each state, and when last) in the same
+ * statement.
+ */
 async function insertChecks(
   db: Pick<Database, 'execute'>,
   rows: readonly CheckRow[],
 ): Promise<void> {
   await db.execute(sql`
-    INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
-    SELECT * FROM unnest(
-      ${sql.param(rows.map((r) => r.snapshotId))}::bigint[],
-      ${sql.param(rows.map((r) => r.checkedAt.toISOString()))}::timestamptz[],
-      ${sql.param(rows.map((r) => r.durationMs))}::integer[],
-      ${sql.param(rows.map((r) => r.transient))}::text[])`);
+    WITH added AS (
+      INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
+      SELECT * FROM unnest(
+        ${sql.param(rows.map((r) => r.snapshotId))}::bigint[],
+        ${sql.param(rows.map((r) => r.checkedAt.toISOString()))}::timestamptz[],
+        ${sql.param(rows.map((r) => r.durationMs))}::integer[],
+        ${sql.param(rows.map((r) => r.transient))}::text[])
+      RETURNING snapshot_id, checked_at)
+    UPDATE snapshots AS s SET check_count = s.check_count + a.n,
+      last_checked_at = GREATEST(s.last_checked_at, a.last)
+    FROM (SELECT snapshot_id, count(*)::int AS n, max(checked_at) AS last FROM added GROUP BY 1) AS a
+    WHERE s.id = a.snapshot_id`);
 }
 
 /**
@@ -145,6 +155,10 @@ export async function recordSnapshot(
       queueDeliveries,
     );
     await tx.insert(checks).values({ ...snapshot.check, snapshotId: id });
+    await tx
+      .update(snapshots)
+      .set({ checkCount: 1, lastCheckedAt: snapshot.check.checkedAt })
+      .where(eq(snapshots.id, id));
     await tx
       .update(sites)
       .set({

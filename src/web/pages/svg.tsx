@@ -5,23 +5,61 @@ import { day, minute } from './components.js';
 
 const DAY_WIDTH = 4;
 
-/** One bar per day, coloured by the worst access seen that day (grey: not checked). */
-export const DayStrip: FC<{ days: readonly DayAccess[]; label: string }> = ({ days, label }) => (
-  <svg
-    class="strip"
-    width={days.length * DAY_WIDTH}
-    height="16"
-    viewBox={`0 0 ${days.length * DAY_WIDTH} 16`}
-    role="img"
-    aria-label={label}
-  >
-    {days.map((d, i) => (
-      <rect class={d.access} x={i * DAY_WIDTH} y="0" width={DAY_WIDTH - 1} height="16">
-        <title>{`${d.day}: ${d.access === 'none' ? 'not checked' : d.access}${d.checks ? ` (${d.checks} check${d.checks === 1 ? '' : 's'})` : ''}`}</title>
-      </rect>
-    ))}
-  </svg>
-);
+/** Consecutive days with the same access, drawn as one bar. */
+interface DayRun {
+  readonly from: string;
+  readonly to: string;
+  readonly access: DayAccess['access'];
+  readonly days: number;
+  readonly checks: number;
+}
+
+function runsOf(days: readonly DayAccess[]): DayRun[] {
+  const runs: DayRun[] = [];
+  for (const d of days) {
+    const last = runs[runs.length - 1];
+    if (last !== undefined && last.access === d.access)
+      runs[runs.length - 1] = {
+        ...last,
+        to: d.day,
+        days: last.days + 1,
+        checks: last.checks + d.checks,
+      };
+    else runs.push({ from: d.day, to: d.day, access: d.access, days: 1, checks: d.checks });
+  }
+  return runs;
+}
+
+const runTitle = (r: DayRun) =>
+  `${r.from === r.to ? r.from : `${r.from} to ${r.to}`}: ${r.access === 'none' ? 'not checked' : r.access}${r.checks ? ` (${r.checks} check${r.checks === 1 ? '' : 's'})` : ''}`;
+
+/**
+ * The days, coloured by the worst access seen each day (grey: not checked); days alike
+ * in a row are one bar, so that a page of 100 sites stays small.
+ */
+export const DayStrip: FC<{ days: readonly DayAccess[]; label: string }> = ({ days, label }) => {
+  let x = 0;
+  return (
+    <svg
+      class="strip"
+      width={days.length * DAY_WIDTH}
+      height="16"
+      viewBox={`0 0 ${days.length * DAY_WIDTH} 16`}
+      role="img"
+      aria-label={label}
+    >
+      {runsOf(days).map((r) => {
+        const bar = (
+          <rect class={r.access} x={x} y="0" width={r.days * DAY_WIDTH - 1} height="16">
+            <title>{runTitle(r)}</title>
+          </rect>
+        );
+        x += r.days * DAY_WIDTH;
+        return bar;
+      })}
+    </svg>
+  );
+};
 
 const WIDTH = 1000;
 const BAR = 28;

@@ -63,15 +63,31 @@ export function registerApi(
     return { snapshot, site };
   };
 
+  // Paged by id: `after` is the last id of the previous page, so that a page is found
+  // without counting the ones before it and stays put while sites are added.
   app.get(`${api}/sites`, async (c) => {
+    const limit = limitOf(c, 100);
+    const after = optionalId(c.req.query('after'), 'after') ?? 0;
+    const query = c.req.query('q') ?? '';
+    const needle = query.trim().toLowerCase();
     const all = await sites.all();
-    const view = await viewOverview(deps.store, all, {
-      query: c.req.query('q') ?? '',
+    const matching = all
+      .filter((s) => s.id > after && (needle === '' || s.site.origin.includes(needle)))
+      .sort((a, b) => a.id - b.id);
+    const page = matching.slice(0, limit);
+    const view = await viewOverview(deps.store, page, {
+      query: '',
       page: 1,
-      perPage: all.length || 1,
+      perPage: limit,
       now: deps.now(),
       timezone: deps.config.schedule.timezone,
+      strip: false,
     });
+    const last = page[page.length - 1];
+    const next =
+      matching.length > limit && last !== undefined
+        ? `${api}/sites?${new URLSearchParams({ ...(query === '' ? {} : { q: query }), limit: String(limit), after: String(last.id) }).toString()}`
+        : null;
     return c.json({
       sites: view.rows.map((r) => {
         const current = r.overview.current;
@@ -102,6 +118,7 @@ export function registerApi(
           disallowed: r.overview.disallowed,
         };
       }),
+      next,
     });
   });
 

@@ -1,0 +1,248 @@
+/**
+ * The read side at scale: `npm run bench:web-scale`. One site is checked for real (the
+ * loopback fetcher, engine and store) through a few versions of its file; then 100,000
+ * more sites are added by SQL, each with a first state like it (a 200 and a 2-URL × 8-agent
+ * verdict set) and 90 days of daily checks, and the real site gets ten years of hourly
+ * checks (87,600). The web app then answers through `app.request()`, as `robowatch serve`
+ * would: the overview (page 1 and a middle page), a page of `/api/v1/sites` (100 sites, by
+ * cursor), and the site page. The reference, in the same run on the same database, is
+ * `/healthz`. Prints p50/p95 in ms, the answer's size, and each p50's ratio to the
+ * reference; on PGlite (on disk, analyzed as the daemon does) and on PostgreSQL.
+ *
+ * BENCH_SITES shrinks the number of sites; PostgreSQL: BENCH_DATABASE_URL, else
+ * TEST_DATABASE_URL, else DATABASE_URL, else postgres://root@127.0.0.1:5432/postgres
+ * (a database robowatch_bench_web_scale is (re)created there).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { parseConfig } from '../src/config/config.js';
+import type { Config } from '../src/config/config.js';
+import { createRobotsFetcher } from '../src/fetch/robots-fetcher.js';
+import { silentLogger } from '../src/lib/logger.js';
+import { createMetrics } from '../src/lib/metrics.js';
+import { checkSites } from '../src/monitor/check-sites.js';
+import type { CheckDeps } from '../src/monitor/ports.js';
+import { openDatabase } from '../src/store/db.js';
+import type { DatabaseHandle } from '../src/store/db.js';
+import { createCheckStore, createWebStore } from '../src/store/index.js';
+import { createApp } from '../src/web/app.js';
+import { FixtureServer } from '../test/support/fixture-server.js';
+
+const SITES = Number(process.env['BENCH_SITES'] ?? 100_000);
+const RUNS = Number(process.env['BENCH_RUNS'] ?? 50);
+const HOURLY = 10 * 365 * 24;
+const NOW = new Date('2026-11-20T12:00:00Z');
+const AGENTS = [
+  'Googlebot',
+  'Bingbot',
+  'GPTBot',
+  'ClaudeBot',
+  'CCBot',
+  'Google-Extended',
+  'Applebot',
+  '*',
+];
+
+function configFor(origin: string): Config {
+  const others = Array.from(
+    { length: SITES },
+    (_, i) => `  - {url: 'https://site-${i + 1}.example.com', watch: [/, /pricing]}`,
+  );
+  return parseConfig(
+    `agents: ${JSON.stringify(AGENTS)}
+sites:
+  - url: ${origin}
+    watch: [/, /pricing]
+${others.join('\n')}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+`,
+    { file: 'bench-web-scale.yaml', cwd: '/tmp', env: {}, version: 'bench' },
+  );
+}
+
+/** The real site, checked through three versions of its file. */
+async function recordRealSite(handle: DatabaseHandle, server: FixtureServer, config: Config) {
+  const fetcher = createRobotsFetcher({
+    userAgent: 'robowatch-bench',
+    timeoutMs: 3_000,
+    allowPrivateAddresses: true,
+  });
+  const clock = { now: new Date(NOW.getTime() - 3 * 86_400_000) };
+  const deps: CheckDeps = {
+    fetchRobots: (origin) => fetcher.fetchRobots(origin),
+    store: createCheckStore(handle.db),
+    now: () => clock.now,
+    sleep: () => Promise.resolve(),
+    confirmRetries: 0,
+    confirmDelayMs: 0,
+  };
+  for (const body of [
+    'User-agent: *\nDisallow: /x\n',
+    'User-agent: *\nDisallow: /pricing\n',
+    'User-agent: *\nDisallow:\n',
+  ]) {
+    server.serve('/robots.txt', 200, body);
+    await checkSites(deps, [config.sites[0]!], { concurrency: 1 });
+    clock.now = new Date(clock.now.getTime() + 86_400_000);
+  }
+  await fetcher.close();
+}
+
+/** The other sites, their first states, verdicts and 90 daily checks; the real site's ten years. */
+async function seed(handle: DatabaseHandle, config: Config): Promise<void> {
+  const { db } = handle;
+  const origins = config.sites.slice(1).map((s) => s.origin);
+  for (let i = 0; i < origins.length; i += 10_000) {
+    const batch = origins.slice(i, i + 10_000);
+    await db.execute(sql`INSERT INTO sites (origin) SELECT unnest(${sql.param(batch)}::text[])`);
+  }
+  // One snapshot per new site, like the real site's first (same body).
+  await db.execute(sql`
+    INSERT INTO snapshots (site_id, status, body_sha256, final_url, first_seen_at, file_condition, causes,
+      check_count, last_checked_at)
+    SELECT s.id, 200, f.body_sha256, s.origin || '/robots.txt', ${new Date(NOW.getTime() - 90 * 86_400_000).toISOString()}::timestamptz,
+      'robots', '[]'::jsonb, 90, ${NOW.toISOString()}::timestamptz
+    FROM sites s, (SELECT body_sha256 FROM snapshots ORDER BY id LIMIT 1) f
+    WHERE s.current_snapshot_id IS NULL`);
+  await db.execute(sql`
+    UPDATE sites s SET current_snapshot_id = n.id FROM snapshots n
+    WHERE n.site_id = s.id AND s.current_snapshot_id IS NULL`);
+  await db.execute(sql`
+    INSERT INTO verdicts (snapshot_id, url, agent, profile, allowed, cause)
+    SELECT n.id, s.origin || u.path, a.agent, 'google', u.path = '/', NULL
+    FROM snapshots n JOIN sites s ON s.id = n.site_id AND n.previous_id IS NULL AND n.check_count = 90,
+      unnest(ARRAY['/', '/pricing']) AS u(path), unnest(${sql.param(AGENTS)}::text[]) AS a(agent)`);
+  await db.execute(sql`
+    INSERT INTO checks (snapshot_id, checked_at, duration_ms)
+    SELECT n.id, ${NOW.toISOString()}::timestamptz - d * interval '1 day', 40
+    FROM snapshots n, generate_series(0, 89) AS d
+    WHERE n.check_count = 90`);
+  // Ten years of hourly checks of the real site's current state.
+  await db.execute(sql`
+    WITH cur AS (SELECT current_snapshot_id AS id FROM sites ORDER BY id LIMIT 1),
+    added AS (
+      INSERT INTO checks (snapshot_id, checked_at, duration_ms)
+      SELECT cur.id, ${NOW.toISOString()}::timestamptz - h * interval '1 hour', 40
+      FROM cur, generate_series(1, ${HOURLY}) AS h RETURNING snapshot_id)
+    UPDATE snapshots SET check_count = check_count + (SELECT count(*) FROM added)
+    WHERE id = (SELECT id FROM cur)`);
+  await db.execute(sql`ANALYZE`);
+}
+
+interface Timing {
+  readonly p50: number;
+  readonly p95: number;
+  readonly bytes: number;
+}
+
+async function time(
+  app: ReturnType<typeof createApp>,
+  path: string,
+  shows: string,
+): Promise<Timing> {
+  let bytes = 0;
+  const once = async () => {
+    const started = performance.now();
+    const response = await app.request(path);
+    const text = await response.text();
+    if (response.status !== 200 || !text.includes(shows))
+      throw new Error(`${path}: ${response.status}, without ${JSON.stringify(shows)}`);
+    bytes = Buffer.byteLength(text);
+    return performance.now() - started;
+  };
+  for (let i = 0; i < 5; i++) await once();
+  const samples: number[] = [];
+  for (let i = 0; i < RUNS; i++) samples.push(await once());
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
+  return { p50: at(0.5), p95: at(0.95), bytes };
+}
+
+async function measure(
+  name: string,
+  handle: DatabaseHandle,
+  server: FixtureServer,
+  config: Config,
+) {
+  const started = performance.now();
+  await recordRealSite(handle, server, config);
+  await seed(handle, config);
+  console.error(
+    `${name}: seeded ${SITES + 1} sites in ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+  const app = createApp({
+    config,
+    store: createWebStore(handle.db),
+    checkNow: () => Promise.reject(new Error('not in the benchmark')),
+    previewDigests: () => Promise.resolve([]),
+    metrics: createMetrics(),
+    logger: silentLogger,
+    now: () => NOW,
+  });
+  const middle = Math.floor(SITES / 200);
+  const routes: [string, string, string, string][] = [
+    ['reference: `/healthz`', '/healthz', '"ok":true', ''],
+    ['overview, page 1', '/', server.origin, '< 300 ms, < 150 KB'],
+    [`overview, page ${middle}`, `/?page=${middle}`, 'example.com', '< 300 ms, < 150 KB'],
+    [
+      'API: 100 sites (a middle page)',
+      `/api/v1/sites?limit=100&after=${Math.floor(SITES / 2)}`,
+      '"next"',
+      '< 300 ms, < 150 KB',
+    ],
+    ['site page (ten years of hourly checks)', '/sites/1', 'class="timeline"', '< 200 ms'],
+  ];
+  const rows: string[] = [];
+  let reference = 0;
+  for (const [label, path, shows, target] of routes) {
+    const t = await time(app, path, shows);
+    if (reference === 0) reference = t.p50;
+    rows.push(
+      `| ${name} | ${label} | ${t.p50.toFixed(1)} | ${t.p95.toFixed(1)} | ${(t.bytes / 1024).toFixed(1)} | ${(t.p50 / reference).toFixed(1)}× | ${target} |`,
+    );
+  }
+  return rows;
+}
+
+const server = await new FixtureServer().start();
+const config = configFor(server.origin);
+const rows: string[] = [];
+
+const dataDir = mkdtempSync(join(tmpdir(), 'robowatch-bench-web-scale-'));
+const pglite = await openDatabase({ url: undefined, dataDir });
+rows.push(...(await measure('PGlite', pglite, server, config)));
+await pglite.close();
+rmSync(dataDir, { recursive: true, force: true });
+
+const adminUrl = new URL(
+  process.env['BENCH_DATABASE_URL'] ||
+    process.env['TEST_DATABASE_URL'] ||
+    process.env['DATABASE_URL'] ||
+    'postgres://root@127.0.0.1:5432/postgres',
+);
+const admin = async (text: string) => {
+  const client = new pg.Client({ connectionString: adminUrl.toString() });
+  await client.connect();
+  await client.query(text);
+  await client.end();
+};
+const benchUrl = new URL(adminUrl);
+benchUrl.pathname = '/robowatch_bench_web_scale';
+await admin('DROP DATABASE IF EXISTS robowatch_bench_web_scale WITH (FORCE)');
+await admin('CREATE DATABASE robowatch_bench_web_scale');
+const postgres = await openDatabase({ url: benchUrl.toString(), dataDir: '' });
+rows.push(...(await measure('PostgreSQL', postgres, server, config)));
+await postgres.close();
+await admin('DROP DATABASE IF EXISTS robowatch_bench_web_scale WITH (FORCE)');
+await server.stop();
+
+console.log(
+  `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SITES + 1} sites (2 watched URLs × ${AGENTS.length} agents, 90 daily checks each), ` +
+    `one with ten years of hourly checks (${HOURLY}); ${RUNS} requests each after 5 warm-up`,
+);
+console.log('| database | page | p50 ms | p95 ms | KB | p50 ÷ reference | target |');
+console.log('|---|---|--:|--:|--:|--:|--:|');
+for (const row of rows) console.log(row);
