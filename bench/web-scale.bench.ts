@@ -17,7 +17,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import pg from 'pg';
 import { parseConfig } from '../src/config/config.js';
 import type { Config } from '../src/config/config.js';
 import { createRobotsFetcher } from '../src/fetch/robots-fetcher.js';
@@ -30,6 +29,7 @@ import type { DatabaseHandle } from '../src/store/db.js';
 import { createCheckStore, createWebStore } from '../src/store/index.js';
 import { createApp } from '../src/web/app.js';
 import { FixtureServer } from '../test/support/fixture-server.js';
+import { benchPostgres, timePage } from './web-support.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 100_000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 50);
@@ -132,35 +132,6 @@ async function seed(handle: DatabaseHandle, config: Config): Promise<void> {
   await db.execute(sql`ANALYZE`);
 }
 
-interface Timing {
-  readonly p50: number;
-  readonly p95: number;
-  readonly bytes: number;
-}
-
-async function time(
-  app: ReturnType<typeof createApp>,
-  path: string,
-  shows: string,
-): Promise<Timing> {
-  let bytes = 0;
-  const once = async () => {
-    const started = performance.now();
-    const response = await app.request(path);
-    const text = await response.text();
-    if (response.status !== 200 || !text.includes(shows))
-      throw new Error(`${path}: ${response.status}, without ${JSON.stringify(shows)}`);
-    bytes = Buffer.byteLength(text);
-    return performance.now() - started;
-  };
-  for (let i = 0; i < 5; i++) await once();
-  const samples: number[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await once());
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
-  return { p50: at(0.5), p95: at(0.95), bytes };
-}
-
 async function measure(
   name: string,
   handle: DatabaseHandle,
@@ -198,7 +169,7 @@ async function measure(
   const rows: string[] = [];
   let reference = 0;
   for (const [label, path, shows, target] of routes) {
-    const t = await time(app, path, shows);
+    const t = await timePage(app, path, shows, RUNS, 5);
     if (reference === 0) reference = t.p50;
     rows.push(
       `| ${name} | ${label} | ${t.p50.toFixed(1)} | ${t.p95.toFixed(1)} | ${(t.bytes / 1024).toFixed(1)} | ${(t.p50 / reference).toFixed(1)}× | ${target} |`,
@@ -217,26 +188,11 @@ rows.push(...(await measure('PGlite', pglite, server, config)));
 await pglite.close();
 rmSync(dataDir, { recursive: true, force: true });
 
-const adminUrl = new URL(
-  process.env['BENCH_DATABASE_URL'] ||
-    process.env['TEST_DATABASE_URL'] ||
-    process.env['DATABASE_URL'] ||
-    'postgres://root@127.0.0.1:5432/postgres',
-);
-const admin = async (text: string) => {
-  const client = new pg.Client({ connectionString: adminUrl.toString() });
-  await client.connect();
-  await client.query(text);
-  await client.end();
-};
-const benchUrl = new URL(adminUrl);
-benchUrl.pathname = '/robowatch_bench_web_scale';
-await admin('DROP DATABASE IF EXISTS robowatch_bench_web_scale WITH (FORCE)');
-await admin('CREATE DATABASE robowatch_bench_web_scale');
-const postgres = await openDatabase({ url: benchUrl.toString(), dataDir: '' });
+const bench = await benchPostgres('robowatch_bench_web_scale');
+const postgres = await openDatabase({ url: bench.url, dataDir: '' });
 rows.push(...(await measure('PostgreSQL', postgres, server, config)));
 await postgres.close();
-await admin('DROP DATABASE IF EXISTS robowatch_bench_web_scale WITH (FORCE)');
+await bench.drop();
 await server.stop();
 
 console.log(

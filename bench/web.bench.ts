@@ -16,7 +16,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { parseConfig } from '../src/config/config.js';
 import { createRobotsFetcher } from '../src/fetch/robots-fetcher.js';
 import { silentLogger } from '../src/lib/logger.js';
@@ -28,6 +27,8 @@ import type { DatabaseHandle } from '../src/store/db.js';
 import { createCheckStore, createWebStore } from '../src/store/index.js';
 import { createApp } from '../src/web/app.js';
 import { FixtureServer } from '../test/support/fixture-server.js';
+import { benchPostgres, timePage } from './web-support.js';
+import type { Timing } from './web-support.js';
 
 const DAYS = Number(process.env['BENCH_DAYS'] ?? 3_650);
 const SNAPSHOTS = Number(process.env['BENCH_SNAPSHOTS'] ?? 500);
@@ -142,33 +143,6 @@ async function record(handle: DatabaseHandle, server: FixtureServer): Promise<nu
   return (performance.now() - started) / DAYS;
 }
 
-interface Timing {
-  readonly p50: number;
-  readonly p95: number;
-}
-
-/** GETs `path` RUNS times after a warm-up; every answer must be a 200 showing `shows`. */
-async function time(
-  app: ReturnType<typeof createApp>,
-  path: string,
-  shows: string,
-): Promise<Timing> {
-  const once = async () => {
-    const started = performance.now();
-    const response = await app.request(path);
-    const text = await response.text();
-    if (response.status !== 200 || !text.includes(shows))
-      throw new Error(`${path}: ${response.status}, without ${JSON.stringify(shows)}`);
-    return performance.now() - started;
-  };
-  for (let i = 0; i < 10; i++) await once();
-  const samples: number[] = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await once());
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
-  return { p50: at(0.5), p95: at(0.95) };
-}
-
 async function measure(
   name: string,
   handle: DatabaseHandle,
@@ -210,7 +184,7 @@ async function measure(
     ['API: snapshots (first page)', `/api/v1/sites/${id}/snapshots`, '"snapshots"'],
   ];
   const timings: Timing[] = [];
-  for (const [, path, shows] of routes) timings.push(await time(app, path, shows));
+  for (const [, path, shows] of routes) timings.push(await timePage(app, path, shows, RUNS, 10));
   const reference = timings[0]!.p50;
   const ms = (n: number) => n.toFixed(1);
   const rows = routes.map(([label], i) => {
@@ -234,26 +208,11 @@ rows.push(...(await measure('PGlite', pglite, server)));
 await pglite.close();
 rmSync(dataDir, { recursive: true, force: true });
 
-const adminUrl = new URL(
-  process.env['BENCH_DATABASE_URL'] ||
-    process.env['TEST_DATABASE_URL'] ||
-    process.env['DATABASE_URL'] ||
-    'postgres://root@127.0.0.1:5432/postgres',
-);
-const admin = async (text: string) => {
-  const client = new pg.Client({ connectionString: adminUrl.toString() });
-  await client.connect();
-  await client.query(text);
-  await client.end();
-};
-const benchUrl = new URL(adminUrl);
-benchUrl.pathname = '/robowatch_bench_web';
-await admin('DROP DATABASE IF EXISTS robowatch_bench_web WITH (FORCE)');
-await admin('CREATE DATABASE robowatch_bench_web');
-const postgres = await openDatabase({ url: benchUrl.toString(), dataDir: '' });
+const bench = await benchPostgres('robowatch_bench_web');
+const postgres = await openDatabase({ url: bench.url, dataDir: '' });
 rows.push(...(await measure('PostgreSQL', postgres, server)));
 await postgres.close();
-await admin('DROP DATABASE IF EXISTS robowatch_bench_web WITH (FORCE)');
+await bench.drop();
 await server.stop();
 
 console.log(

@@ -2,10 +2,9 @@ import { oneLine } from '../lib/errors.js';
 import { retryDelay } from '../policy/alerts.js';
 import type { Channel, Delivery } from '../policy/alerts.js';
 
-export interface DeliverDeps {
-  lease(now: Date, limit: number): Promise<Delivery[]>;
+/** What sending a notification needs, however it was taken (a one-shot lease, a job). */
+interface Sending {
   markSent(id: number, now: Date): Promise<void>;
-  markRetry(id: number, error: string, nextAttemptAt: Date): Promise<void>;
   /** The channels configured; a delivery for a missing one waits, retried, until it is. */
   readonly channels: Partial<Record<Delivery['channel'], Channel>>;
   now(): Date;
@@ -14,11 +13,38 @@ export interface DeliverDeps {
   readonly onFailed?: (delivery: Delivery, error: unknown, retryAt: Date) => void;
 }
 
+export interface DeliverDeps extends Sending {
+  lease(now: Date, limit: number): Promise<Delivery[]>;
+  markRetry(id: number, error: string, nextAttemptAt: Date): Promise<void>;
+}
+
 /**
- * Leases due notifications and sends them; a failure is retried with exponential backoff
- * (capped). A row is marked sent only after its channel accepted it, so a crash between
- * the two can send it again, with the same key for the receiver to recognise.
+ * Sends a notification this process holds and marks it sent; a channel's failure is
+ * recorded with its next attempt (exponential backoff, capped). Marked sent only after
+ * its channel accepted it, so a crash between the two sends it again, with the same key
+ * for the receiver to recognise. The store failing throws.
  */
+async function sendOne(
+  deps: Sending,
+  delivery: Delivery,
+  retryLater: (error: string, nextAttemptAt: Date) => Promise<void>,
+): Promise<'sent' | 'failed'> {
+  const channel = deps.channels[delivery.channel];
+  try {
+    if (channel === undefined) throw new Error(`no ${delivery.channel} channel is configured`);
+    await channel.send(delivery);
+  } catch (error) {
+    const retryAt = new Date(deps.now().getTime() + retryDelay(delivery.attempts, deps.retry));
+    await retryLater(oneLine(error), retryAt);
+    deps.onFailed?.(delivery, error, retryAt);
+    return 'failed';
+  }
+  await deps.markSent(delivery.id, deps.now());
+  deps.onSent?.(delivery);
+  return 'sent';
+}
+
+/** Leases due notifications and sends them (the one-shot commands). */
 export async function deliverDue(
   deps: DeliverDeps,
   limit: number,
@@ -28,19 +54,11 @@ export async function deliverDue(
   let failed = 0;
   await Promise.all(
     leased.map(async (delivery) => {
-      const channel = deps.channels[delivery.channel];
-      try {
-        if (channel === undefined) throw new Error(`no ${delivery.channel} channel is configured`);
-        await channel.send(delivery);
-        await deps.markSent(delivery.id, deps.now());
-        sent++;
-        deps.onSent?.(delivery);
-      } catch (error) {
-        const retryAt = new Date(deps.now().getTime() + retryDelay(delivery.attempts, deps.retry));
-        await deps.markRetry(delivery.id, oneLine(error), retryAt);
-        failed++;
-        deps.onFailed?.(delivery, error, retryAt);
-      }
+      const result = await sendOne(deps, delivery, (error, at) =>
+        deps.markRetry(delivery.id, error, at),
+      );
+      if (result === 'sent') sent++;
+      else failed++;
     }),
   );
   return { leased: leased.length, sent, failed };
@@ -52,23 +70,17 @@ export interface DeliveryAttempt {
   readonly attempt: number;
 }
 
-export interface DeliveryJobDeps {
+export interface DeliveryJobDeps extends Sending {
   /** The notification, if it is unsent, at this attempt, and free; null when there is nothing to do. */
   claim(job: DeliveryAttempt, now: Date): Promise<Delivery | null>;
-  markSent(id: number, now: Date): Promise<void>;
   /** Records the failure and queues the next attempt for `nextAttemptAt`. */
   retryLater(delivery: Delivery, error: string, nextAttemptAt: Date): Promise<void>;
-  readonly channels: Partial<Record<Delivery['channel'], Channel>>;
-  now(): Date;
-  readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
-  readonly onSent?: (delivery: Delivery) => void;
-  readonly onFailed?: (delivery: Delivery, error: unknown, retryAt: Date) => void;
 }
 
 /**
- * Runs one delivery job: sends the notification and marks it sent; a channel's failure
- * queues the next attempt with backoff. The store failing throws, for the engine to
- * retry the job: the notification is then sent again with the same key (at least once).
+ * Runs one delivery job: sends the notification; a channel's failure queues the next
+ * attempt's job. The store failing throws, for the engine to retry the job: the
+ * notification is then sent again with the same key (at least once).
  */
 export async function deliverAttempt(
   deps: DeliveryJobDeps,
@@ -76,19 +88,7 @@ export async function deliverAttempt(
 ): Promise<'sent' | 'failed' | 'nothing'> {
   const delivery = await deps.claim(job, deps.now());
   if (delivery === null) return 'nothing';
-  const channel = deps.channels[delivery.channel];
-  try {
-    if (channel === undefined) throw new Error(`no ${delivery.channel} channel is configured`);
-    await channel.send(delivery);
-  } catch (error) {
-    const retryAt = new Date(deps.now().getTime() + retryDelay(delivery.attempts, deps.retry));
-    await deps.retryLater(delivery, oneLine(error), retryAt);
-    deps.onFailed?.(delivery, error, retryAt);
-    return 'failed';
-  }
-  await deps.markSent(delivery.id, deps.now());
-  deps.onSent?.(delivery);
-  return 'sent';
+  return sendOne(deps, delivery, (error, at) => deps.retryLater(delivery, error, at));
 }
 
 /** What a one-shot delivery achieved: sent, failed, and why the first failure failed. */

@@ -118,6 +118,22 @@ export async function insertDigestDelivery(
   await queueFirstAttempts(tx, [row!.id], now, queue);
 }
 
+type OutboxRecord = {
+  id: string | number;
+  key: string;
+  channel: 'email' | 'webhook';
+  destination: string;
+  payload: OutboxPayload;
+  attempts: number;
+  created_at: Date | string;
+};
+
+const toDelivery = (r: OutboxRecord): OutboxRow => ({
+  ...r,
+  id: Number(r.id),
+  createdAt: new Date(r.created_at),
+});
+
 /**
  * Leases up to `limit` rows due at `now` for `owner`, skipping rows another process
  * holds: each row is delivered by one process. A lease that expires (its process died)
@@ -131,15 +147,7 @@ export async function leaseOutbox(
   leaseMs: number,
 ): Promise<OutboxRow[]> {
   const until = new Date(now.getTime() + leaseMs);
-  const rows = await queryRows<{
-    id: string | number;
-    key: string;
-    channel: 'email' | 'webhook';
-    destination: string;
-    payload: OutboxPayload;
-    attempts: number;
-    created_at: Date | string;
-  }>(
+  const rows = await queryRows<OutboxRecord>(
     db,
     sql`
       UPDATE outbox SET leased_by = ${owner}, lease_until = ${until.toISOString()}::timestamptz
@@ -152,9 +160,7 @@ export async function leaseOutbox(
         FOR UPDATE SKIP LOCKED)
       RETURNING id, key, channel, destination, payload, attempts, created_at`,
   );
-  return rows
-    .map((r) => ({ ...r, id: Number(r.id), createdAt: new Date(r.created_at) }))
-    .sort((a, b) => a.id - b.id);
+  return rows.map(toDelivery).sort((a, b) => a.id - b.id);
 }
 
 /** Marks a row sent, if `owner` still holds it. */
@@ -213,22 +219,6 @@ export async function outboxCounts(db: Database): Promise<{ pending: number; fai
   );
   return { pending: row?.pending ?? 0, failed: row?.failed ?? 0 };
 }
-
-type OutboxRecord = {
-  id: string | number;
-  key: string;
-  channel: 'email' | 'webhook';
-  destination: string;
-  payload: OutboxPayload;
-  attempts: number;
-  created_at: Date | string;
-};
-
-const toDelivery = (r: OutboxRecord): OutboxRow => ({
-  ...r,
-  id: Number(r.id),
-  createdAt: new Date(r.created_at),
-});
 
 /**
  * Takes one notification for its delivery job: only if it is unsent, still at that
