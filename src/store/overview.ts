@@ -66,18 +66,16 @@ export async function loadOverview(
   const counts =
     current.length === 0
       ? []
-      : await queryRows<{
-          snapshot_id: number | string;
-          agent: string;
-          disallowed: number;
-          watched: number;
-        }>(
-          db,
-          sql`SELECT snapshot_id, agent, (count(*) FILTER (WHERE NOT allowed))::int AS disallowed,
-              count(*)::int AS watched
-            FROM verdicts WHERE snapshot_id = ANY(${sql.param(current)}::bigint[])
-            GROUP BY snapshot_id, agent ORDER BY agent`,
-        );
+      : (
+          await queryRows<{
+            snapshot_id: number | string;
+            counts: { agent: string; disallowed: number; watched: number }[];
+          }>(
+            db,
+            sql`SELECT snapshot_id, counts FROM verdict_sets
+              WHERE snapshot_id = ANY(${sql.param(current)}::bigint[])`,
+          )
+        ).flatMap((r) => r.counts.map((c) => ({ ...c, snapshot_id: r.snapshot_id })));
   // Grouped once: a lookup per site, not a scan of every site's rows (10,000 sites).
   const eventsBySnapshot = groupBy(events, (e) => Number(e.snapshot_id));
   const countsBySnapshot = groupBy(counts, (c) => Number(c.snapshot_id));

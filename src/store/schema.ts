@@ -16,7 +16,6 @@ import {
   integer,
   jsonb,
   pgTable,
-  primaryKey,
   text,
   timestamp,
   unique,
@@ -129,21 +128,26 @@ export const checks = pgTable(
   ],
 );
 
-/** (watch, agent) → verdict, per snapshot. */
-export const verdicts = pgTable(
-  'verdicts',
-  {
-    snapshotId: bigint('snapshot_id', { mode: 'number' })
-      .notNull()
-      .references(() => snapshots.id),
-    url: text('url').notNull(),
-    agent: text('agent').notNull(),
-    profile: text('profile').notNull(),
-    allowed: boolean('allowed').notNull(),
-    cause: jsonb('cause').$type<VerdictCause | null>(),
-  },
-  (t) => [primaryKey({ columns: [t.snapshotId, t.url, t.agent] })],
-);
+/**
+ * A snapshot's verdicts as one compact row: its distinct URLs, agents (with their
+ * profiles) and causes, and per (URL, agent) cell, in URL-major order, the cause's index
+ * (0: no cause, k: causes[k-1]) times two plus 1 if allowed, or -1 for no verdict. A
+ * site's 160 verdicts are one row of about 2 KB instead of 160 rows of 250 B; `counts` is
+ * what the overview shows (per agent: watched URLs disallowed, of how many).
+ */
+export const verdictSets = pgTable('verdict_sets', {
+  snapshotId: bigint('snapshot_id', { mode: 'number' })
+    .primaryKey()
+    .references(() => snapshots.id),
+  urls: text('urls').array().notNull(),
+  agents: text('agents').array().notNull(),
+  profiles: text('profiles').array().notNull(),
+  causes: jsonb('causes').$type<VerdictCause[]>().notNull(),
+  cells: integer('cells').array().notNull(),
+  counts: jsonb('counts')
+    .$type<{ agent: string; disallowed: number; watched: number }[]>()
+    .notNull(),
+});
 
 /** Differences between consecutive snapshots. */
 export const changeEvents = pgTable(

@@ -4,7 +4,8 @@ import type { WatchVerdict } from '../policy/verdicts.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { insertAlerts } from './outbox.js';
-import { bodies, changeEvents, checks, sites, snapshots, verdicts } from './schema.js';
+import { bodies, changeEvents, checks, sites, snapshots, verdictSets } from './schema.js';
+import { decodeVerdicts, encodeVerdicts } from './verdict-sets.js';
 import type { CheckRow, NewSnapshot } from '../monitor/records.js';
 
 /**
@@ -180,7 +181,7 @@ export async function replaceVerdicts(
   verdictsKey: string,
 ): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.delete(verdicts).where(eq(verdicts.snapshotId, snapshotId));
+    await tx.delete(verdictSets).where(eq(verdictSets.snapshotId, snapshotId));
     await insertVerdicts(tx, snapshotId, rows);
     await tx
       .update(sites)
@@ -189,40 +190,29 @@ export async function replaceVerdicts(
   });
 }
 
-/**
- * Inserts verdict rows as one statement with one array parameter per column: a site's
- * 160 verdicts cost one small query, not one with 960 parameters to build and send.
- */
+/** Stores a snapshot's verdicts as one compact row (store/verdict-sets.ts). */
 async function insertVerdicts(
-  tx: Pick<Database, 'execute'>,
+  tx: Pick<Database, 'insert'>,
   snapshotId: number,
   rows: readonly WatchVerdict[],
 ) {
   if (rows.length === 0) return;
-  const column = <T>(pick: (v: WatchVerdict) => T) => sql.param(rows.map(pick));
-  await tx.execute(sql`
-    INSERT INTO verdicts (snapshot_id, url, agent, profile, allowed, cause)
-    SELECT ${snapshotId}, * FROM unnest(
-      ${column((v) => v.url)}::text[],
-      ${column((v) => v.agent)}::text[],
-      ${column((v) => v.profile)}::text[],
-      ${column((v) => v.allowed)}::boolean[],
-      ${column((v) => (v.cause === null ? null : JSON.stringify(v.cause)))}::jsonb[])`);
+  await tx.insert(verdictSets).values({ snapshotId, ...encodeVerdicts(rows) });
 }
 
 /** A snapshot's verdicts. */
 export async function loadVerdicts(db: Database, snapshotId: number): Promise<WatchVerdict[]> {
-  const rows = await db
+  const [set] = await db
     .select({
-      url: verdicts.url,
-      agent: verdicts.agent,
-      profile: verdicts.profile,
-      allowed: verdicts.allowed,
-      cause: verdicts.cause,
+      urls: verdictSets.urls,
+      agents: verdictSets.agents,
+      profiles: verdictSets.profiles,
+      causes: verdictSets.causes,
+      cells: verdictSets.cells,
     })
-    .from(verdicts)
-    .where(eq(verdicts.snapshotId, snapshotId));
-  return rows.map((r) => ({ ...r, profile: r.profile as WatchVerdict['profile'] }));
+    .from(verdictSets)
+    .where(eq(verdictSets.snapshotId, snapshotId));
+  return set === undefined ? [] : decodeVerdicts(set);
 }
 
 /** A stored body by its hash. */

@@ -1,0 +1,88 @@
+/**
+ * A snapshot's verdicts in their compact stored form (the verdict_sets table): distinct
+ * URLs, agents and causes, and one number per (URL, agent) cell. Encoding and decoding
+ * are pure and inverse: decode(encode(v)) holds the same verdicts, in URL-major order.
+ */
+import type { Profile } from '../robots/index.js';
+import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
+
+export interface VerdictSet {
+  readonly urls: string[];
+  readonly agents: string[];
+  readonly profiles: string[];
+  readonly causes: VerdictCause[];
+  /** Per cell (url i, agent j) at i × agents + j: cause index × 2 + allowed, or -1. */
+  readonly cells: number[];
+  /** Per agent, in code-point order: watched URLs disallowed, of how many. */
+  readonly counts: { agent: string; disallowed: number; watched: number }[];
+}
+
+/** No verdict for this (URL, agent). */
+const NONE = -1;
+
+export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
+  const urls = new Map<string, number>();
+  const agents = new Map<string, number>();
+  const profiles: string[] = [];
+  const causes = new Map<string, number>();
+  const causeList: VerdictCause[] = [];
+  for (const row of rows) {
+    if (!urls.has(row.url)) urls.set(row.url, urls.size);
+    if (!agents.has(row.agent)) {
+      agents.set(row.agent, agents.size);
+      profiles.push(row.profile);
+    }
+    if (row.cause !== null) {
+      const key = JSON.stringify(row.cause);
+      if (!causes.has(key)) {
+        causes.set(key, causes.size + 1);
+        causeList.push(row.cause);
+      }
+    }
+  }
+  const width = agents.size;
+  const cells = new Array<number>(urls.size * width).fill(NONE);
+  const counts = new Map<string, { agent: string; disallowed: number; watched: number }>();
+  for (const row of rows) {
+    const cause = row.cause === null ? 0 : causes.get(JSON.stringify(row.cause))!;
+    cells[urls.get(row.url)! * width + agents.get(row.agent)!] = cause * 2 + (row.allowed ? 1 : 0);
+    let count = counts.get(row.agent);
+    if (count === undefined)
+      counts.set(row.agent, (count = { agent: row.agent, disallowed: 0, watched: 0 }));
+    count.watched++;
+    if (!row.allowed) count.disallowed++;
+  }
+  return {
+    urls: [...urls.keys()],
+    agents: [...agents.keys()],
+    profiles,
+    causes: causeList,
+    cells,
+    counts: [...counts.values()].sort((a, b) =>
+      a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0,
+    ),
+  };
+}
+
+/** One cell's verdict, or null when the cell holds none. */
+export function cellVerdict(
+  cell: number,
+  causes: readonly VerdictCause[],
+): { allowed: boolean; cause: VerdictCause | null } | null {
+  if (cell < 0) return null;
+  const index = cell >> 1;
+  return { allowed: (cell & 1) === 1, cause: index === 0 ? null : causes[index - 1]! };
+}
+
+export function decodeVerdicts(set: Omit<VerdictSet, 'counts'>): WatchVerdict[] {
+  const rows: WatchVerdict[] = [];
+  const width = set.agents.length;
+  set.urls.forEach((url, i) => {
+    set.agents.forEach((agent, j) => {
+      const verdict = cellVerdict(set.cells[i * width + j] ?? NONE, set.causes);
+      if (verdict !== null)
+        rows.push({ url, agent, profile: set.profiles[j] as Profile, ...verdict });
+    });
+  });
+  return rows;
+}

@@ -1,0 +1,149 @@
+/**
+ * Migration 0005 turns each snapshot's verdict rows into one compact row: a database
+ * written by the code before it, with real files' verdicts (some cells missing, outages,
+ * three profiles), reads back the same verdicts, verdict history and overview counts.
+ */
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { computeVerdicts } from '../../../src/policy/verdicts.js';
+import type { SiteState, WatchVerdict } from '../../../src/policy/verdicts.js';
+import { MIGRATIONS_FOLDER, queryRows } from '../../../src/store/db.js';
+import type { Database } from '../../../src/store/db.js';
+import { loadOverview } from '../../../src/store/overview.js';
+import { loadVerdicts } from '../../../src/store/snapshots.js';
+import { loadVerdictHistory } from '../../../src/store/verdict-history.js';
+import { adminQuery, databaseKinds, databaseUrl } from '../../support/database.js';
+
+const FIXTURES = fileURLToPath(new URL('../../fixtures/realworld/protego', import.meta.url));
+const WATCHES = [
+  '/',
+  '/pricing',
+  '/search/about',
+  '/private/x',
+  '/blog/2026/hello',
+  '/wp-admin/',
+  '/*',
+];
+const AGENTS = [
+  { token: 'Googlebot', profile: 'google' as const },
+  { token: 'GPTBot', profile: 'rfc9309' as const },
+  { token: '*', profile: 'legacy' as const },
+  { token: 'googlebot-news', profile: 'google' as const },
+];
+
+/** The migrations up to the one before compact verdicts. */
+function migrationsBefore(tag: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'robowatch-migrations-'));
+  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
+  rmSync(join(dir, `${tag}.sql`));
+  const journal = JSON.parse(readFileSync(join(dir, 'meta/_journal.json'), 'utf8')) as {
+    entries: { tag: string }[];
+  };
+  journal.entries = journal.entries.filter((e) => e.tag !== tag);
+  writeFileSync(join(dir, 'meta/_journal.json'), JSON.stringify(journal));
+  return dir;
+}
+
+async function writeOldVerdicts(db: Database): Promise<Map<number, WatchVerdict[]>> {
+  const written = new Map<number, WatchVerdict[]>();
+  await db.execute(sql`INSERT INTO sites (origin) VALUES ('https://e.com')`);
+  const files = readdirSync(FIXTURES).sort().slice(0, 30);
+  for (const [i, file] of files.entries()) {
+    const up = i % 7 !== 3;
+    const state = {
+      fetch: { kind: 'http', status: up ? 200 : 503 },
+      body: up ? readFileSync(join(FIXTURES, file)) : null,
+      lastGoodBody: null,
+      stale: false,
+    } as unknown as SiteState;
+    // A few cells missing, as when watches were added later.
+    const rows = computeVerdicts(
+      state,
+      WATCHES.map((w) => `https://e.com${w}`),
+      AGENTS,
+    ).slice(0, 28 - (i % 3));
+    const [row] = await queryRows<{ id: string }>(
+      db,
+      sql`INSERT INTO snapshots (site_id, status, final_url, first_seen_at)
+        VALUES (1, ${up ? 200 : 503}, 'https://e.com/robots.txt', now() + ${i} * interval '1 minute') RETURNING id`,
+    );
+    const id = Number(row!.id);
+    for (const v of rows)
+      await db.execute(sql`INSERT INTO verdicts (snapshot_id, url, agent, profile, allowed, cause)
+        VALUES (${id}, ${v.url}, ${v.agent}, ${v.profile}, ${v.allowed},
+          ${v.cause === null ? null : JSON.stringify(v.cause)}::jsonb)`);
+    written.set(id, rows);
+  }
+  await db.execute(sql`UPDATE sites SET current_snapshot_id = (SELECT max(id) FROM snapshots)`);
+  return written;
+}
+
+const byCell = (rows: readonly WatchVerdict[]) =>
+  [...rows].sort((a, b) => (`${a.url} ${a.agent}` < `${b.url} ${b.agent}` ? -1 : 1));
+
+describe.each(databaseKinds())('migrating verdict rows to compact sets on %s', (kind) => {
+  it('reads back every verdict, the verdict history and the overview counts', async () => {
+    const before = migrationsBefore('0005_compact_verdicts');
+    let db: Database;
+    let migrate: (folder: string) => Promise<void>;
+    let close: () => Promise<void>;
+    if (kind === 'pglite') {
+      const client = new PGlite();
+      const lite = drizzlePglite(client);
+      db = lite as unknown as Database;
+      migrate = (folder) => migratePglite(lite, { migrationsFolder: folder });
+      close = () => client.close();
+    } else {
+      const name = `robowatch_migrate_${process.pid}`;
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await adminQuery(`CREATE DATABASE ${name}`);
+      const pool = new pg.Pool({ connectionString: databaseUrl(name) });
+      const node = drizzlePg(pool);
+      db = node as unknown as Database;
+      migrate = (folder) => migratePg(node, { migrationsFolder: folder });
+      close = async () => {
+        await pool.end();
+        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      };
+    }
+    try {
+      await migrate(before);
+      const written = await writeOldVerdicts(db);
+      await migrate(MIGRATIONS_FOLDER);
+
+      for (const [id, rows] of written)
+        expect(byCell(await loadVerdicts(db, id))).toEqual(byCell(rows));
+      const pricing = [...written].flatMap(([id, rows]) =>
+        rows
+          .filter((v) => v.url === 'https://e.com/pricing' && v.agent === 'Googlebot')
+          .map((v) => ({ snapshotId: id, allowed: v.allowed, cause: v.cause })),
+      );
+      const history = await loadVerdictHistory(db, 1, 'https://e.com/pricing', 'Googlebot');
+      expect(
+        history.map(({ snapshotId, allowed, cause }) => ({ snapshotId, allowed, cause })),
+      ).toEqual(pricing);
+      const last = [...written.values()].at(-1)!;
+      const [overview] = await loadOverview(db, [1]);
+      expect(overview!.disallowed).toEqual(
+        [...new Set(last.map((v) => v.agent))].sort().map((agent) => ({
+          agent,
+          disallowed: last.filter((v) => v.agent === agent && !v.allowed).length,
+          watched: last.filter((v) => v.agent === agent).length,
+        })),
+      );
+    } finally {
+      await close();
+      rmSync(before, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,74 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { VerdictCause, WatchVerdict } from '../../../src/policy/verdicts.js';
+import { decodeVerdicts, encodeVerdicts } from '../../../src/store/verdict-sets.js';
+
+const cause = fc.oneof(
+  fc.constant(null),
+  fc.record({
+    type: fc.constant('rule' as const),
+    directive: fc.constantFrom('allow' as const, 'disallow' as const),
+    pattern: fc.constantFrom('/', '/x', '/private/*', '/*.pdf$', '/ünï'),
+    line: fc.integer({ min: 1, max: 400 }),
+  }),
+  fc.record({
+    type: fc.constant('access' as const),
+    access: fc.constantFrom('unreachable' as const, 'unavailable' as const),
+  }),
+) as fc.Arbitrary<VerdictCause | null>;
+
+/** Verdicts of some (URL, agent) cells, each cell at most once, as a check produces them. */
+const verdicts = fc
+  .uniqueArray(
+    fc.record({
+      url: fc.constantFrom(
+        'https://e.com/',
+        'https://e.com/pricing',
+        'https://e.com/a?b=c',
+        'https://e.com/x y',
+      ),
+      agent: fc.constantFrom('Googlebot', 'GPTBot', '*', 'googlebot-news', 'Bingbot'),
+      allowed: fc.boolean(),
+      cause,
+    }),
+    { selector: (v) => `${v.url} ${v.agent}`, maxLength: 20 },
+  )
+  .map((rows) =>
+    rows.map((r): WatchVerdict => ({ ...r, profile: r.agent === 'GPTBot' ? 'rfc9309' : 'google' })),
+  );
+
+const key = (v: WatchVerdict) => `${v.url} ${v.agent}`;
+const sorted = (rows: readonly WatchVerdict[]) =>
+  [...rows].sort((a, b) => (key(a) < key(b) ? -1 : 1));
+
+describe('compact verdict sets', () => {
+  it('give back exactly the verdicts stored, each with its profile and cause', () => {
+    fc.assert(
+      fc.property(verdicts, (rows) => {
+        expect(sorted(decodeVerdicts(encodeVerdicts(rows)))).toEqual(sorted(rows));
+      }),
+    );
+  });
+
+  it('store each distinct URL, agent and cause once, and count what the overview shows', () => {
+    const rule = { type: 'rule', directive: 'disallow', pattern: '/private/', line: 2 } as const;
+    const rows: WatchVerdict[] = [
+      { url: 'u1', agent: 'Googlebot', profile: 'google', allowed: false, cause: rule },
+      { url: 'u1', agent: '*', profile: 'google', allowed: false, cause: { ...rule } },
+      { url: 'u2', agent: 'Googlebot', profile: 'google', allowed: true, cause: null },
+    ];
+    const set = encodeVerdicts(rows);
+    expect(set).toEqual({
+      urls: ['u1', 'u2'],
+      agents: ['Googlebot', '*'],
+      profiles: ['google', 'google'],
+      causes: [rule],
+      // (u1, Googlebot) cause 1 disallowed; (u1, *) the same; (u2, Googlebot) no cause, allowed; (u2, *) none.
+      cells: [2, 2, 1, -1],
+      counts: [
+        { agent: '*', disallowed: 1, watched: 1 },
+        { agent: 'Googlebot', disallowed: 1, watched: 2 },
+      ],
+    });
+  });
+});
