@@ -2,6 +2,7 @@ import cron from 'node-cron';
 import type { ScheduledTask } from 'node-cron';
 import type { Config, SiteConfig } from '../config/config.js';
 import { oneLine } from '../lib/errors.js';
+import { formatDuration } from '../policy/explain.js';
 import type { Logger } from '../lib/logger.js';
 import { jobId } from '../lib/job-id.js';
 import type { CheckOutcome } from '../monitor/check-site.js';
@@ -309,7 +310,7 @@ export class Daemon {
         ...(checksOk
           ? {}
           : {
-              problem: `no site has been checked since ${new Date(since).toISOString()}; the schedule expects a check at least every ${Math.round(expectedWithinMs / 60_000)} minutes`,
+              problem: `no site has finished a check since ${new Date(since).toISOString()}, longer than the ${formatDuration(expectedWithinMs)} the schedules allow: checks are stuck or failing (see the log)`,
             }),
       },
       deliveries: {
