@@ -160,6 +160,7 @@ const size = async () =>
   Number(await sql(database, 'SELECT pg_database_size(current_database())::text AS value'));
 
 await bareFetch(origins.slice(0, 2_000)); // warm up the JIT and the farm
+const empty = await size();
 const bare = await bareFetch(origins);
 const first = await runCheck(config);
 const before = await size();
@@ -195,5 +196,8 @@ console.log(
 );
 console.log(
   `| peak RSS of \`robowatch check\` (first, second, third run) | ${fmt(Math.max(first.peakMb, second.peakMb, third.peakMb))} MB (${fmt(first.peakMb)}, ${fmt(second.peakMb)}, ${fmt(third.peakMb)}) | < 300 MB |`,
+);
+console.log(
+  `| database size per site after the first run (${fmt((before - empty) / 1_048_576)} MB in all) | ${fmt((before - empty) / SITES)} B | < 10,000 B |`,
 );
 console.log(`| database growth per unchanged check | ${fmt(growth / SITES)} B | < 200 B |`);
