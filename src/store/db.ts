@@ -68,7 +68,7 @@ export function executorOf(db: Pick<Database, 'execute'>): SqlExecutor {
 }
 
 /** Rows of a raw SQL query; both drivers answer with `{ rows }`. */
-export async function queryRows<T>(db: Database, query: SQL): Promise<T[]> {
+export async function queryRows<T>(db: Pick<Database, 'execute'>, query: SQL): Promise<T[]> {
   const result: unknown = await db.execute(query);
   return (result as { rows: T[] }).rows;
 }

@@ -1,10 +1,10 @@
 import { StateMovedError } from '../lib/errors.js';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { insertAlerts } from './outbox.js';
-import { bodies, changeEvents, checks, sites, snapshots, verdictSets } from './schema.js';
+import { bodies, sites, verdictSets } from './schema.js';
 import { decodeVerdicts, encodeVerdicts } from './verdict-sets.js';
 import type { CheckRow, NewSnapshot } from '../monitor/records.js';
 
@@ -74,80 +74,23 @@ async function insertChecks(
 }
 
 /**
- * Records a new state in one transaction: its body (stored once by hash), the snapshot,
- * its verdicts, its change events, its alerts (each with its delivery job when this
- * process runs the job engine), the check that saw it, and the site's pointer to it.
- * Returns the new snapshot's id.
+ * Records a new state: its body (stored once by hash), the snapshot, its verdicts, its
+ * change events, the check that saw it, and the site's pointer to it, in one statement
+ * (one round trip, atomic); with alerts, in a transaction with them (each with its
+ * delivery job when this process runs the job engine). Returns the new snapshot's id.
+ *
+ * The site's row is the guard: the state is recorded only on top of the one it was
+ * compared with, so two checks of a site at once cannot both record (and alert) the
+ * same change; the loser records nothing and gets StateMovedError (its check is retried).
  */
 export async function recordSnapshot(
   db: Database,
   snapshot: NewSnapshot,
   queueDeliveries = false,
 ): Promise<number> {
+  if (snapshot.alerts.length === 0) return insertSnapshot(db, snapshot);
   return db.transaction(async (tx) => {
-    // The site's row, locked first: a state is recorded only on top of the one it was
-    // compared with, so two checks of a site at once cannot both record (and alert) the
-    // same change. The loser's transaction rolls back; its check is retried.
-    const [locked] = await tx
-      .update(sites)
-      .set({ currentSnapshotId: sites.currentSnapshotId })
-      .where(
-        and(
-          eq(sites.id, snapshot.siteId),
-          snapshot.previousId === null
-            ? isNull(sites.currentSnapshotId)
-            : eq(sites.currentSnapshotId, snapshot.previousId),
-        ),
-      )
-      .returning({ id: sites.id });
-    if (locked === undefined) throw new StateMovedError(snapshot.siteId);
-    if (snapshot.body !== null) {
-      await tx
-        .insert(bodies)
-        .values({
-          sha256: snapshot.body.sha256,
-          content: snapshot.body.bytes,
-          size: snapshot.body.bytes.length,
-        })
-        .onConflictDoNothing({ target: bodies.sha256 });
-    }
-    const [row] = await tx
-      .insert(snapshots)
-      .values({
-        siteId: snapshot.siteId,
-        previousId: snapshot.previousId,
-        status: snapshot.status,
-        error: snapshot.error,
-        errorDetail: snapshot.errorDetail,
-        bodySha256: snapshot.body?.sha256 ?? null,
-        truncated: snapshot.cut !== null,
-        droppedBytes: snapshot.cut?.droppedBytes ?? null,
-        droppedLineBreaks: snapshot.cut?.droppedLineBreaks ?? null,
-        droppedComplete: snapshot.cut?.complete ?? null,
-        redirects: [...snapshot.redirects],
-        finalUrl: snapshot.finalUrl,
-        stale: snapshot.stale,
-        lastGoodId: snapshot.lastGoodId,
-        firstSeenAt: snapshot.firstSeenAt,
-        fileCondition: snapshot.fileCondition,
-        causes: [...snapshot.causes],
-      })
-      .returning({ id: snapshots.id });
-    const id = row!.id;
-    if (snapshot.body !== null)
-      await tx.update(snapshots).set({ lastGoodId: id }).where(eq(snapshots.id, id));
-    await insertVerdicts(tx, id, snapshot.verdicts);
-    if (snapshot.events.length > 0) {
-      await tx.insert(changeEvents).values(
-        snapshot.events.map((event) => ({
-          siteId: snapshot.siteId,
-          snapshotId: id,
-          type: event.type,
-          event,
-          createdAt: snapshot.check.checkedAt,
-        })),
-      );
-    }
+    const id = await insertSnapshot(tx, snapshot);
     await insertAlerts(
       tx,
       snapshot.alerts,
@@ -155,21 +98,70 @@ export async function recordSnapshot(
       snapshot.check.checkedAt,
       queueDeliveries,
     );
-    await tx.insert(checks).values({ ...snapshot.check, snapshotId: id });
-    await tx
-      .update(snapshots)
-      .set({ checkCount: 1, lastCheckedAt: snapshot.check.checkedAt })
-      .where(eq(snapshots.id, id));
-    await tx
-      .update(sites)
-      .set({
-        currentSnapshotId: id,
-        verdictsKey: snapshot.verdictsKey,
-        unreachableSince: snapshot.unreachableSince,
-      })
-      .where(eq(sites.id, snapshot.siteId));
     return id;
   });
+}
+
+async function insertSnapshot(
+  db: Pick<Database, 'execute'>,
+  snapshot: NewSnapshot,
+): Promise<number> {
+  const { body, cut, check } = snapshot;
+  const set = snapshot.verdicts.length === 0 ? null : encodeVerdicts(snapshot.verdicts);
+  const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
+  const at = (date: Date | null) => sql`${date === null ? null : date.toISOString()}::timestamptz`;
+  // Data-modifying CTEs see none of each other's rows; the foreign keys are checked at
+  // the end of the statement, when the snapshot is there.
+  const rows = await queryRows<{ id: string | number }>(
+    db,
+    sql`
+      WITH fresh AS (SELECT nextval(pg_get_serial_sequence('snapshots', 'id')) AS id),
+      guard AS (
+        UPDATE sites SET current_snapshot_id = (SELECT id FROM fresh),
+          verdicts_key = ${snapshot.verdictsKey}, unreachable_since = ${at(snapshot.unreachableSince)}
+        WHERE id = ${snapshot.siteId}
+          AND current_snapshot_id IS NOT DISTINCT FROM ${snapshot.previousId}::bigint
+        RETURNING id),
+      stored_body AS (
+        INSERT INTO bodies (sha256, content, size)
+        SELECT ${body?.sha256 ?? null}::text, ${body === null ? null : Buffer.from(body.bytes)}::bytea,
+          ${body?.bytes.length ?? 0}::int
+        FROM guard WHERE ${body !== null}
+        ON CONFLICT (sha256) DO NOTHING),
+      stored_snapshot AS (
+        INSERT INTO snapshots (id, site_id, previous_id, status, error,
+          error_detail, body_sha256, truncated, dropped_bytes, dropped_line_breaks,
+          dropped_complete, redirects, final_url, stale, last_good_id, first_seen_at,
+          file_condition, causes, check_count, last_checked_at)
+        OVERRIDING SYSTEM VALUE
+        SELECT fresh.id, ${snapshot.siteId}, ${snapshot.previousId}::bigint, ${snapshot.status}::int,
+          ${snapshot.error}::text, ${snapshot.errorDetail}::text, ${body?.sha256 ?? null}::text,
+          ${cut !== null}, ${cut?.droppedBytes ?? null}::int, ${cut?.droppedLineBreaks ?? null}::int,
+          ${cut?.complete ?? null}::boolean, ${json(snapshot.redirects)}, ${snapshot.finalUrl},
+          ${snapshot.stale}, ${body !== null ? sql`fresh.id` : sql`${snapshot.lastGoodId}::bigint`},
+          ${at(snapshot.firstSeenAt)}, ${snapshot.fileCondition}::text, ${json(snapshot.causes)},
+          1, ${at(check.checkedAt)}
+        FROM fresh, guard),
+      stored_verdicts AS (
+        INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts)
+        SELECT fresh.id, ${sql.param(set?.urls ?? [])}::text[], ${sql.param(set?.agents ?? [])}::text[],
+          ${sql.param(set?.profiles ?? [])}::text[], ${json(set?.causes ?? [])},
+          ${sql.param(set?.cells ?? [])}::int[], ${json(set?.counts ?? [])}
+        FROM fresh, guard WHERE ${set !== null}),
+      stored_events AS (
+        INSERT INTO change_events (site_id, snapshot_id, type, event, created_at)
+        SELECT ${snapshot.siteId}, fresh.id, e.type, e.event, ${at(check.checkedAt)}
+        FROM fresh, guard, unnest(${sql.param(snapshot.events.map((e) => e.type))}::text[],
+          ${sql.param(snapshot.events.map((e) => JSON.stringify(e)))}::jsonb[]) AS e(type, event)),
+      stored_check AS (
+        INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
+        SELECT fresh.id, ${at(check.checkedAt)}, ${check.durationMs}::int, ${check.transient}::text
+        FROM fresh, guard)
+      SELECT fresh.id FROM fresh, guard`,
+  );
+  const [row] = rows;
+  if (row === undefined) throw new StateMovedError(snapshot.siteId);
+  return Number(row.id);
 }
 
 /** Replaces a snapshot's verdicts after the watches or agents changed (no events: the file did not). */
