@@ -23,7 +23,7 @@ import {
   CheckWriter,
   loadBody,
   loadVerdicts,
-  recordSnapshot,
+  SnapshotWriter,
   replaceVerdicts,
 } from './snapshots.js';
 import {
@@ -56,11 +56,12 @@ export type { Database, DatabaseHandle } from './db.js';
  */
 export function createCheckStore(db: Database, queueDeliveries = false): CheckStore {
   const checks = new CheckWriter(db);
+  const states = new SnapshotWriter(db, queueDeliveries);
   return {
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
     loadSites: (origins: readonly string[]) => loadSites(db, origins),
     recordCheck: (check: CheckRow) => checks.record(check),
-    recordSnapshot: (snapshot: NewSnapshot) => recordSnapshot(db, snapshot, queueDeliveries),
+    recordSnapshot: (snapshot: NewSnapshot) => states.record(snapshot),
     replaceVerdicts: (
       siteId: number,
       snapshotId: number,

@@ -74,94 +74,176 @@ async function insertChecks(
 }
 
 /**
- * Records a new state: its body (stored once by hash), the snapshot, its verdicts, its
- * change events, the check that saw it, and the site's pointer to it, in one statement
- * (one round trip, atomic); with alerts, in a transaction with them (each with its
- * delivery job when this process runs the job engine). Returns the new snapshot's id.
+ * Records new states: each one's body (stored once by hash), snapshot, verdict set,
+ * change events, the check that saw it, and the site's pointer to it. States without
+ * alerts are written by group commit: while one statement is in flight the next states
+ * wait, and the following statement writes them all at once (no timer, nothing held
+ * back). A state with alerts is written in a transaction with them (each with its
+ * delivery job when this process runs the job engine).
  *
- * The site's row is the guard: the state is recorded only on top of the one it was
+ * The site's row is the guard: a state is recorded only on top of the one it was
  * compared with, so two checks of a site at once cannot both record (and alert) the
  * same change; the loser records nothing and gets StateMovedError (its check is retried).
  */
-export async function recordSnapshot(
-  db: Database,
-  snapshot: NewSnapshot,
-  queueDeliveries = false,
-): Promise<number> {
-  if (snapshot.alerts.length === 0) return insertSnapshot(db, snapshot);
-  return db.transaction(async (tx) => {
-    const id = await insertSnapshot(tx, snapshot);
-    await insertAlerts(
-      tx,
-      snapshot.alerts,
-      { siteId: snapshot.siteId, snapshotId: id, previousId: snapshot.previousId },
-      snapshot.check.checkedAt,
-      queueDeliveries,
-    );
-    return id;
-  });
+export class SnapshotWriter {
+  readonly #db: Database;
+  readonly #queueDeliveries: boolean;
+  #queue: {
+    snapshot: NewSnapshot;
+    resolve: (id: number) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
+  #draining = false;
+
+  constructor(db: Database, queueDeliveries = false) {
+    this.#db = db;
+    this.#queueDeliveries = queueDeliveries;
+  }
+
+  record(snapshot: NewSnapshot): Promise<number> {
+    if (snapshot.alerts.length > 0) return this.#withAlerts(snapshot);
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ snapshot, resolve, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  #withAlerts(snapshot: NewSnapshot): Promise<number> {
+    return this.#db.transaction(async (tx) => {
+      const [id] = await insertSnapshots(tx, [snapshot]);
+      if (id === null || id === undefined) throw new StateMovedError(snapshot.siteId);
+      await insertAlerts(
+        tx,
+        snapshot.alerts,
+        { siteId: snapshot.siteId, snapshotId: id, previousId: snapshot.previousId },
+        snapshot.check.checkedAt,
+        this.#queueDeliveries,
+      );
+      return id;
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue.splice(0, 200);
+      try {
+        const ids = await insertSnapshots(
+          this.#db,
+          batch.map((b) => b.snapshot),
+        );
+        batch.forEach((b, i) => {
+          const id = ids[i];
+          if (id === null || id === undefined) b.reject(new StateMovedError(b.snapshot.siteId));
+          else b.resolve(id);
+        });
+      } catch (error) {
+        for (const b of batch) b.reject(error);
+      }
+    }
+    this.#draining = false;
+  }
 }
 
-async function insertSnapshot(
+/**
+ * Writes new states in one statement of data-modifying CTEs (they see none of each
+ * other's rows; the foreign keys are checked at the end of the statement, when the
+ * snapshots are there). Returns each state's new id, or null where the site had moved
+ * on (another check recorded a state meanwhile, or an earlier state of the same batch).
+ */
+async function insertSnapshots(
   db: Pick<Database, 'execute'>,
-  snapshot: NewSnapshot,
-): Promise<number> {
-  const { body, cut, check } = snapshot;
-  const set = snapshot.verdicts.length === 0 ? null : encodeVerdicts(snapshot.verdicts);
-  const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`;
-  const at = (date: Date | null) => sql`${date === null ? null : date.toISOString()}::timestamptz`;
-  // Data-modifying CTEs see none of each other's rows; the foreign keys are checked at
-  // the end of the statement, when the snapshot is there.
-  const rows = await queryRows<{ id: string | number }>(
+  snapshots: readonly NewSnapshot[],
+): Promise<(number | null)[]> {
+  const col = <T>(pick: (s: NewSnapshot) => T) => sql.param(snapshots.map(pick));
+  const iso = (date: Date | null) => (date === null ? null : date.toISOString());
+  const json = (value: unknown) => JSON.stringify(value);
+  const sets = snapshots.map((s) => (s.verdicts.length === 0 ? null : encodeVerdicts(s.verdicts)));
+  const events = snapshots.flatMap((s, ord) => s.events.map((e) => ({ ord, e })));
+  const rows = await queryRows<{ ord: number; id: string | number }>(
     db,
     sql`
-      WITH fresh AS (SELECT nextval(pg_get_serial_sequence('snapshots', 'id')) AS id),
+      WITH input AS (
+        SELECT * FROM unnest(
+          ${sql.param(snapshots.map((_, i) => i))}::int[],
+          ${col((s) => s.siteId)}::int[],
+          ${col((s) => s.previousId)}::bigint[],
+          ${col((s) => s.status)}::int[],
+          ${col((s) => s.error)}::text[],
+          ${col((s) => s.errorDetail)}::text[],
+          ${col((s) => s.body?.sha256 ?? null)}::text[],
+          ${col((s) => (s.body === null ? null : Buffer.from(s.body.bytes).toString('hex')))}::text[],
+          ${col((s) => s.cut?.droppedBytes ?? null)}::int[],
+          ${col((s) => s.cut?.droppedLineBreaks ?? null)}::int[],
+          ${col((s) => s.cut?.complete ?? null)}::boolean[],
+          ${col((s) => json(s.redirects))}::jsonb[],
+          ${col((s) => s.finalUrl)}::text[],
+          ${col((s) => s.stale)}::boolean[],
+          ${col((s) => s.lastGoodId)}::bigint[],
+          ${col((s) => iso(s.firstSeenAt))}::timestamptz[],
+          ${col((s) => s.fileCondition)}::text[],
+          ${col((s) => json(s.causes))}::jsonb[],
+          ${col((s) => s.verdictsKey)}::text[],
+          ${col((s) => iso(s.unreachableSince))}::timestamptz[],
+          ${col((s) => iso(s.check.checkedAt))}::timestamptz[],
+          ${col((s) => s.check.durationMs)}::int[],
+          ${col((s) => s.check.transient)}::text[],
+          ${sql.param(sets.map((v) => (v === null ? null : json(v))))}::jsonb[]
+        ) AS t(ord, site_id, previous_id, status, error, error_detail, sha256, body_hex,
+          dropped_bytes, dropped_line_breaks, dropped_complete, redirects, final_url, stale,
+          last_good_id, first_seen_at, file_condition, causes, verdicts_key, unreachable_since,
+          checked_at, duration_ms, transient, verdict_set)),
+      fresh AS (
+        SELECT input.*, nextval(pg_get_serial_sequence('snapshots', 'id')) AS id FROM input),
       guard AS (
-        UPDATE sites SET current_snapshot_id = (SELECT id FROM fresh),
-          verdicts_key = ${snapshot.verdictsKey}, unreachable_since = ${at(snapshot.unreachableSince)}
-        WHERE id = ${snapshot.siteId}
-          AND current_snapshot_id IS NOT DISTINCT FROM ${snapshot.previousId}::bigint
-        RETURNING id),
-      stored_body AS (
+        UPDATE sites AS s SET current_snapshot_id = f.id, verdicts_key = f.verdicts_key,
+          unreachable_since = f.unreachable_since
+        FROM fresh AS f
+        WHERE s.id = f.site_id AND s.current_snapshot_id IS NOT DISTINCT FROM f.previous_id
+        RETURNING f.ord),
+      ok AS (SELECT f.* FROM fresh AS f JOIN guard AS g ON g.ord = f.ord),
+      stored_bodies AS (
         INSERT INTO bodies (sha256, content, size)
-        SELECT ${body?.sha256 ?? null}::text, ${body === null ? null : Buffer.from(body.bytes)}::bytea,
-          ${body?.bytes.length ?? 0}::int
-        FROM guard WHERE ${body !== null}
+        SELECT DISTINCT ON (sha256) sha256, decode(body_hex, 'hex'), length(body_hex) / 2
+        FROM ok WHERE sha256 IS NOT NULL
         ON CONFLICT (sha256) DO NOTHING),
-      stored_snapshot AS (
-        INSERT INTO snapshots (id, site_id, previous_id, status, error,
-          error_detail, body_sha256, truncated, dropped_bytes, dropped_line_breaks,
-          dropped_complete, redirects, final_url, stale, last_good_id, first_seen_at,
-          file_condition, causes, check_count, last_checked_at)
+      stored_snapshots AS (
+        INSERT INTO snapshots (id, site_id, previous_id, status, error, error_detail,
+          body_sha256, truncated, dropped_bytes, dropped_line_breaks, dropped_complete,
+          redirects, final_url, stale, last_good_id, first_seen_at, file_condition, causes,
+          check_count, last_checked_at)
         OVERRIDING SYSTEM VALUE
-        SELECT fresh.id, ${snapshot.siteId}, ${snapshot.previousId}::bigint, ${snapshot.status}::int,
-          ${snapshot.error}::text, ${snapshot.errorDetail}::text, ${body?.sha256 ?? null}::text,
-          ${cut !== null}, ${cut?.droppedBytes ?? null}::int, ${cut?.droppedLineBreaks ?? null}::int,
-          ${cut?.complete ?? null}::boolean, ${json(snapshot.redirects)}, ${snapshot.finalUrl},
-          ${snapshot.stale}, ${body !== null ? sql`fresh.id` : sql`${snapshot.lastGoodId}::bigint`},
-          ${at(snapshot.firstSeenAt)}, ${snapshot.fileCondition}::text, ${json(snapshot.causes)},
-          1, ${at(check.checkedAt)}
-        FROM fresh, guard),
+        SELECT id, site_id, previous_id, status, error, error_detail, sha256,
+          dropped_bytes IS NOT NULL, dropped_bytes, dropped_line_breaks, dropped_complete,
+          redirects, final_url, stale, CASE WHEN sha256 IS NOT NULL THEN id ELSE last_good_id END,
+          first_seen_at, file_condition, causes, 1, checked_at
+        FROM ok),
       stored_verdicts AS (
         INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts)
-        SELECT fresh.id, ${sql.param(set?.urls ?? [])}::text[], ${sql.param(set?.agents ?? [])}::text[],
-          ${sql.param(set?.profiles ?? [])}::text[], ${json(set?.causes ?? [])},
-          ${sql.param(set?.cells ?? [])}::int[], ${json(set?.counts ?? [])}
-        FROM fresh, guard WHERE ${set !== null}),
+        SELECT id,
+          ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'urls') WITH ORDINALITY AS e(x, n) ORDER BY n),
+          ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'agents') WITH ORDINALITY AS e(x, n) ORDER BY n),
+          ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'profiles') WITH ORDINALITY AS e(x, n) ORDER BY n),
+          verdict_set->'causes',
+          ARRAY(SELECT x::int FROM jsonb_array_elements_text(verdict_set->'cells') WITH ORDINALITY AS e(x, n) ORDER BY n),
+          verdict_set->'counts'
+        FROM ok WHERE verdict_set IS NOT NULL),
       stored_events AS (
         INSERT INTO change_events (site_id, snapshot_id, type, event, created_at)
-        SELECT ${snapshot.siteId}, fresh.id, e.type, e.event, ${at(check.checkedAt)}
-        FROM fresh, guard, unnest(${sql.param(snapshot.events.map((e) => e.type))}::text[],
-          ${sql.param(snapshot.events.map((e) => JSON.stringify(e)))}::jsonb[]) AS e(type, event)),
-      stored_check AS (
+        SELECT ok.site_id, ok.id, e.type, e.event, ok.checked_at
+        FROM unnest(${sql.param(events.map((x) => x.ord))}::int[],
+          ${sql.param(events.map((x) => x.e.type))}::text[],
+          ${sql.param(events.map((x) => json(x.e)))}::jsonb[]) WITH ORDINALITY AS e(ord, type, event, n)
+          JOIN ok ON ok.ord = e.ord
+        ORDER BY e.n),
+      stored_checks AS (
         INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
-        SELECT fresh.id, ${at(check.checkedAt)}, ${check.durationMs}::int, ${check.transient}::text
-        FROM fresh, guard)
-      SELECT fresh.id FROM fresh, guard`,
+        SELECT id, checked_at, duration_ms, transient FROM ok)
+      SELECT ord, id FROM ok`,
   );
-  const [row] = rows;
-  if (row === undefined) throw new StateMovedError(snapshot.siteId);
-  return Number(row.id);
+  const ids: (number | null)[] = snapshots.map(() => null);
+  for (const row of rows) ids[row.ord] = Number(row.id);
+  return ids;
 }
 
 /** Replaces a snapshot's verdicts after the watches or agents changed (no events: the file did not). */

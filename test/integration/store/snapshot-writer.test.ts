@@ -1,0 +1,108 @@
+/**
+ * New states by group commit: many at once are written in few statements, each read
+ * back whole (body, verdicts, events, check, the site's pointer); two states of one
+ * site from the same starting point record one, and the other caller is told.
+ */
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StateMovedError } from '../../../src/lib/errors.js';
+import type { NewSnapshot } from '../../../src/monitor/records.js';
+import { sites } from '../../../src/store/schema.js';
+import { countRows } from '../../../src/store/sites.js';
+import { SnapshotWriter, loadBody, loadVerdicts } from '../../../src/store/snapshots.js';
+import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import type { TestDatabase } from '../../support/database.js';
+
+const AT = new Date('2026-05-01T00:00:00Z');
+
+function state(siteId: number, i: number): NewSnapshot {
+  const bytes = new TextEncoder().encode(`User-agent: *\nDisallow: /site-${i}/\n`);
+  return {
+    siteId,
+    previousId: null,
+    status: 200,
+    error: null,
+    errorDetail: null,
+    redirects: [],
+    finalUrl: `https://s${i}.example/robots.txt`,
+    body: { sha256: `sha-${i}`, bytes },
+    cut: null,
+    stale: false,
+    lastGoodId: null,
+    firstSeenAt: AT,
+    verdicts: [
+      { url: `https://s${i}.example/`, agent: '*', profile: 'google', allowed: true, cause: null },
+      {
+        url: `https://s${i}.example/site-${i}/x`,
+        agent: '*',
+        profile: 'google',
+        allowed: false,
+        cause: { type: 'rule', directive: 'disallow', pattern: `/site-${i}/`, line: 2 },
+      },
+    ],
+    verdictsKey: 'k',
+    events: [
+      {
+        type: 'sitemaps_changed',
+        site: `https://s${i}.example`,
+        added: [`/s${i}.xml`],
+        removed: [],
+      },
+    ],
+    causes: [],
+    fileCondition: 'robots',
+    alerts: [],
+    unreachableSince: null,
+    check: { checkedAt: AT, durationMs: i, transient: null },
+  };
+}
+
+describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
+  let database: TestDatabase;
+  let ids: number[];
+  beforeEach(async () => {
+    database = await createTestDatabase(kind);
+    const rows = await database.handle.db
+      .insert(sites)
+      .values(Array.from({ length: 50 }, (_, i) => ({ origin: `https://s${i}.example` })))
+      .returning({ id: sites.id });
+    ids = rows.map((r) => r.id);
+  });
+  afterEach(() => database.close());
+
+  it('writes fifty states at once, each whole', async () => {
+    const writer = new SnapshotWriter(database.handle.db);
+    const snapshotIds = await Promise.all(ids.map((id, i) => writer.record(state(id, i))));
+    expect(new Set(snapshotIds).size).toBe(50);
+    expect(await countRows(database.handle.db)).toMatchObject({
+      snapshots: 50,
+      bodies: 50,
+      checks: 50,
+      change_events: 50,
+      verdicts: 100,
+    });
+    for (const [i, id] of [0, 17, 49].map((i) => [i, snapshotIds[i]!] as const)) {
+      expect(await loadVerdicts(database.handle.db, id)).toEqual(state(ids[i]!, i).verdicts);
+      expect(new TextDecoder().decode(await loadBody(database.handle.db, `sha-${i}`))).toBe(
+        `User-agent: *\nDisallow: /site-${i}/\n`,
+      );
+      const [site] = await database.handle.db.select().from(sites).where(eq(sites.id, ids[i]!));
+      expect(site!.currentSnapshotId).toBe(id);
+    }
+  });
+
+  it('records one of two states of a site from the same starting point', async () => {
+    const writer = new SnapshotWriter(database.handle.db);
+    const results = await Promise.allSettled([
+      writer.record(state(ids[0]!, 0)),
+      writer.record(state(ids[0]!, 1)),
+      writer.record(state(ids[1]!, 2)),
+    ]);
+    const [a, b, c] = results;
+    expect([a.status, b.status].sort()).toEqual(['fulfilled', 'rejected']);
+    const rejected = [a, b].find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(rejected.reason).toBeInstanceOf(StateMovedError);
+    expect(c.status).toBe('fulfilled');
+    expect(await countRows(database.handle.db)).toMatchObject({ snapshots: 2, checks: 2 });
+  });
+});
