@@ -9,24 +9,23 @@ import { decodeVerdicts, encodeVerdicts } from './verdict-sets.js';
 import type { CheckRow, NewSnapshot } from '../monitor/records.js';
 
 /**
- * Records checks that saw their site's state again: one small row each, the most
- * frequent write of all. Rows are written by group commit: a check's promise resolves
- * once its row is committed; while one insert is in flight the next rows wait, and the
- * following insert takes them all at once. Under load the batches form by themselves,
- * with no timer and nothing held back: a row is never acknowledged before it is stored.
+ * Group commit: each item's promise resolves once its batch is committed; while one
+ * write is in flight the next items wait, and the following write takes them all at
+ * once. Under load the batches form by themselves, with no timer and nothing held back:
+ * nothing is acknowledged before it is stored. `write` answers each item of a batch.
  */
-export class CheckWriter {
-  readonly #db: Database;
-  #queue: { row: CheckRow; resolve: () => void; reject: (error: unknown) => void }[] = [];
+class GroupCommit<T, R> {
+  #queue: { item: T; resolve: (result: R) => void; reject: (error: unknown) => void }[] = [];
   #draining = false;
 
-  constructor(db: Database) {
-    this.#db = db;
-  }
+  constructor(
+    private readonly write: (batch: T[]) => Promise<R[]>,
+    private readonly most: number,
+  ) {}
 
-  record(row: CheckRow): Promise<void> {
+  add(item: T): Promise<R> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ row, resolve, reject });
+      this.#queue.push({ item, resolve, reject });
       if (!this.#draining) void this.#drain();
     });
   }
@@ -34,18 +33,34 @@ export class CheckWriter {
   async #drain(): Promise<void> {
     this.#draining = true;
     while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, 1000);
+      const batch = this.#queue.splice(0, this.most);
       try {
-        await insertChecks(
-          this.#db,
-          batch.map((b) => b.row),
-        );
-        for (const b of batch) b.resolve();
+        const results = await this.write(batch.map((b) => b.item));
+        batch.forEach((b, i) => b.resolve(results[i]!));
       } catch (error) {
         for (const b of batch) b.reject(error);
       }
     }
     this.#draining = false;
+  }
+}
+
+/**
+ * Records checks that saw their site's state again: one small row each, the most
+ * frequent write of all, by group commit.
+ */
+export class CheckWriter {
+  readonly #commit: GroupCommit<CheckRow, undefined>;
+
+  constructor(db: Database) {
+    this.#commit = new GroupCommit(async (rows) => {
+      await insertChecks(db, rows);
+      return rows.map(() => undefined);
+    }, 1000);
+  }
+
+  record(row: CheckRow): Promise<void> {
+    return this.#commit.add(row);
   }
 }
 
@@ -88,24 +103,19 @@ async function insertChecks(
 export class SnapshotWriter {
   readonly #db: Database;
   readonly #queueDeliveries: boolean;
-  #queue: {
-    snapshot: NewSnapshot;
-    resolve: (id: number) => void;
-    reject: (error: unknown) => void;
-  }[] = [];
-  #draining = false;
+  readonly #commit: GroupCommit<NewSnapshot, number | null>;
 
   constructor(db: Database, queueDeliveries = false) {
     this.#db = db;
     this.#queueDeliveries = queueDeliveries;
+    this.#commit = new GroupCommit((states) => insertSnapshots(db, states), 200);
   }
 
-  record(snapshot: NewSnapshot): Promise<number> {
+  async record(snapshot: NewSnapshot): Promise<number> {
     if (snapshot.alerts.length > 0) return this.#withAlerts(snapshot);
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ snapshot, resolve, reject });
-      if (!this.#draining) void this.#drain();
-    });
+    const id = await this.#commit.add(snapshot);
+    if (id === null) throw new StateMovedError(snapshot.siteId);
+    return id;
   }
 
   #withAlerts(snapshot: NewSnapshot): Promise<number> {
@@ -121,27 +131,6 @@ export class SnapshotWriter {
       );
       return id;
     });
-  }
-
-  async #drain(): Promise<void> {
-    this.#draining = true;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, 200);
-      try {
-        const ids = await insertSnapshots(
-          this.#db,
-          batch.map((b) => b.snapshot),
-        );
-        batch.forEach((b, i) => {
-          const id = ids[i];
-          if (id === null || id === undefined) b.reject(new StateMovedError(b.snapshot.siteId));
-          else b.resolve(id);
-        });
-      } catch (error) {
-        for (const b of batch) b.reject(error);
-      }
-    }
-    this.#draining = false;
   }
 }
 
