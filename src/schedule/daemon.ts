@@ -77,6 +77,8 @@ export interface DaemonHealth {
 const PLAN_LOGGED = 50;
 /** How often, at most, the upkeep runs (heartbeat, plans and digests queued, notifications reconciled). */
 const UPKEEP_MS = 15_000;
+/** How often the deliveries left without a job (by one-shot commands) are looked for. */
+const RECONCILE_MS = 5 * 60_000;
 /** How often notifications sent long ago are pruned. */
 const PRUNE_MS = 3_600_000;
 /**
@@ -114,6 +116,8 @@ export class Daemon {
   #lastTick: Date | null = null;
   #startedAt: Date | null = null;
   #stopped = false;
+  /** When the deliveries without a job were last looked for (never: at the start). */
+  #reconciledAt = -Infinity;
 
   constructor(deps: DaemonDeps) {
     this.#deps = deps;
@@ -380,7 +384,11 @@ export class Daemon {
     }
   }
 
-  /** Queues the current period's planning of each schedule, a missed digest, and orphaned deliveries. */
+  /**
+   * Queues the current period's planning of each schedule and a missed digest (each a
+   * no-op when queued already), and, every RECONCILE_MS, the deliveries one-shot
+   * commands left without a job (every unsent notification is read for that).
+   */
   async #queueCurrent(): Promise<void> {
     const { config, jobs, store } = this.#deps;
     const now = this.#deps.check.now();
@@ -391,9 +399,10 @@ export class Daemon {
     const lastDigest = await store.lastDigestEnd();
     const fire = periodAt(config.schedule.digest, config.schedule.timezone, now).start;
     if (lastDigest !== null && lastDigest.getTime() < fire.getTime()) await this.#queueDigest(fire);
-    const unsent = await store.unsentDeliveries(now);
-    await jobs.send('deliver', unsent);
     this.#pools.plan.wake();
+    if (now.getTime() - this.#reconciledAt < RECONCILE_MS) return;
+    await jobs.send('deliver', await store.unsentDeliveries(now));
+    this.#reconciledAt = now.getTime();
     this.#pools.deliver.wake();
   }
 

@@ -75,12 +75,14 @@ function queueOptions(options: JobEngineOptions): Record<QueueName, PgBoss.Queue
 }
 
 /** The queues jobs are written to inside a transaction, without a started engine. */
-const writer = new PgBoss({
-  db: {
-    executeSql: () => Promise.reject(new Error('the job writer runs only in a transaction')),
-  },
-  schema: SCHEMA,
-});
+let writer: PgBoss | undefined;
+const jobWriter = () =>
+  (writer ??= new PgBoss({
+    db: {
+      executeSql: () => Promise.reject(new Error('the job writer runs only in a transaction')),
+    },
+    schema: SCHEMA,
+  }));
 
 function toBoss(queue: QueueName, job: NewJob<unknown>): PgBoss.JobInsert {
   return {
@@ -102,7 +104,7 @@ export async function sendInTransaction(
   jobs: readonly NewJob<unknown>[],
 ): Promise<void> {
   if (jobs.length === 0) return;
-  await writer.insert(
+  await jobWriter().insert(
     jobs.map((j) => toBoss(queue, j)),
     { db: executorOf(tx) },
   );
