@@ -302,11 +302,11 @@ async function previousState(
   siteId: number,
   current: CurrentState,
 ): Promise<{ side: CauseSide; status: FetchStatus; incident: IncidentStart }> {
-  const [body, verdicts, incident] = await Promise.all([
-    current.lastGoodSha256 ? deps.store.loadBody(current.lastGoodSha256) : null,
-    deps.store.loadVerdicts(current.snapshotId),
-    deps.store.loadIncidentStart(siteId, current.snapshotId),
-  ]);
+  const { body, verdicts, incident } = await deps.store.loadPrevious(
+    siteId,
+    current.snapshotId,
+    current.lastGoodSha256,
+  );
   return {
     side: {
       fetch: current,

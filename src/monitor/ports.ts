@@ -35,10 +35,16 @@ export interface CheckStore {
     rows: readonly WatchVerdict[],
     key: string,
   ): Promise<void>;
-  loadVerdicts(snapshotId: number): Promise<WatchVerdict[]>;
   loadBody(sha256: string): Promise<Uint8Array>;
-  /** When the trouble that a site's snapshot (and those before it) is part of began. */
-  loadIncidentStart(siteId: number, snapshotId: number): Promise<IncidentStart>;
+  /**
+   * What a new state is compared with: the last good body (by hash, null for none), the
+   * current snapshot's verdicts, and when the trouble it is part of began.
+   */
+  loadPrevious(
+    siteId: number,
+    snapshotId: number,
+    lastGoodSha256: string | null,
+  ): Promise<{ body: Uint8Array | null; verdicts: WatchVerdict[]; incident: IncidentStart }>;
 }
 
 export interface CheckDeps {

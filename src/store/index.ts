@@ -23,6 +23,7 @@ import {
   CheckWriter,
   loadBody,
   loadVerdicts,
+  PreviousReader,
   SnapshotWriter,
   replaceVerdicts,
 } from './snapshots.js';
@@ -57,6 +58,7 @@ export type { Database, DatabaseHandle } from './db.js';
 export function createCheckStore(db: Database, queueDeliveries = false): CheckStore {
   const checks = new CheckWriter(db);
   const states = new SnapshotWriter(db, queueDeliveries);
+  const previous = new PreviousReader(db);
   return {
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
     loadSites: (origins: readonly string[]) => loadSites(db, origins),
@@ -68,10 +70,9 @@ export function createCheckStore(db: Database, queueDeliveries = false): CheckSt
       rows: readonly WatchVerdict[],
       key: string,
     ) => replaceVerdicts(db, siteId, snapshotId, rows, key),
-    loadVerdicts: (snapshotId: number) => loadVerdicts(db, snapshotId),
     loadBody: (sha256: string) => loadBody(db, sha256),
-    loadIncidentStart: (siteId: number, snapshotId: number) =>
-      loadIncidentStart(db, siteId, snapshotId),
+    loadPrevious: (siteId: number, snapshotId: number, lastGoodSha256: string | null) =>
+      previous.load(siteId, snapshotId, lastGoodSha256),
   };
 }
 

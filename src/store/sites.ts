@@ -1,4 +1,5 @@
 import { eq, inArray, sql } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import { queryRows } from './db.js';
@@ -129,7 +130,15 @@ export async function loadIncidentStart(
 ): Promise<IncidentStart> {
   const [row] = await queryRows<{ access: string | Date | null; file: string | Date | null }>(
     db,
-    sql`SELECT
+    incidentStartOf(sql`${siteId}::int`, sql`${snapshotId}::bigint`),
+  );
+  const date = (value: string | Date | null | undefined) => (value ? new Date(value) : null);
+  return { access: date(row?.access), file: date(row?.file) };
+}
+
+/** The query behind loadIncidentStart, for a site and snapshot given as SQL expressions. */
+export function incidentStartOf(siteId: SQL, snapshotId: SQL): SQL {
+  return sql`SELECT
       (SELECT min(s.first_seen_at) FROM snapshots s
         WHERE s.site_id = ${siteId} AND s.id <= ${snapshotId}
           AND s.id > (SELECT max(o.id) FROM snapshots o WHERE o.site_id = ${siteId}
@@ -138,8 +147,5 @@ export async function loadIncidentStart(
         WHERE s.site_id = ${siteId} AND s.id <= ${snapshotId} AND s.status BETWEEN 200 AND 299
           AND s.id > (SELECT max(o.id) FROM snapshots o WHERE o.site_id = ${siteId}
             AND o.id <= ${snapshotId} AND o.status BETWEEN 200 AND 299
-            AND coalesce(o.file_condition, 'robots') IN ('robots', 'cut'))) AS file`,
-  );
-  const date = (value: string | Date | null | undefined) => (value ? new Date(value) : null);
-  return { access: date(row?.access), file: date(row?.file) };
+            AND coalesce(o.file_condition, 'robots') IN ('robots', 'cut'))) AS file`;
 }

@@ -1,59 +1,24 @@
 import { StateMovedError } from '../lib/errors.js';
 import { and, eq, sql } from 'drizzle-orm';
-import type { WatchVerdict } from '../policy/verdicts.js';
+import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
+import { Batcher } from './batcher.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { insertAlerts } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
 import { decodeVerdicts, encodeVerdicts } from './verdict-sets.js';
-import type { CheckRow, NewSnapshot } from '../monitor/records.js';
-
-/**
- * Group commit: each item's promise resolves once its batch is committed; while one
- * write is in flight the next items wait, and the following write takes them all at
- * once. Under load the batches form by themselves, with no timer and nothing held back:
- * nothing is acknowledged before it is stored. `write` answers each item of a batch.
- */
-class GroupCommit<T, R> {
-  #queue: { item: T; resolve: (result: R) => void; reject: (error: unknown) => void }[] = [];
-  #draining = false;
-
-  constructor(
-    private readonly write: (batch: T[]) => Promise<R[]>,
-    private readonly most: number,
-  ) {}
-
-  add(item: T): Promise<R> {
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ item, resolve, reject });
-      if (!this.#draining) void this.#drain();
-    });
-  }
-
-  async #drain(): Promise<void> {
-    this.#draining = true;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue.splice(0, this.most);
-      try {
-        const results = await this.write(batch.map((b) => b.item));
-        batch.forEach((b, i) => b.resolve(results[i]!));
-      } catch (error) {
-        for (const b of batch) b.reject(error);
-      }
-    }
-    this.#draining = false;
-  }
-}
+import type { CheckRow, IncidentStart, NewSnapshot } from '../monitor/records.js';
+import { incidentStartOf } from './sites.js';
 
 /**
  * Records checks that saw their site's state again: one small row each, the most
  * frequent write of all, by group commit.
  */
 export class CheckWriter {
-  readonly #commit: GroupCommit<CheckRow, undefined>;
+  readonly #commit: Batcher<CheckRow, undefined>;
 
   constructor(db: Database) {
-    this.#commit = new GroupCommit(async (rows) => {
+    this.#commit = new Batcher(async (rows) => {
       await insertChecks(db, rows);
       return rows.map(() => undefined);
     }, 1000);
@@ -103,12 +68,12 @@ async function insertChecks(
 export class SnapshotWriter {
   readonly #db: Database;
   readonly #queueDeliveries: boolean;
-  readonly #commit: GroupCommit<NewSnapshot, number | null>;
+  readonly #commit: Batcher<NewSnapshot, number | null>;
 
   constructor(db: Database, queueDeliveries = false) {
     this.#db = db;
     this.#queueDeliveries = queueDeliveries;
-    this.#commit = new GroupCommit((states) => insertSnapshots(db, states), 200);
+    this.#commit = new Batcher((states) => insertSnapshots(db, states), 200);
   }
 
   async record(snapshot: NewSnapshot): Promise<number> {
@@ -177,11 +142,12 @@ async function insertSnapshots(
           ${col((s) => iso(s.check.checkedAt))}::timestamptz[],
           ${col((s) => s.check.durationMs)}::int[],
           ${col((s) => s.check.transient)}::text[],
-          ${sql.param(sets.map((v) => (v === null ? null : json(v))))}::jsonb[]
+          ${sql.param(sets.map((v) => (v === null ? null : json({ ...v, cells: undefined }))))}::jsonb[],
+          ${sql.param(sets.map((v) => (v === null ? null : `{${v.cells.join(',')}}`)))}::text[]
         ) AS t(ord, site_id, previous_id, status, error, error_detail, sha256, body_hex,
           dropped_bytes, dropped_line_breaks, dropped_complete, redirects, final_url, stale,
           last_good_id, first_seen_at, file_condition, causes, verdicts_key, unreachable_since,
-          checked_at, duration_ms, transient, verdict_set)),
+          checked_at, duration_ms, transient, verdict_set, cells)),
       fresh AS (
         SELECT input.*, nextval(pg_get_serial_sequence('snapshots', 'id')) AS id FROM input),
       guard AS (
@@ -214,7 +180,7 @@ async function insertSnapshots(
           ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'agents') WITH ORDINALITY AS e(x, n) ORDER BY n),
           ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'profiles') WITH ORDINALITY AS e(x, n) ORDER BY n),
           verdict_set->'causes',
-          ARRAY(SELECT x::int FROM jsonb_array_elements_text(verdict_set->'cells') WITH ORDINALITY AS e(x, n) ORDER BY n),
+          cells::int[],
           verdict_set->'counts'
         FROM ok WHERE verdict_set IS NOT NULL),
       stored_events AS (
@@ -295,4 +261,85 @@ export async function lastCheckAt(db: Database): Promise<Date | null> {
     sql`SELECT max(checked_at) AS at FROM checks`,
   );
   return row?.at ? new Date(row.at) : null;
+}
+
+/** What a new state of a site is compared with: its current state's stored parts. */
+export interface PreviousParts {
+  /** The last good copy's body (null when there is none). */
+  readonly body: Uint8Array | null;
+  readonly verdicts: WatchVerdict[];
+  readonly incident: IncidentStart;
+}
+
+interface PreviousRequest {
+  readonly siteId: number;
+  readonly snapshotId: number;
+  readonly lastGoodSha256: string | null;
+}
+
+/**
+ * Reads what new states are compared with, for the checks that ask at the same time in
+ * one query (a changed check's three reads, for many sites, in one round trip).
+ */
+export class PreviousReader {
+  readonly #batch: Batcher<PreviousRequest, PreviousParts>;
+
+  constructor(db: Database) {
+    this.#batch = new Batcher((requests) => loadPreviousParts(db, requests), 200);
+  }
+
+  load(siteId: number, snapshotId: number, lastGoodSha256: string | null): Promise<PreviousParts> {
+    return this.#batch.add({ siteId, snapshotId, lastGoodSha256 });
+  }
+}
+
+async function loadPreviousParts(
+  db: Pick<Database, 'execute'>,
+  requests: readonly PreviousRequest[],
+): Promise<PreviousParts[]> {
+  const rows = await queryRows<{
+    ord: number;
+    body: string | null;
+    urls: string[] | null;
+    agents: string[] | null;
+    profiles: string[] | null;
+    causes: VerdictCause[] | null;
+    cells: string | null;
+    access: string | Date | null;
+    file: string | Date | null;
+  }>(
+    db,
+    sql`
+      SELECT r.ord, encode(b.content, 'hex') AS body, v.urls, v.agents, v.profiles, v.causes,
+        array_to_string(v.cells, ',') AS cells, i.access, i.file
+      FROM unnest(${sql.param(requests.map((_, i) => i))}::int[],
+        ${sql.param(requests.map((r) => r.siteId))}::int[],
+        ${sql.param(requests.map((r) => r.snapshotId))}::bigint[],
+        ${sql.param(requests.map((r) => r.lastGoodSha256))}::text[]) AS r(ord, site_id, snapshot_id, sha256)
+      LEFT JOIN bodies AS b ON b.sha256 = r.sha256
+      LEFT JOIN verdict_sets AS v ON v.snapshot_id = r.snapshot_id
+      CROSS JOIN LATERAL (${incidentStartOf(sql`r.site_id`, sql`r.snapshot_id`)}) AS i`,
+  );
+  const date = (value: string | Date | null) => (value ? new Date(value) : null);
+  const parts: PreviousParts[] = [];
+  for (const row of rows) {
+    const request = requests[row.ord]!;
+    if (request.lastGoodSha256 !== null && row.body === null)
+      throw new Error(`body ${request.lastGoodSha256} is missing from the store`);
+    parts[row.ord] = {
+      body: row.body === null ? null : new Uint8Array(Buffer.from(row.body, 'hex')),
+      verdicts:
+        row.urls === null
+          ? []
+          : decodeVerdicts({
+              urls: row.urls,
+              agents: row.agents!,
+              profiles: row.profiles!,
+              causes: row.causes!,
+              cells: row.cells === '' ? [] : row.cells!.split(',').map(Number),
+            }),
+      incident: { access: date(row.access), file: date(row.file) },
+    };
+  }
+  return parts;
 }

@@ -26,32 +26,35 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
   const profiles: string[] = [];
   const causes = new Map<string, number>();
   const causeList: VerdictCause[] = [];
-  for (const row of rows) {
+  // Each row's cause index, found once: rows share few causes (a rule, an access).
+  const causeOf = new Int32Array(rows.length);
+  rows.forEach((row, i) => {
     if (!urls.has(row.url)) urls.set(row.url, urls.size);
     if (!agents.has(row.agent)) {
       agents.set(row.agent, agents.size);
       profiles.push(row.profile);
     }
-    if (row.cause !== null) {
-      const key = JSON.stringify(row.cause);
-      if (!causes.has(key)) {
-        causes.set(key, causes.size + 1);
-        causeList.push(row.cause);
-      }
+    if (row.cause === null) return;
+    const key = causeKey(row.cause);
+    let index = causes.get(key);
+    if (index === undefined) {
+      causes.set(key, (index = causes.size + 1));
+      causeList.push(row.cause);
     }
-  }
+    causeOf[i] = index;
+  });
   const width = agents.size;
   const cells = new Array<number>(urls.size * width).fill(NONE);
   const counts = new Map<string, { agent: string; disallowed: number; watched: number }>();
-  for (const row of rows) {
-    const cause = row.cause === null ? 0 : causes.get(JSON.stringify(row.cause))!;
-    cells[urls.get(row.url)! * width + agents.get(row.agent)!] = cause * 2 + (row.allowed ? 1 : 0);
+  rows.forEach((row, i) => {
+    cells[urls.get(row.url)! * width + agents.get(row.agent)!] =
+      causeOf[i]! * 2 + (row.allowed ? 1 : 0);
     let count = counts.get(row.agent);
     if (count === undefined)
       counts.set(row.agent, (count = { agent: row.agent, disallowed: 0, watched: 0 }));
     count.watched++;
     if (!row.allowed) count.disallowed++;
-  }
+  });
   return {
     urls: [...urls.keys()],
     agents: [...agents.keys()],
@@ -62,6 +65,13 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
       a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0,
     ),
   };
+}
+
+/** What tells causes apart: all their fields, the pattern (free text) last. */
+function causeKey(cause: VerdictCause): string {
+  return cause.type === 'rule'
+    ? `r\0${cause.directive}\0${cause.line}\0${cause.pattern}`
+    : `a\0${cause.access}`;
 }
 
 /** One cell's verdict, or null when the cell holds none. */
