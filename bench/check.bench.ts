@@ -10,7 +10,7 @@
  * postgres://root@127.0.0.1:5432/postgres; a database robowatch_bench is (re)created there.
  */
 import { fork, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,8 +69,12 @@ async function sql(url: URL, text: string): Promise<string | undefined> {
   return result.rows[0]?.value;
 }
 
+/** CPU milliseconds per site of the last bare fetch. */
+let bareCpuMs = 0;
+
 /** The reference: GET each robots.txt with undici, `CONCURRENCY` at a time, reading the body. */
 async function bareFetch(origins: readonly string[]): Promise<number> {
+  const cpu = process.cpuUsage();
   const agent = new Agent({ pipelining: 0 }); // as robowatch's fetcher: one connection per fetch
   let next = 0;
   const started = performance.now();
@@ -87,21 +91,21 @@ async function bareFetch(origins: readonly string[]): Promise<number> {
     }),
   );
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  bareCpuMs = (used.user + used.system) / 1000 / origins.length;
   await agent.close();
   return origins.length / seconds;
 }
 
 /** Runs `robowatch check --json`; returns sites/s, change events printed, and peak RSS (MB). */
-async function runCheck(
-  config: string,
-  profile = false,
-): Promise<{ rate: number; events: number; peakMb: number }> {
+async function runCheck(config: string, name: string): Promise<Run> {
   const started = performance.now();
-  // BENCH_PROFILE=DIR writes a CPU profile of the nothing-changed run there.
-  const flags =
-    profile && process.env['BENCH_PROFILE']
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_PROFILE']}`]
-      : [];
+  const pgBefore = postgresCpu();
+  const commitsBefore = Number(await sql(database, COMMITS));
+  // BENCH_PROFILE=DIR writes a CPU profile of each run to DIR/first, DIR/second, DIR/third.
+  const flags = process.env['BENCH_PROFILE']
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env['BENCH_PROFILE'], name)}`]
+    : [];
   const child = spawn(
     process.execPath,
     [...flags, join(root, 'dist/main.js'), 'check', '--json', '--config', config],
@@ -115,11 +119,14 @@ async function runCheck(
     for (const byte of chunk) if (byte === 0x0a) events++;
   });
   // The kernel's high-water mark of the child's resident memory, read until it exits.
+  // Its CPU time likewise (the last reading before it exits: at most 20 ms short).
   let peakKb = 0;
+  let cpu = 0;
   const poll = setInterval(() => {
     try {
       const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
       if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
+      cpu = processCpu(child.pid!, false);
     } catch {
       // exited
     }
@@ -127,7 +134,61 @@ async function runCheck(
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearInterval(poll);
   if (code !== 0) throw new Error(`robowatch check exited with ${code}`);
-  return { rate: SITES / ((performance.now() - started) / 1000), events, peakMb: peakKb / 1024 };
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    rate: SITES / seconds,
+    events,
+    peakMb: peakKb / 1024,
+    cpuMs: (cpu * 1000) / SITES,
+    postgresCpuMs: ((postgresCpu() - pgBefore) * 1000) / SITES,
+    commits: (Number(await sql(database, COMMITS)) - commitsBefore) / SITES,
+  };
+}
+
+interface Run {
+  /** Sites per second, wall clock, start to exit. */
+  readonly rate: number;
+  /** Lines printed: change events with --json. */
+  readonly events: number;
+  readonly peakMb: number;
+  /** CPU milliseconds per site of the robowatch process, and of PostgreSQL's processes. */
+  readonly cpuMs: number;
+  readonly postgresCpuMs: number;
+  /** Transactions committed per site. */
+  readonly commits: number;
+}
+
+const TICKS = 100; // USER_HZ, the unit of /proc/<pid>/stat times on Linux
+const COMMITS =
+  "SELECT xact_commit::text AS value FROM pg_stat_database WHERE datname = 'robowatch_bench'";
+
+/** CPU seconds of a process (user + system), with its reaped children's if asked. */
+function processCpu(pid: number, children: boolean): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const at = (n: number) => Number(fields[n - 3]); // field n of proc(5), counted from 1
+  return (at(14) + at(15) + (children ? at(16) + at(17) : 0)) / TICKS;
+}
+
+/**
+ * CPU seconds of the local PostgreSQL: its postmaster with every backend it reaped,
+ * plus the live ones. Null when PostgreSQL is not on this machine.
+ */
+let postmaster: number | undefined;
+function postgresCpu(): number {
+  if (postmaster === undefined) return 0;
+  let total = processCpu(postmaster, true);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[1]) === postmaster) total += processCpu(Number(entry), false);
+    } catch {
+      // gone
+    }
+  }
+  return total;
 }
 
 const farm = fork(fileURLToPath(new URL('./farm.ts', import.meta.url)), [String(SITES)], {
@@ -156,19 +217,33 @@ ${origins.map((o) => `  - {url: '${o}', watch: ${JSON.stringify(WATCHES)}}`).joi
 
 await sql(server, 'DROP DATABASE IF EXISTS robowatch_bench WITH (FORCE)');
 await sql(server, 'CREATE DATABASE robowatch_bench');
+// The backend's parent is the postmaster, when PostgreSQL runs here.
+{
+  const client = new pg.Client({ connectionString: database.toString() });
+  await client.connect();
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  try {
+    const stat = readFileSync(`/proc/${rows[0]!.pid}/stat`, 'utf8');
+    postmaster = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    postmaster = undefined; // PostgreSQL on another machine: its CPU is not measured
+  }
+  await client.end();
+}
 const size = async () =>
   Number(await sql(database, 'SELECT pg_database_size(current_database())::text AS value'));
 
 await bareFetch(origins.slice(0, 2_000)); // warm up the JIT and the farm
 const empty = await size();
 const bare = await bareFetch(origins);
-const first = await runCheck(config);
+const first = await runCheck(config, 'first');
 const before = await size();
-const second = await runCheck(config, true);
+const second = await runCheck(config, 'second');
 const growth = (await size()) - before;
 await setVersion(1);
-const third = await runCheck(config);
+const third = await runCheck(config, 'third');
 const bareAfter = await bareFetch(origins);
+const bareCpu = bareCpuMs;
 
 farm.kill();
 await sql(server, 'DROP DATABASE IF EXISTS robowatch_bench WITH (FORCE)');
@@ -193,6 +268,11 @@ console.log(
 );
 console.log(
   `| \`robowatch check\`, third run (every file changed), sites/s | ${fmt(third.rate)} (${ratio(third.rate)}); ${fmt(third.events)} change events | |`,
+);
+const cpu = (run: Run) =>
+  `${run.cpuMs.toFixed(2)} + ${run.postgresCpuMs.toFixed(2)} ms, ${run.commits.toFixed(2)} tx`;
+console.log(
+  `| CPU per site, robowatch + PostgreSQL, and transactions per site (first; second; third run; bare GET client ${bareCpu.toFixed(2)} ms) | ${cpu(first)}; ${cpu(second)}; ${cpu(third)} | |`,
 );
 console.log(
   `| peak RSS of \`robowatch check\` (first, second, third run) | ${fmt(Math.max(first.peakMb, second.peakMb, third.peakMb))} MB (${fmt(first.peakMb)}, ${fmt(second.peakMb)}, ${fmt(third.peakMb)}) | < 300 MB |`,

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
-import { checkSites } from '../monitor/check-sites.js';
+import { checkSites, SITES_PER_FETCH } from '../monitor/check-sites.js';
 import { outcomeDocument } from '../monitor/check-site.js';
 import type { RunSummary } from '../monitor/check-sites.js';
 import type { SiteConfig } from '../config/config.js';
@@ -76,7 +76,7 @@ export function registerCheck(program: Command, context: CliContext): void {
               wireCheck(context, config, handle.db, fetcher),
               sites,
               {
-                concurrency: config.fetch.concurrency,
+                concurrency: config.fetch.concurrency * SITES_PER_FETCH,
                 onOutcome: (outcome) =>
                   print(options.json ? jsonLines(outcome.events) : human(outcomeDocument(outcome))),
               },

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import type { Duplex, Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import pLimit from 'p-limit';
 import { Agent, buildConnector } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { FetchErrorKind, FetchResult, RedirectHop } from '../policy/fetch-result.js';
@@ -25,6 +26,8 @@ export interface FetcherOptions {
   readonly maxBytes?: number;
   /** Bytes read past the limit only to count the lines lost; 1 MiB by default. */
   readonly drainBytes?: number;
+  /** Fetches under way at once (more wait their turn; the timeout starts with the fetch). */
+  readonly concurrency?: number;
 }
 
 export interface RobotsFetcher {
@@ -154,7 +157,13 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
     pipelining: 0,
   });
 
-  async function fetchRobots(origin: string): Promise<FetchResult> {
+  const limit = pLimit(options.concurrency ?? Number.POSITIVE_INFINITY);
+
+  function fetchRobots(origin: string): Promise<FetchResult> {
+    return limit(() => fetchNow(origin));
+  }
+
+  async function fetchNow(origin: string): Promise<FetchResult> {
     // One deadline for the whole fetch, cleared when it ends so that nothing fires later.
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), options.timeoutMs);

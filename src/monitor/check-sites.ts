@@ -5,8 +5,15 @@ import type { CheckOutcome } from './check-site.js';
 import type { CheckDeps } from './ports.js';
 import type { StoredSite } from './records.js';
 
+/**
+ * Sites in progress per fetch the fetcher runs at once (fetch.concurrency): while one
+ * site's new state is computed and recorded, the next site's fetch already runs, so
+ * the fetch slots never wait on the database.
+ */
+export const SITES_PER_FETCH = 2;
+
 export interface RunOptions {
-  /** Sites checked at the same time. */
+  /** Sites in progress at the same time (the fetcher limits the fetches among them). */
   readonly concurrency: number;
   /** Called as each site's check completes (in completion order). */
   readonly onOutcome?: (outcome: CheckOutcome) => void;

@@ -6,6 +6,7 @@ import { formatDuration } from '../policy/explain.js';
 import type { Logger } from '../lib/logger.js';
 import { jobId } from '../lib/job-id.js';
 import type { CheckOutcome } from '../monitor/check-site.js';
+import { SITES_PER_FETCH } from '../monitor/check-sites.js';
 import { deliverAttempt } from '../monitor/deliver-outbox.js';
 import type { DeliveryAttempt, DeliveryJobDeps } from '../monitor/deliver-outbox.js';
 import { periodAt, periodEndingAt } from '../monitor/periods.js';
@@ -155,7 +156,7 @@ export class Daemon {
       check: new JobPool<CheckJob>({
         ...common,
         queue: 'check',
-        concurrency: config.fetch.concurrency,
+        concurrency: config.fetch.concurrency * SITES_PER_FETCH,
         handle: (job) => this.#check(job),
         onError: (job, error, kind) =>
           onError(

@@ -239,7 +239,45 @@ describe('limits', () => {
       error: 'timeout',
     });
   });
+
+  it('runs at most `concurrency` fetches at once; the others wait their turn, not their deadline', async () => {
+    // Answers are held until three requests are open, or until the test lets them go:
+    // with a limit of two, the third never arrives while two are held.
+    let open = 0;
+    let most = 0;
+    const held: (() => void)[] = [];
+    server.routes.set('/robots.txt', (_req, res) => {
+      open++;
+      most = Math.max(most, open);
+      held.push(() => {
+        open--;
+        res.writeHead(200).end('User-agent: *\nDisallow: /x\n');
+      });
+    });
+    const limited = fetcher({ concurrency: 2, timeoutMs: 60_000 });
+    const results = Promise.all(
+      Array.from({ length: 6 }, () => limited.fetchRobots(server.origin)),
+    );
+    let answered = 0;
+    while (answered < 6) {
+      await waitFor(() => held.length > 0);
+      // Both slots are taken before one is let go (until fewer than two remain).
+      if (answered < 5) await waitFor(() => held.length === Math.min(2, 6 - answered));
+      held.shift()!();
+      answered++;
+    }
+    expect((await results).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(most).toBe(2);
+  });
 });
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 describe('network failures', () => {
   it('reports a connection reset mid-body', async () => {
