@@ -50,7 +50,7 @@ export interface FetchConfig {
   readonly allowPrivateAddresses: boolean;
   readonly confirmRetries: number;
   readonly confirmDelayMs: number;
-  /** Sites checked at the same time. */
+  /** robots.txt fetches under way at the same time (per process). */
   readonly concurrency: number;
 }
 
@@ -206,6 +206,8 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
   };
   topLevel('google');
   const notify = resolveNotify(file.notify, context.env, context.file);
+  const sharedPaths =
+    file.watch === undefined ? undefined : normalisePaths(file.watch, `${context.file}: watch`);
   const seen = new Set<string>();
   const sites = file.sites.map((site, i) => {
     const where = `${context.file}: sites[${i}]`;
@@ -213,9 +215,14 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
     if (seen.has(origin)) throw new ConfigError(`${where}.url: ${origin} is listed twice`);
     seen.add(origin);
     const profile = site.profile ?? 'google';
-    return {
+    if (site.watch === undefined && sharedPaths === undefined)
+      throw new ConfigError(
+        `${where}.watch: is required (or list the paths every site watches in a top-level watch)`,
+      );
+    const resolved = {
       origin,
-      watches: normaliseWatches(site.watch, origin, `${where}.watch`),
+      watches:
+        site.watch === undefined ? [] : normaliseWatches(site.watch, origin, `${where}.watch`),
       agents: site.agents
         ? resolveAgents(site.agents, profile, `${where}.agents`)
         : topLevel(profile),
@@ -223,6 +230,7 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
       schedule: site.schedule ?? file.schedule.check,
       alerts: resolveSiteTargets(notify, site.notify, context.env, where),
     };
+    return site.watch === undefined ? withSharedWatches(resolved, sharedPaths!) : resolved;
   });
   return {
     file: context.file,
@@ -281,6 +289,36 @@ export function normaliseWatch(watch: string, origin: string): string {
   const href = url.href;
   const hash = href.indexOf('#');
   return hash === -1 ? href : href.slice(0, hash);
+}
+
+/**
+ * The top-level watch list, as paths any origin can be put in front of: each is
+ * normalised once, not once per site.
+ */
+function normalisePaths(watches: readonly string[], where: string): string[] {
+  const origin = 'http://robowatch.invalid';
+  return normaliseWatches(
+    watches.map((watch, i) => {
+      if (!watch.startsWith('/') || watch.startsWith('//'))
+        throw new ConfigError(`${where}[${i}]: "${watch}" must be a path starting with "/"`);
+      return watch;
+    }),
+    origin,
+    where,
+  ).map((url) => url.slice(origin.length));
+}
+
+/**
+ * A site watching the top-level paths: its URLs are made when asked for, so that 100,000
+ * sites sharing 20 paths hold 20 strings, not 2 million.
+ */
+function withSharedWatches(site: SiteConfig, paths: readonly string[]): SiteConfig {
+  return Object.defineProperty({ ...site }, 'watches', {
+    enumerable: true,
+    get(this: SiteConfig) {
+      return paths.map((path) => this.origin + path);
+    },
+  });
 }
 
 function normaliseWatches(watches: readonly string[], origin: string, where: string): string[] {

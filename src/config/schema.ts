@@ -67,15 +67,15 @@ const siteNotify = z.strictObject({
 /** Watched URLs of one site: a site's key pages, not its sitemap. */
 export const MAX_WATCHES_PER_SITE = 1000;
 
+const watchList = z
+  .array(z.string({ error: 'must be a path or an absolute URL' }))
+  .min(1, 'must list at least one URL to watch')
+  .max(MAX_WATCHES_PER_SITE, `must list at most ${MAX_WATCHES_PER_SITE.toLocaleString('en')} URLs`);
+
 const site = z.strictObject({
   url: z.string({ error: 'must be the site origin, e.g. https://example.com' }),
-  watch: z
-    .array(z.string({ error: 'must be a path or an absolute URL' }))
-    .min(1, 'must list at least one URL to watch')
-    .max(
-      MAX_WATCHES_PER_SITE,
-      `must list at most ${MAX_WATCHES_PER_SITE.toLocaleString('en')} URLs`,
-    ),
+  /** Its own watched URLs; without them, the top-level list. */
+  watch: watchList.optional(),
   agents: agentList.optional(),
   profile: profile.optional(),
   schedule: cronExpression.optional(),
@@ -155,6 +155,8 @@ const webSettings = z.strictObject({
 export const configFileSchema = z.strictObject({
   dataDir: z.string().min(1).default('./data'),
   agents: agentList.default([...DEFAULT_AGENTS]),
+  /** Paths watched on every site that lists none of its own. */
+  watch: watchList.optional(),
   sites: z.array(site).default([]),
   fetch: fetchSettings.default(fetchSettings.parse({})),
   schedule: schedule.default(schedule.parse({})),

@@ -78,6 +78,26 @@ sites:
     ]);
   });
 
+  it('gives the top-level watch paths to every site without its own list', () => {
+    const config = parse(
+      'watch: ["/", "/a b", "/x?q=1#top"]\nsites:\n  - url: https://a.example\n  - url: http://b.example:8080\n  - url: https://c.example\n    watch: [/own]\n',
+    );
+    expect(config.sites.map((s) => s.watches)).toEqual([
+      ['https://a.example/', 'https://a.example/a%20b', 'https://a.example/x?q=1'],
+      ['http://b.example:8080/', 'http://b.example:8080/a%20b', 'http://b.example:8080/x?q=1'],
+      ['https://c.example/own'],
+    ]);
+    expect(error('watch: ["https://a.example/x"]\nsites:\n  - url: https://a.example')).toBe(
+      'robowatch.yaml: watch[0]: "https://a.example/x" must be a path starting with "/"',
+    );
+    expect(error('watch: ["//evil.example/x"]')).toBe(
+      'robowatch.yaml: watch[0]: "//evil.example/x" must be a path starting with "/"',
+    );
+    expect(error('sites:\n  - url: https://a.example')).toBe(
+      'robowatch.yaml: sites[0].watch: is required (or list the paths every site watches in a top-level watch)',
+    );
+  });
+
   it('schedules daily checks and a Monday digest, and sends nothing, by default', () => {
     const config = parse('sites:\n  - url: https://example.com\n    watch: [/]\n');
     expect(config.schedule).toEqual({
@@ -169,7 +189,7 @@ sites:
     ['fetch:\n  timeout: 5', 'robowatch.yaml: fetch: unknown key "timeout"'],
     [
       'sites:\n  - url: https://e.com\n    wach: [/]',
-      'robowatch.yaml: sites[0].watch: is required',
+      'robowatch.yaml: sites[0]: unknown key "wach"',
     ],
     [
       'sites:\n  - url: https://e.com\n    watch: [/]\n    agnets: [x]',
