@@ -58,10 +58,10 @@ export function registerCheck(program: Command, context: CliContext): void {
       const print = (text: string) => lines.push(write(context.io.stdout, text));
       const { links } = new Presentation(config).context();
       const budget = { left: options.all ? Infinity : LINE_BUDGET };
+      const byOrigin = new Map(config.sites.map((s) => [s.origin, s]));
       const human = (report: CheckReport) =>
         humanLines(report, {
-          agents:
-            config.sites.find((s) => s.origin === report.site)?.agents.map((a) => a.token) ?? [],
+          agents: byOrigin.get(report.site)?.agents.map((a) => a.token) ?? [],
           diff: links.diff(report.siteId, report.previousId, report.snapshotId),
           all: options.all === true,
           budget,

@@ -9,7 +9,7 @@ import type { CheckOutcome } from '../monitor/check-site.js';
 import { SITES_PER_FETCH } from '../monitor/check-sites.js';
 import { deliverAttempt } from '../monitor/deliver-outbox.js';
 import type { DeliveryAttempt, DeliveryJobDeps } from '../monitor/deliver-outbox.js';
-import { periodAt, periodEndingAt } from '../monitor/periods.js';
+import { periodAt, periodEndingAt, periodsAt } from '../monitor/periods.js';
 import { checkJobs, planJob, planPeriod, runCheckJob } from '../monitor/plan-checks.js';
 import type { CheckJob, PlanJob } from '../monitor/plan-checks.js';
 import type { CheckDeps, JobQueue, NewJob } from '../monitor/ports.js';
@@ -190,15 +190,18 @@ export class Daemon {
     const stored = await this.#deps.check.store.syncSites(config.sites.map((s) => s.origin));
     const byOrigin = new Map(config.sites.map((s) => [s.origin, s]));
     this.#sites = new Map(stored.map((s) => [s.id, byOrigin.get(s.origin)!]));
-    for (const [id, site] of this.#sites)
-      this.#bySchedule.set(site.schedule, [...(this.#bySchedule.get(site.schedule) ?? []), id]);
+    for (const [id, site] of this.#sites) {
+      const ids = this.#bySchedule.get(site.schedule);
+      if (ids === undefined) this.#bySchedule.set(site.schedule, [id]);
+      else ids.push(id);
+    }
 
     // A site never checked gets its first check within seconds, whatever its schedule.
     const first = stored.filter((s) => s.current === null);
     if (first.length > 0) {
       const queued = checkJobs(
         first.map((s) => ({ id: s.id, config: byOrigin.get(s.origin)!, first: true })),
-        (site) => periodAt(site.schedule, timezone, now),
+        periodsAt(timezone, now),
         now,
       );
       await jobs.send('check', queued);

@@ -18,8 +18,9 @@ export interface JobPoolOptions<T> {
 }
 
 /**
- * A pool of workers on one queue: it keeps up to `concurrency` jobs running, taking a
- * new one as soon as any ends (no batch waits for its slowest member), and records
+ * A pool of workers on one queue: it keeps up to `concurrency` jobs running, taking new
+ * ones as slots free up (a quarter of the pool at a time under load; no batch waits for
+ * its slowest member), and records
  * each job's end. A completion the database cannot take is retried for a while; after
  * that the engine expires the job and retries it (the work is done again, at least once).
  */
@@ -78,7 +79,9 @@ export class JobPool<T> {
     const stopping = this.#stopping.signal;
     while (!stopping.aborted) {
       const free = concurrency - this.#running.size;
-      if (free <= 0) {
+      // Under load, slots are refilled a quarter of the pool at a time: one statement
+      // takes many jobs, while the rest keep running (no batch waits for its slowest).
+      if (free < Math.max(1, Math.floor(concurrency / 4))) {
         // Full: wait until one ends (it wakes the loop) or the pool stops.
         await this.#idle(pollMs * 10);
         continue;

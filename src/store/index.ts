@@ -12,6 +12,7 @@ import type {
   RecordedDigest,
 } from '../monitor/records.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
+import { Batcher } from './batcher.js';
 import type { Database } from './db.js';
 import { sql } from 'drizzle-orm';
 import { countEventsBySnapshot, listChanges, listEvents } from './events.js';
@@ -59,9 +60,18 @@ export function createCheckStore(db: Database, queueDeliveries = false): CheckSt
   const checks = new CheckWriter(db);
   const states = new SnapshotWriter(db, queueDeliveries);
   const previous = new PreviousReader(db);
+  // One site's state, as each scheduled check asks: the checks asking at once, one query.
+  const oneSite = new Batcher(async (origins: string[]) => {
+    const found = new Map((await loadSites(db, origins)).map((s) => [s.origin, s]));
+    return origins.map((origin) => found.get(origin));
+  }, 500);
   return {
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
-    loadSites: (origins: readonly string[]) => loadSites(db, origins),
+    loadSites: async (origins: readonly string[]) => {
+      if (origins.length !== 1) return loadSites(db, origins);
+      const site = await oneSite.add(origins[0]!);
+      return site === undefined ? [] : [site];
+    },
     recordCheck: (check: CheckRow) => checks.record(check),
     recordSnapshot: (snapshot: NewSnapshot) => states.record(snapshot),
     replaceVerdicts: (

@@ -9,6 +9,7 @@
  */
 import PgBoss from 'pg-boss';
 import { sql } from 'drizzle-orm';
+import { Batcher } from './batcher.js';
 import { executorOf, queryRows } from './db.js';
 import type { Database, SqlExecutor } from './db.js';
 import type { Job, JobQueue, NewJob, QueueName } from '../monitor/ports.js';
@@ -134,6 +135,8 @@ export class JobEngine implements JobQueue {
   readonly #boss: PgBoss;
   readonly #executor: CountingExecutor;
   #stopped = false;
+  /** Completions per queue, batched: the jobs that end while one is recorded go in one statement. */
+  readonly #completions = new Map<QueueName, Batcher<string, undefined>>();
 
   private constructor(boss: PgBoss, executor: CountingExecutor) {
     this.#boss = boss;
@@ -209,9 +212,31 @@ export class JobEngine implements JobQueue {
     return found;
   }
 
+  /**
+   * Takes up to `count` due jobs, the longest due first. pg-boss's own fetch orders by
+   * priority and creation time, which its index cannot give: with a backlog (100,000
+   * first checks, or overload) each fetch sorted every due job (4.6 ms each at 10,000).
+   * This is its statement with the order its (name, start_after) index gives, which is
+   * also the order the checks should run in (oldest due first). Our queues use neither
+   * priorities nor the singleton or stately policies that its fetch also handles.
+   */
   async fetch<T>(queue: QueueName, count: number): Promise<Job<T>[]> {
-    const jobs = await this.#boss.fetch<T>(queue, { batchSize: count, includeMetadata: true });
-    return (jobs ?? []).map((j) => ({ id: j.id, data: j.data, retries: j.retryCount }));
+    const { rows } = await this.#executor.executeSql(
+      `WITH next AS (
+        SELECT id FROM ${SCHEMA}.job
+        WHERE name = $1 AND state < 'active' AND start_after < now()
+        ORDER BY start_after, created_on, id
+        LIMIT $2
+        FOR UPDATE SKIP LOCKED)
+      UPDATE ${SCHEMA}.job AS j SET state = 'active', started_on = now(),
+        retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
+      FROM next WHERE j.name = $1 AND j.id = next.id
+      RETURNING j.id::text AS id, j.data, j.retry_count, j.start_after`,
+      [queue, count],
+    );
+    return (rows as { id: string; data: T; retry_count: number; start_after: Date | string }[])
+      .sort((a, b) => new Date(a.start_after).getTime() - new Date(b.start_after).getTime())
+      .map((j) => ({ id: j.id, data: j.data, retries: j.retry_count }));
   }
 
   async nextDue(queue: QueueName): Promise<Date | null> {
@@ -224,7 +249,15 @@ export class JobEngine implements JobQueue {
   }
 
   async complete(queue: QueueName, id: string): Promise<void> {
-    await this.#boss.complete(queue, id);
+    let batch = this.#completions.get(queue);
+    if (batch === undefined) {
+      batch = new Batcher(async (ids) => {
+        await this.#boss.complete(queue, ids);
+        return ids.map(() => undefined);
+      }, 500);
+      this.#completions.set(queue, batch);
+    }
+    await batch.add(id);
   }
 
   async fail(queue: QueueName, id: string, error: string): Promise<void> {

@@ -1,0 +1,204 @@
+/**
+ * Scale benchmark: `npm run bench:scale`. 100,000 loopback sites (each its own address
+ * in 127.0.0.0/8, all served by one farm process), 20 watches × 8 agents each, on one
+ * PostgreSQL:
+ * - the first sweep by 1, 2 and 3 daemon processes (`robowatch start --no-web`) sharing a
+ *   fresh database: every site is new, so its first check falls due within seconds and
+ *   the processes drain the job queue together; time to all checked, check rate, speed-up,
+ *   peak RSS per process, CPU per site, database size per site;
+ * - a sweep with nothing changed (`robowatch check`, one process), as every day brings:
+ *   the daily-sweep time.
+ * The reference is a bare undici GET of the same 100,000 URLs at the same concurrency,
+ * before and after.
+ *
+ * BENCH_SITES (100,000), BENCH_PROCESSES ("1,2,3"), BENCH_CONCURRENCY (16 per process),
+ * BENCH_PROFILE (a directory: CPU profiles of the daemons).
+ * PostgreSQL as for the other benchmarks; a database robowatch_scale is (re)created there.
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { hostAddress } from './farm.js';
+import { bareFetch, fmt, postgresCpu, queryValue, runRobowatch } from './process-support.js';
+import type { Robowatch } from './process-support.js';
+import { benchPostgres } from './web-support.js';
+
+const SITES = Number(process.env['BENCH_SITES'] ?? 100_000);
+const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
+const PROCESSES = (process.env['BENCH_PROCESSES'] ?? '1,2,3').split(',').map(Number);
+const WATCHES = [
+  '/',
+  '/admin/users',
+  '/cart',
+  '/search?q=robots',
+  '/search/about',
+  '/blog/',
+  '/blog/2026/hello',
+  '/private/x',
+  '/docs/manual.pdf',
+  '/docs/manual.html',
+  '/products/1?sessionid=abc',
+  '/products/1',
+  '/about',
+  '/contact',
+  '/pricing',
+  '/login',
+  '/api/v1/items',
+  '/news',
+  '/news/tech',
+  '/sitemap.xml',
+];
+const AGENTS = [
+  'Googlebot',
+  'Bingbot',
+  'GPTBot',
+  'ClaudeBot',
+  'CCBot',
+  'Google-Extended',
+  'PerplexityBot',
+  '*',
+];
+
+const farm = fork(fileURLToPath(new URL('./farm.ts', import.meta.url)), ['0', 'hosts'], {
+  execArgv: ['--import', 'tsx'],
+});
+const port = await new Promise<number>((resolve) =>
+  farm.once('message', (m: { port: number }) => resolve(m.port)),
+);
+const origins = Array.from({ length: SITES }, (_, i) => `http://${hostAddress(i)}:${port}`);
+
+// A fleet configured as large fleets are: one watch list for every site.
+const config = join(mkdtempSync(join(tmpdir(), 'robowatch-scale-')), 'robowatch.yaml');
+writeFileSync(
+  config,
+  `agents: ${JSON.stringify(AGENTS)}
+watch: ${JSON.stringify(WATCHES)}
+fetch: {allowPrivateAddresses: true, concurrency: ${CONCURRENCY}}
+schedule: {check: '0 3 * * *'}
+sites:
+${origins.map((o) => `  - url: ${o}`).join('\n')}
+`,
+);
+
+const waitUntil = async (
+  what: string,
+  condition: () => Promise<boolean>,
+  processes: Robowatch[],
+) => {
+  for (;;) {
+    if (await condition()) return;
+    if (processes.some((p) => p.child.exitCode !== null))
+      throw new Error(`a robowatch process exited while waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+};
+
+interface Sweep {
+  readonly processes: number;
+  /** Seconds from start to every site checked, and from the first check to the last. */
+  readonly total: number;
+  readonly checking: number;
+  readonly peakMb: number[];
+  readonly cpuMs: number;
+  readonly postgresCpuMs: number;
+  readonly bytesPerSite: number;
+}
+
+/** The first sweep of `n` daemons on a fresh database. */
+async function firstSweep(n: number): Promise<Sweep> {
+  const database = await benchPostgres('robowatch_scale');
+  const migrate = runRobowatch(['migrate', '--config', config], database.url);
+  if ((await migrate.exited).code !== 0) throw new Error('robowatch migrate failed');
+  const pgCpu = await postgresCpu(database.url);
+  const checked = async () =>
+    Number(
+      await queryValue(
+        database.url,
+        'SELECT count(*)::text AS value FROM sites WHERE current_snapshot_id IS NOT NULL',
+      ),
+    );
+  const pgBefore = pgCpu();
+  const started = performance.now();
+  const profile = process.env['BENCH_PROFILE']; // DIR: a CPU profile of each daemon there
+  const daemons = Array.from({ length: n }, (_, i) =>
+    runRobowatch(
+      ['start', '--no-web', '--config', config],
+      database.url,
+      profile ? join(profile, `sweep-${n}-${i + 1}`) : undefined,
+    ),
+  );
+  await waitUntil('the first sweep', async () => (await checked()) >= SITES, daemons);
+  const total = (performance.now() - started) / 1000;
+  const postgresCpuMs = ((pgCpu() - pgBefore) * 1000) / SITES;
+  const checking = Number(
+    await queryValue(
+      database.url,
+      'SELECT extract(epoch FROM max(checked_at) - min(checked_at))::text AS value FROM checks',
+    ),
+  );
+  for (const daemon of daemons) daemon.child.kill('SIGTERM');
+  const ends = await Promise.all(daemons.map((d) => d.exited));
+  const bytes = Number(
+    await queryValue(database.url, 'SELECT pg_database_size(current_database())::text AS value'),
+  );
+  const sweep: Sweep = {
+    processes: n,
+    total,
+    checking,
+    peakMb: ends.map((e) => e.peakMb),
+    cpuMs: (ends.reduce((sum, e) => sum + e.cpuSeconds, 0) * 1000) / SITES,
+    postgresCpuMs,
+    bytesPerSite: bytes / SITES,
+  };
+  if (n !== PROCESSES[PROCESSES.length - 1]) await database.drop();
+  else lastDatabase = database;
+  return sweep;
+}
+let lastDatabase: Awaited<ReturnType<typeof benchPostgres>> | undefined;
+
+await bareFetch(origins.slice(0, 5_000), CONCURRENCY); // warm up the JIT and the farm
+const bareBefore = await bareFetch(origins, CONCURRENCY);
+const sweeps: Sweep[] = [];
+for (const n of PROCESSES) sweeps.push(await firstSweep(n));
+
+// Nothing changed: the day after, on the last sweep's database.
+const started = performance.now();
+const unchanged = runRobowatch(
+  ['check', '--config', config],
+  lastDatabase!.url,
+  process.env['BENCH_PROFILE'] ? join(process.env['BENCH_PROFILE'], 'unchanged') : undefined,
+);
+const unchangedEnd = await unchanged.exited;
+if (unchangedEnd.code !== 0) throw new Error(`robowatch check exited with ${unchangedEnd.code}`);
+const unchangedSeconds = (performance.now() - started) / 1000;
+const bareAfter = await bareFetch(origins, CONCURRENCY);
+await lastDatabase!.drop();
+farm.kill();
+
+const reference = (bareBefore.rate + bareAfter.rate) / 2;
+const ratio = (rate: number) => `${(rate / reference).toFixed(2)}× bare`;
+const one = sweeps.find((s) => s.processes === 1) ?? sweeps[0]!;
+console.log(
+  `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${fmt(SITES)} sites × ${WATCHES.length} watches × ${AGENTS.length} agents, ` +
+    `concurrency ${CONCURRENCY} per process, one PostgreSQL on this machine`,
+);
+console.log('| measurement | value | target |');
+console.log('|---|--:|--:|');
+console.log(
+  `| bare undici GET, sites/s (before and after: ${fmt(bareBefore.rate)}, ${fmt(bareAfter.rate)}) | ${fmt(reference)} | |`,
+);
+for (const sweep of sweeps) {
+  const rate = SITES / sweep.checking;
+  console.log(
+    `| first sweep, ${sweep.processes} process${sweep.processes > 1 ? 'es' : ''}: all checked after | ${fmt(sweep.total)} s; ${fmt(rate)} sites/s while checking (${ratio(rate)}), speed-up ${(one.checking / sweep.checking).toFixed(2)}× | ≥ 0.5× bare |`,
+  );
+  console.log(
+    `| … peak RSS per process; CPU per site, robowatch + PostgreSQL; database per site | ${sweep.peakMb.map((mb) => `${fmt(mb)} MB`).join(', ')}; ${sweep.cpuMs.toFixed(2)} + ${sweep.postgresCpuMs.toFixed(2)} ms; ${fmt(sweep.bytesPerSite)} B | < 400 MB; ; < 10,000 B |`,
+  );
+}
+const unchangedRate = SITES / unchangedSeconds;
+console.log(
+  `| nothing changed, \`robowatch check\`, 1 process: the daily sweep | ${fmt(unchangedSeconds)} s, ${fmt(unchangedRate)} sites/s (${ratio(unchangedRate)}); peak RSS ${fmt(unchangedEnd.peakMb)} MB; CPU ${((unchangedEnd.cpuSeconds * 1000) / SITES).toFixed(2)} ms per site | ≥ 0.7× bare |`,
+);
