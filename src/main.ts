@@ -14,6 +14,7 @@ import type { DaemonInfo } from './cli/context.js';
 import type * as Drivers from './drivers.js';
 import type { Config } from './config/config.js';
 import { FatalError } from './lib/errors.js';
+import { startHeapGovernor } from './lib/heap-governor.js';
 
 const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
@@ -36,6 +37,8 @@ let lastBeat = 0;
 const LIGHT = new Set(['eval', 'lint', undefined]);
 const argv = process.argv.slice(2);
 const drivers = LIGHT.has(commandOf(argv)) ? undefined : await import('./drivers.js');
+// Commands that may check or serve many sites keep their heap near what they use.
+if (drivers !== undefined) startHeapGovernor();
 function need(): typeof Drivers {
   if (drivers === undefined) throw new Error('this command was started without its drivers');
   return drivers;

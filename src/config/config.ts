@@ -221,8 +221,6 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
       );
     const resolved = {
       origin,
-      watches:
-        site.watch === undefined ? [] : normaliseWatches(site.watch, origin, `${where}.watch`),
       agents: site.agents
         ? resolveAgents(site.agents, profile, `${where}.agents`)
         : topLevel(profile),
@@ -230,7 +228,9 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
       schedule: site.schedule ?? file.schedule.check,
       alerts: resolveSiteTargets(notify, site.notify, context.env, where),
     };
-    return site.watch === undefined ? withSharedWatches(resolved, sharedPaths!) : resolved;
+    return site.watch === undefined
+      ? new SharedWatchSite(resolved, sharedPaths!)
+      : { ...resolved, watches: normaliseWatches(site.watch, origin, `${where}.watch`) };
   });
   return {
     file: context.file,
@@ -310,15 +310,29 @@ function normalisePaths(watches: readonly string[], where: string): string[] {
 
 /**
  * A site watching the top-level paths: its URLs are made when asked for, so that 100,000
- * sites sharing 20 paths hold 20 strings, not 2 million.
+ * sites sharing 20 paths hold 20 strings, not 2 million (and no closure each: the getter
+ * is the class's).
  */
-function withSharedWatches(site: SiteConfig, paths: readonly string[]): SiteConfig {
-  return Object.defineProperty({ ...site }, 'watches', {
-    enumerable: true,
-    get(this: SiteConfig) {
-      return paths.map((path) => this.origin + path);
-    },
-  });
+class SharedWatchSite implements SiteConfig {
+  readonly origin: string;
+  readonly agents: readonly AgentSpec[];
+  readonly profile: Profile;
+  readonly schedule: string;
+  readonly alerts: AlertTargets;
+  readonly #paths: readonly string[];
+
+  constructor(site: Omit<SiteConfig, 'watches'>, paths: readonly string[]) {
+    this.origin = site.origin;
+    this.agents = site.agents;
+    this.profile = site.profile;
+    this.schedule = site.schedule;
+    this.alerts = site.alerts;
+    this.#paths = paths;
+  }
+
+  get watches(): readonly string[] {
+    return this.#paths.map((path) => this.origin + path);
+  }
 }
 
 function normaliseWatches(watches: readonly string[], origin: string, where: string): string[] {
