@@ -4,7 +4,8 @@ import { openDatabase } from '../src/store/db.js';
 import { adminQuery, databaseUrl, postgresUrl, TEMPLATE_ENV } from './support/database.js';
 
 /**
- * Before the suite: build the CLI (end-to-end tests run it as users do), and when a
+ * Before the suite: build the CLI and its embedded-database seed (end-to-end tests run it
+ * as users do), and when a
  * PostgreSQL server is configured, migrate a template database that each test file
  * clones (CREATE DATABASE … TEMPLATE is much faster than migrating each time).
  */
@@ -14,6 +15,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     cwd: root,
     stdio: 'inherit',
   });
+  // The migrated embedded database new data directories start from, as `npm run build` makes.
+  execFileSync(process.execPath, ['dist/build-seed.js'], { cwd: root, stdio: 'ignore' });
   if (postgresUrl() === undefined) return () => Promise.resolve();
   const template = `robowatch_template_${process.pid}`;
   await adminQuery(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
