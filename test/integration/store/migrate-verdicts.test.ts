@@ -41,15 +41,16 @@ const AGENTS = [
   { token: 'googlebot-news', profile: 'google' as const },
 ];
 
-/** The migrations up to the one before compact verdicts. */
+/** The migrations up to the one before `tag` (it and every later one left out). */
 function migrationsBefore(tag: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'robowatch-migrations-'));
   cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  rmSync(join(dir, `${tag}.sql`));
   const journal = JSON.parse(readFileSync(join(dir, 'meta/_journal.json'), 'utf8')) as {
     entries: { tag: string }[];
   };
-  journal.entries = journal.entries.filter((e) => e.tag !== tag);
+  const at = journal.entries.findIndex((e) => e.tag === tag);
+  for (const entry of journal.entries.slice(at)) rmSync(join(dir, `${entry.tag}.sql`));
+  journal.entries = journal.entries.slice(0, at);
   writeFileSync(join(dir, 'meta/_journal.json'), JSON.stringify(journal));
   return dir;
 }
