@@ -14,42 +14,18 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bareFetch, fmt, postgresCpu, queryValue, runRobowatch } from './process-support.js';
+import {
+  AGENTS,
+  bareFetch,
+  fmt,
+  postgresCpu,
+  queryValue,
+  runRobowatch,
+  WATCHES,
+} from './process-support.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 10_000);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
-const WATCHES = [
-  '/',
-  '/admin/users',
-  '/cart',
-  '/search?q=robots',
-  '/search/about',
-  '/blog/',
-  '/blog/2026/hello',
-  '/private/x',
-  '/docs/manual.pdf',
-  '/docs/manual.html',
-  '/products/1?sessionid=abc',
-  '/products/1',
-  '/about',
-  '/contact',
-  '/pricing',
-  '/login',
-  '/api/v1/items',
-  '/news',
-  '/news/tech',
-  '/sitemap.xml',
-];
-const AGENTS = [
-  'Googlebot',
-  'Bingbot',
-  'GPTBot',
-  'ClaudeBot',
-  'CCBot',
-  'Google-Extended',
-  'PerplexityBot',
-  '*',
-];
 const server = new URL(
   process.env['BENCH_DATABASE_URL'] ||
     process.env['TEST_DATABASE_URL'] ||

@@ -12,6 +12,40 @@ import { Agent } from 'undici';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** The check benchmarks' workload: each site's 20 watched URLs and 8 crawlers. */
+export const WATCHES = [
+  '/',
+  '/admin/users',
+  '/cart',
+  '/search?q=robots',
+  '/search/about',
+  '/blog/',
+  '/blog/2026/hello',
+  '/private/x',
+  '/docs/manual.pdf',
+  '/docs/manual.html',
+  '/products/1?sessionid=abc',
+  '/products/1',
+  '/about',
+  '/contact',
+  '/pricing',
+  '/login',
+  '/api/v1/items',
+  '/news',
+  '/news/tech',
+  '/sitemap.xml',
+];
+export const AGENTS = [
+  'Googlebot',
+  'Bingbot',
+  'GPTBot',
+  'ClaudeBot',
+  'CCBot',
+  'Google-Extended',
+  'PerplexityBot',
+  '*',
+];
+
 /** The first value of a query's first row, as text. */
 export async function queryValue(url: string, text: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url });

@@ -21,45 +21,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostAddress } from './farm.js';
-import { bareFetch, fmt, postgresCpu, queryValue, runRobowatch } from './process-support.js';
+import {
+  AGENTS,
+  bareFetch,
+  fmt,
+  postgresCpu,
+  queryValue,
+  runRobowatch,
+  WATCHES,
+} from './process-support.js';
 import type { Robowatch } from './process-support.js';
 import { benchPostgres } from './web-support.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 100_000);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const PROCESSES = (process.env['BENCH_PROCESSES'] ?? '1,2,3').split(',').map(Number);
-const WATCHES = [
-  '/',
-  '/admin/users',
-  '/cart',
-  '/search?q=robots',
-  '/search/about',
-  '/blog/',
-  '/blog/2026/hello',
-  '/private/x',
-  '/docs/manual.pdf',
-  '/docs/manual.html',
-  '/products/1?sessionid=abc',
-  '/products/1',
-  '/about',
-  '/contact',
-  '/pricing',
-  '/login',
-  '/api/v1/items',
-  '/news',
-  '/news/tech',
-  '/sitemap.xml',
-];
-const AGENTS = [
-  'Googlebot',
-  'Bingbot',
-  'GPTBot',
-  'ClaudeBot',
-  'CCBot',
-  'Google-Extended',
-  'PerplexityBot',
-  '*',
-];
 
 const farm = fork(fileURLToPath(new URL('./farm.ts', import.meta.url)), ['0', 'hosts'], {
   execArgv: ['--import', 'tsx'],
