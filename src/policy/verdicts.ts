@@ -101,27 +101,23 @@ export function computeVerdicts(
     const effective = resolveState(state, agent.profile);
     if (effective.kind === 'access') {
       const allowed = effective.access === 'unavailable';
+      const cause: VerdictCause = { type: 'access', access: effective.access };
       for (const url of watches) {
-        verdicts.push({
-          url,
-          agent: agent.token,
-          profile: agent.profile,
-          allowed,
-          cause: { type: 'access', access: effective.access },
-        });
+        verdicts.push({ url, agent: agent.token, profile: agent.profile, allowed, cause });
       }
       continue;
     }
     const rules = compileAgent(cache.parse(effective.body, agent.profile), agent.token);
+    // One cause object per deciding rule, shared by the URLs it decides (read-only).
+    const causes = new Map<object, VerdictCause>();
     for (const url of watches) {
       const { allowed, rule } = rules.evaluate(url);
-      verdicts.push({
-        url,
-        agent: agent.token,
-        profile: agent.profile,
-        allowed,
-        cause: rule === null ? null : { type: 'rule', ...rule },
-      });
+      let cause: VerdictCause | null = null;
+      if (rule !== null) {
+        cause = causes.get(rule) ?? null;
+        if (cause === null) causes.set(rule, (cause = { type: 'rule', ...rule }));
+      }
+      verdicts.push({ url, agent: agent.token, profile: agent.profile, allowed, cause });
     }
   }
   return verdicts;
