@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
@@ -10,13 +10,16 @@ import type { IncidentStart, StoredSite } from '../monitor/records.js';
 /** Makes sure every origin has a row; returns them all, with their current state. */
 export async function syncSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
   if (origins.length === 0) return [];
-  for (let i = 0; i < origins.length; i += 1000) {
-    const batch = origins.slice(i, i + 1000).map((origin) => ({ origin }));
-    await db.insert(sites).values(batch).onConflictDoNothing({ target: sites.origin });
-  }
+  // One array parameter per statement: a query builder's row of parameters per site
+  // cost 0.1 ms a site (10 s at 100,000) to build.
   const found: StoredSite[] = [];
-  for (let i = 0; i < origins.length; i += 1000)
-    found.push(...(await loadSites(db, origins.slice(i, i + 1000))));
+  for (let i = 0; i < origins.length; i += 10_000) {
+    const batch = origins.slice(i, i + 10_000);
+    await db.execute(sql`
+      INSERT INTO sites (origin) SELECT unnest(${sql.param(batch)}::text[])
+      ON CONFLICT (origin) DO NOTHING`);
+    found.push(...(await loadSites(db, batch)));
+  }
   return found;
 }
 
@@ -44,7 +47,7 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
     .from(sites)
     .leftJoin(snapshots, eq(snapshots.id, sites.currentSnapshotId))
     .leftJoin(lastGood, eq(lastGood.id, snapshots.lastGoodId))
-    .where(inArray(sites.origin, [...origins]));
+    .where(sql`${sites.origin} = ANY(${sql.param([...origins])}::text[])`);
   return rows.map((row) => ({
     id: row.id,
     origin: row.origin,
