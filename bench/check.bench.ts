@@ -23,17 +23,12 @@ import {
   runRobowatch,
   WATCHES,
 } from './process-support.js';
+import { benchPostgres } from './web-support.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 10_000);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
-const server = new URL(
-  process.env['BENCH_DATABASE_URL'] ||
-    process.env['TEST_DATABASE_URL'] ||
-    process.env['DATABASE_URL'] ||
-    'postgres://root@127.0.0.1:5432/postgres',
-);
-const database = new URL(server);
-database.pathname = '/robowatch_bench';
+const bench = await benchPostgres('robowatch_bench');
+const database = new URL(bench.url);
 const sql = (url: URL, text: string) => queryValue(url.toString(), text);
 const COMMITS =
   "SELECT xact_commit::text AS value FROM pg_stat_database WHERE datname = 'robowatch_bench'";
@@ -99,8 +94,6 @@ ${origins.map((o) => `  - {url: '${o}', watch: ${JSON.stringify(WATCHES)}}`).joi
 `,
 );
 
-await sql(server, 'DROP DATABASE IF EXISTS robowatch_bench WITH (FORCE)');
-await sql(server, 'CREATE DATABASE robowatch_bench');
 const pgCpu = await postgresCpu(database.toString());
 const size = async () =>
   Number(await sql(database, 'SELECT pg_database_size(current_database())::text AS value'));
@@ -117,13 +110,13 @@ const third = await runCheck(config, 'third');
 const { rate: bareAfter, cpuMs: bareCpu } = await bareFetch(origins, CONCURRENCY);
 
 farm.kill();
-await sql(server, 'DROP DATABASE IF EXISTS robowatch_bench WITH (FORCE)');
+await bench.drop();
 
 const reference = (bare + bareAfter) / 2;
 const ratio = (rate: number) => `${(rate / reference).toFixed(2)}× bare`;
 console.log(
   `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SITES} sites × ${WATCHES.length} watches × ${AGENTS.length} agents, ` +
-    `concurrency ${CONCURRENCY}, PostgreSQL at ${server.host}`,
+    `concurrency ${CONCURRENCY}, PostgreSQL at ${database.host}`,
 );
 console.log('| measurement | value | target |');
 console.log('|---|--:|--:|');
