@@ -133,11 +133,11 @@ export function diffStates(
     events.push({ type: 'fetch_status_changed', site, before: b, after: a });
   }
 
-  const previous = new Map(before.verdicts.map((v) => [`${v.url}\n${v.agent}`, v]));
+  const oldVerdict = verdictFinder(before.verdicts);
   const allowedNow: ChangeEvent[] = [];
-  for (const verdict of after.verdicts) {
-    const old = previous.get(`${verdict.url}\n${verdict.agent}`);
-    if (old === undefined || old.allowed === verdict.allowed) continue;
+  after.verdicts.forEach((verdict, i) => {
+    const old = oldVerdict(verdict, i);
+    if (old === undefined || old.allowed === verdict.allowed) return;
     const { url, agent } = verdict;
     if (!verdict.allowed) {
       events.push({ type: 'newly_disallowed', site, url, agent, cause: verdict.cause! });
@@ -146,7 +146,7 @@ export function diffStates(
       const cause = verdict.cause ?? old.cause!;
       allowedNow.push({ type: 'newly_allowed', site, url, agent, cause });
     }
-  }
+  });
   events.push(...allowedNow);
 
   if (before.rules !== null && after.rules !== null) {
@@ -170,6 +170,23 @@ export function diffStates(
       events.push({ type: 'sitemaps_changed', site, added, removed });
   }
   return events;
+}
+
+/**
+ * Finds a verdict's counterpart (same URL and agent) among `verdicts`. Both states are
+ * usually computed for the same watches × agents, in the same order: the one at the same
+ * place is tried first, and a lookup table is built only if the lists differ.
+ */
+function verdictFinder(
+  verdicts: readonly WatchVerdict[],
+): (verdict: WatchVerdict, i: number) => WatchVerdict | undefined {
+  let byKey: Map<string, WatchVerdict> | undefined;
+  return (verdict, i) => {
+    const same = verdicts[i];
+    if (same !== undefined && same.url === verdict.url && same.agent === verdict.agent) return same;
+    byKey ??= new Map(verdicts.map((v) => [`${v.url}\n${v.agent}`, v]));
+    return byKey.get(`${verdict.url}\n${verdict.agent}`);
+  };
 }
 
 /** Rules of `a` not in `b`, as multisets: a rule written twice and once more counts. */

@@ -113,7 +113,13 @@ async function insertSnapshots(
   const iso = (date: Date | null) => (date === null ? null : date.toISOString());
   const json = (value: unknown) => JSON.stringify(value);
   const sets = snapshots.map((s) => (s.verdicts.length === 0 ? null : encodeVerdicts(s.verdicts)));
-  const events = snapshots.flatMap((s, ord) => s.events.map((e) => ({ ord, e })));
+  // The JSON values travel as one jsonb document each (not as jsonb[]: an array literal
+  // escapes every quote of every document, on both sides).
+  const documents = snapshots.map((s, i) => {
+    const set = sets[i];
+    return [s.redirects, s.causes, set === null ? null : { ...set, cells: undefined }];
+  });
+  const events = snapshots.flatMap((s, ord) => s.events.map((e) => [ord, e]));
   const rows = await queryRows<{ ord: number; id: string | number }>(
     db,
     sql`
@@ -130,26 +136,29 @@ async function insertSnapshots(
           ${col((s) => s.cut?.droppedBytes ?? null)}::int[],
           ${col((s) => s.cut?.droppedLineBreaks ?? null)}::int[],
           ${col((s) => s.cut?.complete ?? null)}::boolean[],
-          ${col((s) => json(s.redirects))}::jsonb[],
           ${col((s) => s.finalUrl)}::text[],
           ${col((s) => s.stale)}::boolean[],
           ${col((s) => s.lastGoodId)}::bigint[],
           ${col((s) => iso(s.firstSeenAt))}::timestamptz[],
           ${col((s) => s.fileCondition)}::text[],
-          ${col((s) => json(s.causes))}::jsonb[],
           ${col((s) => s.verdictsKey)}::text[],
           ${col((s) => iso(s.unreachableSince))}::timestamptz[],
           ${col((s) => iso(s.check.checkedAt))}::timestamptz[],
           ${col((s) => s.check.durationMs)}::int[],
           ${col((s) => s.check.transient)}::text[],
-          ${sql.param(sets.map((v) => (v === null ? null : json({ ...v, cells: undefined }))))}::jsonb[],
           ${sql.param(sets.map((v) => (v === null ? null : `{${v.cells.join(',')}}`)))}::text[]
         ) AS t(ord, site_id, previous_id, status, error, error_detail, sha256, body_hex,
-          dropped_bytes, dropped_line_breaks, dropped_complete, redirects, final_url, stale,
-          last_good_id, first_seen_at, file_condition, causes, verdicts_key, unreachable_since,
-          checked_at, duration_ms, transient, verdict_set, cells)),
+          dropped_bytes, dropped_line_breaks, dropped_complete, final_url, stale,
+          last_good_id, first_seen_at, file_condition, verdicts_key, unreachable_since,
+          checked_at, duration_ms, transient, cells)),
+      documents AS (
+        SELECT n - 1 AS ord, d->0 AS redirects, d->1 AS causes,
+          NULLIF(d->2, 'null'::jsonb) AS verdict_set
+        FROM jsonb_array_elements(${json(documents)}::jsonb) WITH ORDINALITY AS x(d, n)),
       fresh AS (
-        SELECT input.*, nextval(pg_get_serial_sequence('snapshots', 'id')) AS id FROM input),
+        SELECT input.*, documents.redirects, documents.causes, documents.verdict_set,
+          nextval(pg_get_serial_sequence('snapshots', 'id')) AS id
+        FROM input JOIN documents USING (ord)),
       guard AS (
         UPDATE sites AS s SET current_snapshot_id = f.id, verdicts_key = f.verdicts_key,
           unreachable_since = f.unreachable_since
@@ -186,9 +195,8 @@ async function insertSnapshots(
       stored_events AS (
         INSERT INTO change_events (site_id, snapshot_id, type, event, created_at)
         SELECT ok.site_id, ok.id, e.type, e.event, ok.checked_at
-        FROM unnest(${sql.param(events.map((x) => x.ord))}::int[],
-          ${sql.param(events.map((x) => x.e.type))}::text[],
-          ${sql.param(events.map((x) => json(x.e)))}::jsonb[]) WITH ORDINALITY AS e(ord, type, event, n)
+        FROM (SELECT (x->>0)::int AS ord, x->1->>'type' AS type, x->1 AS event, n
+          FROM jsonb_array_elements(${json(events)}::jsonb) WITH ORDINALITY AS e(x, n)) AS e
           JOIN ok ON ok.ord = e.ord
         ORDER BY e.n),
       stored_checks AS (

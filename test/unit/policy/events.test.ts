@@ -71,6 +71,31 @@ describe('diffStates', () => {
     ]);
   });
 
+  it('compares each URL and agent with its own verdict when the watches were reordered or added', () => {
+    const before = view('User-agent: *\nDisallow: /a\n');
+    const after = view('User-agent: *\nDisallow: /a\n');
+    const reordered = { ...after, verdicts: [...after.verdicts].reverse() };
+    expect(diffStates(SITE, before, reordered)).toEqual([]);
+    // A URL watched only now has no verdict before it: no event for it.
+    const more = computeVerdicts(
+      {
+        fetch: { status: 200, error: null },
+        body: new TextEncoder().encode('User-agent: *\nDisallow: /\n'),
+        lastGoodBody: null,
+        stale: false,
+      },
+      ['https://e.com/new', ...watches],
+      agents,
+    );
+    const events = diffStates(SITE, before, { ...before, verdicts: more });
+    expect(events.map((e) => e.type === 'newly_disallowed' && e.url).sort()).toEqual([
+      'https://e.com/',
+      'https://e.com/',
+      'https://e.com/b',
+      'https://e.com/b',
+    ]);
+  });
+
   it('reports rule changes per agent, ignoring order, comments, whitespace and escaping', () => {
     const before = view('User-agent: *\nDisallow: /a\nDisallow: /caf%c3%a9\n');
     expect(
