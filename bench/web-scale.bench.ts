@@ -26,7 +26,8 @@ import { checkSites } from '../src/monitor/check-sites.js';
 import type { CheckDeps } from '../src/monitor/ports.js';
 import { openDatabase } from '../src/store/db.js';
 import type { DatabaseHandle } from '../src/store/db.js';
-import { createCheckStore, createWebStore } from '../src/store/index.js';
+import { createCheckStore, createSiteDirectory, createWebStore } from '../src/store/index.js';
+import { SiteCatalog } from '../src/monitor/site-catalog.js';
 import { createApp } from '../src/web/app.js';
 import { FixtureServer } from '../test/support/fixture-server.js';
 import { benchPostgres, timePage } from './web-support.js';
@@ -146,6 +147,7 @@ async function measure(
   );
   const app = createApp({
     config,
+    catalog: new SiteCatalog(createSiteDirectory(handle.db), config, () => NOW),
     store: createWebStore(handle.db),
     checkNow: () => Promise.reject(new Error('not in the benchmark')),
     previewDigests: () => Promise.resolve([]),

@@ -24,7 +24,8 @@ import { checkSites } from '../src/monitor/check-sites.js';
 import type { CheckDeps } from '../src/monitor/ports.js';
 import { openDatabase } from '../src/store/db.js';
 import type { DatabaseHandle } from '../src/store/db.js';
-import { createCheckStore, createWebStore } from '../src/store/index.js';
+import { createCheckStore, createSiteDirectory, createWebStore } from '../src/store/index.js';
+import { SiteCatalog } from '../src/monitor/site-catalog.js';
 import { createApp } from '../src/web/app.js';
 import { FixtureServer } from '../test/support/fixture-server.js';
 import { benchPostgres, timePage } from './web-support.js';
@@ -153,8 +154,10 @@ async function measure(
   const site = await store.findSite(server.origin);
   const snapshots = await store.listSnapshots(site!.id, 100_000);
   const checks = snapshots.reduce((sum, s) => sum + s.checks, 0);
+  const configured = config(server.origin);
   const app = createApp({
-    config: config(server.origin),
+    config: configured,
+    catalog: new SiteCatalog(createSiteDirectory(handle.db), configured, () => new Date()),
     store,
     checkNow: () => Promise.reject(new Error('not in the benchmark')),
     previewDigests: () => Promise.resolve([]),

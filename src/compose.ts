@@ -19,6 +19,7 @@ import { deliverAllDue } from './monitor/deliver-outbox.js';
 import type { DeliverDeps, DeliveryReport } from './monitor/deliver-outbox.js';
 import { longestPeriodMs } from './monitor/periods.js';
 import type { CheckDeps, JobQueue } from './monitor/ports.js';
+import { SiteCatalog } from './monitor/site-catalog.js';
 import { prepareDigests } from './monitor/send-digests.js';
 import type { DigestDeps } from './monitor/send-digests.js';
 import { createEmailChannel } from './notify/email-channel.js';
@@ -31,7 +32,12 @@ import { Daemon } from './schedule/daemon.js';
 import { isConnectionError } from './store/db.js';
 import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
 import type { JobEngine, JobEngineOptions } from './store/jobs.js';
-import { createCheckStore, createDaemonStore, createWebStore } from './store/index.js';
+import {
+  createCheckStore,
+  createDaemonStore,
+  createSiteDirectory,
+  createWebStore,
+} from './store/index.js';
 import { createApp } from './web/app.js';
 import type { WebDeps } from './web/deps.js';
 
@@ -132,17 +138,28 @@ export function wireChannels(
   config: Config,
   db: Database,
   presentation: Presentation,
+  sites: () => readonly SiteConfig[] = () => config.sites,
 ): Channels {
   const smtp = config.notify.email;
   const transport = smtp ? platform.createMailTransport(smtp.smtp) : undefined;
   const dispatcher = platform.createDispatcher();
   const store = createWebStore(db);
-  // Secrets never enter the outbox: a delivery finds its webhook's secret by URL.
-  const secrets = new Map(
-    [...config.notify.defaults.webhooks, ...config.sites.flatMap((s) => s.alerts.webhooks)].map(
-      (w) => [w.url, w.secret],
-    ),
-  );
+  // Secrets never enter the outbox: a delivery finds its webhook's secret by URL, among
+  // the sites watched now (a reload or a site added in the UI may bring new ones).
+  const secrets = new WeakMap<readonly SiteConfig[], Map<string, string | undefined>>();
+  const secretFor = (url: string) => {
+    const current = sites();
+    let known = secrets.get(current);
+    if (known === undefined) {
+      known = new Map(
+        [...config.notify.defaults.webhooks, ...current.flatMap((s) => s.alerts.webhooks)].map(
+          (w) => [w.url, w.secret],
+        ),
+      );
+      secrets.set(current, known);
+    }
+    return known.get(url);
+  };
   return {
     channels: {
       ...(transport && smtp
@@ -157,7 +174,7 @@ export function wireChannels(
         : {}),
       webhook: createWebhookChannel({
         dispatcher,
-        secretFor: (url) => secrets.get(url),
+        secretFor,
         userAgent: config.fetch.userAgent,
         timeoutMs: 30_000,
         loadDigest: (id) => store.loadDigest(id),
@@ -296,6 +313,11 @@ function checkNowWith(check: CheckDeps, metrics: Metrics, logger: Logger) {
   };
 }
 
+/** The watched sites: the configuration file's and those added in the UI or API. */
+export function wireCatalog(platform: Platform, config: Config, db: Database): SiteCatalog {
+  return new SiteCatalog(createSiteDirectory(db), config, () => platform.now());
+}
+
 /** The web UI and API over a database, for `serve` and `start`. */
 export function wireWeb(
   platform: Platform,
@@ -305,6 +327,7 @@ export function wireWeb(
     readonly check: CheckDeps;
     readonly logger: Logger;
     readonly metrics: Metrics;
+    readonly catalog: SiteCatalog;
     readonly scheduler?: WebDeps['scheduler'];
     /** The daemon's local token (embedded database): its own commands may use the API. */
     readonly localToken?: string;
@@ -313,12 +336,14 @@ export function wireWeb(
 ): FetchApp {
   const presentation = parts.presentation ?? new Presentation(config);
   const digests = wireDigests(platform, parts.db, ONE_SHOT_LEASE_MS, presentation);
+  const { catalog } = parts;
   return createApp({
     config,
+    catalog,
     store: createWebStore(parts.db),
     checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
     previewDigests: (period, recipient) =>
-      prepareDigests(digests, config, period, {
+      prepareDigests(digests, catalog.config, period, {
         record: false,
         ...(recipient === undefined ? {} : { recipient }),
       }),
@@ -403,6 +428,7 @@ export function wireDaemon(
     readonly handle: DatabaseHandle;
     readonly jobs: JobQueue;
     readonly fetcher: RobotsFetcher;
+    readonly catalog: SiteCatalog;
     readonly logger: Logger;
     readonly metrics: Metrics;
     /** Called while the daemon is alive (the heartbeat of `robowatch health`). */
@@ -418,9 +444,16 @@ export function wireDaemon(
   const presentation = new Presentation(config);
   const store = createDaemonStore(db, platform.owner, config.schedule.leaseMs, true);
   const check = wireCheck(platform, config, db, parts.fetcher, true);
-  const notifiers = wireChannels(platform, config, db, presentation);
+  const notifiers = wireChannels(
+    platform,
+    config,
+    db,
+    presentation,
+    () => parts.catalog.config.sites,
+  );
   const daemon = new Daemon({
     config,
+    catalog: parts.catalog,
     check,
     jobs: parts.jobs,
     deliver: {

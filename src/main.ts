@@ -76,6 +76,10 @@ process.exitCode = await runCli(argv, {
       process.once('SIGTERM', () => resolve('SIGTERM'));
       process.once('SIGINT', () => resolve('SIGINT'));
     }),
+  onHangup: (listener) => {
+    process.on('SIGHUP', listener);
+    return () => process.off('SIGHUP', listener);
+  },
   heartbeat: (config) => {
     const now = Date.now();
     if (now - lastBeat < 10_000) return;

@@ -3,16 +3,15 @@ import { FatalError, UsageError } from '../lib/errors.js';
 import { checkSites, SITES_PER_FETCH } from '../monitor/check-sites.js';
 import { outcomeDocument } from '../monitor/check-site.js';
 import type { RunSummary } from '../monitor/check-sites.js';
-import type { SiteConfig } from '../config/config.js';
 import type { ChangeEvent } from '../policy/events.js';
-import { DaemonError, withStoreOrDaemon } from './daemon-client.js';
-import type { DaemonClient } from './daemon-client.js';
+import { daemonSites, DaemonError, withStoreOrDaemon } from './daemon-client.js';
+import type { DaemonClient, DaemonSite } from './daemon-client.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';
 import { formatStatus } from '../policy/format.js';
 import { causeLines } from './print-causes.js';
 import { describeDelivery } from './deliver.js';
-import { Presentation, deliverQueued, wireCheck } from '../compose.js';
+import { Presentation, deliverQueued, wireCatalog, wireCheck } from '../compose.js';
 import { write } from './io.js';
 
 interface CheckOptions {
@@ -44,24 +43,33 @@ export function registerCheck(program: Command, context: CliContext): void {
     .option('--all', 'print every change in full (by default long lists are cut short)')
     .action(async (options: CheckOptions) => {
       const config = await readConfig(context, options.config);
-      let sites = config.sites;
-      if (options.site !== undefined) {
-        const origin = originOf(options.site);
-        sites = sites.filter((s) => s.origin === origin);
-        if (sites.length === 0)
-          throw new UsageError(`--site ${options.site} is not a site in ${config.file}`);
-      }
-      if (sites.length === 0) throw new UsageError(`${config.file} lists no sites`);
+      const wanted = options.site === undefined ? undefined : originOf(options.site);
+      // The sites it checks: every watched one that is not paused, or the one asked for.
+      const choose = <T extends { origin: string; paused: boolean }>(all: readonly T[]): T[] => {
+        const chosen =
+          wanted === undefined
+            ? all.filter((s) => !s.paused)
+            : all.filter((s) => s.origin === wanted);
+        if (chosen.length === 0)
+          throw new UsageError(
+            wanted !== undefined
+              ? `--site ${options.site} is not a watched site (not in ${config.file}, nor added in the web UI or API)`
+              : all.length === 0
+                ? `no sites to check: ${config.file} lists none and none was added in the web UI or API`
+                : `no sites to check: all ${all.length} are paused`,
+          );
+        return chosen;
+      };
 
       const fetcher = context.createFetcher(config);
       const lines: Promise<void>[] = [];
       const print = (text: string) => lines.push(write(context.io.stdout, text));
       const { links } = new Presentation(config).context();
       const budget = { left: options.all ? Infinity : LINE_BUDGET };
-      const byOrigin = new Map(config.sites.map((s) => [s.origin, s]));
+      const agentsOf = new Map<string, readonly string[]>();
       const human = (report: CheckReport) =>
         humanLines(report, {
-          agents: byOrigin.get(report.site)?.agents.map((a) => a.token) ?? [],
+          agents: agentsOf.get(report.site) ?? [],
           diff: links.diff(report.siteId, report.previousId, report.snapshotId),
           all: options.all === true,
           budget,
@@ -72,6 +80,20 @@ export function registerCheck(program: Command, context: CliContext): void {
           context,
           config,
           async (handle) => {
+            const catalog = wireCatalog(context, config, handle.db);
+            await catalog.load();
+            const sites = choose(
+              catalog.entries().map((e) => ({
+                origin: e.site.origin,
+                paused: e.pausedAt !== null,
+                site: e.site,
+              })),
+            ).map((s) => s.site);
+            for (const site of sites)
+              agentsOf.set(
+                site.origin,
+                site.agents.map((a) => a.token),
+              );
             const summary = await checkSites(
               wireCheck(context, config, handle.db, fetcher),
               sites,
@@ -88,6 +110,8 @@ export function registerCheck(program: Command, context: CliContext): void {
           },
           // Beside a daemon that holds the embedded database: it checks, and sends the alerts.
           async (daemon) => {
+            const sites = choose(await daemonSites(daemon));
+            for (const site of sites) agentsOf.set(site.origin, site.agents);
             const summary = await checkThrough(daemon, sites, (report) =>
               print(options.json ? jsonLines(report.events) : human(report)),
             );
@@ -129,23 +153,14 @@ type CheckReport = ReturnType<typeof outcomeDocument>;
 /** Checks sites through the running daemon, one after another; failures are counted. */
 async function checkThrough(
   daemon: DaemonClient,
-  sites: readonly SiteConfig[],
+  sites: readonly DaemonSite[],
   onReport: (report: CheckReport) => void,
 ): Promise<RunSummary> {
-  const { sites: known } = await daemon.get<{ sites: { id: number; origin: string }[] }>(
-    '/api/v1/sites',
-  );
-  const ids = new Map(known.map((s) => [s.origin, s.id]));
   const counts = { checked: 0, baseline: 0, changed: 0, unchanged: 0, events: 0, causes: 0 };
   const failures: { site: string; reason: string }[] = [];
   for (const site of sites) {
-    const id = ids.get(site.origin);
-    if (id === undefined) {
-      failures.push({ site: site.origin, reason: "not in the running daemon's configuration" });
-      continue;
-    }
     try {
-      const report = await daemon.post<CheckReport>(`/api/v1/sites/${id}/check`);
+      const report = await daemon.post<CheckReport>(`/api/v1/sites/${site.id}/check`);
       counts.checked++;
       counts[report.kind]++;
       counts.events += report.events.length;

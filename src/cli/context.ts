@@ -20,6 +20,8 @@ export interface CliContext extends Platform {
   readonly pid: number;
   /** Resolves with the first SIGTERM or SIGINT. */
   waitForSignal(): Promise<string>;
+  /** Calls `listener` on each SIGHUP (the configuration reload); returns what stops it. */
+  onHangup(listener: () => void): () => void;
   /** Records that the daemon is alive, for `robowatch health`. */
   heartbeat(config: Config): void;
   /** When the daemon last recorded that it was alive, if ever. */

@@ -100,10 +100,29 @@ export async function withStoreOrDaemon<T>(
   }
 }
 
+/** A site as the running daemon's API lists it. */
+export interface DaemonSite {
+  readonly id: number;
+  readonly origin: string;
+  readonly paused: boolean;
+  readonly agents: readonly string[];
+}
+
+/** Every site the running daemon watches (all pages of /api/v1/sites). */
+export async function daemonSites(daemon: DaemonClient): Promise<DaemonSite[]> {
+  const sites: DaemonSite[] = [];
+  let next: string | null = '/api/v1/sites?limit=500';
+  while (next !== null) {
+    const page: { sites: DaemonSite[]; next: string | null } = await daemon.get(next);
+    sites.push(...page.sites);
+    next = page.next;
+  }
+  return sites;
+}
+
 /** A site's id at the daemon, by origin; a usage-style error if it has never been checked. */
 export async function remoteSiteId(daemon: DaemonClient, origin: string): Promise<number> {
-  const { sites } = await daemon.get<{ sites: { id: number; origin: string }[] }>('/api/v1/sites');
-  const site = sites.find((s) => s.origin === origin);
+  const site = (await daemonSites(daemon)).find((s) => s.origin === origin);
   if (site === undefined)
     throw new FatalError(
       `${origin} is not a site of the running daemon's configuration (it holds the embedded database)`,

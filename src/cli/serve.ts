@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
-import { startWeb, wireCheck, wireWeb } from '../compose.js';
+import { startWeb, wireCatalog, wireCheck, wireWeb } from '../compose.js';
 import { createMetrics } from '../lib/metrics.js';
 import type { CliContext } from './context.js';
 import { openStore, readConfig } from './context.js';
+import { reloadOnHangup } from './reload.js';
 
 /** `robowatch serve`: the web UI and API alone, without the daemon. */
 export function registerServe(program: Command, context: CliContext): void {
@@ -12,7 +13,8 @@ export function registerServe(program: Command, context: CliContext): void {
     .description(
       'Serves the history of every site on web.listen (default 127.0.0.1:8080): pages, the\n' +
         'JSON API under /api/v1, /healthz and /metrics. `robowatch start` serves them too;\n' +
-        'this runs them alone, e.g. beside daemons started with --no-web.',
+        'this runs them alone, e.g. beside daemons started with --no-web. SIGHUP reloads the\n' +
+        'configuration file.',
     )
     .option(
       '--config <file>',
@@ -23,9 +25,13 @@ export function registerServe(program: Command, context: CliContext): void {
       const logger = context.createLogger();
       const handle = await openStore(context, config);
       const fetcher = context.createFetcher(config);
+      const catalog = wireCatalog(context, config, handle.db);
+      const stopReloads = reloadOnHangup(context, catalog, logger, options.config);
       try {
+        await catalog.load();
         const app = wireWeb(context, config, {
           db: handle.db,
+          catalog,
           check: wireCheck(context, config, handle.db, fetcher),
           logger,
           metrics: createMetrics(),
@@ -36,6 +42,7 @@ export function registerServe(program: Command, context: CliContext): void {
         await listener.close();
         logger.info({}, 'web stopped');
       } finally {
+        stopReloads();
         await fetcher.close();
         await handle.close();
       }

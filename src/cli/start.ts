@@ -5,6 +5,7 @@ import {
   jobEngineOptions,
   startWeb,
   watchDatabase,
+  wireCatalog,
   wireDaemon,
   wireWeb,
 } from '../compose.js';
@@ -13,6 +14,7 @@ import { createMetrics } from '../lib/metrics.js';
 import { FatalError, oneLine } from '../lib/errors.js';
 import type { CliContext } from './context.js';
 import { openStore, readConfig } from './context.js';
+import { reloadOnHangup } from './reload.js';
 
 /** `robowatch start`: the daemon. */
 export function registerStart(program: Command, context: CliContext): void {
@@ -23,7 +25,7 @@ export function registerStart(program: Command, context: CliContext): void {
       'Checks every configured site once per period of its schedule (spread over the period),\n' +
         'sends alerts by email and webhook, and the weekly digest, and serves the web UI and API\n' +
         'on web.listen. Several processes can share one PostgreSQL database; SIGTERM or SIGINT\n' +
-        'stops it cleanly. Logs are JSON lines on stdout.',
+        'stops it cleanly; SIGHUP reloads the configuration file. Logs are JSON lines on stdout.',
     )
     .option(
       '--config <file>',
@@ -48,25 +50,30 @@ export function registerStart(program: Command, context: CliContext): void {
         );
       }
       const fetcher = context.createFetcher(config);
+      const catalog = wireCatalog(context, config, handle.db);
       const { daemon, check, presentation, close } = wireDaemon(context, config, {
         handle,
         jobs,
         fetcher,
+        catalog,
         logger,
         metrics,
         heartbeat: () => context.heartbeat(config),
       });
       logger.info({ database: handle.kind, owner: context.owner }, 'robowatch starting');
       let web: Listener | undefined;
+      let stopReloads: (() => void) | undefined;
       // With the embedded database, this process is the only one that may open it: the
       // read-only commands ask it instead, with a token it keeps in its data directory.
       const embedded = handle.kind === 'pglite' && options.web;
       const localToken = embedded ? randomBytes(32).toString('hex') : undefined;
       try {
+        stopReloads = reloadOnHangup(context, catalog, logger, options.config);
         // Listen first: a port that cannot be had stops the daemon before it does any work.
         if (options.web) {
           const app = wireWeb(context, config, {
             db: handle.db,
+            catalog,
             check,
             logger,
             metrics,
@@ -85,6 +92,7 @@ export function registerStart(program: Command, context: CliContext): void {
         await web?.close();
         await daemon.stop(STOP_DEADLINE_MS);
       } finally {
+        stopReloads?.();
         if (embedded) context.daemonFile.remove(config);
         await jobs.stop();
         await fetcher.close();

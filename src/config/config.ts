@@ -8,8 +8,8 @@ import { resolveNotify, resolveSiteTargets } from './notify.js';
 import type { AlertTargets, NotifyConfig } from './notify.js';
 import { resolveWeb } from './web.js';
 import type { WebConfig } from './web.js';
-import { configFileSchema } from './schema.js';
-import type { AgentEntry, ConfigFile } from './schema.js';
+import { configFileSchema, siteSettings } from './schema.js';
+import type { AgentEntry, ConfigFile, SiteEntry, SiteSettings } from './schema.js';
 
 /** A crawler watched on a site, and the profile it reads robots.txt with. */
 export interface AgentSpec {
@@ -20,6 +20,15 @@ export interface AgentSpec {
 export interface SiteConfig {
   /** scheme://host[:port], as the WHATWG URL parser serialises it. */
   readonly origin: string;
+  /** What people call it; null: its origin is its name. */
+  readonly name: string | null;
+  /** Labels to group and filter sites by. */
+  readonly tags: readonly string[];
+  /**
+   * Where its settings live: `file`, the configuration file (which wins: the UI and API
+   * cannot edit it); `api`, added and edited in the UI or API, kept in the database.
+   */
+  readonly managedBy: 'file' | 'api';
   /** Watched URLs, absolute and normalised as a crawler requests them. */
   readonly watches: readonly string[];
   readonly agents: readonly AgentSpec[];
@@ -63,10 +72,22 @@ export interface Config {
   /** postgres://… from DATABASE_URL, or undefined for embedded PGlite under dataDir. */
   readonly databaseUrl: string | undefined;
   readonly sites: readonly SiteConfig[];
+  /** What a site added in the UI or API gets unless it says otherwise. */
+  readonly siteDefaults: SiteDefaults;
   readonly fetch: FetchConfig;
   readonly schedule: ScheduleConfig;
   readonly notify: NotifyConfig;
   readonly web: WebConfig;
+}
+
+/** The top-level settings sites fall back on. */
+export interface SiteDefaults {
+  /** The top-level agents, as written (presets resolve per site profile). */
+  readonly agents: readonly AgentEntry[];
+  /** The top-level watched paths, normalised; undefined: each site must list its own. */
+  readonly watchPaths: readonly string[] | undefined;
+  /** schedule.check. */
+  readonly schedule: string;
 }
 
 export { ConfigError };
@@ -193,50 +214,32 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
   if (databaseUrl !== undefined && databaseUrl !== '' && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`DATABASE_URL: must be a postgres:// URL`);
   }
+  const notify = resolveNotify(file.notify, context.env, context.file);
+  const siteDefaults: SiteDefaults = {
+    agents: file.agents,
+    watchPaths:
+      file.watch === undefined ? undefined : normalisePaths(file.watch, `${context.file}: watch`),
+    schedule: file.schedule.check,
+  };
   // The top-level list is checked even when every site has its own, and resolved once
   // per profile: sites without their own list share it (10,000 sites, one list).
-  const shared = new Map<Profile, AgentSpec[]>();
-  const topLevel = (profile: Profile) => {
-    let agents = shared.get(profile);
-    if (agents === undefined) {
-      agents = resolveAgents(file.agents, profile, `${context.file}: agents`);
-      shared.set(profile, agents);
-    }
-    return agents;
-  };
-  topLevel('google');
-  const notify = resolveNotify(file.notify, context.env, context.file);
-  const sharedPaths =
-    file.watch === undefined ? undefined : normalisePaths(file.watch, `${context.file}: watch`);
+  const resolver = new SiteResolver(siteDefaults, notify, context.env);
+  resolver.agentsFor('google', `${context.file}: agents`);
   const seen = new Set<string>();
   const sites = file.sites.map((site, i) => {
     const where = `${context.file}: sites[${i}]`;
-    const origin = siteOrigin(site.url, `${where}.url`);
-    if (seen.has(origin)) throw new ConfigError(`${where}.url: ${origin} is listed twice`);
-    seen.add(origin);
-    const profile = site.profile ?? 'google';
-    if (site.watch === undefined && sharedPaths === undefined)
-      throw new ConfigError(
-        `${where}.watch: is required (or list the paths every site watches in a top-level watch)`,
-      );
-    const resolved = {
-      origin,
-      agents: site.agents
-        ? resolveAgents(site.agents, profile, `${where}.agents`)
-        : topLevel(profile),
-      profile,
-      schedule: site.schedule ?? file.schedule.check,
-      alerts: resolveSiteTargets(notify, site.notify, context.env, where),
-    };
-    return site.watch === undefined
-      ? new SharedWatchSite(resolved, sharedPaths!)
-      : { ...resolved, watches: normaliseWatches(site.watch, origin, `${where}.watch`) };
+    const resolved = resolver.resolve(site, `${where}.`, 'file');
+    if (seen.has(resolved.origin))
+      throw new ConfigError(`${where}.url: ${resolved.origin} is listed twice`);
+    seen.add(resolved.origin);
+    return resolved;
   });
   return {
     file: context.file,
     dataDir: isAbsolute(file.dataDir) ? file.dataDir : resolve(context.cwd, file.dataDir),
     databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
     sites,
+    siteDefaults,
     fetch: {
       ...file.fetch,
       userAgent:
@@ -247,6 +250,81 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
     notify,
     web: resolveWeb(file.web, context.env, context.file),
   };
+}
+
+/**
+ * Resolves site entries against the top-level settings: the file's sites, and those
+ * added in the UI or API (whose values never read the environment).
+ */
+class SiteResolver {
+  readonly #agents = new Map<Profile, AgentSpec[]>();
+
+  constructor(
+    private readonly defaults: SiteDefaults,
+    private readonly notify: NotifyConfig,
+    private readonly env: Readonly<Record<string, string | undefined>>,
+  ) {}
+
+  /** The top-level agents under a profile, resolved once (shared by the sites using them). */
+  agentsFor(profile: Profile, where: string): AgentSpec[] {
+    let agents = this.#agents.get(profile);
+    if (agents === undefined) {
+      agents = resolveAgents(this.defaults.agents, profile, where);
+      this.#agents.set(profile, agents);
+    }
+    return agents;
+  }
+
+  /** `where` prefixes each key in messages ("robowatch.yaml: sites[3]." or ""). */
+  resolve(site: SiteEntry, where: string, managedBy: SiteConfig['managedBy']): SiteConfig {
+    const origin = siteOrigin(site.url, `${where}url`);
+    const profile = site.profile ?? 'google';
+    const paths = this.defaults.watchPaths;
+    if (site.watch === undefined && paths === undefined)
+      throw new ConfigError(
+        `${where}watch: is required (or list the paths every site watches in a top-level watch)`,
+      );
+    const resolved = {
+      origin,
+      name: site.name ?? null,
+      tags: site.tags === undefined ? NO_TAGS : [...new Set(site.tags)],
+      managedBy,
+      agents: site.agents
+        ? resolveAgents(site.agents, profile, `${where}agents`)
+        : this.agentsFor(profile, 'agents'),
+      profile,
+      schedule: site.schedule ?? this.defaults.schedule,
+      alerts: resolveSiteTargets(this.notify, site.notify, this.env, where),
+    };
+    return site.watch === undefined
+      ? new SharedWatchSite(resolved, paths!)
+      : { ...resolved, watches: normaliseWatches(site.watch, origin, `${where}watch`) };
+  }
+}
+
+const NO_TAGS: readonly string[] = Object.freeze([]);
+
+/**
+ * A site added in the UI or API: its origin and settings (`SiteSettings`, as the file
+ * writes a site), validated with the file's rules and resolved against its top-level
+ * settings. Throws ConfigError with one line naming the key: "watch[2]: …".
+ */
+export function resolveSiteSettings(
+  config: Pick<Config, 'siteDefaults' | 'notify'>,
+  origin: string,
+  settings: unknown,
+): { settings: SiteSettings; site: SiteConfig } {
+  const parsed = siteSettings.safeParse(settings);
+  if (!parsed.success) throw new ConfigError(describeIssue(parsed.error.issues[0]!, settings));
+  const resolver = new SiteResolver(config.siteDefaults, config.notify, {});
+  const site = deepFreeze(resolver.resolve({ ...parsed.data, url: origin }, '', 'api'));
+  return { settings: parsed.data, site };
+}
+
+/** A site's origin from what someone typed: "example.com" is https://example.com. */
+export function originFromInput(input: string, where = 'url'): string {
+  const text = input.trim();
+  return siteOrigin(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`, where);
 }
 
 function siteOrigin(url: string, where: string): string {
@@ -315,6 +393,9 @@ function normalisePaths(watches: readonly string[], where: string): string[] {
  */
 class SharedWatchSite implements SiteConfig {
   readonly origin: string;
+  readonly name: string | null;
+  readonly tags: readonly string[];
+  readonly managedBy: SiteConfig['managedBy'];
   readonly agents: readonly AgentSpec[];
   readonly profile: Profile;
   readonly schedule: string;
@@ -323,6 +404,9 @@ class SharedWatchSite implements SiteConfig {
 
   constructor(site: Omit<SiteConfig, 'watches'>, paths: readonly string[]) {
     this.origin = site.origin;
+    this.name = site.name;
+    this.tags = site.tags;
+    this.managedBy = site.managedBy;
     this.agents = site.agents;
     this.profile = site.profile;
     this.schedule = site.schedule;

@@ -92,13 +92,13 @@ export function resolveSiteTargets(
   if (site === undefined) return notify.defaults;
   if (site.email !== undefined && site.email.length > 0 && notify.email === undefined) {
     throw new ConfigError(
-      `${where}.notify.email: needs notify.email (the SMTP server to send from)`,
+      `${where}notify.email: needs notify.email (the SMTP server to send from)`,
     );
   }
   return {
     email: site.email ?? notify.defaults.email,
     webhooks: site.webhooks
-      ? resolveWebhooks(site.webhooks, env, `${where}.notify.webhooks`)
+      ? resolveWebhooks(site.webhooks, env, `${where}notify.webhooks`)
       : notify.defaults.webhooks,
     events: site.events ?? notify.defaults.events,
   };

@@ -72,14 +72,43 @@ const watchList = z
   .min(1, 'must list at least one URL to watch')
   .max(MAX_WATCHES_PER_SITE, `must list at most ${MAX_WATCHES_PER_SITE.toLocaleString('en')} URLs`);
 
-const site = z.strictObject({
-  url: z.string({ error: 'must be the site origin, e.g. https://example.com' }),
+/** What people call a site in lists and alerts (its origin when it has none). */
+export const MAX_SITE_NAME = 100;
+/** Tags group sites on the overview: "shop", "eu", "team-seo". */
+export const MAX_TAGS = 20;
+const TAG = /^[\p{L}\p{N}][\p{L}\p{N}_.-]{0,39}$/u;
+
+const siteName = z
+  .string({ error: 'must be text' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(MAX_SITE_NAME, `must be at most ${MAX_SITE_NAME} characters`)
+  .refine((s) => ![...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f), {
+    error: 'must not contain control characters',
+  });
+
+const tagList = z
+  .array(
+    z
+      .string({ error: 'must be a tag' })
+      .regex(TAG, 'must be a tag of letters, digits, "-", "_" or "." (at most 40)'),
+  )
+  .max(MAX_TAGS, `must list at most ${MAX_TAGS} tags`);
+
+/** A site's own settings, as the file and the API write them (the API without url). */
+export const siteSettings = z.strictObject({
+  name: siteName.optional(),
+  tags: tagList.optional(),
   /** Its own watched URLs; without them, the top-level list. */
   watch: watchList.optional(),
   agents: agentList.optional(),
   profile: profile.optional(),
   schedule: cronExpression.optional(),
   notify: siteNotify.optional(),
+});
+
+const site = siteSettings.extend({
+  url: z.string({ error: 'must be the site origin, e.g. https://example.com' }),
 });
 
 const schedule = z.strictObject({
@@ -176,3 +205,5 @@ function isTimeZone(value: string): boolean {
 export type ConfigFile = z.infer<typeof configFileSchema>;
 export type WebhookEntry = z.infer<typeof webhook>;
 export type AgentEntry = z.infer<typeof agentEntry>;
+export type SiteSettings = z.infer<typeof siteSettings>;
+export type SiteEntry = z.infer<typeof site>;

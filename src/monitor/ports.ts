@@ -10,6 +10,7 @@ import type {
   CheckRow,
   CheckSeen,
   DigestRecord,
+  DirectoryRow,
   ChangeQuery,
   EventQuery,
   IncidentStart,
@@ -55,6 +56,22 @@ export interface CheckDeps {
   /** Retries before a site is recorded as newly unreachable or unavailable. */
   readonly confirmRetries: number;
   readonly confirmDelayMs: number;
+}
+
+/** Where the site catalog keeps the sites added in the UI or API, and what is paused. */
+export interface SiteDirectoryStore {
+  /** Makes sure every origin has a row; returns them all (the file's sites' ids). */
+  syncSites(origins: readonly string[]): Promise<StoredSite[]>;
+  /** The sites added in the UI or API and not removed, and every paused site. */
+  loadDirectory(): Promise<DirectoryRow[]>;
+  findRow(key: { id: number } | { origin: string }): Promise<DirectoryRow | undefined>;
+  /** Adds a site, or takes over its row (a site removed before): returns its id. */
+  saveSite(origin: string, settings: Record<string, unknown>): Promise<number>;
+  updateSettings(id: number, settings: Record<string, unknown>): Promise<void>;
+  /** Pauses a site since `at` (null: resumes it). */
+  setPaused(id: number, at: Date | null): Promise<void>;
+  /** Stops watching a site added in the UI or API; its history stays. */
+  remove(id: number, at: Date): Promise<void>;
 }
 
 /** A site's row: its id and origin. */

@@ -29,6 +29,16 @@ export interface CurrentState {
 }
 
 /** A site as stored, with where it stands now (null before its first check). */
+/** A site's row as the site catalog reads it. */
+export interface DirectoryRow {
+  readonly id: number;
+  readonly origin: string;
+  /** Settings of a site added in the UI or API; null for the file's sites. */
+  readonly settings: Record<string, unknown> | null;
+  readonly pausedAt: Date | null;
+  readonly removedAt: Date | null;
+}
+
 export interface StoredSite {
   readonly id: number;
   readonly origin: string;

@@ -1,6 +1,7 @@
 import cron from 'node-cron';
 import type { ScheduledTask } from 'node-cron';
 import type { Config, SiteConfig } from '../config/config.js';
+import type { SiteCatalog } from '../monitor/site-catalog.js';
 import { oneLine } from '../lib/errors.js';
 import { formatDuration } from '../policy/explain.js';
 import type { Logger } from '../lib/logger.js';
@@ -37,7 +38,10 @@ export interface UpkeepStore {
 }
 
 export interface DaemonDeps {
+  /** The settings it started with (the time zone, leases, concurrency: a restart changes them). */
   readonly config: Config;
+  /** The watched sites, and the schedules a reload may change. */
+  readonly catalog: SiteCatalog;
   readonly check: CheckDeps;
   readonly jobs: JobQueue;
   readonly deliver: Omit<DeliveryJobDeps, 'now'>;
@@ -104,7 +108,9 @@ const POLL_MS = 1_000;
 export class Daemon {
   readonly #deps: DaemonDeps;
   readonly #stopping = new AbortController();
-  #tasks: ScheduledTask[] = [];
+  /** The planning fire of each check schedule in use, and the digest's. */
+  #planTasks = new Map<string, ScheduledTask>();
+  #digestTask: { expression: string; task: ScheduledTask } | null = null;
   #sites = new Map<number, SiteConfig>();
   #bySchedule = new Map<string, number[]>();
   #pools: {
@@ -183,34 +189,81 @@ export class Daemon {
   }
 
   async start(): Promise<void> {
-    const { config, logger, jobs } = this.#deps;
-    const { timezone } = config.schedule;
-    const now = this.#deps.check.now();
-    this.#startedAt = now;
-    const stored = await this.#deps.check.store.syncSites(config.sites.map((s) => s.origin));
-    const byOrigin = new Map(config.sites.map((s) => [s.origin, s]));
-    this.#sites = new Map(stored.map((s) => [s.id, byOrigin.get(s.origin)!]));
+    const { logger } = this.#deps;
+    this.#startedAt = this.#deps.check.now();
+    await this.#deps.catalog.load();
+    await this.#applySites();
+    this.#deps.catalog.onChange(() => this.#applySites());
+    // The current period of each schedule is planned now (by whichever process gets to
+    // it first), the digest a down fleet missed is queued, and deliveries left behind by
+    // one-shot commands get their jobs.
+    await this.#queueCurrent();
+    for (const pool of Object.values(this.#pools)) pool.start();
+    this.#upkeep = this.#upkeepLoop();
+    logger.info(
+      { sites: this.#sites.size, schedules: [...this.#bySchedule.keys()] },
+      'daemon started',
+    );
+  }
+
+  /**
+   * Takes the catalog's sites (at the start, and after each change: a reload, a site added,
+   * edited, paused or removed): the sites it checks, a planning fire per schedule in use,
+   * the digest's fire. A site it did not check before gets its check of the current period
+   * (within seconds if it was never checked); a paused or removed one is left alone by the
+   * jobs already queued for it.
+   */
+  async #applySites(): Promise<void> {
+    if (this.#stopping.signal.aborted) return;
+    const { catalog, logger, jobs } = this.#deps;
+    const { timezone } = this.#deps.config.schedule;
+    const starting = this.#planTasks.size === 0 && this.#digestTask === null;
+    const before = this.#sites;
+    const active = catalog.entries().filter((e) => e.pausedAt === null);
+    this.#sites = new Map(active.map((e) => [e.id, e.site]));
+    this.#bySchedule = new Map();
     for (const [id, site] of this.#sites) {
       const ids = this.#bySchedule.get(site.schedule);
       if (ids === undefined) this.#bySchedule.set(site.schedule, [id]);
       else ids.push(id);
     }
+    this.#syncTasks();
 
-    // A site never checked gets its first check within seconds, whatever its schedule.
-    const first = stored.filter((s) => s.current === null);
-    if (first.length > 0) {
-      const queued = checkJobs(
-        first.map((s) => ({ id: s.id, config: byOrigin.get(s.origin)!, first: true })),
-        periodsAt(timezone, now),
-        now,
+    const added = active.filter((e) => !before.has(e.id));
+    const removed = [...before.keys()].filter((id) => !this.#sites.has(id)).length;
+    if (!starting && (added.length > 0 || removed > 0))
+      logger.info(
+        {
+          sites: this.#sites.size,
+          added: added.length,
+          removed,
+          ...(added.length <= PLAN_LOGGED ? { addedSites: added.map((e) => e.site.origin) } : {}),
+        },
+        'watched sites changed',
       );
-      await jobs.send('check', queued);
+    if (added.length === 0) return;
+    const now = this.#deps.check.now();
+    const stored = await this.#deps.check.store.loadSites(added.map((e) => e.site.origin));
+    const never = new Set(stored.filter((s) => s.current === null).map((s) => s.origin));
+    // At the start the current period's planning queues the checks of the sites checked
+    // before; later, the period was planned without the sites that came since.
+    const queued = checkJobs(
+      added
+        .filter((e) => !starting || never.has(e.site.origin))
+        .map((e) => ({ id: e.id, config: e.site, first: never.has(e.site.origin) })),
+      periodsAt(timezone, now),
+      now,
+    );
+    await jobs.send('check', queued);
+    this.#pools.check.wake();
+    const first = queued.filter((j) => never.has(this.#sites.get(j.data.siteId)!.origin));
+    if (first.length > 0)
       logger.info(
         {
           sites: first.length,
           ...(first.length <= PLAN_LOGGED
             ? {
-                plan: queued.map((j) => ({
+                plan: first.map((j) => ({
                   site: this.#sites.get(j.data.siteId)!.origin,
                   dueAt: j.startAfter,
                 })),
@@ -219,18 +272,23 @@ export class Daemon {
         },
         'first checks queued',
       );
-    }
-    // The current period of each schedule is planned now (by whichever process gets to
-    // it first), the digest a down fleet missed is queued, and deliveries left behind by
-    // one-shot commands get their jobs.
-    await this.#queueCurrent();
+  }
 
+  /** A planning fire per check schedule in use, and the digest's fire. */
+  #syncTasks(): void {
+    const { logger } = this.#deps;
     const options = (name: string) => ({
       name,
-      timezone,
+      timezone: this.#deps.config.schedule.timezone,
       logger: cronLogger(logger),
     });
+    for (const [expression, task] of this.#planTasks)
+      if (!this.#bySchedule.has(expression)) {
+        void task.destroy();
+        this.#planTasks.delete(expression);
+      }
     for (const expression of this.#bySchedule.keys()) {
+      if (this.#planTasks.has(expression)) continue;
       const task = cron.schedule(
         expression,
         (context) => this.#queuePlan(expression, context.date),
@@ -242,21 +300,20 @@ export class Daemon {
           'schedule fire missed (the process was busy); the period is planned by the upkeep',
         ),
       );
-      this.#tasks.push(task);
+      this.#planTasks.set(expression, task);
     }
-    this.#tasks.push(
-      cron.schedule(
-        config.schedule.digest,
-        (context) => this.#queueDigest(context.date),
-        options('digest'),
-      ),
-    );
-    for (const pool of Object.values(this.#pools)) pool.start();
-    this.#upkeep = this.#upkeepLoop();
-    logger.info(
-      { sites: this.#sites.size, schedules: [...this.#bySchedule.keys()] },
-      'daemon started',
-    );
+    const digest = this.#deps.catalog.file.schedule.digest;
+    if (this.#digestTask?.expression !== digest) {
+      if (this.#digestTask !== null) void this.#digestTask.task.destroy();
+      this.#digestTask = {
+        expression: digest,
+        task: cron.schedule(
+          digest,
+          (context) => this.#queueDigest(context.date),
+          options('digest'),
+        ),
+      };
+    }
   }
 
   /**
@@ -266,8 +323,9 @@ export class Daemon {
    */
   async stop(deadlineMs: number): Promise<void> {
     this.#deps.logger.info({ deadlineMs }, 'daemon stopping');
-    for (const task of this.#tasks) await task.destroy();
     this.#stopping.abort();
+    for (const task of this.#planTasks.values()) await task.destroy();
+    if (this.#digestTask !== null) await this.#digestTask.task.destroy();
     const left = await Promise.all(Object.values(this.#pools).map((p) => p.stop(deadlineMs)));
     await this.#upkeep;
     await this.#deps.jobs.stop();
@@ -357,6 +415,8 @@ export class Daemon {
       this.#lastTick = this.#deps.check.now();
       this.#deps.heartbeat?.();
       try {
+        // Sites added, edited or paused in another process (this one's apply at once).
+        await this.#deps.catalog.refresh();
         await this.#queueCurrent();
         const now = this.#deps.check.now();
         if (now.getTime() - lastPrune >= PRUNE_MS) {
@@ -401,7 +461,8 @@ export class Daemon {
     );
     await jobs.send('plan', plans);
     const lastDigest = await store.lastDigestEnd();
-    const fire = periodAt(config.schedule.digest, config.schedule.timezone, now).start;
+    const digest = this.#deps.catalog.file.schedule.digest;
+    const fire = periodAt(digest, config.schedule.timezone, now).start;
     if (lastDigest !== null && lastDigest.getTime() < fire.getTime()) await this.#queueDigest(fire);
     this.#pools.plan.wake();
     if (now.getTime() - this.#reconciledAt < RECONCILE_MS) return;
@@ -443,6 +504,7 @@ export class Daemon {
     const { config, jobs, logger } = this.#deps;
     const now = this.#deps.check.now();
     const period = periodAt(job.schedule, config.schedule.timezone, new Date(job.at));
+    await this.#deps.catalog.refresh(); // the period's sites as they are now, in any process
     if (period.end.getTime() <= now.getTime()) {
       logger.warn({ schedule: job.schedule, period }, 'period over before it was planned; skipped');
       return;
@@ -495,6 +557,8 @@ export class Daemon {
   }
 
   async #check(job: { id: string; data: CheckJob; retries: number }): Promise<void> {
+    // A site added in another process moments ago: this one learns of it now.
+    if (!this.#sites.has(job.data.siteId)) await this.#deps.catalog.fresh(1_000);
     const result = await runCheckJob(this.#deps.check, this.#sites, job);
     if (result.outcome === null) return;
     const outcome = result.outcome;
@@ -517,9 +581,10 @@ export class Daemon {
   async #sendDigests(fire: Date): Promise<void> {
     // The period runs from the previous fire to this one, so that every process names it
     // alike and consecutive digests neither overlap nor leave a gap.
-    const { digest, timezone } = this.#deps.config.schedule;
+    const { timezone } = this.#deps.config.schedule;
+    const { digest } = this.#deps.catalog.file.schedule;
     const period = periodEndingAt(digest, timezone, fire);
-    const digests = await prepareDigests(this.#deps.digests, this.#deps.config, period, {
+    const digests = await prepareDigests(this.#deps.digests, this.#deps.catalog.config, period, {
       record: true,
     });
     for (const d of digests) {

@@ -2,7 +2,7 @@
  * The store as the rest of robowatch sees it: queries over one opened database, bound
  * into the ports the monitor declares (monitor/ports.ts).
  */
-import type { CheckStore, ReadStore } from '../monitor/ports.js';
+import type { CheckStore, ReadStore, SiteDirectoryStore } from '../monitor/ports.js';
 import type {
   ChangeQuery,
   CheckRow,
@@ -18,7 +18,19 @@ import { sql } from 'drizzle-orm';
 import { countEventsBySnapshot, listChanges, listEvents } from './events.js';
 import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
 import { loadDailyStates, loadOverview } from './overview.js';
-import { findSite, findSiteById, loadIncidentStart, loadSites, syncSites } from './sites.js';
+import {
+  findDirectoryRow,
+  findSite,
+  findSiteById,
+  loadDirectory,
+  loadIncidentStart,
+  loadSites,
+  removeManagedSite,
+  saveManagedSite,
+  setSitePaused,
+  syncSites,
+  updateSiteSettings,
+} from './sites.js';
 import { listChecks, loadVerdictHistory } from './verdict-history.js';
 import {
   CheckWriter,
@@ -131,6 +143,19 @@ export function createDaemonStore(
 }
 
 export type DaemonStore = ReturnType<typeof createDaemonStore>;
+
+/** The site catalog's rows: sites added in the UI or API, and what is paused. */
+export function createSiteDirectory(db: Database): SiteDirectoryStore {
+  return {
+    syncSites: (origins) => syncSites(db, origins),
+    loadDirectory: () => loadDirectory(db),
+    findRow: (key) => findDirectoryRow(db, key),
+    saveSite: (origin, settings) => saveManagedSite(db, origin, settings),
+    updateSettings: (id, settings) => updateSiteSettings(db, id, settings),
+    setPaused: (id, at) => setSitePaused(db, id, at),
+    remove: (id, at) => removeManagedSite(db, id, at),
+  };
+}
 
 /** The read models the web UI and API need, bound to a database. */
 export function createWebStore(db: Database): ReadStore {

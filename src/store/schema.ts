@@ -47,6 +47,15 @@ export const sites = pgTable('sites', {
   verdictsKey: text('verdicts_key'),
   /** When the current run of unreachability began (Google's 30-day rule). */
   unreachableSince: at('unreachable_since'),
+  /**
+   * A site added in the UI or API: its settings as the configuration file writes a site
+   * (without url). Null for the file's sites, whose settings are the file's.
+   */
+  settings: jsonb('settings').$type<Record<string, unknown>>(),
+  /** Paused (not checked) since then; null: checked on its schedule. */
+  pausedAt: at('paused_at'),
+  /** Removed in the UI or API then (its history is kept); null: watched. */
+  removedAt: at('removed_at'),
 });
 
 /** A robots.txt body, stored once. */

@@ -5,7 +5,7 @@ import type { FetchErrorKind } from '../policy/fetch-result.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { sites, snapshots } from './schema.js';
-import type { IncidentStart, StoredSite } from '../monitor/records.js';
+import type { DirectoryRow, IncidentStart, StoredSite } from '../monitor/records.js';
 
 /** Makes sure every origin has a row; returns them all, with their current state. */
 export async function syncSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
@@ -75,6 +75,76 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
             unreachableSince: row.unreachableSince,
           },
   }));
+}
+
+const directoryColumns = {
+  id: sites.id,
+  origin: sites.origin,
+  settings: sites.settings,
+  pausedAt: sites.pausedAt,
+  removedAt: sites.removedAt,
+};
+
+/** The sites added in the UI or API and not removed, and every paused site. */
+export async function loadDirectory(db: Database): Promise<DirectoryRow[]> {
+  return db
+    .select(directoryColumns)
+    .from(sites)
+    .where(
+      sql`(${sites.settings} IS NOT NULL AND ${sites.removedAt} IS NULL) OR ${sites.pausedAt} IS NOT NULL`,
+    )
+    .orderBy(sites.id);
+}
+
+/** One site's row, by id or by origin. */
+export async function findDirectoryRow(
+  db: Database,
+  key: { id: number } | { origin: string },
+): Promise<DirectoryRow | undefined> {
+  const [row] = await db
+    .select(directoryColumns)
+    .from(sites)
+    .where('id' in key ? eq(sites.id, key.id) : eq(sites.origin, key.origin));
+  return row;
+}
+
+/**
+ * Adds a site managed in the UI or API, or takes over its row when it has one (a site
+ * removed before, or one the file no longer lists): its history carries on. Returns its id.
+ */
+export async function saveManagedSite(
+  db: Database,
+  origin: string,
+  settings: Record<string, unknown>,
+): Promise<number> {
+  const [row] = await db
+    .insert(sites)
+    .values({ origin, settings })
+    .onConflictDoUpdate({
+      target: sites.origin,
+      set: { settings, removedAt: null, pausedAt: null },
+    })
+    .returning({ id: sites.id });
+  return row!.id;
+}
+
+/** Replaces a managed site's settings. */
+export async function updateSiteSettings(
+  db: Database,
+  id: number,
+  settings: Record<string, unknown>,
+): Promise<void> {
+  await db.update(sites).set({ settings }).where(eq(sites.id, id));
+}
+
+/** Pauses a site (null: resumes it). */
+export async function setSitePaused(db: Database, id: number, at: Date | null): Promise<void> {
+  await db.update(sites).set({ pausedAt: at }).where(eq(sites.id, id));
+}
+
+/** Stops watching a managed site; its history stays. */
+export async function removeManagedSite(db: Database, id: number, at: Date): Promise<void> {
+  await db.update(sites).set({ removedAt: at, pausedAt: null }).where(eq(sites.id, id));
 }
 
 /** A site's row by origin, or undefined. */

@@ -78,7 +78,8 @@ export function requireWriteAccess(c: Context<WebEnv>, token: string | undefined
   if (c.get('local')) return;
   if (token === undefined) {
     throw new HTTPException(403, {
-      message: 'checking from the web is off: set web.token in the configuration to allow it',
+      message:
+        'the web UI and API are read-only: set web.token in the configuration to allow checking and editing sites',
     });
   }
   if (!c.get('signedIn')) throw new HTTPException(401, { message: 'sign in first' });

@@ -6,11 +6,14 @@ import type { CheckOutcome } from '../monitor/check-site.js';
 import type { PreparedDigest } from '../monitor/send-digests.js';
 import type { DigestPeriod } from '../policy/digest.js';
 import type { ReadStore } from '../monitor/ports.js';
+import type { SiteCatalog } from '../monitor/site-catalog.js';
 import type { TesterThread } from '../monitor/tester-thread.js';
 
 /** What the web app is given by main.ts (through the CLI): no driver, no listener. */
 export interface WebDeps {
   readonly config: Config;
+  /** The watched sites: the file's and those added in the UI or API. */
+  readonly catalog: SiteCatalog;
   readonly store: ReadStore;
   /** Checks a configured site now: the "Check now" button and POST /api/v1/sites/:id/check. */
   checkNow(site: SiteConfig): Promise<CheckOutcome>;

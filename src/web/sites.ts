@@ -1,32 +1,28 @@
 import { HTTPException } from 'hono/http-exception';
-import type { SiteConfig } from '../config/config.js';
+import type { CatalogEntry } from '../monitor/site-catalog.js';
 import type { SiteRef } from '../monitor/view-site.js';
 import type { WebDeps } from './deps.js';
 
-/** The configured sites with their ids, looked up once (the configuration does not change). */
+/**
+ * How old the site catalog may be when a page or the API reads it: sites added, edited
+ * or paused by another process show within this long (this process's own at once).
+ */
+const CATALOG_MAX_AGE_MS = 5_000;
+
+/** The watched sites with their ids, from the site catalog. */
 export function configuredSites(deps: WebDeps) {
-  let sites: Promise<{ id: number; site: SiteConfig }[]> | undefined;
-  const byOrigin = new Map(deps.config.sites.map((s) => [s.origin, s]));
   return {
-    all(): Promise<{ id: number; site: SiteConfig }[]> {
-      sites ??= deps.store
-        .syncSites(deps.config.sites.map((s) => s.origin))
-        .then((stored) => {
-          const ids = new Map(stored.map((s) => [s.origin, s.id]));
-          return deps.config.sites.map((site) => ({ id: ids.get(site.origin)!, site }));
-        })
-        .catch((error: unknown) => {
-          sites = undefined; // try again on the next request
-          throw error;
-        });
-      return sites;
+    async all(): Promise<CatalogEntry[]> {
+      await deps.catalog.fresh(CATALOG_MAX_AGE_MS);
+      return [...deps.catalog.entries()];
     },
     /** A site by the id in a URL: 404 unless the store has it. */
     async resolve(param: string | undefined): Promise<SiteRef> {
       const id = parseId(param, 'site');
       const found = await deps.store.findSiteById(id);
       if (found === undefined) throw new HTTPException(404, { message: `there is no site ${id}` });
-      return { id: found.id, origin: found.origin, config: byOrigin.get(found.origin) };
+      await deps.catalog.fresh(CATALOG_MAX_AGE_MS);
+      return { id: found.id, origin: found.origin, config: deps.catalog.get(id)?.site };
     },
   };
 }

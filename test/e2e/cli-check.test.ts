@@ -239,7 +239,7 @@ fetch:
     [
       ['check', '--site', 'https://not-configured.example'],
       2,
-      /^robowatch: --site https:\/\/not-configured.example is not a site in /,
+      /^robowatch: --site https:\/\/not-configured.example is not a watched site \(not in .*, nor added in the web UI or API\)$/,
     ],
     [
       ['history', 'https://never-checked.example'],

@@ -8,7 +8,13 @@ import type { CheckOutcome } from '../../src/monitor/check-site.js';
 import { checkSites } from '../../src/monitor/check-sites.js';
 import type { CheckDeps } from '../../src/monitor/ports.js';
 import type { Database } from '../../src/store/db.js';
-import { createCheckStore, createDaemonStore, createWebStore } from '../../src/store/index.js';
+import {
+  createCheckStore,
+  createDaemonStore,
+  createSiteDirectory,
+  createWebStore,
+} from '../../src/store/index.js';
+import { SiteCatalog } from '../../src/monitor/site-catalog.js';
 import { prepareDigests } from '../../src/monitor/send-digests.js';
 import { digestData, renderDigest } from '../../src/notify/render-digest.js';
 import type { Digest } from '../../src/policy/digest.js';
@@ -103,6 +109,7 @@ export function historyApp(
   };
   return createApp({
     config,
+    catalog: new SiteCatalog(createSiteDirectory(db), config, () => clock.now),
     store: createWebStore(db),
     previewDigests: (period, recipient) =>
       prepareDigests(digests, config, period, {

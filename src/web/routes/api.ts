@@ -15,6 +15,10 @@ import { testRobots } from '../../monitor/test-robots.js';
 import { TesterRefused } from '../../monitor/tester-thread.js';
 import type { TesterThread } from '../../monitor/tester-thread.js';
 import { requireWriteAccess } from '../auth.js';
+import { oneLine } from '../../lib/errors.js';
+import { redactUrl } from '../../lib/redact.js';
+import { SiteChangeRefused } from '../../monitor/site-catalog.js';
+import type { SiteRef } from '../../monitor/view-site.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { diffPair, optionalId, parseId } from '../sites.js';
@@ -23,6 +27,26 @@ import { checkTestSize, parseAgents, parseUrls, refusal } from '../tester-input.
 import { eventTypes } from './pages.js';
 
 const MAX_LIMIT = 500;
+
+/** A request's JSON body, or a 400 that says what it should be. */
+async function readJson(c: Context, shape: string): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw new HTTPException(400, { message: `the body must be JSON: ${shape}` });
+  }
+}
+
+/** Runs a change of the sites; a refusal becomes its HTTP error, with its one line. */
+async function catalogChange<T>(change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } catch (error) {
+    if (error instanceof SiteChangeRefused)
+      throw new HTTPException(error.status, { message: error.message });
+    throw error;
+  }
+}
 
 function limitOf(c: Context, fallback: number): number {
   const raw = c.req.query('limit');
@@ -75,6 +99,7 @@ export function registerApi(
       .filter((s) => s.id > after && (needle === '' || s.site.origin.includes(needle)))
       .sort((a, b) => a.id - b.id);
     const page = matching.slice(0, limit);
+    const pausedAt = new Map(page.map((e) => [e.id, e.pausedAt]));
     const view = await viewOverview(deps.store, page, {
       query: '',
       page: 1,
@@ -94,6 +119,11 @@ export function registerApi(
         return {
           id: r.id,
           origin: r.site.origin,
+          name: r.site.name,
+          tags: r.site.tags,
+          managedBy: r.site.managedBy,
+          paused: (pausedAt.get(r.id) ?? null) !== null,
+          agents: r.site.agents.map((a) => a.token),
           profile: r.site.profile,
           access:
             current === null
@@ -122,20 +152,101 @@ export function registerApi(
     });
   });
 
-  app.get(`${api}/sites/:id`, async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+  const siteDocument = async (site: SiteRef) => {
     const [latest] = await deps.store.listSnapshots(site.id, 1);
-    return c.json({
+    const entry = deps.catalog.get(site.id);
+    return {
       id: site.id,
       origin: site.origin,
+      name: site.config?.name ?? null,
+      tags: site.config?.tags ?? [],
       configured: site.config !== undefined,
+      managedBy: site.config?.managedBy ?? null,
+      paused: (entry?.pausedAt ?? null) !== null,
+      pausedAt: entry?.pausedAt ?? null,
       profile: profileOf(site),
       watches: site.config?.watches ?? [],
       agents: site.config?.agents ?? [],
       schedule: site.config?.schedule ?? null,
+      notify:
+        site.config === undefined
+          ? null
+          : {
+              email: site.config.alerts.email,
+              // A webhook's URL may hold its secret: only its origin is shown.
+              webhooks: site.config.alerts.webhooks.map((w) => ({
+                url: redactUrl(w.url),
+                format: w.format,
+                signed: w.secret !== undefined,
+              })),
+              events: site.config.alerts.events,
+            },
       current: latest === undefined ? null : snapshotDocument(latest, site),
+    };
+  };
+
+  app.get(`${api}/sites/:id`, async (c) => {
+    return c.json(await siteDocument(await sites.resolve(c.req.param('id'))));
+  });
+
+  // Sites added here are the product's own (kept in the database); the file's sites are
+  // the file's: they can be paused and checked, not edited or removed.
+  app.post(`${api}/sites`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const entry = await catalogChange(() =>
+      readJson(c, '{url, name?, tags?, watch?, agents?, profile?, schedule?, notify?}').then(
+        (body) => deps.catalog.add(body),
+      ),
+    );
+    deps.logger.info({ site: entry.site.origin, id: entry.id }, 'site added from the web');
+    // Its baseline, at once: the answer says what the site's robots.txt allows now.
+    let check: ReturnType<typeof outcomeDocument> | { error: string };
+    try {
+      check = outcomeDocument(await deps.checkNow(entry.site));
+    } catch (error) {
+      check = { error: oneLine(error) };
+    }
+    const site = await sites.resolve(String(entry.id));
+    return c.json({ ...(await siteDocument(site)), check }, 201, {
+      location: `${api}/sites/${entry.id}`,
     });
   });
+
+  app.patch(`${api}/sites/:id`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const id = parseId(c.req.param('id'), 'site');
+    const entry = await catalogChange(async () =>
+      deps.catalog.update(
+        id,
+        await readJson(c, '{name?, tags?, watch?, …}; null removes a setting'),
+      ),
+    );
+    deps.logger.info({ site: entry.site.origin, id }, 'site edited from the web');
+    return c.json(await siteDocument(await sites.resolve(String(id))));
+  });
+
+  app.delete(`${api}/sites/:id`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const id = parseId(c.req.param('id'), 'site');
+    await catalogChange(() => deps.catalog.remove(id));
+    deps.logger.info({ id }, 'site removed from the web (its history is kept)');
+    return c.body(null, 204);
+  });
+
+  for (const [action, paused] of [
+    ['pause', true],
+    ['resume', false],
+  ] as const)
+    app.post(`${api}/sites/:id/${action}`, async (c) => {
+      requireWriteAccess(c, deps.config.web.token);
+      const id = parseId(c.req.param('id'), 'site');
+      const entry = await catalogChange(() => deps.catalog.setPaused(id, paused));
+      deps.logger.info(
+        { site: entry.site.origin, id },
+        `site ${paused ? 'paused' : 'resumed'} from the web`,
+      );
+      return c.json(await siteDocument(await sites.resolve(String(id))));
+    });
 
   app.get(`${api}/sites/:id/snapshots`, async (c) => {
     const site = await sites.resolve(c.req.param('id'));

@@ -22,7 +22,13 @@ import { createEmailChannel } from '../../../src/notify/email-channel.js';
 import { digestData, renderDigest } from '../../../src/notify/render-digest.js';
 import { createWebhookChannel } from '../../../src/notify/webhook-channel.js';
 import { linksFrom } from '../../../src/policy/links.js';
-import { createCheckStore, createDaemonStore, createWebStore } from '../../../src/store/index.js';
+import {
+  createCheckStore,
+  createDaemonStore,
+  createSiteDirectory,
+  createWebStore,
+} from '../../../src/store/index.js';
+import { SiteCatalog } from '../../../src/monitor/site-catalog.js';
 import { createApp } from '../../../src/web/app.js';
 import { silentLogger } from '../../../src/lib/logger.js';
 import { createMetrics } from '../../../src/lib/metrics.js';
@@ -332,6 +338,7 @@ web: {publicUrl: '${PUBLIC}'}
 
     const app = createApp({
       config,
+      catalog: new SiteCatalog(createSiteDirectory(database.handle.db), config, () => now),
       store: createWebStore(database.handle.db),
       checkNow: () => Promise.reject(new Error('not here')),
       previewDigests: () => Promise.resolve([]),

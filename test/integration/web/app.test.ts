@@ -10,7 +10,8 @@ import type { Metrics } from '../../../src/lib/metrics.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import { recordDigest } from '../../../src/store/digests.js';
 import { createApp } from '../../../src/web/app.js';
-import { createWebStore } from '../../../src/store/index.js';
+import { createSiteDirectory, createWebStore } from '../../../src/store/index.js';
+import { SiteCatalog } from '../../../src/monitor/site-catalog.js';
 import { silentLogger } from '../../../src/lib/logger.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
@@ -309,6 +310,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     const store = createWebStore(database.handle.db);
     const failing = createApp({
       config,
+      catalog: new SiteCatalog(createSiteDirectory(database.handle.db), config, () => clock.now),
       store: { ...store, loadDigest: () => Promise.reject(new Error('connection reset')) },
       checkNow: () => Promise.reject(new Error('not in this test')),
       previewDigests: () => Promise.resolve([]),
@@ -470,7 +472,8 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       expect(await response.json()).toEqual({
         error: {
           status: 403,
-          message: 'checking from the web is off: set web.token in the configuration to allow it',
+          message:
+            'the web UI and API are read-only: set web.token in the configuration to allow checking and editing sites',
         },
       });
     });

@@ -1,0 +1,90 @@
+import type { Config } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
+import { oneLine } from '../lib/errors.js';
+import type { Logger } from '../lib/logger.js';
+import type { SiteCatalog } from '../monitor/site-catalog.js';
+import type { CliContext } from './context.js';
+
+/** Settings a running process keeps until it restarts (the rest apply at a reload). */
+const RESTART_SETTINGS: readonly [string, (c: Config) => unknown][] = [
+  ['dataDir', (c) => c.dataDir],
+  ['DATABASE_URL', (c) => c.databaseUrl],
+  ['fetch', (c) => c.fetch],
+  ['schedule.timezone', (c) => c.schedule.timezone],
+  ['schedule.leaseMs', (c) => c.schedule.leaseMs],
+  ['schedule.retentionDays', (c) => c.schedule.retentionDays],
+  ['notify.email', (c) => c.notify.email],
+  ['notify.retry', (c) => c.notify.retry],
+  ['notify.unhealthyAfterMs', (c) => c.notify.unhealthyAfterMs],
+  ['web', (c) => c.web],
+];
+
+/** The settings that differ between two configurations and need a restart to apply. */
+export function restartNeededFor(before: Config, after: Config): string[] {
+  return RESTART_SETTINGS.filter(
+    ([, pick]) => JSON.stringify(pick(before)) !== JSON.stringify(pick(after)),
+  ).map(([name]) => name);
+}
+
+/**
+ * On SIGHUP, reads the configuration file again and applies its sites, their settings,
+ * the top-level ones they fall back on and the schedules, without stopping work under
+ * way. A file that does not load is refused with its one-line error and the running
+ * configuration stays. Returns what stops listening.
+ */
+export function reloadOnHangup(
+  context: CliContext,
+  catalog: SiteCatalog,
+  logger: Logger,
+  path: string | undefined,
+): () => void {
+  let reloading: Promise<void> = Promise.resolve();
+  const reload = async () => {
+    let next: Config;
+    try {
+      next = await loadConfig({
+        path,
+        cwd: context.cwd,
+        env: context.env,
+        version: context.version,
+      });
+    } catch (error) {
+      logger.error(
+        { file: catalog.file.file, error: oneLine(error) },
+        'configuration not reloaded: the file has an error; the running configuration stays',
+      );
+      return;
+    }
+    const restart = restartNeededFor(catalog.file, next);
+    try {
+      const summary = await catalog.reload(next);
+      logger.info(
+        {
+          file: next.file,
+          sites: summary.sites,
+          added: summary.added.length,
+          removed: summary.removed.length,
+          ...(summary.added.length + summary.removed.length <= 50
+            ? { addedSites: summary.added, removedSites: summary.removed }
+            : {}),
+        },
+        'configuration reloaded',
+      );
+    } catch (error) {
+      logger.error(
+        { error: oneLine(error) },
+        'configuration not reloaded: the database did not answer; the running configuration stays',
+      );
+      return;
+    }
+    if (restart.length > 0)
+      logger.warn(
+        { settings: restart },
+        `changed settings that apply at the next start: ${restart.join(', ')}`,
+      );
+  };
+  return context.onHangup(() => {
+    logger.info({}, 'SIGHUP received: reloading the configuration');
+    reloading = reloading.then(reload);
+  });
+}

@@ -1,0 +1,308 @@
+/**
+ * The sites robowatch watches: the configuration file's, and those added in the UI or
+ * API (kept in the database), with what is paused. The file wins for the sites it lists:
+ * their settings are the file's, and the UI and API can pause them and check them now,
+ * not edit or remove them. A site added in the UI that the file starts listing takes the
+ * file's settings; its own come back if the file stops listing it.
+ */
+import type { Config, SiteConfig } from '../config/config.js';
+import { ConfigError, originFromInput, resolveSiteSettings } from '../config/config.js';
+import type { SiteDirectoryStore } from './ports.js';
+import type { DirectoryRow } from './records.js';
+
+export interface CatalogEntry {
+  readonly id: number;
+  readonly site: SiteConfig;
+  /** Paused (not checked) since then; null: checked on its schedule. */
+  readonly pausedAt: Date | null;
+}
+
+/** A change to the sites that cannot be made, with the HTTP status that says why. */
+export class SiteChangeRefused extends Error {
+  constructor(
+    readonly status: 400 | 404 | 409,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SiteChangeRefused';
+  }
+}
+
+/** What a reload of the configuration file changed among the sites. */
+export interface ReloadSummary {
+  readonly sites: number;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+}
+
+type Listener = () => void | Promise<void>;
+
+export class SiteCatalog {
+  readonly #store: SiteDirectoryStore;
+  readonly #now: () => Date;
+  #file: Config;
+  #config: Config;
+  /** The file's sites' ids, by origin. */
+  #fileIds = new Map<string, number>();
+  #synced = false;
+  #entries: CatalogEntry[] = [];
+  #byId = new Map<number, CatalogEntry>();
+  /** Each managed site as last resolved, with the settings it was resolved from. */
+  #resolved = new Map<number, { text: string; site: SiteConfig | string }>();
+  #problems: string[] = [];
+  #rowsSignature: string | undefined;
+  #refreshedAt = -Infinity;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #listeners = new Set<Listener>();
+
+  constructor(store: SiteDirectoryStore, file: Config, now: () => Date) {
+    this.#store = store;
+    this.#file = file;
+    this.#config = file;
+    this.#now = now;
+  }
+
+  /** The configuration with every watched site (paused ones included). */
+  get config(): Config {
+    return this.#config;
+  }
+
+  /** The configuration file as last read. */
+  get file(): Config {
+    return this.#file;
+  }
+
+  /** Every watched site with its id: the file's in its order, then those added in the UI or API. */
+  entries(): readonly CatalogEntry[] {
+    return this.#entries;
+  }
+
+  get(id: number): CatalogEntry | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Sites added in the UI or API that the current file's settings make invalid, one line each. */
+  problems(): readonly string[] {
+    return this.#problems;
+  }
+
+  /** Called after each change of the sites (a reload, a write here, or another process's seen by a refresh). */
+  onChange(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Gives the file's sites their rows, then reads the rest (done by the first use otherwise). */
+  load(): Promise<void> {
+    return this.#serial(async () => {
+      await this.#syncFile();
+      await this.#read(true);
+    });
+  }
+
+  /** Takes a newly read configuration file; says which of its sites came and went. */
+  reload(file: Config): Promise<ReloadSummary> {
+    return this.#serial(async () => {
+      const before = new Set(this.#file.sites.map((s) => s.origin));
+      const after = new Set(file.sites.map((s) => s.origin));
+      this.#file = file;
+      this.#resolved.clear(); // the top-level settings they fall back on may have changed
+      await this.#syncFile();
+      await this.#read(true);
+      return {
+        sites: file.sites.length,
+        added: [...after].filter((o) => !before.has(o)),
+        removed: [...before].filter((o) => !after.has(o)),
+      };
+    });
+  }
+
+  /** Reads the database again (another process may have added, edited or paused a site). */
+  refresh(): Promise<void> {
+    return this.#serial(() => this.#read(false));
+  }
+
+  /** Refreshes unless that was done within `maxAgeMs`. */
+  async fresh(maxAgeMs: number): Promise<void> {
+    if (this.#now().getTime() - this.#refreshedAt > maxAgeMs) await this.refresh();
+  }
+
+  /**
+   * Adds a site: `{url, name?, tags?, watch?, agents?, profile?, schedule?, notify?}`, as
+   * the file writes one. "example.com" means https://example.com.
+   */
+  add(input: unknown): Promise<CatalogEntry> {
+    return this.#serial(async () => {
+      if (input === null || typeof input !== 'object' || Array.isArray(input))
+        throw new SiteChangeRefused(
+          400,
+          'the site must be an object: {url, name?, tags?, watch?, …}',
+        );
+      const { url, ...settings } = input as Record<string, unknown>;
+      if (typeof url !== 'string')
+        throw new SiteChangeRefused(400, 'url: is required (the site, e.g. https://example.com)');
+      const origin = refuseInvalid(() => originFromInput(url));
+      if (this.#file.sites.some((s) => s.origin === origin))
+        throw new SiteChangeRefused(
+          409,
+          `${origin} is listed in ${this.#file.file}: edit it there`,
+        );
+      const existing = await this.#store.findRow({ origin });
+      if (existing !== undefined && existing.settings !== null && existing.removedAt === null)
+        throw new SiteChangeRefused(409, `${origin} is watched already (site ${existing.id})`);
+      const resolved = refuseInvalid(() => resolveSiteSettings(this.#file, origin, settings));
+      const id = await this.#store.saveSite(origin, resolved.settings);
+      await this.#read(false);
+      return this.#byId.get(id)!;
+    });
+  }
+
+  /**
+   * Changes a site's settings: each key given replaces the site's, null removes it (the
+   * top-level setting applies again). Only sites added in the UI or API.
+   */
+  update(id: number, patch: unknown): Promise<CatalogEntry> {
+    return this.#serial(async () => {
+      const row = await this.#managed(id, 'edit');
+      if (patch === null || typeof patch !== 'object' || Array.isArray(patch))
+        throw new SiteChangeRefused(
+          400,
+          'the change must be an object of settings: {name?, tags?, watch?, …}',
+        );
+      const changes = patch as Record<string, unknown>;
+      if ('url' in changes && changes['url'] !== row.origin)
+        throw new SiteChangeRefused(
+          400,
+          'url: cannot change (a history belongs to one origin): add the new origin as a site',
+        );
+      const merged: Record<string, unknown> = { ...row.settings };
+      for (const [key, value] of Object.entries(changes)) {
+        if (key === 'url') continue;
+        if (value === null) delete merged[key];
+        else merged[key] = value;
+      }
+      const resolved = refuseInvalid(() => resolveSiteSettings(this.#file, row.origin, merged));
+      await this.#store.updateSettings(id, resolved.settings);
+      await this.#read(false);
+      return this.#byId.get(id)!;
+    });
+  }
+
+  /** Pauses or resumes a site (the file's too: pausing is not a setting). */
+  setPaused(id: number, paused: boolean): Promise<CatalogEntry> {
+    return this.#serial(async () => {
+      const entry = this.#byId.get(id) ?? (await this.#read(false), this.#byId.get(id));
+      if (entry === undefined) throw new SiteChangeRefused(404, `there is no watched site ${id}`);
+      if ((entry.pausedAt !== null) !== paused)
+        await this.#store.setPaused(id, paused ? this.#now() : null);
+      await this.#read(false);
+      return this.#byId.get(id)!;
+    });
+  }
+
+  /** Stops watching a site added in the UI or API; its history stays browsable. */
+  remove(id: number): Promise<void> {
+    return this.#serial(async () => {
+      await this.#managed(id, 'remove');
+      await this.#store.remove(id, this.#now());
+      await this.#read(false);
+    });
+  }
+
+  /** The row of a site the UI and API may change, or the refusal that says why not. */
+  async #managed(
+    id: number,
+    what: 'edit' | 'remove',
+  ): Promise<DirectoryRow & { settings: Record<string, unknown> }> {
+    const row = await this.#store.findRow({ id });
+    if (row === undefined) throw new SiteChangeRefused(404, `there is no site ${id}`);
+    if (this.#file.sites.some((s) => s.origin === row.origin))
+      throw new SiteChangeRefused(
+        409,
+        `${row.origin} is listed in ${this.#file.file}: ${what} it there`,
+      );
+    if (row.settings === null || row.removedAt !== null)
+      throw new SiteChangeRefused(404, `${row.origin} is not watched (site ${id})`);
+    return row as DirectoryRow & { settings: Record<string, unknown> };
+  }
+
+  /** Runs catalog work one at a time, so that a refresh never overtakes a write. */
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #syncFile(): Promise<void> {
+    const stored = await this.#store.syncSites(this.#file.sites.map((s) => s.origin));
+    this.#fileIds = new Map(stored.map((s) => [s.origin, s.id]));
+    this.#synced = true;
+  }
+
+  /** Reads the rows and rebuilds the sites; tells the listeners when anything changed. */
+  async #read(force: boolean): Promise<void> {
+    if (!this.#synced) {
+      await this.#syncFile();
+      force = true;
+    }
+    const rows = await this.#store.loadDirectory();
+    this.#refreshedAt = this.#now().getTime();
+    const signature = rows
+      .map(
+        (r) =>
+          `${r.id}\t${r.pausedAt?.getTime() ?? ''}\t${r.removedAt === null ? '' : 'x'}\t${JSON.stringify(r.settings)}`,
+      )
+      .join('\n');
+    if (!force && signature === this.#rowsSignature) return;
+    this.#rowsSignature = signature;
+    this.#build(rows);
+    for (const listener of this.#listeners) await listener();
+  }
+
+  #build(rows: readonly DirectoryRow[]): void {
+    const paused = new Map<number, Date>();
+    for (const row of rows) if (row.pausedAt !== null) paused.set(row.id, row.pausedAt);
+    const fileOrigins = new Set<string>();
+    const entries: CatalogEntry[] = this.#file.sites.map((site) => {
+      fileOrigins.add(site.origin);
+      const id = this.#fileIds.get(site.origin)!;
+      return { id, site, pausedAt: paused.get(id) ?? null };
+    });
+    const problems: string[] = [];
+    const resolved = new Map<number, { text: string; site: SiteConfig | string }>();
+    for (const row of rows) {
+      if (row.settings === null || row.removedAt !== null || fileOrigins.has(row.origin)) continue;
+      const text = JSON.stringify(row.settings);
+      let known = this.#resolved.get(row.id);
+      if (known === undefined || known.text !== text) {
+        try {
+          known = { text, site: resolveSiteSettings(this.#file, row.origin, row.settings).site };
+        } catch (error) {
+          if (!(error instanceof ConfigError)) throw error;
+          known = { text, site: `${row.origin}: ${error.message}` };
+        }
+      }
+      resolved.set(row.id, known);
+      if (typeof known.site === 'string') problems.push(known.site);
+      else entries.push({ id: row.id, site: known.site, pausedAt: paused.get(row.id) ?? null });
+    }
+    this.#resolved = resolved;
+    this.#problems = problems;
+    this.#entries = entries;
+    this.#byId = new Map(entries.map((e) => [e.id, e]));
+    this.#config = Object.freeze({
+      ...this.#file,
+      sites: Object.freeze(entries.map((e) => e.site)),
+    });
+  }
+}
+
+/** Runs a validation; its ConfigError becomes a 400 with the same one line. */
+function refuseInvalid<T>(validate: () => T): T {
+  try {
+    return validate();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new SiteChangeRefused(400, error.message);
+    throw error;
+  }
+}
