@@ -1,6 +1,6 @@
 /** The configuration: defaults, presets, URL normalisation, and one-line errors. */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig, resolveSiteSettings } from '../../../src/config/config.js';
 import { loadConfig } from '../../../src/config/load.js';
 
 const context = { file: 'robowatch.yaml', cwd: '/srv/robowatch', env: {}, version: '9.9.9' };
@@ -173,6 +173,46 @@ sites:
     ).toBe('a-long-enough-token');
     // ${NAME:-} leaves it unset when the environment does not give it.
     expect(parse('web: {token: "${WEB_TOKEN:-}"}').web.token).toBeUndefined();
+  });
+
+  it('gives sites names and tags, and says what is wrong with them', () => {
+    const config = parse(
+      'watch: [/]\nsites:\n  - {url: https://a.example, name: " Shop ", tags: [shop, eu, shop]}\n  - url: https://b.example\n',
+    );
+    expect(config.sites.map((s) => [s.name, s.tags, s.managedBy])).toEqual([
+      ['Shop', ['shop', 'eu'], 'file'],
+      [null, [], 'file'],
+    ]);
+    expect(error('watch: [/]\nsites:\n  - {url: https://a.example, name: ""}')).toBe(
+      'robowatch.yaml: sites[0].name: must not be empty',
+    );
+    expect(error('watch: [/]\nsites:\n  - {url: https://a.example, tags: ["a b"]}')).toBe(
+      'robowatch.yaml: sites[0].tags[0]: must be a tag of letters, digits, "-", "_" or "." (at most 40)',
+    );
+    expect(error('watch: [/]\nsites:\n  - {url: https://a.example, name: "a\\tb"}')).toBe(
+      'robowatch.yaml: sites[0].name: must not contain control characters',
+    );
+  });
+
+  it('resolves the settings of a site added in the UI or API against the file, without the environment', () => {
+    const config = parse(
+      'agents: ["@search"]\nwatch: [/]\nnotify: {webhooks: [{url: "https://hooks.example/a"}]}\nsites: []\n',
+    );
+    const { site, settings } = resolveSiteSettings(config, 'https://new.example', {
+      name: 'New',
+      profile: 'rfc9309',
+    });
+    expect(settings).toEqual({ name: 'New', profile: 'rfc9309' });
+    expect(site.watches).toEqual(['https://new.example/']);
+    expect(site.agents.every((a) => a.profile === 'rfc9309')).toBe(true);
+    expect(site.alerts.webhooks.map((w) => w.url)).toEqual(['https://hooks.example/a']);
+    expect(site.managedBy).toBe('api');
+    // ${NAME} in a value sent through the API never reads the server's environment.
+    expect(() =>
+      resolveSiteSettings(config, 'https://new.example', {
+        notify: { webhooks: [{ url: 'https://evil.example/${DATABASE_URL}' }] },
+      }),
+    ).toThrow('notify.webhooks[0].url: environment variable DATABASE_URL is not set');
   });
 
   it('takes DATABASE_URL from the environment', () => {

@@ -1,0 +1,132 @@
+/**
+ * The daemon follows its sites while it runs: a site added through the API is checked on
+ * its schedule from then on, a paused one is not, and SIGHUP reloads the configuration
+ * file (a file with an error is refused and the running configuration stays), all without
+ * a restart and ending with a clean stop.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { logged, startDaemon } from '../support/daemon.js';
+import { FixtureServer } from '../support/fixture-server.js';
+
+const [fileSite, apiSite, reloadSite] = [
+  new FixtureServer(),
+  new FixtureServer(),
+  new FixtureServer(),
+];
+const all = [fileSite, apiSite, reloadSite];
+const TOKEN = 'daemon-sites-token-0123456789';
+const ROBOTS = 'User-agent: *\nDisallow: /private/\n';
+
+beforeAll(async () => {
+  for (const s of all) {
+    await s.start();
+    s.serve('/robots.txt', 200, ROBOTS);
+  }
+});
+afterAll(async () => {
+  for (const s of all) await s.stop();
+});
+
+const fetches = (site: FixtureServer) =>
+  site.requests.filter((r) => r.path === '/robots.txt').length;
+
+function configText(dir: string, sites: readonly FixtureServer[], extra = ''): string {
+  return `dataDir: ${join(dir, 'data')}
+agents: [Googlebot]
+watch: [/, /private/x]
+sites:
+${sites.map((s) => `  - url: ${s.origin}`).join('\n')}
+schedule: {check: '*/2 * * * * *'}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+web: {listen: 0, token: ${TOKEN}}
+${extra}`;
+}
+
+describe('robowatch start with sites that change while it runs', () => {
+  it('checks a site added through the API, stops checking it when paused, and reloads the file on SIGHUP', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-sites-'));
+    const file = join(dir, 'robowatch.yaml');
+    writeFileSync(file, configText(dir, [fileSite]));
+    const daemon = startDaemon(file, { DATABASE_URL: '' });
+    const wait = { timeout: 60_000, interval: 100 };
+    try {
+      await vi.waitFor(() => expect(logged(daemon, 'web listening')).toBe(true), wait);
+      const base = String(daemon.logs.find((l) => l['msg'] === 'web listening')!['url']);
+      const api = (method: string, path: string, body?: unknown) =>
+        fetch(`${base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      await vi.waitFor(() => expect(fetches(fileSite)).toBeGreaterThanOrEqual(2), wait);
+
+      // Added through the API: its baseline at once, then every period.
+      const added = await api('POST', '/api/v1/sites', { url: apiSite.origin, name: 'API site' });
+      expect(added.status).toBe(201);
+      const { id, check } = (await added.json()) as { id: number; check: { kind: string } };
+      expect(check.kind).toBe('baseline');
+      await vi.waitFor(() => expect(fetches(apiSite)).toBeGreaterThanOrEqual(4), wait);
+      expect(logged(daemon, 'watched sites changed')).toBe(true);
+
+      // Paused: not fetched again (one check may have been under way), while the others are.
+      expect((await api('POST', `/api/v1/sites/${id}/pause`)).status).toBe(200);
+      const atPause = fetches(apiSite);
+      const fileAtPause = fetches(fileSite);
+      await vi.waitFor(
+        () => expect(fetches(fileSite)).toBeGreaterThanOrEqual(fileAtPause + 3),
+        wait,
+      );
+      expect(fetches(apiSite)).toBeLessThanOrEqual(atPause + 1);
+
+      // SIGHUP: the file now lists another site; it is checked from then on.
+      writeFileSync(file, configText(dir, [fileSite, reloadSite]));
+      daemon.child.kill('SIGHUP');
+      await vi.waitFor(() => expect(logged(daemon, 'configuration reloaded')).toBe(true), wait);
+      const reloaded = daemon.logs.find((l) => l['msg'] === 'configuration reloaded')!;
+      expect(reloaded).toMatchObject({
+        sites: 2,
+        added: 1,
+        removed: 0,
+        addedSites: [reloadSite.origin],
+      });
+      await vi.waitFor(() => expect(fetches(reloadSite)).toBeGreaterThanOrEqual(3), wait);
+
+      // A file with an error is refused, in one line; the running configuration stays.
+      writeFileSync(file, configText(dir, [fileSite], 'wacth: [/]\n'));
+      daemon.child.kill('SIGHUP');
+      const refusal =
+        'configuration not reloaded: the file has an error; the running configuration stays';
+      await vi.waitFor(() => expect(logged(daemon, refusal)).toBe(true), wait);
+      expect(daemon.logs.find((l) => l['msg'] === refusal)!['error']).toBe(
+        `${file}: unknown key "wacth"`,
+      );
+      const reloadAtRefusal = fetches(reloadSite);
+      await vi.waitFor(
+        () => expect(fetches(reloadSite)).toBeGreaterThanOrEqual(reloadAtRefusal + 2),
+        wait,
+      );
+
+      // A change of a setting that needs a restart is said, not silently ignored.
+      writeFileSync(
+        file,
+        configText(dir, [fileSite, reloadSite], 'notify: {retry: {baseDelayMs: 60000}}\n'),
+      );
+      daemon.child.kill('SIGHUP');
+      await vi.waitFor(
+        () =>
+          expect(
+            logged(daemon, 'changed settings that apply at the next start: notify.retry'),
+          ).toBe(true),
+        wait,
+      );
+    } finally {
+      daemon.child.kill('SIGTERM');
+    }
+    expect(await daemon.exit).toBe(0);
+    expect(daemon.logs.at(-1)?.['msg']).toBe('daemon stopped');
+    expect(daemon.stderr).toBe('');
+  });
+});

@@ -1,0 +1,255 @@
+/**
+ * Managing sites through the API: add (with its baseline at once), edit, pause, resume,
+ * remove; the file's sites stay the file's; every refusal is one line with its status.
+ * On both databases, with the site's robots.txt served on loopback.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { createApp } from '../../../src/web/app.js';
+import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import type { TestDatabase } from '../../support/database.js';
+import { useLoopbackSite } from '../../support/loopback-site.js';
+import { buildHistory, historyApp, historyConfig } from '../../support/site-history.js';
+
+const { server, fetcher } = useLoopbackSite();
+const TOKEN = 'sites-api-token-0123456789';
+const bearer = { authorization: `Bearer ${TOKEN}` };
+
+interface SiteDoc {
+  id: number;
+  origin: string;
+  name: string | null;
+  tags: string[];
+  managedBy: 'file' | 'api' | null;
+  configured: boolean;
+  paused: boolean;
+  watches: string[];
+  agents: { token: string; profile: string }[];
+  schedule: string | null;
+  check?: { kind: string; verdicts: { watched: number; disallowed: number } } | { error: string };
+}
+
+describe.each(databaseKinds())('sites managed through the API on %s', (kind) => {
+  let database: TestDatabase;
+  let app: ReturnType<typeof createApp>;
+  let readOnly: ReturnType<typeof createApp>;
+  let fileSite: number;
+  // The same loopback server under another name: another origin, a site of its own.
+  let other: string;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    other = server.origin.replace('127.0.0.1', 'localhost');
+    const config = historyConfig(server.origin, `web: {token: '${TOKEN}'}`);
+    const { deps, clock } = await buildHistory(database.handle.db, server, fetcher, config);
+    app = historyApp(database.handle.db, config, deps, clock);
+    readOnly = historyApp(database.handle.db, historyConfig(server.origin), deps, clock);
+    server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
+    fileSite = (
+      (await (await app.request('/api/v1/sites', { headers: bearer })).json()) as {
+        sites: SiteDoc[];
+      }
+    ).sites[0]!.id;
+  });
+  afterAll(async () => {
+    server.routes.clear();
+    await database.close();
+  });
+
+  const send = async (method: string, path: string, body?: unknown, headers = bearer) => {
+    const response = await app.request(path, {
+      method,
+      headers: { ...headers, 'content-type': 'application/json' },
+      ...(body === undefined
+        ? {}
+        : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
+  };
+  const errorOf = (body: unknown) => (body as { error: { message: string } }).error.message;
+  const listed = async () =>
+    ((await send('GET', '/api/v1/sites?limit=500')).body as { sites: SiteDoc[] }).sites;
+
+  it('is read-only without a token, and says how to allow editing', async () => {
+    const response = await readOnly.request('/api/v1/sites', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: other }),
+    });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      'the web UI and API are read-only: set web.token in the configuration to allow checking and editing sites',
+    );
+    const anonymous = await send('POST', '/api/v1/sites', { url: other }, { authorization: '' });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('adds a site, checks it at once and lists it with its name and tags', async () => {
+    const added = await send('POST', '/api/v1/sites', {
+      url: other,
+      name: '  Shop (staging) ',
+      tags: ['shop', 'eu'],
+      watch: ['/', '/private/a', '/private/a'],
+      agents: ['Googlebot'],
+    });
+    expect(added.status).toBe(201);
+    const site = added.body as SiteDoc;
+    expect(site).toMatchObject({
+      origin: other,
+      name: 'Shop (staging)',
+      tags: ['shop', 'eu'],
+      managedBy: 'api',
+      configured: true,
+      paused: false,
+      watches: [`${other}/`, `${other}/private/a`],
+      agents: [{ token: 'Googlebot', profile: 'google' }],
+      schedule: '0 3 * * *',
+      check: { kind: 'baseline', verdicts: { watched: 2, disallowed: 1 } },
+    });
+    const sites = await listed();
+    expect(sites.map((s) => [s.origin, s.managedBy, s.name])).toEqual([
+      [server.origin, 'file', null],
+      [other, 'api', 'Shop (staging)'],
+    ]);
+    // Its page shows its baseline.
+    const page = await app.request(`/sites/${site.id}`, {
+      headers: { ...bearer, accept: 'text/html' },
+    });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/private/a');
+  });
+
+  it('refuses bad settings with the configuration file’s one-line errors', async () => {
+    const added = (await listed()).find((s) => s.origin === other)!;
+    const cases: [unknown, number, string][] = [
+      [{ url: 'ftp://example.com' }, 400, 'url: must be http or https, not ftp'],
+      [
+        { url: 'https://a.example', watch: ['nope'] },
+        400,
+        'watch[0]: "nope" must be a path starting with "/" or an absolute URL',
+      ],
+      [{ url: 'https://a.example', wacth: ['/'] }, 400, 'unknown key "wacth"'],
+      [
+        { url: 'https://a.example', watch: ['/'], tags: ['no spaces'] },
+        400,
+        'tags[0]: must be a tag of letters, digits, "-", "_" or "." (at most 40)',
+      ],
+      [
+        { url: 'https://a.example', watch: ['/'], schedule: 'daily' },
+        400,
+        'schedule: is not a valid cron expression ([second] minute hour day-of-month month day-of-week)',
+      ],
+      [
+        { url: 'https://a.example' },
+        400,
+        'watch: is required (or list the paths every site watches in a top-level watch)',
+      ],
+      [{ watch: ['/'] }, 400, 'url: is required (the site, e.g. https://example.com)'],
+      [
+        { url: server.origin, watch: ['/'] },
+        409,
+        `${server.origin} is listed in web-test.yaml: edit it there`,
+      ],
+      [{ url: other, watch: ['/'] }, 409, `${other} is watched already (site ${added.id})`],
+      [
+        '{"url": ',
+        400,
+        'the body must be JSON: {url, name?, tags?, watch?, agents?, profile?, schedule?, notify?}',
+      ],
+    ];
+    for (const [body, status, message] of cases) {
+      const refused = await send('POST', '/api/v1/sites', body);
+      expect([refused.status, errorOf(refused.body)], JSON.stringify(body)).toEqual([
+        status,
+        message,
+      ]);
+    }
+    expect((await listed()).length).toBe(2);
+  });
+
+  it('edits a site: each key given replaces, null falls back to the default', async () => {
+    const [, site] = await listed();
+    const edited = await send('PATCH', `/api/v1/sites/${site!.id}`, {
+      name: 'Shop',
+      tags: ['shop'],
+      watch: ['/private/b'],
+      agents: null,
+      schedule: '0 */6 * * *',
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({
+      name: 'Shop',
+      tags: ['shop'],
+      watches: [`${other}/private/b`],
+      agents: [
+        { token: 'Googlebot', profile: 'google' },
+        { token: 'GPTBot', profile: 'google' },
+      ],
+      schedule: '0 */6 * * *',
+    });
+    const refusals: [string, unknown, number, string][] = [
+      [
+        `/api/v1/sites/${site!.id}`,
+        { watch: null },
+        400,
+        'watch: is required (or list the paths every site watches in a top-level watch)',
+      ],
+      [
+        `/api/v1/sites/${site!.id}`,
+        { url: 'https://elsewhere.example' },
+        400,
+        'url: cannot change (a history belongs to one origin): add the new origin as a site',
+      ],
+      [
+        `/api/v1/sites/${site!.id}`,
+        { profile: 'bing' },
+        400,
+        'profile: must be one of google, rfc9309, legacy',
+      ],
+      [
+        `/api/v1/sites/${fileSite}`,
+        { name: 'x' },
+        409,
+        `${server.origin} is listed in web-test.yaml: edit it there`,
+      ],
+      ['/api/v1/sites/999', { name: 'x' }, 404, 'there is no site 999'],
+    ];
+    for (const [path, body, status, message] of refusals) {
+      const refused = await send('PATCH', path, body);
+      expect([refused.status, errorOf(refused.body)], JSON.stringify(body)).toEqual([
+        status,
+        message,
+      ]);
+    }
+    // A refused edit changed nothing.
+    expect((await send('GET', `/api/v1/sites/${site!.id}`)).body).toMatchObject({ name: 'Shop' });
+  });
+
+  it('pauses and resumes any site, the file’s too', async () => {
+    const paused = await send('POST', `/api/v1/sites/${fileSite}/pause`);
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ paused: true, managedBy: 'file' });
+    expect((await listed()).find((s) => s.id === fileSite)?.paused).toBe(true);
+    const resumed = await send('POST', `/api/v1/sites/${fileSite}/resume`);
+    expect(resumed.body).toMatchObject({ paused: false });
+    expect((await send('POST', '/api/v1/sites/999/pause')).status).toBe(404);
+  });
+
+  it('removes a site it added, keeps its history, and takes it back with its history', async () => {
+    const [, site] = await listed();
+    expect((await send('DELETE', `/api/v1/sites/${fileSite}`)).status).toBe(409);
+    const removed = await send('DELETE', `/api/v1/sites/${site!.id}`);
+    expect(removed.status).toBe(204);
+    expect((await listed()).map((s) => s.origin)).toEqual([server.origin]);
+    // Its history stays browsable.
+    const kept = await send('GET', `/api/v1/sites/${site!.id}`);
+    expect(kept.body).toMatchObject({ origin: other, configured: false, managedBy: null });
+    expect((await send('GET', `/api/v1/sites/${site!.id}/snapshots`)).status).toBe(200);
+    expect(errorOf((await send('DELETE', `/api/v1/sites/${site!.id}`)).body)).toBe(
+      `${other} is not watched (site ${site!.id})`,
+    );
+    // Added again: the same site, its history carries on (no new baseline).
+    const again = await send('POST', '/api/v1/sites', { url: other, watch: ['/'] });
+    expect(again.status).toBe(201);
+    expect(again.body).toMatchObject({ id: site!.id, check: { kind: 'unchanged' } });
+  });
+});
