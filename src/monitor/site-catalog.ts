@@ -15,6 +15,8 @@ export interface CatalogEntry {
   readonly site: SiteConfig;
   /** Paused (not checked) since then; null: checked on its schedule. */
   readonly pausedAt: Date | null;
+  /** The settings of a site added in the UI or API, as stored; null for the file's. */
+  readonly settings: Record<string, unknown> | null;
 }
 
 /** A change to the sites that cannot be made, with the HTTP status that says why. */
@@ -266,7 +268,7 @@ export class SiteCatalog {
     const entries: CatalogEntry[] = this.#file.sites.map((site) => {
       fileOrigins.add(site.origin);
       const id = this.#fileIds.get(site.origin)!;
-      return { id, site, pausedAt: paused.get(id) ?? null };
+      return { id, site, pausedAt: paused.get(id) ?? null, settings: null };
     });
     const problems: string[] = [];
     const resolved = new Map<number, { text: string; site: SiteConfig | string }>();
@@ -284,7 +286,13 @@ export class SiteCatalog {
       }
       resolved.set(row.id, known);
       if (typeof known.site === 'string') problems.push(known.site);
-      else entries.push({ id: row.id, site: known.site, pausedAt: paused.get(row.id) ?? null });
+      else
+        entries.push({
+          id: row.id,
+          site: known.site,
+          pausedAt: paused.get(row.id) ?? null,
+          settings: row.settings,
+        });
     }
     this.#resolved = resolved;
     this.#problems = problems;

@@ -66,6 +66,13 @@ textarea { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85
 .notice { padding: .6rem .8rem; border: 1px solid var(--line); background: #fff; margin: 1rem 0; }
 .notice.error { border-color: var(--unreachable); }
 .pager { margin-top: .8rem; }
+form.site-form { max-width: 40rem; }
+form.site-form label { display: block; margin: .8rem 0; }
+form.site-form label > .muted { font-size: .85rem; }
+button.secondary { background: #fff; color: var(--accent); }
+.tags { margin: .2rem 0; }
+.tag { display: inline-block; margin: 0 .3rem .2rem 0; padding: 0 .4rem; border: 1px solid var(--line); border-radius: 3px; font-size: .8rem; color: var(--muted); text-decoration: none; }
+h1 .origin { font-size: .9rem; font-weight: normal; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-all; }
 `;

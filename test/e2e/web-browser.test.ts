@@ -204,7 +204,68 @@ describe('the web UI in Chromium', () => {
   it('checks the site now', async () => {
     await page.goto(`${base}/sites/1`);
     await page.getByRole('button', { name: 'Check now' }).click();
-    await expect.poll(() => page.textContent('.notice')).toBe('Checked now: unchanged');
+    await expect.poll(() => page.textContent('.notice')).toBe('Checked now: nothing changed.');
+  });
+
+  it('adds a site, shows its baseline, edits its watches, pauses and removes it', async () => {
+    // The same loopback server under another name: a site of its own.
+    const other = site.origin.replace('127.0.0.1', 'localhost');
+    await page.goto(base);
+    await page.getByRole('link', { name: 'Add a site' }).click();
+    await page.getByLabel('Site').fill(other);
+    await page.getByLabel('Watched URLs').fill('nope');
+    await page.getByRole('button', { name: 'Add and check now' }).click();
+    // Refused in one line, what was typed kept.
+    await expect
+      .poll(() => page.textContent('.notice.error'))
+      .toBe('Watched URLs: "nope" must be a path starting with "/" or an absolute URL');
+    expect(await page.getByLabel('Site').inputValue()).toBe(other);
+    await page.getByLabel('Name').fill('Staging shop');
+    await page.getByLabel('Tags').fill('shop, staging');
+    await page.getByLabel('Watched URLs').fill('/\n/private/y');
+    await shot('add-site');
+    await page.getByRole('button', { name: 'Add and check now' }).click();
+    await expect
+      .poll(() => page.textContent('.notice'))
+      .toBe('Checked now: its first snapshot (the baseline) is below.');
+    expect(await page.textContent('h1')).toBe(`Staging shop ${other}`);
+    expect(await page.locator('table.matrix th[scope=row]').allTextContents()).toEqual([
+      '/',
+      '/private/y',
+    ]);
+
+    await page.getByRole('link', { name: 'Edit settings' }).click();
+    await expect.poll(() => page.getByLabel('Watched URLs').inputValue()).toBe('/\n/private/y');
+    await page.getByLabel('Watched URLs').fill('/\n/private/y\n/blog/post');
+    await shot('edit-site');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => page.textContent('.notice'))
+      .toBe('Saved. The next check uses the new settings.');
+    await page.getByRole('button', { name: 'Check now' }).click();
+    await expect
+      .poll(() => page.locator('table.matrix th[scope=row]').allTextContents())
+      .toEqual(['/', '/private/y', '/blog/post']);
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect
+      .poll(() => page.locator('.notice').allTextContents())
+      .toContain('Paused: robowatch does not check it until it is resumed.');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await expect
+      .poll(() => page.textContent('.notice'))
+      .toBe('Resumed: it is checked on its schedule again.');
+
+    await page.getByRole('link', { name: 'Remove' }).click();
+    await page.getByRole('button', { name: 'Remove' }).click();
+    await expect
+      .poll(() => page.textContent('.notice'))
+      .toBe(`${other} is no longer watched. Its history is kept: adding it again carries it on.`);
+    expect(await page.locator('table.overview tbody tr').count()).toBe(1);
+    // The file's site: paused and resumed like any, its settings stay the file's.
+    await page.goto(`${base}/sites/1`);
+    expect(await page.getByRole('link', { name: 'Edit settings' }).count()).toBe(0);
+    await expect.poll(() => page.textContent('main')).toContain('Settings: in ');
   });
 
   it('keeps hostile content inert: no script runs, no element is injected', async () => {

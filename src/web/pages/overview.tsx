@@ -1,7 +1,7 @@
 import type { FC } from 'hono/jsx';
 import type { OverviewPage } from '../../monitor/view-overview.js';
 import { STRIP_DAYS } from '../../monitor/view-overview.js';
-import { ConditionBadge, Layout, NextCheck, Rich, Time } from './components.js';
+import { ConditionBadge, Layout, NextCheck, Notice, Rich, Time } from './components.js';
 import { DayStrip } from './svg.js';
 
 /**
@@ -13,9 +13,30 @@ export const OverviewPageView: FC<{
   query: string;
   signedIn: boolean;
   now: Date;
-}> = ({ view, query, signedIn, now }) => (
+  /** Whether this request may add sites (the token is set and it is signed in). */
+  canEdit: boolean;
+  /** Sites paused now, by id. */
+  paused: ReadonlySet<number>;
+  /** The origin of a site just removed from the web, if any. */
+  removed: string | undefined;
+}> = ({ view, query, signedIn, now, canEdit, paused, removed }) => (
   <Layout title="Sites" signedIn={signedIn}>
     <h1>Sites</h1>
+    {removed === undefined ? null : (
+      <Notice>
+        {removed} is no longer watched. Its history is kept: adding it again carries it on.
+      </Notice>
+    )}
+    <p>
+      {canEdit ? (
+        <a href="/sites/new">Add a site</a>
+      ) : (
+        <span class="muted">
+          Read-only: adding and editing sites from the web need the access token (web.token in the
+          configuration) and signing in.
+        </span>
+      )}
+    </p>
     <form method="get" action="/">
       <input
         type="text"
@@ -46,10 +67,19 @@ export const OverviewPageView: FC<{
           {view.rows.map((row) => (
             <tr>
               <td>
-                <a href={`/sites/${row.id}`}>{row.site.origin}</a>
+                <a href={`/sites/${row.id}`}>{row.site.name ?? row.site.origin}</a>
+                {row.site.name === null ? null : <div class="muted origin">{row.site.origin}</div>}
+                {row.site.tags.length === 0 ? null : (
+                  <div class="tags">
+                    {row.site.tags.map((t) => (
+                      <span class="tag">{t}</span>
+                    ))}
+                  </div>
+                )}
               </td>
               <td>
                 <ConditionBadge condition={row.condition} />
+                {paused.has(row.id) ? <div class="muted">paused</div> : null}
               </td>
               <td>
                 {row.lastChange === null ? (

@@ -42,8 +42,26 @@ export interface SitePageProps {
   readonly canCheck: boolean;
   /** The outcome of a check just made from this page, if any. */
   readonly checked: string | undefined;
+  /** What was just done to the site from the web (edited, paused, resumed), if anything. */
+  readonly done: string | undefined;
+  /** Paused since then; null: checked on its schedule. */
+  readonly pausedAt: Date | null;
+  /** The configuration file's name, for a site it manages. */
+  readonly file: string;
   readonly signedIn: boolean;
 }
+
+const DONE: Record<string, string> = {
+  edited: 'Saved. The next check uses the new settings.',
+  paused: 'Paused: robowatch does not check it until it is resumed.',
+  resumed: 'Resumed: it is checked on its schedule again.',
+};
+const CHECKED: Record<string, string> = {
+  baseline: 'Checked now: its first snapshot (the baseline) is below.',
+  changed: 'Checked now: robots.txt changed; the change is below.',
+  unchanged: 'Checked now: nothing changed.',
+  failed: 'Added, but the first check could not be made now; it is made on schedule.',
+};
 
 /** A site: where it stands, its timeline, its changes, the verdict matrix and sitemaps. */
 export const SitePageView: FC<SitePageProps> = ({
@@ -54,18 +72,42 @@ export const SitePageView: FC<SitePageProps> = ({
   now,
   canCheck,
   checked,
+  done,
+  pausedAt,
+  file,
   signedIn,
 }) => {
   const { site, current } = view;
   const base = `/sites/${site.id}`;
   const agents = (site.config?.agents ?? []).map((a) => a.token);
   return (
-    <Layout title={site.origin} signedIn={signedIn}>
-      <h1>{site.origin}</h1>
-      {site.config === undefined ? (
-        <Notice>This site is no longer in the configuration; its history is kept.</Notice>
+    <Layout title={site.config?.name ?? site.origin} signedIn={signedIn}>
+      <h1>
+        {site.config?.name ?? site.origin}
+        {site.config?.name ? <span class="muted origin"> {site.origin}</span> : null}
+      </h1>
+      {(site.config?.tags.length ?? 0) > 0 ? (
+        <p class="tags">
+          {site.config!.tags.map((t) => (
+            <a class="tag" href={`/?tag=${encodeURIComponent(t)}`}>
+              {t}
+            </a>
+          ))}
+        </p>
       ) : null}
-      {checked === undefined ? null : <Notice>Checked now: {checked}</Notice>}
+      {site.config === undefined ? (
+        <Notice>This site is no longer watched; its history is kept.</Notice>
+      ) : null}
+      {pausedAt === null ? null : (
+        <Notice>
+          Paused since <Time date={pausedAt} />: robowatch does not check it, so a change to its
+          robots.txt is not seen until it is resumed.
+        </Notice>
+      )}
+      {checked === undefined ? null : (
+        <Notice>{CHECKED[checked] ?? `Checked now: ${checked}`}</Notice>
+      )}
+      {done === undefined || DONE[done] === undefined ? null : <Notice>{DONE[done]}</Notice>}
       <dl class="facts">
         <dt>Now</dt>
         <dd>
@@ -111,9 +153,33 @@ export const SitePageView: FC<SitePageProps> = ({
             Check now
           </button>
         </form>{' '}
+        {canCheck && site.config !== undefined ? (
+          <>
+            {' '}
+            <form
+              class="inline"
+              method="post"
+              action={`${base}/${pausedAt === null ? 'pause' : 'resume'}`}
+            >
+              <button type="submit" class="secondary">
+                {pausedAt === null ? 'Pause' : 'Resume'}
+              </button>
+            </form>{' '}
+            {site.config.managedBy === 'api' ? (
+              <>
+                <a href={`${base}/edit`}>Edit settings</a>
+                {' · '}
+                <a href={`${base}/remove`}>Remove</a>
+              </>
+            ) : (
+              <span class="muted">Settings: in {file}</span>
+            )}
+          </>
+        ) : null}
         {canCheck ? null : (
           <span class="muted">
-            Checking from the web needs the access token (web.token) and signing in.
+            Read-only: checking and editing from the web need the access token (web.token in the
+            configuration) and signing in.
           </span>
         )}
         {' · '}

@@ -1,5 +1,5 @@
 /** The HTML pages: server-rendered, usable without JavaScript. */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { isChangeEventType } from '../../policy/events.js';
@@ -26,6 +26,15 @@ import { DigestPageView, DigestsPageView } from '../pages/digests.js';
 import { LoginPageView } from '../pages/errors.js';
 import { OverviewPageView } from '../pages/overview.js';
 import { SitePageView } from '../pages/site.js';
+import {
+  EMPTY_SITE_FORM,
+  RemoveSitePageView,
+  SiteFormPageView,
+  formOf,
+  settingsOf,
+} from '../pages/site-form.js';
+import type { SiteForm } from '../pages/site-form.js';
+import { SiteChangeRefused } from '../../monitor/site-catalog.js';
 import { SnapshotPageView } from '../pages/snapshot.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';
@@ -37,7 +46,7 @@ import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester
 const PER_PAGE = 100;
 /** Changes per page of a site's change list (each with up to five causes). */
 const CHANGES_PER_PAGE = 20;
-const CHECK_OUTCOMES = new Set(['baseline', 'changed', 'unchanged']);
+const CHECK_OUTCOMES = new Set(['baseline', 'changed', 'unchanged', 'failed']);
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /** Event types from `?type=…` (repeated), keeping only known ones. */
@@ -57,7 +66,9 @@ export function registerPages(
     const query = c.req.query('q') ?? '';
     const page = Number(c.req.query('page') ?? '1') || 1;
     const now = deps.now();
-    const view = await viewOverview(deps.store, await sites.all(), {
+    const all = await sites.all();
+    const paused = new Set(all.filter((e) => e.pausedAt !== null).map((e) => e.id));
+    const view = await viewOverview(deps.store, all, {
       query,
       page,
       perPage: PER_PAGE,
@@ -65,8 +76,152 @@ export function registerPages(
       timezone: deps.config.schedule.timezone,
     });
     return c.html(
-      <OverviewPageView view={view} query={query} signedIn={c.get('signedIn')} now={now} />,
+      <OverviewPageView
+        view={view}
+        query={query}
+        signedIn={c.get('signedIn')}
+        now={now}
+        canEdit={token !== undefined && c.get('signedIn')}
+        paused={paused}
+        removed={c.req.query('removed')}
+      />,
     );
+  });
+
+  // Adding and editing sites: the forms post here; the API does the same over JSON.
+  const formDefaults = () => {
+    const { siteDefaults } = deps.catalog.file;
+    return {
+      watch: siteDefaults.watchPaths,
+      agents: siteDefaults.agents
+        .map((a) => (typeof a === 'string' ? a : `${a.token}${a.profile ? ` ${a.profile}` : ''}`))
+        .join(', '),
+      schedule: siteDefaults.schedule,
+    };
+  };
+  const readSiteForm = async (c: Context<WebEnv>): Promise<SiteForm> => {
+    const body = await c.req.parseBody();
+    const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
+    return {
+      url: text('url'),
+      name: text('name'),
+      tags: text('tags'),
+      watch: text('watch'),
+      agents: text('agents'),
+      profile: text('profile'),
+      schedule: text('schedule'),
+    };
+  };
+  const formPage = (
+    c: Context<WebEnv>,
+    editing: { id: number; origin: string } | undefined,
+    form: SiteForm,
+    error?: SiteChangeRefused,
+  ) =>
+    c.html(
+      <SiteFormPageView
+        editing={editing}
+        form={form}
+        error={error?.message}
+        defaults={formDefaults()}
+        signedIn={c.get('signedIn')}
+      />,
+      error?.status ?? 200,
+    );
+  /** A site the UI may edit or remove (added in the UI or API), or the refusal. */
+  const editable = async (param: string | undefined) => {
+    const site = await sites.resolve(param);
+    const entry = deps.catalog.get(site.id);
+    if (entry === undefined)
+      throw new HTTPException(404, { message: `${site.origin} is not watched` });
+    if (entry.settings === null)
+      throw new HTTPException(409, {
+        message: `${site.origin} is listed in ${deps.catalog.file.file}: edit it there`,
+      });
+    return { ...entry, settings: entry.settings };
+  };
+
+  app.get('/sites/new', (c) => {
+    requireWriteAccess(c, token);
+    return formPage(c, undefined, EMPTY_SITE_FORM);
+  });
+
+  app.post('/sites/new', async (c) => {
+    requireWriteAccess(c, token);
+    const form = await readSiteForm(c);
+    let entry;
+    try {
+      entry = await deps.catalog.add({ url: form.url, ...settingsOf(form, false) });
+    } catch (error) {
+      if (error instanceof SiteChangeRefused) return formPage(c, undefined, form, error);
+      throw error;
+    }
+    deps.logger.info({ site: entry.site.origin, id: entry.id }, 'site added from the web');
+    // Its baseline at once: its page opens on what its robots.txt allows now.
+    const outcome = await deps.checkNow(entry.site).catch(() => undefined);
+    return c.redirect(`/sites/${entry.id}?checked=${outcome?.kind ?? 'failed'}`, 303);
+  });
+
+  app.get('/sites/:id/edit', async (c) => {
+    requireWriteAccess(c, token);
+    const entry = await editable(c.req.param('id'));
+    return formPage(
+      c,
+      { id: entry.id, origin: entry.site.origin },
+      formOf(entry.site.origin, entry.settings),
+    );
+  });
+
+  app.post('/sites/:id/edit', async (c) => {
+    requireWriteAccess(c, token);
+    const entry = await editable(c.req.param('id'));
+    const form = await readSiteForm(c);
+    try {
+      await deps.catalog.update(entry.id, settingsOf(form, true));
+    } catch (error) {
+      if (error instanceof SiteChangeRefused)
+        return formPage(c, { id: entry.id, origin: entry.site.origin }, form, error);
+      throw error;
+    }
+    deps.logger.info({ site: entry.site.origin, id: entry.id }, 'site edited from the web');
+    return c.redirect(`/sites/${entry.id}?done=edited`, 303);
+  });
+
+  for (const [action, paused] of [
+    ['pause', true],
+    ['resume', false],
+  ] as const)
+    app.post(`/sites/:id/${action}`, async (c) => {
+      requireWriteAccess(c, token);
+      const site = await sites.resolve(c.req.param('id'));
+      try {
+        await deps.catalog.setPaused(site.id, paused);
+      } catch (error) {
+        if (error instanceof SiteChangeRefused)
+          throw new HTTPException(error.status, { message: error.message });
+        throw error;
+      }
+      deps.logger.info({ site: site.origin, id: site.id }, `site ${action}d from the web`);
+      return c.redirect(`/sites/${site.id}?done=${action}d`, 303);
+    });
+
+  app.get('/sites/:id/remove', async (c) => {
+    requireWriteAccess(c, token);
+    const entry = await editable(c.req.param('id'));
+    return c.html(
+      <RemoveSitePageView id={entry.id} origin={entry.site.origin} signedIn={c.get('signedIn')} />,
+    );
+  });
+
+  app.post('/sites/:id/remove', async (c) => {
+    requireWriteAccess(c, token);
+    const entry = await editable(c.req.param('id'));
+    await deps.catalog.remove(entry.id);
+    deps.logger.info(
+      { site: entry.site.origin, id: entry.id },
+      'site removed from the web (its history is kept)',
+    );
+    return c.redirect(`/?removed=${encodeURIComponent(entry.site.origin)}`, 303);
   });
 
   app.get('/sites/:id', async (c) => {
@@ -95,6 +250,9 @@ export function registerPages(
         now={now}
         canCheck={token !== undefined && c.get('signedIn')}
         checked={checked !== undefined && CHECK_OUTCOMES.has(checked) ? checked : undefined}
+        done={c.req.query('done')}
+        pausedAt={deps.catalog.get(site.id)?.pausedAt ?? null}
+        file={deps.catalog.file.file}
         signedIn={c.get('signedIn')}
       />,
     );

@@ -83,6 +83,41 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
     expect(anonymous.status).toBe(401);
   });
 
+  it('shows the add and edit forms only to who may edit, and refuses the file’s sites there', async () => {
+    const html = { accept: 'text/html' };
+    const overview = await (await readOnly.request('/', { headers: html })).text();
+    expect(overview).not.toContain('href="/sites/new"');
+    expect(overview).toContain(
+      'Read-only: adding and editing sites from the web need the access token',
+    );
+    const form = await readOnly.request('/sites/new', { headers: html });
+    expect(form.status).toBe(403);
+    expect(await form.text()).toContain('set web.token in the configuration');
+    expect(await (await app.request('/', { headers: { ...bearer, ...html } })).text()).toContain(
+      'href="/sites/new"',
+    );
+    const fileEdit = await app.request(`/sites/${fileSite}/edit`, {
+      headers: { ...bearer, ...html },
+    });
+    expect(fileEdit.status).toBe(409);
+    expect(await fileEdit.text()).toContain('is listed in web-test.yaml: edit it there');
+    // A form with an error answers 400, says it in the form's words, keeps what was typed.
+    const refused = await app.request('/sites/new', {
+      method: 'POST',
+      headers: { ...bearer, ...html, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        url: 'https://form.example',
+        watch: '/\nnope',
+        tags: 'a b!',
+      }).toString(),
+    });
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    expect(page).toContain('Tags: must be a tag of letters, digits');
+    expect(page).toContain('value="https://form.example"');
+    expect((await listed()).map((s) => s.origin)).toEqual([server.origin]);
+  });
+
   it('adds a site, checks it at once and lists it with its name and tags', async () => {
     const added = await send('POST', '/api/v1/sites', {
       url: other,

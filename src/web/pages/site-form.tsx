@@ -1,0 +1,215 @@
+import type { FC } from 'hono/jsx';
+import { Layout, Notice } from './components.js';
+
+/** The fields of the add and edit forms, as typed (one watched URL or crawler per line). */
+export interface SiteForm {
+  readonly url: string;
+  readonly name: string;
+  readonly tags: string;
+  readonly watch: string;
+  readonly agents: string;
+  readonly profile: string;
+  readonly schedule: string;
+}
+
+export const EMPTY_SITE_FORM: SiteForm = {
+  url: '',
+  name: '',
+  tags: '',
+  watch: '',
+  agents: '',
+  profile: '',
+  schedule: '',
+};
+
+/** A site's stored settings as the form shows them. */
+export function formOf(origin: string, settings: Record<string, unknown>): SiteForm {
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
+  const agent = (a: unknown) => {
+    if (typeof a === 'string') return a;
+    const { token, profile } = a as { token: string; profile?: string };
+    return profile === undefined ? token : `${token} ${profile}`;
+  };
+  return {
+    url: origin,
+    name: typeof settings['name'] === 'string' ? settings['name'] : '',
+    tags: list(settings['tags']).join(', '),
+    watch: list(settings['watch']).join('\n'),
+    agents: list(settings['agents']).map(agent).join('\n'),
+    profile: typeof settings['profile'] === 'string' ? settings['profile'] : '',
+    schedule: typeof settings['schedule'] === 'string' ? settings['schedule'] : '',
+  };
+}
+
+/**
+ * The settings a form says, as the API takes them: with `clear`, an empty field is null
+ * (the top-level setting applies again), else it is left out.
+ */
+export function settingsOf(form: SiteForm, clear: boolean): Record<string, unknown> {
+  const lines = (text: string) =>
+    text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
+  const empty = clear ? null : undefined;
+  const tags = form.tags.split(/[\s,]+/).filter((t) => t !== '');
+  const agents = lines(form.agents).map((line) => {
+    const [token, profile] = line.split(/\s+/);
+    return profile === undefined ? token! : { token: token!, profile };
+  });
+  const out: Record<string, unknown> = {
+    name: form.name.trim() === '' ? empty : form.name,
+    tags: tags.length === 0 ? empty : tags,
+    watch: lines(form.watch).length === 0 ? empty : lines(form.watch),
+    agents: agents.length === 0 ? empty : agents,
+    profile: form.profile === '' ? empty : form.profile,
+    schedule: form.schedule.trim() === '' ? empty : form.schedule.trim(),
+  };
+  for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
+  return out;
+}
+
+/** The form's labels for the keys a one-line error names. */
+const LABELS: [RegExp, string][] = [
+  [/^url(?=:)/, 'Site'],
+  [/^name(?=:)/, 'Name'],
+  [/^tags(\[\d+\])?(?=:)/, 'Tags'],
+  [/^watch(\[\d+\])?(?=:)/, 'Watched URLs'],
+  [/^agents(\[\d+\])?(?=:)/, 'Crawlers'],
+  [/^profile(?=:)/, 'Profile'],
+  [/^schedule(?=:)/, 'Schedule'],
+];
+
+/** An error as the form says it: "Watched URLs: …" rather than "watch[0]: …" (the value is quoted). */
+export function formMessage(message: string): string {
+  for (const [key, label] of LABELS) if (key.test(message)) return message.replace(key, label);
+  return message;
+}
+
+export interface SiteFormPageProps {
+  /** Adding a new site, or editing site `id`. */
+  readonly editing: { readonly id: number; readonly origin: string } | undefined;
+  readonly form: SiteForm;
+  readonly error: string | undefined;
+  /** What a site gets when a field is left empty. */
+  readonly defaults: {
+    readonly watch: readonly string[] | undefined;
+    readonly agents: string;
+    readonly schedule: string;
+  };
+  readonly signedIn: boolean;
+}
+
+/** Adding a site, or editing one added in the UI or API. */
+export const SiteFormPageView: FC<SiteFormPageProps> = ({
+  editing,
+  form,
+  error,
+  defaults,
+  signedIn,
+}) => {
+  const title = editing === undefined ? 'Add a site' : `Edit ${editing.origin}`;
+  return (
+    <Layout title={title} signedIn={signedIn}>
+      <h1>{title}</h1>
+      {error === undefined ? null : <Notice error>{formMessage(error)}</Notice>}
+      <form
+        method="post"
+        action={editing === undefined ? '/sites/new' : `/sites/${editing.id}/edit`}
+        class="site-form"
+      >
+        {editing === undefined ? (
+          <label>
+            Site <span class="muted">(an origin: its robots.txt governs it)</span>
+            <input
+              type="text"
+              name="url"
+              value={form.url}
+              placeholder="https://www.example.com"
+              required
+              autofocus
+            />
+          </label>
+        ) : null}
+        <label>
+          Name <span class="muted">(optional: what lists and alerts call it)</span>
+          <input type="text" name="name" value={form.name} maxlength={100} />
+        </label>
+        <label>
+          Tags <span class="muted">(optional, separated by commas: shop, eu)</span>
+          <input type="text" name="tags" value={form.tags} />
+        </label>
+        <label>
+          Watched URLs <span class="muted">(one path or URL per line: the pages that matter)</span>
+          <textarea
+            name="watch"
+            rows={6}
+            placeholder={(defaults.watch ?? ['/', '/pricing']).join('\n')}
+          >
+            {form.watch}
+          </textarea>
+          <span class="muted">
+            {defaults.watch === undefined
+              ? 'Required: the configuration has no top-level watch list.'
+              : `Empty: the configuration's list (${defaults.watch.join(', ')}).`}
+          </span>
+        </label>
+        <label>
+          Crawlers{' '}
+          <span class="muted">
+            (one per line: a token, a preset such as @ai, optionally a profile: “Slurp legacy”)
+          </span>
+          <textarea name="agents" rows={4} placeholder={defaults.agents}>
+            {form.agents}
+          </textarea>
+          <span class="muted">Empty: the configuration's crawlers ({defaults.agents}).</span>
+        </label>
+        <label>
+          Profile <span class="muted">(how its robots.txt is read)</span>
+          <select name="profile">
+            <option value="" selected={form.profile === ''}>
+              google (the default)
+            </option>
+            <option value="rfc9309" selected={form.profile === 'rfc9309'}>
+              rfc9309: RFC 9309 as written
+            </option>
+            <option value="legacy" selected={form.profile === 'legacy'}>
+              legacy: the 1996 standard
+            </option>
+          </select>
+        </label>
+        <label>
+          Schedule <span class="muted">(cron; empty: {defaults.schedule})</span>
+          <input
+            type="text"
+            name="schedule"
+            value={form.schedule}
+            placeholder={defaults.schedule}
+          />
+        </label>
+        <p>
+          <button type="submit">{editing === undefined ? 'Add and check now' : 'Save'}</button>{' '}
+          <a href={editing === undefined ? '/' : `/sites/${editing.id}`}>Cancel</a>
+        </p>
+      </form>
+    </Layout>
+  );
+};
+
+/** Asks before a site is removed (no script: a page of its own). */
+export const RemoveSitePageView: FC<{
+  readonly id: number;
+  readonly origin: string;
+  readonly signedIn: boolean;
+}> = ({ id, origin, signedIn }) => (
+  <Layout title={`Remove ${origin}`} signedIn={signedIn}>
+    <h1>Remove {origin}?</h1>
+    <p>
+      robowatch stops checking it and sending its alerts. Its history stays: its pages keep working,
+      and adding the same site again carries it on.
+    </p>
+    <form method="post" action={`/sites/${id}/remove`}>
+      <button type="submit">Remove</button> <a href={`/sites/${id}`}>Cancel</a>
+    </form>
+  </Layout>
+);
