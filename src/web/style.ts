@@ -1,28 +1,34 @@
 /** The stylesheet, served at /static/style.css: no inline styles (the CSP forbids them). */
 export const STYLESHEET = `
-:root { --ok: #2e7d32; --unavailable: #b28704; --unreachable: #c62828; --none: #d0d4d9;
-  --ink: #1d232a; --muted: #5f6b76; --line: #e3e7eb; --bg: #fbfcfd; --accent: #1f5fa8; }
+:root { color-scheme: light dark; --ok: #2e7d32; --unavailable: #b28704; --unreachable: #c62828; --none: #d0d4d9;
+  --ink: #1d232a; --muted: #5f6b76; --line: #e3e7eb; --bg: #fbfcfd; --card: #fff; --accent: #1f5fa8;
+  --on-accent: #fff; --changed: #fff4e5; --add: #e6ffec; --del: #ffebe9; --hunk: #f1f8ff; --warning: #8a5a00; }
+@media (prefers-color-scheme: dark) {
+  :root { --ok: #43a047; --unavailable: #c99a06; --unreachable: #e53935; --none: #4a535c;
+    --ink: #e6e9ec; --muted: #9aa5b1; --line: #2f363d; --bg: #15191d; --card: #1d2227; --accent: #7fb2f0;
+    --on-accent: #10151a; --changed: #3a2e12; --add: #16341f; --del: #3d1d1f; --hunk: #18273a; --warning: #e0b050; }
+}
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); background: var(--bg); }
-header.top { display: flex; gap: 1.5rem; align-items: baseline; padding: .8rem 1.5rem; background: #fff; border-bottom: 1px solid var(--line); }
+header.top { display: flex; gap: 1.5rem; align-items: baseline; padding: .8rem 1.5rem; background: var(--card); border-bottom: 1px solid var(--line); }
 header.top .brand { font-weight: 700; color: var(--ink); text-decoration: none; }
 header.top nav a { margin-right: 1rem; color: var(--accent); text-decoration: none; }
 main { padding: 1rem 1.5rem 3rem; max-width: 1200px; }
-h1 { font-size: 1.5rem; margin: .5rem 0 1rem; word-break: break-all; }
+h1 { font-size: 1.5rem; margin: .5rem 0 1rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.15rem; margin: 2rem 0 .6rem; }
 a { color: var(--accent); }
-table { border-collapse: collapse; width: 100%; background: #fff; }
+table { border-collapse: collapse; width: 100%; background: var(--card); }
 th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; color: var(--muted); font-size: .85rem; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .85rem; }
-pre { overflow-x: auto; background: #fff; border: 1px solid var(--line); padding: .6rem; margin: 0; }
+pre { overflow-x: auto; background: var(--card); border: 1px solid var(--line); padding: .6rem; margin: 0; }
 .muted { color: var(--muted); }
 .access { display: inline-block; padding: 0 .45rem; border-radius: 3px; color: #fff; font-size: .8rem; font-weight: 600; }
 .access-ok { background: var(--ok); } .access-unavailable { background: var(--unavailable); }
 .access-unreachable { background: var(--unreachable); } .access-none { background: var(--none); color: var(--ink); }
 .verdict-allowed { color: var(--ok); } .verdict-disallowed { color: var(--unreachable); font-weight: 600; }
-td.changed { background: #fff4e5; }
+td.changed { background: var(--changed); }
 .strip rect.ok, .timeline rect.ok { fill: var(--ok); }
 .strip rect.unavailable, .timeline rect.unavailable { fill: var(--unavailable); }
 .strip rect.unreachable, .timeline rect.unreachable { fill: var(--unreachable); }
@@ -54,25 +60,40 @@ svg { display: block; max-width: 100%; }
 .lines { counter-reset: line; }
 .lines span.l { display: block; white-space: pre-wrap; word-break: break-all; }
 .lines span.l .n { display: inline-block; width: 4.5em; color: var(--muted); user-select: none; }
-.diff .add { background: #e6ffec; } .diff .del { background: #ffebe9; } .diff .hunk { color: var(--muted); background: #f1f8ff; }
+.diff .add { background: var(--add); } .diff .del { background: var(--del); } .diff .hunk { color: var(--muted); background: var(--hunk); }
 .diff span { display: block; white-space: pre-wrap; word-break: break-all; }
-.finding-error { color: var(--unreachable); } .finding-warning { color: #8a5a00; }
+.finding-error { color: var(--unreachable); } .finding-warning { color: var(--warning); }
 form.inline { display: inline; }
-button, input[type=submit] { font: inherit; padding: .3rem .9rem; border: 1px solid var(--accent); background: var(--accent); color: #fff; border-radius: 4px; cursor: pointer; }
+button, input[type=submit] { font: inherit; padding: .3rem .9rem; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); border-radius: 4px; cursor: pointer; }
 button[disabled] { background: var(--none); border-color: var(--none); color: var(--muted); cursor: not-allowed; }
-textarea, input[type=text], input[type=password], select { font: inherit; width: 100%; padding: .3rem; border: 1px solid var(--line); background: #fff; }
+textarea, input[type=text], input[type=password], select { font: inherit; width: 100%; padding: .3rem; border: 1px solid var(--line); background: var(--card); color: var(--ink); }
 textarea { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85rem; }
 .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
-.notice { padding: .6rem .8rem; border: 1px solid var(--line); background: #fff; margin: 1rem 0; }
+.notice { padding: .6rem .8rem; border: 1px solid var(--line); background: var(--card); margin: 1rem 0; }
 .notice.error { border-color: var(--unreachable); }
 .pager { margin-top: .8rem; }
 form.site-form { max-width: 40rem; }
 form.site-form label { display: block; margin: .8rem 0; }
 form.site-form label > .muted { font-size: .85rem; }
-button.secondary { background: #fff; color: var(--accent); }
+button.secondary { background: var(--card); color: var(--accent); }
 .tags { margin: .2rem 0; }
 .tag { display: inline-block; margin: 0 .3rem .2rem 0; padding: 0 .4rem; border: 1px solid var(--line); border-radius: 3px; font-size: .8rem; color: var(--muted); text-decoration: none; }
 h1 .origin { font-size: .9rem; font-weight: normal; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-all; }
+header.top { flex-wrap: wrap; row-gap: .3rem; }
+main li, main p, main dd { overflow-wrap: anywhere; }
+header.top nav { display: flex; flex-wrap: wrap; }
+@media (max-width: 640px) {
+  header.top { gap: .8rem; padding: .6rem 1rem; }
+  header.top nav a { margin-right: .8rem; }
+  main { padding: .8rem 1rem 2rem; }
+  form.filter input[type=text] { min-width: 0; }
+  dl.facts { grid-template-columns: 1fr; }
+  dl.facts dd { margin-bottom: .4rem; }
+  .grid2 { grid-template-columns: 1fr; }
+  th, td { padding: .3rem .4rem; }
+  /* A table wider than the phone scrolls in its own box, not the page. */
+  main table { display: block; overflow-x: auto; max-width: 100%; }
+}
 `;

@@ -1,0 +1,194 @@
+/**
+ * The web UI's layout in a real browser (Debian's Chromium): no page scrolls sideways on a
+ * 390 px phone or on a 1280 px screen with the default 24 crawlers (wide tables scroll in
+ * their own box), the dark theme follows the system's, and the main flows work from the
+ * keyboard alone. Screenshots go to test-results/screenshots/.
+ */
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runRobowatch } from '../support/cli.js';
+import { startDaemon } from '../support/daemon.js';
+import type { DaemonProcess } from '../support/daemon.js';
+import { FixtureServer } from '../support/fixture-server.js';
+import { HISTORY } from '../support/site-history.js';
+
+/** The slice of the browser's window the page scripts below use (no DOM lib in tsconfig). */
+interface BrowserDocument {
+  documentElement: { scrollWidth: number; clientWidth: number };
+}
+interface BrowserWindow {
+  getComputedStyle(element: unknown): { backgroundColor: string; color: string };
+}
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(process.cwd(), 'test-results', 'screenshots');
+const TOKEN = 'layout-test-token-0123456789';
+
+const site = new FixtureServer();
+let serve: DaemonProcess;
+let browser: Browser;
+let base: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
+  mkdirSync(SHOTS, { recursive: true });
+  await site.start();
+  const dir = mkdtempSync(join(tmpdir(), 'robowatch-layout-'));
+  const config = join(dir, 'robowatch.yaml');
+  // The default crawlers (24), a long origin's worth of watched URLs.
+  writeFileSync(
+    config,
+    `dataDir: ${join(dir, 'data')}
+sites:
+  - url: ${site.origin}
+    name: The shop with a rather long name, as people write them
+    tags: [shop, eu, production]
+    watch: [/, /pricing, /private/x, /blog/post, /a/very/long/path/that/goes/on/and/on/and/on/for/a/while/index.html]
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+web: {listen: '127.0.0.1:0', token: ${TOKEN}}
+`,
+  );
+  const env = { DATABASE_URL: '' };
+  for (const [status, body] of [
+    [200, HISTORY.v1],
+    [200, HISTORY.v2],
+    [503, 'down'],
+    [200, HISTORY.v2],
+  ] as const) {
+    site.serve('/robots.txt', status, body);
+    const result = await runRobowatch(['check', '--config', config], { env });
+    expect(result.code, result.stderr).toBe(0);
+  }
+  serve = startDaemon(config, env, 'serve');
+  await vi.waitFor(() => expect(serve.logs.some((l) => l['msg'] === 'web listening')).toBe(true), {
+    timeout: 20_000,
+  });
+  base = String(serve.logs.find((l) => l['msg'] === 'web listening')!['url']);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  serve?.child.kill('SIGTERM');
+  await serve?.exit;
+  await site.stop();
+});
+
+const PAGES = [
+  ['overview', '/'],
+  ['site', '/sites/1'],
+  ['diff', '/sites/1/diff'],
+  ['snapshot', '/sites/1/snapshots/1'],
+  ['tester', '/tester?site=1'],
+  ['digests', '/digests'],
+  ['add-site', '/sites/new'],
+] as const;
+
+async function signedInPage(width: number, colorScheme: 'light' | 'dark' = 'light') {
+  const context = await browser.newContext({
+    viewport: { width, height: 900 },
+    colorScheme,
+    extraHTTPHeaders: { authorization: `Bearer ${TOKEN}` },
+  });
+  return { context, page: await context.newPage() };
+}
+
+describe('the web UI on a phone and a wide screen', () => {
+  for (const width of [390, 1280])
+    it(`scrolls no page sideways at ${width} px with 24 crawlers`, async () => {
+      const { context, page } = await signedInPage(width);
+      try {
+        const overflowing: string[] = [];
+        for (const [name, path] of PAGES) {
+          const response = await page.goto(`${base}${path}`);
+          expect(response?.status(), path).toBe(200);
+          const { scroll, client } = await page.evaluate(() => {
+            const root = (globalThis as unknown as { document: BrowserDocument }).document
+              .documentElement;
+            return { scroll: root.scrollWidth, client: root.clientWidth };
+          });
+          if (scroll > client) overflowing.push(`${path}: ${scroll} px wide in ${client} px`);
+          if (width === 390)
+            await page.screenshot({ path: join(SHOTS, `phone-${name}.png`), fullPage: true });
+        }
+        expect(overflowing).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+  it('follows the system’s dark theme', async () => {
+    const { context, page } = await signedInPage(1280, 'dark');
+    try {
+      await page.goto(`${base}/sites/1`);
+      const { background, color } = await page.evaluate(() => {
+        const g = globalThis as unknown as { window: BrowserWindow; document: { body: unknown } };
+        const style = g.window.getComputedStyle(g.document.body);
+        return { background: style.backgroundColor, color: style.color };
+      });
+      const luminance = (rgb: string) => {
+        const [r, g, b] = rgb.match(/\d+/g)!.map(Number);
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      expect(luminance(background)).toBeLessThan(60);
+      expect(luminance(color)).toBeGreaterThan(180);
+      await page.screenshot({ path: join(SHOTS, 'dark-site.png') });
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('adds a site with the keyboard alone', async () => {
+    const { context, page } = await signedInPage(1280);
+    try {
+      await page.goto(`${base}/`);
+      // Tab to "Add a site" and follow it.
+      for (let i = 0; i < 30; i++) {
+        await page.keyboard.press('Tab');
+        const focused = await page.evaluate(
+          () =>
+            (
+              globalThis as unknown as {
+                document: { activeElement: { textContent: string } | null };
+              }
+            ).document.activeElement?.textContent ?? '',
+        );
+        if (focused === 'Add a site') break;
+      }
+      await page.keyboard.press('Enter');
+      await page.waitForURL(`${base}/sites/new`);
+      // The site field has the focus; type, tab to the watched URLs, type, submit.
+      await page.keyboard.type(site.origin.replace('127.0.0.1', 'localhost'));
+      await page.keyboard.press('Tab'); // name
+      await page.keyboard.press('Tab'); // tags
+      await page.keyboard.press('Tab'); // watched URLs
+      await page.keyboard.type('/');
+      for (let i = 0; i < 10; i++) {
+        const label = await page.evaluate(
+          () =>
+            (
+              globalThis as unknown as {
+                document: { activeElement: { textContent: string } | null };
+              }
+            ).document.activeElement?.textContent ?? '',
+        );
+        if (label === 'Add and check now') break;
+        await page.keyboard.press('Tab');
+      }
+      await page.keyboard.press('Enter');
+      await expect
+        .poll(() => page.textContent('.notice'))
+        .toBe('Checked now: its first snapshot (the baseline) is below.');
+    } finally {
+      await context.close();
+    }
+  });
+});
