@@ -102,6 +102,20 @@ process.exitCode = await runCli(argv, {
     remove: (config) => rmSync(daemonFile(config), { force: true }),
   },
   fetch: (url, init) => fetch(url, init),
+  fetchRobotsTxt: async (origin, allowPrivateAddresses) => {
+    // Loaded only here: eval starts without the network stack otherwise.
+    const { createRobotsFetcher } = await import('./fetch/robots-fetcher.js');
+    const fetcher = createRobotsFetcher({
+      userAgent: `robowatch/${version} (+https://github.com/robowatch/robowatch)`,
+      timeoutMs: 30_000,
+      allowPrivateAddresses,
+    });
+    try {
+      return await fetcher.fetchRobots(origin);
+    } finally {
+      await fetcher.close();
+    }
+  },
   lastHeartbeat: (config) => {
     try {
       return statSync(heartbeatFile(config)).mtime;

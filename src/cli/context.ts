@@ -6,6 +6,7 @@ import type { Platform } from '../compose.js';
 import type { DatabaseHandle } from '../store/db.js';
 import { DatabaseError } from '../store/db.js';
 import type { CliIo } from './io.js';
+import type { FetchResult } from '../policy/fetch-result.js';
 
 /**
  * What commands get from main.ts: the streams, the environment, the platform (the
@@ -35,6 +36,11 @@ export interface CliContext extends Platform {
     read(config: Config): DaemonInfo | undefined;
     remove(config: Config): void;
   };
+  /**
+   * One site's live robots.txt, fetched as robowatch checks (its limits, its SSRF guard
+   * unless `allowPrivateAddresses`), without a configuration: `eval --robots URL`.
+   */
+  fetchRobotsTxt(origin: string, allowPrivateAddresses: boolean): Promise<FetchResult>;
   /** HTTP requests to the running daemon's API (the global fetch). */
   fetch(url: string, init?: RequestInit): Promise<Response>;
 }
@@ -80,9 +86,15 @@ export async function withStore<T>(
   }
 }
 
-/** The origin a command line names, as configurations spell origins. */
+/**
+ * The origin a command line names, as configurations spell origins: "example.com" is
+ * https://example.com (as people type it), "http://…" stays http.
+ */
 export function originOf(value: string): string | undefined {
-  if (!URL.canParse(value)) return undefined;
-  const url = new URL(value);
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())
+    ? value.trim()
+    : `https://${value.trim()}`;
+  if (!URL.canParse(text)) return undefined;
+  const url = new URL(text);
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
 }

@@ -2,11 +2,14 @@ import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import { compileAgent, isProfile, parseRobotsTxt, PROFILES } from '../robots/index.js';
 import type { AgentRules, Profile, RobotsTxt, Verdict } from '../robots/index.js';
+import { classifyFetch } from '../policy/access.js';
+import type { FetchResult } from '../policy/fetch-result.js';
 import { forEachLineBatch, readInput, write } from './io.js';
 import type { CliIo } from './io.js';
 
 interface EvalOptions {
   robots?: string;
+  allowPrivateAddresses?: boolean;
   agent: string[];
   profile: string;
   urlsFile?: string;
@@ -14,8 +17,11 @@ interface EvalOptions {
   jsonl?: boolean;
 }
 
+/** Fetches a site's live robots.txt with robowatch's fetcher and limits (loaded when asked). */
+export type LiveFetch = (origin: string, allowPrivateAddresses: boolean) => Promise<FetchResult>;
+
 /** `robowatch eval`: verdicts for URLs against a robots.txt file, or for JSON lines on stdin. */
-export function registerEval(program: Command, io: CliIo): void {
+export function registerEval(program: Command, io: CliIo, fetchLive: LiveFetch): void {
   program
     .command('eval')
     .summary('evaluate URLs against a robots.txt file')
@@ -25,7 +31,14 @@ export function registerEval(program: Command, io: CliIo): void {
         'input, one per line, and writes {"allowed", "rule"} for each, in order.',
     )
     .argument('[urls...]', 'URLs as the crawler would request them (already %-encoded)')
-    .option('--robots <file>', 'the robots.txt file ("-" reads standard input)')
+    .option(
+      '--robots <file>',
+      'the robots.txt file ("-" reads standard input), or a site (https://example.com): its live robots.txt',
+    )
+    .option(
+      '--allow-private-addresses',
+      'with --robots URL: allow loopback and private addresses (a site on this network)',
+    )
     .option(
       '--agent <token>',
       'crawler product token, e.g. Googlebot; repeat for several',
@@ -36,9 +49,16 @@ export function registerEval(program: Command, io: CliIo): void {
     .option('--urls-file <file>', 'read URLs from a file, one per line')
     .option('--json', 'print one JSON object per URL and crawler')
     .option('--jsonl', 'evaluate JSON lines from standard input (see above)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  robowatch eval --robots robots.txt --agent Googlebot --agent GPTBot https://example.com/pricing
+  robowatch eval --robots https://example.com --agent GPTBot https://example.com/blog/`,
+    )
     .action(async (urls: string[], options: EvalOptions) => {
       if (options.jsonl) await evalJsonLines(urls, options, io);
-      else await evalUrls(urls, options, io);
+      else await evalUrls(urls, options, io, fetchLive);
     });
 }
 
@@ -53,7 +73,12 @@ function checkProfile(value: string, where = ''): Profile {
   return value;
 }
 
-async function evalUrls(args: string[], options: EvalOptions, io: CliIo): Promise<void> {
+async function evalUrls(
+  args: string[],
+  options: EvalOptions,
+  io: CliIo,
+  fetchLive: LiveFetch,
+): Promise<void> {
   const profile = checkProfile(options.profile);
   if (options.robots === undefined) throw new UsageError('missing --robots FILE');
   if (options.agent.length === 0) throw new UsageError('missing --agent TOKEN');
@@ -64,7 +89,10 @@ async function evalUrls(args: string[], options: EvalOptions, io: CliIo): Promis
   }
 
   // Read every input before printing anything, so a bad input prints nothing but its error.
-  const robots = await readInput(options.robots, 'robots file', io);
+  const live = /^https?:\/\//i.test(options.robots)
+    ? await liveFile(options.robots, options.allowPrivateAddresses === true, fetchLive, io)
+    : undefined;
+  const robots = live?.body ?? (await readInput(options.robots, 'robots file', io));
   const urls = [...args];
   if (options.urlsFile !== undefined) {
     const text = new TextDecoder().decode(await readInput(options.urlsFile, 'URLs file', io));
@@ -73,16 +101,22 @@ async function evalUrls(args: string[], options: EvalOptions, io: CliIo): Promis
   if (urls.length === 0)
     throw new UsageError('no URLs: pass them as arguments or with --urls-file');
 
-  const parsed = parseRobotsTxt(robots, { profile });
+  const parsed = parseRobotsTxt(robots, { profile, ...(live?.cut ? { cut: live.cut } : {}) });
+  // A live file that is not there (4xx) allows everything; one that fails (5xx, no
+  // answer) disallows everything, as crawlers read it under the profile.
+  const access = live === undefined ? 'ok' : classifyFetch(live, profile);
   const lines: string[] = [];
   for (const agent of options.agent) {
     const rules = compileAgent(parsed, agent);
     for (const url of urls) {
-      const verdict = rules.evaluate(url);
+      const verdict: Verdict =
+        access === 'ok' ? rules.evaluate(url) : { allowed: access === 'unavailable', rule: null };
       lines.push(
         options.json
           ? JSON.stringify({ url, agent, profile, ...verdict })
-          : formatVerdict(url, agent, verdict),
+          : access === 'ok'
+            ? formatVerdict(url, agent, verdict)
+            : formatVerdict(url, agent, verdict).replace(/no rule applies$/, live!.why),
       );
     }
   }
@@ -95,6 +129,41 @@ async function evalUrls(args: string[], options: EvalOptions, io: CliIo): Promis
     }
   }
   await write(io.stdout, lines.join('\n') + '\n');
+}
+
+/**
+ * A site's live robots.txt: its body when the answer was 2xx (cut at 500 KiB), and the
+ * reason its verdicts give otherwise. Says on stderr what was fetched.
+ */
+async function liveFile(
+  value: string,
+  allowPrivate: boolean,
+  fetchLive: LiveFetch,
+  io: CliIo,
+): Promise<FetchResult & { body: Uint8Array; why: string }> {
+  if (!URL.canParse(value)) throw new UsageError(`--robots ${value}: not a URL`);
+  const { origin } = new URL(value);
+  const result = await fetchLive(origin, allowPrivate);
+  const answered =
+    result.status !== null
+      ? `answered ${result.status}`
+      : `could not be fetched (${result.error}${result.errorDetail ? `: ${result.errorDetail}` : ''})`;
+  await write(
+    io.stderr,
+    `${result.url} ${answered}` +
+      (result.body === null
+        ? ''
+        : `, ${result.body.length} bytes${result.cut ? ' (cut at 500 KiB)' : ''}`) +
+      '\n',
+  );
+  return {
+    ...result,
+    body:
+      result.status !== null && result.status >= 200 && result.status <= 299
+        ? (result.body ?? new Uint8Array())
+        : new Uint8Array(),
+    why: `robots.txt ${answered}`,
+  };
 }
 
 /** `DISALLOWED  Googlebot  https://example.com/x  line 3: Disallow: /x` */

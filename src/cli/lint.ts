@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { UsageError } from '../lib/errors.js';
+import { FatalError, UsageError } from '../lib/errors.js';
 import { isProfile, parseRobotsTxt, PROFILES } from '../robots/index.js';
 import { readInput, write } from './io.js';
 import type { CliIo } from './io.js';
@@ -17,29 +17,44 @@ export function registerLint(program: Command, io: CliIo): void {
     .argument('<file>', 'the robots.txt file ("-" reads standard input)')
     .option('--profile <profile>', `interpretation: ${PROFILES.join(', ')}`, 'google')
     .option('--json', 'print one JSON object per finding')
-    .action(async (file: string, options: { profile: string; json?: boolean }) => {
-      if (!isProfile(options.profile)) {
-        throw new UsageError(
-          `unknown profile "${options.profile}" (expected ${PROFILES.join(', ')})`,
+    .option('--strict', 'exit with status 1 when a finding is an error (to gate a deploy)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  robowatch lint public/robots.txt
+  robowatch lint --strict public/robots.txt && deploy   # stops on an error`,
+    )
+    .action(
+      async (file: string, options: { profile: string; json?: boolean; strict?: boolean }) => {
+        if (!isProfile(options.profile)) {
+          throw new UsageError(
+            `unknown profile "${options.profile}" (expected ${PROFILES.join(', ')})`,
+          );
+        }
+        const parsed = parseRobotsTxt(await readInput(file, 'robots file', io), {
+          profile: options.profile,
+        });
+        const lines = parsed.lint.map((f) =>
+          options.json
+            ? JSON.stringify(f)
+            : `line ${f.line}  ${f.severity.padEnd(7)}  ${f.code}  ${f.message}`,
         );
-      }
-      const parsed = parseRobotsTxt(await readInput(file, 'robots file', io), {
-        profile: options.profile,
-      });
-      const lines = parsed.lint.map((f) =>
-        options.json
-          ? JSON.stringify(f)
-          : `line ${f.line}  ${f.severity.padEnd(7)}  ${f.code}  ${f.message}`,
-      );
-      if (!options.json) {
-        const rules = parsed.groups.reduce((sum, g) => sum + g.rules.length, 0);
-        const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-        lines.push(
-          `${count(parsed.lint.length, 'finding')}; ${count(parsed.groups.length, 'group')}, ` +
-            `${count(rules, 'rule')}, ${count(parsed.sitemaps.length, 'sitemap')} in ` +
-            `${count(parsed.lineCount, 'line')}`,
-        );
-      }
-      if (lines.length > 0) await write(io.stdout, lines.join('\n') + '\n');
-    });
+        if (!options.json) {
+          const rules = parsed.groups.reduce((sum, g) => sum + g.rules.length, 0);
+          const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+          lines.push(
+            `${count(parsed.lint.length, 'finding')}; ${count(parsed.groups.length, 'group')}, ` +
+              `${count(rules, 'rule')}, ${count(parsed.sitemaps.length, 'sitemap')} in ` +
+              `${count(parsed.lineCount, 'line')}`,
+          );
+        }
+        if (lines.length > 0) await write(io.stdout, lines.join('\n') + '\n');
+        const errors = parsed.lint.filter((f) => f.severity === 'error').length;
+        if (options.strict && errors > 0)
+          throw new FatalError(
+            `${file}: ${errors} error${errors === 1 ? '' : 's'} (--strict): crawlers would not read this file as intended`,
+          );
+      },
+    );
 }

@@ -11,7 +11,10 @@ type Register = (program: Command, context: CliContext) => void;
 const COMMANDS: Record<string, () => Promise<Register>> = {
   eval: async () => {
     const { registerEval } = await import('./eval.js');
-    return (program, context) => registerEval(program, context.io);
+    return (program, context) =>
+      registerEval(program, context.io, (origin, allowPrivate) =>
+        context.fetchRobotsTxt(origin, allowPrivate),
+      );
   },
   lint: async () => {
     const { registerLint } = await import('./lint.js');
@@ -56,6 +59,28 @@ export async function runCli(argv: readonly string[], context: CliContext): Prom
   const names = isVersion ? [] : command !== undefined ? [command] : Object.keys(COMMANDS);
   for (const register of await Promise.all(names.map((name) => COMMANDS[name]!())))
     register(program, context);
+  // Descriptions are written wrapped for the source; commander wraps them to the
+  // terminal: unwrap them first (a blank line still separates paragraphs).
+  for (const command of program.commands)
+    command.description(command.description().replace(/(?<!\n)\n(?!\n)/g, ' '));
+  program.addHelpText(
+    'after',
+    `
+Configuration: --config FILE, else $ROBOWATCH_CONFIG, else config/robowatch.yaml
+  (config/robowatch.example.yaml documents every key).
+Database: $DATABASE_URL (postgres://user:password@host:5432/db), else an embedded
+  database in the configuration's dataDir (./data).
+Web UI and API: served by \`robowatch start\` (and \`serve\`) on web.listen, by default
+  http://127.0.0.1:8080.
+
+Examples:
+  robowatch start                       run it: scheduled checks, alerts, the web UI
+  robowatch check                       check every site now and print what changed
+  robowatch history example.com         a site's robots.txt states, newest first
+  robowatch eval --robots https://example.com --agent GPTBot https://example.com/blog/
+  robowatch lint --strict robots.txt    exit 1 on an error (to gate a deploy)
+  robowatch <command> --help            a command's options`,
+  );
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

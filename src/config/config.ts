@@ -8,7 +8,7 @@ import { resolveNotify, resolveSiteTargets } from './notify.js';
 import type { AlertTargets, NotifyConfig } from './notify.js';
 import { resolveWeb } from './web.js';
 import type { WebConfig } from './web.js';
-import { configFileSchema, siteSettings } from './schema.js';
+import { configFileSchema, KNOWN_KEYS, siteSettings } from './schema.js';
 import type { AgentEntry, ConfigFile, SiteEntry, SiteSettings } from './schema.js';
 
 /** A crawler watched on a site, and the profile it reads robots.txt with. */
@@ -160,19 +160,34 @@ function checkExpandedSize(raw: unknown, file: string): void {
 
 type Issue = ZodError['issues'][number];
 
-/** One issue as "key.path: what is wrong", with the value actually found where it helps. */
-function describeIssue(issue: Issue, raw: unknown, base: readonly PropertyKey[] = []): string {
+/**
+ * One issue as "key.path: what is wrong", with the value actually found where it helps.
+ * `root` names the document: the file, or a site sent to the API.
+ */
+function describeIssue(
+  issue: Issue,
+  raw: unknown,
+  base: readonly PropertyKey[] = [],
+  root: '' | 'site' = '',
+): string {
   const at = [...base, ...issue.path];
   if (issue.code === 'invalid_union') {
     // Report the branch that accepted the value's type: its complaint is the real one.
     const branch = issue.errors.find((issues) =>
       issues.some((i) => i.code !== 'invalid_type' || i.path.length > 0),
     );
-    if (branch !== undefined) return describeIssue(branch[0]!, raw, at);
+    if (branch !== undefined) return describeIssue(branch[0]!, raw, at, root);
   }
   const path = formatPath(at);
   if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((k) => `"${k}"`).join(', ');
+    const section = [root, ...at.filter((p) => typeof p === 'string')].filter((p) => p !== '');
+    const known = KNOWN_KEYS[section.join('.')] ?? [];
+    const keys = issue.keys
+      .map((k) => {
+        const near = closest(k, known);
+        return near === undefined ? `"${k}"` : `"${k}" (did you mean "${near}"?)`;
+      })
+      .join(', ');
     return `${path === '' ? '' : `${path}: `}unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}`;
   }
   const found = valueAt(raw, at);
@@ -183,6 +198,34 @@ function describeIssue(issue: Issue, raw: unknown, base: readonly PropertyKey[] 
         ? `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, not ${describeValue(found)}`
         : issue.message;
   return `${path === '' ? '(top level)' : path}: ${message}`;
+}
+
+/** The known key a typo most likely meant: at most one edit (two for long keys) away. */
+function closest(typed: string, known: readonly string[]): string | undefined {
+  const limit = typed.length > 6 ? 2 : 1;
+  let best: { key: string; distance: number } | undefined;
+  for (const key of known) {
+    const distance = editDistance(typed.toLowerCase(), key.toLowerCase());
+    if (distance <= limit && (best === undefined || distance < best.distance))
+      best = { key, distance };
+  }
+  return best?.key;
+}
+
+/** Optimal string alignment distance: insertions, deletions, substitutions, swaps. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) =>
+    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
+  for (let i = 1; i <= a.length; i++)
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = value;
+    }
+  return d[a.length]![b.length]!;
 }
 
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
@@ -315,7 +358,8 @@ export function resolveSiteSettings(
   settings: unknown,
 ): { settings: SiteSettings; site: SiteConfig } {
   const parsed = siteSettings.safeParse(settings);
-  if (!parsed.success) throw new ConfigError(describeIssue(parsed.error.issues[0]!, settings));
+  if (!parsed.success)
+    throw new ConfigError(describeIssue(parsed.error.issues[0]!, settings, [], 'site'));
   const resolver = new SiteResolver(config.siteDefaults, config.notify, {});
   const site = deepFreeze(resolver.resolve({ ...parsed.data, url: origin }, '', 'api'));
   return { settings: parsed.data, site };

@@ -193,6 +193,27 @@ export const configFileSchema = z.strictObject({
   web: webSettings.default(webSettings.parse({})),
 });
 
+/**
+ * The keys each mapping of the file may have, by its path without list indexes
+ * ("sites.notify"), for "did you mean" in errors; `site.*` is a site sent to the API.
+ */
+export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  '': Object.keys(configFileSchema.shape),
+  sites: Object.keys(site.shape),
+  'sites.notify': Object.keys(siteNotify.shape),
+  'sites.notify.webhooks': Object.keys(webhook.shape),
+  schedule: Object.keys(schedule.shape),
+  notify: Object.keys(notify.shape),
+  'notify.email': Object.keys(notify.shape.email.unwrap().shape),
+  'notify.webhooks': Object.keys(webhook.shape),
+  'notify.retry': Object.keys(notify.shape.retry.unwrap().shape),
+  fetch: Object.keys(fetchSettings.shape),
+  web: Object.keys(webSettings.shape),
+  site: Object.keys(site.shape),
+  'site.notify': Object.keys(siteNotify.shape),
+  'site.notify.webhooks': Object.keys(webhook.shape),
+};
+
 function isTimeZone(value: string): boolean {
   try {
     new Intl.DateTimeFormat('en', { timeZone: value });

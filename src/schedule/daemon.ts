@@ -415,9 +415,9 @@ export class Daemon {
       this.#lastTick = this.#deps.check.now();
       this.#deps.heartbeat?.();
       try {
+        await this.#queueCurrent();
         // Sites added, edited or paused in another process (this one's apply at once).
         await this.#deps.catalog.refresh();
-        await this.#queueCurrent();
         const now = this.#deps.check.now();
         if (now.getTime() - lastPrune >= PRUNE_MS) {
           const before = new Date(now.getTime() - config.schedule.retentionDays * 86_400_000);

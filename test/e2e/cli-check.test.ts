@@ -246,6 +246,12 @@ fetch:
       2,
       /^robowatch: https:\/\/never-checked.example has never been checked \(run robowatch check first\)$/,
     ],
+    // As people type a site: https is assumed.
+    [
+      ['history', 'never-checked.example'],
+      2,
+      /^robowatch: https:\/\/never-checked.example has never been checked \(run robowatch check first\)$/,
+    ],
     [
       ['history', 'not a url'],
       2,
@@ -287,7 +293,9 @@ describe('fatal errors', () => {
     );
     const result = await runRobowatch(['check', '--config', file], { env });
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toBe(`robowatch: ${file}: sites[0]: unknown key "agnets"\n`);
+    expect(result.stderr).toBe(
+      `robowatch: ${file}: sites[0]: unknown key "agnets" (did you mean "agents"?)\n`,
+    );
   });
 
   it('says when the configuration file is missing', async () => {

@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROBOWATCH, runRobowatch } from '../support/cli.js';
+import { FixtureServer } from '../support/fixture-server.js';
 import { readJsonFixture } from '../support/fixtures.js';
 
 let dir: string;
@@ -167,6 +168,60 @@ describe('robowatch eval URL...', () => {
   });
 });
 
+describe('robowatch eval --robots URL', () => {
+  const site = new FixtureServer();
+  beforeAll(() => site.start());
+  afterAll(() => site.stop());
+
+  it('fetches the live file with the same fetcher and limits, and reads its answer as crawlers do', async () => {
+    site.serve('/robots.txt', 200, 'User-agent: GPTBot\nDisallow: /blog/\n');
+    const args = ['eval', '--robots', `${site.origin}/anything`, '--agent', 'GPTBot'];
+    const live = await runRobowatch([
+      ...args,
+      '--allow-private-addresses',
+      `${site.origin}/blog/x`,
+    ]);
+    expect([live.code, live.stderr]).toEqual([
+      0,
+      `${site.origin}/robots.txt answered 200, 36 bytes\n`,
+    ]);
+    expect(live.stdout).toBe(
+      `DISALLOWED  GPTBot  ${site.origin}/blog/x  line 2: Disallow: /blog/\n`,
+    );
+    // A 503: crawlers take the whole site as disallowed.
+    site.serve('/robots.txt', 503, 'down');
+    const down = await runRobowatch([...args, '--allow-private-addresses', `${site.origin}/`]);
+    expect(down.stdout).toBe(`DISALLOWED  GPTBot  ${site.origin}/  robots.txt answered 503\n`);
+    // The SSRF guard holds unless asked: loopback is refused before connecting.
+    const refused = await runRobowatch([...args, `${site.origin}/`]);
+    expect(refused.code).toBe(0);
+    expect(refused.stderr).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/robots\.txt could not be fetched \(blocked/,
+    );
+    expect(refused.stdout).toMatch(
+      /^DISALLOWED {2}GPTBot {2}\S+ {2}robots\.txt could not be fetched/,
+    );
+  });
+});
+
+describe('robowatch --help', () => {
+  it('wraps each description once and says where configuration, database and the web UI come from', async () => {
+    const help = await runRobowatch(['check', '--help']);
+    const description = help.stdout.split('\n\n')[1]!.split('\n');
+    // Wrapped once, to the terminal (80 columns here): no line is cut short but the last.
+    for (const line of description.slice(0, -1)) expect(line.length).toBeGreaterThan(60);
+    expect(description.join(' ')).toBe(
+      "Fetches each configured site's robots.txt, records it, and prints what changed and why: each cause, what crawlers do now, and the watched pages it changed. Exit status 0 when the run completed (changes are not errors).",
+    );
+    const top = await runRobowatch(['--help']);
+    expect(top.stdout).toContain(
+      'Configuration: --config FILE, else $ROBOWATCH_CONFIG, else config/robowatch.yaml',
+    );
+    expect(top.stdout).toContain('Database: $DATABASE_URL');
+    expect(top.stdout).toContain('http://127.0.0.1:8080');
+  });
+});
+
 describe('robowatch eval --jsonl', () => {
   const line = (robotstxt: string, agent: string, url: string, profile?: string) =>
     JSON.stringify(
@@ -282,6 +337,22 @@ describe('robowatch lint FILE', () => {
       '3 findings; 1 group,',
       '',
     ]);
+  });
+
+  it('exits 1 with --strict when a finding is an error, so that it can gate a deploy', async () => {
+    const html = '<!DOCTYPE html>\n<html><body>Not found</body></html>\n';
+    const lenient = await runRobowatch(['lint', '-'], { stdin: html });
+    expect(lenient.code).toBe(0);
+    expect(lenient.stdout).toMatch(/^line 1\s+error\s+/);
+    const strict = await runRobowatch(['lint', '--strict', '-'], { stdin: html });
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toBe(lenient.stdout);
+    expect(strict.stderr).toMatch(
+      /^robowatch: -: 1 error \(--strict\): crawlers would not read this file as intended\n$/,
+    );
+    // Warnings alone pass.
+    const warnings = await runRobowatch(['lint', '--strict', '-'], { stdin: 'Disallow /x\n' });
+    expect(warnings.code).toBe(0);
   });
 
   it('prints JSON findings with --json', async () => {

@@ -101,7 +101,7 @@ describe('robowatch start with sites that change while it runs', () => {
         'configuration not reloaded: the file has an error; the running configuration stays';
       await vi.waitFor(() => expect(logged(daemon, refusal)).toBe(true), wait);
       expect(daemon.logs.find((l) => l['msg'] === refusal)!['error']).toBe(
-        `${file}: unknown key "wacth"`,
+        `${file}: unknown key "wacth" (did you mean "watch"?)`,
       );
       const reloadAtRefusal = fetches(reloadSite);
       await vi.waitFor(

@@ -162,7 +162,11 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
         400,
         'watch[0]: "nope" must be a path starting with "/" or an absolute URL',
       ],
-      [{ url: 'https://a.example', wacth: ['/'] }, 400, 'unknown key "wacth"'],
+      [
+        { url: 'https://a.example', wacth: ['/'] },
+        400,
+        'unknown key "wacth" (did you mean "watch"?)',
+      ],
       [
         { url: 'https://a.example', watch: ['/'], tags: ['no spaces'] },
         400,

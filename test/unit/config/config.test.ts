@@ -226,14 +226,17 @@ sites:
 
   it.each([
     ['bogus: 1', 'robowatch.yaml: unknown key "bogus"'],
-    ['fetch:\n  timeout: 5', 'robowatch.yaml: fetch: unknown key "timeout"'],
+    [
+      'fetch:\n  timeout: 5',
+      'robowatch.yaml: fetch: unknown key "timeout" (did you mean "timeoutMs"?)',
+    ],
     [
       'sites:\n  - url: https://e.com\n    wach: [/]',
-      'robowatch.yaml: sites[0]: unknown key "wach"',
+      'robowatch.yaml: sites[0]: unknown key "wach" (did you mean "watch"?)',
     ],
     [
       'sites:\n  - url: https://e.com\n    watch: [/]\n    agnets: [x]',
-      'robowatch.yaml: sites[0]: unknown key "agnets"',
+      'robowatch.yaml: sites[0]: unknown key "agnets" (did you mean "agents"?)',
     ],
     ['sites: {url: x}', 'robowatch.yaml: sites: must be a list, not a mapping'],
     ['dataDir: 5', 'robowatch.yaml: dataDir: must be a string, not number 5'],
@@ -319,7 +322,7 @@ sites:
     ],
     [
       'sites:\n  - url: https://e.com\n    watch: [/]\n    notify: {emails: [a@b.c]}',
-      'robowatch.yaml: sites[0].notify: unknown key "emails"',
+      'robowatch.yaml: sites[0].notify: unknown key "emails" (did you mean "email"?)',
     ],
     [
       'web: {listen: "localhost"}',
