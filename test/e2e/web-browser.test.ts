@@ -5,15 +5,11 @@
  * tester, and checks the site now; hostile robots.txt content stays inert text.
  * Screenshots of the main pages go to test-results/screenshots/.
  */
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runRobowatch } from '../support/cli.js';
-import { startDaemon } from '../support/daemon.js';
-import type { DaemonProcess } from '../support/daemon.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHistory, SHOTS } from '../support/browser-site.js';
+import type { ServedHistory } from '../support/browser-site.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { HISTORY } from '../support/site-history.js';
 
@@ -22,27 +18,20 @@ interface BrowserWindow {
   getComputedStyle(element: unknown): { backgroundColor: string };
 }
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(process.cwd(), 'test-results', 'screenshots');
 const TOKEN = 'browser-test-token-0123456789';
 
 const site = new FixtureServer();
-let serve: DaemonProcess;
+let served: ServedHistory;
 let browser: Browser;
 let page: Page;
 let base: string;
 const dialogs: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-  mkdirSync(SHOTS, { recursive: true });
   await site.start();
-  const dir = mkdtempSync(join(tmpdir(), 'robowatch-browser-'));
-  const config = join(dir, 'robowatch.yaml');
-  writeFileSync(
-    config,
-    `dataDir: ${join(dir, 'data')}
+  served = await serveHistory(
+    site,
+    (dataDir) => `dataDir: ${dataDir}
 agents: [Googlebot, GPTBot]
 sites:
   - url: ${site.origin}
@@ -50,27 +39,14 @@ sites:
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
 web: {listen: '127.0.0.1:0', token: ${TOKEN}}
 `,
+    [
+      [200, HISTORY.v1],
+      [200, HISTORY.v2],
+      [503, 'down'],
+      [200, HISTORY.xss],
+    ],
   );
-  const env = { DATABASE_URL: '' };
-  for (const [status, body] of [
-    [200, HISTORY.v1],
-    [200, HISTORY.v2],
-    [503, 'down'],
-    [200, HISTORY.xss],
-  ] as const) {
-    site.serve('/robots.txt', status, body);
-    const result = await runRobowatch(['check', '--config', config], { env });
-    expect(result.code, result.stderr).toBe(0);
-  }
-  serve = startDaemon(config, env, 'serve');
-  await vi.waitFor(() => expect(serve.logs.some((l) => l['msg'] === 'web listening')).toBe(true), {
-    timeout: 20_000,
-  });
-  base = String(serve.logs.find((l) => l['msg'] === 'web listening')!['url']);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  ({ base, browser } = served);
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('dialog', (dialog) => {
     dialogs.push(dialog.message());
@@ -79,9 +55,7 @@ web: {listen: '127.0.0.1:0', token: ${TOKEN}}
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
-  serve?.child.kill('SIGTERM');
-  await serve?.exit;
+  await served?.stop();
   await site.stop();
 });
 

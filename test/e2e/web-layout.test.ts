@@ -4,15 +4,11 @@
  * their own box), the dark theme follows the system's, and the main flows work from the
  * keyboard alone. Screenshots go to test-results/screenshots/.
  */
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runRobowatch } from '../support/cli.js';
-import { startDaemon } from '../support/daemon.js';
-import type { DaemonProcess } from '../support/daemon.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serveHistory, SHOTS } from '../support/browser-site.js';
+import type { ServedHistory } from '../support/browser-site.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { HISTORY } from '../support/site-history.js';
 
@@ -24,26 +20,19 @@ interface BrowserWindow {
   getComputedStyle(element: unknown): { backgroundColor: string; color: string };
 }
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(process.cwd(), 'test-results', 'screenshots');
 const TOKEN = 'layout-test-token-0123456789';
 
 const site = new FixtureServer();
-let serve: DaemonProcess;
+let served: ServedHistory;
 let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-  mkdirSync(SHOTS, { recursive: true });
   await site.start();
-  const dir = mkdtempSync(join(tmpdir(), 'robowatch-layout-'));
-  const config = join(dir, 'robowatch.yaml');
-  // The default crawlers (24), a long origin's worth of watched URLs.
-  writeFileSync(
-    config,
-    `dataDir: ${join(dir, 'data')}
+  // The default crawlers (24), a long name, tags and a long watched path.
+  served = await serveHistory(
+    site,
+    (dataDir) => `dataDir: ${dataDir}
 sites:
   - url: ${site.origin}
     name: The shop with a rather long name, as people write them
@@ -52,33 +41,18 @@ sites:
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
 web: {listen: '127.0.0.1:0', token: ${TOKEN}}
 `,
+    [
+      [200, HISTORY.v1],
+      [200, HISTORY.v2],
+      [503, 'down'],
+      [200, HISTORY.v2],
+    ],
   );
-  const env = { DATABASE_URL: '' };
-  for (const [status, body] of [
-    [200, HISTORY.v1],
-    [200, HISTORY.v2],
-    [503, 'down'],
-    [200, HISTORY.v2],
-  ] as const) {
-    site.serve('/robots.txt', status, body);
-    const result = await runRobowatch(['check', '--config', config], { env });
-    expect(result.code, result.stderr).toBe(0);
-  }
-  serve = startDaemon(config, env, 'serve');
-  await vi.waitFor(() => expect(serve.logs.some((l) => l['msg'] === 'web listening')).toBe(true), {
-    timeout: 20_000,
-  });
-  base = String(serve.logs.find((l) => l['msg'] === 'web listening')!['url']);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  ({ base, browser } = served);
 }, 90_000);
 
 afterAll(async () => {
-  await browser?.close();
-  serve?.child.kill('SIGTERM');
-  await serve?.exit;
+  await served?.stop();
   await site.stop();
 });
 
