@@ -55,6 +55,10 @@ export class TesterThread {
   }
 
   evaluate(input: TesterInput): Promise<TesterResult> {
+    // Every row repeats its URL: a result that cannot fit is refused before any work (and
+    // whatever the machine's load, not after a deadline).
+    const floor = input.urls.reduce((n, url) => n + url.length, 0) * input.agents.length;
+    if (floor > TESTER_LIMITS.resultChars) return Promise.reject(tooLarge(floor, 'at least '));
     if (this.#queue.length >= this.#maxWaiting)
       return Promise.reject(
         new TesterRefused('busy', 'the tester is busy with other tests; try again in a minute'),
@@ -104,13 +108,7 @@ export class TesterThread {
     worker.on('message', (message: { result?: TesterResult; tooLarge?: number }) => {
       if (this.#worker !== worker) return;
       if (message.result !== undefined) this.#finish(undefined, message.result);
-      else
-        this.#finish(
-          new TesterRefused(
-            'large',
-            `the result would be ${(message.tooLarge! / 1e6).toFixed(1)} MB (at most ${TESTER_LIMITS.resultChars / 1e6} MB): test fewer or shorter URLs, or fewer crawlers`,
-          ),
-        );
+      else this.#finish(tooLarge(message.tooLarge!));
     });
     worker.on('error', (error) => {
       if (this.#worker !== worker) return;
@@ -158,4 +156,12 @@ function spawn(): Worker {
     );
   }
   return new Worker(new URL('./tester-worker.js', source));
+}
+
+/** The refusal of a result over TESTER_LIMITS.resultChars characters. */
+function tooLarge(chars: number, atLeast = ''): TesterRefused {
+  return new TesterRefused(
+    'large',
+    `the result would be ${atLeast}${(chars / 1e6).toFixed(1)} MB (at most ${TESTER_LIMITS.resultChars / 1e6} MB): test fewer or shorter URLs, or fewer crawlers`,
+  );
 }

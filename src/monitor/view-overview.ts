@@ -51,7 +51,10 @@ export async function viewOverview(
   store: Pick<ReadStore, 'loadOverview' | 'loadDailyStates'>,
   sites: readonly { id: number; site: SiteConfig }[],
   options: {
+    /** Matches origins and names, ignoring case. */
     query: string;
+    /** Only sites with this tag, when given. */
+    tag?: string;
     page: number;
     perPage: number;
     now: Date;
@@ -61,7 +64,17 @@ export async function viewOverview(
   },
 ): Promise<OverviewPage> {
   const needle = options.query.trim().toLowerCase();
-  const matching = needle === '' ? sites : sites.filter((s) => s.site.origin.includes(needle));
+  const { tag } = options;
+  const matching =
+    needle === '' && tag === undefined
+      ? sites
+      : sites.filter(
+          ({ site }) =>
+            (needle === '' ||
+              site.origin.includes(needle) ||
+              (site.name?.toLowerCase().includes(needle) ?? false)) &&
+            (tag === undefined || site.tags.includes(tag)),
+        );
   const pages = Math.max(1, Math.ceil(matching.length / options.perPage));
   const page = Math.min(Math.max(1, options.page), pages);
   const shown = matching.slice((page - 1) * options.perPage, page * options.perPage);

@@ -93,10 +93,18 @@ export function registerApi(
     const limit = limitOf(c, 100);
     const after = optionalId(c.req.query('after'), 'after') ?? 0;
     const query = c.req.query('q') ?? '';
+    const tag = c.req.query('tag') ?? '';
     const needle = query.trim().toLowerCase();
     const all = await sites.all();
     const matching = all
-      .filter((s) => s.id > after && (needle === '' || s.site.origin.includes(needle)))
+      .filter(
+        ({ id, site }) =>
+          id > after &&
+          (needle === '' ||
+            site.origin.includes(needle) ||
+            (site.name?.toLowerCase().includes(needle) ?? false)) &&
+          (tag === '' || site.tags.includes(tag)),
+      )
       .sort((a, b) => a.id - b.id);
     const page = matching.slice(0, limit);
     const pausedAt = new Map(page.map((e) => [e.id, e.pausedAt]));
@@ -111,7 +119,7 @@ export function registerApi(
     const last = page[page.length - 1];
     const next =
       matching.length > limit && last !== undefined
-        ? `${api}/sites?${new URLSearchParams({ ...(query === '' ? {} : { q: query }), limit: String(limit), after: String(last.id) }).toString()}`
+        ? `${api}/sites?${new URLSearchParams({ ...(query === '' ? {} : { q: query }), ...(tag === '' ? {} : { tag }), limit: String(limit), after: String(last.id) }).toString()}`
         : null;
     return c.json({
       sites: view.rows.map((r) => {

@@ -64,12 +64,14 @@ export function registerPages(
 
   app.get('/', async (c) => {
     const query = c.req.query('q') ?? '';
+    const tag = c.req.query('tag') || undefined;
     const page = Number(c.req.query('page') ?? '1') || 1;
     const now = deps.now();
     const all = await sites.all();
     const paused = new Set(all.filter((e) => e.pausedAt !== null).map((e) => e.id));
     const view = await viewOverview(deps.store, all, {
       query,
+      ...(tag === undefined ? {} : { tag }),
       page,
       perPage: PER_PAGE,
       now,
@@ -79,6 +81,7 @@ export function registerPages(
       <OverviewPageView
         view={view}
         query={query}
+        tag={tag}
         signedIn={c.get('signedIn')}
         now={now}
         canEdit={token !== undefined && c.get('signedIn')}

@@ -106,7 +106,7 @@ describe('the tester', () => {
     });
     expect(response.status).toBe(422);
     expect(await errorOf(response)).toMatch(
-      /^the result would be \d+\.\d MB \(at most 8 MB\): test fewer or shorter URLs, or fewer crawlers$/,
+      /^the result would be at least 20\.\d MB \(at most 8 MB\): test fewer or shorter URLs, or fewer crawlers$/,
     );
   });
 

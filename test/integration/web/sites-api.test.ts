@@ -145,6 +145,16 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
       [server.origin, 'file', null],
       [other, 'api', 'Shop (staging)'],
     ]);
+    // Found by its name and its tags, on the overview and in the API.
+    const tagged = await (
+      await app.request('/?tag=eu', { headers: { ...bearer, accept: 'text/html' } })
+    ).text();
+    expect(tagged).toContain(`href="/sites/${site.id}"`);
+    expect(tagged).not.toContain(`href="/sites/${fileSite}"`);
+    const named = (await send('GET', '/api/v1/sites?q=STAGING')).body as { sites: SiteDoc[] };
+    expect(named.sites.map((s) => s.id)).toEqual([site.id]);
+    const byTag = (await send('GET', '/api/v1/sites?tag=shop')).body as { sites: SiteDoc[] };
+    expect(byTag.sites.map((s) => s.id)).toEqual([site.id]);
     // Its page shows its baseline.
     const page = await app.request(`/sites/${site.id}`, {
       headers: { ...bearer, accept: 'text/html' },
