@@ -177,8 +177,12 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     max: poolSize,
     connectionTimeoutMillis: 10_000,
   });
-  // An idle client losing its connection must not crash the process; the next query fails instead.
+  // A client losing its connection must not crash the process, idle or not: pg emits
+  // 'error' on a checked-out client too (a transaction between two statements when the
+  // server ends its session), and an 'error' event nobody listens to kills the process.
+  // The pool drops the client; its next query fails and is retried like any other.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   let client: pg.PoolClient;
   try {
     client = await pool.connect();

@@ -139,7 +139,20 @@ describe('the web UI on a phone and a wide screen', () => {
       }
       await page.keyboard.press('Enter');
       await page.waitForURL(`${base}/sites/new`);
-      // The site field has the focus; type, tab to the watched URLs, type, submit.
+      // The site field takes the focus (autofocus) once the page is ready: wait for it,
+      // then type, tab to the watched URLs, type, submit.
+      await expect
+        .poll(() =>
+          page.evaluate(
+            () =>
+              (
+                globalThis as unknown as {
+                  document: { activeElement: { getAttribute(name: string): string | null } | null };
+                }
+              ).document.activeElement?.getAttribute('name') ?? null,
+          ),
+        )
+        .toBe('url');
       await page.keyboard.type(site.origin.replace('127.0.0.1', 'localhost'));
       await page.keyboard.press('Tab'); // name
       await page.keyboard.press('Tab'); // tags

@@ -22,12 +22,12 @@ export function databaseUrl(name: string): string {
   return url.toString();
 }
 
-/** Runs SQL on the test server's maintenance connection. */
-export async function adminQuery(text: string): Promise<void> {
+/** Runs SQL on the test server's maintenance connection; returns how many rows it gave. */
+export async function adminQuery(text: string): Promise<number> {
   const client = new pg.Client({ connectionString: postgresUrl() });
   await client.connect();
   try {
-    await client.query(text);
+    return (await client.query(text)).rowCount ?? 0;
   } finally {
     await client.end();
   }
