@@ -63,18 +63,8 @@ export async function viewOverview(
     strip?: boolean;
   },
 ): Promise<OverviewPage> {
-  const needle = options.query.trim().toLowerCase();
-  const { tag } = options;
-  const matching =
-    needle === '' && tag === undefined
-      ? sites
-      : sites.filter(
-          ({ site }) =>
-            (needle === '' ||
-              site.origin.includes(needle) ||
-              (site.name?.toLowerCase().includes(needle) ?? false)) &&
-            (tag === undefined || site.tags.includes(tag)),
-        );
+  const matches = siteFilter(options.query, options.tag);
+  const matching = sites.filter(({ site }) => matches(site));
   const pages = Math.max(1, Math.ceil(matching.length / options.perPage));
   const page = Math.min(Math.max(1, options.page), pages);
   const shown = matching.slice((page - 1) * options.perPage, page * options.perPage);
@@ -119,6 +109,16 @@ export async function viewOverview(
     page,
     pages,
   };
+}
+
+/** Whether a site matches a filter: `query` in its origin or name (any case), and `tag`. */
+export function siteFilter(query: string, tag: string | undefined): (site: SiteConfig) => boolean {
+  const needle = query.trim().toLowerCase();
+  return (site) =>
+    (needle === '' ||
+      site.origin.includes(needle) ||
+      (site.name?.toLowerCase().includes(needle) ?? false)) &&
+    (tag === undefined || site.tags.includes(tag));
 }
 
 /** The last change in a few words: its most severe cause (or, recorded before causes, event). */

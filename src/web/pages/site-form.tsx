@@ -1,4 +1,5 @@
 import type { FC } from 'hono/jsx';
+import type { AgentEntry } from '../../config/schema.js';
 import { Layout, Notice } from './components.js';
 
 /** The fields of the add and edit forms, as typed (one watched URL or crawler per line). */
@@ -22,20 +23,23 @@ export const EMPTY_SITE_FORM: SiteForm = {
   schedule: '',
 };
 
+/** An agent entry as the form writes it: "GPTBot", "@ai" or "Slurp legacy". */
+export function agentText(entry: AgentEntry): string {
+  if (typeof entry === 'string') return entry;
+  return entry.profile === undefined ? entry.token : `${entry.token} ${entry.profile}`;
+}
+
 /** A site's stored settings as the form shows them. */
 export function formOf(origin: string, settings: Record<string, unknown>): SiteForm {
   const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
-  const agent = (a: unknown) => {
-    if (typeof a === 'string') return a;
-    const { token, profile } = a as { token: string; profile?: string };
-    return profile === undefined ? token : `${token} ${profile}`;
-  };
   return {
     url: origin,
     name: typeof settings['name'] === 'string' ? settings['name'] : '',
     tags: list(settings['tags']).join(', '),
     watch: list(settings['watch']).join('\n'),
-    agents: list(settings['agents']).map(agent).join('\n'),
+    agents: list(settings['agents'])
+      .map((a) => agentText(a as AgentEntry))
+      .join('\n'),
     profile: typeof settings['profile'] === 'string' ? settings['profile'] : '',
     schedule: typeof settings['schedule'] === 'string' ? settings['schedule'] : '',
   };

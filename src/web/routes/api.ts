@@ -7,7 +7,7 @@ import { siteAccess } from '../../policy/verdicts.js';
 import { parseRobotsTxt } from '../../robots/index.js';
 import { diffDocument, viewDiff } from '../../monitor/view-diff.js';
 import { snapshotDocument } from '../../monitor/view-snapshot.js';
-import { viewOverview } from '../../monitor/view-overview.js';
+import { siteFilter, viewOverview } from '../../monitor/view-overview.js';
 import { CHANGE_KINDS, isChangeKind, profileOf, viewSite } from '../../monitor/view-site.js';
 import { outcomeDocument } from '../../monitor/check-site.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
@@ -94,17 +94,10 @@ export function registerApi(
     const after = optionalId(c.req.query('after'), 'after') ?? 0;
     const query = c.req.query('q') ?? '';
     const tag = c.req.query('tag') ?? '';
-    const needle = query.trim().toLowerCase();
+    const matches = siteFilter(query, tag === '' ? undefined : tag);
     const all = await sites.all();
     const matching = all
-      .filter(
-        ({ id, site }) =>
-          id > after &&
-          (needle === '' ||
-            site.origin.includes(needle) ||
-            (site.name?.toLowerCase().includes(needle) ?? false)) &&
-          (tag === '' || site.tags.includes(tag)),
-      )
+      .filter(({ id, site }) => id > after && matches(site))
       .sort((a, b) => a.id - b.id);
     const page = matching.slice(0, limit);
     const pausedAt = new Map(page.map((e) => [e.id, e.pausedAt]));

@@ -29,6 +29,7 @@ import { SitePageView } from '../pages/site.js';
 import {
   EMPTY_SITE_FORM,
   RemoveSitePageView,
+  agentText,
   SiteFormPageView,
   formOf,
   settingsOf,
@@ -96,9 +97,7 @@ export function registerPages(
     const { siteDefaults } = deps.catalog.file;
     return {
       watch: siteDefaults.watchPaths,
-      agents: siteDefaults.agents
-        .map((a) => (typeof a === 'string' ? a : `${a.token}${a.profile ? ` ${a.profile}` : ''}`))
-        .join(', '),
+      agents: siteDefaults.agents.map(agentText).join(', '),
       schedule: siteDefaults.schedule,
     };
   };
