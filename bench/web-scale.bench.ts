@@ -108,14 +108,23 @@ async function seed(handle: DatabaseHandle, config: Config): Promise<void> {
       'robots', '[]'::jsonb, 90, ${NOW.toISOString()}::timestamptz
     FROM sites s, (SELECT body_sha256 FROM snapshots ORDER BY id LIMIT 1) f
     WHERE s.current_snapshot_id IS NULL`);
+  // Their standing, as the write path keeps it: served, robots.txt, /pricing blocked.
   await db.execute(sql`
-    UPDATE sites s SET current_snapshot_id = n.id FROM snapshots n
+    UPDATE sites s SET current_snapshot_id = n.id, current_status = 200, current_error = NULL,
+      current_stale = false, current_file_condition = 'robots', blocking = true
+    FROM snapshots n
     WHERE n.site_id = s.id AND s.current_snapshot_id IS NULL`);
+  // Their verdicts as the store keeps them: / allowed and /pricing disallowed for each crawler.
+  const cells = [...AGENTS.map(() => 1), ...AGENTS.map(() => 0)];
+  const counts = JSON.stringify(
+    [...AGENTS].sort().map((agent) => ({ agent, disallowed: 1, watched: 2 })),
+  );
   await db.execute(sql`
-    INSERT INTO verdicts (snapshot_id, url, agent, profile, allowed, cause)
-    SELECT n.id, s.origin || u.path, a.agent, 'google', u.path = '/', NULL
-    FROM snapshots n JOIN sites s ON s.id = n.site_id AND n.previous_id IS NULL AND n.check_count = 90,
-      unnest(ARRAY['/', '/pricing']) AS u(path), unnest(${sql.param(AGENTS)}::text[]) AS a(agent)`);
+    INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts)
+    SELECT n.id, ARRAY[s.origin || '/', s.origin || '/pricing'], ${sql.param(AGENTS)}::text[],
+      ${sql.param(AGENTS.map(() => 'google'))}::text[], '[]'::jsonb, ${sql.param(cells)}::int[],
+      ${counts}::jsonb
+    FROM snapshots n JOIN sites s ON s.id = n.site_id AND n.previous_id IS NULL AND n.check_count = 90`);
   await db.execute(sql`
     INSERT INTO checks (snapshot_id, checked_at, duration_ms)
     SELECT n.id, ${NOW.toISOString()}::timestamptz - d * interval '1 day', 40
@@ -184,17 +193,26 @@ const server = await new FixtureServer().start();
 const config = configFor(server.origin);
 const rows: string[] = [];
 
-const dataDir = mkdtempSync(join(tmpdir(), 'robowatch-bench-web-scale-'));
-const pglite = await openDatabase({ url: undefined, dataDir });
-rows.push(...(await measure('PGlite', pglite, server, config)));
-await pglite.close();
-rmSync(dataDir, { recursive: true, force: true });
+// BENCH_DATABASES=postgres (or pglite) measures one of the two.
+const databases = (process.env['BENCH_DATABASES'] ?? 'pglite,postgres').split(',');
 
-const bench = await benchPostgres('robowatch_bench_web_scale');
-const postgres = await openDatabase({ url: bench.url, dataDir: '' });
-rows.push(...(await measure('PostgreSQL', postgres, server, config)));
-await postgres.close();
-await bench.drop();
+if (databases.includes('pglite')) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'robowatch-bench-web-scale-'));
+  const pglite = await openDatabase({ url: undefined, dataDir });
+  rows.push(...(await measure('PGlite', pglite, server, config)));
+  await pglite.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+if (databases.includes('postgres')) {
+  const bench = await benchPostgres('robowatch_bench_web_scale');
+  const postgres = await openDatabase({ url: bench.url, dataDir: '' });
+  rows.push(...(await measure('PostgreSQL', postgres, server, config)));
+  await postgres.close();
+  // BENCH_KEEP=1 keeps the seeded database, to look into its queries.
+  if (process.env['BENCH_KEEP'] === '1') console.error(`kept ${bench.url}`);
+  else await bench.drop();
+}
 await server.stop();
 
 console.log(

@@ -12,6 +12,7 @@ import type { RobotsFetcher } from './fetch/robots-fetcher.js';
 import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
 import { redactUrl } from './lib/redact.js';
+import { randomUUID } from 'node:crypto';
 import { oneLine } from './lib/errors.js';
 import type { CheckOutcome } from './monitor/check-site.js';
 import { checkSites } from './monitor/check-sites.js';
@@ -341,6 +342,37 @@ export function wireWeb(
     config,
     catalog,
     store: createWebStore(parts.db),
+    // A test goes out at once, through channels made for it and closed after it: the
+    // running configuration's (a reload may have changed them), never queued.
+    sendTest: async (channel) => {
+      const notifiers = wireChannels(
+        platform,
+        catalog.config,
+        parts.db,
+        presentation,
+        () => catalog.config.sites,
+      );
+      try {
+        const sender = notifiers.channels[channel.kind];
+        if (sender === undefined)
+          throw new Error('email needs notify.email (the SMTP server to send from)');
+        await sender.send({
+          id: 0,
+          key: randomUUID(),
+          channel: channel.kind,
+          destination: channel.destination,
+          payload: {
+            kind: 'test',
+            site: channel.site?.origin ?? null,
+            ...(channel.format === null ? {} : { format: channel.format }),
+          },
+          attempts: 0,
+          createdAt: platform.now(),
+        });
+      } finally {
+        await notifiers.close();
+      }
+    },
     checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
     previewDigests: (period, recipient) =>
       prepareDigests(digests, catalog.config, period, {

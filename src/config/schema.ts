@@ -107,7 +107,7 @@ export const siteSettings = z.strictObject({
   notify: siteNotify.optional(),
 });
 
-const site = siteSettings.extend({
+export const siteSchema = siteSettings.extend({
   url: z.string({ error: 'must be the site origin, e.g. https://example.com' }),
 });
 
@@ -186,7 +186,7 @@ export const configFileSchema = z.strictObject({
   agents: agentList.default([...DEFAULT_AGENTS]),
   /** Paths watched on every site that lists none of its own. */
   watch: watchList.optional(),
-  sites: z.array(site).default([]),
+  sites: z.array(siteSchema).default([]),
   fetch: fetchSettings.default(fetchSettings.parse({})),
   schedule: schedule.default(schedule.parse({})),
   notify: notify.default(notify.parse({})),
@@ -199,7 +199,7 @@ export const configFileSchema = z.strictObject({
  */
 export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   '': Object.keys(configFileSchema.shape),
-  sites: Object.keys(site.shape),
+  sites: Object.keys(siteSchema.shape),
   'sites.notify': Object.keys(siteNotify.shape),
   'sites.notify.webhooks': Object.keys(webhook.shape),
   schedule: Object.keys(schedule.shape),
@@ -209,7 +209,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   'notify.retry': Object.keys(notify.shape.retry.unwrap().shape),
   fetch: Object.keys(fetchSettings.shape),
   web: Object.keys(webSettings.shape),
-  site: Object.keys(site.shape),
+  site: Object.keys(siteSchema.shape),
   'site.notify': Object.keys(siteNotify.shape),
   'site.notify.webhooks': Object.keys(webhook.shape),
 };
@@ -227,4 +227,4 @@ export type ConfigFile = z.infer<typeof configFileSchema>;
 export type WebhookEntry = z.infer<typeof webhook>;
 export type AgentEntry = z.infer<typeof agentEntry>;
 export type SiteSettings = z.infer<typeof siteSettings>;
-export type SiteEntry = z.infer<typeof site>;
+export type SiteEntry = z.infer<typeof siteSchema>;

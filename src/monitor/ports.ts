@@ -10,13 +10,16 @@ import type {
   CheckRow,
   CheckSeen,
   DigestRecord,
+  CrawlerCounts,
   DirectoryRow,
+  FailingChannel,
   ChangeQuery,
   EventQuery,
   IncidentStart,
   NewSnapshot,
   RecordedDigest,
   SiteOverview,
+  SiteStanding,
   SnapshotSummary,
   StoredChange,
   StoredEvent,
@@ -90,6 +93,12 @@ export interface ReadStore {
   loadSites(origins: readonly string[]): Promise<StoredSite[]>;
   loadOverview(siteIds: readonly number[]): Promise<SiteOverview[]>;
   loadDailyStates(siteIds: readonly number[], since: Date): Promise<Map<number, DayStates[]>>;
+  /** Where every site stands (one light query for all of them); newBlocks counts since `since`. */
+  loadSiteStandings(since: Date): Promise<SiteStanding[]>;
+  /** Per watched crawler: on how many sites it is blocked from every, some or no watched URL. */
+  loadCrawlerCounts(): Promise<CrawlerCounts[]>;
+  /** One crawler's disallowed and watched counts on each site that watches it. */
+  loadCrawlerVerdicts(agent: string): Promise<Map<number, { disallowed: number; watched: number }>>;
   /** A site's snapshots, newest first (older than `beforeId`, for paging). */
   listSnapshots(siteId: number, limit?: number, beforeId?: number): Promise<SnapshotSummary[]>;
   /** One snapshot of a site, or undefined if the id is not one of the site's. */
@@ -111,6 +120,8 @@ export interface ReadStore {
   /** A recorded digest, or undefined when there is none with this id. */
   loadDigest(id: number): Promise<(RecordedDigest & { id: number }) | undefined>;
   outboxCounts(): Promise<{ pending: number; failed: number }>;
+  /** The channels whose notifications are failing now. */
+  failingChannels(): Promise<FailingChannel[]>;
   /** When any site's check last completed, in any process. */
   lastCheckAt(): Promise<Date | null>;
 }

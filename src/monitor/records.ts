@@ -117,7 +117,8 @@ export interface StoredEvent {
 
 /** Which changes of a site to list. */
 export interface ChangeQuery {
-  readonly siteId: number;
+  /** One site's changes; every watched site's when absent. */
+  readonly siteId?: number;
   /** Only changes with a cause of one of these types (all when empty or absent). */
   readonly types?: readonly ChangeCauseType[];
   readonly beforeId?: number;
@@ -156,8 +157,47 @@ export interface SiteOverview {
   readonly nextDueAt: Date | null;
 }
 
+/** A notification channel whose messages are failing: retried, and shown until they go. */
+export interface FailingChannel {
+  readonly channel: 'email' | 'webhook';
+  /** A webhook's URL (it may hold a secret: show it redacted); null for email (its server). */
+  readonly destination: string | null;
+  /** When the oldest waiting notification was queued. */
+  readonly since: Date;
+  /** How many notifications wait. */
+  readonly waiting: number;
+  /** Why the latest attempt failed. */
+  readonly error: string;
+}
+
+/** One crawler over every site: on how many it is blocked from every, some, or no watched URL. */
+export interface CrawlerCounts {
+  readonly agent: string;
+  readonly blocked: number;
+  readonly partly: number;
+  readonly allowed: number;
+}
+
+/** Where a site stands, for the overview's counts, state filter and order. */
+export interface SiteStanding {
+  readonly id: number;
+  /** The current state; null before the first check. */
+  readonly current: {
+    readonly status: number | null;
+    readonly error: FetchErrorKind | null;
+    readonly stale: boolean;
+    readonly fileCondition: FileCondition | null;
+  } | null;
+  /** Whether a watched crawler may not fetch a watched URL now. */
+  readonly blocking: boolean;
+  /** Whether a state first seen in the last week newly blocked a watched URL. */
+  readonly newBlocks: boolean;
+}
+
 /** A new state of a site, with why it differs from the one before. */
 export interface StoredChange {
+  /** Whose change it is (read by the lists of every site's changes). */
+  readonly siteId?: number;
   readonly snapshotId: number;
   readonly previousId: number | null;
   readonly at: Date;

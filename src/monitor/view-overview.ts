@@ -7,8 +7,9 @@ import type { DayAccess, DayStates } from '../policy/history.js';
 import { siteCondition } from '../policy/site-condition.js';
 import type { SiteCondition } from '../policy/site-condition.js';
 import { nextCheckAt } from './periods.js';
+import type { Profile } from '../robots/index.js';
 import type { ReadStore } from './ports.js';
-import type { SiteOverview } from './records.js';
+import type { SiteOverview, SiteStanding } from './records.js';
 
 export const STRIP_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -34,8 +35,106 @@ export interface OverviewRow {
   readonly days: readonly DayAccess[];
 }
 
+/**
+ * What the overview sorts and filters by, most urgent first: robots.txt cannot be read
+ * (Google crawls nothing); what is served is not a usable robots.txt; pages newly
+ * blocked this week; a watched crawler blocked from a watched page; no robots.txt
+ * (everything crawlable); fine; not checked yet; paused. A site can be in several.
+ */
+export const SITE_STATES = [
+  'down',
+  'not-robots',
+  'new-blocks',
+  'blocking',
+  'all-allowed',
+  'ok',
+  'unchecked',
+  'paused',
+] as const;
+export type SiteState = (typeof SITE_STATES)[number];
+
+export function isSiteState(value: string): value is SiteState {
+  return (SITE_STATES as readonly string[]).includes(value);
+}
+
+/** How many sites are in a state, in words for the top of the overview. */
+export const STATE_COUNT_TEXT: Record<SiteState, (n: number) => string> = {
+  down: (n) =>
+    `${n} site${n === 1 ? '' : 's'} down: robots.txt cannot be read, so Google crawls nothing`,
+  'not-robots': (n) =>
+    `${n} serving something that is not a usable robots.txt (an HTML page, or over 500 KiB)`,
+  'new-blocks': (n) => `${n} with watched pages newly blocked this week`,
+  blocking: (n) => `${n} where a watched crawler may not fetch a watched page`,
+  'all-allowed': (n) => `${n} without a robots.txt: everything is crawlable`,
+  ok: (n) => `${n} fine`,
+  unchecked: (n) => `${n} not checked yet`,
+  paused: (n) => `${n} paused`,
+};
+
+/** The bit of a state in a site's state bits. */
+export function stateBit(state: SiteState): number {
+  return 1 << SITE_STATES.indexOf(state);
+}
+const BIT = Object.fromEntries(SITE_STATES.map((s) => [s, stateBit(s)])) as Record<
+  SiteState,
+  number
+>;
+
+/** The states a site is in, as bits (bit i: SITE_STATES[i]), from its standing. */
+export function siteStateBits(
+  standing: SiteStanding | undefined,
+  profile: Profile,
+  paused: boolean,
+): number {
+  let bits = 0;
+  const condition = siteCondition(standing?.current ?? null, profile);
+  // A site that is down blocks every page for Google: that is its one problem, not also
+  // "pages newly blocked" or "a crawler blocked".
+  if (condition === 'unreachable') bits |= BIT.down;
+  else {
+    if (standing?.newBlocks === true) bits |= BIT['new-blocks'];
+    if (standing?.blocking === true) bits |= BIT.blocking;
+  }
+  if (condition === 'not-robots' || condition === 'cut') bits |= BIT['not-robots'];
+  if (condition === 'unavailable') bits |= BIT['all-allowed'];
+  if (condition === 'none') bits |= BIT.unchecked;
+  if (bits === 0) bits = BIT.ok;
+  if (paused) bits |= BIT.paused;
+  return bits;
+}
+
+/**
+ * The state bits of these sites, in their order (one query for every site's standing:
+ * 100,000 sites are a few arrays, not 100,000 lists).
+ */
+export async function siteStateBitsOf(
+  store: Pick<ReadStore, 'loadSiteStandings'>,
+  sites: readonly { id: number; site: SiteConfig; pausedAt?: Date | null }[],
+  now: Date,
+): Promise<Int32Array> {
+  const standings = new Map(
+    (await store.loadSiteStandings(new Date(now.getTime() - 7 * DAY_MS))).map((s) => [s.id, s]),
+  );
+  const bits = new Int32Array(sites.length);
+  sites.forEach(({ id, site, pausedAt }, i) => {
+    bits[i] = siteStateBits(standings.get(id), site.profile, (pausedAt ?? null) !== null);
+  });
+  return bits;
+}
+
+/** Where a site goes when problems come first: its most urgent state; paused sites last. */
+function urgency(bits: number): number {
+  if ((bits & BIT.paused) !== 0) return SITE_STATES.length;
+  return 31 - Math.clz32(bits & -bits);
+}
+
 export interface OverviewPage {
   readonly rows: readonly OverviewRow[];
+  /**
+   * How many of the sites matching the text and tag filters are in each state (null when
+   * the standings were not loaded: the API without a state filter).
+   */
+  readonly counts: Readonly<Record<SiteState, number>> | null;
   /** Sites matching the filter, over all pages. */
   readonly total: number;
   readonly page: number;
@@ -48,13 +147,19 @@ export interface OverviewPage {
  * 90-day strip.
  */
 export async function viewOverview(
-  store: Pick<ReadStore, 'loadOverview' | 'loadDailyStates'>,
-  sites: readonly { id: number; site: SiteConfig }[],
+  store: Pick<ReadStore, 'loadOverview' | 'loadDailyStates' | 'loadSiteStandings'>,
+  sites: readonly { id: number; site: SiteConfig; pausedAt?: Date | null }[],
   options: {
     /** Matches origins and names, ignoring case. */
     query: string;
     /** Only sites with this tag, when given. */
     tag?: string;
+    /** Only sites in this state, when given. */
+    state?: SiteState;
+    /** `problems`: the most urgent first (then in the order given); `given`: as given. */
+    order?: 'problems' | 'given';
+    /** Whether to count the sites in each state (the page's summary line). */
+    counts?: boolean;
     page: number;
     perPage: number;
     now: Date;
@@ -64,7 +169,26 @@ export async function viewOverview(
   },
 ): Promise<OverviewPage> {
   const matches = siteFilter(options.query, options.tag);
-  const matching = sites.filter(({ site }) => matches(site));
+  let matching = sites.filter(({ site }) => matches(site));
+  const order = options.order ?? 'given';
+  let counts: Record<SiteState, number> | null = null;
+  if (options.state !== undefined || order === 'problems' || options.counts === true) {
+    const bits = await siteStateBitsOf(store, matching, options.now);
+    counts = Object.fromEntries(SITE_STATES.map((s) => [s, 0])) as Record<SiteState, number>;
+    for (const b of bits) for (const s of SITE_STATES) if ((b & BIT[s]) !== 0) counts[s] += 1;
+    const wanted = options.state === undefined ? -1 : BIT[options.state];
+    // Problems first: one bucket per urgency, each in the order given (a stable sort).
+    const buckets: (typeof matching)[number][][] = SITE_STATES.map(() => []);
+    buckets.push([]);
+    const kept: (typeof matching)[number][] = [];
+    matching.forEach((entry, i) => {
+      const b = bits[i]!;
+      if ((b & wanted) === 0) return;
+      if (order === 'problems') buckets[urgency(b)]!.push(entry);
+      else kept.push(entry);
+    });
+    matching = order === 'problems' ? buckets.flat() : kept;
+  }
   const pages = Math.max(1, Math.ceil(matching.length / options.perPage));
   const page = Math.min(Math.max(1, options.page), pages);
   const shown = matching.slice((page - 1) * options.perPage, page * options.perPage);
@@ -105,6 +229,7 @@ export async function viewOverview(
         },
       ];
     }),
+    counts,
     total: matching.length,
     page,
     pages,

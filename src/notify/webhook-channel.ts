@@ -3,6 +3,7 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Channel, Delivery } from '../policy/alerts.js';
 import { renderWebhookBody } from './render-alert.js';
+import { renderTestWebhookBody } from './render-test.js';
 import type { RenderContext } from './render-alert.js';
 import { renderDigestWebhookBody } from './render-digest.js';
 import type { StoredDigest } from './render-digest.js';
@@ -37,6 +38,13 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
       let body: string;
       if (payload.kind === 'alert')
         body = renderWebhookBody(payload, payload.format ?? 'json', delivery, options.context());
+      else if (payload.kind === 'test')
+        body = renderTestWebhookBody(
+          payload,
+          payload.format ?? 'json',
+          delivery,
+          options.context(),
+        );
       else {
         const digest = await options.loadDigest(payload.digestId);
         if (digest === undefined) throw new Error(`digest ${payload.digestId} is not in the store`);

@@ -108,7 +108,18 @@ export function rankEvents(events: readonly ChangeEvent[]): ChangeEvent[] {
 export type { ChangeEventType };
 
 /** What a queued notification asks to send. */
-export type OutboxPayload = AlertPayload | DigestPayload;
+export type OutboxPayload = AlertPayload | DigestPayload | TestPayload;
+
+/**
+ * A test notification ("Send a test" in the web UI and API): sent at once, never queued,
+ * so that whoever set a channel up sees whether its messages arrive.
+ */
+export interface TestPayload {
+  readonly kind: 'test';
+  /** Whose alerts the channel carries: a site's origin, or null for the defaults. */
+  readonly site: string | null;
+  readonly format?: WebhookTarget['format'];
+}
 
 /**
  * An alert as queued: its content, where it points in the web UI, and when it was seen.

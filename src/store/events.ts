@@ -48,7 +48,9 @@ export async function countEventsBySnapshot(
  */
 export async function listChanges(db: Database, query: ChangeQuery): Promise<StoredChange[]> {
   const where: SQL[] = [
-    eq(snapshots.siteId, query.siteId),
+    query.siteId === undefined
+      ? sql`EXISTS (SELECT 1 FROM sites s WHERE s.id = ${snapshots.siteId} AND s.removed_at IS NULL)`
+      : eq(snapshots.siteId, query.siteId),
     isNotNull(snapshots.previousId),
     sql`(jsonb_array_length(COALESCE(${snapshots.causes}, '[]'::jsonb)) > 0
       OR (${snapshots.causes} IS NULL AND EXISTS
@@ -65,6 +67,7 @@ export async function listChanges(db: Database, query: ChangeQuery): Promise<Sto
     );
   const rows = await db
     .select({
+      siteId: snapshots.siteId,
       snapshotId: snapshots.id,
       previousId: snapshots.previousId,
       at: snapshots.firstSeenAt,

@@ -17,7 +17,13 @@ import type { Database } from './db.js';
 import { sql } from 'drizzle-orm';
 import { countEventsBySnapshot, listChanges, listEvents } from './events.js';
 import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
-import { loadDailyStates, loadOverview } from './overview.js';
+import {
+  loadCrawlerCounts,
+  loadCrawlerVerdicts,
+  loadDailyStates,
+  loadOverview,
+  loadSiteStandings,
+} from './overview.js';
 import {
   findDirectoryRow,
   findSite,
@@ -49,6 +55,7 @@ import {
 } from './digests.js';
 import {
   claimDelivery,
+  failingChannels,
   failingDelivery,
   leaseOutbox,
   markRetry,
@@ -167,6 +174,9 @@ export function createWebStore(db: Database): ReadStore {
     findSite: (origin: string) => findSite(db, origin),
     findSiteById: (id: number) => findSiteById(db, id),
     loadOverview: (siteIds: readonly number[]) => loadOverview(db, siteIds),
+    loadSiteStandings: (since: Date) => loadSiteStandings(db, since),
+    loadCrawlerCounts: () => loadCrawlerCounts(db),
+    loadCrawlerVerdicts: (agent: string) => loadCrawlerVerdicts(db, agent),
     loadDailyStates: (siteIds: readonly number[], since: Date) =>
       loadDailyStates(db, siteIds, since),
     loadSites: (origins: readonly string[]) => loadSites(db, origins),
@@ -187,6 +197,7 @@ export function createWebStore(db: Database): ReadStore {
     listDigests: (limit?: number) => listDigests(db, limit),
     loadDigest: (id: number) => loadDigest(db, id),
     outboxCounts: () => outboxCounts(db),
+    failingChannels: () => failingChannels(db),
     lastCheckAt: () => lastCheckAt(db),
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { FailingChannel } from '../monitor/records.js';
 import type { AlertDraft, Delivery, OutboxPayload } from '../policy/alerts.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
@@ -316,4 +317,32 @@ export async function failingDelivery(
   return row === undefined
     ? null
     : { since: new Date(row.since), error: row.error ?? 'unknown error', channel: row.channel };
+}
+
+/**
+ * The channels whose notifications are failing now: email as one (its server), each
+ * webhook by its URL; since when, how many wait, and the latest error.
+ */
+export async function failingChannels(db: Database): Promise<FailingChannel[]> {
+  const rows = await queryRows<{
+    channel: 'email' | 'webhook';
+    destination: string;
+    since: string | Date;
+    waiting: number;
+    error: string | null;
+  }>(
+    db,
+    sql`SELECT channel, CASE WHEN channel = 'webhook' THEN destination ELSE '' END AS destination,
+        min(created_at) AS since, count(*)::int AS waiting,
+        (array_agg(last_error ORDER BY created_at DESC))[1] AS error
+      FROM outbox WHERE sent_at IS NULL AND attempts > 0
+      GROUP BY 1, 2 ORDER BY since`,
+  );
+  return rows.map((r) => ({
+    channel: r.channel,
+    destination: r.destination === '' ? null : r.destination,
+    since: new Date(r.since),
+    waiting: r.waiting,
+    error: r.error ?? 'unknown error',
+  }));
 }

@@ -5,7 +5,12 @@ import type { DayStates } from '../policy/history.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { plannedChecks } from './jobs.js';
-import type { SiteOverview, StoredChange } from '../monitor/records.js';
+import type {
+  CrawlerCounts,
+  SiteOverview,
+  SiteStanding,
+  StoredChange,
+} from '../monitor/records.js';
 import type { ChangeCause } from '../policy/cause-model.js';
 import type { FileCondition } from '../policy/file-condition.js';
 
@@ -173,4 +178,86 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
     else group.push(item);
   }
   return groups;
+}
+
+/**
+ * Where every site stands, for the overview's counts, state filter and order: its current
+ * fetch state, whether a watched crawler is blocked from a watched URL, and whether a
+ * state first seen since `since` newly blocked one. Two light queries for all sites: the
+ * standing is kept in the sites table with each new state, and the new blocks are read
+ * through a partial index (snapshots.newly_blocked).
+ */
+export async function loadSiteStandings(db: Database, since: Date): Promise<SiteStanding[]> {
+  const [rows, fresh] = await Promise.all([
+    queryRows<{
+      id: number;
+      checked: boolean;
+      status: number | null;
+      error: string | null;
+      stale: boolean | null;
+      file_condition: string | null;
+      blocking: boolean;
+    }>(
+      db,
+      sql`SELECT id, current_snapshot_id IS NOT NULL AS checked, current_status AS status,
+          current_error AS error, current_stale AS stale,
+          current_file_condition AS file_condition, blocking
+        FROM sites WHERE removed_at IS NULL`,
+    ),
+    queryRows<{ site_id: number }>(
+      db,
+      sql`SELECT DISTINCT site_id FROM snapshots
+        WHERE newly_blocked AND first_seen_at >= ${since.toISOString()}::timestamptz
+          AND previous_id IS NOT NULL`,
+    ),
+  ]);
+  const newBlocks = new Set(fresh.map((r) => r.site_id));
+  return rows.map((r) => ({
+    id: r.id,
+    current: !r.checked
+      ? null
+      : {
+          status: r.status,
+          error: r.error as FetchErrorKind | null,
+          stale: r.stale ?? false,
+          fileCondition: r.file_condition as FileCondition | null,
+        },
+    blocking: r.blocking,
+    newBlocks: newBlocks.has(r.id),
+  }));
+}
+
+/**
+ * Per watched crawler, over every watched site's current state: on how many sites it may
+ * fetch no watched URL, some, or all (from the verdict counts kept with each state).
+ */
+export async function loadCrawlerCounts(db: Database): Promise<CrawlerCounts[]> {
+  const rows = await queryRows<{ agent: string; all: number; some: number; none: number }>(
+    db,
+    sql`SELECT c->>'agent' AS agent,
+        (count(*) FILTER (WHERE (c->>'disallowed')::int >= (c->>'watched')::int))::int AS "all",
+        (count(*) FILTER (WHERE (c->>'disallowed')::int > 0
+          AND (c->>'disallowed')::int < (c->>'watched')::int))::int AS some,
+        (count(*) FILTER (WHERE (c->>'disallowed')::int = 0))::int AS none
+      FROM sites s JOIN verdict_sets v ON v.snapshot_id = s.current_snapshot_id,
+        jsonb_array_elements(v.counts) AS c
+      WHERE s.removed_at IS NULL
+      GROUP BY 1 ORDER BY 1`,
+  );
+  return rows.map((r) => ({ agent: r.agent, blocked: r.all, partly: r.some, allowed: r.none }));
+}
+
+/** One crawler's verdict counts on every watched site that watches it, by site id. */
+export async function loadCrawlerVerdicts(
+  db: Database,
+  agent: string,
+): Promise<Map<number, { disallowed: number; watched: number }>> {
+  const rows = await queryRows<{ id: number; disallowed: number; watched: number }>(
+    db,
+    sql`SELECT s.id, (c->>'disallowed')::int AS disallowed, (c->>'watched')::int AS watched
+      FROM sites s JOIN verdict_sets v ON v.snapshot_id = s.current_snapshot_id,
+        jsonb_array_elements(v.counts) AS c
+      WHERE s.removed_at IS NULL AND c->>'agent' = ${agent}`,
+  );
+  return new Map(rows.map((r) => [r.id, { disallowed: r.disallowed, watched: r.watched }]));
 }

@@ -56,6 +56,17 @@ export const sites = pgTable('sites', {
   pausedAt: at('paused_at'),
   /** Removed in the UI or API then (its history is kept); null: watched. */
   removedAt: at('removed_at'),
+  /**
+   * Where the current state stands, kept with it (store/snapshots.ts writes them when the
+   * current snapshot changes) so that the overview reads every site's standing from this
+   * table alone: its status or error, whether it is stale, what its last good body is, and
+   * whether a watched crawler may not fetch a watched URL.
+   */
+  currentStatus: integer('current_status'),
+  currentError: text('current_error'),
+  currentStale: boolean('current_stale'),
+  currentFileCondition: text('current_file_condition').$type<FileCondition>(),
+  blocking: boolean('blocking').notNull().default(false),
 });
 
 /** A robots.txt body, stored once. */
@@ -113,8 +124,21 @@ export const snapshots = pgTable(
      */
     checkCount: integer('check_count').notNull().default(0),
     lastCheckedAt: at('last_checked_at'),
+    /**
+     * Whether this state newly blocked a watched URL for a watched crawler (one of its
+     * causes flipped a pair to disallowed): kept by PostgreSQL, for the overview's
+     * "newly blocked this week" over every site in one index scan.
+     */
+    newlyBlocked: boolean('newly_blocked').generatedAlwaysAs(
+      sql`COALESCE(jsonb_path_exists(causes, '$[*].pairs[*] ? (@.flipped == true && @.allowed == false)'), false)`,
+    ),
   },
-  (t) => [index('snapshots_site_idx').on(t.siteId, t.id)],
+  (t) => [
+    index('snapshots_site_idx').on(t.siteId, t.id),
+    index('snapshots_newly_blocked_idx')
+      .on(t.firstSeenAt)
+      .where(sql`newly_blocked`),
+  ],
 );
 
 /** One fetch of one site, recorded even when nothing changed. */

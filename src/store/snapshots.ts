@@ -161,7 +161,12 @@ async function insertSnapshots(
         FROM input JOIN documents USING (ord)),
       guard AS (
         UPDATE sites AS s SET current_snapshot_id = f.id, verdicts_key = f.verdicts_key,
-          unreachable_since = f.unreachable_since
+          unreachable_since = f.unreachable_since,
+          current_status = f.status, current_error = f.error, current_stale = f.stale,
+          current_file_condition = CASE WHEN f.sha256 IS NOT NULL THEN f.file_condition
+            ELSE (SELECT p.file_condition FROM snapshots p WHERE p.id = f.last_good_id) END,
+          blocking = COALESCE(
+            jsonb_path_exists(f.verdict_set->'counts', '$[*] ? (@.disallowed > 0)'), false)
         FROM fresh AS f
         WHERE s.id = f.site_id AND s.current_snapshot_id IS NOT DISTINCT FROM f.previous_id
         RETURNING f.ord),
@@ -222,7 +227,7 @@ export async function replaceVerdicts(
     await insertVerdicts(tx, snapshotId, rows);
     await tx
       .update(sites)
-      .set({ verdictsKey })
+      .set({ verdictsKey, blocking: rows.some((r) => !r.allowed) })
       .where(and(eq(sites.id, siteId), eq(sites.currentSnapshotId, snapshotId)));
   });
 }

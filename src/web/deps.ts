@@ -8,6 +8,7 @@ import type { DigestPeriod } from '../policy/digest.js';
 import type { ReadStore } from '../monitor/ports.js';
 import type { SiteCatalog } from '../monitor/site-catalog.js';
 import type { TesterThread } from '../monitor/tester-thread.js';
+import type { NotificationChannel } from '../monitor/view-notifications.js';
 
 /** What the web app is given by main.ts (through the CLI): no driver, no listener. */
 export interface WebDeps {
@@ -27,6 +28,11 @@ export interface WebDeps {
   };
   /** The digests of a period as they would be sent now (not recorded). */
   previewDigests(period: DigestPeriod, recipient?: string): Promise<PreparedDigest[]>;
+  /**
+   * Sends a channel's test notification at once (not queued); throws with the reason
+   * when its receiver does not accept it. Absent: "Send a test" is not offered.
+   */
+  sendTest?(channel: NotificationChannel): Promise<void>;
   /** Where tests of proposed files run (its own thread); one is made when absent. */
   readonly tester?: TesterThread;
   /** Accepted as a Bearer token beside web.token: the local commands of the running daemon. */

@@ -77,6 +77,11 @@ form.site-form label { display: block; margin: .8rem 0; }
 form.site-form label > .muted { font-size: .85rem; }
 button.secondary { background: var(--card); color: var(--accent); }
 .tags { margin: .2rem 0; }
+.standing { list-style: none; padding: 0; margin: .5rem 0 1rem; display: flex; flex-wrap: wrap; gap: .4rem; }
+.standing li { padding: .2rem .6rem; border-radius: 3px; border: 1px solid var(--line); }
+.standing li.standing-down, .standing li.standing-not-robots { border-color: var(--unreachable); }
+.standing li.standing-new-blocks { border-color: var(--warning); }
+.filters { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; }
 .tag { display: inline-block; margin: 0 .3rem .2rem 0; padding: 0 .4rem; border: 1px solid var(--line); border-radius: 3px; font-size: .8rem; color: var(--muted); text-decoration: none; }
 h1 .origin { font-size: .9rem; font-weight: normal; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0; }

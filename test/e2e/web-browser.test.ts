@@ -12,6 +12,8 @@ import { serveHistory, SHOTS } from '../support/browser-site.js';
 import type { ServedHistory } from '../support/browser-site.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { HISTORY } from '../support/site-history.js';
+import { TestSmtpServer } from '../support/smtp.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** The slice of the browser's window the page scripts below use (no DOM lib in tsconfig). */
 interface BrowserWindow {
@@ -21,6 +23,9 @@ interface BrowserWindow {
 const TOKEN = 'browser-test-token-0123456789';
 
 const site = new FixtureServer();
+const smtp = new TestSmtpServer();
+// A webhook receiver that refuses everything: its channel fails, and shows it.
+const hook = new WebhookReceiver('browser-hook-secret');
 let served: ServedHistory;
 let browser: Browser;
 let page: Page;
@@ -29,6 +34,9 @@ const dialogs: string[] = [];
 
 beforeAll(async () => {
   await site.start();
+  await smtp.start();
+  await hook.start();
+  hook.status = 500;
   served = await serveHistory(
     site,
     (dataDir) => `dataDir: ${dataDir}
@@ -38,6 +46,10 @@ sites:
     watch: [/, /pricing, /private/x, /blog/post]
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
 web: {listen: '127.0.0.1:0', token: ${TOKEN}}
+notify:
+  email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}
+  webhooks: [{url: '${hook.url}/hook/secret-path'}]
+  retry: {baseDelayMs: 600000, maxDelayMs: 600000}
 `,
     [
       [200, HISTORY.v1],
@@ -57,6 +69,8 @@ web: {listen: '127.0.0.1:0', token: ${TOKEN}}
 afterAll(async () => {
   await served?.stop();
   await site.stop();
+  await smtp.stop();
+  await hook.stop();
 });
 
 const shot = (name: string) =>
@@ -211,6 +225,7 @@ describe('the web UI in Chromium', () => {
     await page.getByRole('link', { name: 'Edit settings' }).click();
     await expect.poll(() => page.getByLabel('Watched URLs').inputValue()).toBe('/\n/private/y');
     await page.getByLabel('Watched URLs').fill('/\n/private/y\n/blog/post');
+    await page.getByLabel('Alert emails to').fill('shop-team@example.com');
     await shot('edit-site');
     await page.getByRole('button', { name: 'Save' }).click();
     await expect
@@ -230,6 +245,13 @@ describe('the web UI in Chromium', () => {
       .poll(() => page.textContent('.notice'))
       .toBe('Resumed: it is checked on its schedule again.');
 
+    // Its own recipients are a channel of their own, with a test like any.
+    await page.goto(`${base}/notifications`);
+    await expect
+      .poll(() => page.getByRole('row', { name: /Staging shop/ }).textContent())
+      .toContain('Email to shop-team@example.com');
+    await page.goBack();
+
     await page.getByRole('link', { name: 'Remove' }).click();
     await page.getByRole('button', { name: 'Remove' }).click();
     await expect
@@ -240,6 +262,114 @@ describe('the web UI in Chromium', () => {
     await page.goto(`${base}/sites/1`);
     expect(await page.getByRole('link', { name: 'Edit settings' }).count()).toBe(0);
     await expect.poll(() => page.textContent('main')).toContain('Settings: in ');
+  });
+
+  it('sends a test to each notification channel, and shows the one that fails', async () => {
+    await page.goto(base);
+    // The alerts of the checks could not reach the webhook: the overview says so.
+    await expect
+      .poll(() => page.locator('.notice.error').allTextContents())
+      .toContainEqual(
+        expect.stringMatching(
+          /^Notifications to the webhook http:\/\/127\.0\.0\.1:\d+\/… have failed since .* \(\d+ waiting, retried automatically\): http:\/\/127\.0\.0\.1:\d+\/… answered 500 \(notifications\)$/,
+        ),
+      );
+    await page.getByRole('link', { name: 'Notifications', exact: true }).click();
+    await expect.poll(() => page.textContent('h1')).toBe('Notifications');
+    const email = page.getByRole('row', { name: /Email to seo@example\.com/ });
+    const webhook = page.getByRole('row', { name: /Webhook http/ });
+    await expect.poll(() => webhook.textContent()).toContain('failing');
+    await email.getByRole('button', { name: 'Send a test' }).click();
+    await expect
+      .poll(() => page.textContent('.notice'))
+      .toBe(
+        'A test was sent to seo@example.com and accepted by the mail server: check the inbox (and the spam folder).',
+      );
+    await expect
+      .poll(() => smtp.received.map((m) => m.parsed.subject))
+      .toContain('robowatch: test notification');
+    const mail = smtp.received.find((m) => m.parsed.subject === 'robowatch: test notification')!;
+    expect(mail.envelopeTo).toEqual(['seo@example.com']);
+    expect(mail.parsed.text).toContain('No robots.txt changed.');
+    await shot('notifications');
+    const before = hook.received.length;
+    await webhook.getByRole('button', { name: 'Send a test' }).click();
+    await expect
+      .poll(() => page.textContent('.notice'))
+      .toMatch(
+        /^The test to the webhook http:\/\/127\.0\.0\.1:\d+\/… failed: http:\/\/127\.0\.0\.1:\d+\/… answered 500$/,
+      );
+    const test = hook.received.slice(before).find((h) => h.body.includes('"type":"test"'));
+    expect(test?.path).toBe('/hook/secret-path');
+  });
+
+  it('lists and tests the channels through the API, and /healthz names the failing one', async () => {
+    const api = (path: string, init: RequestInit = {}, token: string | null = TOKEN) =>
+      fetch(`${base}${path}`, {
+        ...init,
+        headers: {
+          'content-type': 'application/json',
+          ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+        },
+      });
+    const listed = (await (await api('/api/v1/notifications')).json()) as {
+      email: { server: string; from: string };
+      channels: { id: string; kind: string; to: string; failing: { error: string } | null }[];
+    };
+    expect(listed.email).toEqual({ server: smtp.url, from: 'robowatch@example.com' });
+    expect(listed.channels.map((c) => [c.id, c.kind])).toEqual([
+      ['email', 'email'],
+      ['webhook:0', 'webhook'],
+    ]);
+    // The webhook's path is its secret: never shown.
+    expect(JSON.stringify(listed)).not.toContain('secret-path');
+    expect(listed.channels[1]!.failing?.error).toMatch(/answered 500$/);
+
+    const sent = await api('/api/v1/notifications/test', {
+      method: 'POST',
+      body: JSON.stringify({ channel: 'email' }),
+    });
+    expect(sent.status).toBe(200);
+    expect(((await sent.json()) as { sent: boolean }).sent).toBe(true);
+    const failed = await api('/api/v1/notifications/test', {
+      method: 'POST',
+      body: JSON.stringify({ channel: 'webhook:0' }),
+    });
+    expect(failed.status).toBe(502);
+    expect(((await failed.json()) as { error: { message: string } }).error.message).toMatch(
+      /^The test to the webhook http:\/\/127\.0\.0\.1:\d+\/… failed: .* answered 500$/,
+    );
+    const cases: [unknown, string | null, number, string][] = [
+      [
+        { channel: 'webhook:7' },
+        TOKEN,
+        404,
+        'there is no notification channel "webhook:7" (see GET /api/v1/notifications)',
+      ],
+      [{ chanel: 'email' }, TOKEN, 400, 'channel: must be a channel id'],
+      [{ channel: 'email' }, null, 401, ''],
+    ];
+    for (const [body, token, status, message] of cases) {
+      const response = await api(
+        '/api/v1/notifications/test',
+        { method: 'POST', body: JSON.stringify(body) },
+        token,
+      );
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      if (message !== '')
+        expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+          message,
+        );
+    }
+
+    const health = (await (await api('/healthz')).json()) as {
+      status: string;
+      notifications: { ok: boolean; failing: { channel: string; destination: string }[] };
+    };
+    // Failing for less than notify.unhealthyAfterMs (an hour): shown, not yet a fault.
+    expect(health.notifications.ok).toBe(true);
+    expect(health.notifications.failing.map((f) => f.channel)).toEqual(['webhook']);
+    expect(health.notifications.failing[0]!.destination).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/…$/);
   });
 
   it('keeps hostile content inert: no script runs, no element is injected', async () => {

@@ -3,15 +3,23 @@
  * robots.txt body, a header or a URL inert wherever it appears.
  */
 import { raw } from 'hono/html';
+import { createContext, useContext } from 'hono/jsx';
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import type { Access } from '../../policy/access.js';
 import { formatDuration } from '../../policy/explain.js';
-import { formatStatus } from '../../policy/format.js';
+import { formatInstant, formatStatus } from '../../policy/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
 import type { SiteCondition } from '../../policy/site-condition.js';
 import type { VerdictCause } from '../../policy/verdicts.js';
 
-export const Layout: FC<PropsWithChildren<{ title: string; signedIn?: boolean }>> = (props) => (
+export const Layout: FC<
+  PropsWithChildren<{
+    title: string;
+    signedIn?: boolean;
+    /** The page's Atom feed of changes, if it has one. */
+    feed?: string;
+  }>
+> = (props) => (
   <>
     {raw('<!DOCTYPE html>')}
     <html lang="en">
@@ -20,6 +28,14 @@ export const Layout: FC<PropsWithChildren<{ title: string; signedIn?: boolean }>
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · robowatch`}</title>
         <link rel="stylesheet" href="/static/style.css" />
+        {props.feed === undefined ? null : (
+          <link
+            rel="alternate"
+            type="application/atom+xml"
+            title={`${props.title}: changes`}
+            href={props.feed}
+          />
+        )}
       </head>
       <body>
         <header class="top">
@@ -28,8 +44,10 @@ export const Layout: FC<PropsWithChildren<{ title: string; signedIn?: boolean }>
           </a>
           <nav>
             <a href="/">Sites</a>
+            <a href="/crawlers">Crawlers</a>
             <a href="/tester">Tester</a>
             <a href="/digests">Digests</a>
+            <a href="/notifications">Notifications</a>
             <a href="/api/v1/sites">API</a>
           </nav>
           {props.signedIn ? (
@@ -44,13 +62,46 @@ export const Layout: FC<PropsWithChildren<{ title: string; signedIn?: boolean }>
   </>
 );
 
-/** "2026-03-01 12:00Z", in a <time> element with the exact instant. */
-export const Time: FC<{ date: Date | null }> = ({ date }) =>
-  date === null ? (
-    <span class="muted">–</span>
-  ) : (
-    <time datetime={date.toISOString()}>{minute(date)}</time>
+/**
+ * When a page is rendered, and in which time zone its times are shown (the configured
+ * schedule.timezone): every page's times are local to it, with how long ago.
+ */
+export interface Clock {
+  readonly timeZone: string;
+  readonly now: Date;
+}
+export const ClockContext = createContext<Clock>({ timeZone: 'UTC', now: new Date(0) });
+
+/** "3 h ago", "in 2 days": how far an instant is from now, roughly. */
+export function relative(date: Date, now: Date): string {
+  const ms = now.getTime() - date.getTime();
+  const abs = Math.abs(ms);
+  const minutes = Math.round(abs / 60_000);
+  let text: string;
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) text = `${minutes} min`;
+  else if (minutes < 48 * 60) text = `${Math.round(minutes / 60)} h`;
+  else if (minutes < 60 * 24 * 60) text = `${Math.round(minutes / 1440)} days`;
+  else if (minutes < 730 * 24 * 60) text = `${Math.round(minutes / 43_200)} months`;
+  else text = `${Math.round(minutes / 525_600)} years`;
+  return ms >= 0 ? `${text} ago` : `in ${text}`;
+}
+
+/**
+ * "2026-03-01 13:00 (Europe/Paris) (3 h ago)", as alerts and digests write times, in a <time> element holding the exact instant, in the
+ * time zone of the page's clock; without a clock (now at 0), UTC and no relative time.
+ */
+export const Time: FC<{ date: Date | null; ago?: boolean }> = ({ date, ago = true }) => {
+  const clock = useContext(ClockContext);
+  if (date === null) return <span class="muted">–</span>;
+  const known = clock.now.getTime() > 0;
+  return (
+    <time datetime={date.toISOString()} title={date.toISOString()}>
+      {formatInstant(date, clock.timeZone)}
+      {known && ago ? <span class="muted"> ({relative(date, clock.now)})</span> : null}
+    </time>
   );
+};
 
 export function minute(date: Date): string {
   return date.toISOString().slice(0, 16).replace('T', ' ') + 'Z';
@@ -92,7 +143,7 @@ export const NextCheck: FC<{ at: Date; now: Date; checked: boolean }> = ({ at, n
     );
   return (
     <>
-      <Time date={at} /> <span class="muted">(in {formatDuration(wait)})</span>
+      <Time date={at} ago={false} /> <span class="muted">(in {formatDuration(wait)})</span>
     </>
   );
 };

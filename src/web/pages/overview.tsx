@@ -1,8 +1,22 @@
 import type { FC } from 'hono/jsx';
-import type { OverviewPage } from '../../monitor/view-overview.js';
-import { STRIP_DAYS } from '../../monitor/view-overview.js';
+import type { OverviewPage, SiteState } from '../../monitor/view-overview.js';
+import { SITE_STATES, STATE_COUNT_TEXT, STRIP_DAYS } from '../../monitor/view-overview.js';
 import { ConditionBadge, Layout, NextCheck, Notice, Rich, Time } from './components.js';
 import { DayStrip } from './svg.js';
+import type { FailingChannel } from '../../monitor/records.js';
+import { failingText } from '../../monitor/view-notifications.js';
+
+/** What each state is called in the filter. */
+const STATE_LABEL: Record<SiteState, string> = {
+  down: 'Down (robots.txt unreadable)',
+  'not-robots': 'Not a usable robots.txt',
+  'new-blocks': 'Newly blocked pages this week',
+  blocking: 'A crawler blocked from a watched page',
+  'all-allowed': 'No robots.txt',
+  ok: 'Fine',
+  unchecked: 'Not checked yet',
+  paused: 'Paused',
+};
 
 /**
  * Every site: where it stands, its last change in words, how many crawlers it blocks,
@@ -13,6 +27,12 @@ export const OverviewPageView: FC<{
   query: string;
   /** The tag the list is filtered by, if any. */
   tag: string | undefined;
+  /** The state the list is filtered by, if any. */
+  state: SiteState | undefined;
+  /** Problems first, or as listed (the file's order, then sites added). */
+  sort: 'problems' | 'listed';
+  /** Notification channels failing now. */
+  failing: readonly FailingChannel[];
   signedIn: boolean;
   now: Date;
   /** Whether this request may add sites (the token is set and it is signed in). */
@@ -21,28 +41,67 @@ export const OverviewPageView: FC<{
   paused: ReadonlySet<number>;
   /** The origin of a site just removed from the web, if any. */
   removed: string | undefined;
-}> = ({ view, query, tag, signedIn, now, canEdit, paused, removed }) => {
-  const pageLink = (page: number) =>
-    `/?${new URLSearchParams({ q: query, ...(tag === undefined ? {} : { tag }), page: String(page) }).toString()}`;
+}> = ({ view, query, tag, state, sort, failing, signedIn, now, canEdit, paused, removed }) => {
+  const link = (change: { state?: SiteState | undefined; sort?: string; page?: number }) => {
+    const params = new URLSearchParams();
+    if (query !== '') params.set('q', query);
+    if (tag !== undefined) params.set('tag', tag);
+    const s = 'state' in change ? change.state : state;
+    if (s !== undefined) params.set('state', s);
+    const order = change.sort ?? sort;
+    if (order !== 'problems') params.set('sort', order);
+    if (change.page !== undefined && change.page > 1) params.set('page', String(change.page));
+    const text = params.toString();
+    return text === '' ? '/' : `/?${text}`;
+  };
+  const pageLink = (page: number) => link({ page });
+  const counts = view.counts;
+  // The summary names problems first; "fine" and the rest only when nothing is wrong.
+  const shown = counts === null ? [] : SITE_STATES.filter((s) => counts[s] > 0 && s !== 'ok');
   return (
-    <Layout title="Sites" signedIn={signedIn}>
+    <Layout title="Sites" signedIn={signedIn} feed="/feed.atom">
       <h1>Sites</h1>
       {removed === undefined ? null : (
         <Notice>
           {removed} is no longer watched. Its history is kept: adding it again carries it on.
         </Notice>
       )}
+      {failing.map((f) => (
+        <Notice error>
+          {failingText(f)} (<a href="/notifications">notifications</a>)
+        </Notice>
+      ))}
       <p>
         {canEdit ? (
-          <a href="/sites/new">Add a site</a>
+          <>
+            <a href="/sites/new">Add a site</a> · <a href="/sites/bulk">Add many</a>
+          </>
         ) : (
           <span class="muted">
             Read-only: adding and editing sites from the web need the access token (web.token in the
             configuration) and signing in.
           </span>
-        )}
+        )}{' '}
+        · <a href="/feed.atom">Feed of changes (Atom)</a>
       </p>
-      <form method="get" action="/">
+      {counts === null ? null : (
+        <ul class="standing" aria-label="Where the sites stand">
+          {shown.length === 0 ? (
+            <li>{counts.ok === 0 ? 'No site is watched yet.' : 'Every site is fine.'}</li>
+          ) : (
+            shown.map((s) => (
+              <li class={`standing-${s}`}>
+                {s === state ? (
+                  <strong>{STATE_COUNT_TEXT[s](counts[s])}</strong>
+                ) : (
+                  <a href={link({ state: s, page: 1 })}>{STATE_COUNT_TEXT[s](counts[s])}</a>
+                )}
+              </li>
+            ))
+          )}
+        </ul>
+      )}
+      <form method="get" action="/" class="filters">
         <input
           type="text"
           name="q"
@@ -51,6 +110,25 @@ export const OverviewPageView: FC<{
           aria-label="Filter sites"
         />
         {tag === undefined ? null : <input type="hidden" name="tag" value={tag} />}
+        <select name="state" aria-label="Only sites that are">
+          <option value="" selected={state === undefined}>
+            Any state
+          </option>
+          {SITE_STATES.map((s) => (
+            <option value={s} selected={s === state}>
+              {STATE_LABEL[s]}
+            </option>
+          ))}
+        </select>
+        <select name="sort" aria-label="Order">
+          <option value="problems" selected={sort === 'problems'}>
+            Problems first
+          </option>
+          <option value="listed" selected={sort === 'listed'}>
+            As listed
+          </option>
+        </select>
+        <button type="submit">Show</button>
       </form>
       <p class="muted">
         {view.total} site{view.total === 1 ? '' : 's'}
@@ -60,6 +138,13 @@ export const OverviewPageView: FC<{
             {' '}
             tagged <span class="tag">{tag}</span> (
             <a href={`/?${new URLSearchParams({ q: query }).toString()}`}>all tags</a>)
+          </>
+        )}
+        {state === undefined ? null : (
+          <>
+            {' '}
+            that are “{STATE_LABEL[state].toLowerCase()}” (
+            <a href={link({ state: undefined, page: 1 })}>any state</a>)
           </>
         )}
         {view.pages > 1 ? `, page ${view.page} of ${view.pages}` : ''}.

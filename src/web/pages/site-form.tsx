@@ -11,6 +11,10 @@ export interface SiteForm {
   readonly agents: string;
   readonly profile: string;
   readonly schedule: string;
+  /** Its own alert recipients (commas, spaces or lines between). */
+  readonly email: string;
+  /** Its own webhooks, one per line: "URL" or "URL slack". */
+  readonly webhooks: string;
 }
 
 export const EMPTY_SITE_FORM: SiteForm = {
@@ -21,7 +25,21 @@ export const EMPTY_SITE_FORM: SiteForm = {
   agents: '',
   profile: '',
   schedule: '',
+  email: '',
+  webhooks: '',
 };
+
+interface WebhookSetting {
+  readonly url: string;
+  readonly format?: 'json' | 'slack';
+  readonly secret?: string;
+}
+
+/** The webhooks of stored settings (as the API or the form wrote them). */
+function webhooksOf(settings: Record<string, unknown> | null): WebhookSetting[] {
+  const notify = settings?.['notify'] as { webhooks?: WebhookSetting[] } | undefined;
+  return Array.isArray(notify?.webhooks) ? notify.webhooks : [];
+}
 
 /** An agent entry as the form writes it: "GPTBot", "@ai" or "Slurp legacy". */
 export function agentText(entry: AgentEntry): string {
@@ -42,6 +60,10 @@ export function formOf(origin: string, settings: Record<string, unknown>): SiteF
       .join('\n'),
     profile: typeof settings['profile'] === 'string' ? settings['profile'] : '',
     schedule: typeof settings['schedule'] === 'string' ? settings['schedule'] : '',
+    email: list((settings['notify'] as { email?: unknown } | undefined)?.email).join(', '),
+    webhooks: webhooksOf(settings)
+      .map((w) => (w.format === 'slack' ? `${w.url} slack` : w.url))
+      .join('\n'),
   };
 }
 
@@ -49,7 +71,12 @@ export function formOf(origin: string, settings: Record<string, unknown>): SiteF
  * The settings a form says, as the API takes them: with `clear`, an empty field is null
  * (the top-level setting applies again), else it is left out.
  */
-export function settingsOf(form: SiteForm, clear: boolean): Record<string, unknown> {
+export function settingsOf(
+  form: SiteForm,
+  clear: boolean,
+  /** The settings edited: a webhook kept by URL keeps its secret, and alert topics stay. */
+  previous: Record<string, unknown> | null = null,
+): Record<string, unknown> {
   const lines = (text: string) =>
     text
       .split(/\r?\n/)
@@ -68,9 +95,39 @@ export function settingsOf(form: SiteForm, clear: boolean): Record<string, unkno
     agents: agents.length === 0 ? empty : agents,
     profile: form.profile === '' ? empty : form.profile,
     schedule: form.schedule.trim() === '' ? empty : form.schedule.trim(),
+    notify: notifyOf(form, previous) ?? empty,
   };
   for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
   return out;
+}
+
+/** The form's recipients and webhooks as a site's notify settings; undefined when both are empty. */
+function notifyOf(
+  form: SiteForm,
+  previous: Record<string, unknown> | null,
+): Record<string, unknown> | undefined {
+  const email = form.email.split(/[\s,;]+/).filter((e) => e !== '');
+  const secrets = new Map(webhooksOf(previous).map((w) => [w.url, w.secret]));
+  const webhooks = form.webhooks
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .map((line) => {
+      const [url, format] = line.split(/\s+/);
+      const secret = secrets.get(url!);
+      return {
+        url: url!,
+        ...(format === undefined ? {} : { format }),
+        ...(secret === undefined ? {} : { secret }),
+      };
+    });
+  const events = (previous?.['notify'] as { events?: unknown } | undefined)?.events;
+  if (email.length === 0 && webhooks.length === 0) return undefined;
+  return {
+    ...(email.length === 0 ? {} : { email }),
+    ...(webhooks.length === 0 ? {} : { webhooks }),
+    ...(events === undefined ? {} : { events }),
+  };
 }
 
 /** The form's labels for the keys a one-line error names. */
@@ -82,6 +139,8 @@ const LABELS: [RegExp, string][] = [
   [/^agents(\[\d+\])?(?=:)/, 'Crawlers'],
   [/^profile(?=:)/, 'Profile'],
   [/^schedule(?=:)/, 'Schedule'],
+  [/^notify\.email(\[\d+\])?(?=:)/, 'Alert emails to'],
+  [/^notify\.webhooks(\[\d+\])?(\.\w+)?(?=:)/, 'Webhooks'],
 ];
 
 /** An error as the form says it: "Watched URLs: …" rather than "watch[0]: …" (the value is quoted). */
@@ -100,6 +159,9 @@ export interface SiteFormPageProps {
     readonly watch: readonly string[] | undefined;
     readonly agents: string;
     readonly schedule: string;
+    /** The default recipients and webhooks (webhooks by origin). */
+    readonly email: string;
+    readonly webhooks: string;
   };
   readonly signedIn: boolean;
 }
@@ -190,6 +252,26 @@ export const SiteFormPageView: FC<SiteFormPageProps> = ({
             value={form.schedule}
             placeholder={defaults.schedule}
           />
+        </label>
+        <label>
+          Alert emails to <span class="muted">(addresses, separated by commas)</span>
+          <input type="text" name="email" value={form.email} placeholder={defaults.email} />
+          <span class="muted">
+            Empty: the configuration's recipients ({defaults.email === '' ? 'none' : defaults.email}
+            ).
+          </span>
+        </label>
+        <label>
+          Webhooks{' '}
+          <span class="muted">(one per line: a URL, then “slack” for a Slack message)</span>
+          <textarea name="webhooks" rows={2}>
+            {form.webhooks}
+          </textarea>
+          <span class="muted">
+            Empty: the configuration's webhooks (
+            {defaults.webhooks === '' ? 'none' : defaults.webhooks}). A webhook's signing secret is
+            set through the API.
+          </span>
         </label>
         <p>
           <button type="submit">{editing === undefined ? 'Add and check now' : 'Save'}</button>{' '}

@@ -81,7 +81,11 @@ export const SitePageView: FC<SitePageProps> = ({
   const base = `/sites/${site.id}`;
   const agents = (site.config?.agents ?? []).map((a) => a.token);
   return (
-    <Layout title={site.config?.name ?? site.origin} signedIn={signedIn}>
+    <Layout
+      title={site.config?.name ?? site.origin}
+      signedIn={signedIn}
+      feed={`/sites/${site.id}/feed.atom`}
+    >
       <h1>
         {site.config?.name ?? site.origin}
         {site.config?.name ? <span class="muted origin"> {site.origin}</span> : null}
@@ -269,6 +273,9 @@ export const SitePageView: FC<SitePageProps> = ({
       )}
 
       <h2>Changes</h2>
+      <p class="muted">
+        <a href={`/sites/${site.id}/feed.atom`}>Follow them in a feed reader (Atom)</a>
+      </p>
       <form method="get" action={base} class="filter">
         {KIND_LABELS.map(([kind, label]) => (
           <label>

@@ -112,33 +112,6 @@ export const SnapshotPageView: FC<{
         </dd>
       </dl>
 
-      <h2>Checks</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>When</th>
-            <th class="num">Duration</th>
-            <th>Blip</th>
-          </tr>
-        </thead>
-        <tbody>
-          {view.checks.map((c) => (
-            <tr>
-              <td>
-                <Time date={c.checkedAt} />
-              </td>
-              <td class="num">{c.durationMs} ms</td>
-              <td>{c.transient ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {s.checks > view.checks.length ? (
-        <p class="muted">
-          The latest {view.checks.length} of {s.checks} checks.
-        </p>
-      ) : null}
-
       {view.text === null || model === null ? (
         <p class="muted">
           This state has no file: {statusText(s)}.
@@ -170,6 +143,24 @@ export const SnapshotPageView: FC<{
               </tbody>
             </table>
           )}
+
+          <h2>robots.txt</h2>
+          {lines.length > LINES_PER_PAGE ? (
+            <p class="pager">
+              Lines {start.toLocaleString('en-US')} to {end.toLocaleString('en-US')} of{' '}
+              {lines.length.toLocaleString('en-US')}.{' '}
+              {start > 1 ? (
+                <a href={`${base}/snapshots/${s.id}?line=${start - LINES_PER_PAGE}`}>
+                  ← Earlier lines
+                </a>
+              ) : null}{' '}
+              {end < lines.length ? (
+                <a href={`${base}/snapshots/${s.id}?line=${end + 1}`}>Later lines →</a>
+              ) : null}{' '}
+              · <a href={`/api/v1/snapshots/${s.id}/body`}>the whole file</a>
+            </p>
+          ) : null}
+          <NumberedLines lines={lines} from={start} />
 
           <h2>Groups and rules ({model.profile})</h2>
           {model.groups.length === 0 ? (
@@ -233,26 +224,35 @@ export const SnapshotPageView: FC<{
               </ul>
             </>
           ) : null}
-
-          <h2>robots.txt</h2>
-          {lines.length > LINES_PER_PAGE ? (
-            <p class="pager">
-              Lines {start.toLocaleString('en-US')} to {end.toLocaleString('en-US')} of{' '}
-              {lines.length.toLocaleString('en-US')}.{' '}
-              {start > 1 ? (
-                <a href={`${base}/snapshots/${s.id}?line=${start - LINES_PER_PAGE}`}>
-                  ← Earlier lines
-                </a>
-              ) : null}{' '}
-              {end < lines.length ? (
-                <a href={`${base}/snapshots/${s.id}?line=${end + 1}`}>Later lines →</a>
-              ) : null}{' '}
-              · <a href={`/api/v1/snapshots/${s.id}/body`}>the whole file</a>
-            </p>
-          ) : null}
-          <NumberedLines lines={lines} from={start} />
         </>
       )}
+
+      <h2>Checks</h2>
+      <table>
+        <thead>
+          <tr>
+            <th>When</th>
+            <th class="num">Duration</th>
+            <th>Blip</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.checks.map((c) => (
+            <tr>
+              <td>
+                <Time date={c.checkedAt} />
+              </td>
+              <td class="num">{c.durationMs} ms</td>
+              <td>{c.transient ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {s.checks > view.checks.length ? (
+        <p class="muted">
+          The latest {view.checks.length} of {s.checks} checks.
+        </p>
+      ) : null}
     </Layout>
   );
 };

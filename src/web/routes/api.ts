@@ -1,13 +1,19 @@
 /** The JSON API under /api/v1: the same read models as the pages, and checking a site now. */
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { z } from 'zod';
 import { boundEvents, CHANGE_EVENT_TYPES } from '../../policy/events.js';
 import { siteAccess } from '../../policy/verdicts.js';
 import { parseRobotsTxt } from '../../robots/index.js';
 import { diffDocument, viewDiff } from '../../monitor/view-diff.js';
 import { snapshotDocument } from '../../monitor/view-snapshot.js';
-import { siteFilter, viewOverview } from '../../monitor/view-overview.js';
+import {
+  SITE_STATES,
+  isSiteState,
+  siteFilter,
+  siteStateBitsOf,
+  stateBit,
+  viewOverview,
+} from '../../monitor/view-overview.js';
 import { CHANGE_KINDS, isChangeKind, profileOf, viewSite } from '../../monitor/view-site.js';
 import { outcomeDocument } from '../../monitor/check-site.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
@@ -15,6 +21,16 @@ import { testRobots } from '../../monitor/test-robots.js';
 import { TesterRefused } from '../../monitor/tester-thread.js';
 import type { TesterThread } from '../../monitor/tester-thread.js';
 import { requireWriteAccess } from '../auth.js';
+import { channelTestRequest, openApiDocument, testRequest } from '../openapi.js';
+import { BulkListRefused, addSiteList } from '../bulk.js';
+import {
+  CRAWLER_VERDICTS,
+  isCrawlerVerdict,
+  viewCrawler,
+  viewCrawlers,
+} from '../../monitor/view-crawlers.js';
+import { failingDocument, notificationsNow, sendChannelTest } from '../notifications.js';
+import type { NotificationChannel } from '../../monitor/view-notifications.js';
 import { oneLine } from '../../lib/errors.js';
 import { redactUrl } from '../../lib/redact.js';
 import { SiteChangeRefused } from '../../monitor/site-catalog.js';
@@ -48,6 +64,20 @@ async function catalogChange<T>(change: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A channel as the API shows it: a webhook's URL by its origin only (its path may be a secret). */
+function channelDocument(c: NotificationChannel) {
+  return {
+    id: c.id,
+    kind: c.kind,
+    site: c.site,
+    to: c.shown,
+    format: c.format,
+    signed: c.signed,
+    events: c.events,
+    failing: c.failing === null ? null : failingDocument(c.failing),
+  };
+}
+
 function limitOf(c: Context, fallback: number): number {
   const raw = c.req.query('limit');
   if (raw === undefined) return fallback;
@@ -58,18 +88,6 @@ function limitOf(c: Context, fallback: number): number {
     });
   return n;
 }
-
-const testRequest = z.strictObject({
-  robotstxt: z
-    .string({ error: 'must be the robots.txt to test, as a string' })
-    .max(2_000_000, 'is over 2,000,000 characters'),
-  agents: z.array(
-    z.union([z.string(), z.strictObject({ token: z.string(), profile: z.string().optional() })]),
-    { error: 'must be a list of tokens or {token, profile}' },
-  ),
-  urls: z.array(z.string(), { error: 'must be a list of URLs' }),
-  site: z.number({ error: 'must be a site id' }).int().positive().optional(),
-});
 
 export function registerApi(
   app: Hono<WebEnv>,
@@ -94,8 +112,20 @@ export function registerApi(
     const after = optionalId(c.req.query('after'), 'after') ?? 0;
     const query = c.req.query('q') ?? '';
     const tag = c.req.query('tag') ?? '';
+    const stateParam = c.req.query('state') ?? '';
+    if (stateParam !== '' && !isSiteState(stateParam))
+      throw new HTTPException(400, {
+        message: `state must be one of ${SITE_STATES.join(', ')}, not "${stateParam.slice(0, 40)}"`,
+      });
+    const state = stateParam === '' ? undefined : stateParam;
     const matches = siteFilter(query, tag === '' ? undefined : tag);
-    const all = await sites.all();
+    let all = await sites.all();
+    if (state !== undefined) {
+      // The state filter needs every site's standing; the keyset paging stays by id.
+      const bits = await siteStateBitsOf(deps.store, all, deps.now());
+      const bit = stateBit(state);
+      all = all.filter((_, i) => (bits[i]! & bit) !== 0);
+    }
     const matching = all
       .filter(({ id, site }) => id > after && matches(site))
       .sort((a, b) => a.id - b.id);
@@ -112,7 +142,7 @@ export function registerApi(
     const last = page[page.length - 1];
     const next =
       matching.length > limit && last !== undefined
-        ? `${api}/sites?${new URLSearchParams({ ...(query === '' ? {} : { q: query }), ...(tag === '' ? {} : { tag }), limit: String(limit), after: String(last.id) }).toString()}`
+        ? `${api}/sites?${new URLSearchParams({ ...(query === '' ? {} : { q: query }), ...(tag === '' ? {} : { tag }), ...(state === undefined ? {} : { state }), limit: String(limit), after: String(last.id) }).toString()}`
         : null;
     return c.json({
       sites: view.rows.map((r) => {
@@ -248,6 +278,96 @@ export function registerApi(
       );
       return c.json(await siteDocument(await sites.resolve(String(id))));
     });
+
+  // A list of sites (one origin per line, or CSV) as the body: each line added or refused.
+  app.post(`${api}/sites/bulk`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const text = await c.req.text();
+    let results;
+    try {
+      results = await addSiteList(deps.catalog, text);
+    } catch (error) {
+      if (error instanceof BulkListRefused)
+        throw new HTTPException(400, { message: error.message });
+      throw error;
+    }
+    deps.logger.info(
+      { added: results.filter((r) => r.outcome === 'added').length, lines: results.length },
+      'sites added from a list through the API',
+    );
+    return c.json({
+      added: results.filter((r) => r.outcome === 'added').length,
+      refused: results.filter((r) => r.outcome === 'refused').length,
+      lines: results,
+    });
+  });
+
+  app.get(`${api}/crawlers`, async (c) => c.json({ crawlers: await viewCrawlers(deps.store) }));
+
+  app.get(`${api}/crawlers/:agent`, async (c) => {
+    const verdictParam = c.req.query('verdict') ?? '';
+    if (verdictParam !== '' && !isCrawlerVerdict(verdictParam))
+      throw new HTTPException(400, {
+        message: `verdict must be one of ${CRAWLER_VERDICTS.join(', ')}, not "${verdictParam.slice(0, 40)}"`,
+      });
+    const page = Number(c.req.query('page') ?? '1');
+    if (!Number.isInteger(page) || page < 1)
+      throw new HTTPException(400, {
+        message: `page must be a positive whole number, not "${(c.req.query('page') ?? '').slice(0, 20)}"`,
+      });
+    const view = await viewCrawler(deps.store, await sites.all(), c.req.param('agent'), {
+      page,
+      perPage: limitOf(c, 100),
+      now: deps.now(),
+      ...(verdictParam === '' ? {} : { verdict: verdictParam }),
+    });
+    return c.json({
+      agent: view.agent,
+      counts: view.counts,
+      sites: view.rows.map((r) => ({
+        id: r.id,
+        origin: r.site.origin,
+        name: r.site.name,
+        verdict: r.verdict,
+        disallowed: r.disallowed,
+        watched: r.watched,
+      })),
+      total: view.total,
+      page: view.page,
+      pages: view.pages,
+    });
+  });
+
+  app.get(`${api}/openapi.json`, (c) => c.json(openApiDocument()));
+
+  // Where alerts go, and whether they get there.
+  app.get(`${api}/notifications`, async (c) => {
+    const view = await notificationsNow(deps, sites);
+    return c.json({
+      email: view.email,
+      channels: view.channels.map(channelDocument),
+      failing: view.failing.map(failingDocument),
+    });
+  });
+
+  app.post(`${api}/notifications/test`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const body = await readJson(c, '{"channel": "<id from GET /api/v1/notifications>"}');
+    const parsed = channelTestRequest.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new HTTPException(400, {
+        message: `${issue.path.join('.') || 'body'}: ${issue.message}`,
+      });
+    }
+    const result = await sendChannelTest(deps, sites, parsed.data.channel);
+    if (!result.sent) throw new HTTPException(502, { message: result.message });
+    return c.json({
+      sent: true,
+      channel: channelDocument(result.channel),
+      message: result.message,
+    });
+  });
 
   app.get(`${api}/sites/:id/snapshots`, async (c) => {
     const site = await sites.resolve(c.req.param('id'));

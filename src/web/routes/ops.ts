@@ -1,6 +1,8 @@
 /** Operations: /healthz for probes, /metrics for Prometheus. */
 import type { Hono } from 'hono';
 import { oneLine } from '../../lib/errors.js';
+import { failingDocument } from '../notifications.js';
+import { failingText } from '../../monitor/view-notifications.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 
@@ -29,8 +31,22 @@ export function registerOps(app: Hono<WebEnv>, deps: WebDeps): void {
       if (health.deliveries.problem !== undefined) problems.push(health.deliveries.problem);
       daemon = health;
     }
-    const ok = database.ok && daemonOk;
-    return c.json({ status: ok ? 'ok' : 'failing', problems, database, daemon }, ok ? 200 : 503);
+    // Failing channels show in every process (under serve too): alerts that do not arrive
+    // are a fault once they have failed for longer than notify.unhealthyAfterMs.
+    const failing = database.ok ? await deps.store.failingChannels() : [];
+    const limit = deps.catalog.config.notify.unhealthyAfterMs;
+    const late = failing.filter((f) => deps.now().getTime() - f.since.getTime() > limit);
+    const notificationsOk = late.length === 0;
+    if (deps.scheduler === undefined) for (const f of late) problems.push(failingText(f));
+    const notifications = {
+      ok: notificationsOk,
+      failing: failing.map(failingDocument),
+    };
+    const ok = database.ok && daemonOk && notificationsOk;
+    return c.json(
+      { status: ok ? 'ok' : 'failing', problems, database, daemon, notifications },
+      ok ? 200 : 503,
+    );
   });
 
   app.get('/metrics', async (c) => {

@@ -1,11 +1,15 @@
 /** The HTML pages: server-rendered, usable without JavaScript. */
 import type { Context, Hono } from 'hono';
+import type { JSX } from 'hono/jsx/jsx-runtime';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ClockContext } from '../pages/components.js';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { isChangeEventType } from '../../policy/events.js';
 import type { ChangeEvent } from '../../policy/events.js';
 import { viewDiff } from '../../monitor/view-diff.js';
-import { viewOverview } from '../../monitor/view-overview.js';
+import { redactUrl } from '../../lib/redact.js';
+import { isSiteState, viewOverview } from '../../monitor/view-overview.js';
 import { isChangeKind, viewSite } from '../../monitor/view-site.js';
 import { viewSnapshot } from '../../monitor/view-snapshot.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
@@ -25,6 +29,17 @@ import { DiffPageView } from '../pages/diff.js';
 import { DigestPageView, DigestsPageView } from '../pages/digests.js';
 import { LoginPageView } from '../pages/errors.js';
 import { OverviewPageView } from '../pages/overview.js';
+import { BulkAddPageView } from '../pages/bulk.js';
+import { BulkListRefused, addSiteList } from '../bulk.js';
+import { renderAtom } from '../feed.js';
+import { CrawlerPageView, CrawlersPageView } from '../pages/crawlers.js';
+import { isCrawlerVerdict, viewCrawler, viewCrawlers } from '../../monitor/view-crawlers.js';
+import type { FeedSite } from '../feed.js';
+import type { SiteConfig } from '../../config/config.js';
+import type { BulkLine } from '../bulk.js';
+import { NotificationsPageView } from '../pages/notifications.js';
+import { notificationsNow, sendChannelTest } from '../notifications.js';
+import type { TestResult } from '../notifications.js';
 import { SitePageView } from '../pages/site.js';
 import {
   EMPTY_SITE_FORM,
@@ -45,6 +60,12 @@ import type { ConfiguredSites } from '../sites.js';
 import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester-input.js';
 
 const PER_PAGE = 100;
+/** Entries in a feed: the newest changes. */
+const FEED_ENTRIES = 50;
+
+function feedSite(id: number, site: SiteConfig): FeedSite {
+  return { id, origin: site.origin, name: site.name, agents: site.agents.map((a) => a.token) };
+}
 /** Changes per page of a site's change list (each with up to five causes). */
 const CHANGES_PER_PAGE = 20;
 const CHECK_OUTCOMES = new Set(['baseline', 'changed', 'unchanged', 'failed']);
@@ -62,27 +83,49 @@ export function registerPages(
   tester: TesterThread,
 ): void {
   const token = deps.config.web.token;
+  /** A page, its times shown in the configured time zone with how long ago. */
+  const render = (c: Context<WebEnv>, element: JSX.Element, status?: ContentfulStatusCode) =>
+    c.html(
+      <ClockContext.Provider
+        value={{ timeZone: deps.catalog.config.schedule.timezone, now: deps.now() }}
+      >
+        {element}
+      </ClockContext.Provider>,
+      status,
+    );
 
   app.get('/', async (c) => {
     const query = c.req.query('q') ?? '';
     const tag = c.req.query('tag') || undefined;
+    const stateParam = c.req.query('state') ?? '';
+    // An unknown state or order (an old bookmark) shows every site rather than an error.
+    const state = isSiteState(stateParam) ? stateParam : undefined;
+    const sort = c.req.query('sort') === 'listed' ? 'listed' : 'problems';
     const page = Number(c.req.query('page') ?? '1') || 1;
     const now = deps.now();
     const all = await sites.all();
     const paused = new Set(all.filter((e) => e.pausedAt !== null).map((e) => e.id));
+    const failing = deps.store.failingChannels();
     const view = await viewOverview(deps.store, all, {
       query,
       ...(tag === undefined ? {} : { tag }),
+      ...(state === undefined ? {} : { state }),
+      order: sort === 'listed' ? 'given' : 'problems',
+      counts: true,
       page,
       perPage: PER_PAGE,
       now,
       timezone: deps.config.schedule.timezone,
     });
-    return c.html(
+    return render(
+      c,
       <OverviewPageView
         view={view}
         query={query}
         tag={tag}
+        state={state}
+        sort={sort}
+        failing={await failing}
         signedIn={c.get('signedIn')}
         now={now}
         canEdit={token !== undefined && c.get('signedIn')}
@@ -92,13 +135,103 @@ export function registerPages(
     );
   });
 
+  // Atom feeds of changes: every watched site's, and one site's (newest 50).
+  const feedBase = (c: Context<WebEnv>) => deps.config.web.publicUrl ?? new URL(c.req.url).origin;
+  const atom = (c: Context<WebEnv>, xml: string) =>
+    c.body(xml, 200, { 'content-type': 'application/atom+xml; charset=utf-8' });
+  app.get('/feed.atom', async (c) => {
+    const entries = new Map((await sites.all()).map((e) => [e.id, e.site]));
+    const changes = await deps.store.listChanges({ limit: FEED_ENTRIES });
+    return atom(
+      c,
+      renderAtom({
+        base: feedBase(c),
+        self: '/feed.atom',
+        page: '/',
+        title: 'robowatch: robots.txt changes',
+        now: deps.now(),
+        changes: changes.flatMap((change) => {
+          const site = change.siteId === undefined ? undefined : entries.get(change.siteId);
+          return site === undefined ? [] : [{ change, site: feedSite(change.siteId!, site) }];
+        }),
+      }),
+    );
+  });
+  app.get('/sites/:id/feed.atom', async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const changes = await deps.store.listChanges({ siteId: site.id, limit: FEED_ENTRIES });
+    const who: FeedSite = {
+      id: site.id,
+      origin: site.origin,
+      name: site.config?.name ?? null,
+      agents: site.config?.agents.map((a) => a.token) ?? [],
+    };
+    return atom(
+      c,
+      renderAtom({
+        base: feedBase(c),
+        self: `/sites/${site.id}/feed.atom`,
+        page: `/sites/${site.id}`,
+        title: `robowatch: ${who.name ?? site.origin} robots.txt changes`,
+        now: deps.now(),
+        changes: changes.map((change) => ({ change, site: who })),
+      }),
+    );
+  });
+
+  // One crawler across every site, and every crawler's counts.
+  app.get('/crawlers', async (c) =>
+    render(
+      c,
+      <CrawlersPageView crawlers={await viewCrawlers(deps.store)} signedIn={c.get('signedIn')} />,
+    ),
+  );
+  app.get('/crawlers/:agent', async (c) => {
+    const agent = c.req.param('agent');
+    const verdictParam = c.req.query('verdict') ?? '';
+    const verdict = isCrawlerVerdict(verdictParam) ? verdictParam : undefined;
+    const view = await viewCrawler(deps.store, await sites.all(), agent, {
+      page: Number(c.req.query('page') ?? '1') || 1,
+      perPage: PER_PAGE,
+      now: deps.now(),
+      ...(verdict === undefined ? {} : { verdict }),
+    });
+    return render(
+      c,
+      <CrawlerPageView view={view} verdict={verdict} signedIn={c.get('signedIn')} />,
+    );
+  });
+
+  // Where alerts go, which channels fail, and a test for each.
+  const notificationsPage = async (c: Context<WebEnv>, result?: TestResult) =>
+    render(
+      c,
+      <NotificationsPageView
+        view={await notificationsNow(deps, sites)}
+        signedIn={c.get('signedIn')}
+        canSend={token !== undefined && c.get('signedIn') && deps.sendTest !== undefined}
+        tokenSet={token !== undefined}
+        result={result}
+      />,
+    );
+  app.get('/notifications', (c) => notificationsPage(c));
+  app.post('/notifications/test', async (c) => {
+    requireWriteAccess(c, token);
+    const body = await c.req.parseBody();
+    const id = typeof body['channel'] === 'string' ? body['channel'] : '';
+    return notificationsPage(c, await sendChannelTest(deps, sites, id));
+  });
+
   // Adding and editing sites: the forms post here; the API does the same over JSON.
   const formDefaults = () => {
     const { siteDefaults } = deps.catalog.file;
+    const targets = deps.catalog.config.notify.defaults;
     return {
       watch: siteDefaults.watchPaths,
       agents: siteDefaults.agents.map(agentText).join(', '),
       schedule: siteDefaults.schedule,
+      email: targets.email.join(', '),
+      webhooks: targets.webhooks.map((w) => redactUrl(w.url)).join(', '),
     };
   };
   const readSiteForm = async (c: Context<WebEnv>): Promise<SiteForm> => {
@@ -112,6 +245,8 @@ export function registerPages(
       agents: text('agents'),
       profile: text('profile'),
       schedule: text('schedule'),
+      email: text('email'),
+      webhooks: text('webhooks'),
     };
   };
   const formPage = (
@@ -120,7 +255,8 @@ export function registerPages(
     form: SiteForm,
     error?: SiteChangeRefused,
   ) =>
-    c.html(
+    render(
+      c,
       <SiteFormPageView
         editing={editing}
         form={form}
@@ -142,6 +278,51 @@ export function registerPages(
       });
     return { ...entry, settings: entry.settings };
   };
+
+  // Many at once: a pasted or uploaded list, each line added or refused on its own.
+  const bulkPage = (
+    c: Context<WebEnv>,
+    text: string,
+    outcome: { error?: string; results?: BulkLine[] },
+  ) =>
+    render(
+      c,
+      <BulkAddPageView
+        text={text}
+        error={outcome.error}
+        results={outcome.results}
+        signedIn={c.get('signedIn')}
+      />,
+      outcome.error === undefined ? 200 : 400,
+    );
+  app.get('/sites/bulk', (c) => {
+    requireWriteAccess(c, token);
+    return bulkPage(c, '', {});
+  });
+  app.post('/sites/bulk', async (c) => {
+    requireWriteAccess(c, token);
+    const body = await c.req.parseBody();
+    const file = body['file'];
+    const pasted = typeof body['sites'] === 'string' ? body['sites'] : '';
+    const text = file instanceof File && file.size > 0 ? await file.text() : pasted;
+    try {
+      const results = await addSiteList(deps.catalog, text);
+      deps.logger.info(
+        { added: results.filter((r) => r.outcome === 'added').length, lines: results.length },
+        'sites added from a list on the web',
+      );
+      // What was refused stays in the box, to be fixed and sent again.
+      const refused = new Set(results.filter((r) => r.outcome === 'refused').map((r) => r.line));
+      const kept = text
+        .split(/\r?\n/)
+        .filter((_, i) => refused.has(i + 1))
+        .join('\n');
+      return bulkPage(c, kept, { results });
+    } catch (error) {
+      if (error instanceof BulkListRefused) return bulkPage(c, pasted, { error: error.message });
+      throw error;
+    }
+  });
 
   app.get('/sites/new', (c) => {
     requireWriteAccess(c, token);
@@ -179,7 +360,7 @@ export function registerPages(
     const entry = await editable(c.req.param('id'));
     const form = await readSiteForm(c);
     try {
-      await deps.catalog.update(entry.id, settingsOf(form, true));
+      await deps.catalog.update(entry.id, settingsOf(form, true, entry.settings));
     } catch (error) {
       if (error instanceof SiteChangeRefused)
         return formPage(c, { id: entry.id, origin: entry.site.origin }, form, error);
@@ -210,7 +391,8 @@ export function registerPages(
   app.get('/sites/:id/remove', async (c) => {
     requireWriteAccess(c, token);
     const entry = await editable(c.req.param('id'));
-    return c.html(
+    return render(
+      c,
       <RemoveSitePageView id={entry.id} origin={entry.site.origin} signedIn={c.get('signedIn')} />,
     );
   });
@@ -243,7 +425,8 @@ export function registerPages(
       blockingOnly,
     });
     const checked = c.req.query('checked');
-    return c.html(
+    return render(
+      c,
       <SitePageView
         view={view}
         kinds={kinds}
@@ -282,7 +465,8 @@ export function registerPages(
         message: `${site.origin} has no snapshot ${c.req.param('snapshot')}`,
       });
     const line = Number(c.req.query('line') ?? '1');
-    return c.html(
+    return render(
+      c,
       <SnapshotPageView
         site={site}
         view={view}
@@ -300,7 +484,8 @@ export function registerPages(
       diffPair((name) => c.req.query(name)),
     );
     const page = Number(c.req.query('page') ?? '1') || 1;
-    return c.html(
+    return render(
+      c,
       <DiffPageView site={site} view={view} page={page} signedIn={c.get('signedIn')} />,
     );
   });
@@ -311,7 +496,8 @@ export function registerPages(
     const agent = c.req.query('agent');
     if (!url || !agent) throw new HTTPException(400, { message: 'give both url and agent' });
     const { runs } = await viewVerdictHistory(deps.store, site, url, agent);
-    return c.html(
+    return render(
+      c,
       <VerdictHistoryPageView
         site={site}
         url={url}
@@ -345,7 +531,8 @@ export function registerPages(
         .map((u) => new URL(u).pathname + new URL(u).search)
         .join('\n'),
     };
-    return c.html(
+    return render(
+      c,
       <TesterPageView
         sites={await testerSites()}
         form={form}
@@ -387,7 +574,8 @@ export function registerPages(
       error = e.message;
       status = e.status as typeof status;
     }
-    return c.html(
+    return render(
+      c,
       <TesterPageView
         sites={await testerSites()}
         form={form}
@@ -400,7 +588,8 @@ export function registerPages(
   });
 
   app.get('/digests', async (c) =>
-    c.html(
+    render(
+      c,
       <DigestsPageView digests={await deps.store.listDigests(100)} signedIn={c.get('signedIn')} />,
     ),
   );
@@ -414,7 +603,8 @@ export function registerPages(
   };
 
   app.get('/digests/:id', async (c) =>
-    c.html(
+    render(
+      c,
       <DigestPageView digest={await digestById(c.req.param('id'))} signedIn={c.get('signedIn')} />,
     ),
   );
@@ -427,7 +617,8 @@ export function registerPages(
   });
 
   app.get('/login', (c) =>
-    c.html(
+    render(
+      c,
       <LoginPageView failed={c.req.query('failed') === '1'} next={safeNext(c.req.query('next'))} />,
     ),
   );

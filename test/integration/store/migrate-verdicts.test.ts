@@ -1,7 +1,8 @@
 /**
  * Migration 0005 turns each snapshot's verdict rows into one compact row: a database
  * written by the code before it, with real files' verdicts (some cells missing, outages,
- * three profiles), reads back the same verdicts, verdict history and overview counts.
+ * three profiles), reads back the same verdicts, verdict history and overview counts,
+ * and (migration 0008) the site's standing.
  */
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,7 @@ import { computeVerdicts } from '../../../src/policy/verdicts.js';
 import type { SiteState, WatchVerdict } from '../../../src/policy/verdicts.js';
 import { MIGRATIONS_FOLDER, queryRows } from '../../../src/store/db.js';
 import type { Database } from '../../../src/store/db.js';
-import { loadOverview } from '../../../src/store/overview.js';
+import { loadOverview, loadSiteStandings } from '../../../src/store/overview.js';
 import { loadVerdicts } from '../../../src/store/snapshots.js';
 import { loadVerdictHistory } from '../../../src/store/verdict-history.js';
 import { adminQuery, databaseKinds, databaseUrl } from '../../support/database.js';
@@ -109,6 +110,9 @@ describe.each(databaseKinds())('migrating verdict rows to compact sets on %s', (
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await adminQuery(`CREATE DATABASE ${name}`);
       const pool = new pg.Pool({ connectionString: databaseUrl(name) });
+      // As the product's pool does: a client still closing when the database is dropped
+      // hears the server end its session; that is not this test's failure.
+      pool.on('connect', (client) => client.on('error', () => {}));
       const node = drizzlePg(pool);
       db = node as unknown as Database;
       migrate = (folder) => migratePg(node, { migrationsFolder: folder });
@@ -142,6 +146,14 @@ describe.each(databaseKinds())('migrating verdict rows to compact sets on %s', (
           watched: last.filter((v) => v.agent === agent).length,
         })),
       );
+      // Migration 0008 writes each site's standing into the sites table.
+      const [standing] = await loadSiteStandings(db, new Date(0));
+      expect(standing).toEqual({
+        id: 1,
+        current: { status: 200, error: null, stale: false, fileCondition: null },
+        blocking: last.some((v) => !v.allowed),
+        newBlocks: false,
+      });
     } finally {
       await close();
       rmSync(before, { recursive: true, force: true });

@@ -2,6 +2,7 @@
  * The web UI and JSON API through `app.request()` (no socket), over a real history: a
  * loopback site checked day by day by the real fetcher into a real database.
  */
+import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config/config.js';
 import { createMetrics } from '../../../src/lib/metrics.js';
@@ -81,7 +82,8 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       /class="access access-ok" title="robots.txt is served, and its rules apply.">ok</,
     );
     // The last change in words: its most severe cause, linked to its diff.
-    expect(text).toContain('2026-03-06 03:00Z');
+    // Times in the configured zone (UTC here), with how long ago.
+    expect(text).toContain('2026-03-06 03:00 UTC (just now)');
     expect(text).toContain(
       'Disallow: /"><img src=x onerror=alert(1)> added to the * group (line 4) (and 2 more)',
     );
@@ -91,7 +93,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     // When the site is next checked (no daemon has planned it: its place tomorrow).
     // The wait is said from the time shown (the site's place in the day depends on its
     // port, so it may be exactly a day away).
-    const next = /(2026-03-07 \d\d:\d\d)Z \(in ([^)]+)\)/.exec(text);
+    const next = /(2026-03-07 \d\d:\d\d) UTC \(in ([^)]+)\)/.exec(text);
     expect(next).not.toBeNull();
     const [, shown = '', wait = ''] = next!;
     const at = new Date(`${shown.replace(' ', 'T')}:00Z`).getTime();
@@ -191,8 +193,54 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       /301 http:\/\/127\.0\.0\.1:\d+\/robots\.txt → http:\/\/127\.0\.0\.1:\d+\/moved\/robots\.txt/,
     );
     expect(text).toMatch(/line 1 : user-agent \*/);
-    expect(text).toMatch(/Seen 2026-03-03 03:00Z to 2026-03-03 03:00Z\s*, by 1 check/);
+    expect(text).toMatch(
+      /Seen 2026-03-03 03:00 UTC \(3 days ago\) to 2026-03-03 03:00 UTC \(3 days ago\)\s*, by 1 check/,
+    );
     expect(body).toMatch(/<td class="num">\d+ ms<\/td>/);
+  });
+
+  it('serves Atom feeds of changes, every site’s and one site’s, as well-formed XML', async () => {
+    /** The feed's entries as an XML parser reads them (a malformed feed throws). */
+    const entries = (xml: string) => {
+      const parser = new SaxesParser();
+      const found: Record<string, string>[] = [];
+      let entry: Record<string, string> | undefined;
+      let field: string | undefined;
+      parser.on('opentag', (tag) => {
+        if (tag.name === 'entry') entry = {};
+        else if (entry !== undefined && tag.name === 'link')
+          entry['link'] = String(tag.attributes['href']);
+        else field = tag.name;
+      });
+      parser.on('text', (text) => {
+        if (entry !== undefined && field !== undefined) entry[field] = (entry[field] ?? '') + text;
+      });
+      parser.on('closetag', (tag) => {
+        if (tag.name === 'entry') {
+          found.push(entry!);
+          entry = undefined;
+        }
+        field = undefined;
+      });
+      parser.write(xml).close();
+      return found;
+    };
+    const all = await get('/feed.atom');
+    expect(all.response.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
+    const changes = entries(all.body);
+    // v1 → v2 → 503 → v2 → the hostile file: four changes, newest first.
+    expect(changes).toHaveLength(4);
+    expect(changes[0]!['title']).toBe(
+      `${server.origin}: Disallow: /"><img src=x onerror=alert(1)> added to the * group (line 4)`,
+    );
+    expect(changes[0]!['link']).toMatch(/^http:\/\/localhost\/sites\/1\/diff\?to=\d+$/);
+    expect(changes[2]!['content']).toContain('Google treats the whole site as disallowed');
+    // Markup in the file is text in the feed: escaped, never elements.
+    expect(all.body).not.toContain('<script>');
+    expect(all.body).not.toContain('<img');
+    const one = entries((await get('/sites/1/feed.atom')).body);
+    expect(one.map((e) => e['id'])).toEqual(changes.map((e) => e['id']));
+    expect((await get('/sites/999/feed.atom')).response.status).toBe(404);
   });
 
   it('compares two snapshots: what changes, and the text diff highlighted', async () => {
@@ -219,14 +267,18 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     const url = encodeURIComponent(`${server.origin}/pricing`);
     const text = visible((await get(`/sites/1/verdicts?url=${url}&agent=Googlebot`)).body);
     expect(text).toContain('Now disallowed since 2026-03-05 by Disallow: /pricing on line 3.');
-    expect(text).toMatch(/2026-03-05 03:00Z now disallowed line 3: Disallow: \/pricing/);
     expect(text).toMatch(
-      /2026-03-03 03:00Z 2026-03-04 03:00Z disallowed line 3: Disallow: \/pricing/,
+      /2026-03-05 03:00 UTC \(24 h ago\) now disallowed line 3: Disallow: \/pricing/,
     );
     expect(text).toMatch(
-      /2026-03-04 03:00Z 2026-03-05 03:00Z disallowed robots\.txt is unreachable/,
+      /2026-03-03 03:00 UTC \(3 days ago\) 2026-03-04 03:00 UTC \(2 days ago\) disallowed line 3: Disallow: \/pricing/,
     );
-    expect(text).toMatch(/2026-03-01 03:00Z 2026-03-03 03:00Z allowed no rule applies/);
+    expect(text).toMatch(
+      /2026-03-04 03:00 UTC \(2 days ago\) 2026-03-05 03:00 UTC \(24 h ago\) disallowed robots\.txt is unreachable/,
+    );
+    expect(text).toMatch(
+      /2026-03-01 03:00 UTC \(5 days ago\) 2026-03-03 03:00 UTC \(3 days ago\) allowed no rule applies/,
+    );
   });
 
   it('tests a proposed file against the live one', async () => {

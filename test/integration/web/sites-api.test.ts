@@ -301,4 +301,71 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
     expect(again.status).toBe(201);
     expect(again.body).toMatchObject({ id: site!.id, check: { kind: 'unchanged' } });
   });
+
+  it('adds a list of sites, line by line, through the API and the page', async () => {
+    const list = [
+      'origin,name,tags,watches',
+      'https://bulk-a.example,Bulk A,shop eu,/ /cart',
+      'bulk-b.example,,,/',
+      'bulk-e.example',
+      '# a comment',
+      'ftp://bulk-c.example',
+      'https://bulk-a.example',
+      `${server.origin},File site`,
+    ].join('\n');
+    const response = await app.request('/api/v1/sites/bulk', {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'text/csv' },
+      body: list,
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as {
+      added: number;
+      refused: number;
+      lines: { line: number; origin: string; outcome: string; message?: string }[];
+    };
+    expect(body.added, JSON.stringify(body.lines)).toBe(2);
+    expect(body.lines.map((l) => [l.line, l.origin, l.outcome, l.message])).toEqual([
+      [2, 'https://bulk-a.example', 'added', undefined],
+      [3, 'https://bulk-b.example', 'added', undefined],
+      // This configuration has no top-level watch list: a line must name its own.
+      [
+        4,
+        'bulk-e.example',
+        'refused',
+        'watch: is required (or list the paths every site watches in a top-level watch)',
+      ],
+      [6, 'ftp://bulk-c.example', 'refused', 'url: must be http or https, not ftp'],
+      [
+        7,
+        'https://bulk-a.example',
+        'refused',
+        expect.stringMatching(/^https:\/\/bulk-a\.example is watched already \(site \d+\)$/),
+      ],
+      [8, server.origin, 'refused', `${server.origin} is listed in web-test.yaml: edit it there`],
+    ]);
+    const a = (await listed()).find((s) => s.origin === 'https://bulk-a.example')!;
+    expect(a).toMatchObject({ name: 'Bulk A', tags: ['shop', 'eu'], managedBy: 'api' });
+    expect((await send('GET', `/api/v1/sites/${a.id}`)).body).toMatchObject({
+      watches: ['https://bulk-a.example/', 'https://bulk-a.example/cart'],
+    });
+    // The page: an uploaded file, and what was refused kept in the box to fix.
+    const form = new FormData();
+    form.set('sites', '');
+    form.set('file', new File(['https://bulk-d.example,,,/\nnot a site at all\n'], 'sites.txt'));
+    const page = await app.request('/sites/bulk', { method: 'POST', headers: bearer, body: form });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('1 site added (the daemon checks each within a minute); 1 line refused');
+    expect(html).toMatch(/<textarea[^>]*>not a site at all<\/textarea>/);
+    const tooMany = await app.request('/api/v1/sites/bulk', {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'text/plain' },
+      body: Array.from({ length: 1001 }, (_, i) => `https://s${i}.example`).join('\n'),
+    });
+    expect(tooMany.status).toBe(400);
+    expect(errorOf(await tooMany.json())).toBe(
+      'the list has 1,001 sites; add at most 1,000 at a time',
+    );
+  });
 });
