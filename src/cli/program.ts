@@ -28,6 +28,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   serve: async () => (await import('./serve.js')).registerServe,
   digest: async () => (await import('./digest.js')).registerDigest,
   health: async () => (await import('./health.js')).registerHealth,
+  demo: async () => (await import('./demo.js')).registerDemo,
 };
 
 /** The command named by the arguments, if they name one (else help, version or a typo). */

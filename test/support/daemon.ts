@@ -18,7 +18,15 @@ export function startDaemon(
   command: 'start' | 'serve' = 'start',
   flags: readonly string[] = [],
 ): DaemonProcess {
-  const child = spawn(process.execPath, [ROBOWATCH, command, '--config', config, ...flags], {
+  return startCommand([command, '--config', config, ...flags], env);
+}
+
+/** Starts a long-running robowatch command with these arguments (`demo`, …). */
+export function startCommand(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+): DaemonProcess {
+  const child = spawn(process.execPath, [ROBOWATCH, ...args], {
     env: { ...process.env, ...env },
   });
   const daemon: DaemonProcess = {

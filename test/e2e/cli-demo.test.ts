@@ -1,0 +1,56 @@
+/**
+ * `robowatch demo` as a new user runs it: four local sites, the daemon and the web UI on
+ * the embedded database, no internet. It says where to open the UI and which token to
+ * sign in with; the sites get checked, and their robots.txt changes are recorded.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { startCommand } from '../support/daemon.js';
+import type { DaemonProcess } from '../support/daemon.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'robowatch-demo-'));
+let demo: DaemonProcess | undefined;
+
+afterAll(async () => {
+  if (demo !== undefined) {
+    demo.child.kill('SIGTERM');
+    await demo.exit;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('robowatch demo', () => {
+  it('serves four changing local sites, checked and shown without the internet', async () => {
+    demo = startCommand(['demo', '--listen', '127.0.0.1:0', '--data-dir', dir, '--step', '4'], {
+      DATABASE_URL: '',
+    });
+    const said = () =>
+      /Open (http:\/\/127\.0\.0\.1:\d+) and sign in with the token ([0-9a-f]{24})/.exec(
+        demo!.stderr,
+      );
+    await vi.waitFor(() => expect(said(), demo!.stderr).not.toBeNull(), { timeout: 30_000 });
+    const [, base, token] = said()!;
+    const api = async <T>(path: string) => {
+      const response = await fetch(`${base}${path}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(response.status, path).toBe(200);
+      return (await response.json()) as T;
+    };
+    const sites = await api<{ sites: { name: string }[] }>('/api/v1/sites');
+    expect(sites.sites.map((s) => s.name)).toEqual(['Shop', 'News', 'Blog', 'Docs']);
+    // Within a few steps: every site checked, and the News site's 503 recorded as a change.
+    await vi.waitFor(
+      async () => {
+        const now = await api<{
+          sites: { name: string; condition: string; lastChange: unknown }[];
+        }>('/api/v1/sites');
+        expect(now.sites.every((s) => s.condition !== 'none')).toBe(true);
+        expect(now.sites.find((s) => s.name === 'News')?.lastChange).not.toBeNull();
+      },
+      { timeout: 90_000, interval: 1_000 },
+    );
+  }, 150_000);
+});
