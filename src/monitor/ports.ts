@@ -19,7 +19,7 @@ import type {
   NewSnapshot,
   RecordedDigest,
   SiteOverview,
-  SiteStanding,
+  SiteStandings,
   SnapshotSummary,
   StoredChange,
   StoredEvent,
@@ -94,7 +94,7 @@ export interface ReadStore {
   loadOverview(siteIds: readonly number[]): Promise<SiteOverview[]>;
   loadDailyStates(siteIds: readonly number[], since: Date): Promise<Map<number, DayStates[]>>;
   /** Where every site stands (one light query for all of them); newBlocks counts since `since`. */
-  loadSiteStandings(since: Date): Promise<SiteStanding[]>;
+  loadSiteStandings(since: Date): Promise<SiteStandings>;
   /** Per watched crawler: on how many sites it is blocked from every, some or no watched URL. */
   loadCrawlerCounts(): Promise<CrawlerCounts[]>;
   /** One crawler's disallowed and watched counts on each site that watches it. */

@@ -178,20 +178,26 @@ export interface CrawlerCounts {
   readonly allowed: number;
 }
 
-/** Where a site stands, for the overview's counts, state filter and order. */
-export interface SiteStanding {
-  readonly id: number;
-  /** The current state; null before the first check. */
-  readonly current: {
-    readonly status: number | null;
-    readonly error: FetchErrorKind | null;
-    readonly stale: boolean;
-    readonly fileCondition: FileCondition | null;
-  } | null;
-  /** Whether a watched crawler may not fetch a watched URL now. */
-  readonly blocking: boolean;
-  /** Whether a state first seen in the last week newly blocked a watched URL. */
-  readonly newBlocks: boolean;
+/**
+ * Where every site stands, for the overview's counts, state filter and order: the sites
+ * grouped by their current state's standing (a few groups for 100,000 sites), and those
+ * whose state newly blocked a watched URL lately.
+ */
+export interface SiteStandings {
+  readonly groups: readonly {
+    /** The current state; null before the first check. */
+    readonly current: {
+      readonly status: number | null;
+      readonly error: FetchErrorKind | null;
+      readonly stale: boolean;
+      readonly fileCondition: FileCondition | null;
+    } | null;
+    /** Whether a watched crawler may not fetch a watched URL now. */
+    readonly blocking: boolean;
+    readonly ids: readonly number[];
+  }[];
+  /** Sites with a state first seen since the time asked that newly blocked a watched URL. */
+  readonly newBlocks: ReadonlySet<number>;
 }
 
 /** A new state of a site, with why it differs from the one before. */

@@ -4,7 +4,7 @@
  * crawler, how many sites each way.
  */
 import type { SiteConfig } from '../config/config.js';
-import { siteCondition } from '../policy/site-condition.js';
+import { siteConditionsOf } from './view-overview.js';
 import type { ReadStore } from './ports.js';
 import type { CrawlerCounts } from './records.js';
 
@@ -53,11 +53,10 @@ export async function viewCrawler(
   agent: string,
   options: { page: number; perPage: number; now: Date; verdict?: CrawlerVerdict },
 ): Promise<CrawlerPage> {
-  const [verdicts, standings] = await Promise.all([
+  const [verdicts, standing] = await Promise.all([
     store.loadCrawlerVerdicts(agent),
-    store.loadSiteStandings(options.now),
+    siteConditionsOf(store, options.now),
   ]);
-  const standing = new Map(standings.map((s) => [s.id, s]));
   const counts = Object.fromEntries(CRAWLER_VERDICTS.map((v) => [v, 0])) as Record<
     CrawlerVerdict,
     number
@@ -65,7 +64,7 @@ export async function viewCrawler(
   const buckets = new Map<CrawlerVerdict, CrawlerSiteRow[]>(CRAWLER_VERDICTS.map((v) => [v, []]));
   for (const { id, site } of sites) {
     const found = verdicts.get(id);
-    const condition = siteCondition(standing.get(id)?.current ?? null, site.profile);
+    const condition = standing.condition(id, site.profile);
     let verdict: CrawlerVerdict;
     if (condition === 'none') verdict = 'unchecked';
     else if (condition === 'unreachable') verdict = 'down';

@@ -9,7 +9,7 @@ import type { SiteCondition } from '../policy/site-condition.js';
 import { nextCheckAt } from './periods.js';
 import type { Profile } from '../robots/index.js';
 import type { ReadStore } from './ports.js';
-import type { SiteOverview, SiteStanding } from './records.js';
+import type { SiteOverview } from './records.js';
 
 export const STRIP_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -82,18 +82,17 @@ const BIT = Object.fromEntries(SITE_STATES.map((s) => [s, stateBit(s)])) as Reco
 
 /** The states a site is in, as bits (bit i: SITE_STATES[i]), from its standing. */
 export function siteStateBits(
-  standing: SiteStanding | undefined,
-  profile: Profile,
+  standing: { condition: SiteCondition; blocking: boolean; newBlocks: boolean },
   paused: boolean,
 ): number {
   let bits = 0;
-  const condition = siteCondition(standing?.current ?? null, profile);
+  const { condition } = standing;
   // A site that is down blocks every page for Google: that is its one problem, not also
   // "pages newly blocked" or "a crawler blocked".
   if (condition === 'unreachable') bits |= BIT.down;
   else {
-    if (standing?.newBlocks === true) bits |= BIT['new-blocks'];
-    if (standing?.blocking === true) bits |= BIT.blocking;
+    if (standing.newBlocks) bits |= BIT['new-blocks'];
+    if (standing.blocking) bits |= BIT.blocking;
   }
   if (condition === 'not-robots' || condition === 'cut') bits |= BIT['not-robots'];
   if (condition === 'unavailable') bits |= BIT['all-allowed'];
@@ -103,21 +102,55 @@ export function siteStateBits(
   return bits;
 }
 
-/**
- * The state bits of these sites, in their order (one query for every site's standing:
- * 100,000 sites are a few arrays, not 100,000 lists).
- */
+/** Where each site stands now: its condition under its profile, by id (one query). */
+export async function siteConditionsOf(
+  store: Pick<ReadStore, 'loadSiteStandings'>,
+  since: Date,
+): Promise<{
+  condition(id: number, profile: Profile): SiteCondition;
+  blocking(id: number): boolean;
+  newBlocks(id: number): boolean;
+}> {
+  const standings = await store.loadSiteStandings(since);
+  const groupOf = new Map<number, number>();
+  standings.groups.forEach((g, i) => {
+    for (const id of g.ids) groupOf.set(id, i);
+  });
+  // A condition per group and profile: a few computations, not one per site.
+  const memo = new Map<Profile, SiteCondition[]>();
+  return {
+    condition(id, profile) {
+      const group = groupOf.get(id);
+      if (group === undefined) return 'none';
+      let row = memo.get(profile);
+      if (row === undefined) memo.set(profile, (row = []));
+      return (row[group] ??= siteCondition(standings.groups[group]!.current, profile));
+    },
+    blocking: (id) => {
+      const group = groupOf.get(id);
+      return group !== undefined && standings.groups[group]!.blocking;
+    },
+    newBlocks: (id) => standings.newBlocks.has(id),
+  };
+}
+
+/** The state bits of these sites, in their order. */
 export async function siteStateBitsOf(
   store: Pick<ReadStore, 'loadSiteStandings'>,
   sites: readonly { id: number; site: SiteConfig; pausedAt?: Date | null }[],
   now: Date,
 ): Promise<Int32Array> {
-  const standings = new Map(
-    (await store.loadSiteStandings(new Date(now.getTime() - 7 * DAY_MS))).map((s) => [s.id, s]),
-  );
+  const standing = await siteConditionsOf(store, new Date(now.getTime() - 7 * DAY_MS));
   const bits = new Int32Array(sites.length);
   sites.forEach(({ id, site, pausedAt }, i) => {
-    bits[i] = siteStateBits(standings.get(id), site.profile, (pausedAt ?? null) !== null);
+    bits[i] = siteStateBits(
+      {
+        condition: standing.condition(id, site.profile),
+        blocking: standing.blocking(id),
+        newBlocks: standing.newBlocks(id),
+      },
+      (pausedAt ?? null) !== null,
+    );
   });
   return bits;
 }

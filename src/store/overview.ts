@@ -8,7 +8,7 @@ import { plannedChecks } from './jobs.js';
 import type {
   CrawlerCounts,
   SiteOverview,
-  SiteStanding,
+  SiteStandings,
   StoredChange,
 } from '../monitor/records.js';
 import type { ChangeCause } from '../policy/cause-model.js';
@@ -181,28 +181,28 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
 }
 
 /**
- * Where every site stands, for the overview's counts, state filter and order: its current
- * fetch state, whether a watched crawler is blocked from a watched URL, and whether a
- * state first seen since `since` newly blocked one. Two light queries for all sites: the
- * standing is kept in the sites table with each new state, and the new blocks are read
- * through a partial index (snapshots.newly_blocked).
+ * Where every site stands, for the overview's counts, state filter and order. The
+ * standing is kept in the sites table with each new state, and read grouped: one row per
+ * distinct standing with its sites' ids (parsing 100,000 rows cost more than the query);
+ * the new blocks are read through a partial index (snapshots.newly_blocked).
  */
-export async function loadSiteStandings(db: Database, since: Date): Promise<SiteStanding[]> {
+export async function loadSiteStandings(db: Database, since: Date): Promise<SiteStandings> {
   const [rows, fresh] = await Promise.all([
     queryRows<{
-      id: number;
       checked: boolean;
       status: number | null;
       error: string | null;
       stale: boolean | null;
       file_condition: string | null;
       blocking: boolean;
+      ids: number[];
     }>(
       db,
-      sql`SELECT id, current_snapshot_id IS NOT NULL AS checked, current_status AS status,
+      sql`SELECT current_snapshot_id IS NOT NULL AS checked, current_status AS status,
           current_error AS error, current_stale AS stale,
-          current_file_condition AS file_condition, blocking
-        FROM sites WHERE removed_at IS NULL`,
+          current_file_condition AS file_condition, blocking, array_agg(id) AS ids
+        FROM sites WHERE removed_at IS NULL
+        GROUP BY 1, 2, 3, 4, 5, 6`,
     ),
     queryRows<{ site_id: number }>(
       db,
@@ -211,20 +211,21 @@ export async function loadSiteStandings(db: Database, since: Date): Promise<Site
           AND previous_id IS NOT NULL`,
     ),
   ]);
-  const newBlocks = new Set(fresh.map((r) => r.site_id));
-  return rows.map((r) => ({
-    id: r.id,
-    current: !r.checked
-      ? null
-      : {
-          status: r.status,
-          error: r.error as FetchErrorKind | null,
-          stale: r.stale ?? false,
-          fileCondition: r.file_condition as FileCondition | null,
-        },
-    blocking: r.blocking,
-    newBlocks: newBlocks.has(r.id),
-  }));
+  return {
+    groups: rows.map((r) => ({
+      current: !r.checked
+        ? null
+        : {
+            status: r.status,
+            error: r.error as FetchErrorKind | null,
+            stale: r.stale ?? false,
+            fileCondition: r.file_condition as FileCondition | null,
+          },
+      blocking: r.blocking,
+      ids: r.ids,
+    })),
+    newBlocks: new Set(fresh.map((r) => r.site_id)),
+  };
 }
 
 /**

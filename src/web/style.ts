@@ -82,6 +82,8 @@ button.secondary { background: var(--card); color: var(--accent); }
 .standing li.standing-down, .standing li.standing-not-robots { border-color: var(--unreachable); }
 .standing li.standing-new-blocks { border-color: var(--warning); }
 .filters { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; }
+.filters input[type=text] { flex: 1 1 14rem; width: auto; }
+.filters select { width: auto; max-width: 100%; }
 .tag { display: inline-block; margin: 0 .3rem .2rem 0; padding: 0 .4rem; border: 1px solid var(--line); border-radius: 3px; font-size: .8rem; color: var(--muted); text-decoration: none; }
 h1 .origin { font-size: .9rem; font-weight: normal; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0; }

@@ -13,10 +13,14 @@ const crawlerLink = (agent: string, verdict?: CrawlerVerdict, page?: number) => 
 };
 
 /** Every watched crawler: on how many sites it is blocked, partly blocked, allowed. */
-export const CrawlersPageView: FC<{ crawlers: readonly CrawlerCounts[]; signedIn: boolean }> = ({
-  crawlers,
-  signedIn,
-}) => (
+export const CrawlersPageView: FC<{
+  crawlers: readonly CrawlerCounts[];
+  /** The presets agent lists may name, and the crawlers each stands for. */
+  presets: Readonly<Record<string, readonly string[]>>;
+  /** The crawlers a site watches when it names none (the configuration's top-level agents). */
+  defaults: string;
+  signedIn: boolean;
+}> = ({ crawlers, presets, defaults, signedIn }) => (
   <Layout title="Crawlers" signedIn={signedIn}>
     <h1>Crawlers</h1>
     <p class="muted">
@@ -58,6 +62,19 @@ export const CrawlersPageView: FC<{ crawlers: readonly CrawlerCounts[]; signedIn
         </table>
       </div>
     )}
+    <h2>Presets</h2>
+    <p class="muted">
+      A site's crawlers (in the configuration file or its form) may name a preset; a site that names
+      none watches the configuration's: {defaults}.
+    </p>
+    <dl class="facts">
+      {Object.entries(presets).map(([name, agents]) => (
+        <>
+          <dt>{name}</dt>
+          <dd>{agents.join(', ')}</dd>
+        </>
+      ))}
+    </dl>
   </Layout>
 );
 

@@ -36,6 +36,7 @@ import { CrawlerPageView, CrawlersPageView } from '../pages/crawlers.js';
 import { isCrawlerVerdict, viewCrawler, viewCrawlers } from '../../monitor/view-crawlers.js';
 import type { FeedSite } from '../feed.js';
 import type { SiteConfig } from '../../config/config.js';
+import { AGENT_PRESETS } from '../../config/agents.js';
 import type { BulkLine } from '../bulk.js';
 import { NotificationsPageView } from '../pages/notifications.js';
 import { notificationsNow, sendChannelTest } from '../notifications.js';
@@ -183,7 +184,12 @@ export function registerPages(
   app.get('/crawlers', async (c) =>
     render(
       c,
-      <CrawlersPageView crawlers={await viewCrawlers(deps.store)} signedIn={c.get('signedIn')} />,
+      <CrawlersPageView
+        crawlers={await viewCrawlers(deps.store)}
+        presets={AGENT_PRESETS}
+        defaults={deps.catalog.file.siteDefaults.agents.map(agentText).join(', ')}
+        signedIn={c.get('signedIn')}
+      />,
     ),
   );
   app.get('/crawlers/:agent', async (c) => {

@@ -167,6 +167,10 @@ web: {token: '${TOKEN}'}`,
       ['Quiet', 'allowed', 0, 2],
       ['Never', 'unchecked', null, null],
     ]);
+    // The presets agent lists may name, with what they stand for.
+    const list = await page('/crawlers');
+    expect(list).toMatch(/<dt>@ai<\/dt><dd>[^<]*GPTBot[^<]*<\/dd>/);
+    expect(list).toContain('a site that names none watches the configuration&#39;s: Googlebot.');
     const html = await page('/crawlers/Googlebot');
     expect(html).toContain('1 blocked from some watched URLs');
     expect(html).toContain('1 robots.txt cannot be read: Google crawls nothing');
