@@ -38,6 +38,17 @@ export function isAuthenticated(c: Context, token: string): boolean {
   return cookie !== undefined && tokenMatches(cookie, sessionValue(token));
 }
 
+/**
+ * The read-only key of the Atom feeds (`?key=`): feed readers rarely send headers, so a
+ * feed's link carries this instead of the token. It opens the feeds and nothing else, and
+ * changes when the token does.
+ */
+export function feedKey(token: string): string {
+  return createHmac('sha256', token).update('robowatch feed key v1').digest('hex').slice(0, 32);
+}
+
+const isFeed = (path: string) => path === '/feed.atom' || /^\/sites\/\d+\/feed\.atom$/.test(path);
+
 /** Paths served without the token: signing in needs the form and its stylesheet. */
 const OPEN = new Set(['/login', '/static/style.css']);
 
@@ -59,6 +70,8 @@ export function requireToken(
     c.set('signedIn', signedIn);
     c.set('local', local);
     if (token === undefined || signedIn || OPEN.has(c.req.path)) return next();
+    const key = c.req.query('key');
+    if (isFeed(c.req.path) && key !== undefined && tokenMatches(key, feedKey(token))) return next();
     const wantsHtml =
       c.req.method === 'GET' &&
       !c.req.path.startsWith('/api/') &&

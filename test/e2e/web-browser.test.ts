@@ -372,6 +372,23 @@ describe('the web UI in Chromium', () => {
     expect(health.notifications.failing[0]!.destination).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/…$/);
   });
 
+  it('shows a crawler across every site, and takes a list of sites to add', async () => {
+    await page.goto(base);
+    await page.getByRole('link', { name: 'Crawlers', exact: true }).click();
+    await expect.poll(() => page.textContent('h1')).toBe('Crawlers');
+    await page.getByRole('link', { name: 'GPTBot', exact: true }).click();
+    await expect.poll(() => page.textContent('h1')).toBe('GPTBot on every site');
+    await expect.poll(() => page.textContent('main')).toContain('blocked from some watched URLs');
+    await shot('crawler');
+    await page.goto(`${base}/sites/bulk`);
+    await page.getByLabel(/^Sites/).fill('ftp://nope.example\nnot a site');
+    await page.getByRole('button', { name: 'Add these sites' }).click();
+    await expect
+      .poll(() => page.textContent('.notice'))
+      .toBe('0 sites added; 2 lines refused (below, with why).');
+    await shot('bulk');
+  });
+
   it('keeps hostile content inert: no script runs, no element is injected', async () => {
     const response = await fetch(`${base}/api/v1/sites/1/snapshots`, {
       headers: { authorization: `Bearer ${TOKEN}` },

@@ -33,6 +33,8 @@ export const OverviewPageView: FC<{
   sort: 'problems' | 'listed';
   /** Notification channels failing now. */
   failing: readonly FailingChannel[];
+  /** What a feed link carries so that a feed reader may read it ("?key=…" with a token). */
+  feedQuery: string;
   signedIn: boolean;
   now: Date;
   /** Whether this request may add sites (the token is set and it is signed in). */
@@ -41,7 +43,20 @@ export const OverviewPageView: FC<{
   paused: ReadonlySet<number>;
   /** The origin of a site just removed from the web, if any. */
   removed: string | undefined;
-}> = ({ view, query, tag, state, sort, failing, signedIn, now, canEdit, paused, removed }) => {
+}> = ({
+  view,
+  query,
+  tag,
+  state,
+  sort,
+  failing,
+  feedQuery,
+  signedIn,
+  now,
+  canEdit,
+  paused,
+  removed,
+}) => {
   const link = (change: { state?: SiteState | undefined; sort?: string; page?: number }) => {
     const params = new URLSearchParams();
     if (query !== '') params.set('q', query);
@@ -59,7 +74,7 @@ export const OverviewPageView: FC<{
   // The summary names problems first; "fine" and the rest only when nothing is wrong.
   const shown = counts === null ? [] : SITE_STATES.filter((s) => counts[s] > 0 && s !== 'ok');
   return (
-    <Layout title="Sites" signedIn={signedIn} feed="/feed.atom">
+    <Layout title="Sites" signedIn={signedIn} feed={`/feed.atom${feedQuery}`}>
       <h1>Sites</h1>
       {removed === undefined ? null : (
         <Notice>
@@ -82,7 +97,7 @@ export const OverviewPageView: FC<{
             configuration) and signing in.
           </span>
         )}{' '}
-        · <a href="/feed.atom">Feed of changes (Atom)</a>
+        · <a href={`/feed.atom${feedQuery}`}>Feed of changes (Atom)</a>
       </p>
       {counts === null ? null : (
         <ul class="standing" aria-label="Where the sites stand">

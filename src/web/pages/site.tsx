@@ -49,6 +49,8 @@ export interface SitePageProps {
   /** The configuration file's name, for a site it manages. */
   readonly file: string;
   readonly signedIn: boolean;
+  /** What a feed link carries so that a feed reader may read it ("?key=…" with a token). */
+  readonly feedQuery: string;
 }
 
 const DONE: Record<string, string> = {
@@ -76,6 +78,7 @@ export const SitePageView: FC<SitePageProps> = ({
   pausedAt,
   file,
   signedIn,
+  feedQuery,
 }) => {
   const { site, current } = view;
   const base = `/sites/${site.id}`;
@@ -84,7 +87,7 @@ export const SitePageView: FC<SitePageProps> = ({
     <Layout
       title={site.config?.name ?? site.origin}
       signedIn={signedIn}
-      feed={`/sites/${site.id}/feed.atom`}
+      feed={`/sites/${site.id}/feed.atom${feedQuery}`}
     >
       <h1>
         {site.config?.name ?? site.origin}
@@ -274,7 +277,7 @@ export const SitePageView: FC<SitePageProps> = ({
 
       <h2>Changes</h2>
       <p class="muted">
-        <a href={`/sites/${site.id}/feed.atom`}>Follow them in a feed reader (Atom)</a>
+        <a href={`/sites/${site.id}/feed.atom${feedQuery}`}>Follow them in a feed reader (Atom)</a>
       </p>
       <form method="get" action={base} class="filter">
         {KIND_LABELS.map(([kind, label]) => (

@@ -18,6 +18,7 @@ import { TesterRefused } from '../../monitor/tester-thread.js';
 import type { TesterThread } from '../../monitor/tester-thread.js';
 import {
   SESSION_COOKIE,
+  feedKey,
   requireWriteAccess,
   safeNext,
   sessionValue,
@@ -84,6 +85,8 @@ export function registerPages(
   tester: TesterThread,
 ): void {
   const token = deps.config.web.token;
+  /** Feed links carry the feeds' read-only key when a token guards everything else. */
+  const feedQuery = token === undefined ? '' : `?key=${feedKey(token)}`;
   /** A page, its times shown in the configured time zone with how long ago. */
   const render = (c: Context<WebEnv>, element: JSX.Element, status?: ContentfulStatusCode) =>
     c.html(
@@ -127,6 +130,7 @@ export function registerPages(
         state={state}
         sort={sort}
         failing={await failing}
+        feedQuery={feedQuery}
         signedIn={c.get('signedIn')}
         now={now}
         canEdit={token !== undefined && c.get('signedIn')}
@@ -147,7 +151,7 @@ export function registerPages(
       c,
       renderAtom({
         base: feedBase(c),
-        self: '/feed.atom',
+        self: `/feed.atom${feedQuery}`,
         page: '/',
         title: 'robowatch: robots.txt changes',
         now: deps.now(),
@@ -171,7 +175,7 @@ export function registerPages(
       c,
       renderAtom({
         base: feedBase(c),
-        self: `/sites/${site.id}/feed.atom`,
+        self: `/sites/${site.id}/feed.atom${feedQuery}`,
         page: `/sites/${site.id}`,
         title: `robowatch: ${who.name ?? site.origin} robots.txt changes`,
         now: deps.now(),
@@ -445,6 +449,7 @@ export function registerPages(
         pausedAt={deps.catalog.get(site.id)?.pausedAt ?? null}
         file={deps.catalog.file.file}
         signedIn={c.get('signedIn')}
+        feedQuery={feedQuery}
       />,
     );
   });

@@ -368,4 +368,21 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
       'the list has 1,001 sites; add at most 1,000 at a time',
     );
   });
+
+  it('gives feed readers a read-only key that opens the feeds and nothing else', async () => {
+    const overview = await (
+      await app.request('/', { headers: { ...bearer, accept: 'text/html' } })
+    ).text();
+    const key = /href="\/feed\.atom\?key=([0-9a-f]{32})"/.exec(overview)?.[1];
+    expect(key).toBeDefined();
+    const status = async (path: string) => (await app.request(path)).status;
+    expect(await status('/feed.atom')).toBe(401);
+    expect(await status('/feed.atom?key=0123456789abcdef0123456789abcdef')).toBe(401);
+    expect(await status(`/feed.atom?key=${key}`)).toBe(200);
+    expect(await status(`/sites/${fileSite}/feed.atom?key=${key}`)).toBe(200);
+    // Not a token: the API and the pages stay closed to it.
+    expect(await status(`/api/v1/sites?key=${key}`)).toBe(401);
+    expect(await status(`/sites/${fileSite}?key=${key}`)).toBe(401);
+    expect(key).not.toContain(TOKEN);
+  });
 });
