@@ -103,10 +103,6 @@ export const Time: FC<{ date: Date | null; ago?: boolean }> = ({ date, ago = tru
   );
 };
 
-export function minute(date: Date): string {
-  return date.toISOString().slice(0, 16).replace('T', ' ') + 'Z';
-}
-
 export function day(date: Date): string {
   return date.toISOString().slice(0, 10);
 }

@@ -1,7 +1,9 @@
 /** Inline SVG pictures of a site's history: the 90-day strip and the snapshot timeline. */
+import { useContext } from 'hono/jsx';
 import type { FC } from 'hono/jsx';
+import { formatInstant } from '../../policy/format.js';
 import type { DayAccess, TimelineSegment } from '../../policy/history.js';
-import { day, minute } from './components.js';
+import { ClockContext, day } from './components.js';
 
 const DAY_WIDTH = 4;
 
@@ -68,10 +70,47 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
 /**
- * Ticks between two instants (UTC), at a step that gives a handful of them: years,
- * quarters, months, weeks, days or hours, whatever the history's span.
+ * Ticks between two instants at a step that gives a handful of them (years, quarters,
+ * months, weeks, days or hours, whatever the history's span), on the wall clock of
+ * `timeZone`: a day's tick is at its local midnight and labelled with its local date.
  */
-export function ticks(start: number, end: number): { at: number; label: string }[] {
+export function ticks(
+  start: number,
+  end: number,
+  timeZone = 'UTC',
+): { at: number; label: string }[] {
+  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return utcTicks(start, end);
+  // Ticks on the local wall clock as if it were UTC, then each back to its instant.
+  const shift = offsetAt(start, timeZone);
+  return utcTicks(start + shift, end + shift)
+    .map((t) => ({ at: t.at - offsetAt(t.at - shift, timeZone), label: t.label }))
+    .filter((t) => t.at > start && t.at < end);
+}
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** How far a time zone's wall clock is ahead of UTC at an instant (milliseconds). */
+export function offsetAt(at: number, timeZone: string): number {
+  let format = offsetFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    offsetFormats.set(timeZone, format);
+  }
+  const part = new Map(format.formatToParts(new Date(at)).map((p) => [p.type, Number(p.value)]));
+  const n = (type: Intl.DateTimeFormatPartTypes) => part.get(type) ?? 0;
+  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'));
+  return wall - Math.floor(at / 60_000) * 60_000;
+}
+
+function utcTicks(start: number, end: number): { at: number; label: string }[] {
   const span = end - start;
   const out: { at: number; label: string }[] = [];
   const first = new Date(start);
@@ -111,6 +150,7 @@ export const Timeline: FC<{ siteId: number; segments: readonly TimelineSegment[]
   siteId,
   segments,
 }) => {
+  const clock = useContext(ClockContext);
   if (segments.length === 0) return <p class="muted">Not checked yet.</p>;
   const start = segments[0]!.start.getTime();
   const end = Math.max(segments[segments.length - 1]!.end.getTime(), start + 1);
@@ -132,7 +172,7 @@ export const Timeline: FC<{ siteId: number; segments: readonly TimelineSegment[]
             width={Math.max(0.8, x(s.end.getTime()) - x(s.start.getTime())).toFixed(2)}
             height={BAR}
           >
-            <title>{`snapshot ${s.snapshotId}: ${s.access}, ${minute(s.start)} to ${minute(s.end)}${s.events ? `; ${s.events} change event${s.events === 1 ? '' : 's'}` : ''}`}</title>
+            <title>{`snapshot ${s.snapshotId}: ${s.access}, ${formatInstant(s.start, clock.timeZone)} to ${formatInstant(s.end, clock.timeZone)}${s.events ? `; ${s.events} change event${s.events === 1 ? '' : 's'}` : ''}`}</title>
           </rect>
         </a>
       ))}
@@ -151,7 +191,7 @@ export const Timeline: FC<{ siteId: number; segments: readonly TimelineSegment[]
           </g>
         ))}
       <line class="axis" x1="0" x2={WIDTH} y1={BAR + 10} y2={BAR + 10} />
-      {ticks(start, end).map((t) => (
+      {ticks(start, end, clock.timeZone).map((t) => (
         <g>
           <line
             class="tick"
@@ -166,10 +206,10 @@ export const Timeline: FC<{ siteId: number; segments: readonly TimelineSegment[]
         </g>
       ))}
       <text class="end" x="0" y={BAR + 38}>
-        {minute(new Date(start))}
+        {formatInstant(new Date(start), clock.timeZone)}
       </text>
       <text class="end" x={WIDTH} y={BAR + 38} text-anchor="end">
-        {minute(new Date(end))}
+        {formatInstant(new Date(end), clock.timeZone)}
       </text>
     </svg>
   );
