@@ -86,22 +86,44 @@ export function headline(event: ChangeEvent): string {
   }
 }
 
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** An instant on a time zone's wall clock: its date and its minute (hours 00 to 23). */
+export function wallClock(
+  date: Date,
+  timeZone: string,
+): { year: string; month: string; day: string; hour: string; minute: string } {
+  let format = wallFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    wallFormats.set(timeZone, format);
+  }
+  const parts = format.formatToParts(date);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return {
+    year: part('year'),
+    month: part('month'),
+    day: part('day'),
+    hour: part('hour'),
+    minute: part('minute'),
+  };
+}
+
 /**
  * "2026-11-23 03:12 UTC", or in another time zone "2026-11-23 04:12 (Europe/Paris)": an
  * instant as a person there reads it.
  */
 export function formatInstant(date: Date, timeZone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(date);
-  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
-  const text = `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+  const { year, month, day, hour, minute } = wallClock(date, timeZone);
+  const text = `${year}-${month}-${day} ${hour}:${minute}`;
   return timeZone === 'UTC' || timeZone === 'Etc/UTC' ? `${text} UTC` : `${text} (${timeZone})`;
 }
 

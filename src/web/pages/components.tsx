@@ -196,6 +196,26 @@ export const Pager: FC<{ base: string; params: Record<string, string>; before: n
   );
 };
 
+/** Previous and next links of a numbered list of pages (nothing when there is one page). */
+export const PageLinks: FC<{
+  page: number;
+  pages: number;
+  link: (page: number) => string;
+  /** Whether to say "Page 2 of 9" between the links. */
+  position?: boolean;
+}> = ({ page, pages, link, position = false }) =>
+  pages > 1 ? (
+    <p class="pager">
+      {page > 1 ? <a href={link(page - 1)}>← Previous</a> : null}{' '}
+      {position ? (
+        <>
+          Page {page} of {pages}{' '}
+        </>
+      ) : null}
+      {page < pages ? <a href={link(page + 1)}>Next →</a> : null}
+    </p>
+  ) : null;
+
 export const Notice: FC<{ error?: boolean; children?: Child }> = (props) => (
   <div class={props.error ? 'notice error' : 'notice'}>{props.children}</div>
 );

@@ -2,7 +2,7 @@ import type { FC } from 'hono/jsx';
 import type { CrawlerCounts } from '../../monitor/records.js';
 import { CRAWLER_VERDICTS, CRAWLER_VERDICT_TEXT } from '../../monitor/view-crawlers.js';
 import type { CrawlerPage, CrawlerVerdict } from '../../monitor/view-crawlers.js';
-import { Layout } from './components.js';
+import { Layout, PageLinks } from './components.js';
 
 const crawlerLink = (agent: string, verdict?: CrawlerVerdict, page?: number) => {
   const params = new URLSearchParams();
@@ -133,16 +133,11 @@ export const CrawlerPageView: FC<{
         </tbody>
       </table>
     </div>
-    {view.pages > 1 ? (
-      <p class="pager">
-        {view.page > 1 ? (
-          <a href={crawlerLink(view.agent, verdict, view.page - 1)}>← Previous</a>
-        ) : null}{' '}
-        Page {view.page} of {view.pages}{' '}
-        {view.page < view.pages ? (
-          <a href={crawlerLink(view.agent, verdict, view.page + 1)}>Next →</a>
-        ) : null}
-      </p>
-    ) : null}
+    <PageLinks
+      page={view.page}
+      pages={view.pages}
+      link={(page) => crawlerLink(view.agent, verdict, page)}
+      position
+    />
   </Layout>
 );

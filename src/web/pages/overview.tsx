@@ -1,7 +1,7 @@
 import type { FC } from 'hono/jsx';
 import type { OverviewPage, SiteState } from '../../monitor/view-overview.js';
 import { SITE_STATES, STATE_COUNT_TEXT, STRIP_DAYS } from '../../monitor/view-overview.js';
-import { ConditionBadge, Layout, NextCheck, Notice, Rich, Time } from './components.js';
+import { ConditionBadge, Layout, NextCheck, Notice, PageLinks, Rich, Time } from './components.js';
 import { DayStrip } from './svg.js';
 import type { FailingChannel } from '../../monitor/records.js';
 import { failingText } from '../../monitor/view-notifications.js';
@@ -248,12 +248,7 @@ export const OverviewPageView: FC<{
           </tbody>
         </table>
       </div>
-      {view.pages > 1 ? (
-        <p class="pager">
-          {view.page > 1 ? <a href={pageLink(view.page - 1)}>← Previous</a> : null}{' '}
-          {view.page < view.pages ? <a href={pageLink(view.page + 1)}>Next →</a> : null}
-        </p>
-      ) : null}
+      <PageLinks page={view.page} pages={view.pages} link={pageLink} />
     </Layout>
   );
 };

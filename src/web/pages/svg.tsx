@@ -1,7 +1,7 @@
 /** Inline SVG pictures of a site's history: the 90-day strip and the snapshot timeline. */
 import { useContext } from 'hono/jsx';
 import type { FC } from 'hono/jsx';
-import { formatInstant } from '../../policy/format.js';
+import { formatInstant, wallClock } from '../../policy/format.js';
 import type { DayAccess, TimelineSegment } from '../../policy/history.js';
 import { ClockContext, day } from './components.js';
 
@@ -87,26 +87,10 @@ export function ticks(
     .filter((t) => t.at > start && t.at < end);
 }
 
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
-
 /** How far a time zone's wall clock is ahead of UTC at an instant (milliseconds). */
 export function offsetAt(at: number, timeZone: string): number {
-  let format = offsetFormats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    offsetFormats.set(timeZone, format);
-  }
-  const part = new Map(format.formatToParts(new Date(at)).map((p) => [p.type, Number(p.value)]));
-  const n = (type: Intl.DateTimeFormatPartTypes) => part.get(type) ?? 0;
-  const wall = Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'));
+  const w = wallClock(new Date(at), timeZone);
+  const wall = Date.UTC(+w.year, +w.month - 1, +w.day, +w.hour, +w.minute);
   return wall - Math.floor(at / 60_000) * 60_000;
 }
 
