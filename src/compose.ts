@@ -139,25 +139,27 @@ export function wireChannels(
   config: Config,
   db: Database,
   presentation: Presentation,
-  sites: () => readonly SiteConfig[] = () => config.sites,
+  /** The running configuration (the catalog's: sites and default channels made in the UI too). */
+  current: () => Config = () => config,
 ): Channels {
   const smtp = config.notify.email;
   const transport = smtp ? platform.createMailTransport(smtp.smtp) : undefined;
   const dispatcher = platform.createDispatcher();
   const store = createWebStore(db);
   // Secrets never enter the outbox: a delivery finds its webhook's secret by URL, among
-  // the sites watched now (a reload or a site added in the UI may bring new ones).
-  const secrets = new WeakMap<readonly SiteConfig[], Map<string, string | undefined>>();
+  // the defaults and the sites watched now (a reload or the UI may bring new ones).
+  const secrets = new WeakMap<Config, Map<string, string | undefined>>();
   const secretFor = (url: string) => {
-    const current = sites();
-    let known = secrets.get(current);
+    const running = current();
+    let known = secrets.get(running);
     if (known === undefined) {
       known = new Map(
-        [...config.notify.defaults.webhooks, ...current.flatMap((s) => s.alerts.webhooks)].map(
-          (w) => [w.url, w.secret],
-        ),
+        [
+          ...running.notify.defaults.webhooks,
+          ...running.sites.flatMap((s) => s.alerts.webhooks),
+        ].map((w) => [w.url, w.secret]),
       );
-      secrets.set(current, known);
+      secrets.set(running, known);
     }
     return known.get(url);
   };
@@ -350,7 +352,7 @@ export function wireWeb(
         catalog.config,
         parts.db,
         presentation,
-        () => catalog.config.sites,
+        () => catalog.config,
       );
       try {
         const sender = notifiers.channels[channel.kind];
@@ -476,13 +478,7 @@ export function wireDaemon(
   const presentation = new Presentation(config);
   const store = createDaemonStore(db, platform.owner, config.schedule.leaseMs, true);
   const check = wireCheck(platform, config, db, parts.fetcher, true);
-  const notifiers = wireChannels(
-    platform,
-    config,
-    db,
-    presentation,
-    () => parts.catalog.config.sites,
-  );
+  const notifiers = wireChannels(platform, config, db, presentation, () => parts.catalog.config);
   const daemon = new Daemon({
     config,
     catalog: parts.catalog,

@@ -70,6 +70,7 @@ export function reloadOnHangup(
         },
         'configuration reloaded',
       );
+      for (const problem of catalog.problems()) logger.warn({}, problem);
     } catch (error) {
       logger.error(
         { error: oneLine(error) },

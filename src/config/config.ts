@@ -4,12 +4,19 @@ import type { ZodError } from 'zod';
 import type { Profile } from '../robots/index.js';
 import { AGENT_PRESETS } from './agents.js';
 import { ConfigError } from './errors.js';
-import { resolveNotify, resolveSiteTargets } from './notify.js';
+import { resolveChannels, resolveNotify, resolveSiteTargets } from './notify.js';
 import type { AlertTargets, NotifyConfig } from './notify.js';
 import { resolveWeb } from './web.js';
 import type { WebConfig } from './web.js';
-import { configFileSchema, KNOWN_KEYS, siteSettings } from './schema.js';
-import type { AgentEntry, ConfigFile, SiteEntry, SiteSettings } from './schema.js';
+import {
+  channelSettings,
+  configFileSchema,
+  KNOWN_KEYS,
+  PRESET_NAME,
+  presetSchema,
+  siteSettings,
+} from './schema.js';
+import type { AgentEntry, ChannelSettings, ConfigFile, SiteEntry, SiteSettings } from './schema.js';
 
 /** A crawler watched on a site, and the profile it reads robots.txt with. */
 export interface AgentSpec {
@@ -74,11 +81,19 @@ export interface Config {
   readonly sites: readonly SiteConfig[];
   /** What a site added in the UI or API gets unless it says otherwise. */
   readonly siteDefaults: SiteDefaults;
+  /**
+   * The crawler presets agent lists may name: the built-in @search and @ai, then the
+   * file's own (and, in the running configuration, those made in the UI or API).
+   */
+  readonly presets: Presets;
   readonly fetch: FetchConfig;
   readonly schedule: ScheduleConfig;
   readonly notify: NotifyConfig;
   readonly web: WebConfig;
 }
+
+/** Crawler presets by name ("@search"): their product tokens. */
+export type Presets = Readonly<Record<string, readonly string[]>>;
 
 /** The top-level settings sites fall back on. */
 export interface SiteDefaults {
@@ -168,7 +183,7 @@ function describeIssue(
   issue: Issue,
   raw: unknown,
   base: readonly PropertyKey[] = [],
-  root: '' | 'site' = '',
+  root: '' | 'site' | 'preset' | 'channels' = '',
 ): string {
   const at = [...base, ...issue.path];
   if (issue.code === 'invalid_union') {
@@ -178,6 +193,9 @@ function describeIssue(
     );
     if (branch !== undefined) return describeIssue(branch[0]!, raw, at, root);
   }
+  if (issue.code === 'invalid_key' && issue.issues[0] !== undefined)
+    // A record's key (a preset's name): its own complaint, at the key.
+    return `${formatPath(at)}: ${issue.issues[0].message}`;
   const path = formatPath(at);
   if (issue.code === 'unrecognized_keys') {
     const section = [root, ...at.filter((p) => typeof p === 'string')].filter((p) => p !== '');
@@ -266,7 +284,8 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
   };
   // The top-level list is checked even when every site has its own, and resolved once
   // per profile: sites without their own list share it (10,000 sites, one list).
-  const resolver = new SiteResolver(siteDefaults, notify, context.env);
+  const presets: Presets = { ...AGENT_PRESETS, ...file.presets };
+  const resolver = new SiteResolver(siteDefaults, notify, presets, context.env);
   resolver.agentsFor('google', `${context.file}: agents`);
   const seen = new Set<string>();
   const sites = file.sites.map((site, i) => {
@@ -283,6 +302,7 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
     databaseUrl: databaseUrl === '' ? undefined : databaseUrl,
     sites,
     siteDefaults,
+    presets,
     fetch: {
       ...file.fetch,
       userAgent:
@@ -305,6 +325,7 @@ class SiteResolver {
   constructor(
     private readonly defaults: SiteDefaults,
     private readonly notify: NotifyConfig,
+    private readonly presets: Presets,
     private readonly env: Readonly<Record<string, string | undefined>>,
   ) {}
 
@@ -312,7 +333,7 @@ class SiteResolver {
   agentsFor(profile: Profile, where: string): AgentSpec[] {
     let agents = this.#agents.get(profile);
     if (agents === undefined) {
-      agents = resolveAgents(this.defaults.agents, profile, where);
+      agents = resolveAgents(this.defaults.agents, profile, where, this.presets);
       this.#agents.set(profile, agents);
     }
     return agents;
@@ -333,7 +354,7 @@ class SiteResolver {
       tags: site.tags === undefined ? NO_TAGS : [...new Set(site.tags)],
       managedBy,
       agents: site.agents
-        ? resolveAgents(site.agents, profile, `${where}agents`)
+        ? resolveAgents(site.agents, profile, `${where}agents`, this.presets)
         : this.agentsFor(profile, 'agents'),
       profile,
       schedule: site.schedule ?? this.defaults.schedule,
@@ -353,16 +374,59 @@ const NO_TAGS: readonly string[] = Object.freeze([]);
  * settings. Throws ConfigError with one line naming the key: "watch[2]: …".
  */
 export function resolveSiteSettings(
-  config: Pick<Config, 'siteDefaults' | 'notify'>,
+  config: Pick<Config, 'siteDefaults' | 'notify' | 'presets'>,
   origin: string,
   settings: unknown,
 ): { settings: SiteSettings; site: SiteConfig } {
   const parsed = siteSettings.safeParse(settings);
   if (!parsed.success)
     throw new ConfigError(describeIssue(parsed.error.issues[0]!, settings, [], 'site'));
-  const resolver = new SiteResolver(config.siteDefaults, config.notify, {});
+  const resolver = new SiteResolver(config.siteDefaults, config.notify, config.presets, {});
   const site = deepFreeze(resolver.resolve({ ...parsed.data, url: origin }, '', 'api'));
   return { settings: parsed.data, site };
+}
+
+/**
+ * A crawler preset made in the UI or API, `{agents: ["Googlebot", …]}`, under a name no
+ * built-in or file preset has. Throws ConfigError with one line naming the key.
+ */
+export function parsePreset(
+  config: Pick<Config, 'presets' | 'file'>,
+  name: string,
+  input: unknown,
+): string[] {
+  if (!PRESET_NAME.test(name))
+    throw new ConfigError(
+      `name: "${name}" must be a preset name: "@" then lower-case letters, digits or "-" (at most 40)`,
+    );
+  if (name in AGENT_PRESETS)
+    throw new ConfigError(`name: ${name} is built in: choose another name`);
+  const parsed = presetSchema.safeParse(input);
+  if (!parsed.success)
+    throw new ConfigError(describeIssue(parsed.error.issues[0]!, input, [], 'preset'));
+  const seen = new Set<string>();
+  return parsed.data.agents.filter((token) => {
+    const key = token.toLowerCase();
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Default channels made in the UI or API, `{email?: […], webhooks?: [{url, secret?,
+ * format?}]}`: checked as the file's are (an email needs notify.email), without the
+ * environment. Throws ConfigError with one line naming the key.
+ */
+export function parseChannels(
+  config: Pick<Config, 'notify'>,
+  input: unknown,
+): { settings: ChannelSettings; targets: Pick<AlertTargets, 'email' | 'webhooks'> } {
+  const parsed = channelSettings.safeParse(input);
+  if (!parsed.success)
+    throw new ConfigError(describeIssue(parsed.error.issues[0]!, input, [], 'channels'));
+  const targets = resolveChannels(config.notify, parsed.data, {}, '');
+  return { settings: parsed.data, targets };
 }
 
 /** A site's origin from what someone typed: "example.com" is https://example.com. */
@@ -461,6 +525,17 @@ class SharedWatchSite implements SiteConfig {
   get watches(): readonly string[] {
     return this.#paths.map((path) => this.origin + path);
   }
+
+  withAlerts(alerts: AlertTargets): SharedWatchSite {
+    return new SharedWatchSite({ ...this, alerts }, this.#paths);
+  }
+}
+
+/** The site with other alert targets (the default channels made in the UI reach the file's sites). */
+export function withAlerts(site: SiteConfig, alerts: AlertTargets): SiteConfig {
+  return Object.freeze(
+    site instanceof SharedWatchSite ? site.withAlerts(alerts) : { ...site, alerts },
+  );
 }
 
 function normaliseWatches(watches: readonly string[], origin: string, where: string): string[] {
@@ -480,12 +555,18 @@ function resolveAgents(
   entries: readonly AgentEntry[],
   siteProfile: Profile,
   where: string,
+  presets: Presets,
 ): AgentSpec[] {
   const explicit = new Map<string, AgentSpec>();
   const fromPresets = new Map<string, AgentSpec>();
-  for (const entry of entries) {
+  for (const [i, entry] of entries.entries()) {
     if (typeof entry === 'string' && entry.startsWith('@')) {
-      for (const token of AGENT_PRESETS[entry]!) {
+      const members = Object.hasOwn(presets, entry) ? presets[entry] : undefined;
+      if (members === undefined)
+        throw new ConfigError(
+          `${where}[${i}]: unknown preset "${entry}" (expected ${Object.keys(presets).join(', ')})`,
+        );
+      for (const token of members) {
         fromPresets.set(token.toLowerCase(), { token, profile: siteProfile });
       }
       continue;

@@ -82,6 +82,38 @@ export function resolveNotify(notify: ConfigFile['notify'], env: Env, file: stri
   };
 }
 
+/**
+ * Default channels made in the UI or API as targets; `where` prefixes each key in
+ * messages. An email needs the SMTP server, which only the file sets.
+ */
+export function resolveChannels(
+  notify: NotifyConfig,
+  channels: { readonly email: readonly string[]; readonly webhooks: readonly WebhookEntry[] },
+  env: Env,
+  where: string,
+): Pick<AlertTargets, 'email' | 'webhooks'> {
+  if (channels.email.length > 0 && notify.email === undefined)
+    throw new ConfigError(
+      `${where}email: needs an SMTP server to send from: set notify.email in the configuration file`,
+    );
+  return {
+    email: [...new Set(channels.email)],
+    webhooks: resolveWebhooks(channels.webhooks, env, `${where}webhooks`),
+  };
+}
+
+/** The defaults with channels made in the UI or API added to the file's. */
+export function withDefaultChannels(
+  notify: NotifyConfig,
+  added: Pick<AlertTargets, 'email' | 'webhooks'>,
+): NotifyConfig {
+  if (added.email.length === 0 && added.webhooks.length === 0) return notify;
+  const email = [...new Set([...notify.defaults.email, ...added.email])];
+  const urls = new Set(notify.defaults.webhooks.map((w) => w.url));
+  const webhooks = [...notify.defaults.webhooks, ...added.webhooks.filter((w) => !urls.has(w.url))];
+  return { ...notify, defaults: { ...notify.defaults, email, webhooks } };
+}
+
 /** A site's alert targets: each list it gives replaces the global one. */
 export function resolveSiteTargets(
   notify: NotifyConfig,

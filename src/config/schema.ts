@@ -13,18 +13,46 @@ const productToken = z
   .string()
   .regex(/^(?:[A-Za-z_-]+|\*)$/, 'must be a crawler product token (letters, "-", "_") or "*"');
 
-/** An agent entry: a token, a preset ("@search", "@ai"), or {token, profile}. */
+/** A preset's name: "@" and lower-case letters, digits or "-" ("@shop-bots"). */
+export const PRESET_NAME = /^@[a-z0-9][a-z0-9-]{0,39}$/;
+/** Crawlers in one preset. */
+export const MAX_PRESET_AGENTS = 500;
+
+/**
+ * An agent entry: a token, a preset ("@search", "@ai", or one of the configuration's or
+ * the UI's), or {token, profile}. Which presets exist is checked when the list resolves.
+ */
 const agentEntry = z.union(
-  [
-    z.string().refine((s) => !s.startsWith('@') || s in AGENT_PRESETS, {
-      error: `unknown preset (expected ${Object.keys(AGENT_PRESETS).join(', ')})`,
-    }),
-    z.strictObject({ token: productToken, profile: profile.optional() }),
-  ],
+  [z.string(), z.strictObject({ token: productToken, profile: profile.optional() })],
   { error: 'must be a crawler token, a preset or {token, profile}' },
 );
 
 const agentList = z.array(agentEntry).min(1, 'must name at least one agent');
+
+/** A preset's crawlers: product tokens, without "*" (a preset names crawlers). */
+export const presetAgents = z
+  .array(
+    z
+      .string({ error: 'must be a crawler product token' })
+      .regex(/^[A-Za-z_-]+$/, 'must be a crawler product token (letters, "-", "_")'),
+    { error: 'must be a list of crawler product tokens' },
+  )
+  .min(1, 'must name at least one crawler')
+  .max(MAX_PRESET_AGENTS, `must name at most ${MAX_PRESET_AGENTS} crawlers`);
+
+/** A preset made in the UI or API. */
+export const presetSchema = z.strictObject({ agents: presetAgents });
+
+/** The file's own presets: `"@shop-bots": [Googlebot, Bingbot]`. */
+const presetMap = z.record(
+  z
+    .string()
+    .regex(PRESET_NAME, 'must be a preset name: "@" then lower-case letters, digits or "-"')
+    .refine((name) => !(name in AGENT_PRESETS), {
+      error: 'is a built-in preset: choose another name',
+    }),
+  presetAgents,
+);
 
 /** Valid for node-cron, which fires it, and for cron-parser, which computes its periods. */
 function isCronExpression(value: string): boolean {
@@ -55,6 +83,14 @@ const webhook = z.strictObject({
   /** Signs each delivery (HMAC-SHA256); from the environment with ${NAME}. */
   secret: z.string().min(1, 'must not be empty').optional(),
   format: z.enum(['json', 'slack'], { error: 'must be json or slack' }).default('json'),
+});
+
+/** Default recipients and webhooks made in the UI or API (added to the file's). */
+export const channelSettings = z.strictObject({
+  email: z.array(emailAddress, { error: 'must be a list of email addresses' }).default([]),
+  webhooks: z
+    .array(webhook, { error: 'must be a list of webhooks {url, secret?, format?}' })
+    .default([]),
 });
 
 /** Who a site's alerts go to; each list replaces the global one when given. */
@@ -184,6 +220,8 @@ const webSettings = z.strictObject({
 export const configFileSchema = z.strictObject({
   dataDir: z.string().min(1).default('./data'),
   agents: agentList.default([...DEFAULT_AGENTS]),
+  /** Named crawler lists the agent lists can use, besides @search and @ai. */
+  presets: presetMap.default({}),
   /** Paths watched on every site that lists none of its own. */
   watch: watchList.optional(),
   sites: z.array(siteSchema).default([]),
@@ -212,6 +250,9 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   site: Object.keys(siteSchema.shape),
   'site.notify': Object.keys(siteNotify.shape),
   'site.notify.webhooks': Object.keys(webhook.shape),
+  preset: ['agents'],
+  channels: ['email', 'webhooks'],
+  'channels.webhooks': Object.keys(webhook.shape),
 };
 
 function isTimeZone(value: string): boolean {
@@ -228,3 +269,4 @@ export type WebhookEntry = z.infer<typeof webhook>;
 export type AgentEntry = z.infer<typeof agentEntry>;
 export type SiteSettings = z.infer<typeof siteSettings>;
 export type SiteEntry = z.infer<typeof siteSchema>;
+export type ChannelSettings = z.infer<typeof channelSettings>;

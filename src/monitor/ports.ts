@@ -18,6 +18,7 @@ import type {
   IncidentStart,
   NewSnapshot,
   RecordedDigest,
+  SharedSettingsRows,
   SiteOverview,
   SiteStandings,
   SnapshotSummary,
@@ -75,6 +76,12 @@ export interface SiteDirectoryStore {
   setPaused(id: number, at: Date | null): Promise<void>;
   /** Stops watching a site added in the UI or API; its history stays. */
   remove(id: number, at: Date): Promise<void>;
+  /** The crawler presets and default channels made in the UI or API. */
+  loadShared(): Promise<SharedSettingsRows>;
+  /** Sets one crawler preset; null deletes it. */
+  savePreset(name: string, agents: readonly string[] | null): Promise<void>;
+  /** Replaces the default channels made in the UI or API. */
+  saveChannels(channels: Record<string, unknown>): Promise<void>;
 }
 
 /** A site's row: its id and origin. */

@@ -39,6 +39,14 @@ export interface DirectoryRow {
   readonly removedAt: Date | null;
 }
 
+/** The settings made in the UI or API for every site, as stored (null: never set). */
+export interface SharedSettingsRows {
+  /** Crawler presets by name: `{"@shop-bots": ["Googlebot", …]}`. */
+  readonly presets: unknown;
+  /** The default channels: `{"email": […], "webhooks": [{url, secret?, format?}]}`. */
+  readonly channels: unknown;
+}
+
 export interface StoredSite {
   readonly id: number;
   readonly origin: string;

@@ -5,10 +5,54 @@
  * not edit or remove them. A site added in the UI that the file starts listing takes the
  * file's settings; its own come back if the file stops listing it.
  */
-import type { Config, SiteConfig } from '../config/config.js';
-import { ConfigError, originFromInput, resolveSiteSettings } from '../config/config.js';
+import type { Config, Presets, SiteConfig } from '../config/config.js';
+import {
+  ConfigError,
+  originFromInput,
+  parseChannels,
+  parsePreset,
+  resolveSiteSettings,
+  withAlerts,
+} from '../config/config.js';
+import { AGENT_PRESETS } from '../config/agents.js';
+import { withDefaultChannels } from '../config/notify.js';
+import type { AlertTargets } from '../config/notify.js';
+import type { ChannelSettings } from '../config/schema.js';
 import type { SiteDirectoryStore } from './ports.js';
-import type { DirectoryRow } from './records.js';
+import type { DirectoryRow, SharedSettingsRows } from './records.js';
+
+/** A crawler preset, and where it is defined. */
+export interface PresetEntry {
+  /** "@search". */
+  readonly name: string;
+  readonly agents: readonly string[];
+  /** `built-in` (@search, @ai), `file` (the configuration file's), `api` (made in the UI or API). */
+  readonly source: 'built-in' | 'file' | 'api';
+  /** Made in the UI or API, and now defined by the file too: the file's applies. */
+  readonly overridden: boolean;
+  /** The sites added in the UI or API whose crawlers name it. */
+  readonly usedBy: readonly number[];
+}
+
+/** The default recipients and webhooks: the file's, and those made in the UI or API. */
+export interface DefaultChannels {
+  readonly file: Pick<AlertTargets, 'email' | 'webhooks'>;
+  /** As stored (a webhook's secret included). */
+  readonly added: ChannelSettings;
+}
+
+/** The shared settings as read: valid ones, and a line for each stored value that is not. */
+interface Shared {
+  readonly presets: ReadonlyMap<string, readonly string[]>;
+  readonly channels: ChannelSettings;
+  readonly problems: readonly string[];
+}
+
+const NO_SHARED: Shared = {
+  presets: new Map(),
+  channels: { email: [], webhooks: [] },
+  problems: [],
+};
 
 export interface CatalogEntry {
   readonly id: number;
@@ -52,6 +96,8 @@ export class SiteCatalog {
   /** Each managed site as last resolved, with the settings it was resolved from. */
   #resolved = new Map<number, { text: string; site: SiteConfig | string }>();
   #problems: string[] = [];
+  #shared: Shared = NO_SHARED;
+  #sharedText = '';
   #rowsSignature: string | undefined;
   #refreshedAt = -Infinity;
   #queue: Promise<unknown> = Promise.resolve();
@@ -83,7 +129,10 @@ export class SiteCatalog {
     return this.#byId.get(id);
   }
 
-  /** Sites added in the UI or API that the current file's settings make invalid, one line each. */
+  /**
+   * What the current file's settings make invalid among the sites, presets and default
+   * channels added in the UI or API (and so not applied), one sentence each.
+   */
   problems(): readonly string[] {
     return this.#problems;
   }
@@ -152,7 +201,7 @@ export class SiteCatalog {
       const existing = await this.#store.findRow({ origin });
       if (existing !== undefined && existing.settings !== null && existing.removedAt === null)
         throw new SiteChangeRefused(409, `${origin} is watched already (site ${existing.id})`);
-      const resolved = refuseInvalid(() => resolveSiteSettings(this.#file, origin, settings));
+      const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), origin, settings));
       const id = await this.#store.saveSite(origin, resolved.settings);
       await this.#read(false);
       return this.#byId.get(id)!;
@@ -183,7 +232,7 @@ export class SiteCatalog {
         if (value === null) delete merged[key];
         else merged[key] = value;
       }
-      const resolved = refuseInvalid(() => resolveSiteSettings(this.#file, row.origin, merged));
+      const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), row.origin, merged));
       await this.#store.updateSettings(id, resolved.settings);
       await this.#read(false);
       return this.#byId.get(id)!;
@@ -247,16 +296,29 @@ export class SiteCatalog {
       await this.#syncFile();
       force = true;
     }
-    const rows = await this.#store.loadDirectory();
+    const [rows, shared] = await Promise.all([
+      this.#store.loadDirectory(),
+      this.#store.loadShared(),
+    ]);
     this.#refreshedAt = this.#now().getTime();
-    const signature = rows
-      .map(
-        (r) =>
-          `${r.id}\t${r.pausedAt?.getTime() ?? ''}\t${r.removedAt === null ? '' : 'x'}\t${JSON.stringify(r.settings)}`,
-      )
-      .join('\n');
+    const sharedText = JSON.stringify(shared);
+    const signature =
+      sharedText +
+      '\n' +
+      rows
+        .map(
+          (r) =>
+            `${r.id}\t${r.pausedAt?.getTime() ?? ''}\t${r.removedAt === null ? '' : 'x'}\t${JSON.stringify(r.settings)}`,
+        )
+        .join('\n');
     if (!force && signature === this.#rowsSignature) return;
     this.#rowsSignature = signature;
+    if (force || sharedText !== this.#sharedText) {
+      // Presets and default channels reach every site resolved against them.
+      this.#sharedText = sharedText;
+      this.#shared = readShared(shared, this.#file);
+      this.#resolved.clear();
+    }
     this.#build(rows);
     for (const listener of this.#listeners) await listener();
   }
@@ -264,13 +326,17 @@ export class SiteCatalog {
   #build(rows: readonly DirectoryRow[]): void {
     const paused = new Map<number, Date>();
     for (const row of rows) if (row.pausedAt !== null) paused.set(row.id, row.pausedAt);
+    const base = this.#base();
+    const fileDefaults = this.#file.notify.defaults;
+    const defaults = base.notify.defaults;
     const fileOrigins = new Set<string>();
-    const entries: CatalogEntry[] = this.#file.sites.map((site) => {
-      fileOrigins.add(site.origin);
-      const id = this.#fileIds.get(site.origin)!;
+    const entries: CatalogEntry[] = this.#file.sites.map((fileSite) => {
+      fileOrigins.add(fileSite.origin);
+      const id = this.#fileIds.get(fileSite.origin)!;
+      const site = retarget(fileSite, fileDefaults, defaults);
       return { id, site, pausedAt: paused.get(id) ?? null, settings: null };
     });
-    const problems: string[] = [];
+    const problems: string[] = [...this.#shared.problems];
     const resolved = new Map<number, { text: string; site: SiteConfig | string }>();
     for (const row of rows) {
       if (row.settings === null || row.removedAt !== null || fileOrigins.has(row.origin)) continue;
@@ -278,10 +344,13 @@ export class SiteCatalog {
       let known = this.#resolved.get(row.id);
       if (known === undefined || known.text !== text) {
         try {
-          known = { text, site: resolveSiteSettings(this.#file, row.origin, row.settings).site };
+          known = { text, site: resolveSiteSettings(base, row.origin, row.settings).site };
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
-          known = { text, site: `${row.origin}: ${error.message}` };
+          known = {
+            text,
+            site: `${row.origin} is not checked: its settings no longer hold with ${this.#file.file}: ${error.message}`,
+          };
         }
       }
       resolved.set(row.id, known);
@@ -299,10 +368,163 @@ export class SiteCatalog {
     this.#entries = entries;
     this.#byId = new Map(entries.map((e) => [e.id, e]));
     this.#config = Object.freeze({
-      ...this.#file,
+      ...base,
       sites: Object.freeze(entries.map((e) => e.site)),
     });
   }
+
+  /** The file's settings with the presets and default channels made in the UI or API. */
+  #base(): Config {
+    const { presets, channels } = this.#shared;
+    let merged: Presets = this.#file.presets;
+    if (presets.size > 0) {
+      const added = [...presets].filter(([name]) => !Object.hasOwn(this.#file.presets, name));
+      merged = Object.freeze({ ...this.#file.presets, ...Object.fromEntries(added) });
+    }
+    let notify = this.#file.notify;
+    try {
+      notify = withDefaultChannels(notify, parseChannels(this.#file, channels).targets);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error; // said by readShared
+    }
+    return { ...this.#file, presets: merged, notify };
+  }
+
+  /** Every preset: the built-in ones, the file's, then those made in the UI or API. */
+  presets(): readonly PresetEntry[] {
+    const usedBy = new Map<string, number[]>();
+    for (const entry of this.#entries) {
+      const agents = entry.settings?.['agents'];
+      if (!Array.isArray(agents)) continue;
+      for (const name of new Set(agents.filter((a): a is string => typeof a === 'string')))
+        if (name.startsWith('@')) usedBy.set(name, [...(usedBy.get(name) ?? []), entry.id]);
+    }
+    const filePresets = this.#file.presets;
+    const out: PresetEntry[] = Object.entries(filePresets).map(([name, agents]) => ({
+      name,
+      agents,
+      source: name in AGENT_PRESETS ? 'built-in' : 'file',
+      overridden: false,
+      usedBy: usedBy.get(name) ?? [],
+    }));
+    for (const [name, agents] of this.#shared.presets)
+      out.push({
+        name,
+        agents,
+        source: 'api',
+        overridden: Object.hasOwn(filePresets, name),
+        usedBy: Object.hasOwn(filePresets, name) ? [] : (usedBy.get(name) ?? []),
+      });
+    return out;
+  }
+
+  /** The default recipients and webhooks: the file's and those added in the UI or API. */
+  defaultChannels(): DefaultChannels {
+    const { email, webhooks } = this.#file.notify.defaults;
+    return { file: { email, webhooks }, added: this.#shared.channels };
+  }
+
+  /**
+   * Makes or changes a crawler preset, `{agents: ["Googlebot", …]}`; the sites added in the
+   * UI or API that name it watch its crawlers from then on.
+   */
+  setPreset(name: string, input: unknown): Promise<PresetEntry> {
+    return this.#serial(async () => {
+      if (Object.hasOwn(this.#file.presets, name) && !(name in AGENT_PRESETS))
+        throw new SiteChangeRefused(409, `${name} is defined in ${this.#file.file}: edit it there`);
+      const agents = refuseInvalid(() => parsePreset(this.#file, name, input));
+      await this.#store.savePreset(name, agents);
+      await this.#read(false);
+      return this.presets().find((p) => p.name === name && p.source === 'api')!;
+    });
+  }
+
+  /** Deletes a preset made in the UI or API that no site uses. */
+  deletePreset(name: string): Promise<void> {
+    return this.#serial(async () => {
+      await this.#read(false);
+      const preset = this.presets().find((p) => p.name === name && p.source === 'api');
+      if (preset === undefined) {
+        const other = this.presets().find((p) => p.name === name);
+        if (other?.source === 'built-in')
+          throw new SiteChangeRefused(409, `${name} is built in: it cannot be deleted`);
+        if (other?.source === 'file')
+          throw new SiteChangeRefused(
+            409,
+            `${name} is defined in ${this.#file.file}: delete it there`,
+          );
+        throw new SiteChangeRefused(404, `there is no preset ${name}`);
+      }
+      if (preset.usedBy.length > 0) {
+        const names = preset.usedBy
+          .slice(0, 3)
+          .map((id) => this.#byId.get(id)!.site.origin)
+          .join(', ');
+        const more = preset.usedBy.length > 3 ? ` and ${preset.usedBy.length - 3} more` : '';
+        throw new SiteChangeRefused(
+          409,
+          `${name} is used by ${preset.usedBy.length} site${preset.usedBy.length === 1 ? '' : 's'} (${names}${more}): change their crawlers first`,
+        );
+      }
+      await this.#store.savePreset(name, null);
+      await this.#read(false);
+    });
+  }
+
+  /**
+   * Replaces the default recipients and webhooks made in the UI or API, `{email?: […],
+   * webhooks?: [{url, secret?, format?}]}`: every site without its own gets them, with
+   * the file's.
+   */
+  setDefaultChannels(input: unknown): Promise<DefaultChannels> {
+    return this.#serial(async () => {
+      const { settings } = refuseInvalid(() => parseChannels(this.#file, input));
+      await this.#store.saveChannels(settings);
+      await this.#read(false);
+      return this.defaultChannels();
+    });
+  }
+}
+
+/** A file site with the running defaults where it uses the file's (its own lists stay). */
+function retarget(
+  site: SiteConfig,
+  fileDefaults: AlertTargets,
+  defaults: AlertTargets,
+): SiteConfig {
+  if (fileDefaults === defaults) return site;
+  const { alerts } = site;
+  if (alerts === fileDefaults) return withAlerts(site, defaults);
+  const email = alerts.email === fileDefaults.email ? defaults.email : alerts.email;
+  const webhooks = alerts.webhooks === fileDefaults.webhooks ? defaults.webhooks : alerts.webhooks;
+  if (email === alerts.email && webhooks === alerts.webhooks) return site;
+  return withAlerts(site, { ...alerts, email, webhooks });
+}
+
+/** The stored presets and channels, checked: what is invalid is left out and said. */
+function readShared(rows: SharedSettingsRows, file: Config): Shared {
+  const problems: string[] = [];
+  const presets = new Map<string, readonly string[]>();
+  if (rows.presets !== null && typeof rows.presets === 'object')
+    for (const [name, agents] of Object.entries(rows.presets as Record<string, unknown>)) {
+      try {
+        presets.set(name, parsePreset(file, name, { agents }));
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        problems.push(`The preset ${name} made in the web is not used: ${error.message}`);
+      }
+    }
+  let channels = NO_SHARED.channels;
+  if (rows.channels !== null)
+    try {
+      channels = parseChannels(file, rows.channels).settings;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(
+        `The default recipients and webhooks made in the web are not used: ${error.message}`,
+      );
+    }
+  return { presets, channels, problems };
 }
 
 /** Runs a validation; its ConfigError becomes a 400 with the same one line. */

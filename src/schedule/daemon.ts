@@ -192,6 +192,7 @@ export class Daemon {
     const { logger } = this.#deps;
     this.#startedAt = this.#deps.check.now();
     await this.#deps.catalog.load();
+    for (const problem of this.#deps.catalog.problems()) logger.warn({}, problem);
     await this.#applySites();
     this.#deps.catalog.onChange(() => this.#applySites());
     // The current period of each schedule is planned now (by whichever process gets to

@@ -29,6 +29,9 @@ import {
   findSite,
   findSiteById,
   loadDirectory,
+  loadSharedSettings,
+  saveChannels,
+  savePreset,
   loadIncidentStart,
   loadSites,
   removeManagedSite,
@@ -161,6 +164,9 @@ export function createSiteDirectory(db: Database): SiteDirectoryStore {
     updateSettings: (id, settings) => updateSiteSettings(db, id, settings),
     setPaused: (id, at) => setSitePaused(db, id, at),
     remove: (id, at) => removeManagedSite(db, id, at),
+    loadShared: () => loadSharedSettings(db),
+    savePreset: (name, agents) => savePreset(db, name, agents),
+    saveChannels: (channels) => saveChannels(db, channels),
   };
 }
 

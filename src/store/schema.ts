@@ -251,3 +251,14 @@ export const outbox = pgTable(
       .where(sql`sent_at IS NULL`),
   ],
 );
+
+/**
+ * Settings made in the UI or API that apply across sites, one JSON document per key:
+ * `presets` (crawler presets by name: their product tokens) and `channels` (the default
+ * alert recipients and webhooks, added to the configuration file's).
+ */
+export const sharedSettings = pgTable('shared_settings', {
+  key: text('key').primaryKey(),
+  value: jsonb('value').notNull(),
+  updatedAt: at('updated_at').notNull().defaultNow(),
+});

@@ -4,8 +4,13 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
-import { sites, snapshots } from './schema.js';
-import type { DirectoryRow, IncidentStart, StoredSite } from '../monitor/records.js';
+import { sharedSettings, sites, snapshots } from './schema.js';
+import type {
+  DirectoryRow,
+  IncidentStart,
+  SharedSettingsRows,
+  StoredSite,
+} from '../monitor/records.js';
 
 /** Makes sure every origin has a row; returns them all, with their current state. */
 export async function syncSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
@@ -145,6 +150,46 @@ export async function setSitePaused(db: Database, id: number, at: Date | null): 
 /** Stops watching a managed site; its history stays. */
 export async function removeManagedSite(db: Database, id: number, at: Date): Promise<void> {
   await db.update(sites).set({ removedAt: at, pausedAt: null }).where(eq(sites.id, id));
+}
+
+/** The settings made in the UI or API for every site, as stored (null: never set). */
+export async function loadSharedSettings(db: Database): Promise<SharedSettingsRows> {
+  const rows = await db.select().from(sharedSettings);
+  const value = (key: string) => rows.find((r) => r.key === key)?.value ?? null;
+  return { presets: value('presets'), channels: value('channels') };
+}
+
+/**
+ * Sets one crawler preset (null: deletes it) in one statement, so that two writers
+ * changing different presets both land.
+ */
+export async function savePreset(
+  db: Database,
+  name: string,
+  agents: readonly string[] | null,
+): Promise<void> {
+  const change =
+    agents === null
+      ? sql`${sharedSettings.value} - ${name}::text`
+      : sql`${sharedSettings.value} || jsonb_build_object(${name}::text, ${JSON.stringify(agents)}::jsonb)`;
+  await db
+    .insert(sharedSettings)
+    .values({ key: 'presets', value: agents === null ? {} : { [name]: agents } })
+    .onConflictDoUpdate({
+      target: sharedSettings.key,
+      set: { value: change, updatedAt: sql`now()` },
+    });
+}
+
+/** Replaces the default channels made in the UI or API. */
+export async function saveChannels(db: Database, channels: Record<string, unknown>): Promise<void> {
+  await db
+    .insert(sharedSettings)
+    .values({ key: 'channels', value: channels })
+    .onConflictDoUpdate({
+      target: sharedSettings.key,
+      set: { value: channels, updatedAt: sql`now()` },
+    });
 }
 
 /** A site's row by origin, or undefined. */

@@ -5,7 +5,7 @@
  * and to the README's table.
  */
 import { z } from 'zod';
-import { siteSchema, siteSettings } from '../config/schema.js';
+import { channelSettings, presetSchema, siteSchema, siteSettings } from '../config/schema.js';
 import { SITE_STATES } from '../monitor/view-overview.js';
 import { CRAWLER_VERDICTS } from '../monitor/view-crawlers.js';
 
@@ -35,7 +35,7 @@ interface Parameter {
 }
 
 interface Operation {
-  readonly method: 'get' | 'post' | 'patch' | 'delete';
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** As OpenAPI writes it: /api/v1/sites/{id}. */
   readonly path: string;
   readonly summary: string;
@@ -235,6 +235,48 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/presets',
+    summary:
+      'The crawler presets: built in, from the configuration file, or made here (source), with the sites added here that name each.',
+    answers: { 200: '{presets: [{name, agents, source, overridden, usedBy}]}' },
+  },
+  {
+    method: 'put',
+    path: '/api/v1/presets/{name}',
+    summary:
+      'Makes or replaces a preset made here ("@shop-bots"); the sites that name it watch its crawlers from then on.',
+    body: presetSchema,
+    answers: { 200: 'the preset' },
+    errors: [400, 409],
+    write: true,
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/presets/{name}',
+    summary: 'Deletes a preset made here that no site names.',
+    answers: { 204: 'deleted' },
+    errors: [404, 409],
+    write: true,
+  },
+  {
+    method: 'get',
+    path: '/api/v1/notifications/defaults',
+    summary:
+      'The default recipients and webhooks: the configuration file’s and those added here (webhooks by origin).',
+    answers: { 200: '{file: {email, webhooks}, added: {email, webhooks}}' },
+  },
+  {
+    method: 'put',
+    path: '/api/v1/notifications/defaults',
+    summary:
+      'Replaces the default recipients and webhooks added here; every site without its own alerts them, with the file’s.',
+    body: channelSettings,
+    answers: { 200: '{file, added}' },
+    errors: [400],
+    write: true,
+  },
+  {
+    method: 'get',
     path: '/api/v1/notifications',
     summary:
       'Where alerts go: the mail server, the channels (default and per site) with their ids, and those failing.',
@@ -280,8 +322,8 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'a bad parameter or body',
   401: 'the token is missing or wrong (when web.token is set)',
   403: 'read-only: web.token is not set',
-  404: 'no such site, snapshot or channel',
-  409: 'the site is the configuration file’s, or no longer configured',
+  404: 'no such site, snapshot, channel or preset',
+  409: 'the site or preset is the configuration file’s (or built in), or still in use',
   413: 'the file to test is too large',
   422: 'the test is too large or too slow',
   502: 'the channel’s receiver did not accept the test',
@@ -306,6 +348,13 @@ export function openApiDocument(): Record<string, unknown> {
         in: 'path',
         description: 'a crawler product token as watched (GPTBot, Googlebot, *)',
         schema: { type: 'string' },
+      });
+    if (op.path.includes('{name}'))
+      parameters.push({
+        name: 'name',
+        in: 'path',
+        description: 'a preset’s name, with or without its "@" (@shop-bots)',
+        schema: { type: 'string', pattern: '^@?[a-z0-9][a-z0-9-]{0,39}$' },
       });
     for (const [name, description] of op.query ?? [])
       parameters.push({ name, in: 'query', description, schema: { type: 'string' } });

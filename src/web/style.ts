@@ -42,6 +42,7 @@ td.changed { background: var(--changed); }
 .scroll { overflow-x: auto; max-width: 100%; }
 table.matrix th[scope=row] { font-weight: normal; color: var(--ink); white-space: nowrap; }
 table.matrix td, table.matrix th { white-space: nowrap; }
+td.nowrap { white-space: nowrap; }
 form.filter { margin: .4rem 0 .8rem; }
 form.filter input[type=text] { width: auto; min-width: 14rem; }
 ol.changes { padding-left: 0; list-style: none; }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logged, startDaemon } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const [fileSite, apiSite, reloadSite] = [
   new FixtureServer(),
@@ -52,6 +53,7 @@ describe('robowatch start with sites that change while it runs', () => {
     writeFileSync(file, configText(dir, [fileSite]));
     const daemon = startDaemon(file, { DATABASE_URL: '' });
     const wait = { timeout: 60_000, interval: 100 };
+    const hook = await new WebhookReceiver('default-hook-secret').start();
     try {
       await vi.waitFor(() => expect(logged(daemon, 'web listening')).toBe(true), wait);
       const base = String(daemon.logs.find((l) => l['msg'] === 'web listening')!['url']);
@@ -80,6 +82,21 @@ describe('robowatch start with sites that change while it runs', () => {
         wait,
       );
       expect(fetches(apiSite)).toBeLessThanOrEqual(atPause + 1);
+
+      // A default webhook added through the API: the file's site alerts it from then on,
+      // signed with its secret, without a restart.
+      const defaults = await api('PUT', '/api/v1/notifications/defaults', {
+        webhooks: [{ url: hook.url, secret: hook.secret }],
+      });
+      expect(defaults.status).toBe(200);
+      fileSite.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /\n');
+      await vi.waitFor(() => expect(hook.received.length).toBeGreaterThanOrEqual(1), wait);
+      const alert = hook.received[0]!;
+      expect(alert.signatureValid).toBe(true);
+      const body = JSON.parse(alert.body) as { site: string; subject: string };
+      expect(body.site).toBe(fileSite.origin);
+      expect(body.subject).toContain('now disallowed');
+      fileSite.serve('/robots.txt', 200, ROBOTS);
 
       // SIGHUP: the file now lists another site; it is checked from then on.
       writeFileSync(file, configText(dir, [fileSite, reloadSite]));
@@ -124,6 +141,7 @@ describe('robowatch start with sites that change while it runs', () => {
       );
     } finally {
       daemon.child.kill('SIGTERM');
+      await hook.stop();
     }
     expect(await daemon.exit).toBe(0);
     expect(daemon.logs.at(-1)?.['msg']).toBe('daemon stopped');

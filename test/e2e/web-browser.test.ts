@@ -389,6 +389,41 @@ describe('the web UI in Chromium', () => {
     await shot('bulk');
   });
 
+  it('makes a crawler preset and adds a default recipient from the web', async () => {
+    await page.goto(`${base}/crawlers`);
+    const form = page.locator('#new-preset');
+    await form.getByLabel(/^Name/).fill('@shop-bots');
+    await form.getByLabel(/^Crawlers/).fill('Bingbot\nPetal.Bot');
+    await page.getByRole('button', { name: 'Save preset' }).click();
+    await expect
+      .poll(() => page.textContent('.notice.error'))
+      .toBe('Crawlers (Petal.Bot): must be a crawler product token (letters, "-", "_")');
+    await form.getByLabel(/^Crawlers/).fill('Bingbot\nPetalBot');
+    await page.getByRole('button', { name: 'Save preset' }).click();
+    await expect.poll(() => page.textContent('.notice')).toBe('@shop-bots saved: 2 crawlers.');
+    expect(await page.getByRole('row', { name: /@shop-bots/ }).textContent()).toContain(
+      'Bingbot, PetalBot',
+    );
+    await shot('presets');
+
+    await page.getByRole('link', { name: 'Notifications', exact: true }).click();
+    await page.getByLabel('Alert emails to').fill('team@example.com');
+    await page.getByRole('button', { name: 'Save default recipients' }).click();
+    await expect
+      .poll(() => page.textContent('.notice'))
+      .toMatch(/^Default recipients saved: every site without its own alerts them/);
+    const email = page.getByRole('row', { name: /Email to seo@example\.com, team@example\.com/ });
+    const before = smtp.received.length;
+    await email.getByRole('button', { name: 'Send a test' }).click();
+    await expect.poll(() => smtp.received.length).toBe(before + 1);
+    expect(smtp.received.at(-1)!.envelopeTo).toEqual(['seo@example.com', 'team@example.com']);
+    await page.getByLabel('Alert emails to').fill('');
+    await page.getByRole('button', { name: 'Save default recipients' }).click();
+    await expect
+      .poll(() => page.getByRole('row', { name: /Email to seo@example\.com/ }).textContent())
+      .not.toContain('team@example.com');
+  });
+
   it('keeps hostile content inert: no script runs, no element is injected', async () => {
     const response = await fetch(`${base}/api/v1/sites/1/snapshots`, {
       headers: { authorization: `Bearer ${TOKEN}` },

@@ -1,8 +1,26 @@
 import type { FC } from 'hono/jsx';
 import type { CrawlerCounts } from '../../monitor/records.js';
+import type { PresetEntry } from '../../monitor/site-catalog.js';
 import { CRAWLER_VERDICTS, CRAWLER_VERDICT_TEXT } from '../../monitor/view-crawlers.js';
 import type { CrawlerPage, CrawlerVerdict } from '../../monitor/view-crawlers.js';
-import { Layout, PageLinks } from './components.js';
+import { Layout, Notice, PageLinks } from './components.js';
+
+const SOURCE_TEXT: Record<PresetEntry['source'], string> = {
+  'built-in': 'built in',
+  file: 'configuration file',
+  api: 'made here',
+};
+
+/** A preset's form as typed: its name and its crawlers (lines, commas or spaces between). */
+export interface PresetForm {
+  readonly name: string;
+  readonly agents: string;
+}
+
+/** The crawlers a preset form lists. */
+export function presetAgentsOf(form: PresetForm): string[] {
+  return form.agents.split(/[\s,]+/).filter((t) => t !== '');
+}
 
 const crawlerLink = (agent: string, verdict?: CrawlerVerdict, page?: number) => {
   const params = new URLSearchParams();
@@ -12,17 +30,29 @@ const crawlerLink = (agent: string, verdict?: CrawlerVerdict, page?: number) => 
   return `/crawlers/${encodeURIComponent(agent)}${q === '' ? '' : `?${q}`}`;
 };
 
-/** Every watched crawler: on how many sites it is blocked, partly blocked, allowed. */
+/**
+ * Every watched crawler: on how many sites it is blocked, partly blocked, allowed; and
+ * the presets, with forms to make, change and delete those made here.
+ */
 export const CrawlersPageView: FC<{
   crawlers: readonly CrawlerCounts[];
-  /** The presets agent lists may name, and the crawlers each stands for. */
-  presets: Readonly<Record<string, readonly string[]>>;
+  /** The presets agent lists may name, where each is defined and who uses it. */
+  presets: readonly PresetEntry[];
   /** The crawlers a site watches when it names none (the configuration's top-level agents). */
   defaults: string;
   signedIn: boolean;
-}> = ({ crawlers, presets, defaults, signedIn }) => (
+  /** Whether this request may change presets (the token is set and it is signed in). */
+  canEdit: boolean;
+  /** What was just done, or the one line that says why not. */
+  notice?: { readonly text: string; readonly error: boolean } | undefined;
+  /** The new-preset form as sent, when it was refused. */
+  form?: PresetForm | undefined;
+  /** The file the configuration was read from (for "edit it there"). */
+  file: string;
+}> = ({ crawlers, presets, defaults, signedIn, canEdit, notice, form, file }) => (
   <Layout title="Crawlers" signedIn={signedIn}>
     <h1>Crawlers</h1>
+    {notice === undefined ? null : <Notice error={notice.error}>{notice.text}</Notice>}
     <p class="muted">
       Each crawler watched on some site, over every site's robots.txt now: on how many it may fetch
       none of the watched URLs, some, or all. A site whose robots.txt cannot be read counts as
@@ -62,19 +92,93 @@ export const CrawlersPageView: FC<{
         </table>
       </div>
     )}
-    <h2>Presets</h2>
+    <h2 id="presets">Presets</h2>
     <p class="muted">
-      A site's crawlers (in the configuration file or its form) may name a preset; a site that names
-      none watches the configuration's: {defaults}.
+      A site's crawlers (in the configuration file or its form) may name a preset, and watch every
+      crawler in it; a site that names none watches the configuration's: {defaults}. Presets made
+      here are for the sites added here or through the API; the configuration file names its own
+      under <code>presets:</code> (and wins when both use a name).
     </p>
-    <dl class="facts">
-      {Object.entries(presets).map(([name, agents]) => (
-        <>
-          <dt>{name}</dt>
-          <dd>{agents.join(', ')}</dd>
-        </>
-      ))}
-    </dl>
+    <div class="scroll">
+      <table>
+        <thead>
+          <tr>
+            <th>Preset</th>
+            <th>Crawlers</th>
+            <th>Defined in</th>
+            <th class="num">Sites</th>
+          </tr>
+        </thead>
+        <tbody>
+          {presets.map((p) => (
+            <tr id={`preset-${p.name.slice(1)}`}>
+              <td class="nowrap">
+                <code>{p.name}</code>
+              </td>
+              <td>
+                {p.agents.join(', ')}
+                {canEdit && p.source === 'api' && !p.overridden ? (
+                  <details>
+                    <summary>Edit {p.name}</summary>
+                    <form method="post" action="/crawlers/presets">
+                      <input type="hidden" name="name" value={p.name} />
+                      <label>
+                        Crawlers of {p.name}
+                        <textarea name="agents" rows={3}>
+                          {p.agents.join('\n')}
+                        </textarea>
+                      </label>
+                      <button type="submit">Save {p.name}</button>
+                    </form>
+                    <form method="post" action={`/crawlers/presets/${p.name.slice(1)}/delete`}>
+                      <button type="submit">Delete {p.name}</button>
+                    </form>
+                  </details>
+                ) : null}
+              </td>
+              <td>
+                {SOURCE_TEXT[p.source]}
+                {p.overridden ? <div class="muted">not used: {file} defines it too</div> : null}
+              </td>
+              <td class="num">{p.source === 'api' ? p.usedBy.length : '–'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+    {canEdit ? (
+      <form method="post" action="/crawlers/presets" class="site-form" id="new-preset">
+        <input type="hidden" name="mode" value="new" />
+        <h3>New preset</h3>
+        <label>
+          Name
+          <input
+            type="text"
+            name="name"
+            value={form?.name ?? ''}
+            placeholder="@shop-bots"
+            required
+            pattern="@[a-z0-9][a-z0-9-]{0,39}"
+          />
+          <span class="muted">"@" then lower-case letters, digits or "-".</span>
+        </label>
+        <label>
+          Crawlers
+          <textarea name="agents" rows={4} placeholder={'Googlebot\nBingbot'}>
+            {form?.agents ?? ''}
+          </textarea>
+          <span class="muted">
+            Product tokens as robots.txt names them, one per line (or commas between).
+          </span>
+        </label>
+        <button type="submit">Save preset</button>
+      </form>
+    ) : (
+      <p class="muted">
+        Read-only: making presets from the web needs the access token (web.token in the
+        configuration) and signing in.
+      </p>
+    )}
   </Layout>
 );
 

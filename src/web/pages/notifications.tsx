@@ -1,8 +1,17 @@
 import type { FC } from 'hono/jsx';
+import { redactUrl } from '../../lib/redact.js';
+import type { DefaultChannels } from '../../monitor/site-catalog.js';
 import { failingText } from '../../monitor/view-notifications.js';
 import type { NotificationsView } from '../../monitor/view-notifications.js';
 import type { TestResult } from '../notifications.js';
 import { Layout, Notice } from './components.js';
+import { webhookLines } from './site-form.js';
+
+/** The default-recipients form as typed. */
+export interface ChannelsForm {
+  readonly email: string;
+  readonly webhooks: string;
+}
 
 const EVENT_WORDS: Record<string, string> = {
   newly_disallowed: 'pages newly blocked',
@@ -27,10 +36,21 @@ export const NotificationsPageView: FC<{
   /** Whether web.token is set (without it, nothing can be sent from the web). */
   tokenSet: boolean;
   result?: TestResult | undefined;
-}> = ({ view, signedIn, canSend, tokenSet, result }) => (
+  /** The default recipients and webhooks: the file's, and those added here. */
+  defaults: DefaultChannels;
+  /** Whether this request may change the defaults added here. */
+  canEdit: boolean;
+  /** What was just done, or the one line that says why not. */
+  notice?: { readonly text: string; readonly error: boolean } | undefined;
+  /** The defaults form as sent, when it was refused. */
+  form?: ChannelsForm | undefined;
+  /** The file the configuration was read from. */
+  file: string;
+}> = ({ view, signedIn, canSend, tokenSet, result, defaults, canEdit, notice, form, file }) => (
   <Layout title="Notifications" signedIn={signedIn}>
     <h1>Notifications</h1>
     {result === undefined ? null : <Notice error={!result.sent}>{result.message}</Notice>}
+    {notice === undefined ? null : <Notice error={notice.error}>{notice.text}</Notice>}
     {view.failing.map((f) => (
       <Notice error>{failingText(f)}</Notice>
     ))}
@@ -47,9 +67,10 @@ export const NotificationsPageView: FC<{
       )}
     </p>
     <p class="muted">
-      The mail server and the default recipients come from the configuration file (they may hold
-      passwords); a site’s own recipients and webhooks are edited with the site (Edit on its page),
-      and override the defaults for that site.
+      Every site without recipients of its own alerts the default recipients and webhooks: those of
+      the configuration file and those added below. A site’s own are edited with the site (Edit on
+      its page) and replace the defaults for that site. The mail server stays in the configuration
+      file (it may hold a password).
     </p>
     {view.channels.length === 0 ? (
       <p class="muted">
@@ -113,6 +134,57 @@ export const NotificationsPageView: FC<{
           </tbody>
         </table>
       </div>
+    )}
+    <h2 id="defaults">Default recipients</h2>
+    <dl class="facts">
+      <dt>From {file}</dt>
+      <dd>
+        {[
+          ...defaults.file.email,
+          ...defaults.file.webhooks.map((w) => `webhook ${redactUrl(w.url)}`),
+        ].join(', ') || 'none'}
+      </dd>
+      {canEdit ? null : (
+        <>
+          <dt>Added here</dt>
+          <dd>
+            {[
+              ...defaults.added.email,
+              ...defaults.added.webhooks.map((w) => `webhook ${redactUrl(w.url)}`),
+            ].join(', ') || 'none'}
+          </dd>
+        </>
+      )}
+    </dl>
+    {canEdit ? (
+      <form method="post" action="/notifications/defaults" class="site-form">
+        <label>
+          Alert emails to
+          <textarea name="email" rows={2}>
+            {form?.email ?? defaults.added.email.join(', ')}
+          </textarea>
+          <span class="muted">
+            Added to the file’s recipients; commas or lines between.
+            {view.email === null ? ' Needs notify.email (the mail server) in the file.' : ''}
+          </span>
+        </label>
+        <label>
+          Webhooks
+          <textarea name="webhooks" rows={2}>
+            {form?.webhooks ?? webhookLines(defaults.added.webhooks)}
+          </textarea>
+          <span class="muted">
+            One per line: the URL, then “slack” for a Slack incoming webhook (JSON otherwise). A
+            webhook kept by URL keeps its signing secret (secrets are set through the API).
+          </span>
+        </label>
+        <button type="submit">Save default recipients</button>
+      </form>
+    ) : (
+      <p class="muted">
+        Read-only: {tokenSet ? 'sign in' : 'set web.token in the configuration and sign in'} to add
+        default recipients from the web.
+      </p>
     )}
   </Layout>
 );

@@ -43,6 +43,8 @@ export const OverviewPageView: FC<{
   paused: ReadonlySet<number>;
   /** The origin of a site just removed from the web, if any. */
   removed: string | undefined;
+  /** What was made in the web and is not applied (the file's settings make it invalid). */
+  problems: readonly string[];
 }> = ({
   view,
   query,
@@ -56,6 +58,7 @@ export const OverviewPageView: FC<{
   canEdit,
   paused,
   removed,
+  problems,
 }) => {
   const link = (change: { state?: SiteState | undefined; sort?: string; page?: number }) => {
     const params = new URLSearchParams();
@@ -85,6 +88,9 @@ export const OverviewPageView: FC<{
         <Notice error>
           {failingText(f)} (<a href="/notifications">notifications</a>)
         </Notice>
+      ))}
+      {problems.map((p) => (
+        <Notice error>{p}</Notice>
       ))}
       <p>
         {canEdit ? (

@@ -29,10 +29,42 @@ export const EMPTY_SITE_FORM: SiteForm = {
   webhooks: '',
 };
 
-interface WebhookSetting {
+/** A webhook as stored or typed (checked when the settings are). */
+export interface WebhookSetting {
   readonly url: string;
-  readonly format?: 'json' | 'slack';
+  readonly format?: string;
   readonly secret?: string;
+}
+
+/** Webhooks as a form shows them: one per line, "URL" or "URL slack". */
+export function webhookLines(webhooks: readonly WebhookSetting[]): string {
+  return webhooks.map((w) => (w.format === 'slack' ? `${w.url} slack` : w.url)).join('\n');
+}
+
+/** A form's webhooks ("URL" or "URL slack" per line); one kept by URL keeps its secret. */
+export function webhooksOfText(
+  text: string,
+  previous: readonly WebhookSetting[],
+): WebhookSetting[] {
+  const secrets = new Map(previous.map((w) => [w.url, w.secret]));
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .map((line) => {
+      const [url, format] = line.split(/\s+/);
+      const secret = secrets.get(url!);
+      return {
+        url: url!,
+        ...(format === undefined ? {} : { format }),
+        ...(secret === undefined ? {} : { secret }),
+      };
+    });
+}
+
+/** A form's email recipients (commas, semicolons, spaces or lines between). */
+export function emailsOfText(text: string): string[] {
+  return text.split(/[\s,;]+/).filter((e) => e !== '');
 }
 
 /** The webhooks of stored settings (as the API or the form wrote them). */
@@ -61,9 +93,7 @@ export function formOf(origin: string, settings: Record<string, unknown>): SiteF
     profile: typeof settings['profile'] === 'string' ? settings['profile'] : '',
     schedule: typeof settings['schedule'] === 'string' ? settings['schedule'] : '',
     email: list((settings['notify'] as { email?: unknown } | undefined)?.email).join(', '),
-    webhooks: webhooksOf(settings)
-      .map((w) => (w.format === 'slack' ? `${w.url} slack` : w.url))
-      .join('\n'),
+    webhooks: webhookLines(webhooksOf(settings)),
   };
 }
 
@@ -106,21 +136,8 @@ function notifyOf(
   form: SiteForm,
   previous: Record<string, unknown> | null,
 ): Record<string, unknown> | undefined {
-  const email = form.email.split(/[\s,;]+/).filter((e) => e !== '');
-  const secrets = new Map(webhooksOf(previous).map((w) => [w.url, w.secret]));
-  const webhooks = form.webhooks
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l !== '')
-    .map((line) => {
-      const [url, format] = line.split(/\s+/);
-      const secret = secrets.get(url!);
-      return {
-        url: url!,
-        ...(format === undefined ? {} : { format }),
-        ...(secret === undefined ? {} : { secret }),
-      };
-    });
+  const email = emailsOfText(form.email);
+  const webhooks = webhooksOfText(form.webhooks, webhooksOf(previous));
   const events = (previous?.['notify'] as { events?: unknown } | undefined)?.events;
   if (email.length === 0 && webhooks.length === 0) return undefined;
   return {

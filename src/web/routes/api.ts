@@ -338,6 +338,52 @@ export function registerApi(
     });
   });
 
+  // Crawler presets: the built-in ones, the file's, and those made here (which PUT and
+  // DELETE change). "@shop-bots" or "shop-bots" in the path.
+  const presetName = (c: Context<WebEnv>) => {
+    const name = c.req.param('name') ?? '';
+    return name.startsWith('@') ? name : `@${name}`;
+  };
+  app.get(`${api}/presets`, (c) => c.json({ presets: deps.catalog.presets() }));
+  app.put(`${api}/presets/:name`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const name = presetName(c);
+    const body = await readJson(c, '{"agents": ["Googlebot", …]}');
+    const preset = await catalogChange(() => deps.catalog.setPreset(name, body));
+    deps.logger.info({ preset: name, agents: preset.agents.length }, 'preset saved from the API');
+    return c.json(preset);
+  });
+  app.delete(`${api}/presets/:name`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const name = presetName(c);
+    await catalogChange(() => deps.catalog.deletePreset(name));
+    deps.logger.info({ preset: name }, 'preset deleted from the API');
+    return c.body(null, 204);
+  });
+
+  // The default recipients and webhooks: the file's (read-only) and those added here.
+  const defaultsDocument = () => {
+    const { file, added } = deps.catalog.defaultChannels();
+    const hooks = (list: readonly { url: string; format?: string; secret?: string }[]) =>
+      list.map((w) => ({
+        url: redactUrl(w.url),
+        format: w.format ?? 'json',
+        signed: w.secret !== undefined,
+      }));
+    return {
+      file: { email: file.email, webhooks: hooks(file.webhooks) },
+      added: { email: added.email, webhooks: hooks(added.webhooks) },
+    };
+  };
+  app.get(`${api}/notifications/defaults`, (c) => c.json(defaultsDocument()));
+  app.put(`${api}/notifications/defaults`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const body = await readJson(c, '{"email": [...], "webhooks": [{"url", "secret"?, "format"?}]}');
+    await catalogChange(() => deps.catalog.setDefaultChannels(body));
+    deps.logger.info({}, 'default recipients saved from the API');
+    return c.json(defaultsDocument());
+  });
+
   app.get(`${api}/openapi.json`, (c) => c.json(openApiDocument()));
 
   // Where alerts go, and whether they get there.

@@ -1,8 +1,5 @@
 /** The HTML pages: server-rendered, usable without JavaScript. */
 import type { Context, Hono } from 'hono';
-import type { JSX } from 'hono/jsx/jsx-runtime';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ClockContext } from '../pages/components.js';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { isChangeEventType } from '../../policy/events.js';
@@ -33,15 +30,13 @@ import { OverviewPageView } from '../pages/overview.js';
 import { BulkAddPageView } from '../pages/bulk.js';
 import { BulkListRefused, addSiteList } from '../bulk.js';
 import { renderAtom } from '../feed.js';
-import { CrawlerPageView, CrawlersPageView } from '../pages/crawlers.js';
-import { isCrawlerVerdict, viewCrawler, viewCrawlers } from '../../monitor/view-crawlers.js';
+import { CrawlerPageView } from '../pages/crawlers.js';
+import { isCrawlerVerdict, viewCrawler } from '../../monitor/view-crawlers.js';
+import { pageRenderer } from './render.js';
+import { registerSettingsPages } from './settings-pages.js';
 import type { FeedSite } from '../feed.js';
 import type { SiteConfig } from '../../config/config.js';
-import { AGENT_PRESETS } from '../../config/agents.js';
 import type { BulkLine } from '../bulk.js';
-import { NotificationsPageView } from '../pages/notifications.js';
-import { notificationsNow, sendChannelTest } from '../notifications.js';
-import type { TestResult } from '../notifications.js';
 import { SitePageView } from '../pages/site.js';
 import {
   EMPTY_SITE_FORM,
@@ -88,15 +83,8 @@ export function registerPages(
   /** Feed links carry the feeds' read-only key when a token guards everything else. */
   const feedQuery = token === undefined ? '' : `?key=${feedKey(token)}`;
   /** A page, its times shown in the configured time zone with how long ago. */
-  const render = (c: Context<WebEnv>, element: JSX.Element, status?: ContentfulStatusCode) =>
-    c.html(
-      <ClockContext.Provider
-        value={{ timeZone: deps.catalog.config.schedule.timezone, now: deps.now() }}
-      >
-        {element}
-      </ClockContext.Provider>,
-      status,
-    );
+  const render = pageRenderer(deps);
+  registerSettingsPages(app, deps, sites, render);
 
   app.get('/', async (c) => {
     const query = c.req.query('q') ?? '';
@@ -136,6 +124,7 @@ export function registerPages(
         canEdit={token !== undefined && c.get('signedIn')}
         paused={paused}
         removed={c.req.query('removed')}
+        problems={deps.catalog.problems()}
       />,
     );
   });
@@ -184,18 +173,7 @@ export function registerPages(
     );
   });
 
-  // One crawler across every site, and every crawler's counts.
-  app.get('/crawlers', async (c) =>
-    render(
-      c,
-      <CrawlersPageView
-        crawlers={await viewCrawlers(deps.store)}
-        presets={AGENT_PRESETS}
-        defaults={deps.catalog.file.siteDefaults.agents.map(agentText).join(', ')}
-        signedIn={c.get('signedIn')}
-      />,
-    ),
-  );
+  // One crawler across every site (the list and the presets: routes/settings-pages.tsx).
   app.get('/crawlers/:agent', async (c) => {
     const agent = c.req.param('agent');
     const verdictParam = c.req.query('verdict') ?? '';
@@ -210,26 +188,6 @@ export function registerPages(
       c,
       <CrawlerPageView view={view} verdict={verdict} signedIn={c.get('signedIn')} />,
     );
-  });
-
-  // Where alerts go, which channels fail, and a test for each.
-  const notificationsPage = async (c: Context<WebEnv>, result?: TestResult) =>
-    render(
-      c,
-      <NotificationsPageView
-        view={await notificationsNow(deps, sites)}
-        signedIn={c.get('signedIn')}
-        canSend={token !== undefined && c.get('signedIn') && deps.sendTest !== undefined}
-        tokenSet={token !== undefined}
-        result={result}
-      />,
-    );
-  app.get('/notifications', (c) => notificationsPage(c));
-  app.post('/notifications/test', async (c) => {
-    requireWriteAccess(c, token);
-    const body = await c.req.parseBody();
-    const id = typeof body['channel'] === 'string' ? body['channel'] : '';
-    return notificationsPage(c, await sendChannelTest(deps, sites, id));
   });
 
   // Adding and editing sites: the forms post here; the API does the same over JSON.

@@ -117,7 +117,13 @@ describe('the OpenAPI document', () => {
         // "`POST /api/v1/sites/ID/pause`, `…/resume`": the same route with another ending.
         const paths = [base, ...more.map((m) => base.replace(/\/[^/]+$/, m.replace('…', '')))];
         return paths.map((p) =>
-          route(method!, p.replace(/\/(ID|N)(?=\/|$)/g, '/:id').replace(/\/AGENT$/, '/:agent')),
+          route(
+            method!,
+            p
+              .replace(/\/(ID|N)(?=\/|$)/g, '/:id')
+              .replace(/\/AGENT$/, '/:agent')
+              .replace(/\/NAME$/, '/:name'),
+          ),
         );
       })
       .sort();

@@ -169,7 +169,7 @@ web: {token: '${TOKEN}'}`,
     ]);
     // The presets agent lists may name, with what they stand for.
     const list = await page('/crawlers');
-    expect(list).toMatch(/<dt>@ai<\/dt><dd>[^<]*GPTBot[^<]*<\/dd>/);
+    expect(list).toMatch(/<code>@ai<\/code><\/td><td>[^<]*GPTBot[^<]*<\/td><td>built in/);
     expect(list).toContain('a site that names none watches the configuration&#39;s: Googlebot.');
     const html = await page('/crawlers/Googlebot');
     expect(html).toContain('1 blocked from some watched URLs');

@@ -66,6 +66,27 @@ sites:
     expect(config.sites[0]!.profile).toBe('rfc9309');
   });
 
+  it('lets the file name presets of its own and use them in any agent list', () => {
+    const config = parse(`
+presets:
+  "@shop-bots": [Googlebot, Bingbot, PetalBot]
+agents: ['@shop-bots', '*']
+watch: [/]
+sites:
+  - url: https://a.example
+  - url: https://b.example
+    agents: ['@shop-bots', {token: Bingbot, profile: legacy}]
+`);
+    expect(config.sites[0]!.agents.map((a) => a.token)).toEqual([
+      'Googlebot',
+      'Bingbot',
+      'PetalBot',
+      '*',
+    ]);
+    expect(config.sites[1]!.agents.find((a) => a.token === 'Bingbot')!.profile).toBe('legacy');
+    expect(Object.keys(config.presets)).toEqual(['@search', '@ai', '@shop-bots']);
+  });
+
   it('normalises watched URLs the way a crawler requests them', () => {
     const config = parse(
       'sites:\n  - url: HTTPS://Example.COM:443\n    watch: ["/a b", "/café?q=x y#top", "https://example.com/x", "/a b"]\n',
@@ -248,7 +269,27 @@ sites:
       'fetch:\n  allowPrivateAddresses: "yes"',
       'robowatch.yaml: fetch.allowPrivateAddresses: must be true or false',
     ],
-    ['agents: ["@bots"]', 'robowatch.yaml: agents[0]: unknown preset (expected @search, @ai)'],
+    [
+      'agents: ["@bots"]',
+      'robowatch.yaml: agents[0]: unknown preset "@bots" (expected @search, @ai)',
+    ],
+    [
+      'agents: ["@shop"]\npresets: {"@shops": [Googlebot]}',
+      'robowatch.yaml: agents[0]: unknown preset "@shop" (expected @search, @ai, @shops)',
+    ],
+    [
+      'presets: {shops: [Googlebot]}',
+      'robowatch.yaml: presets.shops: must be a preset name: "@" then lower-case letters, digits or "-"',
+    ],
+    [
+      'presets: {"@ai": [GPTBot]}',
+      'robowatch.yaml: presets.@ai: is a built-in preset: choose another name',
+    ],
+    [
+      'presets: {"@shops": ["*"]}',
+      'robowatch.yaml: presets.@shops[0]: must be a crawler product token (letters, "-", "_")',
+    ],
+    ['presets: {"@shops": []}', 'robowatch.yaml: presets.@shops: must name at least one crawler'],
     [
       'agents: [{token: Googlebot, profile: bing}]',
       'robowatch.yaml: agents[0].profile: must be one of google, rfc9309, legacy',

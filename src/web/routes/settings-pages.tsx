@@ -1,0 +1,186 @@
+/**
+ * The pages of what applies across sites: the crawlers (with the presets, made and
+ * changed here) and the notification channels (with the default recipients added here,
+ * and a test for each channel).
+ */
+import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { SiteChangeRefused } from '../../monitor/site-catalog.js';
+import { viewCrawlers } from '../../monitor/view-crawlers.js';
+import { requireWriteAccess } from '../auth.js';
+import type { WebEnv } from '../auth.js';
+import type { WebDeps } from '../deps.js';
+import { notificationsNow, sendChannelTest } from '../notifications.js';
+import type { TestResult } from '../notifications.js';
+import { CrawlersPageView, presetAgentsOf } from '../pages/crawlers.js';
+import type { PresetForm } from '../pages/crawlers.js';
+import { NotificationsPageView } from '../pages/notifications.js';
+import type { ChannelsForm } from '../pages/notifications.js';
+import { agentText, emailsOfText, webhooksOfText } from '../pages/site-form.js';
+import type { ConfiguredSites } from '../sites.js';
+import type { Render } from './render.js';
+
+type Notice = { readonly text: string; readonly error: boolean };
+
+/**
+ * A refusal as a form says it: the field's label for the key, and the item it is about
+ * ("Crawlers (Google.bot): must be …" rather than "agents[1]: must be …").
+ */
+export function fieldMessage(
+  message: string,
+  fields: Readonly<Record<string, { label: string; values: readonly string[] }>>,
+): string {
+  const match = /^(\w+)(?:\[(\d+)\])?(?:\.\w+)?: /.exec(message);
+  const field = match === null ? undefined : fields[match[1]!];
+  if (match === null || field === undefined) return message;
+  const item = match[2] === undefined ? undefined : field.values[Number(match[2])];
+  return `${field.label}${item === undefined ? '' : ` (${item})`}: ${message.slice(match[0].length)}`;
+}
+
+export function registerSettingsPages(
+  app: Hono<WebEnv>,
+  deps: WebDeps,
+  sites: ConfiguredSites,
+  render: Render,
+): void {
+  const token = deps.config.web.token;
+  const canEdit = (c: Context<WebEnv>) => token !== undefined && c.get('signedIn');
+  const text = (body: Record<string, unknown>, name: string) =>
+    typeof body[name] === 'string' ? body[name] : '';
+
+  // Every crawler's counts, and the presets.
+  const crawlersPage = async (
+    c: Context<WebEnv>,
+    notice?: Notice,
+    form?: PresetForm,
+    status?: ContentfulStatusCode,
+  ) =>
+    render(
+      c,
+      <CrawlersPageView
+        crawlers={await viewCrawlers(deps.store)}
+        presets={deps.catalog.presets()}
+        defaults={deps.catalog.file.siteDefaults.agents.map(agentText).join(', ')}
+        signedIn={c.get('signedIn')}
+        canEdit={canEdit(c)}
+        notice={notice}
+        form={form}
+        file={deps.catalog.file.file}
+      />,
+      status,
+    );
+  app.get('/crawlers', (c) => {
+    const saved = c.req.query('saved');
+    const deleted = c.req.query('deleted');
+    const preset = deps.catalog.presets().find((p) => p.name === saved && p.source === 'api');
+    const notice =
+      preset !== undefined
+        ? {
+            text: `${preset.name} saved: ${preset.agents.length} crawler${preset.agents.length === 1 ? '' : 's'}${preset.usedBy.length > 0 ? `, watched from now on by the ${preset.usedBy.length} site${preset.usedBy.length === 1 ? '' : 's'} that name it` : ''}.`,
+            error: false,
+          }
+        : deleted !== undefined && /^@[a-z0-9-]{1,40}$/.test(deleted)
+          ? { text: `${deleted} deleted.`, error: false }
+          : undefined;
+    return crawlersPage(c, notice);
+  });
+  app.post('/crawlers/presets', async (c) => {
+    requireWriteAccess(c, token);
+    const body = await c.req.parseBody();
+    const form = { name: text(body, 'name').trim(), agents: text(body, 'agents') };
+    const agents = presetAgentsOf(form);
+    try {
+      if (text(body, 'mode') === 'new' && deps.catalog.presets().some((p) => p.name === form.name))
+        throw new SiteChangeRefused(409, `name: ${form.name} exists already: edit it in the list`);
+      const preset = await deps.catalog.setPreset(form.name, { agents });
+      deps.logger.info(
+        { preset: preset.name, agents: preset.agents.length },
+        'preset saved from the web',
+      );
+    } catch (error) {
+      if (!(error instanceof SiteChangeRefused)) throw error;
+      const message = fieldMessage(error.message, {
+        name: { label: 'Name', values: [] },
+        agents: { label: 'Crawlers', values: agents },
+      });
+      return crawlersPage(c, { text: message, error: true }, form, error.status);
+    }
+    return c.redirect(`/crawlers?saved=${encodeURIComponent(form.name)}#presets`, 303);
+  });
+  app.post('/crawlers/presets/:name/delete', async (c) => {
+    requireWriteAccess(c, token);
+    const name = `@${c.req.param('name')}`;
+    try {
+      await deps.catalog.deletePreset(name);
+    } catch (error) {
+      if (!(error instanceof SiteChangeRefused)) throw error;
+      return crawlersPage(c, { text: error.message, error: true }, undefined, error.status);
+    }
+    deps.logger.info({ preset: name }, 'preset deleted from the web');
+    return c.redirect(`/crawlers?deleted=${encodeURIComponent(name)}#presets`, 303);
+  });
+
+  // Where alerts go, which channels fail, a test for each, and the defaults added here.
+  const notificationsPage = async (
+    c: Context<WebEnv>,
+    extra: { result?: TestResult; notice?: Notice; form?: ChannelsForm } = {},
+    status?: ContentfulStatusCode,
+  ) =>
+    render(
+      c,
+      <NotificationsPageView
+        view={await notificationsNow(deps, sites)}
+        signedIn={c.get('signedIn')}
+        canSend={canEdit(c) && deps.sendTest !== undefined}
+        tokenSet={token !== undefined}
+        result={extra.result}
+        defaults={deps.catalog.defaultChannels()}
+        canEdit={canEdit(c)}
+        notice={extra.notice}
+        form={extra.form}
+        file={deps.catalog.file.file}
+      />,
+      status,
+    );
+  app.get('/notifications', (c) =>
+    notificationsPage(
+      c,
+      c.req.query('saved') === undefined
+        ? {}
+        : {
+            notice: {
+              text: 'Default recipients saved: every site without its own alerts them from now on (Send a test below to check one).',
+              error: false,
+            },
+          },
+    ),
+  );
+  app.post('/notifications/test', async (c) => {
+    requireWriteAccess(c, token);
+    const body = await c.req.parseBody();
+    const result = await sendChannelTest(deps, sites, text(body, 'channel'));
+    return notificationsPage(c, { result });
+  });
+  app.post('/notifications/defaults', async (c) => {
+    requireWriteAccess(c, token);
+    const body = await c.req.parseBody();
+    const form = { email: text(body, 'email'), webhooks: text(body, 'webhooks') };
+    const email = emailsOfText(form.email);
+    const webhooks = webhooksOfText(form.webhooks, deps.catalog.defaultChannels().added.webhooks);
+    try {
+      await deps.catalog.setDefaultChannels({ email, webhooks });
+    } catch (error) {
+      if (!(error instanceof SiteChangeRefused)) throw error;
+      const text = fieldMessage(error.message, {
+        email: { label: 'Alert emails to', values: email },
+        webhooks: { label: 'Webhooks', values: webhooks.map((w) => w.url) },
+      });
+      return notificationsPage(c, { notice: { text, error: true }, form }, error.status);
+    }
+    deps.logger.info(
+      { email: email.length, webhooks: webhooks.length },
+      'default recipients saved from the web',
+    );
+    return c.redirect('/notifications?saved=1#defaults', 303);
+  });
+}
