@@ -7,7 +7,13 @@ import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw }
 import pLimit from 'p-limit';
 import { Agent, buildConnector } from 'undici';
 import type { Dispatcher } from 'undici';
-import type { FetchErrorKind, FetchResult, RedirectHop } from '../policy/fetch-result.js';
+import type {
+  DocumentRequest,
+  DocumentResult,
+  FetchErrorKind,
+  FetchResult,
+  RedirectHop,
+} from '../policy/fetch-result.js';
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import { isPrivateAddress } from './addresses.js';
 
@@ -33,8 +39,21 @@ export interface FetcherOptions {
 export interface RobotsFetcher {
   /** GETs origin/robots.txt, following up to five redirects by hand. Never throws. */
   fetchRobots(origin: string): Promise<FetchResult>;
+  /** GETs another document (a sitemap) and streams its body. Never throws. */
+  fetchDocument(request: DocumentRequest): Promise<DocumentResult>;
   close(): Promise<void>;
 }
+
+/** Where following a URL's redirects ended: a response, or why there is none. */
+type Reached = { readonly current: string; readonly redirects: RedirectHop[] } & (
+  | { readonly kind: 'response'; readonly response: Dispatcher.ResponseData }
+  | {
+      readonly kind: 'failed';
+      readonly status: number | null;
+      readonly error: FetchErrorKind;
+      readonly errorDetail: string;
+    }
+);
 
 /** Seed 000 and RFC 9309: follow at least five redirects; more means unavailable. */
 const MAX_REDIRECTS = 5;
@@ -174,24 +193,17 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
     }
   }
 
-  async function fetchWithin(origin: string, signal: AbortSignal): Promise<FetchResult> {
-    const started = performance.now();
-    const url = `${origin}/robots.txt`;
+  /**
+   * GETs a URL, following up to five redirects by hand (each hop through the SSRF guard):
+   * the final response, or why there is none.
+   */
+  async function follow(
+    url: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<Reached> {
     const redirects: RedirectHop[] = [];
     let current = url;
-    const result = (fields: Partial<FetchResult>): FetchResult => ({
-      url,
-      finalUrl: current,
-      status: null,
-      error: null,
-      errorDetail: null,
-      redirects,
-      body: null,
-      cut: null,
-      ...fields,
-      durationMs: Math.round(performance.now() - started),
-    });
-
     for (;;) {
       let response: Dispatcher.ResponseData;
       try {
@@ -200,61 +212,154 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
           origin: target.origin,
           path: target.pathname + target.search,
           method: 'GET',
-          headers: {
-            'user-agent': options.userAgent,
-            accept: 'text/plain, */*;q=0.5',
-            'accept-encoding': 'gzip, deflate, br',
-          },
+          headers: { 'user-agent': options.userAgent, ...headers },
           signal,
         });
       } catch (error) {
-        return result(describeError(error, signal));
+        return {
+          kind: 'failed',
+          status: null,
+          ...describeError(error, signal),
+          current,
+          redirects,
+        };
       }
 
-      const { statusCode, headers } = response;
-      const location = headers['location'];
+      const { statusCode, headers: answered } = response;
+      const location = answered['location'];
       if (REDIRECT_STATUSES.has(statusCode) && typeof location === 'string') {
         discard(response.body);
         const next = URL.canParse(location, current) ? new URL(location, current) : undefined;
         if (next === undefined || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
-          return result({
+          return {
+            kind: 'failed',
             status: statusCode,
             error: 'invalid-response',
             errorDetail: `redirect to an unusable location: ${location.slice(0, 200)}`,
-          });
+            current,
+            redirects,
+          };
         }
         next.hash = '';
         redirects.push({ url: current, status: statusCode, location: next.href });
         if (redirects.length > MAX_REDIRECTS) {
-          return result({
+          return {
+            kind: 'failed',
             status: statusCode,
             error: 'too-many-redirects',
             errorDetail: `more than ${MAX_REDIRECTS} redirects`,
-          });
+            current,
+            redirects,
+          };
         }
         current = next.href;
         continue;
       }
-
-      if (statusCode < 200 || statusCode > 299) {
-        discard(response.body); // only a 2xx body is robots.txt
-        return result({ status: statusCode });
-      }
-      try {
-        const body = await readCapped(
-          response.body,
-          headers['content-encoding'],
-          maxBytes,
-          drainBytes,
-        );
-        return result({ status: statusCode, body: body.bytes, cut: body.cut });
-      } catch (error) {
-        return result({ status: statusCode, ...describeError(error, signal) });
-      }
+      return { kind: 'response', response, current, redirects };
     }
   }
 
-  return { fetchRobots, close: () => agent.close() };
+  async function fetchWithin(origin: string, signal: AbortSignal): Promise<FetchResult> {
+    const started = performance.now();
+    const url = `${origin}/robots.txt`;
+    const reached = await follow(
+      url,
+      { accept: 'text/plain, */*;q=0.5', 'accept-encoding': 'gzip, deflate, br' },
+      signal,
+    );
+    const result = (fields: Partial<FetchResult>): FetchResult => ({
+      url,
+      finalUrl: reached.current,
+      status: null,
+      error: null,
+      errorDetail: null,
+      redirects: reached.redirects,
+      body: null,
+      cut: null,
+      ...fields,
+      durationMs: Math.round(performance.now() - started),
+    });
+    if (reached.kind === 'failed') {
+      const { status, error, errorDetail } = reached;
+      return result({ status, error, errorDetail });
+    }
+    const { statusCode, headers, body } = reached.response;
+    if (statusCode < 200 || statusCode > 299) {
+      discard(body); // only a 2xx body is robots.txt
+      return result({ status: statusCode });
+    }
+    try {
+      const read = await readCapped(body, headers['content-encoding'], maxBytes, drainBytes);
+      return result({ status: statusCode, body: read.bytes, cut: read.cut });
+    } catch (error) {
+      return result({ status: statusCode, ...describeError(error, signal) });
+    }
+  }
+
+  /**
+   * GETs another document of a site (a sitemap), conditionally when validators are given,
+   * and streams its body, decompressed (a gzip file served as such too), to `onChunk`,
+   * stopping at `maxBytes`. Never throws; its time is the caller's signal's.
+   */
+  function fetchDocument(request: DocumentRequest): Promise<DocumentResult> {
+    return limit(() => fetchDocumentNow(request));
+  }
+
+  async function fetchDocumentNow(request: DocumentRequest): Promise<DocumentResult> {
+    const { url, signal } = request;
+    const headers: Record<string, string> = {
+      accept: 'application/xml, text/xml, text/plain, */*;q=0.5',
+      'accept-encoding': 'gzip, deflate, br',
+    };
+    if (request.etag) headers['if-none-match'] = request.etag;
+    if (request.lastModified) headers['if-modified-since'] = request.lastModified;
+    const reached = await follow(url, headers, signal);
+    const result = (fields: Partial<DocumentResult>): DocumentResult => ({
+      url,
+      finalUrl: reached.current,
+      status: null,
+      error: null,
+      errorDetail: null,
+      redirects: reached.redirects,
+      notModified: false,
+      etag: null,
+      lastModified: null,
+      bytes: 0,
+      cut: false,
+      ...fields,
+    });
+    if (reached.kind === 'failed') {
+      const { status, error, errorDetail } = reached;
+      return result({ status, error, errorDetail });
+    }
+    const { statusCode, headers: answered, body } = reached.response;
+    const header = (name: string) => {
+      const value = answered[name];
+      return typeof value === 'string' && value.length <= 512 ? value : null;
+    };
+    const validators = { etag: header('etag'), lastModified: header('last-modified') };
+    if (statusCode === 304) {
+      discard(body);
+      return result({ status: statusCode, notModified: true, ...validators });
+    }
+    if (statusCode < 200 || statusCode > 299) {
+      discard(body);
+      return result({ status: statusCode });
+    }
+    try {
+      const read = await streamCapped(
+        body,
+        answered['content-encoding'],
+        request.maxBytes,
+        request.onChunk,
+      );
+      return result({ status: statusCode, ...validators, ...read });
+    } catch (error) {
+      return result({ status: statusCode, ...describeError(error, signal) });
+    }
+  }
+
+  return { fetchRobots, fetchDocument, close: () => agent.close() };
 }
 
 /** Drops a body we do not read; a late error on it (an abort) has nowhere else to go. */
@@ -323,6 +428,51 @@ async function readCapped(
     offset += chunk.length;
   }
   const cut = dropped > 0 ? { droppedBytes: dropped, droppedLineBreaks, complete } : null;
+  return { bytes, cut };
+}
+
+/**
+ * Streams a body, decompressed, to `onChunk` until `maxBytes`; a body that is itself a
+ * gzip file (a sitemap.xml.gz served without Content-Encoding) is gunzipped too. A
+ * compression bomb costs at most maxBytes of output.
+ */
+async function streamCapped(
+  body: Readable,
+  encoding: string | string[] | undefined,
+  maxBytes: number,
+  onChunk: (bytes: Uint8Array) => void,
+): Promise<{ bytes: number; cut: boolean }> {
+  let stream = await decoded(body, Array.isArray(encoding) ? encoding.join(',') : encoding);
+  const magic = await peek(stream, 2);
+  if (magic.length >= 2 && magic[0] === 0x1f && magic[1] === 0x8b) {
+    const from = stream;
+    const gunzip = createGunzip();
+    from.on('error', (error) => gunzip.destroy(error));
+    gunzip.on('close', () => {
+      if (!from.readableEnded) from.destroy();
+    });
+    stream = from.pipe(gunzip);
+  }
+  stream.on('error', () => undefined); // surfaces through the loop below
+  let bytes = 0;
+  let cut = false;
+  try {
+    for await (const chunk of stream) {
+      const data = chunk as Uint8Array;
+      const room = maxBytes - bytes;
+      if (data.length > room) {
+        if (room > 0) onChunk(data.subarray(0, room));
+        bytes = maxBytes;
+        cut = true;
+        break;
+      }
+      onChunk(data);
+      bytes += data.length;
+    }
+  } finally {
+    if (!stream.readableEnded) stream.destroy();
+    if (!body.readableEnded) body.destroy();
+  }
   return { bytes, cut };
 }
 
@@ -401,7 +551,7 @@ function isZlibHeader(bytes: Uint8Array): boolean {
 function describeError(
   error: unknown,
   signal: AbortSignal,
-): Pick<FetchResult, 'error' | 'errorDetail'> {
+): { error: FetchErrorKind; errorDetail: string } {
   const errors = [error, (error as { cause?: unknown })?.cause].filter(Boolean) as (Error & {
     code?: string;
   })[];

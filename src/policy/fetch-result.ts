@@ -51,3 +51,34 @@ export interface FetchResult {
   readonly cut: BodyCut | null;
   readonly durationMs: number;
 }
+
+/** A GET of another document of a site (a sitemap), its body streamed. */
+export interface DocumentRequest {
+  readonly url: string;
+  /** The validators of the copy already read: a 304 then says it has not changed. */
+  readonly etag?: string | null | undefined;
+  readonly lastModified?: string | null | undefined;
+  /** The deadline (one for a whole discovery). */
+  readonly signal: AbortSignal;
+  /** Decompressed bytes read at most; past them the body is dropped and `cut` is set. */
+  readonly maxBytes: number;
+  /** Gets the body, decompressed, a chunk at a time. */
+  readonly onChunk: (bytes: Uint8Array) => void;
+}
+
+export interface DocumentResult {
+  readonly url: string;
+  readonly finalUrl: string;
+  readonly status: number | null;
+  readonly error: FetchErrorKind | null;
+  readonly errorDetail: string | null;
+  readonly redirects: readonly RedirectHop[];
+  /** 304: the copy already read is current. */
+  readonly notModified: boolean;
+  readonly etag: string | null;
+  readonly lastModified: string | null;
+  /** Decompressed bytes given to onChunk. */
+  readonly bytes: number;
+  /** Whether the body went on past maxBytes (the rest was not read). */
+  readonly cut: boolean;
+}
