@@ -56,8 +56,11 @@ export interface SitemapFileOutcome {
 }
 
 export interface Discovery {
-  /** The site's URLs found, each once, in the order found, at most maxUrls. */
-  readonly urls: readonly string[];
+  /**
+   * The site's URLs found, as paths (with their query) the way a crawler requests them,
+   * each once, in the order found, at most maxUrls.
+   */
+  readonly paths: readonly string[];
   /** URLs of other origins the sitemaps list (not evaluated). */
   readonly otherOrigins: number;
   /** URLs of the site left out by the cap. */
@@ -82,7 +85,7 @@ export async function discoverSitemaps(
 ): Promise<Discovery> {
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), limits.timeoutMs);
-  const urls = new Set<string>();
+  const paths = new Set<string>();
   let otherOrigins = 0;
   let overCap = 0;
   const files: SitemapFileOutcome[] = [];
@@ -96,9 +99,10 @@ export async function discoverSitemaps(
   }
 
   const addUrl = (loc: string) => {
-    if (!sameOrigin(loc, origin)) otherOrigins++;
-    else if (urls.size >= limits.maxUrls && !urls.has(loc)) overCap++;
-    else urls.add(loc);
+    const path = pathOf(loc, origin);
+    if (path === null) otherOrigins++;
+    else if (paths.size >= limits.maxUrls && !paths.has(path)) overCap++;
+    else paths.add(path);
   };
 
   try {
@@ -146,7 +150,7 @@ export async function discoverSitemaps(
     problems.push(
       `the sitemaps list more than ${limits.maxUrls.toLocaleString('en')} URLs of the site: ${overCap.toLocaleString('en')} left out`,
     );
-  return { urls: [...urls], otherOrigins, overCap, files, problems };
+  return { paths: [...paths], otherOrigins, overCap, files, problems };
 }
 
 async function readSitemap(
@@ -221,11 +225,15 @@ async function readSitemap(
   };
 }
 
-/** Whether an absolute URL is of this origin (scheme, host and port, as the URL parser says). */
-function sameOrigin(loc: string, origin: string): boolean {
+/**
+ * A URL's path and query as a crawler requests it (WHATWG URL: %-encoded, no fragment),
+ * or null when it is not of this origin (scheme, host and port).
+ */
+function pathOf(loc: string, origin: string): string | null {
   try {
-    return new URL(loc).origin === origin;
+    const url = new URL(loc);
+    return url.origin === origin ? url.pathname + url.search : null;
   } catch {
-    return false;
+    return null;
   }
 }

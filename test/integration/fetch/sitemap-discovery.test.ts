@@ -62,6 +62,8 @@ const index = (locs: readonly string[]) =>
     .join('')}</sitemapindex>`;
 const pages = (from: number, to: number) =>
   Array.from({ length: to - from }, (_, i) => `${site.origin}/p/${from + i}`);
+/** The paths discovery gives for pages(from, to). */
+const paths = (from: number, to: number) => pages(from, to).map((p) => p.slice(site.origin.length));
 
 const discover = (
   roots: readonly string[],
@@ -87,7 +89,7 @@ describe('sitemap discovery', () => {
     });
     site.serve('/s2.txt', 200, [...pages(3, 5), pages(0, 1)[0]].join('\n'));
     const found = await discover([`${site.origin}/sitemap.xml`]);
-    expect(found.urls).toEqual(pages(0, 5));
+    expect(found.paths).toEqual(paths(0, 5));
     expect(found.otherOrigins).toBe(1);
     expect(found.problems).toEqual([]);
     expect(
@@ -125,7 +127,7 @@ describe('sitemap discovery', () => {
     ]);
     expect(problems['/gone.xml']).toEqual(['answered 404']);
     expect(problems['/page.xml']).toEqual(['not a sitemap: an HTML page']);
-    expect(found.urls).toHaveLength(2 + 50_000);
+    expect(found.paths).toHaveLength(2 + 50_000);
   });
 
   it('reads each sitemap once through an index loop, and stops at the depth limit', async () => {
@@ -135,7 +137,7 @@ describe('sitemap discovery', () => {
     site.serve('/leaf.xml', 200, urlset(pages(0, 1)));
     site.serve('/deep.xml', 200, urlset(pages(1, 2)));
     const found = await discover([`${site.origin}/a.xml`], { maxDepth: 3 });
-    expect(found.urls).toEqual(pages(0, 1));
+    expect(found.paths).toEqual(paths(0, 1));
     expect(found.problems).toEqual([
       `${site.origin}/b.xml: lists 1 sitemap read already (a loop or a repeat): read once`,
       `${site.origin}/c.xml: lists 1 sitemap deeper than 3 levels of indexes: not read`,
@@ -157,7 +159,7 @@ describe('sitemap discovery', () => {
     expect(found.files[0]!.problems).toContain(
       'is over 50 MB uncompressed (the sitemaps.org limit): read up to there',
     );
-    expect(found.urls).toEqual(pages(0, 5));
+    expect(found.paths).toEqual(paths(0, 5));
     expect(found.overCap).toBe(3);
     expect(found.problems).toEqual(['the sitemaps list more than 5 URLs of the site: 3 left out']);
   });
@@ -217,7 +219,8 @@ describe('sitemap discovery', () => {
       ],
     ]);
     const again = await discover([`${site.origin}/sitemap.xml`], {}, known);
-    expect(again.urls).toEqual(first.urls);
+    expect(again.paths).toEqual(first.paths);
+    expect(again.paths).toEqual(paths(0, 3));
     expect(again.files[0]).toMatchObject({ status: 304, notModified: true, etag: '"v1"' });
     expect(served).toBe(1);
     const asked = site.requests.at(-1)!.headers;

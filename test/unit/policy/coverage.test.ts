@@ -1,0 +1,186 @@
+/**
+ * Coverage of a URL set: counts, deciding rules, prefixes and samples per crawler, checked
+ * against Google's reference matcher URL by URL on real files; and what a change newly
+ * disallows, mostly where and by which line.
+ */
+import { describe, expect, it } from 'vitest';
+import { compareCoverage, computeCoverage, pathPrefix } from '../../../src/policy/coverage.js';
+import type { SiteState, WatchedAgent } from '../../../src/policy/verdicts.js';
+import { urlsFromRules } from '../../support/corpus-check.js';
+import { readFixture, realWorldFiles } from '../../support/fixtures.js';
+import { referenceAllowedByRobots } from '../../support/reference-matcher.js';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const ok = (body: string | Uint8Array): SiteState => ({
+  fetch: { status: 200, error: null },
+  body: typeof body === 'string' ? encode(body) : body,
+  lastGoodBody: null,
+  stale: false,
+});
+const google = (...tokens: string[]): WatchedAgent[] =>
+  tokens.map((token) => ({ token, profile: 'google' }));
+
+const SHOP = `User-agent: *
+Disallow: /cart
+Allow: /products/public/
+
+User-agent: GPTBot
+Disallow: /
+`;
+const PATHS = [
+  '/',
+  '/products/1',
+  '/products/2?color=red',
+  '/products/public/3',
+  '/cart',
+  '/cart/checkout',
+  '/blog/post',
+];
+
+describe('coverage', () => {
+  it('names each path’s first segment', () => {
+    expect(['/', '/about', '/products/1', '/a?b=/c', '/x/y/z', '/q?x'].map(pathPrefix)).toEqual([
+      '/',
+      '/about',
+      '/products/',
+      '/a',
+      '/x/',
+      '/q',
+    ]);
+  });
+
+  it('counts, per crawler, what is allowed and disallowed, by which rule and where', () => {
+    const coverage = computeCoverage(ok(SHOP), PATHS, google('Googlebot', 'GPTBot', 'Bingbot'));
+    expect(coverage.urls).toBe(7);
+    const [googlebot, gptbot, bingbot] = coverage.agents;
+    expect(googlebot).toEqual({
+      agent: 'Googlebot',
+      allowed: 5,
+      disallowed: 2,
+      access: null,
+      rules: [
+        {
+          line: 2,
+          directive: 'disallow',
+          pattern: '/cart',
+          urls: 2,
+          samples: ['/cart', '/cart/checkout'],
+        },
+        {
+          line: 3,
+          directive: 'allow',
+          pattern: '/products/public/',
+          urls: 1,
+          samples: ['/products/public/3'],
+        },
+      ],
+      prefixes: [
+        { prefix: '/cart', disallowed: 1, urls: 1 },
+        { prefix: '/cart/', disallowed: 1, urls: 1 },
+      ],
+      samples: ['/cart', '/cart/checkout'],
+    });
+    expect(gptbot).toMatchObject({ agent: 'GPTBot', allowed: 0, disallowed: 7 });
+    expect(gptbot!.rules).toEqual([
+      {
+        line: 6,
+        directive: 'disallow',
+        pattern: '/',
+        urls: 7,
+        samples: ['/', '/products/1', '/products/2?color=red'],
+      },
+    ]);
+    expect(gptbot!.prefixes[0]).toEqual({ prefix: '/products/', disallowed: 3, urls: 3 });
+    // Bingbot reads the same group as Googlebot: the same answer.
+    expect({ ...bingbot, agent: 'Googlebot' }).toEqual(googlebot);
+  });
+
+  it('lets the access state decide when robots.txt cannot be read or is missing', () => {
+    const down: SiteState = {
+      fetch: { status: 503, error: null },
+      body: null,
+      lastGoodBody: null,
+      stale: false,
+    };
+    const missing: SiteState = {
+      fetch: { status: 404, error: null },
+      body: null,
+      lastGoodBody: null,
+      stale: false,
+    };
+    expect(computeCoverage(down, PATHS, google('Googlebot')).agents[0]).toMatchObject({
+      allowed: 0,
+      disallowed: 7,
+      access: 'unreachable',
+      rules: [],
+    });
+    expect(computeCoverage(missing, PATHS, google('Googlebot')).agents[0]).toMatchObject({
+      allowed: 7,
+      disallowed: 0,
+      access: 'unavailable',
+      prefixes: [],
+    });
+  });
+
+  it('agrees with Google’s reference matcher, URL by URL, on real files', () => {
+    const files = realWorldFiles()
+      .filter((f) => f.size < 50_000)
+      .slice(0, 40);
+    let urls = 0;
+    for (const file of files) {
+      const body = readFixture(`realworld/${file.path}`);
+      const paths = urlsFromRules(body, 60).map((u) => {
+        const url = new URL(u, 'https://example.com');
+        return url.pathname + url.search;
+      });
+      const agents = google('Googlebot', 'GPTBot', 'bingbot');
+      const coverage = computeCoverage(ok(body), paths, agents);
+      for (const agent of coverage.agents) {
+        let disallowed = 0;
+        const byLine = new Map<number, number>();
+        for (const path of paths) {
+          const reference = referenceAllowedByRobots(
+            body,
+            agent.agent,
+            `https://example.com${path}`,
+          );
+          if (!reference.allowed) disallowed++;
+          // An empty pattern "matches" with priority 0 and decides nothing (as in corpus-check).
+          if (reference.priority > 0)
+            byLine.set(reference.line, (byLine.get(reference.line) ?? 0) + 1);
+        }
+        expect(agent.disallowed, `${file.path} ${agent.agent}`).toBe(disallowed);
+        expect(
+          new Map(agent.rules.map((r) => [r.line, r.urls])),
+          `${file.path} ${agent.agent}`,
+        ).toEqual(new Map([...byLine].sort((a, b) => b[1] - a[1]).slice(0, 50)));
+        urls += paths.length;
+      }
+    }
+    expect(urls).toBeGreaterThan(1_000);
+  });
+
+  it('says what a change newly disallows, mostly where and by which line', () => {
+    const after = SHOP.replace('Disallow: /cart', 'Disallow: /cart\nDisallow: /*?');
+    const paths = [...PATHS, '/products/4?size=m', '/search?q=shoes'];
+    const changes = compareCoverage(ok(SHOP), ok(after), paths, google('Googlebot', 'GPTBot'));
+    // GPTBot was blocked everywhere already: nothing changes for it.
+    expect(changes).toEqual([
+      {
+        agent: 'Googlebot',
+        urls: 9,
+        newlyDisallowed: 3,
+        newlyAllowed: 0,
+        prefixes: [
+          { prefix: '/products/', urls: 2 },
+          { prefix: '/search', urls: 1 },
+        ],
+        rules: [{ line: 3, directive: 'disallow', pattern: '/*?', urls: 3 }],
+        access: null,
+        samples: ['/products/2?color=red', '/products/4?size=m', '/search?q=shoes'],
+      },
+    ]);
+    const back = compareCoverage(ok(after), ok(SHOP), paths, google('Googlebot'));
+    expect(back[0]).toMatchObject({ newlyDisallowed: 0, newlyAllowed: 3, rules: [] });
+  });
+});
