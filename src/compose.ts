@@ -3,6 +3,7 @@
  * the daemon, the web app) from the configuration and the drivers main.ts creates (the
  * platform). Commands ask it for what they run; nothing else wires.
  */
+import { DEFAULT_DISCOVERY_LIMITS } from './monitor/discover-sitemaps.js';
 import type { Transporter } from 'nodemailer';
 import type { Dispatcher } from 'undici';
 import type { Config, SiteConfig } from './config/config.js';
@@ -35,6 +36,7 @@ import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
 import type { JobEngine, JobEngineOptions } from './store/jobs.js';
 import {
   createCheckStore,
+  createCoverageStore,
   createDaemonStore,
   createSiteDirectory,
   createWebStore,
@@ -130,6 +132,16 @@ export function wireCheck(
     sleep: (ms) => platform.sleep(ms),
     confirmRetries: config.fetch.confirmRetries,
     confirmDelayMs: config.fetch.confirmDelayMs,
+    coverage: {
+      fetchDocument: (request) => fetcher.fetchDocument(request),
+      store: createCoverageStore(db),
+      now: () => platform.now(),
+      limits: {
+        ...DEFAULT_DISCOVERY_LIMITS,
+        maxUrls: config.fetch.sitemapMaxUrls,
+        timeoutMs: config.fetch.sitemapTimeoutMs,
+      },
+    },
   };
 }
 

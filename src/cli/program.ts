@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   check: async () => (await import('./check.js')).registerCheck,
   history: async () => (await import('./history.js')).registerHistory,
   diff: async () => (await import('./diff.js')).registerDiff,
+  coverage: async () => (await import('./coverage.js')).registerCoverage,
   migrate: async () => (await import('./migrate.js')).registerMigrate,
   start: async () => (await import('./start.js')).registerStart,
   serve: async () => (await import('./serve.js')).registerServe,
@@ -78,6 +79,7 @@ Examples:
   robowatch start                       run it: scheduled checks, alerts, the web UI
   robowatch check                       check every site now and print what changed
   robowatch history example.com         a site's robots.txt states, newest first
+  robowatch coverage example.com        how much of its sitemaps each crawler may fetch
   robowatch eval --robots https://example.com --agent GPTBot https://example.com/blog/
   robowatch lint --strict robots.txt    exit 1 on an error (to gate a deploy)
   robowatch <command> --help            a command's options`,

@@ -45,7 +45,12 @@ export interface SiteConfig {
   readonly schedule: string;
   /** Who its alerts go to, and which events alert. */
   readonly alerts: AlertTargets;
+  /** Where its URL set comes from: auto, off, or the sitemaps' URLs. */
+  readonly sitemaps: SitemapSource;
 }
+
+/** `auto`: the robots.txt Sitemap: lines, else /sitemap.xml; `off`; or these sitemaps. */
+export type SitemapSource = 'auto' | 'off' | readonly string[];
 
 export interface ScheduleConfig {
   readonly check: string;
@@ -68,6 +73,10 @@ export interface FetchConfig {
   readonly confirmDelayMs: number;
   /** robots.txt fetches under way at the same time (per process). */
   readonly concurrency: number;
+  /** A site's URL set is cut at this many URLs. */
+  readonly sitemapMaxUrls: number;
+  /** One deadline for reading all of a site's sitemaps. */
+  readonly sitemapTimeoutMs: number;
 }
 
 /** The resolved, frozen configuration. */
@@ -103,6 +112,8 @@ export interface SiteDefaults {
   readonly watchPaths: readonly string[] | undefined;
   /** schedule.check. */
   readonly schedule: string;
+  /** The top-level sitemaps setting. */
+  readonly sitemaps: SitemapSource;
 }
 
 export { ConfigError };
@@ -281,6 +292,10 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
     watchPaths:
       file.watch === undefined ? undefined : normalisePaths(file.watch, `${context.file}: watch`),
     schedule: file.schedule.check,
+    sitemaps:
+      typeof file.sitemaps === 'string'
+        ? file.sitemaps
+        : sitemapUrls(file.sitemaps, undefined, `${context.file}: sitemaps`),
   };
   // The top-level list is checked even when every site has its own, and resolved once
   // per profile: sites without their own list share it (10,000 sites, one list).
@@ -358,6 +373,12 @@ class SiteResolver {
         : this.agentsFor(profile, 'agents'),
       profile,
       schedule: site.schedule ?? this.defaults.schedule,
+      sitemaps:
+        site.sitemaps === undefined
+          ? this.defaults.sitemaps
+          : typeof site.sitemaps === 'string'
+            ? site.sitemaps
+            : sitemapUrls(site.sitemaps, origin, `${where}sitemaps`),
       alerts: resolveSiteTargets(this.notify, site.notify, this.env, where),
     };
     return site.watch === undefined
@@ -427,6 +448,31 @@ export function parseChannels(
     throw new ConfigError(describeIssue(parsed.error.issues[0]!, input, [], 'channels'));
   const targets = resolveChannels(config.notify, parsed.data, {}, '');
   return { settings: parsed.data, targets };
+}
+
+/**
+ * Sitemap URLs as written: absolute http(s) URLs (a site's may also be paths of the site,
+ * and may be on another host, as robots.txt's Sitemap: lines may).
+ */
+function sitemapUrls(
+  entries: readonly string[],
+  origin: string | undefined,
+  where: string,
+): string[] {
+  return entries.map((entry, i) => {
+    const base = origin === undefined ? undefined : `${origin}/`;
+    if (!URL.canParse(entry, base))
+      throw new ConfigError(
+        `${where}[${i}]: "${entry.slice(0, 200)}" is not a URL${origin === undefined ? ' (write it whole: https://…)' : ''}`,
+      );
+    const url = new URL(entry, base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new ConfigError(
+        `${where}[${i}]: must be http or https, not ${url.protocol.slice(0, -1)}`,
+      );
+    url.hash = '';
+    return url.href;
+  });
 }
 
 /** A site's origin from what someone typed: "example.com" is https://example.com. */
@@ -508,6 +554,7 @@ class SharedWatchSite implements SiteConfig {
   readonly profile: Profile;
   readonly schedule: string;
   readonly alerts: AlertTargets;
+  readonly sitemaps: SitemapSource;
   readonly #paths: readonly string[];
 
   constructor(site: Omit<SiteConfig, 'watches'>, paths: readonly string[]) {
@@ -519,6 +566,7 @@ class SharedWatchSite implements SiteConfig {
     this.profile = site.profile;
     this.schedule = site.schedule;
     this.alerts = site.alerts;
+    this.sitemaps = site.sitemaps;
     this.#paths = paths;
   }
 

@@ -131,6 +131,23 @@ const tagList = z
   )
   .max(MAX_TAGS, `must list at most ${MAX_TAGS} tags`);
 
+/**
+ * Where a site's URL set comes from: `auto` (its robots.txt's Sitemap: lines, else
+ * /sitemap.xml), `off`, or the sitemaps' URLs.
+ */
+const sitemapSetting = z.union(
+  [
+    z.enum(['auto', 'off'], { error: 'must be auto, off or a list of sitemap URLs' }),
+    z
+      .array(z.string({ error: 'must be a sitemap URL' }), {
+        error: 'must be auto, off or a list of sitemap URLs',
+      })
+      .min(1, 'must list at least one sitemap (or say off)')
+      .max(100, 'must list at most 100 sitemaps (an index lists more)'),
+  ],
+  { error: 'must be auto, off or a list of sitemap URLs' },
+);
+
 /** A site's own settings, as the file and the API write them (the API without url). */
 export const siteSettings = z.strictObject({
   name: siteName.optional(),
@@ -141,6 +158,8 @@ export const siteSettings = z.strictObject({
   profile: profile.optional(),
   schedule: cronExpression.optional(),
   notify: siteNotify.optional(),
+  /** Its URL set's sitemaps; without it, the top-level setting. */
+  sitemaps: sitemapSetting.optional(),
 });
 
 export const siteSchema = siteSettings.extend({
@@ -200,6 +219,10 @@ const fetchSettings = z.strictObject({
   confirmRetries: integer(0, 10).default(2),
   confirmDelayMs: integer(0, 600_000, ' (milliseconds)').default(5_000),
   concurrency: integer(1, 1_000).default(16),
+  /** A site's URL set is cut at this many URLs (the rest are counted). */
+  sitemapMaxUrls: integer(1, 1_000_000).default(100_000),
+  /** One deadline for reading all of a site's sitemaps. */
+  sitemapTimeoutMs: integer(1_000, 3_600_000, ' (milliseconds)').default(120_000),
 });
 
 const webSettings = z.strictObject({
@@ -224,6 +247,8 @@ export const configFileSchema = z.strictObject({
   presets: presetMap.default({}),
   /** Paths watched on every site that lists none of its own. */
   watch: watchList.optional(),
+  /** The sitemaps of every site that says nothing of its own: off until coverage lands whole. */
+  sitemaps: sitemapSetting.default('off'),
   sites: z.array(siteSchema).default([]),
   fetch: fetchSettings.default(fetchSettings.parse({})),
   schedule: schedule.default(schedule.parse({})),

@@ -21,6 +21,7 @@ import { parseRobotsTxt } from '../robots/index.js';
 import type { LintFinding } from '../robots/index.js';
 import type { CurrentState, IncidentStart, StoredSite } from './records.js';
 import type { CheckDeps, CheckStore } from './ports.js';
+import type { CoverageRefresh } from './refresh-coverage.js';
 
 /** What one check of one site did. */
 export interface CheckOutcome {
@@ -45,6 +46,8 @@ export interface CheckOutcome {
   readonly verdicts: readonly WatchVerdict[] | null;
   /** Error-level lint findings of a new state's file: HTML, UTF-16, content past 500 KiB. */
   readonly findings: readonly LintFinding[];
+  /** The URL set and coverage refreshed after the check (absent: sitemaps off or not wired). */
+  readonly coverage?: CoverageRefresh | { readonly error: string } | null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { SiteConfig } from '../config/config.js';
 import { StateMovedError, oneLine } from '../lib/errors.js';
 import { checkSite } from './check-site.js';
+import { refreshCoverage } from './refresh-coverage.js';
 import type { CheckOutcome } from './check-site.js';
 import type { CheckDeps } from './ports.js';
 import type { StoredSite } from './records.js';
@@ -73,7 +74,21 @@ export async function checkSiteAgainIfMoved(
 ): ReturnType<typeof checkSite> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await checkSite(deps, site, stored);
+      const checked = await checkSite(deps, site, stored);
+      if (deps.coverage === undefined || site.sitemaps === 'off') return checked;
+      // The URL set and its coverage follow the check; their failure is not the check's.
+      let coverage: CheckOutcome['coverage'];
+      try {
+        coverage = await refreshCoverage(
+          deps.coverage,
+          site,
+          checked.outcome.siteId,
+          checked.current,
+        );
+      } catch (error) {
+        coverage = { error: oneLine(error) };
+      }
+      return { ...checked, outcome: { ...checked.outcome, coverage } };
     } catch (error) {
       if (!(error instanceof StateMovedError) || attempt === 3) throw error;
       // Compared with the state now recorded, the same file is no change to report twice.

@@ -8,6 +8,7 @@
 import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
 import { SITEMAP_MAX_BYTES, SitemapReader } from '../policy/sitemap-reader.js';
+import type { KnownSitemap } from './records.js';
 
 export interface DiscoveryLimits {
   /** URLs of the site kept at most (the rest are counted). */
@@ -27,14 +28,7 @@ export const DEFAULT_DISCOVERY_LIMITS: DiscoveryLimits = {
   timeoutMs: 120_000,
 };
 
-/** A file as read last time: its validators and what it listed. */
-export interface KnownSitemap {
-  readonly etag: string | null;
-  readonly lastModified: string | null;
-  readonly format: SitemapFormat;
-  /** Page URLs (a urlset, feed or text file) or sitemaps (an index), as listed. */
-  readonly entries: readonly string[];
-}
+export type { KnownSitemap };
 
 /** One sitemap file fetched (or not) in a discovery. */
 export interface SitemapFileOutcome {

@@ -19,6 +19,11 @@ import type {
   NewSnapshot,
   RecordedDigest,
   SharedSettingsRows,
+  KnownSitemap,
+  SitemapFileRecord,
+  StoredCoverage,
+  StoredUrlSet,
+  UrlSetReport,
   SiteOverview,
   SiteStandings,
   SnapshotSummary,
@@ -27,6 +32,8 @@ import type {
   StoredSite,
   VerdictAt,
 } from './records.js';
+import type { CoverageDeps } from './refresh-coverage.js';
+import type { Coverage } from '../policy/coverage.js';
 
 /** The queries and writes a check needs. */
 export interface CheckStore {
@@ -60,6 +67,8 @@ export interface CheckDeps {
   /** Retries before a site is recorded as newly unreachable or unavailable. */
   readonly confirmRetries: number;
   readonly confirmDelayMs: number;
+  /** Sitemaps and coverage, refreshed after each check of a site whose sitemaps are on. */
+  readonly coverage?: CoverageDeps;
 }
 
 /** Where the site catalog keeps the sites added in the UI or API, and what is paused. */
@@ -106,6 +115,10 @@ export interface ReadStore {
   loadCrawlerCounts(): Promise<CrawlerCounts[]>;
   /** One crawler's disallowed and watched counts on each site that watches it. */
   loadCrawlerVerdicts(agent: string): Promise<Map<number, { disallowed: number; watched: number }>>;
+  /** The coverage computed for a snapshot (over the newest URL set), if any. */
+  loadCoverage(snapshotId: number): Promise<StoredCoverage | undefined>;
+  /** A URL set's record, without its paths. */
+  loadUrlSetById(id: number): Promise<Omit<StoredUrlSet, 'paths'> | undefined>;
   /** A site's snapshots, newest first (older than `beforeId`, for paging). */
   listSnapshots(siteId: number, limit?: number, beforeId?: number): Promise<SnapshotSummary[]>;
   /** One snapshot of a site, or undefined if the id is not one of the site's. */
@@ -171,4 +184,25 @@ export interface JobQueue {
   counts(): Promise<Record<QueueName, { waiting: number; running: number }>>;
   /** Stops the engine's own work (maintenance); after this process's workers stopped. */
   stop(): Promise<void>;
+}
+
+/** The store a coverage refresh needs. */
+export interface CoverageStore {
+  loadKnownSitemaps(siteId: number): Promise<Map<string, KnownSitemap>>;
+  saveSitemapFiles(siteId: number, files: readonly SitemapFileRecord[], at: Date): Promise<void>;
+  recordUrlSet(
+    siteId: number,
+    paths: readonly string[],
+    report: UrlSetReport,
+    at: Date,
+  ): Promise<StoredUrlSet & { readonly changed: boolean }>;
+  hasCoverage(snapshotId: number, urlSetId: number, agentsKey: string): Promise<boolean>;
+  saveCoverage(record: {
+    snapshotId: number;
+    urlSetId: number;
+    agentsKey: string;
+    computedAt: Date;
+    coverage: Coverage;
+  }): Promise<void>;
+  loadBody(sha256: string): Promise<Uint8Array>;
 }

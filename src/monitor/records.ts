@@ -3,6 +3,8 @@
  * ports.ts) so that the use cases depend on what they need, and the store adapter
  * implements it (DESIGN.md: adapters implement the monitor's ports).
  */
+import type { Coverage } from '../policy/coverage.js';
+import type { SitemapFormat } from '../policy/sitemap-reader.js';
 import type { AlertDraft } from '../policy/alerts.js';
 import type { ChangeCause, ChangeCauseType } from '../policy/cause-model.js';
 import type { DigestChange, DigestNow } from '../policy/digest.js';
@@ -282,4 +284,54 @@ export interface CheckSeen {
 export interface IncidentStart {
   readonly access: Date | null;
   readonly file: Date | null;
+}
+
+/** A sitemap file as read last time: its validators and what it listed. */
+export interface KnownSitemap {
+  readonly etag: string | null;
+  readonly lastModified: string | null;
+  readonly format: SitemapFormat;
+  /** Page URLs (a urlset, feed or text file) or sitemaps (an index), as listed. */
+  readonly entries: readonly string[];
+}
+
+/** A sitemap file to remember after a discovery (one read whole, or unchanged). */
+export interface SitemapFileRecord extends KnownSitemap {
+  readonly url: string;
+}
+
+/** A site's URL set as stored: its paths, and how it came about. */
+export interface StoredUrlSet {
+  readonly id: number;
+  readonly sha256: string;
+  readonly paths: readonly string[];
+  readonly firstSeenAt: Date;
+  readonly lastSeenAt: Date;
+  readonly added: number;
+  readonly removed: number;
+  readonly report: UrlSetReport;
+}
+
+/** What a refresh of a site's URL set read, and what was wrong. */
+export interface UrlSetReport {
+  readonly otherOrigins: number;
+  readonly overCap: number;
+  readonly problems: readonly string[];
+  readonly files: readonly {
+    readonly url: string;
+    readonly depth: number;
+    readonly status: number | null;
+    readonly format: SitemapFormat | null;
+    readonly entries: number;
+    readonly notModified: boolean;
+    readonly problems: readonly string[];
+  }[];
+}
+
+/** A site's coverage as stored: for a snapshot over a URL set. */
+export interface StoredCoverage {
+  readonly snapshotId: number;
+  readonly urlSetId: number;
+  readonly computedAt: Date;
+  readonly coverage: Coverage;
 }

@@ -2,6 +2,16 @@
  * The store as the rest of robowatch sees it: queries over one opened database, bound
  * into the ports the monitor declares (monitor/ports.ts).
  */
+import {
+  hasCoverage,
+  loadCoverage,
+  loadKnownSitemaps,
+  loadUrlSetById,
+  recordUrlSet,
+  saveCoverage,
+  saveSitemapFiles,
+} from './coverage.js';
+import type { CoverageStore } from '../monitor/ports.js';
 import type { CheckStore, ReadStore, SiteDirectoryStore } from '../monitor/ports.js';
 import type {
   ChangeQuery,
@@ -154,6 +164,19 @@ export function createDaemonStore(
 
 export type DaemonStore = ReturnType<typeof createDaemonStore>;
 
+/** URL sets, sitemap files and coverage, bound to a database. */
+export function createCoverageStore(db: Database): CoverageStore {
+  return {
+    loadKnownSitemaps: (siteId) => loadKnownSitemaps(db, siteId),
+    saveSitemapFiles: (siteId, files, at) => saveSitemapFiles(db, siteId, files, at),
+    recordUrlSet: (siteId, paths, report, at) => recordUrlSet(db, siteId, paths, report, at),
+    hasCoverage: (snapshotId, urlSetId, agentsKey) =>
+      hasCoverage(db, snapshotId, urlSetId, agentsKey),
+    saveCoverage: (record) => saveCoverage(db, record),
+    loadBody: (sha256) => loadBody(db, sha256),
+  };
+}
+
 /** The site catalog's rows: sites added in the UI or API, and what is paused. */
 export function createSiteDirectory(db: Database): SiteDirectoryStore {
   return {
@@ -179,6 +202,8 @@ export function createWebStore(db: Database): ReadStore {
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
     findSite: (origin: string) => findSite(db, origin),
     findSiteById: (id: number) => findSiteById(db, id),
+    loadCoverage: (snapshotId: number) => loadCoverage(db, snapshotId),
+    loadUrlSetById: (id: number) => loadUrlSetById(db, id),
     loadOverview: (siteIds: readonly number[]) => loadOverview(db, siteIds),
     loadSiteStandings: (since: Date) => loadSiteStandings(db, since),
     loadCrawlerCounts: () => loadCrawlerCounts(db),

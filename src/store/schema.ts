@@ -21,6 +21,7 @@ import {
   unique,
 } from 'drizzle-orm/pg-core';
 import type { ChangeCause } from '../policy/cause-model.js';
+import type { Coverage } from '../policy/coverage.js';
 import type { ChangeEvent } from '../policy/events.js';
 import type { FileCondition } from '../policy/file-condition.js';
 import type { RedirectHop } from '../policy/fetch-result.js';
@@ -262,3 +263,74 @@ export const sharedSettings = pgTable('shared_settings', {
   value: jsonb('value').notNull(),
   updatedAt: at('updated_at').notNull().defaultNow(),
 });
+
+/**
+ * Lists of lines stored once by SHA-256 of their text: a site's URL set (its sorted
+ * paths) or what one sitemap file listed. Gzipped: 100,000 paths are a few hundred KB.
+ */
+export const urlLists = pgTable('url_lists', {
+  sha256: text('sha256').primaryKey(),
+  count: integer('count').notNull(),
+  /** The lines joined by "\n", gzipped. */
+  data: bytea('data').notNull(),
+  createdAt: at('created_at').notNull().defaultNow(),
+});
+
+/** A site's URL set over time: a row each time it changes, with how it came about. */
+export const urlSets = pgTable(
+  'url_sets',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    listSha256: text('list_sha256')
+      .notNull()
+      .references(() => urlLists.sha256),
+    firstSeenAt: at('first_seen_at').notNull(),
+    lastSeenAt: at('last_seen_at').notNull(),
+    /** Paths since the set before (all of them for the first). */
+    added: integer('added').notNull(),
+    removed: integer('removed').notNull(),
+    /** The sitemaps read and what was wrong, as of the last refresh. */
+    report: jsonb('report').notNull(),
+  },
+  (t) => [index('url_sets_site_idx').on(t.siteId, t.id)],
+);
+
+/** Each sitemap file of a site as last read: its validators and what it listed. */
+export const sitemapFiles = pgTable(
+  'sitemap_files',
+  {
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    url: text('url').notNull(),
+    etag: text('etag'),
+    lastModified: text('last_modified'),
+    format: text('format').notNull(),
+    listSha256: text('list_sha256')
+      .notNull()
+      .references(() => urlLists.sha256),
+    fetchedAt: at('fetched_at').notNull(),
+  },
+  (t) => [unique('sitemap_files_site_url').on(t.siteId, t.url)],
+);
+
+/** Coverage of a snapshot over a URL set, for the crawlers it was computed for. */
+export const coverage = pgTable(
+  'coverage',
+  {
+    snapshotId: bigint('snapshot_id', { mode: 'number' })
+      .notNull()
+      .references(() => snapshots.id),
+    urlSetId: bigint('url_set_id', { mode: 'number' })
+      .notNull()
+      .references(() => urlSets.id),
+    /** The crawlers (and profiles) it was computed for. */
+    agentsKey: text('agents_key').notNull(),
+    computedAt: at('computed_at').notNull(),
+    data: jsonb('data').$type<Coverage>().notNull(),
+  },
+  (t) => [unique('coverage_key').on(t.snapshotId, t.urlSetId, t.agentsKey)],
+);

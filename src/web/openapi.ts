@@ -148,6 +148,17 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/sites/{id}/coverage',
+    summary:
+      'Its URL set (from its sitemaps) evaluated for each crawler: counts, deciding rules with their URL counts, prefixes, samples, and the sitemaps read.',
+    query: [['snapshot', 'a snapshot id (default: the current one)']],
+    answers: {
+      200: '{snapshot, urls, computedAt, urlSet, agents: {TOKEN: {allowed, disallowed, access, rules, prefixes, samples}}}',
+    },
+    errors: [400, 404],
+  },
+  {
+    method: 'get',
     path: '/api/v1/sites/{id}/changes',
     summary: 'Its changes, newest first, each with its causes.',
     query: [['kind', 'status, file, rules or other (repeatable)'], ...LIST],

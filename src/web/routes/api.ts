@@ -1,4 +1,5 @@
 /** The JSON API under /api/v1: the same read models as the pages, and checking a site now. */
+import { viewCoverage } from '../../monitor/view-coverage.js';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { boundEvents, CHANGE_EVENT_TYPES } from '../../policy/events.js';
@@ -413,6 +414,33 @@ export function registerApi(
       channel: channelDocument(result.channel),
       message: result.message,
     });
+  });
+
+  // The site's URL set (from its sitemaps) evaluated for each crawler: the current
+  // snapshot's, or ?snapshot=ID's.
+  app.get(`${api}/sites/:id/coverage`, async (c) => {
+    const site = await sites.resolve(c.req.param('id'));
+    const asked = optionalId(c.req.query('snapshot'), 'snapshot');
+    const snapshot =
+      asked === undefined
+        ? (await deps.store.listSnapshots(site.id, 1))[0]
+        : await deps.store.getSnapshot(site.id, asked);
+    if (snapshot === undefined)
+      throw new HTTPException(404, {
+        message:
+          asked === undefined
+            ? `${site.origin} has not been checked yet`
+            : `there is no snapshot ${asked} of ${site.origin}`,
+      });
+    const document = await viewCoverage(deps.store, snapshot.id);
+    if (document === undefined)
+      throw new HTTPException(404, {
+        message:
+          site.config?.sitemaps === 'off'
+            ? `${site.origin} has no coverage: its sitemaps are off (set sitemaps: auto, or list them)`
+            : `${site.origin} has no coverage of snapshot ${snapshot.id} yet: it is computed after a check`,
+      });
+    return c.json(document);
   });
 
   app.get(`${api}/sites/:id/snapshots`, async (c) => {

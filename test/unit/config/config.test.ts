@@ -27,7 +27,10 @@ describe('configuration', () => {
       confirmRetries: 2,
       confirmDelayMs: 5_000,
       concurrency: 16,
+      sitemapMaxUrls: 100_000,
+      sitemapTimeoutMs: 120_000,
     });
+    expect(config.sites[0]!.sitemaps).toBe('off');
     const tokens = config.sites[0]!.agents.map((a) => a.token);
     expect(tokens).toEqual(
       expect.arrayContaining([
@@ -85,6 +88,35 @@ sites:
     ]);
     expect(config.sites[1]!.agents.find((a) => a.token === 'Bingbot')!.profile).toBe('legacy');
     expect(Object.keys(config.presets)).toEqual(['@search', '@ai', '@shop-bots']);
+  });
+
+  it('takes a site’s sitemaps: auto, off, or URLs (a path is the site’s)', () => {
+    const config = parse(`
+sitemaps: auto
+watch: [/]
+sites:
+  - url: https://a.example
+  - url: https://b.example
+    sitemaps: off
+  - url: https://c.example
+    sitemaps: [/sitemap_index.xml, "https://cdn.example/c/sitemap.xml.gz#x"]
+`);
+    expect(config.sites.map((s) => s.sitemaps)).toEqual([
+      'auto',
+      'off',
+      ['https://c.example/sitemap_index.xml', 'https://cdn.example/c/sitemap.xml.gz'],
+    ]);
+    expect(error('sitemaps: [/sitemap.xml]')).toBe(
+      'robowatch.yaml: sitemaps[0]: "/sitemap.xml" is not a URL (write it whole: https://…)',
+    );
+    expect(error('sitemaps: sometimes')).toBe(
+      'robowatch.yaml: sitemaps: must be auto, off or a list of sitemap URLs',
+    );
+    expect(
+      error(
+        'watch: [/]\nsites:\n  - url: https://a.example\n    sitemaps: [ftp://a.example/s.xml]',
+      ),
+    ).toBe('robowatch.yaml: sites[0].sitemaps[0]: must be http or https, not ftp');
   });
 
   it('normalises watched URLs the way a crawler requests them', () => {

@@ -1,0 +1,134 @@
+import type { Command } from 'commander';
+import { UsageError } from '../lib/errors.js';
+import { formatTime } from '../policy/format.js';
+import { viewCoverage } from '../monitor/view-coverage.js';
+import type { CoverageDocument } from '../monitor/view-coverage.js';
+import { loadCoverage, loadUrlSetById } from '../store/coverage.js';
+import { getSnapshot, listSnapshots } from '../store/history.js';
+import type { CliContext } from './context.js';
+import { readConfig } from './context.js';
+import { DaemonError, remoteSiteId, withStoreOrDaemon } from './daemon-client.js';
+import { requireOrigin, requireSite } from './history.js';
+import { write } from './io.js';
+
+/** `robowatch coverage ORIGIN`: the site's URL set evaluated for each crawler. */
+export function registerCoverage(program: Command, context: CliContext): void {
+  program
+    .command('coverage')
+    .summary("how much of a site's sitemaps each crawler may fetch, and which rules decide")
+    .description(
+      `Shows how a site's robots.txt treats every URL of its sitemaps: for each watched
+crawler, the URLs allowed and disallowed, the lines that decide them with how many
+URLs each decides, the path prefixes most blocked, and what was wrong with the
+sitemaps. Computed after each check of a site whose sitemaps are on (sitemaps: auto
+or a list, in the configuration).`,
+    )
+    .argument('<origin>', 'the site, e.g. https://example.com')
+    .option('--snapshot <id>', 'a snapshot of the site (default: its current one)')
+    .option(
+      '--config <file>',
+      'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
+    )
+    .option('--json', 'print the coverage as one JSON object (as GET /api/v1/sites/ID/coverage)')
+    .action(
+      async (value: string, options: { config?: string; json?: boolean; snapshot?: string }) => {
+        const config = await readConfig(context, options.config);
+        const origin = requireOrigin(value);
+        const snapshot = options.snapshot === undefined ? undefined : snapshotId(options.snapshot);
+        const configured = config.sites.find((s) => s.origin === origin);
+        const none =
+          configured?.sitemaps === 'off'
+            ? `${origin} has no coverage: its sitemaps are off (set sitemaps: auto, or list them)`
+            : `${origin} has no coverage yet: it is computed after a check (run robowatch check)`;
+        const document = await withStoreOrDaemon(
+          context,
+          config,
+          async (handle) => {
+            const site = await requireSite(handle.db, origin);
+            const id = snapshot ?? (await listSnapshots(handle.db, site.id, 1))[0]?.id ?? undefined;
+            if (id === undefined) throw new UsageError(`${origin} has never been checked`);
+            if (snapshot !== undefined && (await getSnapshot(handle.db, site.id, id)) === undefined)
+              throw new UsageError(`${origin} has no snapshot ${id}`);
+            const found = await viewCoverage(
+              {
+                loadCoverage: (s) => loadCoverage(handle.db, s),
+                loadUrlSetById: (u) => loadUrlSetById(handle.db, u),
+              },
+              id,
+            );
+            if (found === undefined) throw new UsageError(none);
+            return found;
+          },
+          async (daemon) => {
+            const id = await remoteSiteId(daemon, origin);
+            const query = snapshot === undefined ? '' : `?snapshot=${snapshot}`;
+            try {
+              return await daemon.get<CoverageDocument>(`/api/v1/sites/${id}/coverage${query}`);
+            } catch (error) {
+              if (error instanceof DaemonError && error.status === 404)
+                throw new UsageError(error.message);
+              throw error;
+            }
+          },
+        );
+        await write(
+          context.io.stdout,
+          options.json ? JSON.stringify(document) + '\n' : formatCoverage(origin, document),
+        );
+      },
+    );
+}
+
+function snapshotId(value: string): number {
+  const id = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(id) || id < 1)
+    throw new UsageError(
+      `--snapshot must be a snapshot id (a positive whole number), not "${value}"`,
+    );
+  return id;
+}
+
+const count = (n: number) => n.toLocaleString('en');
+const share = (n: number, of: number) =>
+  of === 0 ? '' : ` (${((100 * n) / of).toFixed(n === of || n === 0 ? 0 : 1)}%)`;
+
+/** The coverage in words: one block per crawler, the sitemaps' problems last. */
+export function formatCoverage(origin: string, doc: CoverageDocument): string {
+  const set = doc.urlSet;
+  const lines: string[] = [
+    `${origin}: snapshot ${doc.snapshot}, ${count(doc.urls)} URL${doc.urls === 1 ? '' : 's'} from ${set.sitemaps.length} sitemap${set.sitemaps.length === 1 ? '' : 's'} (read ${formatTime(new Date(set.lastSeenAt))}; this set since ${formatTime(new Date(set.firstSeenAt))}: ${count(set.added)} added, ${count(set.removed)} removed)`,
+  ];
+  if (set.otherOrigins > 0)
+    lines.push(
+      `${count(set.otherOrigins)} URL${set.otherOrigins === 1 ? '' : 's'} of other sites in the sitemaps ${set.otherOrigins === 1 ? 'is' : 'are'} not counted.`,
+    );
+  for (const [agent, a] of Object.entries(doc.agents)) {
+    lines.push('');
+    lines.push(
+      `${agent}: ${count(a.allowed)} allowed, ${count(a.disallowed)} disallowed${share(a.disallowed, doc.urls)}`,
+    );
+    if (a.access === 'unreachable')
+      lines.push('  robots.txt cannot be read: every URL is disallowed (Google crawls nothing)');
+    else if (a.access === 'unavailable') lines.push('  no robots.txt: every URL is allowed');
+    for (const rule of a.rules.filter((r) => r.directive === 'disallow').slice(0, 5))
+      lines.push(
+        `  line ${rule.line} \`Disallow: ${rule.pattern}\` blocks ${count(rule.urls)} URL${rule.urls === 1 ? '' : 's'}, e.g. ${rule.samples[0] ?? ''}`,
+      );
+    if (a.prefixes.length > 0)
+      lines.push(
+        `  mostly ${a.prefixes
+          .slice(0, 3)
+          .map((p) => `${p.prefix} (${count(p.disallowed)} of ${count(p.urls)})`)
+          .join(', ')}`,
+      );
+  }
+  const problems = [
+    ...set.problems,
+    ...set.sitemaps.flatMap((s) => s.problems.map((p) => `${s.url}: ${p}`)),
+  ];
+  if (problems.length > 0) {
+    lines.push('', 'Sitemap problems:');
+    for (const problem of problems) lines.push(`  ${problem}`);
+  }
+  return lines.join('\n') + '\n';
+}

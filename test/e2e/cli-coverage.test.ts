@@ -1,0 +1,142 @@
+/**
+ * Coverage from the command line, as a user runs it: a loopback site whose robots.txt
+ * names a sitemap index of a gzip urlset and a text sitemap; `robowatch check` reads them
+ * after the check and `robowatch coverage` says, per crawler, how much of the site is
+ * blocked and by which line — counts checked against Google's reference matcher. A second
+ * check with unchanged sitemaps costs 304s. On the embedded database.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CoverageDocument } from '../../src/monitor/view-coverage.js';
+import { runRobowatch } from '../support/cli.js';
+import { FixtureServer } from '../support/fixture-server.js';
+import { referenceAllowedByRobots } from '../support/reference-matcher.js';
+
+const site = new FixtureServer();
+beforeAll(() => site.start());
+afterAll(() => site.stop());
+
+const PRODUCTS = Array.from({ length: 300 }, (_, i) =>
+  i % 3 === 0 ? `/products/${i}?color=red` : `/products/${i}`,
+);
+const OTHERS = ['/', '/about', '/cart', '/cart/checkout', '/blog/post-1', '/blog/post-2?page=2'];
+
+describe('robowatch coverage', () => {
+  it('reads the sitemaps after a check and says how much each crawler may fetch, and why', async () => {
+    const robots = () =>
+      `User-agent: *\nDisallow: /cart\nDisallow: /*?\n\nUser-agent: GPTBot\nDisallow: /\n\nSitemap: ${site.origin}/sitemap_index.xml\n`;
+    site.serve('/robots.txt', 200, robots());
+    // With validators: a second check finds them unchanged.
+    const withEtag = (path: string, body: string | Uint8Array, etag: string) =>
+      site.routes.set(path, (req, res) => {
+        if (req.headers['if-none-match'] === etag) {
+          res.writeHead(304, { etag });
+          res.end();
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/xml', etag });
+        res.end(body);
+      });
+    withEtag(
+      '/sitemap_index.xml',
+      `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>${site.origin}/products.xml.gz</loc></sitemap><sitemap><loc>${site.origin}/pages.txt</loc></sitemap></sitemapindex>`,
+      '"index-1"',
+    );
+    withEtag(
+      '/products.xml.gz',
+      gzipSync(
+        `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${PRODUCTS.map((p) => `<url><loc>${site.origin}${p.replace('&', '&amp;')}</loc></url>`).join('')}<url><loc>https://elsewhere.example/x</loc></url></urlset>`,
+      ),
+      '"products-1"',
+    );
+    withEtag('/pages.txt', OTHERS.map((p) => site.origin + p).join('\n'), '"pages-1"');
+
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-coverage-'));
+    const config = join(dir, 'robowatch.yaml');
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, GPTBot]
+sitemaps: auto
+watch: [/]
+sites:
+  - url: ${site.origin}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
+`,
+    );
+    const env = { DATABASE_URL: '' };
+    const check = await runRobowatch(['check', '--config', config], { env });
+    expect([check.code, check.stderr]).toEqual([0, '']);
+
+    const json = await runRobowatch(['coverage', site.origin, '--json', '--config', config], {
+      env,
+    });
+    expect([json.code, json.stderr]).toEqual([0, '']);
+    const doc = JSON.parse(json.stdout) as CoverageDocument;
+    const paths = [...PRODUCTS, ...OTHERS];
+    expect(doc.urls).toBe(paths.length);
+    expect(doc.urlSet.otherOrigins).toBe(1);
+    expect(
+      doc.urlSet.sitemaps.map((s) => [s.url.slice(site.origin.length), s.format, s.entries]),
+    ).toEqual([
+      ['/sitemap_index.xml', 'index', 2],
+      ['/products.xml.gz', 'urlset', 301],
+      ['/pages.txt', 'text', 6],
+    ]);
+    // Google's reference matcher, URL by URL, says the same.
+    const body = new TextEncoder().encode(robots());
+    for (const agent of ['Googlebot', 'GPTBot']) {
+      const blocked = paths.filter(
+        (p) => !referenceAllowedByRobots(body, agent, `${site.origin}${p}`).allowed,
+      );
+      expect(doc.agents[agent]!.disallowed, agent).toBe(blocked.length);
+      expect(doc.agents[agent]!.allowed, agent).toBe(paths.length - blocked.length);
+    }
+    expect(doc.agents['Googlebot']!.rules.slice(0, 2)).toEqual([
+      expect.objectContaining({ line: 3, directive: 'disallow', pattern: '/*?', urls: 101 }),
+      expect.objectContaining({ line: 2, directive: 'disallow', pattern: '/cart', urls: 2 }),
+    ]);
+    expect(doc.agents['Googlebot']!.prefixes[0]).toEqual({
+      prefix: '/products/',
+      disallowed: 100,
+      urls: 300,
+    });
+
+    const text = await runRobowatch(['coverage', site.origin, '--config', config], { env });
+    expect(text.stdout).toContain('Googlebot: 203 allowed, 103 disallowed (33.7%)');
+    expect(text.stdout).toContain(
+      '  line 3 `Disallow: /*?` blocks 101 URLs, e.g. /blog/post-2?page=2',
+    );
+    expect(text.stdout).toContain('GPTBot: 0 allowed, 306 disallowed (100%)');
+    expect(text.stdout).toContain('1 URL of other sites in the sitemaps is not counted.');
+
+    // Checked again with nothing changed: each sitemap answers 304, the set stays.
+    const before = site.requests.length;
+    const again = await runRobowatch(['check', '--config', config], { env });
+    expect(again.code).toBe(0);
+    const asked = site.requests.slice(before).filter((r) => r.path !== '/robots.txt');
+    expect(asked.map((r) => [r.path, r.headers['if-none-match']])).toEqual([
+      ['/sitemap_index.xml', '"index-1"'],
+      ['/products.xml.gz', '"products-1"'],
+      ['/pages.txt', '"pages-1"'],
+    ]);
+    const after = JSON.parse(
+      (await runRobowatch(['coverage', site.origin, '--json', '--config', config], { env })).stdout,
+    ) as CoverageDocument;
+    expect(after.urlSet.id).toBe(doc.urlSet.id);
+    expect(after.urlSet.sitemaps.every((s) => s.notModified)).toBe(true);
+    expect(after.agents).toEqual(doc.agents);
+
+    const unknown = await runRobowatch(
+      ['coverage', site.origin, '--snapshot', '99', '--config', config],
+      { env },
+    );
+    expect([unknown.code, unknown.stderr]).toEqual([
+      2,
+      `robowatch: ${site.origin} has no snapshot 99\n`,
+    ]);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * GET /api/v1/sites/:id/coverage on both databases: the coverage a check computed over
+ * the site's sitemaps (the same document `robowatch coverage --json` prints), and a
+ * one-line 404 or 400 for what is not there.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCoverageStore } from '../../../src/store/index.js';
+import { DEFAULT_DISCOVERY_LIMITS } from '../../../src/monitor/discover-sitemaps.js';
+import { checkSites } from '../../../src/monitor/check-sites.js';
+import type { CoverageDocument } from '../../../src/monitor/view-coverage.js';
+import type { createApp } from '../../../src/web/app.js';
+import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import type { TestDatabase } from '../../support/database.js';
+import { useLoopbackSite } from '../../support/loopback-site.js';
+import { buildHistory, historyApp, historyConfig } from '../../support/site-history.js';
+
+const { server, fetcher } = useLoopbackSite();
+
+describe.each(databaseKinds())('the coverage API on %s', (kind) => {
+  let database: TestDatabase;
+  let app: ReturnType<typeof createApp>;
+  let offApp: ReturnType<typeof createApp>;
+  let latest: number;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    const config = historyConfig(server.origin, 'sitemaps: auto');
+    const { deps, clock } = await buildHistory(database.handle.db, server, fetcher, config);
+    server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
+    server.serve(
+      '/sitemap.xml',
+      200,
+      ['/', '/pricing', '/private/a', '/private/b', '/blog/post']
+        .map((p) => server.origin + p)
+        .join('\n'),
+    );
+    const summary = await checkSites(
+      {
+        ...deps,
+        coverage: {
+          fetchDocument: (r) => fetcher.fetchDocument(r),
+          store: createCoverageStore(database.handle.db),
+          now: () => clock.now,
+          limits: DEFAULT_DISCOVERY_LIMITS,
+        },
+      },
+      config.sites,
+      { concurrency: 1, onOutcome: (o) => (latest = o.snapshotId) },
+    );
+    expect(summary.failures).toEqual([]);
+    app = historyApp(database.handle.db, config, deps, clock);
+    offApp = historyApp(database.handle.db, historyConfig(server.origin), deps, clock);
+  });
+  afterAll(async () => {
+    server.routes.clear();
+    await database.close();
+  });
+
+  const get = async (path: string, using = app) => {
+    const response = await using.request(path);
+    return { status: response.status, body: await response.json() };
+  };
+  const message = (body: unknown) => (body as { error: { message: string } }).error.message;
+
+  it('answers the coverage of the current snapshot over the sitemaps', async () => {
+    const { status, body } = await get('/api/v1/sites/1/coverage');
+    expect(status).toBe(200);
+    const doc = body as CoverageDocument;
+    expect(doc).toMatchObject({ snapshot: latest, urls: 5 });
+    expect(doc.agents['Googlebot']).toMatchObject({
+      allowed: 3,
+      disallowed: 2,
+      rules: [
+        {
+          line: 2,
+          directive: 'disallow',
+          pattern: '/private/',
+          urls: 2,
+          samples: ['/private/a', '/private/b'],
+        },
+      ],
+      prefixes: [{ prefix: '/private/', disallowed: 2, urls: 2 }],
+    });
+    expect(doc.urlSet.sitemaps).toEqual([
+      expect.objectContaining({ url: `${server.origin}/sitemap.xml`, format: 'text', entries: 5 }),
+    ]);
+    expect((await get(`/api/v1/sites/1/coverage?snapshot=${latest}`)).body).toEqual(body);
+  });
+
+  it('says in one line why there is none', async () => {
+    const older = await get('/api/v1/sites/1/coverage?snapshot=1');
+    expect([older.status, message(older.body)]).toEqual([
+      404,
+      `${server.origin} has no coverage of snapshot 1 yet: it is computed after a check`,
+    ]);
+    const missing = await get('/api/v1/sites/1/coverage?snapshot=999');
+    expect([missing.status, message(missing.body)]).toEqual([
+      404,
+      `there is no snapshot 999 of ${server.origin}`,
+    ]);
+    expect((await get('/api/v1/sites/1/coverage?snapshot=x')).status).toBe(400);
+    const off = await get('/api/v1/sites/1/coverage?snapshot=1', offApp);
+    expect(message(off.body)).toBe(
+      `${server.origin} has no coverage: its sitemaps are off (set sitemaps: auto, or list them)`,
+    );
+  });
+});
