@@ -141,6 +141,7 @@ export function wireCheck(
         maxUrls: config.fetch.sitemapMaxUrls,
         timeoutMs: config.fetch.sitemapTimeoutMs,
       },
+      thresholds: config.notify.coverage,
     },
   };
 }

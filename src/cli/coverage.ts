@@ -102,10 +102,18 @@ export function formatCoverage(origin: string, doc: CoverageDocument): string {
     lines.push(
       `${count(set.otherOrigins)} URL${set.otherOrigins === 1 ? '' : 's'} of other sites in the sitemaps ${set.otherOrigins === 1 ? 'is' : 'are'} not counted.`,
     );
+  // Crawlers that read the same rules have the same coverage: said once for them all.
+  const groups = new Map<string, { agents: string[]; a: CoverageDocument['agents'][string] }>();
   for (const [agent, a] of Object.entries(doc.agents)) {
+    const key = JSON.stringify(a);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { agents: [agent], a });
+    else group.agents.push(agent);
+  }
+  for (const { agents, a } of groups.values()) {
     lines.push('');
     lines.push(
-      `${agent}: ${count(a.allowed)} allowed, ${count(a.disallowed)} disallowed${share(a.disallowed, doc.urls)}`,
+      `${agents.join(', ')}: ${count(a.allowed)} allowed, ${count(a.disallowed)} disallowed${share(a.disallowed, doc.urls)}`,
     );
     if (a.access === 'unreachable')
       lines.push('  robots.txt cannot be read: every URL is disallowed (Google crawls nothing)');

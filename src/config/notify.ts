@@ -12,6 +12,8 @@ export interface NotifyConfig {
   readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
   /** /healthz turns unhealthy when a notification has been failing for longer than this. */
   readonly unhealthyAfterMs: number;
+  /** When a change that newly blocks part of a site's URL set alerts. */
+  readonly coverage: { readonly minUrls: number; readonly minShare: number };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -79,6 +81,7 @@ export function resolveNotify(notify: ConfigFile['notify'], env: Env, file: stri
     },
     retry: notify.retry,
     unhealthyAfterMs: notify.unhealthyAfterMs,
+    coverage: notify.coverage,
   };
 }
 

@@ -204,6 +204,20 @@ const notify = z.strictObject({
     .default({ baseDelayMs: 30_000, maxDelayMs: 3_600_000 }),
   /** /healthz turns unhealthy when a notification has been failing for longer than this. */
   unhealthyAfterMs: integer(1_000, 30 * 86_400_000, ' (milliseconds)').default(3_600_000),
+  /**
+   * A change that newly blocks part of a site's URL set (its sitemaps) alerts when it
+   * blocks at least minUrls URLs and at least minShare of the set.
+   */
+  coverage: z
+    .strictObject({
+      minUrls: integer(1, 100_000_000).default(10),
+      minShare: z
+        .number({ error: 'must be a share from 0 to 1 (0.01 is 1%)' })
+        .min(0, 'must be a share from 0 to 1 (0.01 is 1%)')
+        .max(1, 'must be a share from 0 to 1 (0.01 is 1%)')
+        .default(0.01),
+    })
+    .default({ minUrls: 10, minShare: 0.01 }),
 });
 
 /** A whole number in [min, max], with a message that says so. */
@@ -270,6 +284,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   'notify.email': Object.keys(notify.shape.email.unwrap().shape),
   'notify.webhooks': Object.keys(webhook.shape),
   'notify.retry': Object.keys(notify.shape.retry.unwrap().shape),
+  'notify.coverage': Object.keys(notify.shape.coverage.unwrap().shape),
   fetch: Object.keys(fetchSettings.shape),
   web: Object.keys(webSettings.shape),
   site: Object.keys(siteSchema.shape),

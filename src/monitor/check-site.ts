@@ -222,6 +222,11 @@ async function recordNewState(
     previous === null ? null : stateView(previous.side, site, cache, previous.status),
     stateView({ lastGood, verdicts }, site, cache, seen.status),
   );
+  // The site's URL set as last read, to say how much of the whole site a change blocks.
+  const coverage =
+    previous === null || deps.coverage === undefined || site.sitemaps === 'off'
+      ? undefined
+      : await deps.coverage.store.loadLatestPaths(stored.id);
   const causes =
     previous === null
       ? []
@@ -231,6 +236,9 @@ async function recordNewState(
           before: previous.side,
           after: { fetch: result, stale: seen.stale, lastGood, verdicts },
           since: previous.incident,
+          ...(coverage === undefined || deps.coverage === undefined
+            ? {}
+            : { coverage: { paths: coverage, thresholds: deps.coverage.thresholds } }),
         });
   const fileCondition =
     result.body === null ? null : fileConditionOf(result.body, result.cut !== null);

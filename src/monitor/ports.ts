@@ -197,6 +197,8 @@ export interface CoverageStore {
     at: Date,
   ): Promise<StoredUrlSet & { readonly changed: boolean }>;
   hasCoverage(snapshotId: number, urlSetId: number, agentsKey: string): Promise<boolean>;
+  /** The paths of the site's latest URL set; undefined before its first. */
+  loadLatestPaths(siteId: number): Promise<readonly string[] | undefined>;
   saveCoverage(record: {
     snapshotId: number;
     urlSetId: number;

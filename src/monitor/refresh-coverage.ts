@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
+import type { CoverageThresholds } from '../policy/cause-model.js';
 import { computeCoverage } from '../policy/coverage.js';
 import type { Coverage } from '../policy/coverage.js';
 import { sitemapsOf } from '../policy/events.js';
@@ -21,6 +22,8 @@ export interface CoverageDeps {
   readonly store: CoverageStore;
   now(): Date;
   readonly limits: DiscoveryLimits;
+  /** When a change that newly blocks part of the URL set alerts (notify.coverage). */
+  readonly thresholds: CoverageThresholds;
 }
 
 /** What a refresh found and did. */

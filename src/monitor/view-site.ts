@@ -33,7 +33,7 @@ export interface VerdictMatrix {
 export const CHANGE_KINDS = {
   status: ['fetch_status', 'stale'],
   file: ['file_condition'],
-  rules: ['rule', 'rules', 'group', 'groups'],
+  rules: ['rule', 'rules', 'group', 'groups', 'coverage'],
   other: ['sitemaps', 'directives'],
 } as const satisfies Record<string, readonly ChangeCauseType[]>;
 

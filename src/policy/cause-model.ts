@@ -178,7 +178,38 @@ export interface DirectivesCause {
   readonly pairs: readonly PairChange[];
 }
 
+/**
+ * The site's URL set (from its sitemaps) newly disallowed (or allowed) by a change of the
+ * file, for the crawlers that see the same change: how many, mostly where, by which lines.
+ */
+export interface CoverageCause {
+  readonly type: 'coverage';
+  /** The crawlers it applies to (each sees this same change). */
+  readonly agents: readonly string[];
+  /** URLs in the set. */
+  readonly urls: number;
+  readonly newlyDisallowed: number;
+  readonly newlyAllowed: number;
+  /** Where the newly disallowed URLs are, most first (a few). */
+  readonly prefixes: readonly { readonly prefix: string; readonly urls: number }[];
+  /** The lines that now disallow them, most first (a few). */
+  readonly rules: readonly (RuleText & { readonly urls: number })[];
+  /** A few newly disallowed paths. */
+  readonly samples: readonly string[];
+  /** At or over notify.coverage's thresholds: it alerts (else it is recorded and shown). */
+  readonly significant: boolean;
+  readonly pairs: readonly PairChange[];
+}
+
+/** When a coverage change alerts: at least this many URLs and this share of the set. */
+export interface CoverageThresholds {
+  readonly minUrls: number;
+  /** A share from 0 to 1. */
+  readonly minShare: number;
+}
+
 export type ChangeCause =
+  | CoverageCause
   | StatusCause
   | StaleCause
   | FileCause
@@ -220,6 +251,11 @@ export interface ChangeInput {
    * not robots.txt (`file`), began. Unknown: null.
    */
   readonly since?: { readonly access: Date | null; readonly file: Date | null };
+  /** The site's URL set (paths), to say how much of the whole site a change blocks. */
+  readonly coverage?: {
+    readonly paths: readonly string[];
+    readonly thresholds: CoverageThresholds;
+  };
 }
 
 /**
@@ -232,6 +268,7 @@ export const ALERT_TOPICS = [
   'file_condition_changed',
   'directives_changed',
   'fetch_status_same_effect',
+  'coverage_changed',
 ] as const;
 
 export type AlertTopic = (typeof ALERT_TOPICS)[number];
@@ -241,6 +278,7 @@ export const DEFAULT_ALERT_TOPICS: readonly AlertTopic[] = [
   'newly_disallowed',
   'fetch_status_changed',
   'file_condition_changed',
+  'coverage_changed',
 ];
 
 /** The topics a cause falls under: its kind, and the way its pairs flipped. */
@@ -267,6 +305,10 @@ export function causeTopics(cause: ChangeCause): AlertTopic[] {
       break;
     case 'directives':
       topics.push('directives_changed');
+      break;
+    case 'coverage':
+      // Only a share of the site past the thresholds, newly blocked, alerts.
+      if (cause.significant && cause.newlyDisallowed > 0) topics.push('coverage_changed');
       break;
   }
   if (cause.pairs.some((p) => p.flipped && !p.allowed)) topics.push('newly_disallowed');
@@ -308,6 +350,8 @@ export function causeSeverity(cause: ChangeCause): number {
       return 70;
     case 'directives':
       return 75;
+    case 'coverage':
+      return cause.newlyDisallowed > 0 ? (cause.significant ? 25 : 55) : 65;
   }
 }
 

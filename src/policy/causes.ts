@@ -13,6 +13,7 @@ import type { FetchOutcome } from './access.js';
 import { bytesEqual, causeOrder, groupLabel, readingOf, ruleText } from './cause-model.js';
 import type {
   ChangeCause,
+  CoverageCause,
   ChangeInput,
   DirectiveLine,
   FileCause,
@@ -24,6 +25,7 @@ import type {
   StaleCause,
   StatusCause,
 } from './cause-model.js';
+import { compareCoverage } from './coverage.js';
 import { fetchStatusOf } from './events.js';
 import { fileCondition, isRobotsFile } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
@@ -148,7 +150,52 @@ class Explanation {
     this.#statusAndFile();
     for (const agent of this.#input.agents) this.#attributeAgent(agent);
     this.#fileLevel();
-    return this.#finish();
+    const coverage = this.#coverage();
+    return [...this.#finish(), ...coverage].sort(causeOrder);
+  }
+
+  /**
+   * How much of the site's URL set the change newly blocks (or frees), per group of
+   * crawlers that see the same change. Only between two files read: a status change or
+   * a file that is not robots.txt says it for the whole site already.
+   */
+  #coverage(): CoverageCause[] {
+    const input = this.#input.coverage;
+    if (input === undefined || input.paths.length === 0 || !this.#filesDiffer) return [];
+    const before = this.#state('before');
+    const after = this.#state('after');
+    const rulesOnBothSides = (agent: WatchedAgent) =>
+      resolveState(before, agent.profile).kind === 'rules' &&
+      resolveState(after, agent.profile).kind === 'rules';
+    const agents = this.#input.agents.filter(rulesOnBothSides);
+    const changes = compareCoverage(before, after, input.paths, agents, this.#cache);
+    const byChange = new Map<string, CoverageCause & { agents: string[] }>();
+    const { minUrls, minShare } = input.thresholds;
+    for (const change of changes) {
+      const { agent, access: _access, ...rest } = change;
+      const key = JSON.stringify(rest);
+      const known = byChange.get(key);
+      if (known !== undefined) {
+        known.agents.push(agent);
+        continue;
+      }
+      byChange.set(key, {
+        type: 'coverage',
+        agents: [agent],
+        urls: change.urls,
+        newlyDisallowed: change.newlyDisallowed,
+        newlyAllowed: change.newlyAllowed,
+        prefixes: change.prefixes.slice(0, 5),
+        rules: change.rules
+          .slice(0, 5)
+          .map((r) => ({ directive: r.directive, pattern: r.pattern, line: r.line, urls: r.urls })),
+        samples: change.samples,
+        significant:
+          change.newlyDisallowed >= minUrls && change.newlyDisallowed >= minShare * change.urls,
+        pairs: [],
+      });
+    }
+    return [...byChange.values()];
   }
 
   /** The state as the verdicts saw it, for one profile's resolution. */

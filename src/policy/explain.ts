@@ -7,6 +7,7 @@ import type { Profile } from '../robots/index.js';
 import { classifyFetch } from './access.js';
 import type {
   ChangeCause,
+  CoverageCause,
   FileCause,
   GroupCause,
   RuleCause,
@@ -285,6 +286,46 @@ function groupTexts(
   return { title: capitalise(title), consequence };
 }
 
+/** "24.9%", "0.3%", "100%": a share of a URL set. */
+function percent(part: number, whole: number): string {
+  if (whole === 0) return '0%';
+  const value = (100 * part) / whole;
+  return part === whole ? '100%' : `${value < 0.1 ? value.toFixed(2) : value.toFixed(1)}%`;
+}
+
+/** A coverage change: how much of the site's sitemaps, where, by which lines. */
+function coverageTexts(
+  cause: CoverageCause,
+  context: ExplainContext,
+): Pick<Explained, 'title' | 'consequence' | 'details'> {
+  const who = describeCrawlers(cause.agents, { agents: context.agents });
+  const parts = [
+    cause.newlyDisallowed > 0
+      ? `${cause.newlyDisallowed.toLocaleString('en-US')} of ${count(cause.urls, 'sitemap URL')} (${percent(cause.newlyDisallowed, cause.urls)}) newly disallowed`
+      : '',
+    cause.newlyAllowed > 0
+      ? `${cause.newlyAllowed.toLocaleString('en-US')}${cause.newlyDisallowed > 0 ? '' : ` of ${count(cause.urls, 'sitemap URL')}`} (${percent(cause.newlyAllowed, cause.urls)}) newly allowed`
+      : '',
+  ].filter(Boolean);
+  const where = cause.prefixes
+    .slice(0, 3)
+    .map((p) => `${p.prefix} (${p.urls.toLocaleString('en-US')})`)
+    .join(', ');
+  const by = cause.rules
+    .slice(0, 2)
+    .map((r) => `line ${r.line} \`${ruleString(r)}\``)
+    .join(' and ');
+  const consequence =
+    cause.newlyDisallowed > 0
+      ? `Mostly ${where}${by === '' ? '' : `, by ${by}`}: ${cause.agents.length === 1 ? `${who} stops` : 'they stop'} crawling these pages${cause.significant ? '' : ' (under the alert thresholds)'}.`
+      : `${capitalise(who)} may crawl these pages again.`;
+  return {
+    title: `${who}: ${parts.join(', ')}`,
+    consequence,
+    details: cause.samples.length === 0 ? [] : [`e.g. ${cause.samples.join(', ')}`],
+  };
+}
+
 /** The words of a cause: title, consequence, its pairs as at most `limit` lines. */
 export function explainCause(cause: ChangeCause, context: ExplainContext, limit = 5): Explained {
   const crawlers: CrawlerContext = {
@@ -393,6 +434,8 @@ export function explainCause(cause: ChangeCause, context: ExplainContext, limit 
           ...cause.removed.slice(0, 10).map((s) => `− ${s}`),
         ],
       };
+    case 'coverage':
+      return { ...base, ...coverageTexts(cause, context) };
     case 'directives':
       return {
         ...base,
@@ -462,6 +505,13 @@ export function causeHeadline(cause: ChangeCause, context: ExplainContext): stri
       const who =
         line.agents.length <= 2 ? listNames(line.agents) : `${line.agents.length} crawlers`;
       return `${urls} now ${line.allowed ? 'allowed' : 'disallowed'} for ${who} (${what})`;
+    }
+    case 'coverage': {
+      if (cause.newlyDisallowed === 0) return explainCause(cause, context, 0).title;
+      const who =
+        cause.agents.length <= 2 ? listNames(cause.agents) : `${cause.agents.length} crawlers`;
+      const rule = cause.rules[0];
+      return `${count(cause.newlyDisallowed, 'sitemap URL')} (${percent(cause.newlyDisallowed, cause.urls)}) now disallowed for ${who}${rule === undefined ? '' : ` (${elide(ruleString(rule), 60)}, line ${rule.line})`}`;
     }
     case 'stale':
     case 'rules':

@@ -6,6 +6,7 @@ import {
   hasCoverage,
   loadCoverage,
   loadKnownSitemaps,
+  loadUrlSet,
   loadUrlSetById,
   recordUrlSet,
   saveCoverage,
@@ -173,6 +174,7 @@ export function createCoverageStore(db: Database): CoverageStore {
     hasCoverage: (snapshotId, urlSetId, agentsKey) =>
       hasCoverage(db, snapshotId, urlSetId, agentsKey),
     saveCoverage: (record) => saveCoverage(db, record),
+    loadLatestPaths: async (siteId) => (await loadUrlSet(db, siteId))?.paths,
     loadBody: (sha256) => loadBody(db, sha256),
   };
 }

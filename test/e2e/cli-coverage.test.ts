@@ -14,10 +14,18 @@ import type { CoverageDocument } from '../../src/monitor/view-coverage.js';
 import { runRobowatch } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { referenceAllowedByRobots } from '../support/reference-matcher.js';
+import { TestSmtpServer } from '../support/smtp.js';
 
 const site = new FixtureServer();
-beforeAll(() => site.start());
-afterAll(() => site.stop());
+const smtp = new TestSmtpServer();
+beforeAll(async () => {
+  await site.start();
+  await smtp.start();
+});
+afterAll(async () => {
+  await site.stop();
+  await smtp.stop();
+});
 
 const PRODUCTS = Array.from({ length: 300 }, (_, i) =>
   i % 3 === 0 ? `/products/${i}?color=red` : `/products/${i}`,
@@ -138,5 +146,55 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
       2,
       `robowatch: ${site.origin} has no snapshot 99\n`,
     ]);
+  });
+
+  it('alerts by email when a change blocks a share of the site that no watched page shows', async () => {
+    site.routes.clear();
+    const before = 'User-agent: *\nDisallow: /cart\n';
+    site.serve('/robots.txt', 200, before);
+    site.serve(
+      '/sitemap.xml',
+      200,
+      [...PRODUCTS, ...OTHERS].map((p) => site.origin + p).join('\n'),
+    );
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-coverage-alert-'));
+    const config = join(dir, 'robowatch.yaml');
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, Bingbot]
+sitemaps: auto
+watch: [/, /about]
+sites:
+  - url: ${site.origin}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
+notify:
+  email: {smtp: 'smtp://127.0.0.1:${smtp.port}', from: robowatch@example.com, to: [seo@example.com]}
+`,
+    );
+    const env = { DATABASE_URL: '' };
+    const first = await runRobowatch(['check', '--config', config], { env });
+    expect([first.code, first.stderr]).toEqual([0, '']);
+    expect(smtp.received).toHaveLength(0); // a baseline alerts nothing
+
+    // A rule that blocks every product page, and none of the watched pages.
+    site.serve('/robots.txt', 200, `${before}Disallow: /products/\n`);
+    const second = await runRobowatch(['check', '--config', config], { env });
+    expect([second.code, second.stderr]).toEqual([0, '']);
+    expect(second.stdout).toContain(
+      'Googlebot and Bingbot: 300 of 306 sitemap URLs (98.0%) newly disallowed',
+    );
+    expect(smtp.received).toHaveLength(1);
+    const mail = smtp.received[0]!;
+    expect(mail.envelopeTo).toEqual(['seo@example.com']);
+    expect(mail.parsed.subject).toContain(
+      '300 sitemap URLs (98.0%) now disallowed for Googlebot and Bingbot (Disallow: /products/, line 3)',
+    );
+    expect(mail.parsed.text).toContain(
+      'Mostly /products/ (300), by line 3 `Disallow: /products/`: they stop crawling these pages.',
+    );
+    // Crawlers that read the same rules are said once.
+    const text = await runRobowatch(['coverage', site.origin, '--config', config], { env });
+    expect(text.stdout).toContain('\nGooglebot, Bingbot: 4 allowed, 302 disallowed (98.7%)\n');
   });
 });

@@ -41,6 +41,7 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
           store: createCoverageStore(database.handle.db),
           now: () => clock.now,
           limits: DEFAULT_DISCOVERY_LIMITS,
+          thresholds: config.notify.coverage,
         },
       },
       config.sites,

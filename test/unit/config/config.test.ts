@@ -165,7 +165,12 @@ sites:
     expect(config.sites[0]!.alerts).toEqual({
       email: [],
       webhooks: [],
-      events: ['newly_disallowed', 'fetch_status_changed', 'file_condition_changed'],
+      events: [
+        'newly_disallowed',
+        'fetch_status_changed',
+        'file_condition_changed',
+        'coverage_changed',
+      ],
     });
   });
 
@@ -375,7 +380,7 @@ sites:
     ],
     [
       'notify: {events: [newly_blocked]}',
-      'robowatch.yaml: notify.events[0]: must be one of newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed, file_condition_changed, directives_changed, fetch_status_same_effect',
+      'robowatch.yaml: notify.events[0]: must be one of newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed, file_condition_changed, directives_changed, fetch_status_same_effect, coverage_changed',
     ],
     [
       'notify: {email: {smtp: "smtp://h", from: a@b.c, to: [not-an-address]}}',

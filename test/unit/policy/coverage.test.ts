@@ -4,7 +4,10 @@
  * disallows, mostly where and by which line.
  */
 import { describe, expect, it } from 'vitest';
+import { causeTopics } from '../../../src/policy/cause-model.js';
+import { explainChange } from '../../../src/policy/causes.js';
 import { compareCoverage, computeCoverage, pathPrefix } from '../../../src/policy/coverage.js';
+import { causeHeadline, explainCause } from '../../../src/policy/explain.js';
 import type { SiteState, WatchedAgent } from '../../../src/policy/verdicts.js';
 import { urlsFromRules } from '../../support/corpus-check.js';
 import { readFixture, realWorldFiles } from '../../support/fixtures.js';
@@ -182,5 +185,70 @@ describe('coverage', () => {
     ]);
     const back = compareCoverage(ok(after), ok(SHOP), paths, google('Googlebot'));
     expect(back[0]).toMatchObject({ newlyDisallowed: 0, newlyAllowed: 3, rules: [] });
+  });
+});
+
+describe('the coverage cause', () => {
+  const side = (body: string) => ({
+    fetch: { status: 200, error: null },
+    stale: false,
+    lastGood: { body: encode(body), truncated: false, cut: null },
+    verdicts: [],
+  });
+  const paths = [
+    ...Array.from({ length: 40 }, (_, i) => `/products/${i}?ref=home`),
+    ...Array.from({ length: 60 }, (_, i) => `/products/${i}`),
+    '/search?q=shoes',
+  ];
+  const change = (minUrls: number, minShare: number) =>
+    explainChange({
+      profile: 'google',
+      agents: google('Googlebot', 'Bingbot', 'GPTBot'),
+      before: side(SHOP),
+      after: side(SHOP.replace('Disallow: /cart', 'Disallow: /cart\nDisallow: /*?')),
+      coverage: { paths, thresholds: { minUrls, minShare } },
+    });
+
+  it('says how much of the site a change blocks, for the crawlers that see it alike', () => {
+    const coverage = change(10, 0.01).filter((c) => c.type === 'coverage');
+    expect(coverage).toEqual([
+      {
+        type: 'coverage',
+        agents: ['Googlebot', 'Bingbot'],
+        urls: 101,
+        newlyDisallowed: 41,
+        newlyAllowed: 0,
+        prefixes: [
+          { prefix: '/products/', urls: 40 },
+          { prefix: '/search', urls: 1 },
+        ],
+        rules: [{ directive: 'disallow', pattern: '/*?', line: 3, urls: 41 }],
+        samples: ['/products/0?ref=home', '/products/1?ref=home', '/products/2?ref=home'],
+        significant: true,
+        pairs: [],
+      },
+    ]);
+    const cause = coverage[0]!;
+    expect(causeTopics(cause)).toEqual(['coverage_changed']);
+    const context = { agents: ['Googlebot', 'Bingbot', 'GPTBot'], at: new Date(0) };
+    const words = explainCause(cause, context);
+    expect(words.title).toBe(
+      'Googlebot and Bingbot: 41 of 101 sitemap URLs (40.6%) newly disallowed',
+    );
+    expect(words.consequence).toBe(
+      'Mostly /products/ (40), /search (1), by line 3 `Disallow: /*?`: they stop crawling these pages.',
+    );
+    expect(causeHeadline(cause, context)).toBe(
+      '41 sitemap URLs (40.6%) now disallowed for Googlebot and Bingbot (Disallow: /*?, line 3)',
+    );
+  });
+
+  it('records a change under the thresholds without alerting on it', () => {
+    const [cause] = change(50, 0.01).filter((c) => c.type === 'coverage');
+    expect(cause).toMatchObject({ newlyDisallowed: 41, significant: false });
+    expect(causeTopics(cause!)).toEqual([]);
+    expect(change(10, 0.5).find((c) => c.type === 'coverage')).toMatchObject({
+      significant: false,
+    });
   });
 });
