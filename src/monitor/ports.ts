@@ -21,6 +21,7 @@ import type {
   SharedSettingsRows,
   KnownSitemap,
   SitemapFileRecord,
+  CoveragePoint,
   StoredCoverage,
   StoredUrlSet,
   UrlSetReport,
@@ -119,6 +120,8 @@ export interface ReadStore {
   loadCoverage(snapshotId: number): Promise<StoredCoverage | undefined>;
   /** A URL set's record, without its paths. */
   loadUrlSetById(id: number): Promise<Omit<StoredUrlSet, 'paths'> | undefined>;
+  /** A site's coverage over time, oldest first: each crawler's allowed URLs per snapshot. */
+  loadCoverageHistory(siteId: number): Promise<CoveragePoint[]>;
   /** A site's snapshots, newest first (older than `beforeId`, for paging). */
   listSnapshots(siteId: number, limit?: number, beforeId?: number): Promise<SnapshotSummary[]>;
   /** One snapshot of a site, or undefined if the id is not one of the site's. */

@@ -335,3 +335,10 @@ export interface StoredCoverage {
   readonly computedAt: Date;
   readonly coverage: Coverage;
 }
+
+/** A snapshot's coverage in a site's history: when, the set's size, each crawler's allowed URLs. */
+export interface CoveragePoint {
+  readonly at: Date;
+  readonly urls: number;
+  readonly allowed: Readonly<Record<string, number>>;
+}

@@ -1,4 +1,7 @@
+import type { CoveragePoint } from './records.js';
 import type { SiteConfig } from '../config/config.js';
+import { viewCoverage } from './view-coverage.js';
+import type { CoverageDocument } from './view-coverage.js';
 import type { Access } from '../policy/access.js';
 import type { ChangeCause, ChangeCauseType } from '../policy/cause-model.js';
 import { sitemapsOf } from '../policy/events.js';
@@ -67,6 +70,10 @@ export interface SiteView {
   /** How many crawlers the matrix would show unfiltered. */
   readonly matrixAgents: number;
   readonly sitemaps: readonly string[];
+  /** The current snapshot's coverage of the site's sitemaps, when computed. */
+  readonly coverage: CoverageDocument | undefined;
+  /** Coverage over time, oldest first (for the chart). */
+  readonly coverageHistory: readonly CoveragePoint[];
   /** When the site is checked next (its planned run, else its place in the next period). */
   readonly nextCheckAt: Date | null;
 }
@@ -96,6 +103,9 @@ export async function viewSite(
     | 'getSnapshot'
     | 'loadIncidentStart'
     | 'loadOverview'
+    | 'loadCoverage'
+    | 'loadUrlSetById'
+    | 'loadCoverageHistory'
   >,
   site: SiteRef,
   options: SiteViewOptions,
@@ -127,6 +137,9 @@ export async function viewSite(
   const page = changes.slice(0, options.changesPerPage);
   const byId = new Map(snapshots.map((s) => [s.id, s]));
   const matrix = verdictMatrix(verdicts, site.config);
+  const [coverage, coverageHistory] = current
+    ? await Promise.all([viewCoverage(store, current.id), store.loadCoverageHistory(site.id)])
+    : [undefined, []];
   return {
     site,
     current,
@@ -139,6 +152,8 @@ export async function viewSite(
     matrix: filterMatrix(matrix, options),
     matrixAgents: matrix.agents.length,
     sitemaps,
+    coverage,
+    coverageHistory,
     nextCheckAt:
       site.config === undefined
         ? null

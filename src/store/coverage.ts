@@ -224,6 +224,42 @@ export async function loadUrlSetById(
   return row === undefined ? undefined : { ...row, report: row.report as UrlSetReport };
 }
 
+/**
+ * A site's coverage over time, oldest first: for each snapshot with one, when the
+ * snapshot was first seen and each crawler's allowed count over the set (the newest
+ * computation of the snapshot). At most the last `limit` snapshots.
+ */
+export async function loadCoverageHistory(
+  db: Database,
+  siteId: number,
+  limit = 200,
+): Promise<{ at: Date; urls: number; allowed: Record<string, number> }[]> {
+  const rows = await queryRows<{
+    at: string | Date;
+    urls: number;
+    allowed: Record<string, number> | string;
+  }>(
+    db,
+    sql`SELECT at, urls, allowed FROM (
+      SELECT DISTINCT ON (s.id) s.id, s.first_seen_at AS at, (c.data->>'urls')::int AS urls,
+        (SELECT jsonb_object_agg(a->>'agent', (a->>'allowed')::int)
+           FROM jsonb_array_elements(c.data->'agents') a) AS allowed
+      FROM coverage c JOIN snapshots s ON s.id = c.snapshot_id
+      WHERE s.site_id = ${siteId}
+      ORDER BY s.id DESC, c.url_set_id DESC, c.computed_at DESC
+      LIMIT ${limit}
+    ) newest ORDER BY at`,
+  );
+  return rows.map((r) => ({
+    at: new Date(r.at),
+    urls: r.urls,
+    allowed:
+      typeof r.allowed === 'string'
+        ? (JSON.parse(r.allowed) as Record<string, number>)
+        : (r.allowed ?? {}),
+  }));
+}
+
 /** Whether the coverage of this snapshot over this URL set is stored already. */
 export async function hasCoverage(
   db: Database,

@@ -5,6 +5,7 @@
 import {
   hasCoverage,
   loadCoverage,
+  loadCoverageHistory,
   loadKnownSitemaps,
   loadUrlSet,
   loadUrlSetById,
@@ -206,6 +207,7 @@ export function createWebStore(db: Database): ReadStore {
     findSiteById: (id: number) => findSiteById(db, id),
     loadCoverage: (snapshotId: number) => loadCoverage(db, snapshotId),
     loadUrlSetById: (id: number) => loadUrlSetById(db, id),
+    loadCoverageHistory: (siteId: number) => loadCoverageHistory(db, siteId),
     loadOverview: (siteIds: readonly number[]) => loadOverview(db, siteIds),
     loadSiteStandings: (since: Date) => loadSiteStandings(db, since),
     loadCrawlerCounts: () => loadCrawlerCounts(db),

@@ -5,6 +5,7 @@ import { answers } from '../../policy/explain.js';
 import type { ChangeKind, SiteView } from '../../monitor/view-site.js';
 import { profileOf } from '../../monitor/view-site.js';
 import { CauseItem } from './causes.js';
+import { CoveragePanel } from './coverage.js';
 import {
   AccessBadge,
   ConditionBadge,
@@ -323,6 +324,14 @@ export const SitePageView: FC<SitePageProps> = ({
         base={base}
         params={kinds.length > 0 ? { kind: kinds.join(',') } : {}}
         before={view.olderChanges}
+      />
+
+      <h2 id="coverage">Coverage of the sitemaps</h2>
+      <CoveragePanel
+        doc={view.coverage}
+        history={view.coverageHistory}
+        off={view.site.config === undefined || view.site.config.sitemaps === 'off'}
+        now={now}
       />
 
       <h2>Sitemaps</h2>

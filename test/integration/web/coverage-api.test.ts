@@ -21,6 +21,7 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
   let app: ReturnType<typeof createApp>;
   let offApp: ReturnType<typeof createApp>;
   let latest: number;
+  let first: number;
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     const config = historyConfig(server.origin, 'sitemaps: auto');
@@ -33,21 +34,29 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
         .map((p) => server.origin + p)
         .join('\n'),
     );
-    const summary = await checkSites(
-      {
-        ...deps,
-        coverage: {
-          fetchDocument: (r) => fetcher.fetchDocument(r),
-          store: createCoverageStore(database.handle.db),
-          now: () => clock.now,
-          limits: DEFAULT_DISCOVERY_LIMITS,
-          thresholds: config.notify.coverage,
-        },
+    const withCoverage = {
+      ...deps,
+      coverage: {
+        fetchDocument: (r: Parameters<typeof fetcher.fetchDocument>[0]) => fetcher.fetchDocument(r),
+        store: createCoverageStore(database.handle.db),
+        now: () => clock.now,
+        limits: DEFAULT_DISCOVERY_LIMITS,
+        thresholds: config.notify.coverage,
       },
-      config.sites,
-      { concurrency: 1, onOutcome: (o) => (latest = o.snapshotId) },
-    );
-    expect(summary.failures).toEqual([]);
+    };
+    const check = async () => {
+      const summary = await checkSites(withCoverage, config.sites, {
+        concurrency: 1,
+        onOutcome: (o) => (latest = o.snapshotId),
+      });
+      expect(summary.failures).toEqual([]);
+      clock.now = new Date(clock.now.getTime() + 86_400_000);
+    };
+    await check();
+    first = latest;
+    // A rule that blocks a sitemap URL and no watched page: a second point for the chart.
+    server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\nDisallow: /blog/\n');
+    await check();
     app = historyApp(database.handle.db, config, deps, clock);
     offApp = historyApp(database.handle.db, historyConfig(server.origin), deps, clock);
   });
@@ -68,8 +77,8 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     const doc = body as CoverageDocument;
     expect(doc).toMatchObject({ snapshot: latest, urls: 5 });
     expect(doc.agents['Googlebot']).toMatchObject({
-      allowed: 3,
-      disallowed: 2,
+      allowed: 2,
+      disallowed: 3,
       rules: [
         {
           line: 2,
@@ -78,13 +87,34 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
           urls: 2,
           samples: ['/private/a', '/private/b'],
         },
+        { line: 3, directive: 'disallow', pattern: '/blog/', urls: 1, samples: ['/blog/post'] },
       ],
-      prefixes: [{ prefix: '/private/', disallowed: 2, urls: 2 }],
+      prefixes: [
+        { prefix: '/private/', disallowed: 2, urls: 2 },
+        { prefix: '/blog/', disallowed: 1, urls: 1 },
+      ],
     });
+    // The snapshot before: the rule that came later blocks nothing there.
+    const before = (await get(`/api/v1/sites/1/coverage?snapshot=${first}`))
+      .body as CoverageDocument;
+    expect(before.agents['Googlebot']).toMatchObject({ allowed: 3, disallowed: 2 });
     expect(doc.urlSet.sitemaps).toEqual([
       expect.objectContaining({ url: `${server.origin}/sitemap.xml`, format: 'text', entries: 5 }),
     ]);
     expect((await get(`/api/v1/sites/1/coverage?snapshot=${latest}`)).body).toEqual(body);
+  });
+
+  it('shows the coverage on the site page: the crawlers alike in one row, a chart, the change as a cause', async () => {
+    const html = await (await app.request('/sites/1', { headers: { accept: 'text/html' } })).text();
+    expect(html).toContain('<h2 id="coverage">Coverage of the sitemaps</h2>');
+    expect(html).toMatch(/<p>5 URLs from 1 sitemap, read <time/);
+    expect(html).toMatch(
+      /<tr><td>Googlebot, GPTBot<\/td><td class="num">2 \(40\.0%\)<\/td><td class="num">3<\/td><td>\/private\/ \(2 of 2\), \/blog\/ \(1 of 1\)<\/td>/,
+    );
+    expect(html).toContain(
+      'aria-label="Share of the sitemap URLs each crawler may fetch, over time"',
+    );
+    expect(html).toContain('Googlebot and GPTBot: 1 of 5 sitemap URLs (20.0%) newly disallowed');
   });
 
   it('says in one line why there is none', async () => {

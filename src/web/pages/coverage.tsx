@@ -1,0 +1,206 @@
+/**
+ * The coverage panel of a site's page: how much of its sitemaps each crawler may fetch
+ * (crawlers that read the same rules share a row), the lines that decide with how many
+ * URLs each, the prefixes most blocked, samples, the share allowed over time as a chart,
+ * and what was wrong with the sitemaps. No JavaScript: details open natively.
+ */
+import type { FC } from 'hono/jsx';
+import type { CoverageDocument } from '../../monitor/view-coverage.js';
+import type { CoveragePoint } from '../../monitor/records.js';
+import { Time } from './components.js';
+
+const count = (n: number) => n.toLocaleString('en-US');
+const percent = (part: number, whole: number) =>
+  whole === 0 ? '–' : `${((100 * part) / whole).toFixed(part === whole || part === 0 ? 0 : 1)}%`;
+
+type AgentCoverage = CoverageDocument['agents'][string];
+
+/** Crawlers with the same coverage, together, most blocked first. */
+function groupsOf(doc: CoverageDocument): { agents: string[]; coverage: AgentCoverage }[] {
+  const groups = new Map<string, { agents: string[]; coverage: AgentCoverage }>();
+  for (const [agent, coverage] of Object.entries(doc.agents)) {
+    const key = JSON.stringify(coverage);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { agents: [agent], coverage });
+    else group.agents.push(agent);
+  }
+  return [...groups.values()].sort((a, b) => b.coverage.disallowed - a.coverage.disallowed);
+}
+
+const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2'];
+const WIDTH = 1000;
+const HEIGHT = 140;
+
+/** The share of the URL set each crawler may fetch, over time (a step line per group). */
+const CoverageChart: FC<{
+  history: readonly CoveragePoint[];
+  now: Date;
+  /** The crawlers in the site's order (the history's may be in any). */
+  order: readonly string[];
+}> = ({ history, now, order }) => {
+  if (history.length < 2) return null;
+  const seen = new Set(history.flatMap((p) => Object.keys(p.allowed)));
+  const agents = [
+    ...order.filter((a) => seen.has(a)),
+    ...[...seen].filter((a) => !order.includes(a)),
+  ];
+  const series = new Map<string, { agents: string[]; shares: (number | null)[] }>();
+  for (const agent of agents) {
+    const shares = history.map((p) =>
+      p.allowed[agent] === undefined || p.urls === 0 ? null : p.allowed[agent] / p.urls,
+    );
+    const key = JSON.stringify(shares);
+    const known = series.get(key);
+    if (known === undefined) series.set(key, { agents: [agent], shares });
+    else known.agents.push(agent);
+  }
+  const lines = [...series.values()].slice(0, COLOURS.length);
+  const start = history[0]!.at.getTime();
+  const end = Math.max(now.getTime(), history.at(-1)!.at.getTime() + 1);
+  const x = (t: number) => ((t - start) / (end - start)) * WIDTH;
+  const y = (share: number) => 4 + (1 - share) * (HEIGHT - 8);
+  const path = (shares: readonly (number | null)[]) => {
+    let d = '';
+    shares.forEach((share, i) => {
+      if (share === null) return;
+      const x0 = x(history[i]!.at.getTime());
+      const x1 = i + 1 < history.length ? x(history[i + 1]!.at.getTime()) : WIDTH;
+      d += `${d === '' ? 'M' : 'L'}${x0.toFixed(1)},${y(share).toFixed(1)}H${x1.toFixed(1)}`;
+    });
+    return d;
+  };
+  return (
+    <figure class="coverage-chart">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        role="img"
+        aria-label="Share of the sitemap URLs each crawler may fetch, over time"
+        preserveAspectRatio="none"
+      >
+        <line x1="0" x2={WIDTH} y1={y(1)} y2={y(1)} class="grid" />
+        <line x1="0" x2={WIDTH} y1={y(0.5)} y2={y(0.5)} class="grid" />
+        <line x1="0" x2={WIDTH} y1={y(0)} y2={y(0)} class="grid" />
+        {lines.map((line, i) => (
+          <path d={path(line.shares)} fill="none" stroke={COLOURS[i]} stroke-width="3">
+            <title>{line.agents.join(', ')}</title>
+          </path>
+        ))}
+      </svg>
+      <figcaption>
+        Share of the sitemap URLs each may fetch (top 100%, bottom 0%), from{' '}
+        <Time date={history[0]!.at} /> to now:{' '}
+        {lines.map((line, i) => (
+          <span class="legend">
+            <svg class="swatch" viewBox="0 0 10 10" aria-hidden="true">
+              <rect width="10" height="10" fill={COLOURS[i]} />
+            </svg>{' '}
+            {line.agents.join(', ')}{' '}
+          </span>
+        ))}
+      </figcaption>
+    </figure>
+  );
+};
+
+export const CoveragePanel: FC<{
+  doc: CoverageDocument | undefined;
+  history: readonly CoveragePoint[];
+  /** The site's sitemaps setting: off, or on (auto or a list). */
+  off: boolean;
+  now: Date;
+}> = ({ doc, history, off, now }) => {
+  if (doc === undefined)
+    return (
+      <p class="muted">
+        {off
+          ? 'Sitemaps are off for this site: set sitemaps: auto (or list them) in the configuration to see how much of the whole site each crawler may fetch.'
+          : 'Not computed yet: it is worked out after the next check.'}
+      </p>
+    );
+  const set = doc.urlSet;
+  const problems = [
+    ...set.problems,
+    ...set.sitemaps.flatMap((s) => s.problems.map((p) => `${s.url}: ${p}`)),
+  ];
+  return (
+    <>
+      <p>
+        {count(doc.urls)} URL{doc.urls === 1 ? '' : 's'} from {set.sitemaps.length} sitemap
+        {set.sitemaps.length === 1 ? '' : 's'}, read <Time date={new Date(set.lastSeenAt)} />; this
+        set since <Time date={new Date(set.firstSeenAt)} />: {count(set.added)} added,{' '}
+        {count(set.removed)} removed.
+        {set.otherOrigins > 0
+          ? ` ${count(set.otherOrigins)} URL${set.otherOrigins === 1 ? '' : 's'} of other sites not counted.`
+          : ''}
+      </p>
+      <CoverageChart history={history} now={now} order={Object.keys(doc.agents)} />
+      <div class="scroll">
+        <table class="coverage">
+          <thead>
+            <tr>
+              <th>Crawlers</th>
+              <th class="num">May fetch</th>
+              <th class="num">Disallowed</th>
+              <th>Mostly</th>
+              <th>Decided by</th>
+            </tr>
+          </thead>
+          <tbody>
+            {groupsOf(doc).map(({ agents, coverage: a }) => (
+              <tr>
+                <td>{agents.join(', ')}</td>
+                <td class="num">
+                  {count(a.allowed)} ({percent(a.allowed, doc.urls)})
+                </td>
+                <td class="num">{count(a.disallowed)}</td>
+                <td>
+                  {a.access === 'unreachable'
+                    ? 'robots.txt cannot be read: every URL'
+                    : a.prefixes
+                        .slice(0, 3)
+                        .map((p) => `${p.prefix} (${count(p.disallowed)} of ${count(p.urls)})`)
+                        .join(', ') || '–'}
+                </td>
+                <td>
+                  {a.rules.length === 0 ? (
+                    '–'
+                  ) : (
+                    <details>
+                      <summary>
+                        line {a.rules[0]!.line} <code>{ruleText(a.rules[0]!)}</code>:{' '}
+                        {count(a.rules[0]!.urls)} URLs
+                        {a.rules.length > 1 ? ` and ${a.rules.length - 1} more` : ''}
+                      </summary>
+                      <ul class="details">
+                        {a.rules.slice(0, 20).map((r) => (
+                          <li>
+                            line {r.line} <code>{ruleText(r)}</code>: {count(r.urls)} URL
+                            {r.urls === 1 ? '' : 's'}, e.g. <span class="mono">{r.samples[0]}</span>
+                          </li>
+                        ))}
+                      </ul>
+                    </details>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {problems.length === 0 ? null : (
+        <div class="notice error">
+          What was wrong with the sitemaps:
+          <ul>
+            {problems.slice(0, 20).map((p) => (
+              <li>{p}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </>
+  );
+};
+
+function ruleText(rule: { readonly directive: string; readonly pattern: string }): string {
+  return `${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern}`;
+}
