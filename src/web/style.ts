@@ -44,11 +44,11 @@ table.matrix th[scope=row] { font-weight: normal; color: var(--ink); white-space
 table.matrix td, table.matrix th { white-space: nowrap; }
 td.nowrap { white-space: nowrap; }
 figure.coverage-chart { margin: .5rem 0 1rem; }
-figure.coverage-chart svg { width: 100%; height: 140px; display: block; background: var(--card); border: 1px solid var(--line); }
+figure.coverage-chart > svg { width: 100%; height: 140px; display: block; background: var(--card); border: 1px solid var(--line); }
 figure.coverage-chart line.grid { stroke: var(--line); stroke-width: 1; }
 figure.coverage-chart figcaption { font-size: .85rem; color: var(--muted); }
 .legend { white-space: nowrap; margin-right: .6rem; }
-.swatch { display: inline-block; width: .8rem; height: .8rem; vertical-align: middle; }
+svg.swatch { display: inline-block; width: .8rem; height: .8rem; vertical-align: middle; }
 form.filter { margin: .4rem 0 .8rem; }
 form.filter input[type=text] { width: auto; min-width: 14rem; }
 ol.changes { padding-left: 0; list-style: none; }

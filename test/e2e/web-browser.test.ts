@@ -37,6 +37,14 @@ beforeAll(async () => {
   await smtp.start();
   await hook.start();
   hook.status = 500;
+  // The site's sitemap: its pricing pages, which v2's `Disallow: /pricing` blocks.
+  site.serve(
+    '/sitemap.xml',
+    200,
+    ['/', '/blog/post', ...Array.from({ length: 12 }, (_, i) => `/pricing/plan-${i}`)]
+      .map((p) => site.origin + p)
+      .join('\n'),
+  );
   served = await serveHistory(
     site,
     (dataDir) => `dataDir: ${dataDir}
@@ -44,6 +52,7 @@ agents: [Googlebot, GPTBot]
 sites:
   - url: ${site.origin}
     watch: [/, /pricing, /private/x, /blog/post]
+    sitemaps: [/sitemap.xml]
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
 web: {listen: '127.0.0.1:0', token: ${TOKEN}}
 notify:
@@ -131,6 +140,17 @@ describe('the web UI in Chromium', () => {
     // The timeline has a time axis.
     expect(await page.locator('svg.timeline line.axis').count()).toBe(1);
     await shot('site');
+    // How much of the sitemap each crawler may fetch, and the change that blocked a share.
+    await expect
+      .poll(() => page.locator('li.cause').allTextContents())
+      .toContainEqual(
+        expect.stringContaining('Googlebot: 12 of 14 sitemap URLs (85.7%) newly disallowed'),
+      );
+    const coverage = page.locator('table.coverage tbody tr', { hasText: 'Googlebot' });
+    await expect.poll(() => coverage.textContent()).toContain('/pricing/ (12 of 12)');
+    expect(await page.locator('figure.coverage-chart path').count()).toBeGreaterThan(0);
+    await page.locator('#coverage').scrollIntoViewIfNeeded();
+    await shot('coverage');
   });
 
   it('opens the latest diff, with additions and removals marked', async () => {

@@ -168,7 +168,7 @@ export const CoveragePanel: FC<{
                     <details>
                       <summary>
                         line {a.rules[0]!.line} <code>{ruleText(a.rules[0]!)}</code>:{' '}
-                        {count(a.rules[0]!.urls)} URLs
+                        {count(a.rules[0]!.urls)} URL{a.rules[0]!.urls === 1 ? '' : 's'}
                         {a.rules.length > 1 ? ` and ${a.rules.length - 1} more` : ''}
                       </summary>
                       <ul class="details">
