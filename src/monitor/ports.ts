@@ -122,6 +122,8 @@ export interface ReadStore {
   loadUrlSetById(id: number): Promise<Omit<StoredUrlSet, 'paths'> | undefined>;
   /** A site's coverage over time, oldest first: each crawler's allowed URLs per snapshot. */
   loadCoverageHistory(siteId: number): Promise<CoveragePoint[]>;
+  /** The paths of the site's latest URL set; undefined before its first. */
+  loadLatestPaths(siteId: number): Promise<readonly string[] | undefined>;
   /** A site's snapshots, newest first (older than `beforeId`, for paging). */
   listSnapshots(siteId: number, limit?: number, beforeId?: number): Promise<SnapshotSummary[]>;
   /** One snapshot of a site, or undefined if the id is not one of the site's. */

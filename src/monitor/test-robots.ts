@@ -32,7 +32,7 @@ export async function startingFile(
  * state when there is one (the check a site owner runs before deploying a new file).
  */
 export async function testRobots(
-  store: Pick<ReadStore, 'loadSites' | 'loadBody'>,
+  store: Pick<ReadStore, 'loadSites' | 'loadBody' | 'loadLatestPaths'>,
   input: {
     readonly origin: string | undefined;
     readonly body: Uint8Array;
@@ -52,8 +52,10 @@ export async function testRobots(
           current,
           current.bodySha256 ? await store.loadBody(current.bodySha256) : null,
         );
+  // The site's URL set as last read from its sitemaps: the file's effect on all of it.
+  const paths = stored === undefined ? undefined : await store.loadLatestPaths(stored.id);
   return {
-    ...(await evaluate({ body: input.body, agents: input.agents, urls: input.urls, live })),
+    ...(await evaluate({ body: input.body, agents: input.agents, urls: input.urls, live, paths })),
     live: live !== null,
   };
 }

@@ -3,7 +3,8 @@
  * what that changes compared with the live state. Pure.
  */
 import { parseRobotsTxt } from '../robots/index.js';
-import type { LintFinding } from '../robots/index.js';
+import type { Directive, LintFinding } from '../robots/index.js';
+import { compareCoverage, computeCoverage } from './coverage.js';
 import { computeVerdicts, ParseCache } from './verdicts.js';
 import type { SiteState, WatchedAgent, WatchVerdict } from './verdicts.js';
 
@@ -15,6 +16,28 @@ export interface TesterInput {
   readonly urls: readonly string[];
   /** The site's live state, to compare with; null when there is none. */
   readonly live: SiteState | null;
+  /** The site's URL set (paths, from its sitemaps), to say what the file does to all of it. */
+  readonly paths?: readonly string[] | undefined;
+}
+
+/** What the proposed file does to the site's whole URL set, for crawlers alike together. */
+export interface TesterSiteEffect {
+  readonly agents: readonly string[];
+  /** URLs the proposed file disallows. */
+  readonly disallowed: number;
+  /** Compared with the live file (0 without one). */
+  readonly newlyDisallowed: number;
+  readonly newlyAllowed: number;
+  /** Where the newly disallowed URLs are, most first. */
+  readonly prefixes: readonly { readonly prefix: string; readonly urls: number }[];
+  /** The lines of the proposed file that newly disallow them. */
+  readonly rules: readonly {
+    readonly line: number;
+    readonly directive: Directive;
+    readonly pattern: string;
+    readonly urls: number;
+  }[];
+  readonly samples: readonly string[];
 }
 
 export interface TesterRow {
@@ -30,6 +53,8 @@ export interface TesterResult {
   readonly rows: readonly TesterRow[];
   /** Lint findings of the proposed file (read with the first agent's profile). */
   readonly findings: readonly LintFinding[];
+  /** The whole URL set: its size and the effect per group of crawlers; null without one. */
+  readonly site: { readonly urls: number; readonly effects: readonly TesterSiteEffect[] } | null;
 }
 
 /**
@@ -71,7 +96,46 @@ export function testRobotsTxt(input: TesterInput): TesterResult {
     };
   });
   const profile = input.agents[0]?.profile ?? 'google';
-  return { rows, findings: parseRobotsTxt(input.body, { profile }).lint };
+  return {
+    rows,
+    findings: parseRobotsTxt(input.body, { profile }).lint,
+    site: siteEffect(input, proposedState, cache),
+  };
+}
+
+/** What the proposed file does to every URL of the site's set, beside the live file. */
+function siteEffect(
+  input: TesterInput,
+  proposed: SiteState,
+  cache: ParseCache,
+): TesterResult['site'] {
+  const paths = input.paths;
+  if (paths === undefined || paths.length === 0) return null;
+  const coverage = computeCoverage(proposed, paths, input.agents, cache);
+  const changes = new Map(
+    input.live === null
+      ? []
+      : compareCoverage(input.live, proposed, paths, input.agents, cache).map((c) => [c.agent, c]),
+  );
+  const groups = new Map<string, TesterSiteEffect & { agents: string[] }>();
+  for (const agent of coverage.agents) {
+    const change = changes.get(agent.agent);
+    const effect = {
+      disallowed: agent.disallowed,
+      newlyDisallowed: change?.newlyDisallowed ?? 0,
+      newlyAllowed: change?.newlyAllowed ?? 0,
+      prefixes: (change?.prefixes ?? []).slice(0, 5),
+      rules: (change?.rules ?? [])
+        .slice(0, 5)
+        .map((r) => ({ line: r.line, directive: r.directive, pattern: r.pattern, urls: r.urls })),
+      samples: change?.samples ?? [],
+    };
+    const key = JSON.stringify(effect);
+    const known = groups.get(key);
+    if (known === undefined) groups.set(key, { agents: [agent.agent], ...effect });
+    else known.agents.push(agent.agent);
+  }
+  return { urls: paths.length, effects: [...groups.values()] };
 }
 
 /** A verdict whose rule pattern is cut to TESTER_LIMITS.patternChars (its line names it). */

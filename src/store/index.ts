@@ -208,6 +208,7 @@ export function createWebStore(db: Database): ReadStore {
     loadCoverage: (snapshotId: number) => loadCoverage(db, snapshotId),
     loadUrlSetById: (id: number) => loadUrlSetById(db, id),
     loadCoverageHistory: (siteId: number) => loadCoverageHistory(db, siteId),
+    loadLatestPaths: async (siteId: number) => (await loadUrlSet(db, siteId))?.paths,
     loadOverview: (siteIds: readonly number[]) => loadOverview(db, siteIds),
     loadSiteStandings: (since: Date) => loadSiteStandings(db, since),
     loadCrawlerCounts: () => loadCrawlerCounts(db),

@@ -316,9 +316,12 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'post',
     path: '/api/v1/test',
-    summary: 'Tests a robots.txt: verdicts with deciding rules, next to the live file’s.',
+    summary:
+      'Tests a robots.txt: verdicts with deciding rules, next to the live file’s, and what it would newly block or allow among the site’s sitemap URLs.',
     body: testRequest,
-    answers: { 200: '{verdicts, changes}' },
+    answers: {
+      200: '{rows: [{url, agent, proposed, live, changed}], findings, live, site}: site is the file’s effect on every URL of the site’s sitemaps ({urls, effects}), or null',
+    },
     errors: [400, 413, 422, 503],
   },
   {

@@ -1,4 +1,5 @@
 import type { FC } from 'hono/jsx';
+import type { TesterSiteEffect } from '../../policy/tester.js';
 import type { TesterResult } from '../../policy/tester.js';
 import { Layout, Notice, Verdict, causeText, pathOf } from './components.js';
 
@@ -113,6 +114,20 @@ export const TesterPageView: FC<TesterPageProps> = ({ sites, form, result, error
               ))}
             </tbody>
           </table>
+          <h2>The whole site</h2>
+          {result.site === null ? (
+            <p class="muted">
+              {form.siteId === ''
+                ? 'Choose a site to test this file against every URL of its sitemaps.'
+                : 'This site has no URL set yet: with its sitemaps on (sitemaps: auto in the configuration), the file is tested against every URL of them after the next check.'}
+            </p>
+          ) : (
+            <ul class="site-effects">
+              {result.site.effects.map((e) => (
+                <li>{siteEffectText(e, result.site!.urls, result.live)}</li>
+              ))}
+            </ul>
+          )}
           <h2>Lint findings</h2>
           {result.findings.length === 0 ? (
             <p class="muted">None.</p>
@@ -130,3 +145,29 @@ export const TesterPageView: FC<TesterPageProps> = ({ sites, form, result, error
     </Layout>
   );
 };
+
+const n = (value: number) => value.toLocaleString('en-US');
+const share = (part: number, whole: number) =>
+  whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(part === whole || part === 0 ? 0 : 1)}%`;
+
+/** One group of crawlers' effect in a sentence: what deploying the file does to the site. */
+export function siteEffectText(effect: TesterSiteEffect, urls: number, live: boolean): string {
+  const who = effect.agents.join(', ');
+  if (!live)
+    return `This file disallows ${n(effect.disallowed)} of ${n(urls)} sitemap URLs (${share(effect.disallowed, urls)}) for ${who}.`;
+  if (effect.newlyDisallowed === 0 && effect.newlyAllowed === 0)
+    return `No change for ${who}: it may fetch ${n(urls - effect.disallowed)} of ${n(urls)} sitemap URLs (${share(urls - effect.disallowed, urls)}), as now.`;
+  const parts: string[] = [];
+  if (effect.newlyDisallowed > 0) {
+    const top = effect.prefixes[0];
+    const rule = effect.rules[0];
+    parts.push(
+      `newly block ${n(effect.newlyDisallowed)} of ${n(urls)} sitemap URLs (${share(effect.newlyDisallowed, urls)}) for ${who}${top === undefined ? '' : ` (top: ${top.prefix} ${n(top.urls)})`}${rule === undefined ? '' : `, by line ${rule.line} \`${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern}\``}`,
+    );
+  }
+  if (effect.newlyAllowed > 0)
+    parts.push(
+      `${effect.newlyDisallowed > 0 ? '' : `for ${who}, `}newly allow ${n(effect.newlyAllowed)}${effect.newlyDisallowed > 0 ? '' : ` of ${n(urls)} sitemap URLs`}`,
+    );
+  return `Deploying this file would ${parts.join(' and ')}.`;
+}

@@ -117,6 +117,44 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     expect(html).toContain('Googlebot and GPTBot: 1 of 5 sitemap URLs (20.0%) newly disallowed');
   });
 
+  it('tests a draft file against every URL of the sitemaps, in the API and on the tester page', async () => {
+    const robotstxt = 'User-agent: *\nDisallow: /private/\nDisallow: /pricing\n';
+    const response = await app.request('/api/v1/test', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ robotstxt, agents: ['Googlebot', 'GPTBot'], urls: ['/'], site: 1 }),
+    });
+    expect(response.status).toBe(200);
+    const result = (await response.json()) as { site: unknown };
+    expect(result.site).toEqual({
+      urls: 5,
+      effects: [
+        {
+          agents: ['Googlebot', 'GPTBot'],
+          disallowed: 3,
+          newlyDisallowed: 1,
+          newlyAllowed: 1,
+          prefixes: [{ prefix: '/pricing', urls: 1 }],
+          rules: [{ line: 3, directive: 'disallow', pattern: '/pricing', urls: 1 }],
+          samples: ['/pricing'],
+        },
+      ],
+    });
+    const page = await app.request('/tester', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: new URLSearchParams({
+        site: '1',
+        robots: robotstxt,
+        agents: 'Googlebot\nGPTBot',
+        urls: '/',
+      }).toString(),
+    });
+    expect(await page.text()).toContain(
+      'Deploying this file would newly block 1 of 5 sitemap URLs (20.0%) for Googlebot, GPTBot (top: /pricing 1), by line 3 `Disallow: /pricing` and newly allow 1.',
+    );
+  });
+
   it('says in one line why there is none', async () => {
     const older = await get('/api/v1/sites/1/coverage?snapshot=1');
     expect([older.status, message(older.body)]).toEqual([
