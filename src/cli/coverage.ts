@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
+import { groupAlike } from '../policy/coverage.js';
 import { formatTime } from '../policy/format.js';
 import { viewCoverage } from '../monitor/view-coverage.js';
 import type { CoverageDocument } from '../monitor/view-coverage.js';
@@ -103,14 +104,7 @@ export function formatCoverage(origin: string, doc: CoverageDocument): string {
       `${count(set.otherOrigins)} URL${set.otherOrigins === 1 ? '' : 's'} of other sites in the sitemaps ${set.otherOrigins === 1 ? 'is' : 'are'} not counted.`,
     );
   // Crawlers that read the same rules have the same coverage: said once for them all.
-  const groups = new Map<string, { agents: string[]; a: CoverageDocument['agents'][string] }>();
-  for (const [agent, a] of Object.entries(doc.agents)) {
-    const key = JSON.stringify(a);
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, { agents: [agent], a });
-    else group.agents.push(agent);
-  }
-  for (const { agents, a } of groups.values()) {
+  for (const { agents, value: a } of groupAlike(Object.entries(doc.agents))) {
     lines.push('');
     lines.push(
       `${agents.join(', ')}: ${count(a.allowed)} allowed, ${count(a.disallowed)} disallowed${share(a.disallowed, doc.urls)}`,

@@ -5,6 +5,7 @@
  */
 import type { AgentRules, Directive, Profile, RobotsGroup, RobotsRule } from '../robots/index.js';
 import type { FetchOutcome } from './access.js';
+import type { PrefixCount, RuleCount } from './coverage.js';
 import { CHANGE_EVENT_TYPES } from './events.js';
 import type { FetchStatus } from './events.js';
 import type { BodyCut } from './fetch-result.js';
@@ -191,9 +192,9 @@ export interface CoverageCause {
   readonly newlyDisallowed: number;
   readonly newlyAllowed: number;
   /** Where the newly disallowed URLs are, most first (a few). */
-  readonly prefixes: readonly { readonly prefix: string; readonly urls: number }[];
+  readonly prefixes: readonly PrefixCount[];
   /** The lines that now disallow them, most first (a few). */
-  readonly rules: readonly (RuleText & { readonly urls: number })[];
+  readonly rules: readonly RuleCount[];
   /** A few newly disallowed paths. */
   readonly samples: readonly string[];
   /** At or over notify.coverage's thresholds: it alerts (else it is recorded and shown). */

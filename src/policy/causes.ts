@@ -25,7 +25,7 @@ import type {
   StaleCause,
   StatusCause,
 } from './cause-model.js';
-import { compareCoverage } from './coverage.js';
+import { compareCoverage, groupAlike } from './coverage.js';
 import { fetchStatusOf } from './events.js';
 import { fileCondition, isRobotsFile } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
@@ -169,33 +169,25 @@ class Explanation {
       resolveState(after, agent.profile).kind === 'rules';
     const agents = this.#input.agents.filter(rulesOnBothSides);
     const changes = compareCoverage(before, after, input.paths, agents, this.#cache);
-    const byChange = new Map<string, CoverageCause & { agents: string[] }>();
     const { minUrls, minShare } = input.thresholds;
-    for (const change of changes) {
-      const { agent, access: _access, ...rest } = change;
-      const key = JSON.stringify(rest);
-      const known = byChange.get(key);
-      if (known !== undefined) {
-        known.agents.push(agent);
-        continue;
-      }
-      byChange.set(key, {
-        type: 'coverage',
-        agents: [agent],
-        urls: change.urls,
-        newlyDisallowed: change.newlyDisallowed,
-        newlyAllowed: change.newlyAllowed,
-        prefixes: change.prefixes.slice(0, 5),
-        rules: change.rules
-          .slice(0, 5)
-          .map((r) => ({ directive: r.directive, pattern: r.pattern, line: r.line, urls: r.urls })),
-        samples: change.samples,
-        significant:
-          change.newlyDisallowed >= minUrls && change.newlyDisallowed >= minShare * change.urls,
-        pairs: [],
-      });
-    }
-    return [...byChange.values()];
+    const alike = groupAlike(
+      changes.map(({ agent, access: _access, ...change }) => [agent, change] as const),
+    );
+    return alike.map(({ agents: readers, value: change }) => ({
+      type: 'coverage',
+      agents: readers,
+      urls: change.urls,
+      newlyDisallowed: change.newlyDisallowed,
+      newlyAllowed: change.newlyAllowed,
+      prefixes: change.prefixes.slice(0, 5),
+      rules: change.rules
+        .slice(0, 5)
+        .map((r) => ({ directive: r.directive, pattern: r.pattern, line: r.line, urls: r.urls })),
+      samples: change.samples,
+      significant:
+        change.newlyDisallowed >= minUrls && change.newlyDisallowed >= minShare * change.urls,
+      pairs: [],
+    }));
   }
 
   /** The state as the verdicts saw it, for one profile's resolution. */

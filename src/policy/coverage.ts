@@ -20,6 +20,37 @@ const TOP_PREFIXES = 10;
 /** Rules kept per crawler (the ones deciding the most URLs). */
 const TOP_RULES = 50;
 
+/** URLs under a path prefix. */
+export interface PrefixCount {
+  readonly prefix: string;
+  readonly urls: number;
+}
+
+/** A rule as written, and how many URLs of a set it decides. */
+export interface RuleCount {
+  readonly line: number;
+  readonly directive: Directive;
+  readonly pattern: string;
+  readonly urls: number;
+}
+
+/**
+ * Crawlers whose values are the same, together (in first-seen order): crawlers that read
+ * the same rules get one line, one row or one cause rather than one each.
+ */
+export function groupAlike<T>(
+  entries: Iterable<readonly [agent: string, value: T]>,
+): { agents: string[]; value: T }[] {
+  const groups = new Map<string, { agents: string[]; value: T }>();
+  for (const [agent, value] of entries) {
+    const key = JSON.stringify(value);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { agents: [agent], value });
+    else group.agents.push(agent);
+  }
+  return [...groups.values()];
+}
+
 export interface CoverageRule {
   readonly line: number;
   readonly directive: Directive;
@@ -210,14 +241,9 @@ export interface CoverageChange {
   readonly newlyDisallowed: number;
   readonly newlyAllowed: number;
   /** Where the newly disallowed URLs are, most first. */
-  readonly prefixes: readonly { readonly prefix: string; readonly urls: number }[];
+  readonly prefixes: readonly PrefixCount[];
   /** The rules of the new state that disallow them, most first (none: the access state). */
-  readonly rules: readonly {
-    readonly line: number;
-    readonly directive: Directive;
-    readonly pattern: string;
-    readonly urls: number;
-  }[];
+  readonly rules: readonly RuleCount[];
   /** Set when the new state's access decides (robots.txt unreachable). */
   readonly access: 'unreachable' | 'unavailable' | null;
   /** A few newly disallowed URLs. */

@@ -3,8 +3,9 @@
  * what that changes compared with the live state. Pure.
  */
 import { parseRobotsTxt } from '../robots/index.js';
-import type { Directive, LintFinding } from '../robots/index.js';
-import { compareCoverage, computeCoverage } from './coverage.js';
+import type { LintFinding } from '../robots/index.js';
+import { compareCoverage, computeCoverage, groupAlike } from './coverage.js';
+import type { PrefixCount, RuleCount } from './coverage.js';
 import { computeVerdicts, ParseCache } from './verdicts.js';
 import type { SiteState, WatchedAgent, WatchVerdict } from './verdicts.js';
 
@@ -29,14 +30,9 @@ export interface TesterSiteEffect {
   readonly newlyDisallowed: number;
   readonly newlyAllowed: number;
   /** Where the newly disallowed URLs are, most first. */
-  readonly prefixes: readonly { readonly prefix: string; readonly urls: number }[];
+  readonly prefixes: readonly PrefixCount[];
   /** The lines of the proposed file that newly disallow them. */
-  readonly rules: readonly {
-    readonly line: number;
-    readonly directive: Directive;
-    readonly pattern: string;
-    readonly urls: number;
-  }[];
+  readonly rules: readonly RuleCount[];
   readonly samples: readonly string[];
 }
 
@@ -117,8 +113,7 @@ function siteEffect(
       ? []
       : compareCoverage(input.live, proposed, paths, input.agents, cache).map((c) => [c.agent, c]),
   );
-  const groups = new Map<string, TesterSiteEffect & { agents: string[] }>();
-  for (const agent of coverage.agents) {
+  const effects = coverage.agents.map((agent) => {
     const change = changes.get(agent.agent);
     const effect = {
       disallowed: agent.disallowed,
@@ -130,12 +125,12 @@ function siteEffect(
         .map((r) => ({ line: r.line, directive: r.directive, pattern: r.pattern, urls: r.urls })),
       samples: change?.samples ?? [],
     };
-    const key = JSON.stringify(effect);
-    const known = groups.get(key);
-    if (known === undefined) groups.set(key, { agents: [agent.agent], ...effect });
-    else known.agents.push(agent.agent);
-  }
-  return { urls: paths.length, effects: [...groups.values()] };
+    return [agent.agent, effect] as const;
+  });
+  return {
+    urls: paths.length,
+    effects: groupAlike(effects).map(({ agents, value }) => ({ agents, ...value })),
+  };
 }
 
 /** A verdict whose rule pattern is cut to TESTER_LIMITS.patternChars (its line names it). */

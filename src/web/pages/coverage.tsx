@@ -7,6 +7,7 @@
 import type { FC } from 'hono/jsx';
 import type { CoverageDocument } from '../../monitor/view-coverage.js';
 import type { CoveragePoint } from '../../monitor/records.js';
+import { groupAlike } from '../../policy/coverage.js';
 import { Time } from './components.js';
 
 const count = (n: number) => n.toLocaleString('en-US');
@@ -16,15 +17,10 @@ const percent = (part: number, whole: number) =>
 type AgentCoverage = CoverageDocument['agents'][string];
 
 /** Crawlers with the same coverage, together, most blocked first. */
-function groupsOf(doc: CoverageDocument): { agents: string[]; coverage: AgentCoverage }[] {
-  const groups = new Map<string, { agents: string[]; coverage: AgentCoverage }>();
-  for (const [agent, coverage] of Object.entries(doc.agents)) {
-    const key = JSON.stringify(coverage);
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, { agents: [agent], coverage });
-    else group.agents.push(agent);
-  }
-  return [...groups.values()].sort((a, b) => b.coverage.disallowed - a.coverage.disallowed);
+function groupsOf(doc: CoverageDocument): { agents: string[]; value: AgentCoverage }[] {
+  return groupAlike(Object.entries(doc.agents)).sort(
+    (a, b) => b.value.disallowed - a.value.disallowed,
+  );
 }
 
 const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2'];
@@ -44,17 +40,19 @@ const CoverageChart: FC<{
     ...order.filter((a) => seen.has(a)),
     ...[...seen].filter((a) => !order.includes(a)),
   ];
-  const series = new Map<string, { agents: string[]; shares: (number | null)[] }>();
-  for (const agent of agents) {
-    const shares = history.map((p) =>
-      p.allowed[agent] === undefined || p.urls === 0 ? null : p.allowed[agent] / p.urls,
-    );
-    const key = JSON.stringify(shares);
-    const known = series.get(key);
-    if (known === undefined) series.set(key, { agents: [agent], shares });
-    else known.agents.push(agent);
-  }
-  const lines = [...series.values()].slice(0, COLOURS.length);
+  const lines = groupAlike(
+    agents.map(
+      (agent) =>
+        [
+          agent,
+          history.map((p) =>
+            p.allowed[agent] === undefined || p.urls === 0 ? null : p.allowed[agent] / p.urls,
+          ),
+        ] as const,
+    ),
+  )
+    .map(({ agents, value }) => ({ agents, shares: value }))
+    .slice(0, COLOURS.length);
   const start = history[0]!.at.getTime();
   const end = Math.max(now.getTime(), history.at(-1)!.at.getTime() + 1);
   const x = (t: number) => ((t - start) / (end - start)) * WIDTH;
@@ -146,7 +144,7 @@ export const CoveragePanel: FC<{
             </tr>
           </thead>
           <tbody>
-            {groupsOf(doc).map(({ agents, coverage: a }) => (
+            {groupsOf(doc).map(({ agents, value: a }) => (
               <tr>
                 <td>{agents.join(', ')}</td>
                 <td class="num">
