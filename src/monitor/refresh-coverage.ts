@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
 import type { CoverageThresholds } from '../policy/cause-model.js';
-import { computeCoverage } from '../policy/coverage.js';
+import { computeCoverage, disallowedSitemaps } from '../policy/coverage.js';
 import type { Coverage } from '../policy/coverage.js';
 import { sitemapsOf } from '../policy/events.js';
 import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
@@ -90,10 +90,21 @@ export async function refreshCoverage(
     ),
     at,
   );
+  // Search Console's "Sitemap blocked by robots.txt": Google does not read these.
+  const blocked = disallowedSitemaps(
+    state,
+    discovery.files.map((f) => f.url),
+    site.origin,
+    undefined,
+    cache,
+  ).map(
+    ({ url, rule }) =>
+      `${url} is disallowed for Googlebot${rule === null ? '' : ` by line ${rule.line} \`${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern}\``}: Google does not read it`,
+  );
   const report: UrlSetReport = {
     otherOrigins: discovery.otherOrigins,
     overCap: discovery.overCap,
-    problems: discovery.problems,
+    problems: [...blocked, ...discovery.problems],
     files: discovery.files.map((f) => ({
       url: f.url,
       depth: f.depth,

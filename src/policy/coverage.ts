@@ -89,6 +89,32 @@ export interface Coverage {
   readonly agents: readonly AgentCoverage[];
 }
 
+/**
+ * The sitemap files of the site that its robots.txt disallows for a crawler (Googlebot
+ * by default): Google does not read a sitemap it may not fetch. Only files of the site's
+ * origin, and only when rules apply (a site whose robots.txt cannot be read says so
+ * otherwise).
+ */
+export function disallowedSitemaps(
+  state: SiteState,
+  urls: readonly string[],
+  origin: string,
+  agent: WatchedAgent = { token: 'Googlebot', profile: 'google' },
+  cache = new ParseCache(),
+): { url: string; rule: DecidingRule | null }[] {
+  const effective = resolveState(state, agent.profile);
+  if (effective.kind !== 'rules') return [];
+  const rules = compileAgent(cache.parse(effective.body, agent.profile), agent.token);
+  const out: { url: string; rule: DecidingRule | null }[] = [];
+  for (const url of urls) {
+    const parsed = URL.canParse(url) ? new URL(url) : undefined;
+    if (parsed === undefined || parsed.origin !== origin) continue;
+    const verdict = rules.evaluate(parsed.pathname + parsed.search);
+    if (!verdict.allowed) out.push({ url, rule: verdict.rule });
+  }
+  return out;
+}
+
 /** A path's first segment: "/products/123" → "/products/", "/about" → "/about". */
 export function pathPrefix(path: string): string {
   let end = path.length;

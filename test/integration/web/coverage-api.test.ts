@@ -55,7 +55,11 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     await check();
     first = latest;
     // A rule that blocks a sitemap URL and no watched page: a second point for the chart.
-    server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\nDisallow: /blog/\n');
+    server.serve(
+      '/robots.txt',
+      200,
+      'User-agent: *\nDisallow: /private/\nDisallow: /blog/\nDisallow: /sitemap.xml\n',
+    );
     await check();
     app = historyApp(database.handle.db, config, deps, clock);
     offApp = historyApp(database.handle.db, historyConfig(server.origin), deps, clock);
@@ -98,6 +102,10 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     const before = (await get(`/api/v1/sites/1/coverage?snapshot=${first}`))
       .body as CoverageDocument;
     expect(before.agents['Googlebot']).toMatchObject({ allowed: 3, disallowed: 2 });
+    // The sitemap itself is disallowed: Search Console's "blocked by robots.txt".
+    expect(doc.urlSet.problems).toEqual([
+      `${server.origin}/sitemap.xml is disallowed for Googlebot by line 4 \`Disallow: /sitemap.xml\`: Google does not read it`,
+    ]);
     expect(doc.urlSet.sitemaps).toEqual([
       expect.objectContaining({ url: `${server.origin}/sitemap.xml`, format: 'text', entries: 5 }),
     ]);

@@ -6,7 +6,12 @@
 import { describe, expect, it } from 'vitest';
 import { causeTopics } from '../../../src/policy/cause-model.js';
 import { explainChange } from '../../../src/policy/causes.js';
-import { compareCoverage, computeCoverage, pathPrefix } from '../../../src/policy/coverage.js';
+import {
+  compareCoverage,
+  computeCoverage,
+  disallowedSitemaps,
+  pathPrefix,
+} from '../../../src/policy/coverage.js';
 import { causeHeadline, explainCause } from '../../../src/policy/explain.js';
 import type { SiteState, WatchedAgent } from '../../../src/policy/verdicts.js';
 import { urlsFromRules } from '../../support/corpus-check.js';
@@ -185,6 +190,35 @@ describe('coverage', () => {
     ]);
     const back = compareCoverage(ok(after), ok(SHOP), paths, google('Googlebot'));
     expect(back[0]).toMatchObject({ newlyDisallowed: 0, newlyAllowed: 3, rules: [] });
+  });
+});
+
+describe('sitemaps the file disallows', () => {
+  it('names the site’s sitemap files Googlebot may not fetch, with the line', () => {
+    const body = 'User-agent: *\nDisallow: /private/\nDisallow: /sitemaps/old\n';
+    expect(
+      disallowedSitemaps(
+        ok(body),
+        [
+          'https://a.example/sitemap.xml',
+          'https://a.example/sitemaps/old-1.xml',
+          'https://cdn.example/sitemaps/old-2.xml',
+        ],
+        'https://a.example',
+      ),
+    ).toEqual([
+      {
+        url: 'https://a.example/sitemaps/old-1.xml',
+        rule: { directive: 'disallow', pattern: '/sitemaps/old', line: 3 },
+      },
+    ]);
+    const down: SiteState = {
+      fetch: { status: 503, error: null },
+      body: null,
+      lastGoodBody: null,
+      stale: false,
+    };
+    expect(disallowedSitemaps(down, ['https://a.example/x.xml'], 'https://a.example')).toEqual([]);
   });
 });
 
