@@ -84,6 +84,7 @@ export async function checkSiteAgainIfMoved(
           site,
           checked.outcome.siteId,
           checked.current,
+          checked.outcome.fetch.body,
         );
       } catch (error) {
         coverage = { error: oneLine(error) };

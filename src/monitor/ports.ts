@@ -33,7 +33,9 @@ import type {
   StoredSite,
   VerdictAt,
 } from './records.js';
-import type { CoverageDeps } from './refresh-coverage.js';
+import type { CoverageThresholds } from '../policy/cause-model.js';
+import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
+import type { DiscoveryLimits } from './discover-sitemaps.js';
 import type { Coverage } from '../policy/coverage.js';
 
 /** The queries and writes a check needs. */
@@ -212,4 +214,14 @@ export interface CoverageStore {
     coverage: Coverage;
   }): Promise<void>;
   loadBody(sha256: string): Promise<Uint8Array>;
+}
+
+/** What refreshing a site's URL set and coverage needs (after each check). */
+export interface CoverageDeps {
+  fetchDocument(request: DocumentRequest): Promise<DocumentResult>;
+  readonly store: CoverageStore;
+  now(): Date;
+  readonly limits: DiscoveryLimits;
+  /** When a change that newly blocks part of the URL set alerts (notify.coverage). */
+  readonly thresholds: CoverageThresholds;
 }

@@ -5,26 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
-import type { CoverageThresholds } from '../policy/cause-model.js';
 import { computeCoverage, disallowedSitemaps } from '../policy/coverage.js';
 import type { Coverage } from '../policy/coverage.js';
 import { sitemapsOf } from '../policy/events.js';
-import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
 import { ParseCache } from '../policy/verdicts.js';
 import { stateOf } from './check-site.js';
 import { discoverSitemaps } from './discover-sitemaps.js';
-import type { DiscoveryLimits } from './discover-sitemaps.js';
-import type { CoverageStore } from './ports.js';
+import type { CoverageDeps } from './ports.js';
 import type { CurrentState, UrlSetReport } from './records.js';
-
-export interface CoverageDeps {
-  fetchDocument(request: DocumentRequest): Promise<DocumentResult>;
-  readonly store: CoverageStore;
-  now(): Date;
-  readonly limits: DiscoveryLimits;
-  /** When a change that newly blocks part of the URL set alerts (notify.coverage). */
-  readonly thresholds: CoverageThresholds;
-}
 
 /** What a refresh found and did. */
 export interface CoverageRefresh {
@@ -55,10 +43,15 @@ export async function refreshCoverage(
   site: SiteConfig,
   siteId: number,
   current: CurrentState,
+  /** The current state's body when the caller has it (the check just fetched it). */
+  fetched?: Uint8Array | null,
 ): Promise<CoverageRefresh | null> {
   if (site.sitemaps === 'off') return null;
   const cache = new ParseCache();
-  const body = current.bodySha256 === null ? null : await deps.store.loadBody(current.bodySha256);
+  const body =
+    current.bodySha256 === null
+      ? null
+      : (fetched ?? (await deps.store.loadBody(current.bodySha256)));
   const state = await stateOf(deps, current, body);
   const roots =
     site.sitemaps === 'auto'
