@@ -4,6 +4,7 @@
  * platform). Commands ask it for what they run; nothing else wires.
  */
 import { DEFAULT_DISCOVERY_LIMITS } from './monitor/discover-sitemaps.js';
+import { CoverageThreads } from './monitor/coverage-threads.js';
 import type { Transporter } from 'nodemailer';
 import type { Dispatcher } from 'undici';
 import type { Config, SiteConfig } from './config/config.js';
@@ -142,6 +143,7 @@ export function wireCheck(
         timeoutMs: config.fetch.sitemapTimeoutMs,
       },
       thresholds: config.notify.coverage,
+      computer: new CoverageThreads(),
     },
   };
 }
@@ -520,5 +522,13 @@ export function wireDaemon(
     onChecked: (outcome) => observeCheck(parts.metrics, outcome),
     onSkipped: (count) => parts.metrics.countSkipped(count),
   });
-  return { daemon, check, presentation, close: () => notifiers.close() };
+  return {
+    daemon,
+    check,
+    presentation,
+    close: async () => {
+      await check.coverage?.computer.close();
+      await notifiers.close();
+    },
+  };
 }

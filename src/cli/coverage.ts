@@ -124,6 +124,7 @@ export function formatCoverage(origin: string, doc: CoverageDocument): string {
           .join(', ')}`,
       );
   }
+  if (doc.findings.length > 0) lines.push('', ...doc.findings);
   const problems = [
     ...set.problems,
     ...set.sitemaps.flatMap((s) => s.problems.map((p) => `${s.url}: ${p}`)),

@@ -3,6 +3,12 @@ import { UsageError } from '../lib/errors.js';
 import { diffDocument, patchLines, viewDiff } from '../monitor/view-diff.js';
 import type { DiffView } from '../monitor/view-diff.js';
 import type { SiteRef } from '../monitor/view-site.js';
+import {
+  coverageShiftNote,
+  coverageShiftRows,
+  coverageSideText,
+} from '../monitor/view-coverage.js';
+import type { CoverageShift } from '../monitor/view-coverage.js';
 import { formatTime } from '../policy/format.js';
 import type { SnapshotSummary } from '../monitor/records.js';
 import type { SnapshotDocument } from '../monitor/view-snapshot.js';
@@ -31,6 +37,7 @@ interface RemoteDiff {
   readonly events: ChangeEvent[];
   readonly causes: ChangeCause[];
   readonly patch: string;
+  readonly coverage: CoverageShift | null;
 }
 
 /** Lines of the text diff printed unless --all. */
@@ -110,6 +117,7 @@ export function registerDiff(program: Command, context: CliContext): void {
             events: document.events,
             causes: document.causes,
             patch: patchLines(document.patch),
+            coverage: document.coverage ?? undefined,
           };
           return { view, site, document };
         },
@@ -119,6 +127,21 @@ export function registerDiff(program: Command, context: CliContext): void {
         : printDiff(view, site, options.all === true, context.now());
       await write(context.io.stdout, text);
     });
+}
+
+/** The sitemap URLs each crawler may fetch on either side (nothing when sitemaps are not read). */
+function coverageLines(shift: CoverageShift | undefined): string[] {
+  if (shift === undefined) return [];
+  const note = coverageShiftNote(shift);
+  return [
+    '',
+    'Sitemap URLs each crawler may fetch (older -> newer):',
+    ...coverageShiftRows(shift).map(
+      (row) =>
+        `  ${row.agents.join(', ')}: ${coverageSideText(row.before)} -> ${coverageSideText(row.after)}: ${row.change}`,
+    ),
+    ...(note === null ? [] : [`  ${note}`]),
+  ];
 }
 
 function label(s: SnapshotSummary): string {
@@ -139,6 +162,7 @@ export function printDiff(view: DiffView, site: SiteRef, all: boolean, now: Date
       ),
     );
   }
+  lines.push(...coverageLines(view.coverage));
   if (view.patch.length > 0) {
     const patch = all ? view.patch : view.patch.slice(0, PATCH_LINES);
     lines.push(

@@ -3,8 +3,8 @@ import type { SiteConfig } from '../config/config.js';
 import { STALE_AFTER_MS } from '../policy/access.js';
 import { routeAlerts } from '../policy/alerts.js';
 import type { FetchOutcome } from '../policy/access.js';
-import { explainChange } from '../policy/causes.js';
-import type { CauseSide, ChangeCause, LastGood } from '../policy/cause-model.js';
+import { coverageQuestion, explainChange } from '../policy/causes.js';
+import type { CauseSide, ChangeCause, ChangeInput, LastGood } from '../policy/cause-model.js';
 import {
   boundEvents,
   diffStates,
@@ -193,6 +193,27 @@ async function recordSeenAgain(
 }
 
 /**
+ * How a change moves the site's URL set as last read (to say how much of the whole site
+ * it blocks), compared off the event loop; nothing when its sitemaps are off or not read
+ * yet, or when the change is not between two files.
+ */
+async function coverageChanges(
+  deps: CheckDeps,
+  site: SiteConfig,
+  siteId: number,
+  change: Omit<ChangeInput, 'coverage'>,
+): Promise<Pick<ChangeInput, 'coverage'> | undefined> {
+  if (deps.coverage === undefined || site.sitemaps === 'off') return undefined;
+  const question = coverageQuestion(change);
+  if (question === null) return undefined;
+  const paths = await deps.coverage.store.loadLatestPaths(siteId);
+  if (paths === undefined || paths.length === 0) return undefined;
+  const { before, after, agents } = question;
+  const changes = await deps.coverage.computer.compare(before, after, paths, agents);
+  return { coverage: { changes, thresholds: deps.coverage.thresholds } };
+}
+
+/**
  * A new state: its verdicts, the change events and their causes against the current
  * state, and the alerts they call for, recorded in one transaction with the snapshot.
  */
@@ -222,24 +243,19 @@ async function recordNewState(
     previous === null ? null : stateView(previous.side, site, cache, previous.status),
     stateView({ lastGood, verdicts }, site, cache, seen.status),
   );
-  // The site's URL set as last read, to say how much of the whole site a change blocks.
-  const coverage =
-    previous === null || deps.coverage === undefined || site.sitemaps === 'off'
-      ? undefined
-      : await deps.coverage.store.loadLatestPaths(stored.id);
-  const causes =
+  const change =
     previous === null
-      ? []
-      : explainChange({
+      ? null
+      : {
           profile: site.profile,
           agents: site.agents,
           before: previous.side,
           after: { fetch: result, stale: seen.stale, lastGood, verdicts },
           since: previous.incident,
-          ...(coverage === undefined || deps.coverage === undefined
-            ? {}
-            : { coverage: { paths: coverage, thresholds: deps.coverage.thresholds } }),
-        });
+        };
+  const coverage =
+    change === null ? undefined : await coverageChanges(deps, site, stored.id, change);
+  const causes = change === null ? [] : explainChange({ ...change, ...coverage });
   const fileCondition =
     result.body === null ? null : fileConditionOf(result.body, result.cut !== null);
   const snapshotId = await deps.store.recordSnapshot({

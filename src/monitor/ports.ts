@@ -37,6 +37,7 @@ import type { CoverageThresholds } from '../policy/cause-model.js';
 import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
 import type { DiscoveryLimits } from './discover-sitemaps.js';
 import type { Coverage } from '../policy/coverage.js';
+import type { CoverageComputer } from './coverage-threads.js';
 
 /** The queries and writes a check needs. */
 export interface CheckStore {
@@ -224,4 +225,6 @@ export interface CoverageDeps {
   readonly limits: DiscoveryLimits;
   /** When a change that newly blocks part of the URL set alerts (notify.coverage). */
   readonly thresholds: CoverageThresholds;
+  /** Where URL sets are evaluated (threads of their own in the daemon). */
+  readonly computer: CoverageComputer;
 }

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
-import { computeCoverage, disallowedSitemaps } from '../policy/coverage.js';
+import { disallowedSitemaps } from '../policy/coverage.js';
 import type { Coverage } from '../policy/coverage.js';
 import { sitemapsOf } from '../policy/events.js';
 import { ParseCache } from '../policy/verdicts.js';
@@ -114,7 +114,7 @@ export async function refreshCoverage(
   const agentsKey = coverageAgentsKey(site);
   let coverage: Coverage | null = null;
   if (!(await deps.store.hasCoverage(current.snapshotId, urlSet.id, agentsKey))) {
-    coverage = computeCoverage(state, paths, site.agents, cache);
+    coverage = await deps.computer.coverage(state, paths, site.agents);
     await deps.store.saveCoverage({
       snapshotId: current.snapshotId,
       urlSetId: urlSet.id,

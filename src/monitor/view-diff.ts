@@ -1,9 +1,12 @@
 import { createTwoFilesPatch } from 'diff';
+import { causeOrder } from '../policy/cause-model.js';
 import type { ChangeCause } from '../policy/cause-model.js';
 import { boundEvents } from '../policy/events.js';
 import type { ChangeEvent } from '../policy/events.js';
 import type { ReadStore } from './ports.js';
 import type { SnapshotSummary } from './records.js';
+import { sitemapsOff, viewCoverageShift } from './view-coverage.js';
+import type { CoverageShift } from './view-coverage.js';
 import { compareStored } from './view-site.js';
 import { snapshotDocument } from './view-snapshot.js';
 import type { SiteRef } from './view-site.js';
@@ -21,6 +24,8 @@ export interface DiffView {
   readonly causes: readonly ChangeCause[];
   /** The unified diff of the two files, line by line (empty when they are the same). */
   readonly patch: readonly DiffLine[];
+  /** Each crawler's share of the site's URL set in the two (undefined: sitemaps not read). */
+  readonly coverage: CoverageShift | undefined;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
@@ -33,7 +38,13 @@ const decoder = new TextDecoder('utf-8', { fatal: false });
 export async function viewDiff(
   store: Pick<
     ReadStore,
-    'getSnapshot' | 'listSnapshots' | 'loadVerdicts' | 'loadBody' | 'loadIncidentStart'
+    | 'getSnapshot'
+    | 'listSnapshots'
+    | 'loadVerdicts'
+    | 'loadBody'
+    | 'loadIncidentStart'
+    | 'loadCoverage'
+    | 'listChanges'
   >,
   site: SiteRef,
   ids: { readonly from?: number; readonly to?: number },
@@ -53,7 +64,11 @@ export async function viewDiff(
           ? 'only one snapshot: nothing to compare'
           : `no snapshot ${fromId} of this site`,
     };
-  const comparison = await compareStored(store, site, from, to);
+  const [comparison, coverage, recorded] = await Promise.all([
+    compareStored(store, site, from, to),
+    sitemapsOff(site) ? undefined : viewCoverageShift(store, from.id, to.id),
+    recordedCoverageCauses(store, site, from, to),
+  ]);
   const text = (body: Uint8Array | null) => (body === null ? '' : decoder.decode(body));
   const patch = createTwoFilesPatch(
     `snapshot ${from.id}`,
@@ -68,9 +83,32 @@ export async function viewDiff(
     from,
     to,
     events: comparison.events,
-    causes: comparison.causes,
+    causes: [...comparison.causes, ...recorded].sort(causeOrder),
     patch: patchLines(patch.split('\n').slice(3).join('\n')), // without the ===, --- and +++ lines
+    coverage,
   };
+}
+
+/**
+ * The coverage causes the check recorded for the newer snapshot, when the two are
+ * consecutive: how much of the URL set the change blocked was worked out then, over the
+ * set as it was (comparing two snapshots here evaluates nothing).
+ */
+async function recordedCoverageCauses(
+  store: Pick<ReadStore, 'listChanges'>,
+  site: SiteRef,
+  from: SnapshotSummary,
+  to: SnapshotSummary,
+): Promise<ChangeCause[]> {
+  if (to.previousId !== from.id) return [];
+  const [change] = await store.listChanges({
+    siteId: site.id,
+    beforeId: to.id + 1,
+    types: ['coverage'],
+    limit: 1,
+  });
+  if (change?.snapshotId !== to.id) return [];
+  return (change.causes ?? []).filter((c) => c.type === 'coverage');
 }
 
 /** A unified diff's lines, each marked as an addition, a removal, a hunk header or context. */
@@ -102,5 +140,6 @@ export function diffDocument(view: DiffView, site: SiteRef) {
     events: boundEvents(view.events),
     causes: view.causes,
     patch: view.patch.map((l) => l.text).join('\n'),
+    coverage: view.coverage ?? null,
   };
 }

@@ -3,6 +3,8 @@ import { siteAccess } from '../policy/verdicts.js';
 import { parseRobotsTxt } from '../robots/index.js';
 import type { RobotsTxt } from '../robots/index.js';
 import type { ReadStore } from './ports.js';
+import { sitemapsOff, viewCoverageShift } from './view-coverage.js';
+import type { CoverageShift } from './view-coverage.js';
 import type { SnapshotSummary } from './records.js';
 import { profileOf } from './view-site.js';
 import type { SiteRef } from './view-site.js';
@@ -15,13 +17,15 @@ export interface SnapshotView {
   readonly model: RobotsTxt | null;
   /** The checks that saw this state, newest first (at most `checkRows`). */
   readonly checks: readonly { checkedAt: Date; durationMs: number; transient: string | null }[];
+  /** Each crawler's share of the site's URL set, here and in the previous snapshot. */
+  readonly coverage: CoverageShift | undefined;
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
 /** One snapshot: its file with line numbers, parsed model, lint findings and fetch details. */
 export async function viewSnapshot(
-  store: Pick<ReadStore, 'getSnapshot' | 'loadBody' | 'listChecks'>,
+  store: Pick<ReadStore, 'getSnapshot' | 'loadBody' | 'listChecks' | 'loadCoverage'>,
   site: SiteRef,
   snapshotId: number,
   checkRows: number,
@@ -29,9 +33,10 @@ export async function viewSnapshot(
   const snapshot = await store.getSnapshot(site.id, snapshotId);
   if (snapshot === undefined) return undefined;
   const profile = profileOf(site);
-  const [body, checks] = await Promise.all([
+  const [body, checks, coverage] = await Promise.all([
     snapshot.sha256 ? store.loadBody(snapshot.sha256) : Promise.resolve(null),
     store.listChecks(snapshot.id, checkRows),
+    sitemapsOff(site) ? undefined : viewCoverageShift(store, snapshot.previousId, snapshot.id),
   ]);
   return {
     snapshot: {
@@ -44,6 +49,7 @@ export async function viewSnapshot(
         ? null
         : parseRobotsTxt(body, { profile, ...(snapshot.cut ? { cut: snapshot.cut } : {}) }),
     checks,
+    coverage,
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { AgentRules, Directive, Profile, RobotsGroup, RobotsRule } from '../robots/index.js';
 import type { FetchOutcome } from './access.js';
-import type { PrefixCount, RuleCount } from './coverage.js';
+import type { CoverageChange, PrefixCount, RuleCount } from './coverage.js';
 import { CHANGE_EVENT_TYPES } from './events.js';
 import type { FetchStatus } from './events.js';
 import type { BodyCut } from './fetch-result.js';
@@ -252,9 +252,12 @@ export interface ChangeInput {
    * not robots.txt (`file`), began. Unknown: null.
    */
   readonly since?: { readonly access: Date | null; readonly file: Date | null };
-  /** The site's URL set (paths), to say how much of the whole site a change blocks. */
+  /**
+   * How the change moves the site's URL set, per crawler (compareCoverage over the states
+   * of coverageQuestion), to say how much of the whole site it blocks.
+   */
   readonly coverage?: {
-    readonly paths: readonly string[];
+    readonly changes: readonly CoverageChange[];
     readonly thresholds: CoverageThresholds;
   };
 }

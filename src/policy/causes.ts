@@ -12,6 +12,7 @@ import { classifyFetch } from './access.js';
 import type { FetchOutcome } from './access.js';
 import { bytesEqual, causeOrder, groupLabel, readingOf, ruleText } from './cause-model.js';
 import type {
+  CauseSide,
   ChangeCause,
   CoverageCause,
   ChangeInput,
@@ -25,7 +26,7 @@ import type {
   StaleCause,
   StatusCause,
 } from './cause-model.js';
-import { compareCoverage, groupAlike } from './coverage.js';
+import { groupAlike } from './coverage.js';
 import { fetchStatusOf } from './events.js';
 import { fileCondition, isRobotsFile } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
@@ -48,6 +49,42 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] 
  */
 export function explainChange(input: ChangeInput): ChangeCause[] {
   return new Explanation(input).causes();
+}
+
+/** What to compare over the site's URL set for the coverage cause (see coverageQuestion). */
+export interface CoverageQuestion {
+  readonly before: SiteState;
+  readonly after: SiteState;
+  /** The crawlers that read rules on both sides. */
+  readonly agents: readonly WatchedAgent[];
+}
+
+/**
+ * The states whose coverage a change's cause compares, or null when there is nothing to
+ * compare: only between two different files read (a status change or a file that is not
+ * robots.txt says it for the whole site already). The comparison itself (compareCoverage)
+ * is the caller's to run where it likes, off the event loop; its result goes in
+ * `ChangeInput.coverage`.
+ */
+export function coverageQuestion(input: Omit<ChangeInput, 'coverage'>): CoverageQuestion | null {
+  const { before: b, after: a } = input;
+  if (b.lastGood === null || a.lastGood === null || bytesEqual(b.lastGood.body, a.lastGood.body))
+    return null;
+  const before = sideState(b);
+  const after = sideState(a);
+  const agents = input.agents.filter(
+    (agent) =>
+      resolveState(before, agent.profile).kind === 'rules' &&
+      resolveState(after, agent.profile).kind === 'rules',
+  );
+  return agents.length === 0 ? null : { before, after, agents };
+}
+
+/** A side as the verdicts saw it, for one profile's resolution. */
+function sideState({ fetch, stale, lastGood }: CauseSide): SiteState {
+  const ok = fetch.status !== null && fetch.status >= 200 && fetch.status <= 299;
+  const body = lastGood?.body ?? null;
+  return { fetch, body: ok ? body : null, lastGoodBody: body, stale };
 }
 
 /** One profile's reading of the two last good files, and how their groups match. */
@@ -161,17 +198,10 @@ class Explanation {
    */
   #coverage(): CoverageCause[] {
     const input = this.#input.coverage;
-    if (input === undefined || input.paths.length === 0 || !this.#filesDiffer) return [];
-    const before = this.#state('before');
-    const after = this.#state('after');
-    const rulesOnBothSides = (agent: WatchedAgent) =>
-      resolveState(before, agent.profile).kind === 'rules' &&
-      resolveState(after, agent.profile).kind === 'rules';
-    const agents = this.#input.agents.filter(rulesOnBothSides);
-    const changes = compareCoverage(before, after, input.paths, agents, this.#cache);
+    if (input === undefined || !this.#filesDiffer) return [];
     const { minUrls, minShare } = input.thresholds;
     const alike = groupAlike(
-      changes.map(({ agent, access: _access, ...change }) => [agent, change] as const),
+      input.changes.map(({ agent, access: _access, ...change }) => [agent, change] as const),
     );
     return alike.map(({ agents: readers, value: change }) => ({
       type: 'coverage',
@@ -190,14 +220,6 @@ class Explanation {
     }));
   }
 
-  /** The state as the verdicts saw it, for one profile's resolution. */
-  #state(side: 'before' | 'after'): SiteState {
-    const { fetch, stale, lastGood } = this.#input[side];
-    const ok = fetch.status !== null && fetch.status >= 200 && fetch.status <= 299;
-    const body = lastGood?.body ?? null;
-    return { fetch, body: ok ? body : null, lastGoodBody: body, stale };
-  }
-
   /** The status, stale and file-condition causes, whether or not pairs flip with them. */
   #statusAndFile(): void {
     const { before, after, profile } = this.#input;
@@ -213,8 +235,8 @@ class Explanation {
 
   #attributeAgent(agent: WatchedAgent): void {
     const { before, after } = this.#input;
-    const eb = resolveState(this.#state('before'), agent.profile);
-    const ea = resolveState(this.#state('after'), agent.profile);
+    const eb = resolveState(sideState(before), agent.profile);
+    const ea = resolveState(sideState(after), agent.profile);
     const accessMoved = !sameEffective(eb, ea);
     const oldBody = before.lastGood?.body ?? null;
     let old: AgentRules | undefined;

@@ -8,8 +8,15 @@
  * Crawlers that obey the same groups under the same profile get the same verdicts: the
  * URLs are evaluated once per distinct rule set, not once per crawler.
  */
-import { compileAgent } from '../robots/index.js';
-import type { DecidingRule, Directive, RobotsTxt } from '../robots/index.js';
+import { compileAgent, prepareUrl } from '../robots/index.js';
+import type {
+  AgentRules,
+  DecidingRule,
+  Directive,
+  PreparedUrl,
+  Profile,
+  RobotsTxt,
+} from '../robots/index.js';
 import { ParseCache, resolveState } from './verdicts.js';
 import type { SiteState, WatchedAgent } from './verdicts.js';
 
@@ -143,13 +150,51 @@ class Evaluator {
   readonly #byAccess = new Map<string, Evaluated>();
   /** By parsed file (one per body and profile), then by the groups obeyed. */
   readonly #byRules = new Map<RobotsTxt, Map<string, Evaluated>>();
+  /** The paths in each profile's comparison form, made once for all its rule sets. */
+  readonly #prepared = new Map<Profile, PreparedUrl[]>();
 
   constructor(paths: readonly string[], cache: ParseCache) {
     this.#paths = paths;
     this.#cache = cache;
   }
 
-  evaluate(state: SiteState, agent: WatchedAgent): Evaluated {
+  #preparedFor(profile: Profile): PreparedUrl[] {
+    let prepared = this.#prepared.get(profile);
+    if (prepared === undefined) {
+      prepared = this.#paths.map((path) => prepareUrl(path, profile));
+      this.#prepared.set(profile, prepared);
+    }
+    return prepared;
+  }
+
+  /**
+   * Every crawler's verdicts in one state, in their order. The rule sets not evaluated
+   * yet are evaluated together, path by path: what a path costs to make ready for
+   * matching (its character pairs) is paid once for all of them.
+   */
+  evaluateAll(state: SiteState, agents: readonly WatchedAgent[]): Evaluated[] {
+    const fresh: { evaluated: Evaluated; rules: AgentRules; prepared: PreparedUrl[] }[] = [];
+    const out = agents.map((agent) => this.#lookup(state, agent, fresh));
+    const n = this.#paths.length;
+    const evaluated = fresh.map((f) => f.evaluated);
+    const rules = fresh.map((f) => f.rules);
+    const prepared = fresh.map((f) => f.prepared);
+    for (let i = 0; i < n; i++) {
+      for (let r = 0; r < rules.length; r++) {
+        const verdict = rules[r]!.evaluatePrepared(prepared[r]![i]!);
+        evaluated[r]!.allowed[i] = verdict.allowed ? 1 : 0;
+        evaluated[r]!.rules[i] = verdict.rule;
+      }
+    }
+    return out;
+  }
+
+  /** A crawler's verdicts if known; else their arrays, to fill, added to `fresh`. */
+  #lookup(
+    state: SiteState,
+    agent: WatchedAgent,
+    fresh: { evaluated: Evaluated; rules: AgentRules; prepared: PreparedUrl[] }[],
+  ): Evaluated {
     const effective = resolveState(state, agent.profile);
     const n = this.#paths.length;
     if (effective.kind === 'access') {
@@ -170,15 +215,13 @@ class Evaluator {
     const key = rules.groups.map((g) => parsed.groups.indexOf(g)).join(',');
     let known = byGroups.get(key);
     if (known === undefined) {
-      const allowed = new Uint8Array(n);
-      const deciding: (DecidingRule | null)[] = new Array<DecidingRule | null>(n);
-      for (let i = 0; i < n; i++) {
-        const verdict = rules.evaluate(this.#paths[i]!);
-        allowed[i] = verdict.allowed ? 1 : 0;
-        deciding[i] = verdict.rule;
-      }
-      known = { allowed, rules: deciding, access: null };
+      known = {
+        allowed: new Uint8Array(n),
+        rules: new Array<DecidingRule | null>(n).fill(null),
+        access: null,
+      };
       byGroups.set(key, known);
+      fresh.push({ evaluated: known, rules, prepared: this.#preparedFor(agent.profile) });
     }
     return known;
   }
@@ -192,12 +235,13 @@ export function computeCoverage(
   cache = new ParseCache(),
 ): Coverage {
   const evaluator = new Evaluator(paths, cache);
-  const prefixes = paths.map(pathPrefix);
+  const prefixes = new Prefixes(paths);
   const summaries = new Map<Evaluated, Omit<AgentCoverage, 'agent'>>();
+  const all = evaluator.evaluateAll(state, agents);
   return {
     urls: paths.length,
-    agents: agents.map((agent) => {
-      const evaluated = evaluator.evaluate(state, agent);
+    agents: agents.map((agent, k) => {
+      const evaluated = all[k]!;
       let summary = summaries.get(evaluated);
       if (summary === undefined) {
         summary = summarise(evaluated, paths, prefixes);
@@ -208,32 +252,60 @@ export function computeCoverage(
   };
 }
 
+/** The paths' prefixes, each numbered once, so that counting per prefix is indexing. */
+class Prefixes {
+  /** The prefixes, by number. */
+  readonly names: string[] = [];
+  /** Each path's prefix number. */
+  readonly ofPath: Uint32Array;
+
+  constructor(paths: readonly string[]) {
+    const numbers = new Map<string, number>();
+    this.ofPath = new Uint32Array(paths.length);
+    for (let i = 0; i < paths.length; i++) {
+      const prefix = pathPrefix(paths[i]!);
+      let number = numbers.get(prefix);
+      if (number === undefined) {
+        numbers.set(prefix, (number = this.names.length));
+        this.names.push(prefix);
+      }
+      this.ofPath[i] = number;
+    }
+  }
+}
+
 function summarise(
   evaluated: Evaluated,
   paths: readonly string[],
-  prefixes: readonly string[],
+  prefixes: Prefixes,
 ): Omit<AgentCoverage, 'agent'> {
   const n = paths.length;
   const byRule = new Map<DecidingRule, { urls: number; samples: string[] }>();
-  const byPrefix = new Map<string, { disallowed: number; urls: number }>();
+  const urlsUnder = new Uint32Array(prefixes.names.length);
+  const disallowedUnder = new Uint32Array(prefixes.names.length);
   const samples: string[] = [];
   let allowed = 0;
+  let lastRule: DecidingRule | null = null;
+  let lastEntry: { urls: number; samples: string[] } | undefined;
   for (let i = 0; i < n; i++) {
     const ok = evaluated.allowed[i] === 1;
+    const prefix = prefixes.ofPath[i]!;
+    urlsUnder[prefix]!++;
     if (ok) allowed++;
-    else if (samples.length < SAMPLES) samples.push(paths[i]!);
-    const rule = evaluated.rules[i];
-    if (rule !== null && rule !== undefined) {
-      let entry = byRule.get(rule);
-      if (entry === undefined) byRule.set(rule, (entry = { urls: 0, samples: [] }));
-      entry.urls++;
-      if (entry.samples.length < SAMPLES) entry.samples.push(paths[i]!);
+    else {
+      disallowedUnder[prefix]!++;
+      if (samples.length < SAMPLES) samples.push(paths[i]!);
     }
-    const prefix = prefixes[i]!;
-    let counts = byPrefix.get(prefix);
-    if (counts === undefined) byPrefix.set(prefix, (counts = { disallowed: 0, urls: 0 }));
-    counts.urls++;
-    if (!ok) counts.disallowed++;
+    const rule = evaluated.rules[i];
+    if (rule === null || rule === undefined) continue;
+    // Sorted paths run in streaks decided by one rule: look it up once per streak.
+    if (rule !== lastRule) {
+      lastRule = rule;
+      lastEntry = byRule.get(rule);
+      if (lastEntry === undefined) byRule.set(rule, (lastEntry = { urls: 0, samples: [] }));
+    }
+    lastEntry!.urls++;
+    if (lastEntry!.samples.length < SAMPLES) lastEntry!.samples.push(paths[i]!);
   }
   const rules = [...byRule]
     .map(([rule, { urls, samples }]) => ({ ...rule, urls, samples }))
@@ -244,9 +316,9 @@ function summarise(
         a.line - b.line,
     )
     .slice(0, TOP_RULES);
-  const topPrefixes = [...byPrefix]
-    .filter(([, c]) => c.disallowed > 0)
-    .map(([prefix, c]) => ({ prefix, ...c }))
+  const topPrefixes = prefixes.names
+    .map((prefix, k) => ({ prefix, disallowed: disallowedUnder[k]!, urls: urlsUnder[k]! }))
+    .filter((c) => c.disallowed > 0)
     .sort((a, b) => b.disallowed - a.disallowed || (a.prefix < b.prefix ? -1 : 1))
     .slice(0, TOP_PREFIXES);
   return {
@@ -284,13 +356,16 @@ export function compareCoverage(
   agents: readonly WatchedAgent[],
   cache = new ParseCache(),
 ): CoverageChange[] {
-  const old = new Evaluator(paths, cache);
-  const now = new Evaluator(paths, cache);
+  // One evaluator: a rule set both files share (the same file, or identical groups in
+  // it) is evaluated once.
+  const evaluator = new Evaluator(paths, cache);
+  const olds = evaluator.evaluateAll(before, agents);
+  const news = evaluator.evaluateAll(after, agents);
   const changes: CoverageChange[] = [];
   const known = new Map<Evaluated, Map<Evaluated, Omit<CoverageChange, 'agent'>>>();
-  for (const agent of agents) {
-    const a = old.evaluate(before, agent);
-    const b = now.evaluate(after, agent);
+  for (const [k, agent] of agents.entries()) {
+    const a = olds[k]!;
+    const b = news[k]!;
     let fromA = known.get(a);
     if (fromA === undefined)
       known.set(a, (fromA = new Map<Evaluated, Omit<CoverageChange, 'agent'>>()));
@@ -341,4 +416,63 @@ function diff(a: Evaluated, b: Evaluated, paths: readonly string[]): Omit<Covera
     access: b.access,
     samples,
   };
+}
+
+/**
+ * The crawlers split into at most `parts` lists for evaluating apart (on threads of their
+ * own), so that crawlers that get the same verdicts in every given state stay together
+ * and each distinct rule set is evaluated once. Lists are balanced by rule sets; none is
+ * empty. Crawlers keep their order within a list.
+ */
+export function splitAgents(
+  states: readonly SiteState[],
+  agents: readonly WatchedAgent[],
+  parts: number,
+  cache = new ParseCache(),
+): WatchedAgent[][] {
+  const files = new Map<RobotsTxt, number>();
+  const keyOf = (state: SiteState, agent: WatchedAgent) => {
+    const effective = resolveState(state, agent.profile);
+    if (effective.kind === 'access') return `access:${effective.access}`;
+    const parsed = cache.parse(effective.body, agent.profile);
+    let file = files.get(parsed);
+    if (file === undefined) files.set(parsed, (file = files.size));
+    const groups = compileAgent(parsed, agent.token).groups.map((g) => parsed.groups.indexOf(g));
+    return `${file}:${groups.join(',')}`;
+  };
+  const byKey = new Map<string, WatchedAgent[]>();
+  for (const agent of agents) {
+    const key = states.map((state) => keyOf(state, agent)).join('|');
+    const list = byKey.get(key);
+    if (list === undefined) byKey.set(key, [agent]);
+    else list.push(agent);
+  }
+  const lists: WatchedAgent[][] = Array.from({ length: Math.min(parts, byKey.size) }, () => []);
+  let next = 0;
+  for (const same of byKey.values()) {
+    lists[next]!.push(...same);
+    next = (next + 1) % lists.length;
+  }
+  return lists;
+}
+
+/**
+ * Search Console's "Submitted URL blocked by robots.txt", from a coverage: how many of
+ * the sitemap URLs Googlebot may not fetch, and by which lines mostly. Null when the
+ * coverage has no Googlebot or it may fetch them all.
+ */
+export function submittedBlocked(coverage: Coverage, token = 'Googlebot'): string | null {
+  const agent = coverage.agents.find((a) => a.agent.toLowerCase() === token.toLowerCase());
+  if (agent === undefined || agent.disallowed === 0) return null;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const of = `${n(agent.disallowed)} of the ${n(coverage.urls)} sitemap URL${coverage.urls === 1 ? '' : 's'}`;
+  if (agent.access === 'unreachable')
+    return `Submitted URLs blocked: robots.txt cannot be read, so ${agent.agent} fetches none of the ${n(coverage.urls)} sitemap URLs.`;
+  const rules = agent.rules
+    .filter((r) => r.directive === 'disallow')
+    .slice(0, 3)
+    .map(
+      (r) => `line ${r.line} \`Disallow: ${r.pattern}\` ${n(r.urls)}, e.g. ${r.samples[0] ?? ''}`,
+    );
+  return `Submitted URL blocked by robots.txt: ${of} are disallowed for ${agent.agent}, which will not crawl them${rules.length === 0 ? '' : ` (${rules.join('; ')})`}. Take them out of the sitemaps or allow them.`;
 }

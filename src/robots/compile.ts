@@ -34,6 +34,32 @@ export interface AgentRules {
   readonly rules: readonly RobotsRule[];
   /** Evaluates a URL (absolute, or a path), taken as the crawler would request it. */
   evaluate(url: string): Verdict;
+  /**
+   * Evaluates a URL made ready by `prepareUrl` for this profile: the same verdict as
+   * `evaluate`, for evaluating one set of URLs against many crawlers' rules.
+   */
+  evaluatePrepared(prepared: PreparedUrl): Verdict;
+}
+
+/** A URL in the form a profile's rules are matched against (see prepareUrl). */
+export type PreparedUrl = string | typeof ALWAYS_ALLOWED;
+
+/** The URL every rule set allows under the profile (/robots.txt itself, for some). */
+const ALWAYS_ALLOWED = null;
+
+/**
+ * A URL (absolute, or a path) in the form the profile's rules are matched against: its
+ * path, params and query as the crawler requests it, in the profile's comparison form.
+ */
+export function prepareUrl(url: string, profile: Profile): PreparedUrl {
+  const path = getPathParamsQuery(url);
+  // The draft and the 1996 standard: /robots.txt itself is always allowed.
+  if (profile !== 'google' && path === ROBOTS_TXT_PATH) return ALWAYS_ALLOWED;
+  return profile === 'google'
+    ? textToBinary(path)
+    : profile === 'rfc9309'
+      ? normalizeRfc9309(textToBinary(path), false)
+      : canonicalLegacy(textToBinary(path));
 }
 
 /** Selects the groups an agent obeys under the profile the file was read with. */
@@ -90,13 +116,6 @@ export function compileAgent(
     profile === 'legacy'
       ? new FirstMatch(rules, indexAfter)
       : new LongestMatch(rules, profile, indexAfter);
-  const preparePath =
-    profile === 'google'
-      ? textToBinary
-      : profile === 'rfc9309'
-        ? (p: string) => normalizeRfc9309(textToBinary(p), false)
-        : (p: string) => canonicalLegacy(textToBinary(p));
-  const robotsTxtAllowed = profile !== 'google';
   return {
     agent,
     profile,
@@ -104,10 +123,11 @@ export function compileAgent(
     groups,
     rules,
     evaluate(url: string): Verdict {
-      const path = getPathParamsQuery(url);
-      // The draft and the 1996 standard: /robots.txt itself is always allowed.
-      if (robotsTxtAllowed && path === ROBOTS_TXT_PATH) return ALLOWED;
-      return matcher.decide(preparePath(path));
+      const prepared = prepareUrl(url, profile);
+      return prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared);
+    },
+    evaluatePrepared(prepared: PreparedUrl): Verdict {
+      return prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared);
     },
   };
 }

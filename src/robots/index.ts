@@ -13,8 +13,8 @@ export type {
   RobotsTxt,
   Sitemap,
 } from './parse.js';
-export { compileAgent, selectGroups } from './compile.js';
-export type { AgentRules, CompileOptions, DecidingRule, Verdict } from './compile.js';
+export { compileAgent, prepareUrl, selectGroups } from './compile.js';
+export type { AgentRules, CompileOptions, DecidingRule, PreparedUrl, Verdict } from './compile.js';
 export {
   DEFAULT_PROFILE,
   MAX_LINE_BYTES,

@@ -25,6 +25,11 @@ interface PreparedRule extends ScanRule {
   readonly pieces: readonly string[];
   /** For wildcard rules: the last piece must end the path. */
   readonly anchored: boolean;
+  /**
+   * For wildcard rules: hashed character pairs of its longest piece, which a path must
+   * all contain for the rule to match (see `pairMask`); empty when the pieces are too short.
+   */
+  readonly pairs: readonly number[];
 }
 
 /** Best rule per directive for each kind of rule ending at a trie node. */
@@ -35,7 +40,19 @@ interface Slot {
   exactDisallow?: PreparedRule;
   /** Wildcard rules whose literal prefix ends here, most specific first. */
   wild?: PreparedRule[];
+  /** The same rules' priorities and character pairs, for the tight loop of `#walk`. */
+  wildTable?: WildTable;
 }
+
+/** Wildcard rules as flat arrays: the loop over them reads numbers, not objects. */
+interface WildTable {
+  readonly priorities: Int32Array;
+  /** PAIRS_PER_RULE pair hashes per rule, -1 where it has fewer. */
+  readonly pairs: Int32Array;
+}
+
+/** Character pairs checked per wildcard rule before its pieces are looked for. */
+const PAIRS_PER_RULE = 4;
 
 const ALLOWED: Verdict = { allowed: true, rule: null };
 
@@ -116,7 +133,16 @@ export class LongestMatch {
     }
     const stack = [root];
     for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-      node.value?.wild?.sort((a, b) => b.priority - a.priority || a.line - b.line);
+      const wild = node.value?.wild;
+      if (wild !== undefined) {
+        wild.sort((a, b) => b.priority - a.priority || a.line - b.line);
+        const pairs = new Int32Array(wild.length * PAIRS_PER_RULE).fill(-1);
+        wild.forEach((rule, j) => pairs.set(rule.pairs, j * PAIRS_PER_RULE));
+        node.value!.wildTable = {
+          priorities: Int32Array.from(wild, (rule) => rule.priority),
+          pairs,
+        };
+      }
       if (node.edges) for (const child of node.edges.values()) stack.push(child);
     }
     return root;
@@ -153,13 +179,43 @@ export class LongestMatch {
       if (node === undefined || !path.startsWith(node.label, i)) break;
       i += node.label.length;
     }
+    // The wildcard rules whose literal prefix the path has, each only if it could still
+    // decide: a rule that cannot beat the best match so far never will, since the best
+    // matches only grow. Each node's rules are sorted longest first, so the rest of a
+    // node's list is skipped once one cannot. A cheap test of character pairs (the
+    // path's, hashed into a bit set once) rules most of the rest out before a scan.
+    let mask: Uint32Array | undefined;
+    let allowAt = allow === undefined ? -1 : allow.priority;
+    let disallowAt = disallow === undefined ? -1 : disallow.priority;
     for (let k = 0; k < count; k++) {
       const from = positions[k]!;
-      for (const rule of candidates[k]!.value!.wild!) {
-        if (!beats(rule, rule.disallow ? disallow : allow)) continue;
+      const slot = candidates[k]!.value!;
+      const wild = slot.wild!;
+      const { priorities, pairs } = slot.wildTable!;
+      for (let j = 0; j < priorities.length; j++) {
+        const priority = priorities[j]!;
+        if (priority < disallowAt && priority <= allowAt) break;
+        const base = j * PAIRS_PER_RULE;
+        if (pairs[base]! !== -1) {
+          mask ??= pairMaskOf(path);
+          if (!hasPairs(mask, pairs, base)) continue;
+        }
+        const rule = wild[j]!;
+        if (
+          rule.disallow
+            ? priority <= allowAt || !beats(rule, disallow)
+            : priority < disallowAt || !beats(rule, allow)
+        ) {
+          continue;
+        }
         if (matchesPieces(path, from, rule.pieces, rule.anchored)) {
-          if (rule.disallow) disallow = rule;
-          else allow = rule;
+          if (rule.disallow) {
+            disallow = rule;
+            disallowAt = priority;
+          } else {
+            allow = rule;
+            allowAt = priority;
+          }
         }
       }
     }
@@ -187,6 +243,13 @@ function prepare(scan: ScanRule): PreparedRule {
   }
   const star = core.indexOf('*');
   const wild = star !== -1;
+  const pieces = wild
+    ? core
+        .slice(star + 1)
+        .split('*')
+        .filter(Boolean)
+    : [];
+  const longest = pieces.reduce((a, b) => (b.length > a.length ? b : a), '');
   return {
     pattern: scan.pattern,
     disallow: scan.disallow,
@@ -196,14 +259,71 @@ function prepare(scan: ScanRule): PreparedRule {
     verdict: scan.verdict,
     literal: wild ? core.slice(0, star) : core,
     kind: wild ? 'wild' : anchored ? 'exact' : 'prefix',
-    pieces: wild
-      ? core
-          .slice(star + 1)
-          .split('*')
-          .filter(Boolean)
-      : [],
+    pieces,
     anchored,
+    pairs: pairsOf(longest),
   };
+}
+
+/** Words of the path's pair bit set: 1,024 bits, so a 100-character path sets about a tenth. */
+const PAIR_WORDS = 32;
+
+/** The hash of two adjacent characters, a bit index in the pair set. */
+function pairHash(a: number, b: number): number {
+  return ((a << 5) ^ b) & (PAIR_WORDS * 32 - 1);
+}
+
+/** The pair hashes of a piece (PAIRS_PER_RULE at most, spread over it); none under 2 characters. */
+function pairsOf(piece: string): number[] {
+  const pairs = new Set<number>();
+  const last = piece.length - 2;
+  if (last < 0) return [];
+  const step = Math.max(1, Math.floor(last / (PAIRS_PER_RULE - 1)));
+  for (let i = 0; i <= last && pairs.size < PAIRS_PER_RULE; i += step) {
+    pairs.add(pairHash(piece.charCodeAt(i), piece.charCodeAt(i + 1)));
+  }
+  return [...pairs];
+}
+
+/**
+ * The last path's pair set, kept across rule sets: evaluating one path against many
+ * crawlers' rules in a row (coverage does) makes it once.
+ */
+const lastMask = new Uint32Array(PAIR_WORDS);
+let lastMasked: string | undefined;
+
+/** The bit set of every pair of adjacent characters of `path`. */
+function pairMaskOf(path: string): Uint32Array {
+  if (path !== lastMasked) {
+    pairMask(path, lastMask);
+    lastMasked = path;
+  }
+  return lastMask;
+}
+
+/** Sets in `mask` the bit of every pair of adjacent characters of `path`. */
+function pairMask(path: string, mask: Uint32Array): void {
+  mask.fill(0);
+  let previous = path.charCodeAt(0);
+  for (let i = 1; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    const bit = pairHash(previous, c);
+    mask[bit >>> 5]! |= 1 << (bit & 31);
+    previous = c;
+  }
+}
+
+/**
+ * Whether a rule's pairs (`pairs[base…]`, up to PAIRS_PER_RULE, -1 ending them early) are
+ * all in the path's set: if not, no piece holding them occurs in the path.
+ */
+function hasPairs(mask: Uint32Array, pairs: Int32Array, base: number): boolean {
+  for (let i = base; i < base + PAIRS_PER_RULE; i++) {
+    const bit = pairs[i]!;
+    if (bit === -1) return true;
+    if ((mask[bit >>> 5]! & (1 << (bit & 31))) === 0) return false;
+  }
+  return true;
 }
 
 /** Longest match wins; on equal length the earlier line. */

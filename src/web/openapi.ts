@@ -168,7 +168,8 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'get',
     path: '/api/v1/sites/{id}/diff',
-    summary: 'Two snapshots compared: their change events, causes and unified text diff.',
+    summary:
+      "Two snapshots compared: their change events, causes, unified text diff and, when the site reads its sitemaps, each crawler's allowed sitemap URLs in both (coverage: {from, to, sameUrlSet, agents: [{agent, before, after}]}, or null).",
     query: [
       ['from', 'a snapshot id (the one before `to` when left out)'],
       ['to', 'a snapshot id (the latest change when left out)'],

@@ -47,6 +47,7 @@ figure.coverage-chart { margin: .5rem 0 1rem; }
 figure.coverage-chart > svg { width: 100%; height: 140px; display: block; background: var(--card); border: 1px solid var(--line); }
 figure.coverage-chart line.grid { stroke: var(--line); stroke-width: 1; }
 figure.coverage-chart figcaption { font-size: .85rem; color: var(--muted); }
+table.coverage tr.worse td:last-child { color: var(--unreachable); font-weight: 600; }
 .legend { white-space: nowrap; margin-right: .6rem; }
 svg.swatch { display: inline-block; width: .8rem; height: .8rem; vertical-align: middle; }
 form.filter { margin: .4rem 0 .8rem; }
@@ -78,6 +79,7 @@ textarea { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85
 .grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; }
 .notice { padding: .6rem .8rem; border: 1px solid var(--line); background: var(--card); margin: 1rem 0; }
 .notice.error { border-color: var(--unreachable); }
+.notice.warning { border-color: var(--warning); }
 .pager { margin-top: .8rem; }
 form.site-form { max-width: 40rem; }
 form.site-form label { display: block; margin: .8rem 0; }

@@ -196,5 +196,14 @@ notify:
     // Crawlers that read the same rules are said once.
     const text = await runRobowatch(['coverage', site.origin, '--config', config], { env });
     expect(text.stdout).toContain('\nGooglebot, Bingbot: 4 allowed, 302 disallowed (98.7%)\n');
+    expect(text.stdout).toContain(
+      'Submitted URL blocked by robots.txt: 302 of the 306 sitemap URLs are disallowed for Googlebot, which will not crawl them (line 3 `Disallow: /products/` 300, e.g. /products/0?color=red; line 2 `Disallow: /cart` 2, e.g. /cart). Take them out of the sitemaps or allow them.',
+    );
+    // The diff says it too: each crawler's share before and after.
+    const diff = await runRobowatch(['diff', site.origin, '--config', config], { env });
+    expect([diff.code, diff.stderr]).toEqual([0, '']);
+    expect(diff.stdout).toContain(
+      'Sitemap URLs each crawler may fetch (older -> newer):\n  Googlebot, Bingbot: 304 of 306 (99.3%) -> 4 of 306 (1.3%): 300 fewer URLs allowed\n',
+    );
   });
 });

@@ -5,7 +5,12 @@
  * and what was wrong with the sitemaps. No JavaScript: details open natively.
  */
 import type { FC } from 'hono/jsx';
-import type { CoverageDocument } from '../../monitor/view-coverage.js';
+import {
+  coverageShiftNote,
+  coverageShiftRows,
+  coverageSideText,
+} from '../../monitor/view-coverage.js';
+import type { CoverageDocument, CoverageShift } from '../../monitor/view-coverage.js';
 import type { CoveragePoint } from '../../monitor/records.js';
 import { groupAlike } from '../../policy/coverage.js';
 import { Time } from './components.js';
@@ -131,6 +136,9 @@ export const CoveragePanel: FC<{
           ? ` ${count(set.otherOrigins)} URL${set.otherOrigins === 1 ? '' : 's'} of other sites not counted.`
           : ''}
       </p>
+      {doc.findings.map((finding) => (
+        <div class="notice warning">{finding}</div>
+      ))}
       <CoverageChart history={history} now={now} order={Object.keys(doc.agents)} />
       <div class="scroll">
         <table class="coverage">
@@ -202,3 +210,46 @@ export const CoveragePanel: FC<{
 function ruleText(rule: { readonly directive: string; readonly pattern: string }): string {
   return `${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern}`;
 }
+
+/** Two snapshots' coverage side by side (the snapshot and diff pages). */
+export const CoverageShiftTable: FC<{
+  shift: CoverageShift | undefined;
+  siteId: number;
+}> = ({ shift, siteId }) => {
+  if (shift === undefined) return null;
+  const note = coverageShiftNote(shift);
+  const link = (side: CoverageShift['from']) =>
+    side === null ? (
+      'not computed'
+    ) : (
+      <a href={`/sites/${siteId}/snapshots/${side.snapshot}`}>snapshot {side.snapshot}</a>
+    );
+  return (
+    <section aria-label="Sitemap URLs before and after">
+      <h2>Sitemap URLs each crawler may fetch</h2>
+      <div class="scroll">
+        <table class="coverage">
+          <thead>
+            <tr>
+              <th>Crawlers</th>
+              <th class="num">Before ({link(shift.from)})</th>
+              <th class="num">After ({link(shift.to)})</th>
+              <th>Change</th>
+            </tr>
+          </thead>
+          <tbody>
+            {coverageShiftRows(shift).map((row) => (
+              <tr class={row.worse ? 'worse' : undefined}>
+                <td>{row.agents.join(', ')}</td>
+                <td class="num">{coverageSideText(row.before)}</td>
+                <td class="num">{coverageSideText(row.after)}</td>
+                <td>{row.change}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {note === null ? null : <p class="muted">{note}</p>}
+    </section>
+  );
+};

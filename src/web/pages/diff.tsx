@@ -2,6 +2,7 @@ import type { FC } from 'hono/jsx';
 import type { DiffView } from '../../monitor/view-diff.js';
 import type { SiteRef } from '../../monitor/view-site.js';
 import { CauseItem } from './causes.js';
+import { CoverageShiftTable } from './coverage.js';
 import { Layout, Notice, Time } from './components.js';
 
 /** Causes per page of a diff; a file rewritten wholesale has hundreds. */
@@ -86,6 +87,7 @@ export const DiffPageView: FC<{
           ) : null}
         </>
       )}
+      <CoverageShiftTable shift={view.coverage} siteId={site.id} />
       <h2>robots.txt</h2>
       {view.patch.length === 0 ? (
         <p class="muted">The two files are the same.</p>

@@ -2,6 +2,7 @@ import type { FC } from 'hono/jsx';
 import { formatBytes } from '../../policy/format.js';
 import type { SiteRef } from '../../monitor/view-site.js';
 import type { SnapshotView } from '../../monitor/view-snapshot.js';
+import { CoverageShiftTable } from './coverage.js';
 import { AccessBadge, Layout, Time, statusText } from './components.js';
 
 /** Lines of the file per page; the rules table stops after this many rules. */
@@ -111,6 +112,7 @@ export const SnapshotPageView: FC<{
           · <a href={`/tester?site=${site.id}&snapshot=${s.id}`}>open in the tester</a>
         </dd>
       </dl>
+      <CoverageShiftTable shift={view.coverage} siteId={site.id} />
 
       {view.text === null || model === null ? (
         <p class="muted">

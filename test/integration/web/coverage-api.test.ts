@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCoverageStore } from '../../../src/store/index.js';
 import { DEFAULT_DISCOVERY_LIMITS } from '../../../src/monitor/discover-sitemaps.js';
 import { checkSites } from '../../../src/monitor/check-sites.js';
+import { CoverageThreads } from '../../../src/monitor/coverage-threads.js';
 import type { CoverageDocument } from '../../../src/monitor/view-coverage.js';
 import type { createApp } from '../../../src/web/app.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
@@ -22,6 +23,8 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
   let offApp: ReturnType<typeof createApp>;
   let latest: number;
   let first: number;
+  // The daemon's way: the URL set evaluated on threads of their own.
+  const threads = new CoverageThreads();
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     const config = historyConfig(server.origin, 'sitemaps: auto');
@@ -42,6 +45,7 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
         now: () => clock.now,
         limits: DEFAULT_DISCOVERY_LIMITS,
         thresholds: config.notify.coverage,
+        computer: threads,
       },
     };
     const check = async () => {
@@ -65,6 +69,7 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     offApp = historyApp(database.handle.db, historyConfig(server.origin), deps, clock);
   });
   afterAll(async () => {
+    await threads.close();
     server.routes.clear();
     await database.close();
   });
@@ -110,6 +115,10 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
       expect.objectContaining({ url: `${server.origin}/sitemap.xml`, format: 'text', entries: 5 }),
     ]);
     expect((await get(`/api/v1/sites/1/coverage?snapshot=${latest}`)).body).toEqual(body);
+    // Search Console's finding, in words.
+    expect(doc.findings).toEqual([
+      'Submitted URL blocked by robots.txt: 3 of the 5 sitemap URLs are disallowed for Googlebot, which will not crawl them (line 2 `Disallow: /private/` 2, e.g. /private/a; line 3 `Disallow: /blog/` 1, e.g. /blog/post). Take them out of the sitemaps or allow them.',
+    ]);
   });
 
   it('shows the coverage on the site page: the crawlers alike in one row, a chart, the change as a cause', async () => {
@@ -161,6 +170,43 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     expect(await page.text()).toContain(
       'Deploying this file would newly block 1 of 5 sitemap URLs (20.0%) for Googlebot, GPTBot (top: /pricing 1), by line 3 `Disallow: /pricing` and newly allow 1.',
     );
+  });
+
+  it('shows the coverage before and after on the diff and snapshot pages, and in the diff API', async () => {
+    const { status, body } = await get(`/api/v1/sites/1/diff?from=${first}&to=${latest}`);
+    expect(status).toBe(200);
+    const diff = body as { coverage: unknown; causes: { type: string }[] };
+    expect(diff.coverage).toEqual({
+      from: { snapshot: first, urls: 5, urlSet: expect.any(Number) as number },
+      to: { snapshot: latest, urls: 5, urlSet: expect.any(Number) as number },
+      sameUrlSet: true,
+      agents: ['Googlebot', 'GPTBot'].map((agent) => ({
+        agent,
+        before: { urls: 5, allowed: 3, disallowed: 2 },
+        after: { urls: 5, allowed: 2, disallowed: 3 },
+      })),
+    });
+    // The two are consecutive: the coverage cause the check recorded is part of the diff.
+    expect(diff.causes.map((c) => c.type)).toContain('coverage');
+    const page = await (
+      await app.request(`/sites/1/diff?from=${first}&to=${latest}`, {
+        headers: { accept: 'text/html' },
+      })
+    ).text();
+    expect(page).toContain('<h2>Sitemap URLs each crawler may fetch</h2>');
+    expect(page).toMatch(
+      /<tr class="worse"><td>Googlebot, GPTBot<\/td><td class="num">3 of 5 \(60\.0%\)<\/td><td class="num">2 of 5 \(40\.0%\)<\/td><td>1 fewer URLs allowed<\/td><\/tr>/,
+    );
+    expect(page).toContain('Googlebot and GPTBot: 1 of 5 sitemap URLs (20.0%) newly disallowed');
+    // The snapshot page: the same, against the snapshot before it.
+    const snapshot = await (
+      await app.request(`/sites/1/snapshots/${latest}`, { headers: { accept: 'text/html' } })
+    ).text();
+    expect(snapshot).toContain('1 fewer URLs allowed');
+    expect(snapshot).toContain(`<a href="/sites/1/snapshots/${first}">snapshot ${first}</a>`);
+    // Sitemaps off: no table, and null in the API.
+    const off = await get(`/api/v1/sites/1/diff?from=${first}&to=${latest}`, offApp);
+    expect((off.body as { coverage: unknown }).coverage).toBe(null);
   });
 
   it('says in one line why there is none', async () => {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { causeTopics } from '../../../src/policy/cause-model.js';
-import { explainChange } from '../../../src/policy/causes.js';
+import { coverageQuestion, explainChange } from '../../../src/policy/causes.js';
 import {
   compareCoverage,
   computeCoverage,
@@ -234,14 +234,18 @@ describe('the coverage cause', () => {
     ...Array.from({ length: 60 }, (_, i) => `/products/${i}`),
     '/search?q=shoes',
   ];
-  const change = (minUrls: number, minShare: number) =>
-    explainChange({
-      profile: 'google',
+  const change = (minUrls: number, minShare: number) => {
+    const input = {
+      profile: 'google' as const,
       agents: google('Googlebot', 'Bingbot', 'GPTBot'),
       before: side(SHOP),
       after: side(SHOP.replace('Disallow: /cart', 'Disallow: /cart\nDisallow: /*?')),
-      coverage: { paths, thresholds: { minUrls, minShare } },
-    });
+    };
+    // As the check does it: the question from the causes, the comparison apart.
+    const question = coverageQuestion(input)!;
+    const changes = compareCoverage(question.before, question.after, paths, question.agents);
+    return explainChange({ ...input, coverage: { changes, thresholds: { minUrls, minShare } } });
+  };
 
   it('says how much of the site a change blocks, for the crawlers that see it alike', () => {
     const coverage = change(10, 0.01).filter((c) => c.type === 'coverage');
