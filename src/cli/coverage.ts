@@ -104,7 +104,8 @@ export function formatCoverage(origin: string, doc: CoverageDocument): string {
       `${count(set.otherOrigins)} URL${set.otherOrigins === 1 ? '' : 's'} of other sites in the sitemaps ${set.otherOrigins === 1 ? 'is' : 'are'} not counted.`,
     );
   // Crawlers that read the same rules have the same coverage: said once for them all.
-  for (const { agents, value: a } of groupAlike(Object.entries(doc.agents))) {
+  const groups = doc.urls === 0 ? [] : groupAlike(Object.entries(doc.agents));
+  for (const { agents, value: a } of groups) {
     lines.push('');
     lines.push(
       `${agents.join(', ')}: ${count(a.allowed)} allowed, ${count(a.disallowed)} disallowed${share(a.disallowed, doc.urls)}`,

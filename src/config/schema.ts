@@ -261,8 +261,8 @@ export const configFileSchema = z.strictObject({
   presets: presetMap.default({}),
   /** Paths watched on every site that lists none of its own. */
   watch: watchList.optional(),
-  /** The sitemaps of every site that says nothing of its own: off until coverage lands whole. */
-  sitemaps: sitemapSetting.default('off'),
+  /** The sitemaps of every site that says nothing of its own (its robots.txt's, by default). */
+  sitemaps: sitemapSetting.default('auto'),
   sites: z.array(siteSchema).default([]),
   fetch: fetchSettings.default(fetchSettings.parse({})),
   schedule: schedule.default(schedule.parse({})),

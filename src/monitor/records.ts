@@ -7,7 +7,7 @@ import type { Coverage } from '../policy/coverage.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
 import type { AlertDraft } from '../policy/alerts.js';
 import type { ChangeCause, ChangeCauseType } from '../policy/cause-model.js';
-import type { DigestChange, DigestNow } from '../policy/digest.js';
+import type { CoverageAt, DigestChange, DigestNow } from '../policy/digest.js';
 import type { ChangeEvent } from '../policy/events.js';
 import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { FileCondition } from '../policy/file-condition.js';
@@ -267,6 +267,8 @@ export interface SitePeriod {
   readonly body: Uint8Array | null;
   /** Its current state; null before its first check. */
   readonly now: DigestNow | null;
+  /** Each crawler's allowed sitemap URLs at the period's start and now (null: none computed). */
+  readonly coverage: { start: CoverageAt | null; end: CoverageAt | null };
 }
 
 /** One check of a snapshot, as its page lists them. */

@@ -11,6 +11,7 @@ import { sitemapsOf } from '../policy/events.js';
 import { ParseCache } from '../policy/verdicts.js';
 import { stateOf } from './check-site.js';
 import { discoverSitemaps } from './discover-sitemaps.js';
+import type { Discovery } from './discover-sitemaps.js';
 import type { CoverageDeps } from './ports.js';
 import type { CurrentState, UrlSetReport } from './records.js';
 
@@ -53,10 +54,13 @@ export async function refreshCoverage(
       ? null
       : (fetched ?? (await deps.store.loadBody(current.bodySha256)));
   const state = await stateOf(deps, current, body);
-  const roots =
+  const named =
     site.sitemaps === 'auto'
-      ? autoRoots(site.origin, state.body ?? state.lastGoodBody, cache)
+      ? declaredSitemaps(state.body ?? state.lastGoodBody, cache)
       : site.sitemaps;
+  // `auto` with none declared: the conventional place, which may well not exist.
+  const guessed = named.length === 0;
+  const roots = guessed ? [`${site.origin}/sitemap.xml`] : named;
 
   const known = await deps.store.loadKnownSitemaps(siteId);
   const discovery = await discoverSitemaps(
@@ -94,18 +98,20 @@ export async function refreshCoverage(
     ({ url, rule }) =>
       `${url} is disallowed for Googlebot${rule === null ? '' : ` by line ${rule.line} \`${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern}\``}: Google does not read it`,
   );
+  const missing = guessed && discovery.files[0]?.status !== 200 ? [noSitemap(discovery)] : [];
   const report: UrlSetReport = {
     otherOrigins: discovery.otherOrigins,
     overCap: discovery.overCap,
-    problems: [...blocked, ...discovery.problems],
-    files: discovery.files.map((f) => ({
+    problems: [...missing, ...blocked, ...discovery.problems],
+    files: discovery.files.map((f, i) => ({
       url: f.url,
       depth: f.depth,
       status: f.status,
       format: f.format,
       entries: f.entries.length,
       notModified: f.notModified,
-      problems: f.problems,
+      // The missing guess is said once, above.
+      problems: i === 0 && missing.length > 0 ? [] : f.problems,
     })),
   };
   const paths = [...discovery.paths].sort();
@@ -139,8 +145,15 @@ export async function refreshCoverage(
   };
 }
 
-/** `auto`: the file's Sitemap: lines, else /sitemap.xml. */
-function autoRoots(origin: string, body: Uint8Array | null, cache: ParseCache): string[] {
-  const named = body === null ? [] : sitemapsOf(body, cache).filter((u) => /^https?:\/\//i.test(u));
-  return named.length > 0 ? named : [`${origin}/sitemap.xml`];
+/** The sitemaps the file declares (its Sitemap: lines that are http(s) URLs). */
+function declaredSitemaps(body: Uint8Array | null, cache: ParseCache): string[] {
+  return body === null ? [] : sitemapsOf(body, cache).filter((u) => /^https?:\/\//i.test(u));
+}
+
+/** Why a site with `sitemaps: auto` has no URL set: it declares none and has none where looked. */
+function noSitemap(discovery: Discovery): string {
+  const file = discovery.files[0];
+  const answer =
+    file === undefined || file.status === null ? 'cannot be fetched' : `answers ${file.status}`;
+  return `No sitemap found: robots.txt has no Sitemap: line and /sitemap.xml ${answer}. Add a Sitemap: line, or list the sitemaps under \`sitemaps:\` in the configuration, to see how much of the site each crawler may fetch.`;
 }

@@ -103,6 +103,8 @@ export async function prepareDigests(
         verdicts: data?.verdicts ?? [],
         body: data?.body ?? null,
         now: data?.now ?? null,
+        // Sitemaps off: the coverage stored before is history, not today's standing.
+        ...(site.sitemaps === 'off' || data === undefined ? {} : { coverage: data.coverage }),
       };
     });
     const digest = buildDigest(target.recipient, period, inputs);

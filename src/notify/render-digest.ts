@@ -56,6 +56,8 @@ export function attentionText(site: DigestSite, a: Attention, context: RenderCon
       return `robots.txt is ${a.condition === 'html' ? 'an HTML page' : a.condition === 'utf16' ? 'UTF-16 text' : 'binary data'} ${since(a.since)}: crawlers find no rules in it, so every URL is crawlable.`;
     case 'cut':
       return `robots.txt is larger than 500 KiB ${since(a.since)}: Google ignores the rest.`;
+    case 'coverage':
+      return `${causeHeadline(a.cause, { agents: site.agents, at: a.since })}.`;
     case 'blocks': {
       const lead = a.cause.pairs.filter((p) => p.flipped && !p.allowed).length;
       const others = a.pairs - lead;
@@ -66,7 +68,7 @@ export function attentionText(site: DigestSite, a: Attention, context: RenderCon
 
 /** Where to look for an attention line: the diff of a block, else the site. */
 function attentionLink(site: DigestSite, a: Attention, context: RenderContext): string {
-  return a.kind === 'blocks'
+  return a.kind === 'blocks' || a.kind === 'coverage'
     ? context.links.diff(site.siteId, a.previousId, a.snapshotId)
     : context.links.site(site.siteId);
 }
@@ -93,6 +95,21 @@ function disallowedLines(site: DigestSite): string[] {
     .map(
       (g) => `${describeUrls(g.urls)} for ${describeCrawlers(g.agents, { agents: site.agents })}`,
     );
+}
+
+/** The share of the sitemap URLs each crawler may fetch now, and at the period's start if it differs. */
+function coverageLine(site: DigestSite): string | null {
+  if (site.coverage.length === 0) return null;
+  const share = (allowed: number, urls: number) =>
+    `${allowed.toLocaleString('en-US')} of ${urls.toLocaleString('en-US')}${urls === 0 ? '' : ` (${((100 * allowed) / urls).toFixed(allowed === urls || allowed === 0 ? 0 : 1)}%)`}`;
+  const parts = site.coverage.slice(0, 5).map((c) => {
+    const was =
+      c.before === null || (c.before.allowed === c.allowed && c.before.urls === c.urls)
+        ? ''
+        : `, was ${share(c.before.allowed, c.before.urls)} at the start of the period`;
+    return `${describeCrawlers(c.agents, { agents: site.agents })} ${share(c.allowed, c.urls)}${was}`;
+  });
+  return parts.join('; ');
 }
 
 function aiLine(site: DigestSite): string | null {
@@ -241,6 +258,9 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
       ...site.health.incidents.map((i) => `Incident: ${incidentLine(i, context)}`),
       ...disallowedLines(site).map((l) => `Disallowed now: ${l}`),
       ...(aiLine(site) === null ? [] : [`AI crawlers: ${aiLine(site)}`]),
+      ...(coverageLine(site) === null
+        ? []
+        : [`Sitemap URLs they may fetch: ${coverageLine(site)}`]),
     ].map(oneLineText);
     for (const f of facts) text.push(`    ${f}`);
     html.push(...facts.map((f) => `<li>${htmlWithCode(f)}</li>`), '</ul>');
@@ -302,6 +322,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
       checks: site.health.checks,
       okShare: site.health.okShare,
       incidents: site.health.incidents.length,
+      coverage: site.coverage,
       changes: changeLines(site, context).map((c) => ({
         at: c.at,
         title: c.text,

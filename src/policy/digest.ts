@@ -5,7 +5,7 @@
 import { compileAgent } from '../robots/index.js';
 import type { Profile } from '../robots/index.js';
 import type { Access, FetchOutcome } from './access.js';
-import type { ChangeCause } from './cause-model.js';
+import type { ChangeCause, CoverageCause } from './cause-model.js';
 import { isAiCrawler } from './crawlers.js';
 import { fetchStatusOf } from './events.js';
 import type { FetchStatus } from './events.js';
@@ -60,6 +60,26 @@ export interface DigestSiteInput {
   readonly body: Uint8Array | null;
   /** Its current state; null before its first check. */
   readonly now: DigestNow | null;
+  /**
+   * Each crawler's allowed sitemap URLs: for the state current at the period's start and
+   * for the latest (null where none was computed; absent: sitemaps not read).
+   */
+  readonly coverage?: { readonly start: CoverageAt | null; readonly end: CoverageAt | null };
+}
+
+/** A snapshot's coverage as the digest needs it: the set's size and each crawler's allowed URLs. */
+export interface CoverageAt {
+  readonly urls: number;
+  readonly allowed: Readonly<Record<string, number>>;
+}
+
+/** Crawlers with the same allowed sitemap URLs at both ends of the period. */
+export interface CoverageStanding {
+  readonly agents: readonly string[];
+  readonly urls: number;
+  readonly allowed: number;
+  /** At the period's start (null: not computed then). */
+  readonly before: { readonly urls: number; readonly allowed: number } | null;
 }
 
 /** A run of checks that did not find robots.txt ok. */
@@ -90,6 +110,14 @@ export type Attention =
   /** The file is past 500 KiB: the rest is ignored. */
   | { readonly kind: 'cut'; readonly since: Date }
   /** Watched pages were newly disallowed in the period; `cause` did most of it. */
+  /** A change newly blocked a share of the sitemap URLs above notify.coverage; `cause` is the largest. */
+  | {
+      readonly kind: 'coverage';
+      readonly cause: CoverageCause;
+      readonly snapshotId: number;
+      readonly previousId: number | null;
+      readonly since: Date;
+    }
   | {
       readonly kind: 'blocks';
       readonly pairs: number;
@@ -117,6 +145,8 @@ export interface DigestSite {
     readonly incidents: readonly Incident[];
   };
   readonly ai: readonly AiStanding[];
+  /** The sitemap URLs each crawler may fetch now, and at the period's start; [] without. */
+  readonly coverage: readonly CoverageStanding[];
   /** What needs attention, most urgent first. */
   readonly attention: readonly Attention[];
   /** Nothing changed, nothing failed, nothing needs attention. */
@@ -171,6 +201,7 @@ function summariseSite(input: DigestSiteInput): DigestSite {
     disallowed: [...byAgent].map(([agent, urls]) => ({ agent, urls })),
     health: siteHealth,
     ai,
+    coverage: coverageStandings(input),
     attention,
     clear:
       input.changes.length === 0 && siteHealth.incidents.length === 0 && attention.length === 0,
@@ -200,6 +231,23 @@ function attentionOf(input: DigestSiteInput): Attention[] {
       if (worst === undefined || pairs > worst.pairs) worst = { cause, change, pairs };
     }
   }
+  let coverage: { cause: CoverageCause; change: DigestChange } | undefined;
+  for (const change of input.changes)
+    for (const cause of change.causes ?? [])
+      if (
+        cause.type === 'coverage' &&
+        cause.significant &&
+        cause.newlyDisallowed > (coverage?.cause.newlyDisallowed ?? 0)
+      )
+        coverage = { cause, change };
+  if (coverage !== undefined)
+    out.push({
+      kind: 'coverage',
+      cause: coverage.cause,
+      snapshotId: coverage.change.snapshotId,
+      previousId: coverage.change.previousId,
+      since: coverage.change.at,
+    });
   if (worst !== undefined)
     out.push({
       kind: 'blocks',
@@ -210,6 +258,29 @@ function attentionOf(input: DigestSiteInput): Attention[] {
       since: worst.change.at,
     });
   return out;
+}
+
+/** Each crawler's sitemap URLs allowed at the end, with the start; crawlers alike together. */
+function coverageStandings(input: DigestSiteInput): CoverageStanding[] {
+  const end = input.coverage?.end;
+  if (end === null || end === undefined) return [];
+  const start = input.coverage?.start ?? null;
+  const groups = new Map<string, { agents: string[]; value: Omit<CoverageStanding, 'agents'> }>();
+  for (const agent of input.agents) {
+    const allowed = end.allowed[agent.token];
+    if (allowed === undefined) continue;
+    const was = start?.allowed[agent.token];
+    const value = {
+      urls: end.urls,
+      allowed,
+      before: start === null || was === undefined ? null : { urls: start.urls, allowed: was },
+    };
+    const key = JSON.stringify(value);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { agents: [agent.token], value });
+    else group.agents.push(agent.token);
+  }
+  return [...groups.values()].map(({ agents, value }) => ({ agents, ...value }));
 }
 
 function health(input: DigestSiteInput): DigestSite['health'] {

@@ -1,7 +1,9 @@
 import { and, asc, desc, eq, gte, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
+import type { CoverageAt } from '../policy/digest.js';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
+import { queryRows } from './db.js';
 import { insertDigestDelivery } from './outbox.js';
 import { bodies, checks, digests, sites, snapshots } from './schema.js';
 import { loadVerdicts } from './snapshots.js';
@@ -127,8 +129,16 @@ export async function loadSitePeriods(
     .leftJoin(lastGood, eq(lastGood.id, snapshots.lastGoodId))
     .leftJoin(bodies, eq(bodies.sha256, lastGood.bodySha256))
     .where(inArray(sites.id, ids));
+  const [coverageStart, coverageEnd] = await Promise.all([
+    coverageBefore(db, ids, start),
+    coverageBefore(db, ids, end),
+  ]);
   for (const row of current) {
     result.set(row.siteId, {
+      coverage: {
+        start: coverageStart.get(row.siteId) ?? null,
+        end: coverageEnd.get(row.siteId) ?? null,
+      },
       changes: [],
       checks: [],
       verdicts: row.snapshotId === null ? [] : await loadVerdicts(db, row.snapshotId),
@@ -160,6 +170,45 @@ export async function loadSitePeriods(
     });
   }
   return result;
+}
+
+/**
+ * Per site, the coverage of its newest snapshot first seen before `bound` that has one
+ * (its newest computation): the set's size and each crawler's allowed URLs.
+ */
+async function coverageBefore(
+  db: Database,
+  siteIds: readonly number[],
+  bound: Date,
+): Promise<Map<number, CoverageAt>> {
+  const rows = await queryRows<{
+    site_id: number;
+    urls: number;
+    allowed: Record<string, number> | string | null;
+  }>(
+    db,
+    sql`SELECT DISTINCT ON (s.site_id) s.site_id, (c.data->>'urls')::int AS urls,
+        (SELECT jsonb_object_agg(a->>'agent', (a->>'allowed')::int)
+           FROM jsonb_array_elements(c.data->'agents') a) AS allowed
+      FROM coverage c JOIN snapshots s ON s.id = c.snapshot_id
+      WHERE s.site_id IN (${sql.join(
+        siteIds.map((id) => sql`${id}`),
+        sql`, `,
+      )}) AND s.first_seen_at < ${bound.toISOString()}::timestamptz
+      ORDER BY s.site_id, s.id DESC, c.url_set_id DESC, c.computed_at DESC`,
+  );
+  return new Map(
+    rows.map((r) => [
+      Number(r.site_id),
+      {
+        urls: Number(r.urls),
+        allowed:
+          typeof r.allowed === 'string'
+            ? (JSON.parse(r.allowed) as Record<string, number>)
+            : (r.allowed ?? {}),
+      },
+    ]),
+  );
 }
 
 /** The end of the latest digest period recorded; null before the first digest. */

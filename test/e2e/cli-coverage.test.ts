@@ -163,7 +163,6 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
       config,
       `dataDir: ${join(dir, 'data')}
 agents: [Googlebot, Bingbot]
-sitemaps: auto
 watch: [/, /about]
 sites:
   - url: ${site.origin}
@@ -198,6 +197,15 @@ notify:
     expect(text.stdout).toContain('\nGooglebot, Bingbot: 4 allowed, 302 disallowed (98.7%)\n');
     expect(text.stdout).toContain(
       'Submitted URL blocked by robots.txt: 302 of the 306 sitemap URLs are disallowed for Googlebot, which will not crawl them (line 3 `Disallow: /products/` 300, e.g. /products/0?color=red; line 2 `Disallow: /cart` 2, e.g. /cart). Take them out of the sitemaps or allow them.',
+    );
+    // The digest: it needs attention, and where each crawler stands now.
+    const digest = await runRobowatch(['digest', '--since', '1d', '--config', config], { env });
+    expect([digest.code, digest.stderr]).toEqual([0, '']);
+    expect(digest.stdout).toContain(
+      ': 300 sitemap URLs (98.0%) now disallowed for Googlebot and Bingbot (Disallow: /products/, line 3).',
+    );
+    expect(digest.stdout).toContain(
+      'Sitemap URLs they may fetch: Googlebot and Bingbot 4 of 306 (1.3%)',
     );
     // The diff says it too: each crawler's share before and after.
     const diff = await runRobowatch(['diff', site.origin, '--config', config], { env });

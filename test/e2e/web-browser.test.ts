@@ -167,6 +167,12 @@ describe('the web UI in Chromium', () => {
       );
     expect(colour).toBe('rgb(230, 255, 236)');
     await shot('diff');
+    // Each crawler's share of the sitemap URLs in the two snapshots.
+    const shares = page.locator('section[aria-label="Sitemap URLs before and after"] tbody tr');
+    await expect.poll(() => shares.count()).toBeGreaterThan(0);
+    await expect.poll(() => shares.first().textContent()).toMatch(/ of 14 /);
+    await shares.first().scrollIntoViewIfNeeded();
+    await shot('diff-coverage');
   });
 
   it('follows a verdict to its history: when it flipped, and which line did it', async () => {
@@ -220,14 +226,14 @@ describe('the web UI in Chromium', () => {
     const other = site.origin.replace('127.0.0.1', 'localhost');
     await page.goto(base);
     await page.getByRole('link', { name: 'Add a site' }).click();
-    await page.getByLabel('Site').fill(other);
+    await page.getByRole('textbox', { name: /^Site \(/ }).fill(other);
     await page.getByLabel('Watched URLs').fill('nope');
     await page.getByRole('button', { name: 'Add and check now' }).click();
     // Refused in one line, what was typed kept.
     await expect
       .poll(() => page.textContent('.notice.error'))
       .toBe('Watched URLs: "nope" must be a path starting with "/" or an absolute URL');
-    expect(await page.getByLabel('Site').inputValue()).toBe(other);
+    expect(await page.getByRole('textbox', { name: /^Site \(/ }).inputValue()).toBe(other);
     await page.getByLabel('Name').fill('Staging shop');
     await page.getByLabel('Tags').fill('shop, staging');
     await page.getByLabel('Watched URLs').fill('/\n/private/y');

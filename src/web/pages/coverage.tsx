@@ -125,6 +125,14 @@ export const CoveragePanel: FC<{
     ...set.problems,
     ...set.sitemaps.flatMap((s) => s.problems.map((p) => `${s.url}: ${p}`)),
   ];
+  if (doc.urls === 0)
+    return (
+      <div class="notice">
+        {problems.length === 0
+          ? 'The sitemaps list no URL of this site.'
+          : problems.slice(0, 20).map((p) => <p>{p}</p>)}
+      </div>
+    );
   return (
     <>
       <p>

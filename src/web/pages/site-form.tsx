@@ -11,6 +11,8 @@ export interface SiteForm {
   readonly agents: string;
   readonly profile: string;
   readonly schedule: string;
+  /** Where its URL set comes from: empty (the default), auto, off, or sitemap URLs one per line. */
+  readonly sitemaps: string;
   /** Its own alert recipients (commas, spaces or lines between). */
   readonly email: string;
   /** Its own webhooks, one per line: "URL" or "URL slack". */
@@ -25,6 +27,7 @@ export const EMPTY_SITE_FORM: SiteForm = {
   agents: '',
   profile: '',
   schedule: '',
+  sitemaps: '',
   email: '',
   webhooks: '',
 };
@@ -92,6 +95,10 @@ export function formOf(origin: string, settings: Record<string, unknown>): SiteF
       .join('\n'),
     profile: typeof settings['profile'] === 'string' ? settings['profile'] : '',
     schedule: typeof settings['schedule'] === 'string' ? settings['schedule'] : '',
+    sitemaps:
+      typeof settings['sitemaps'] === 'string'
+        ? settings['sitemaps']
+        : list(settings['sitemaps']).join('\n'),
     email: list((settings['notify'] as { email?: unknown } | undefined)?.email).join(', '),
     webhooks: webhookLines(webhooksOf(settings)),
   };
@@ -125,10 +132,18 @@ export function settingsOf(
     agents: agents.length === 0 ? empty : agents,
     profile: form.profile === '' ? empty : form.profile,
     schedule: form.schedule.trim() === '' ? empty : form.schedule.trim(),
+    sitemaps: sitemapsOf(lines(form.sitemaps)) ?? empty,
     notify: notifyOf(form, previous) ?? empty,
   };
   for (const key of Object.keys(out)) if (out[key] === undefined) delete out[key];
   return out;
+}
+
+/** The sitemaps field as a setting: "auto" or "off" alone, else URLs; undefined when empty. */
+function sitemapsOf(lines: readonly string[]): string | string[] | undefined {
+  if (lines.length === 0) return undefined;
+  const only = lines.length === 1 ? lines[0]!.toLowerCase() : '';
+  return only === 'auto' || only === 'off' ? only : [...lines];
 }
 
 /** The form's recipients and webhooks as a site's notify settings; undefined when both are empty. */
@@ -156,6 +171,7 @@ const LABELS: [RegExp, string][] = [
   [/^agents(\[\d+\])?(?=:)/, 'Crawlers'],
   [/^profile(?=:)/, 'Profile'],
   [/^schedule(?=:)/, 'Schedule'],
+  [/^sitemaps(\[\d+\])?(?=:)/, 'Sitemaps'],
   [/^notify\.email(\[\d+\])?(?=:)/, 'Alert emails to'],
   [/^notify\.webhooks(\[\d+\])?(\.\w+)?(?=:)/, 'Webhooks'],
 ];
@@ -176,6 +192,8 @@ export interface SiteFormPageProps {
     readonly watch: readonly string[] | undefined;
     readonly agents: string;
     readonly schedule: string;
+    /** The top-level sitemaps setting, as words. */
+    readonly sitemaps: string;
     /** The default recipients and webhooks (webhooks by origin). */
     readonly email: string;
     readonly webhooks: string;
@@ -269,6 +287,16 @@ export const SiteFormPageView: FC<SiteFormPageProps> = ({
             value={form.schedule}
             placeholder={defaults.schedule}
           />
+        </label>
+        <label>
+          Sitemaps{' '}
+          <span class="muted">
+            (where the URLs for coverage come from: auto, off, or sitemap URLs one per line)
+          </span>
+          <textarea name="sitemaps" rows={2} placeholder="auto">
+            {form.sitemaps}
+          </textarea>
+          <span class="muted">Empty: the configuration's setting ({defaults.sitemaps}).</span>
         </label>
         <label>
           Alert emails to <span class="muted">(addresses, separated by commas)</span>

@@ -200,6 +200,8 @@ export function registerApi(
       watches: site.config?.watches ?? [],
       agents: site.config?.agents ?? [],
       schedule: site.config?.schedule ?? null,
+      /** Where its URL set comes from: auto, off, or the sitemaps' URLs. */
+      sitemaps: site.config?.sitemaps ?? null,
       notify:
         site.config === undefined
           ? null

@@ -198,6 +198,12 @@ export function registerPages(
       watch: siteDefaults.watchPaths,
       agents: siteDefaults.agents.map(agentText).join(', '),
       schedule: siteDefaults.schedule,
+      sitemaps:
+        siteDefaults.sitemaps === 'auto'
+          ? "auto: robots.txt's Sitemap: lines, else /sitemap.xml"
+          : siteDefaults.sitemaps === 'off'
+            ? 'off'
+            : siteDefaults.sitemaps.join(', '),
       email: targets.email.join(', '),
       webhooks: targets.webhooks.map((w) => redactUrl(w.url)).join(', '),
     };
@@ -213,6 +219,7 @@ export function registerPages(
       agents: text('agents'),
       profile: text('profile'),
       schedule: text('schedule'),
+      sitemaps: text('sitemaps'),
       email: text('email'),
       webhooks: text('webhooks'),
     };

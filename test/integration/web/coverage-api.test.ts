@@ -23,6 +23,7 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
   let offApp: ReturnType<typeof createApp>;
   let latest: number;
   let first: number;
+  let check: () => Promise<void>;
   // The daemon's way: the URL set evaluated on threads of their own.
   const threads = new CoverageThreads();
   beforeAll(async () => {
@@ -48,7 +49,7 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
         computer: threads,
       },
     };
-    const check = async () => {
+    check = async () => {
       const summary = await checkSites(withCoverage, config.sites, {
         concurrency: 1,
         onOutcome: (o) => (latest = o.snapshotId),
@@ -66,7 +67,12 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     );
     await check();
     app = historyApp(database.handle.db, config, deps, clock);
-    offApp = historyApp(database.handle.db, historyConfig(server.origin), deps, clock);
+    offApp = historyApp(
+      database.handle.db,
+      historyConfig(server.origin, 'sitemaps: off'),
+      deps,
+      clock,
+    );
   });
   afterAll(async () => {
     await threads.close();
@@ -225,5 +231,23 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     expect(message(off.body)).toBe(
       `${server.origin} has no coverage: its sitemaps are off (set sitemaps: auto, or list them)`,
     );
+  });
+
+  // Last: it changes the site's URL set.
+  it('says so in one line when the site declares no sitemap and has none at /sitemap.xml', async () => {
+    server.routes.delete('/sitemap.xml');
+    server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
+    await check();
+    const doc = (await get('/api/v1/sites/1/coverage')).body as CoverageDocument;
+    expect(doc.urls).toBe(0);
+    expect(doc.urlSet.problems).toEqual([
+      'No sitemap found: robots.txt has no Sitemap: line and /sitemap.xml answers 404. Add a Sitemap: line, or list the sitemaps under `sitemaps:` in the configuration, to see how much of the site each crawler may fetch.',
+    ]);
+    expect(doc.urlSet.sitemaps.flatMap((s) => s.problems)).toEqual([]);
+    const html = await (await app.request('/sites/1', { headers: { accept: 'text/html' } })).text();
+    expect(html).toContain(
+      '<div class="notice"><p>No sitemap found: robots.txt has no Sitemap: line',
+    );
+    expect(html).not.toContain('<table class="coverage">');
   });
 });

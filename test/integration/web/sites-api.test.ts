@@ -223,6 +223,7 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
       watch: ['/private/b'],
       agents: null,
       schedule: '0 */6 * * *',
+      sitemaps: ['/sitemap_index.xml'],
     });
     expect(edited.status).toBe(200);
     expect(edited.body).toMatchObject({
@@ -234,8 +235,46 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
         { token: 'GPTBot', profile: 'google' },
       ],
       schedule: '0 */6 * * *',
+      // A path is the site's own.
+      sitemaps: [`${other}/sitemap_index.xml`],
+    });
+    // The edit form shows it, and saving it as "off" turns the site's sitemaps off.
+    const form = await (
+      await app.request(`/sites/${site!.id}/edit`, {
+        headers: { ...bearer, accept: 'text/html' },
+      })
+    ).text();
+    expect(form).toMatch(/<textarea name="sitemaps"[^>]*>\/sitemap_index.xml<\/textarea>/);
+    expect(form).toContain(
+      'Empty: the configuration&#39;s setting (auto: robots.txt&#39;s Sitemap: lines, else /sitemap.xml).',
+    );
+    const saved = await app.request(`/sites/${site!.id}/edit`, {
+      method: 'POST',
+      headers: {
+        ...bearer,
+        accept: 'text/html',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        name: 'Shop',
+        tags: 'shop',
+        watch: '/private/b',
+        schedule: '0 */6 * * *',
+        sitemaps: 'off',
+      }).toString(),
+    });
+    expect(saved.status).toBe(303);
+    expect((await send('GET', `/api/v1/sites/${site!.id}`)).body).toMatchObject({
+      sitemaps: 'off',
+      schedule: '0 */6 * * *',
     });
     const refusals: [string, unknown, number, string][] = [
+      [
+        `/api/v1/sites/${site!.id}`,
+        { sitemaps: ['ftp://x.example/s.xml'] },
+        400,
+        'sitemaps[0]: must be http or https, not ftp',
+      ],
       [
         `/api/v1/sites/${site!.id}`,
         { watch: null },

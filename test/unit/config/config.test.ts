@@ -30,7 +30,7 @@ describe('configuration', () => {
       sitemapMaxUrls: 100_000,
       sitemapTimeoutMs: 120_000,
     });
-    expect(config.sites[0]!.sitemaps).toBe('off');
+    expect(config.sites[0]!.sitemaps).toBe('auto');
     const tokens = config.sites[0]!.agents.map((a) => a.token);
     expect(tokens).toEqual(
       expect.arrayContaining([

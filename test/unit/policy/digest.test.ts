@@ -196,6 +196,67 @@ describe('renderDigest', () => {
   });
 });
 
+describe('the sitemaps in the digest', () => {
+  /** A rule that blocks every product page: most of the sitemap URLs, no watched page. */
+  const coverageCause = (newlyDisallowed: number, significant = true): ChangeCause => ({
+    type: 'coverage',
+    agents: ['Googlebot', 'GPTBot'],
+    urls: 306,
+    newlyDisallowed,
+    newlyAllowed: 0,
+    prefixes: [{ prefix: '/products/', urls: newlyDisallowed }],
+    rules: [{ directive: 'disallow', pattern: '/products/', line: 3, urls: newlyDisallowed }],
+    samples: ['/products/0'],
+    significant,
+    pairs: [],
+  });
+  const withCoverage = (causes: ChangeCause[]) =>
+    site({
+      changes: [change(30, causes)],
+      coverage: {
+        start: { urls: 306, allowed: { Googlebot: 304, GPTBot: 304, CCBot: 306 } },
+        end: { urls: 306, allowed: { Googlebot: 4, GPTBot: 4, CCBot: 306 } },
+      },
+    });
+
+  it('needs attention when a change blocks a share of the sitemaps, and says where they stand', () => {
+    const digest = buildDigest('seo@a.com', period, [withCoverage([coverageCause(300)])]);
+    const [summary] = digest.sites;
+    expect(summary!.attention.map((a) => a.kind)).toEqual(['coverage']);
+    expect(summary!.coverage).toEqual([
+      {
+        agents: ['Googlebot', 'GPTBot'],
+        urls: 306,
+        allowed: 4,
+        before: { urls: 306, allowed: 304 },
+      },
+      { agents: ['CCBot'], urls: 306, allowed: 306, before: { urls: 306, allowed: 306 } },
+    ]);
+    const { text, html } = renderDigest(digest, context);
+    expect(text).toContain(
+      'a.com: 300 sitemap URLs (98.0%) now disallowed for Googlebot and GPTBot (Disallow: /products/, line 3).',
+    );
+    expect(text).toContain(
+      'Sitemap URLs they may fetch: Googlebot and GPTBot 4 of 306 (1.3%), was 304 of 306 (99.3%) at the start of the period; CCBot 306 of 306 (100%)',
+    );
+    expect(html).toContain('Sitemap URLs they may fetch:');
+    const data = digestData(digest, context) as { attention: { kind: string; link: string }[] };
+    expect(data.attention[0]).toMatchObject({
+      kind: 'coverage',
+      link: 'https://rw.example.com/sites/1/diff?from=1&to=2',
+    });
+  });
+
+  it('does not need attention for a change under notify.coverage, nor without sitemaps', () => {
+    const small = buildDigest('seo@a.com', period, [withCoverage([coverageCause(2, false)])]);
+    expect(small.sites[0]!.attention).toEqual([]);
+    expect(buildDigest('seo@a.com', period, [site()]).sites[0]!.coverage).toEqual([]);
+    expect(renderDigest(buildDigest('seo@a.com', period, [site()]), context).text).not.toContain(
+      'Sitemap URLs',
+    );
+  });
+});
+
 describe('digest data, for webhooks', () => {
   it("carries the attention list and each site's changes in words, with links", () => {
     const data = digestData(
