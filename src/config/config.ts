@@ -38,6 +38,11 @@ export interface SiteConfig {
   readonly managedBy: 'file' | 'api';
   /** Watched URLs, absolute and normalised as a crawler requests them. */
   readonly watches: readonly string[];
+  /**
+   * `watch: auto`: the watches are chosen from the site's URL set at each check (the home
+   * page until it has one); `watches` holds the home page.
+   */
+  readonly watchAuto?: boolean;
   readonly agents: readonly AgentSpec[];
   /** The profile for the site's fetch status (and its agents' default). */
   readonly profile: Profile;
@@ -110,6 +115,8 @@ export interface SiteDefaults {
   readonly agents: readonly AgentEntry[];
   /** The top-level watched paths, normalised; undefined: each site must list its own. */
   readonly watchPaths: readonly string[] | undefined;
+  /** The top-level watch is `auto` (watchPaths is then the home page). */
+  readonly watchAuto: boolean;
   /** schedule.check. */
   readonly schedule: string;
   /** The top-level sitemaps setting. */
@@ -290,7 +297,12 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
   const siteDefaults: SiteDefaults = {
     agents: file.agents,
     watchPaths:
-      file.watch === undefined ? undefined : normalisePaths(file.watch, `${context.file}: watch`),
+      file.watch === undefined
+        ? undefined
+        : file.watch === 'auto'
+          ? ['/']
+          : normalisePaths(file.watch, `${context.file}: watch`),
+    watchAuto: file.watch === 'auto',
     schedule: file.schedule.check,
     sitemaps:
       typeof file.sitemaps === 'string'
@@ -381,8 +393,12 @@ class SiteResolver {
             : sitemapUrls(site.sitemaps, origin, `${where}sitemaps`),
       alerts: resolveSiteTargets(this.notify, site.notify, this.env, where),
     };
+    if (site.watch === 'auto') return { ...resolved, watches: [`${origin}/`], watchAuto: true };
     return site.watch === undefined
-      ? new SharedWatchSite(resolved, paths!)
+      ? new SharedWatchSite(
+          this.defaults.watchAuto ? { ...resolved, watchAuto: true } : resolved,
+          paths!,
+        )
       : { ...resolved, watches: normaliseWatches(site.watch, origin, `${where}watch`) };
   }
 }
@@ -555,6 +571,7 @@ class SharedWatchSite implements SiteConfig {
   readonly schedule: string;
   readonly alerts: AlertTargets;
   readonly sitemaps: SitemapSource;
+  readonly watchAuto?: boolean;
   readonly #paths: readonly string[];
 
   constructor(site: Omit<SiteConfig, 'watches'>, paths: readonly string[]) {
@@ -567,6 +584,7 @@ class SharedWatchSite implements SiteConfig {
     this.schedule = site.schedule;
     this.alerts = site.alerts;
     this.sitemaps = site.sitemaps;
+    if (site.watchAuto === true) this.watchAuto = true;
     this.#paths = paths;
   }
 

@@ -104,9 +104,22 @@ const siteNotify = z.strictObject({
 export const MAX_WATCHES_PER_SITE = 1000;
 
 const watchList = z
-  .array(z.string({ error: 'must be a path or an absolute URL' }))
+  .array(z.string({ error: 'must be a path or an absolute URL' }), {
+    error: 'must be auto or a list of paths or URLs',
+  })
   .min(1, 'must list at least one URL to watch')
   .max(MAX_WATCHES_PER_SITE, `must list at most ${MAX_WATCHES_PER_SITE.toLocaleString('en')} URLs`);
+
+/**
+ * Watched URLs: a list, or `auto` (the home page and a few URLs of each large path prefix
+ * of the site's sitemaps, chosen at each check).
+ */
+const watchSetting = z.union(
+  [z.literal('auto', { error: 'must be auto or a list of paths or URLs' }), watchList],
+  {
+    error: 'must be auto or a list of paths or URLs',
+  },
+);
 
 /** What people call a site in lists and alerts (its origin when it has none). */
 export const MAX_SITE_NAME = 100;
@@ -152,8 +165,8 @@ const sitemapSetting = z.union(
 export const siteSettings = z.strictObject({
   name: siteName.optional(),
   tags: tagList.optional(),
-  /** Its own watched URLs; without them, the top-level list. */
-  watch: watchList.optional(),
+  /** Its own watched URLs (or auto); without them, the top-level list. */
+  watch: watchSetting.optional(),
   agents: agentList.optional(),
   profile: profile.optional(),
   schedule: cronExpression.optional(),
@@ -260,7 +273,7 @@ export const configFileSchema = z.strictObject({
   /** Named crawler lists the agent lists can use, besides @search and @ai. */
   presets: presetMap.default({}),
   /** Paths watched on every site that lists none of its own. */
-  watch: watchList.optional(),
+  watch: watchSetting.optional(),
   /** The sitemaps of every site that says nothing of its own (its robots.txt's, by default). */
   sitemaps: sitemapSetting.default('auto'),
   sites: z.array(siteSchema).default([]),

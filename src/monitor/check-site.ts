@@ -158,16 +158,8 @@ async function recordSeenAgain(
   { result, transient, checkedAt, seen }: Fetched,
 ): Promise<{ outcome: CheckOutcome; current: CurrentState }> {
   const key = verdictsKey(site);
-  let verdicts: WatchVerdict[] | null = null;
-  if (current.verdictsKey !== key) {
-    const state = await stateOf(
-      deps,
-      current,
-      current.bodySha256 ? await deps.store.loadBody(current.bodySha256) : null,
-    );
-    verdicts = computeVerdicts(state, site.watches, site.agents);
-    await deps.store.replaceVerdicts(siteId, current.snapshotId, verdicts, key);
-  }
+  const verdicts =
+    current.verdictsKey === key ? null : await recomputeVerdicts(deps, site, siteId, current);
   await deps.store.recordCheck({
     snapshotId: current.snapshotId,
     checkedAt,
@@ -190,6 +182,26 @@ async function recordSeenAgain(
     findings: [],
   };
   return { outcome, current: verdicts === null ? current : { ...current, verdictsKey: key } };
+}
+
+/**
+ * The current state's verdicts computed again for the site's watches and crawlers as they
+ * are now (not the file: no events), and stored in place of the old ones.
+ */
+export async function recomputeVerdicts(
+  deps: CheckDeps,
+  site: SiteConfig,
+  siteId: number,
+  current: CurrentState,
+): Promise<WatchVerdict[]> {
+  const state = await stateOf(
+    deps,
+    current,
+    current.bodySha256 ? await deps.store.loadBody(current.bodySha256) : null,
+  );
+  const verdicts = computeVerdicts(state, site.watches, site.agents);
+  await deps.store.replaceVerdicts(siteId, current.snapshotId, verdicts, verdictsKey(site));
+  return verdicts;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { SiteConfig } from '../config/config.js';
 import { StateMovedError, oneLine } from '../lib/errors.js';
-import { checkSite } from './check-site.js';
+import { representativePaths } from '../policy/coverage.js';
+import { checkSite, recomputeVerdicts, verdictsKey } from './check-site.js';
 import { refreshCoverage } from './refresh-coverage.js';
 import type { CheckOutcome } from './check-site.js';
 import type { CheckDeps } from './ports.js';
@@ -66,12 +67,30 @@ export async function checkSites(
   return { ...counts, failures };
 }
 
+/**
+ * `watch: auto`: the site with its watches chosen from its latest URL set (the home page
+ * and a few URLs of each large path prefix); as it is before it has one, or without.
+ */
+async function withChosenWatches(
+  deps: CheckDeps,
+  site: SiteConfig,
+  siteId: number,
+): Promise<SiteConfig> {
+  if (site.watchAuto !== true || deps.coverage === undefined || site.sitemaps === 'off')
+    return site;
+  const paths = await deps.coverage.store.loadLatestPaths(siteId);
+  if (paths === undefined || paths.length === 0) return site;
+  const watches = representativePaths(paths).map((path) => site.origin + path);
+  return Object.freeze({ ...site, watches });
+}
+
 /** A check no other check of the site overtook ("Check now" twice, or beside the daemon). */
 export async function checkSiteAgainIfMoved(
   deps: CheckDeps,
   site: SiteConfig,
   stored: StoredSite,
 ): ReturnType<typeof checkSite> {
+  site = await withChosenWatches(deps, site, stored.id);
   for (let attempt = 1; ; attempt++) {
     try {
       const checked = await checkSite(deps, site, stored);
@@ -89,7 +108,17 @@ export async function checkSiteAgainIfMoved(
       } catch (error) {
         coverage = { error: oneLine(error) };
       }
-      return { ...checked, outcome: { ...checked.outcome, coverage } };
+      let { current } = checked;
+      // watch: auto and a new URL set: the watches chosen from it, the verdicts with them.
+      if (site.watchAuto === true && coverage !== null && !('error' in coverage)) {
+        const chosen = await withChosenWatches(deps, site, checked.outcome.siteId);
+        if (verdictsKey(chosen) !== current.verdictsKey) {
+          const verdicts = await recomputeVerdicts(deps, chosen, checked.outcome.siteId, current);
+          current = { ...current, verdictsKey: verdictsKey(chosen) };
+          return { current, outcome: { ...checked.outcome, coverage, verdicts } };
+        }
+      }
+      return { current, outcome: { ...checked.outcome, coverage } };
     } catch (error) {
       if (!(error instanceof StateMovedError) || attempt === 3) throw error;
       // Compared with the state now recorded, the same file is no change to report twice.

@@ -476,3 +476,33 @@ export function submittedBlocked(coverage: Coverage, token = 'Googlebot'): strin
     );
   return `Submitted URL blocked by robots.txt: ${of} are disallowed for ${agent.agent}, which will not crawl them${rules.length === 0 ? '' : ` (${rules.join('; ')})`}. Take them out of the sitemaps or allow them.`;
 }
+
+/**
+ * `watch: auto`: a handful of the URL set's paths that stand for it in the verdict
+ * matrix: the home page, then for each of the `prefixes` largest path prefixes (by URLs)
+ * its shortest path and, when the prefix has them, its shortest path with a query string
+ * (what `Disallow: /*?` rules catch). Deterministic, so the choice stays put while the set
+ * does.
+ */
+export function representativePaths(paths: readonly string[], prefixes = 8): string[] {
+  const byPrefix = new Map<string, { urls: number; plain?: string; query?: string }>();
+  const shorter = (a: string | undefined, b: string) =>
+    a === undefined || b.length < a.length || (b.length === a.length && b < a) ? b : a;
+  for (const path of paths) {
+    const prefix = pathPrefix(path);
+    let entry = byPrefix.get(prefix);
+    if (entry === undefined) byPrefix.set(prefix, (entry = { urls: 0 }));
+    entry.urls++;
+    if (path.includes('?')) entry.query = shorter(entry.query, path);
+    else entry.plain = shorter(entry.plain, path);
+  }
+  const chosen = new Set<string>(['/']);
+  [...byPrefix]
+    .sort(([a, x], [b, y]) => y.urls - x.urls || (a < b ? -1 : 1))
+    .slice(0, prefixes)
+    .forEach(([, entry]) => {
+      if (entry.plain !== undefined) chosen.add(entry.plain);
+      if (entry.query !== undefined) chosen.add(entry.query);
+    });
+  return [...chosen];
+}

@@ -69,7 +69,7 @@ describe('robowatch coverage', () => {
       `dataDir: ${join(dir, 'data')}
 agents: [Googlebot, GPTBot]
 sitemaps: auto
-watch: [/]
+watch: auto
 sites:
   - url: ${site.origin}
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
@@ -78,6 +78,13 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
     const env = { DATABASE_URL: '' };
     const check = await runRobowatch(['check', '--config', config], { env });
     expect([check.code, check.stderr]).toEqual([0, '']);
+    // watch: auto: the home page and a few URLs of each large prefix of the sitemaps,
+    // chosen once they are read: 8 URLs (/products/1, /products/0?color=red, /blog/post-1,
+    // /blog/post-2?page=2, /about, /cart, /cart/checkout and /) for 2 crawlers; /*? and
+    // /cart block 4 of them for Googlebot, GPTBot all 8.
+    expect(check.stdout).toContain(
+      'baseline   ok 200; 12 of 16 watched URL × crawler pairs disallowed',
+    );
 
     const json = await runRobowatch(['coverage', site.origin, '--json', '--config', config], {
       env,

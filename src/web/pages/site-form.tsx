@@ -89,7 +89,7 @@ export function formOf(origin: string, settings: Record<string, unknown>): SiteF
     url: origin,
     name: typeof settings['name'] === 'string' ? settings['name'] : '',
     tags: list(settings['tags']).join(', '),
-    watch: list(settings['watch']).join('\n'),
+    watch: settings['watch'] === 'auto' ? 'auto' : list(settings['watch']).join('\n'),
     agents: list(settings['agents'])
       .map((a) => agentText(a as AgentEntry))
       .join('\n'),
@@ -128,7 +128,12 @@ export function settingsOf(
   const out: Record<string, unknown> = {
     name: form.name.trim() === '' ? empty : form.name,
     tags: tags.length === 0 ? empty : tags,
-    watch: lines(form.watch).length === 0 ? empty : lines(form.watch),
+    watch:
+      lines(form.watch).length === 0
+        ? empty
+        : lines(form.watch).join('').toLowerCase() === 'auto'
+          ? 'auto'
+          : lines(form.watch),
     agents: agents.length === 0 ? empty : agents,
     profile: form.profile === '' ? empty : form.profile,
     schedule: form.schedule.trim() === '' ? empty : form.schedule.trim(),
@@ -241,7 +246,11 @@ export const SiteFormPageView: FC<SiteFormPageProps> = ({
           <input type="text" name="tags" value={form.tags} />
         </label>
         <label>
-          Watched URLs <span class="muted">(one path or URL per line: the pages that matter)</span>
+          Watched URLs{' '}
+          <span class="muted">
+            (one path or URL per line: the pages that matter; or auto: a few of each large section
+            of the sitemaps)
+          </span>
           <textarea
             name="watch"
             rows={6}

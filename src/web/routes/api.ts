@@ -198,6 +198,8 @@ export function registerApi(
       pausedAt: entry?.pausedAt ?? null,
       profile: profileOf(site),
       watches: site.config?.watches ?? [],
+      /** watch: auto: the watches are chosen from its sitemaps at each check. */
+      watchAuto: site.config?.watchAuto === true,
       agents: site.config?.agents ?? [],
       schedule: site.config?.schedule ?? null,
       /** Where its URL set comes from: auto, off, or the sitemaps' URLs. */

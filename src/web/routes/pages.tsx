@@ -195,7 +195,7 @@ export function registerPages(
     const { siteDefaults } = deps.catalog.file;
     const targets = deps.catalog.config.notify.defaults;
     return {
-      watch: siteDefaults.watchPaths,
+      watch: siteDefaults.watchAuto ? ['auto'] : siteDefaults.watchPaths,
       agents: siteDefaults.agents.map(agentText).join(', '),
       schedule: siteDefaults.schedule,
       sitemaps:

@@ -268,7 +268,21 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
       sitemaps: 'off',
       schedule: '0 */6 * * *',
     });
+    // watch: auto through the API, and the form shows it.
+    const auto = await send('PATCH', `/api/v1/sites/${site!.id}`, { watch: 'auto' });
+    expect(auto.body).toMatchObject({ watches: [`${other}/`], watchAuto: true });
+    const autoForm = await (
+      await app.request(`/sites/${site!.id}/edit`, { headers: { ...bearer, accept: 'text/html' } })
+    ).text();
+    expect(autoForm).toMatch(/<textarea name="watch"[^>]*>auto<\/textarea>/);
+    await send('PATCH', `/api/v1/sites/${site!.id}`, { watch: ['/private/b'] });
     const refusals: [string, unknown, number, string][] = [
+      [
+        `/api/v1/sites/${site!.id}`,
+        { watch: 'sometimes' },
+        400,
+        'watch: must be auto or a list of paths or URLs',
+      ],
       [
         `/api/v1/sites/${site!.id}`,
         { sitemaps: ['ftp://x.example/s.xml'] },

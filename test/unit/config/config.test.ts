@@ -119,6 +119,26 @@ sites:
     ).toBe('robowatch.yaml: sites[0].sitemaps[0]: must be http or https, not ftp');
   });
 
+  it('takes watch: auto, at the top or on a site, and says what else it may be', () => {
+    const config = parse(`
+watch: auto
+sites:
+  - url: https://a.example
+  - url: https://b.example
+    watch: [/x]
+  - url: https://c.example
+    watch: auto
+`);
+    expect(config.sites.map((s) => [s.watches, s.watchAuto === true])).toEqual([
+      [['https://a.example/'], true],
+      [['https://b.example/x'], false],
+      [['https://c.example/'], true],
+    ]);
+    expect(error('watch: sometimes')).toBe(
+      'robowatch.yaml: watch: must be auto or a list of paths or URLs',
+    );
+  });
+
   it('normalises watched URLs the way a crawler requests them', () => {
     const config = parse(
       'sites:\n  - url: HTTPS://Example.COM:443\n    watch: ["/a b", "/café?q=x y#top", "https://example.com/x", "/a b"]\n',

@@ -11,6 +11,7 @@ import {
   computeCoverage,
   disallowedSitemaps,
   pathPrefix,
+  representativePaths,
 } from '../../../src/policy/coverage.js';
 import { causeHeadline, explainCause } from '../../../src/policy/explain.js';
 import type { SiteState, WatchedAgent } from '../../../src/policy/verdicts.js';
@@ -190,6 +191,34 @@ describe('coverage', () => {
     ]);
     const back = compareCoverage(ok(after), ok(SHOP), paths, google('Googlebot'));
     expect(back[0]).toMatchObject({ newlyDisallowed: 0, newlyAllowed: 3, rules: [] });
+  });
+});
+
+describe('watch: auto', () => {
+  it('picks the home page, then the shortest URL and the shortest with a query of each large prefix', () => {
+    const paths = [
+      ...Array.from({ length: 30 }, (_, i) => `/products/${i}`),
+      ...Array.from({ length: 10 }, (_, i) => `/products/${i}?color=red`),
+      '/blog/post-10',
+      '/blog/a',
+      '/blog/b?page=2',
+      '/about',
+    ];
+    expect(representativePaths(paths)).toEqual([
+      '/',
+      '/products/0',
+      '/products/0?color=red',
+      '/blog/a',
+      '/blog/b?page=2',
+      '/about',
+    ]);
+    // The largest prefixes only, and the same choice whatever the order of the set.
+    expect(representativePaths([...paths].reverse(), 1)).toEqual([
+      '/',
+      '/products/0',
+      '/products/0?color=red',
+    ]);
+    expect(representativePaths([])).toEqual(['/']);
   });
 });
 
