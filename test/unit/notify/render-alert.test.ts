@@ -207,4 +207,40 @@ describe('webhook bodies', () => {
     );
     expect(text.length).toBeLessThan(3_200);
   });
+
+  it('carry a change that blocks a share of the sitemaps to Slack and webhooks', () => {
+    const coverage: AlertCause = {
+      type: 'coverage',
+      agents: ['Googlebot', 'Bingbot'],
+      urls: 48_311,
+      newlyDisallowed: 12_034,
+      newlyAllowed: 0,
+      prefixes: [{ prefix: '/products/', urls: 11_870 }],
+      rules: [{ directive: 'disallow', pattern: '/*?', line: 14, urls: 12_034 }],
+      samples: ['/products/1?ref=a'],
+      significant: true,
+      pairs: [],
+      alerts: true,
+    };
+    const text = renderSlackText(payload([coverage], []), context);
+    expect(text.split('\n')[0]).toBe(
+      '*robowatch: shop.example.com: 12,034 sitemap URLs (24.9%) now disallowed for Googlebot and Bingbot (Disallow: /*?, line 14)*',
+    );
+    expect(text).toContain(
+      '• Googlebot and Bingbot: 12,034 of 48,311 sitemap URLs (24.9%) newly disallowed',
+    );
+    const body = JSON.parse(
+      renderWebhookBody(
+        payload([coverage], []),
+        'json',
+        { key: 'k', createdAt: new Date(0) },
+        context,
+      ),
+    ) as { causes: { type: string; newlyDisallowed: number; prefixes: unknown[] }[] };
+    expect(body.causes[0]).toMatchObject({
+      type: 'coverage',
+      newlyDisallowed: 12_034,
+      prefixes: [{ prefix: '/products/', urls: 11_870 }],
+    });
+  });
 });
