@@ -3,6 +3,7 @@ import { UsageError } from '../lib/errors.js';
 import { compileAgent, isProfile, parseRobotsTxt, PROFILES } from '../robots/index.js';
 import type { AgentRules, Profile, RobotsTxt, Verdict } from '../robots/index.js';
 import { classifyFetch } from '../policy/access.js';
+import { preferencesDocument, preferencesText } from '../policy/preferences.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import { forEachLineBatch, readInput, write } from './io.js';
 import type { CliIo } from './io.js';
@@ -26,7 +27,8 @@ export function registerEval(program: Command, io: CliIo, fetchLive: LiveFetch):
     .command('eval')
     .summary('evaluate URLs against a robots.txt file')
     .description(
-      'Prints, for each URL and crawler, ALLOWED or DISALLOWED and the rule that decided it.\n' +
+      'Prints, for each URL and crawler, ALLOWED or DISALLOWED and the rule that decided it,\n' +
+        'and the usage preferences (Content-Usage, Content-Signal) that apply to it.\n' +
         'With --jsonl, reads {"robotstxt", "agent", "url", "profile"?} objects from standard\n' +
         'input, one per line, and writes {"allowed", "rule"} for each, in order.',
     )
@@ -111,12 +113,18 @@ async function evalUrls(
     for (const url of urls) {
       const verdict: Verdict =
         access === 'ok' ? rules.evaluate(url) : { allowed: access === 'unavailable', rule: null };
+      // Usage preferences live in the file: none without one, none for a disallowed URL.
+      const preferences = preferencesDocument(
+        access === 'ok' && verdict.allowed ? rules.preferences(url) : null,
+      );
+      const said = preferencesText(preferences);
       lines.push(
         options.json
-          ? JSON.stringify({ url, agent, profile, ...verdict })
-          : access === 'ok'
-            ? formatVerdict(url, agent, verdict)
-            : formatVerdict(url, agent, verdict).replace(/no rule applies$/, live!.why),
+          ? JSON.stringify({ url, agent, profile, ...verdict, ...preferences })
+          : (access === 'ok'
+              ? formatVerdict(url, agent, verdict)
+              : formatVerdict(url, agent, verdict).replace(/no rule applies$/, live!.why)) +
+              (said === '' ? '' : `  · usage: ${said}`),
       );
     }
   }

@@ -3,7 +3,9 @@ import type { Directive, RobotsGroup, RobotsRule, RobotsTxt } from './parse.js';
 import { canonicalLegacy, normalizeRfc9309 } from './pattern.js';
 import type { Profile } from './profiles.js';
 import { FirstMatch } from './first-match.js';
-import { LongestMatch } from './longest-match.js';
+import { LongestMatch, matchesPattern } from './longest-match.js';
+import { preferencesFor } from './usage.js';
+import type { Preferences } from './usage.js';
 import { ROBOTS_TXT_PATH, getPathParamsQuery } from './url.js';
 
 /** The rule that decided a verdict, as written in the file. */
@@ -39,6 +41,11 @@ export interface AgentRules {
    * `evaluate`, for evaluating one set of URLs against many crawlers' rules.
    */
   evaluatePrepared(prepared: PreparedUrl): Verdict;
+  /**
+   * The usage preferences (Content-Usage, Content-Signal) that apply to a URL for this
+   * crawler; null when it may not fetch the URL (preferences apply only to what it may).
+   */
+  preferences(url: string): Preferences | null;
 }
 
 /** A URL in the form a profile's rules are matched against (see prepareUrl). */
@@ -116,6 +123,9 @@ export function compileAgent(
     profile === 'legacy'
       ? new FirstMatch(rules, indexAfter)
       : new LongestMatch(rules, profile, indexAfter);
+  const decide = (prepared: PreparedUrl): Verdict =>
+    prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared);
+  const groupLines = new Set(groups.map((g) => g.line));
   return {
     agent,
     profile,
@@ -123,8 +133,19 @@ export function compileAgent(
     groups,
     rules,
     evaluate(url: string): Verdict {
+      return decide(prepareUrl(url, profile));
+    },
+    preferences(url: string): Preferences | null {
       const prepared = prepareUrl(url, profile);
-      return prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared);
+      if (!decide(prepared).allowed) return null;
+      // /robots.txt itself (always allowed under some profiles) is matched as its path.
+      const path = prepared === ALWAYS_ALLOWED ? ROBOTS_TXT_PATH : prepared;
+      return preferencesFor(
+        robots.usage,
+        groupLines,
+        path,
+        profile === 'legacy' ? (p, pattern) => p.startsWith(pattern) : matchesPattern,
+      );
     },
     evaluatePrepared(prepared: PreparedUrl): Verdict {
       return prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared);

@@ -31,3 +31,13 @@ export { extractProductToken, isValidProductToken } from './tokenize.js';
 export { escapePatternGoogle } from './pattern.js';
 export { sniffContent } from './sniff.js';
 export type { NotRobotsTxt } from './sniff.js';
+export { CONTENT_SIGNALS, USAGE_CATEGORIES } from './usage.js';
+export type {
+  ContentSignal,
+  ContentSignalKey,
+  LicenseLine,
+  Preferences,
+  UsageCategory,
+  UsageLines,
+  UsageRule,
+} from './usage.js';

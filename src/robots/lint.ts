@@ -26,6 +26,8 @@ export type LintCode =
   | 'no-product-token'
   | 'blank-line-in-group'
   | 'sitemap-not-absolute'
+  | 'usage-malformed'
+  | 'usage-outside-group'
   | 'more-findings';
 
 export interface LintFinding {
@@ -82,5 +84,7 @@ export const KNOWN_OTHER_KEYS: ReadonlyMap<string, string> = new Map([
   ['noindex', 'Noindex in robots.txt has not been supported by Google since 2019.'],
   ['nofollow', 'Nofollow in robots.txt has never been supported by Google.'],
   ['noarchive', 'Noarchive in robots.txt has never been supported by Google.'],
-  ['content-signal', 'Content-signal is a Cloudflare extension that crawlers may ignore.'],
+  ['content-signal', 'Content-Signal is a Cloudflare extension that crawlers may ignore.'],
+  ['content-usage', 'Content-Usage is an IETF AIPREF draft that crawlers may ignore.'],
+  ['license', 'License (RSL) points to licensing terms; crawlers may ignore it.'],
 ]);

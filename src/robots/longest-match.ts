@@ -351,7 +351,7 @@ function verdictOf(prepared: ScanRule): Verdict {
  * matches a prefix of `path`, without allocating: the same greedy piece-by-piece match
  * as `matchesPieces`, reading the pieces in place.
  */
-function matchesPattern(path: string, pattern: string): boolean {
+export function matchesPattern(path: string, pattern: string): boolean {
   let end = pattern.length;
   let anchored = pattern.charCodeAt(end - 1) === 0x24;
   if (anchored) end--;

@@ -7,6 +7,8 @@ import { DEFAULT_PROFILE, MAX_LINE_BYTES, MAX_ROBOTS_BYTES } from './profiles.js
 import type { Profile } from './profiles.js';
 import { htmlStart, isUtf16, looksBinary } from './sniff.js';
 import { classifyKey, extractProductToken, isGoogleGlobalAgent, splitLine } from './tokenize.js';
+import { NO_USAGE_LINES, readContentSignal, readUsageStatement, splitUsageValue } from './usage.js';
+import type { ContentSignal, LicenseLine, UsageLines, UsageRule } from './usage.js';
 
 export type Directive = 'allow' | 'disallow';
 
@@ -62,6 +64,8 @@ export interface RobotsTxt {
   readonly groups: readonly RobotsGroup[];
   readonly sitemaps: readonly Sitemap[];
   readonly others: readonly OtherDirective[];
+  /** Content-Usage, Content-Signal and License lines (also among `others`), read. */
+  readonly usage: UsageLines;
   readonly lint: readonly LintFinding[];
   /** Lines read, counted as the reference does: text after the last line break is a line. */
   readonly lineCount: number;
@@ -116,6 +120,9 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
   const groups: { line: number; agents: GroupAgent[]; rules: RobotsRule[] }[] = [];
   const sitemaps: Sitemap[] = [];
   const others: OtherDirective[] = [];
+  const usageRules: UsageRule[] = [];
+  const signals: ContentSignal[] = [];
+  const licenses: LicenseLine[] = [];
   let group: (typeof groups)[number] | undefined;
   let inRules = false; // an allow/disallow line was seen since the group's agents
   let blankSinceAgent = false;
@@ -224,8 +231,60 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
         }
         sitemaps.push({ url, line: lineNo });
       } else {
-        others.push({ key: keyText, value: binaryToText(parts.value), line: lineNo });
-        if (!googleOnly) reportOtherKey(keyText, lowerKey, lineNo, lint);
+        const value = binaryToText(parts.value);
+        others.push({ key: keyText, value, line: lineNo });
+        if (googleOnly) {
+          // A typo or a missing colon: said above; no usage line is read from it.
+        } else if (lowerKey === 'content-usage') {
+          const { path, statement } = splitUsageValue(value);
+          const read = readUsageStatement(statement);
+          usageRules.push({
+            line: lineNo,
+            path,
+            match: path === '' ? '' : matchForm(splitUsageValue(parts.value).path, profile),
+            statement,
+            preferences: read.preferences,
+            group: group?.line ?? null,
+          });
+          if (group === undefined)
+            lint.add(
+              'usage-outside-group',
+              'warning',
+              lineNo,
+              `Content-Usage on line ${lineNo} is not in any group (no User-agent line before it): it applies to no crawler.`,
+            );
+          if (read.error !== null)
+            lint.add(
+              'usage-malformed',
+              'warning',
+              lineNo,
+              `Content-Usage on line ${lineNo} states no preference: ${path !== '' && statement === '' ? 'nothing follows the path' : read.error}. Write it as "train-ai=n, search=y" (y or n).`,
+            );
+          else if (Object.keys(read.preferences).length === 0)
+            lint.add(
+              'usage-malformed',
+              'warning',
+              lineNo,
+              `Content-Usage on line ${lineNo} sets neither train-ai nor search to y or n: it states no preference.`,
+            );
+        } else if (lowerKey === 'content-signal') {
+          const read = readContentSignal(value.trim());
+          signals.push({
+            line: lineNo,
+            statement: value.trim(),
+            signals: read.signals,
+            group: group?.line ?? null,
+          });
+          if (read.error !== null)
+            lint.add(
+              'usage-malformed',
+              'warning',
+              lineNo,
+              `Content-Signal on line ${lineNo}: ${read.error}. Write it as "search=yes, ai-input=no, ai-train=no".`,
+            );
+        } else if (lowerKey === 'license') {
+          licenses.push({ line: lineNo, url: value.trim() });
+        } else reportOtherKey(keyText, lowerKey, lineNo, lint);
       }
     }
   });
@@ -263,6 +322,10 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
     groups,
     sitemaps,
     others,
+    usage:
+      usageRules.length + signals.length + licenses.length === 0
+        ? NO_USAGE_LINES
+        : { rules: usageRules, signals, licenses },
     lint: lint.finish(),
     lineCount,
     byteLength: full.length,
@@ -325,13 +388,16 @@ function readRule(
       `The pattern "${pattern}" on line ${line} does not start with "/".${hint}`,
     );
   }
-  const match =
-    profile === 'google'
-      ? escapePatternGoogle(value)
-      : profile === 'rfc9309'
-        ? normalizeRfc9309(value, true)
-        : canonicalLegacy(value);
-  return { directive, pattern, match, line };
+  return { directive, pattern, match: matchForm(value, profile), line };
+}
+
+/** A pattern (as bytes) in the form the profile compares paths with. */
+function matchForm(value: string, profile: Profile): string {
+  return profile === 'google'
+    ? escapePatternGoogle(value)
+    : profile === 'rfc9309'
+      ? normalizeRfc9309(value, true)
+      : canonicalLegacy(value);
 }
 
 function reportOtherKey(key: string, lowerKey: string, line: number, lint: LintCollector): void {

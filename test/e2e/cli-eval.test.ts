@@ -76,7 +76,48 @@ describe('robowatch eval URL...', () => {
       profile: 'google',
       allowed: true,
       rule: null,
+      preferences: {},
+      preferenceLines: {},
     });
+  });
+
+  it('prints the usage preferences next to the verdict (Content-Usage, Content-Signal)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-usage-'));
+    const file = join(dir, 'robots.txt');
+    writeFileSync(
+      file,
+      'User-Agent: *\nContent-Signal: search=yes, ai-train=no\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n',
+    );
+    const urls = ['https://e.com/ai-ok/a', 'https://e.com/never/a'];
+    const text = await runRobowatch(['eval', '--robots', file, '--agent', 'GPTBot', ...urls]);
+    expect(text.stdout.split('\n')).toEqual([
+      'ALLOWED     GPTBot  https://e.com/ai-ok/a  no rule applies  · usage: train-ai=y (line 5), search=yes (line 2), ai-train=no (line 2)',
+      'DISALLOWED  GPTBot  https://e.com/never/a  line 3: Disallow: /never/',
+      '',
+    ]);
+    const json = await runRobowatch([
+      'eval',
+      '--robots',
+      file,
+      '--agent',
+      'GPTBot',
+      '--json',
+      ...urls,
+    ]);
+    expect(
+      json.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([
+      expect.objectContaining({
+        allowed: true,
+        preferences: { 'train-ai': 'y', search: 'yes', 'ai-train': 'no' },
+        preferenceLines: { 'train-ai': 5, search: 2, 'ai-train': 2 },
+      }),
+      // A URL it may not fetch has no preferences at all.
+      expect.objectContaining({ allowed: false, preferences: null, preferenceLines: {} }),
+    ]);
   });
 
   it('reads the profile: rfc9309 normalises %2f where Google compares as given', async () => {
