@@ -37,7 +37,7 @@ export const CHANGE_KINDS = {
   status: ['fetch_status', 'stale'],
   file: ['file_condition'],
   rules: ['rule', 'rules', 'group', 'groups', 'coverage'],
-  other: ['sitemaps', 'directives'],
+  other: ['sitemaps', 'directives', 'preferences'],
 } as const satisfies Record<string, readonly ChangeCauseType[]>;
 
 export type ChangeKind = keyof typeof CHANGE_KINDS;

@@ -180,6 +180,27 @@ export interface DirectivesCause {
 }
 
 /**
+ * A usage preference (Content-Usage's train-ai or search, Content-Signal's search,
+ * ai-input or ai-train) that changed for the crawlers that see it alike, where it
+ * applies: the whole site, or under a path.
+ */
+export interface PreferencesCause {
+  readonly type: 'preferences';
+  readonly agents: readonly string[];
+  readonly source: 'content-usage' | 'content-signal';
+  /** `train-ai`, `search`, `ai-input`, `ai-train`. */
+  readonly label: string;
+  /** y/n (Content-Usage), yes/no (Content-Signal); null: none stated. */
+  readonly before: string | null;
+  readonly after: string | null;
+  /** Where: null for the whole site, else the Content-Usage path it applies under. */
+  readonly path: string | null;
+  /** The line that states it now (in the old file when it is gone); null if none. */
+  readonly line: number | null;
+  readonly pairs: readonly PairChange[];
+}
+
+/**
  * The site's URL set (from its sitemaps) newly disallowed (or allowed) by a change of the
  * file, for the crawlers that see the same change: how many, mostly where, by which lines.
  */
@@ -211,6 +232,7 @@ export interface CoverageThresholds {
 
 export type ChangeCause =
   | CoverageCause
+  | PreferencesCause
   | StatusCause
   | StaleCause
   | FileCause
@@ -273,6 +295,7 @@ export const ALERT_TOPICS = [
   'directives_changed',
   'fetch_status_same_effect',
   'coverage_changed',
+  'preferences_changed',
 ] as const;
 
 export type AlertTopic = (typeof ALERT_TOPICS)[number];
@@ -309,6 +332,9 @@ export function causeTopics(cause: ChangeCause): AlertTopic[] {
       break;
     case 'directives':
       topics.push('directives_changed');
+      break;
+    case 'preferences':
+      topics.push('preferences_changed');
       break;
     case 'coverage':
       // Only a share of the site past the thresholds, newly blocked, alerts.
@@ -352,6 +378,8 @@ export function causeSeverity(cause: ChangeCause): number {
       return 60;
     case 'sitemaps':
       return 70;
+    case 'preferences':
+      return 72;
     case 'directives':
       return 75;
     case 'coverage':

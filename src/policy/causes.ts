@@ -15,6 +15,7 @@ import type {
   CauseSide,
   ChangeCause,
   CoverageCause,
+  PreferencesCause,
   ChangeInput,
   DirectiveLine,
   FileCause,
@@ -78,6 +79,20 @@ export function coverageQuestion(input: Omit<ChangeInput, 'coverage'>): Coverage
       resolveState(after, agent.profile).kind === 'rules',
   );
   return agents.length === 0 ? null : { before, after, agents };
+}
+
+/** A cause without its Content-Usage and Content-Signal lines (none left: no cause). */
+function withoutUsageLines(cause: ChangeCause): ChangeCause[] {
+  if (cause.type !== 'directives') return [cause];
+  const other = (d: DirectiveLine) => !/^content-(usage|signal)$/i.test(d.key);
+  const added = cause.added.filter(other);
+  const removed = cause.removed.filter(other);
+  return added.length + removed.length === 0 ? [] : [{ ...cause, added, removed }];
+}
+
+/** Whether a parsed file has any Content-Usage or Content-Signal line. */
+function hasUsageLines(file: RobotsTxt): boolean {
+  return file.usage.rules.length > 0 || file.usage.signals.length > 0;
 }
 
 /** A side as the verdicts saw it, for one profile's resolution. */
@@ -188,7 +203,92 @@ class Explanation {
     for (const agent of this.#input.agents) this.#attributeAgent(agent);
     this.#fileLevel();
     const coverage = this.#coverage();
-    return [...this.#finish(), ...coverage].sort(causeOrder);
+    const preferences = this.#preferences();
+    // Usage lines whose meaning a preferences cause says are not said again as lines.
+    const finished =
+      preferences.length === 0 ? this.#finish() : this.#finish().flatMap(withoutUsageLines);
+    return [...finished, ...coverage, ...preferences].sort(causeOrder);
+  }
+
+  /**
+   * Usage preferences that changed for the watched crawlers, crawlers that see the same
+   * change together: for the whole site, and under each Content-Usage path of either file.
+   * Only between two files read, and only where the crawler may fetch on both sides (a
+   * path it may no longer fetch has no preference, and its rules' causes say so).
+   */
+  #preferences(): PreferencesCause[] {
+    const { before, after } = this.#conditions;
+    if (!this.#filesDiffer || before === null || after === null) return [];
+    if (!isRobotsFile(before) || !isRobotsFile(after)) return [];
+    const changes: [string, Omit<PreferencesCause, 'type' | 'agents' | 'pairs'>][] = [];
+    for (const agent of this.#input.agents) {
+      const old = this.#cache.parse(this.#input.before.lastGood!.body, agent.profile);
+      const now = this.#cache.parse(this.#input.after.lastGood!.body, agent.profile);
+      if (!hasUsageLines(old) && !hasUsageLines(now)) continue;
+      const was = compileAgent(old, agent.token);
+      const is = compileAgent(now, agent.token);
+      // The path each Content-Usage line applies under, by file and line.
+      const pathAt = (file: RobotsTxt, line: number | undefined) =>
+        file.usage.rules.find((r) => r.line === line)?.path ?? '';
+      const scopes = new Set(['']);
+      for (const rules of [was, is]) {
+        const groups = new Set(rules.groups.map((g) => g.line));
+        const file = rules === was ? old : now;
+        for (const rule of file.usage.rules)
+          if (rule.group !== null && groups.has(rule.group) && rule.path !== '')
+            scopes.add(rule.path);
+      }
+      for (const scope of scopes) {
+        // A path a crawler requests that the scope's pattern matches.
+        const url = scope === '' ? '/' : scope.replace(/\*/g, 'x').replace(/\$$/, '');
+        const b = was.preferences(url);
+        const a = is.preferences(url);
+        if (b === null || a === null) continue;
+        for (const label of new Set([...Object.keys(b.usage), ...Object.keys(a.usage)])) {
+          const key = label as keyof typeof a.usage;
+          const [x, y] = [b.usage[key] ?? null, a.usage[key] ?? null];
+          const lineB = b.usageLines[key];
+          const lineA = a.usageLines[key];
+          // Under a path, only what a rule of that path states (the rest is the site's).
+          if (scope !== '' && pathAt(old, lineB) !== scope && pathAt(now, lineA) !== scope)
+            continue;
+          if (scope === '' && (pathAt(old, lineB) !== '' || pathAt(now, lineA) !== '')) continue;
+          if (x === y) continue;
+          const change = {
+            source: 'content-usage' as const,
+            label,
+            before: x,
+            after: y,
+            path: scope === '' ? null : scope,
+            line: lineA ?? lineB ?? null,
+          };
+          changes.push([agent.token, change]);
+        }
+        if (scope !== '') continue; // Content-Signal has no path: said once, for the site
+        for (const label of new Set([...Object.keys(b.signals), ...Object.keys(a.signals)])) {
+          const key = label as keyof typeof a.signals;
+          const [x, y] = [b.signals[key] ?? null, a.signals[key] ?? null];
+          if (x === y) continue;
+          changes.push([
+            agent.token,
+            {
+              source: 'content-signal',
+              label,
+              before: x,
+              after: y,
+              path: null,
+              line: a.signalLines[key] ?? b.signalLines[key] ?? null,
+            },
+          ]);
+        }
+      }
+    }
+    return groupAlike(changes).map(({ agents, value }) => ({
+      type: 'preferences',
+      agents,
+      ...value,
+      pairs: [],
+    }));
   }
 
   /**

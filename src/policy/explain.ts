@@ -8,6 +8,7 @@ import { classifyFetch } from './access.js';
 import type {
   ChangeCause,
   CoverageCause,
+  PreferencesCause,
   FileCause,
   GroupCause,
   RuleCause,
@@ -326,6 +327,38 @@ function coverageTexts(
   };
 }
 
+/** What a usage label asks of crawlers, as words ("train AI models with these pages"). */
+const USES: Readonly<Record<string, string>> = {
+  'train-ai': 'train AI models with',
+  'ai-train': 'train AI models with',
+  search: 'show in search results',
+  'ai-input': 'use as input to AI answers (retrieval, grounding)',
+};
+
+/** A usage preference that changed: which, from what to what, where, for whom. */
+function preferencesTexts(
+  cause: PreferencesCause,
+  context: ExplainContext,
+): Pick<Explained, 'title' | 'consequence' | 'details'> {
+  const who = describeCrawlers(cause.agents, { agents: context.agents });
+  const value = (v: string | null) => v ?? 'not stated';
+  const where = cause.path === null ? 'for the whole site' : `under ${cause.path}`;
+  const line = cause.line === null ? '' : `, line ${cause.line}`;
+  const use = USES[cause.label] ?? `use for "${cause.label}"`;
+  const source = cause.source === 'content-usage' ? 'Content-Usage' : 'Content-Signal';
+  const allows = (v: string | null) => (v === null ? null : v === 'y' || v === 'yes');
+  const now = allows(cause.after);
+  const consequence =
+    now === null
+      ? `The file no longer says whether crawlers may ${use} these pages: crawlers that read ${source} treat it as unknown.`
+      : `Crawlers that honour ${source} are asked ${now ? 'that they may' : 'not to'} ${use} these pages; it does not change what they may crawl.`;
+  return {
+    title: `${who}: ${cause.label} changed from ${value(cause.before)} to ${value(cause.after)} ${where} (${source}${line})`,
+    consequence,
+    details: [],
+  };
+}
+
 /** The words of a cause: title, consequence, its pairs as at most `limit` lines. */
 export function explainCause(cause: ChangeCause, context: ExplainContext, limit = 5): Explained {
   const crawlers: CrawlerContext = {
@@ -436,6 +469,8 @@ export function explainCause(cause: ChangeCause, context: ExplainContext, limit 
       };
     case 'coverage':
       return { ...base, ...coverageTexts(cause, context) };
+    case 'preferences':
+      return { ...base, ...preferencesTexts(cause, context) };
     case 'directives':
       return {
         ...base,
@@ -518,6 +553,7 @@ export function causeHeadline(cause: ChangeCause, context: ExplainContext): stri
     case 'groups':
     case 'sitemaps':
     case 'directives':
+    case 'preferences':
       return explainCause(cause, context, 0).title;
   }
 }

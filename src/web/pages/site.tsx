@@ -26,7 +26,7 @@ const KIND_LABELS: readonly [ChangeKind, string][] = [
   ['status', 'robots.txt status'],
   ['file', 'not robots.txt or cut'],
   ['rules', 'rules and groups'],
-  ['other', 'sitemaps and other lines'],
+  ['other', 'sitemaps, usage preferences and other lines'],
 ];
 
 /** Causes shown per change; the diff page has them all. */
