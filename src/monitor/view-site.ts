@@ -13,6 +13,8 @@ import { siteCondition } from '../policy/site-condition.js';
 import type { SiteCondition } from '../policy/site-condition.js';
 import { compareSnapshots } from './compare-snapshots.js';
 import { nextCheckAt } from './periods.js';
+import { preferencesOf } from '../policy/preferences.js';
+import type { PreferencesDocument } from '../policy/preferences.js';
 import type { ReadStore } from './ports.js';
 import type { SnapshotSummary, StoredChange } from './records.js';
 
@@ -69,6 +71,8 @@ export interface SiteView {
   readonly matrix: VerdictMatrix;
   /** How many crawlers the matrix would show unfiltered. */
   readonly matrixAgents: number;
+  /** The usage preferences of each cell ("URL\ncrawler"), when the file states any. */
+  readonly matrixUsage: ReadonlyMap<string, PreferencesDocument>;
   readonly sitemaps: readonly string[];
   /** The current snapshot's coverage of the site's sitemaps, when computed. */
   readonly coverage: CoverageDocument | undefined;
@@ -133,7 +137,17 @@ export async function viewSite(
   const lastGood = current?.lastGoodId
     ? snapshots.find((s) => s.id === current.lastGoodId)
     : undefined;
-  if (lastGood?.sha256) sitemaps = sitemapsOf(await store.loadBody(lastGood.sha256));
+  let matrixUsage: ReadonlyMap<string, PreferencesDocument> = new Map();
+  if (lastGood?.sha256) {
+    const body = await store.loadBody(lastGood.sha256);
+    sitemaps = sitemapsOf(body);
+    // Preferences come with a file read: none while robots.txt is gone or unreachable.
+    if (current?.access === 'ok')
+      matrixUsage = preferencesOf(
+        body,
+        verdicts.map((v) => ({ url: v.url, agent: { token: v.agent, profile: v.profile } })),
+      );
+  }
   const page = changes.slice(0, options.changesPerPage);
   const byId = new Map(snapshots.map((s) => [s.id, s]));
   const matrix = verdictMatrix(verdicts, site.config);
@@ -151,6 +165,7 @@ export async function viewSite(
       changes.length > options.changesPerPage ? page[page.length - 1]!.snapshotId : null,
     matrix: filterMatrix(matrix, options),
     matrixAgents: matrix.agents.length,
+    matrixUsage,
     sitemaps,
     coverage,
     coverageHistory,

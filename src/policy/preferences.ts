@@ -2,7 +2,10 @@
  * Usage preferences (Content-Usage, Content-Signal) as the command line, the API and the
  * pages give them: one flat object of label → value, with the line each came from.
  */
-import type { Preferences } from '../robots/index.js';
+import { compileAgent } from '../robots/index.js';
+import type { AgentRules, Preferences } from '../robots/index.js';
+import { ParseCache } from './verdicts.js';
+import type { WatchedAgent } from './verdicts.js';
 
 /** `{"train-ai": "n", "search": "y", "ai-train": "no"}` and their lines; null: nothing applies. */
 export interface PreferencesDocument {
@@ -43,4 +46,31 @@ export function preferencesText(document: PreferencesDocument): string {
       return `${label}=${value}${line === undefined ? '' : ` (line ${line})`}`;
     })
     .join(', ');
+}
+
+/**
+ * The preferences a file states for each (URL, crawler) the crawler may fetch, keyed
+ * "URL\ncrawler"; empty when the file has no Content-Usage or Content-Signal line (the
+ * usual case: nothing to show).
+ */
+export function preferencesOf(
+  body: Uint8Array,
+  cells: readonly { readonly url: string; readonly agent: WatchedAgent }[],
+  cache = new ParseCache(),
+): Map<string, PreferencesDocument> {
+  const out = new Map<string, PreferencesDocument>();
+  const compiled = new Map<string, AgentRules | null>();
+  for (const { url, agent } of cells) {
+    const key = `${agent.profile}\n${agent.token}`;
+    let rules = compiled.get(key);
+    if (rules === undefined) {
+      const parsed = cache.parse(body, agent.profile);
+      const any = parsed.usage.rules.length > 0 || parsed.usage.signals.length > 0;
+      rules = any ? compileAgent(parsed, agent.token) : null;
+      compiled.set(key, rules);
+    }
+    if (rules !== null)
+      out.set(`${url}\n${agent.token}`, preferencesDocument(rules.preferences(url)));
+  }
+  return out;
 }

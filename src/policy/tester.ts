@@ -4,6 +4,8 @@
  */
 import { parseRobotsTxt } from '../robots/index.js';
 import type { LintFinding } from '../robots/index.js';
+import { preferencesOf } from './preferences.js';
+import type { PreferencesDocument } from './preferences.js';
 import { compareCoverage, computeCoverage, groupAlike } from './coverage.js';
 import type { PrefixCount, RuleCount } from './coverage.js';
 import { computeVerdicts, ParseCache } from './verdicts.js';
@@ -43,6 +45,11 @@ export interface TesterRow {
   readonly live: WatchVerdict | null;
   /** The proposed file would flip this verdict. */
   readonly changed: boolean;
+  /**
+   * The usage preferences the proposed file states for it (Content-Usage,
+   * Content-Signal): null where the crawler may not fetch it; absent without such lines.
+   */
+  readonly preferences?: PreferencesDocument;
 }
 
 export interface TesterResult {
@@ -81,14 +88,21 @@ export function testRobotsTxt(input: TesterInput): TesterResult {
   };
   const proposed = computeVerdicts(proposedState, input.urls, input.agents, cache);
   const live = input.live ? computeVerdicts(input.live, input.urls, input.agents, cache) : null;
+  const usage = preferencesOf(
+    input.body,
+    proposed.map((v) => ({ url: v.url, agent: { token: v.agent, profile: v.profile } })),
+    cache,
+  );
   const rows = proposed.map((verdict, i) => {
     const before = live?.[i] ?? null;
+    const preferences = usage.get(`${verdict.url}\n${verdict.agent}`);
     return {
       url: verdict.url,
       agent: verdict.agent,
       proposed: shortened(verdict),
       live: before === null ? null : shortened(before),
       changed: before !== null && before.allowed !== verdict.allowed,
+      ...(preferences === undefined ? {} : { preferences }),
     };
   });
   const profile = input.agents[0]?.profile ?? 'google';

@@ -321,7 +321,7 @@ export const OPERATIONS: readonly Operation[] = [
       'Tests a robots.txt: verdicts with deciding rules, next to the live file’s, and what it would newly block or allow among the site’s sitemap URLs.',
     body: testRequest,
     answers: {
-      200: '{rows: [{url, agent, proposed, live, changed}], findings, live, site}: site is the file’s effect on every URL of the site’s sitemaps ({urls, effects}), or null',
+      200: '{rows: [{url, agent, proposed, live, changed, preferences?: {preferences, preferenceLines} (the usage preferences the file states for the row; absent without Content-Usage or Content-Signal lines)}], findings, live, site}: site is the file’s effect on every URL of the site’s sitemaps ({urls, effects}), or null',
     },
     errors: [400, 413, 422, 503],
   },

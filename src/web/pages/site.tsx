@@ -20,6 +20,7 @@ import {
   statusText,
 } from './components.js';
 import { Timeline } from './svg.js';
+import { UsageNote } from './tester.js';
 
 /** The kinds of change the list filters by, as people call them. */
 const KIND_LABELS: readonly [ChangeKind, string][] = [
@@ -266,6 +267,11 @@ export const SitePageView: FC<SitePageProps> = ({
                         </a>
                         <br />
                         <span class="muted mono">{causeText(cell.cause)}</span>
+                        <UsageNote
+                          preferences={view.matrixUsage.get(
+                            `${row.url}\n${view.matrix.agents[i]!}`,
+                          )}
+                        />
                       </td>
                     ),
                   )}

@@ -1,6 +1,8 @@
 import type { FC } from 'hono/jsx';
 import type { TesterSiteEffect } from '../../policy/tester.js';
 import type { TesterResult } from '../../policy/tester.js';
+import { preferencesText } from '../../policy/preferences.js';
+import type { PreferencesDocument } from '../../policy/preferences.js';
 import { Layout, Notice, Verdict, causeText, pathOf } from './components.js';
 
 export interface TesterForm {
@@ -98,6 +100,7 @@ export const TesterPageView: FC<TesterPageProps> = ({ sites, form, result, error
                     <Verdict allowed={row.proposed.allowed} />
                     <br />
                     <span class="muted mono">{causeText(row.proposed.cause)}</span>
+                    <UsageNote preferences={row.preferences} />
                   </td>
                   {result.live ? (
                     <td>
@@ -171,3 +174,16 @@ export function siteEffectText(effect: TesterSiteEffect, urls: number, live: boo
     );
   return `Deploying this file would ${parts.join(' and ')}.`;
 }
+
+/** The usage preferences a cell's URL has, in a muted line ("usage: train-ai=n (line 4)"). */
+export const UsageNote: FC<{ preferences: PreferencesDocument | undefined }> = ({
+  preferences,
+}) => {
+  const text = preferences === undefined ? '' : preferencesText(preferences);
+  return text === '' ? null : (
+    <>
+      <br />
+      <span class="muted mono usage">usage: {text}</span>
+    </>
+  );
+};
