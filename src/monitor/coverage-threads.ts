@@ -6,7 +6,8 @@
  * thread of its own, one per core; the parts are put back in the crawlers' order.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnWorker } from './spawn-worker.js';
 import { compareCoverage, computeCoverage, splitAgents } from '../policy/coverage.js';
 import type { Coverage, CoverageChange } from '../policy/coverage.js';
 import type { SiteState, WatchedAgent } from '../policy/verdicts.js';
@@ -147,7 +148,7 @@ export class CoverageThreads implements CoverageComputer {
   #worker(slot: number): Worker {
     const running = this.#workers[slot];
     if (running !== undefined) return running;
-    const worker = spawn();
+    const worker = spawnWorker(import.meta.url, 'coverage-worker');
     worker.on('message', (reply: Reply) => {
       const pending = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
@@ -186,20 +187,4 @@ export class CoverageThreads implements CoverageComputer {
     this.#workers[slot] = undefined;
     await worker.terminate();
   }
-}
-
-/**
- * The thread's module beside this one: the compiled .js, or under the test runner (which
- * loads TypeScript as it goes) the .ts source through tsx.
- */
-function spawn(): Worker {
-  const source = new URL(import.meta.url);
-  if (source.pathname.endsWith('.ts')) {
-    const entry = new URL('./coverage-worker.ts', source).href;
-    return new Worker(
-      `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`,
-      { eval: true },
-    );
-  }
-  return new Worker(new URL('./coverage-worker.js', source));
 }

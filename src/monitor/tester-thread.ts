@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { spawnWorker } from './spawn-worker.js';
 import { TESTER_LIMITS } from '../policy/tester.js';
 
 export { TESTER_LIMITS };
@@ -103,7 +104,7 @@ export class TesterThread {
 
   #start(): Worker {
     if (this.#worker !== undefined) return this.#worker;
-    const worker = spawn();
+    const worker = spawnWorker(import.meta.url, 'tester-worker');
     // A stopped thread's late events are not about the test running now.
     worker.on('message', (message: { result?: TesterResult; tooLarge?: number }) => {
       if (this.#worker !== worker) return;
@@ -140,22 +141,6 @@ export class TesterThread {
     clearTimeout(this.#timer);
     if (worker !== undefined) await worker.terminate();
   }
-}
-
-/**
- * The thread's module beside this one: the compiled .js, or under the test runner (which
- * loads TypeScript as it goes) the .ts source through tsx.
- */
-function spawn(): Worker {
-  const source = new URL(import.meta.url);
-  if (source.pathname.endsWith('.ts')) {
-    const entry = new URL('./tester-worker.ts', source).href;
-    return new Worker(
-      `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`,
-      { eval: true },
-    );
-  }
-  return new Worker(new URL('./tester-worker.js', source));
 }
 
 /** The refusal of a result over TESTER_LIMITS.resultChars characters. */

@@ -49,6 +49,22 @@ ${extra}`,
   );
 }
 
+/** What checks need, on a test's database, fetcher and clock: no waits, no retries. */
+export function checkDepsOn(
+  db: Database,
+  fetcher: RobotsFetcher,
+  clock: { readonly now: Date },
+): CheckDeps {
+  return {
+    fetchRobots: (origin) => fetcher.fetchRobots(origin),
+    store: createCheckStore(db),
+    now: () => clock.now,
+    sleep: () => Promise.resolve(),
+    confirmRetries: 0,
+    confirmDelayMs: 0,
+  };
+}
+
 /**
  * Checks the site through its history, one check a day from START: v1, v2 (behind a
  * redirect), a 503, v2 again, then the hostile file. Returns the clock, advanced to the
@@ -61,14 +77,7 @@ export async function buildHistory(
   config: Config,
 ): Promise<{ deps: CheckDeps; clock: { now: Date }; outcomes: CheckOutcome[] }> {
   const clock = { now: START };
-  const deps: CheckDeps = {
-    fetchRobots: (origin) => fetcher.fetchRobots(origin),
-    store: createCheckStore(db),
-    now: () => clock.now,
-    sleep: () => Promise.resolve(),
-    confirmRetries: 0,
-    confirmDelayMs: 0,
-  };
+  const deps = checkDepsOn(db, fetcher, clock);
   const outcomes: CheckOutcome[] = [];
   const check = async () => {
     await checkSites(deps, config.sites, { concurrency: 1, onOutcome: (o) => outcomes.push(o) });

@@ -8,12 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import { checkSites } from '../../../src/monitor/check-sites.js';
-import type { CheckDeps } from '../../../src/monitor/ports.js';
-import { createCheckStore } from '../../../src/store/index.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { FixtureServer } from '../../support/fixture-server.js';
-import { DAY_MS, START, historyApp } from '../../support/site-history.js';
+import { DAY_MS, START, checkDepsOn, historyApp } from '../../support/site-history.js';
 
 const TOKEN = 'triage-token-0123456789abcdef';
 const bearer = { authorization: `Bearer ${TOKEN}` };
@@ -60,14 +58,7 @@ web: {token: '${TOKEN}'}`,
       { file: 'triage.yaml', cwd: '/tmp', env: {}, version: 'test' },
     );
     clock = { now: START };
-    const deps: CheckDeps = {
-      fetchRobots: (origin) => fetcher.fetchRobots(origin),
-      store: createCheckStore(database.handle.db),
-      now: () => clock.now,
-      sleep: () => Promise.resolve(),
-      confirmRetries: 0,
-      confirmDelayMs: 0,
-    };
+    const deps = checkDepsOn(database.handle.db, fetcher, clock);
     const checked = config.sites.filter((s) => s.origin !== never);
     for (const server of Object.values(servers)) server.serve('/robots.txt', 200, OPEN);
     await checkSites(deps, checked, { concurrency: 1 });

@@ -4,13 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkSites } from '../../../src/monitor/check-sites.js';
-import type { CheckDeps } from '../../../src/monitor/ports.js';
-import { createCheckStore } from '../../../src/store/index.js';
 import type { createApp } from '../../../src/web/app.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { useLoopbackSite } from '../../support/loopback-site.js';
-import { historyApp, historyConfig, START } from '../../support/site-history.js';
+import { checkDepsOn, historyApp, historyConfig, START } from '../../support/site-history.js';
 
 const { server, fetcher } = useLoopbackSite();
 
@@ -33,14 +31,7 @@ describe.each(databaseKinds())('usage preferences on %s', (kind) => {
     database = await createTestDatabase(kind);
     const config = historyConfig(server.origin, 'sitemaps: off');
     const clock = { now: START };
-    const deps: CheckDeps = {
-      fetchRobots: (origin) => fetcher.fetchRobots(origin),
-      store: createCheckStore(database.handle.db),
-      now: () => clock.now,
-      sleep: () => Promise.resolve(),
-      confirmRetries: 0,
-      confirmDelayMs: 0,
-    };
+    const deps = checkDepsOn(database.handle.db, fetcher, clock);
     server.serve('/robots.txt', 200, ROBOTS);
     const summary = await checkSites(deps, config.sites, { concurrency: 1 });
     expect(summary.failures).toEqual([]);
