@@ -22,6 +22,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
 COPY config ./config
+# The AI crawler registry robowatch ships (read at run time).
+COPY registry ./registry
 # dataDir: the heartbeat for the health check, and the embedded database when
 # DATABASE_URL is unset. Owned by `node` so that a volume mounted here is writable.
 RUN mkdir -p /app/data && chown node:node /app/data

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
+import { shippedRegistry } from '../config/registry.js';
+import { findContradictions } from '../policy/contradictions.js';
 import { isProfile, parseRobotsTxt, PROFILES } from '../robots/index.js';
 import { readInput, write } from './io.js';
 import type { CliIo } from './io.js';
@@ -12,7 +14,8 @@ export function registerLint(program: Command, io: CliIo): void {
     .description(
       'Prints each finding with its line: rules outside groups, typos only Google accepts,\n' +
         'missing colons, unknown keys, paths without "/", HTML or UTF-16 instead of robots.txt,\n' +
-        'content past 500 KiB, and more.',
+        'content past 500 KiB, usage preferences the rules contradict for the AI crawler\n' +
+        'registry, and more.',
     )
     .argument('<file>', 'the robots.txt file ("-" reads standard input)')
     .option('--profile <profile>', `interpretation: ${PROFILES.join(', ')}`, 'google')
@@ -35,7 +38,17 @@ Examples:
         const parsed = parseRobotsTxt(await readInput(file, 'robots file', io), {
           profile: options.profile,
         });
-        const lines = parsed.lint.map((f) =>
+        // Where the rules and the usage preferences disagree, for the registry's crawlers.
+        const findings = [
+          ...parsed.lint,
+          ...findContradictions(parsed, shippedRegistry()).map((c) => ({
+            code: 'usage-contradiction',
+            severity: 'warning' as const,
+            line: c.line,
+            message: c.message,
+          })),
+        ].sort((a, b) => a.line - b.line);
+        const lines = findings.map((f) =>
           options.json
             ? JSON.stringify(f)
             : `line ${f.line}  ${f.severity.padEnd(7)}  ${f.code}  ${f.message}`,
@@ -44,7 +57,7 @@ Examples:
           const rules = parsed.groups.reduce((sum, g) => sum + g.rules.length, 0);
           const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
           lines.push(
-            `${count(parsed.lint.length, 'finding')}; ${count(parsed.groups.length, 'group')}, ` +
+            `${count(findings.length, 'finding')}; ${count(parsed.groups.length, 'group')}, ` +
               `${count(rules, 'rule')}, ${count(parsed.sitemaps.length, 'sitemap')} in ` +
               `${count(parsed.lineCount, 'line')}`,
           );

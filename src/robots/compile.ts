@@ -46,6 +46,8 @@ export interface AgentRules {
    * crawler; null when it may not fetch the URL (preferences apply only to what it may).
    */
   preferences(url: string): Preferences | null;
+  /** What the file states for the URL for this crawler, whether or not it may fetch it. */
+  statedPreferences(url: string): Preferences;
 }
 
 /** A URL in the form a profile's rules are matched against (see prepareUrl). */
@@ -126,6 +128,14 @@ export function compileAgent(
   const decide = (prepared: PreparedUrl): Verdict =>
     prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared);
   const groupLines = new Set(groups.map((g) => g.line));
+  const stated = (prepared: PreparedUrl): Preferences =>
+    preferencesFor(
+      robots.usage,
+      groupLines,
+      // /robots.txt itself (always allowed under some profiles) is matched as its path.
+      prepared === ALWAYS_ALLOWED ? ROBOTS_TXT_PATH : prepared,
+      profile === 'legacy' ? (p, pattern) => p.startsWith(pattern) : matchesPattern,
+    );
   return {
     agent,
     profile,
@@ -137,15 +147,10 @@ export function compileAgent(
     },
     preferences(url: string): Preferences | null {
       const prepared = prepareUrl(url, profile);
-      if (!decide(prepared).allowed) return null;
-      // /robots.txt itself (always allowed under some profiles) is matched as its path.
-      const path = prepared === ALWAYS_ALLOWED ? ROBOTS_TXT_PATH : prepared;
-      return preferencesFor(
-        robots.usage,
-        groupLines,
-        path,
-        profile === 'legacy' ? (p, pattern) => p.startsWith(pattern) : matchesPattern,
-      );
+      return decide(prepared).allowed ? stated(prepared) : null;
+    },
+    statedPreferences(url: string): Preferences {
+      return stated(prepareUrl(url, profile));
     },
     evaluatePrepared(prepared: PreparedUrl): Verdict {
       return prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared);

@@ -366,6 +366,16 @@ describe('robowatch eval --jsonl', () => {
 });
 
 describe('robowatch lint FILE', () => {
+  it('lists where the rules contradict the usage preferences, for the shipped AI registry', async () => {
+    const file = join(dir, 'contradiction.txt');
+    writeFileSync(file, 'User-agent: GPTBot\nDisallow: /\nContent-Usage: train-ai=y\n');
+    const result = await runRobowatch(['lint', file]);
+    expect([result.code, result.stdout]).toEqual([
+      0,
+      'line 3  warning  usage-contradiction  Line 3 welcomes crawlers that train AI models, but AI training crawlers GPTBot may not crawl the site at all: the rules win, so they never fetch a page.\n1 finding; 1 group, 1 rule, 0 sitemaps in 4 lines\n',
+    ]);
+  });
+
   it('prints each finding with its line and a summary', async () => {
     const file = join(dir, 'lint.txt');
     writeFileSync(file, 'Disallow: /early\nUser-agent: *\nDisallow /x\nDissallow: /y\n');

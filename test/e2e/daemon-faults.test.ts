@@ -199,11 +199,13 @@ notify:
       },
       { timeout: 60_000, interval: 20 },
     );
+    // Logs from here on are the outage's: taken before the cut, since the daemon may
+    // notice it (and log at error level) before the terminations have returned.
+    const cutAt = daemon.logs.length;
     await adminQuery(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
     await adminQuery(
       `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`,
     );
-    const cutAt = daemon.logs.length;
     await vi.waitFor(() => expect(logged(daemon, 'database unreachable')).toBe(true), {
       timeout: 60_000,
     });
