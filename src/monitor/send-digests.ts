@@ -3,6 +3,7 @@ import type { Config, SiteConfig } from '../config/config.js';
 import { redactUrl } from '../lib/redact.js';
 import { buildDigest } from '../policy/digest.js';
 import type { Digest, DigestPeriod } from '../policy/digest.js';
+import { shippedRegistry } from '../config/registry.js';
 import type { DigestDelivery, RecordedDigest, SitePeriod, StoredSite } from './records.js';
 
 /** A digest as rendered: the email's parts, and the structured form webhooks receive. */
@@ -107,7 +108,7 @@ export async function prepareDigests(
         ...(site.sitemaps === 'off' || data === undefined ? {} : { coverage: data.coverage }),
       };
     });
-    const digest = buildDigest(target.recipient, period, inputs);
+    const digest = buildDigest(target.recipient, period, inputs, shippedRegistry());
     const rendered = deps.renderDigest(digest);
     const id = options.record
       ? await deps.recordDigest(

@@ -112,6 +112,31 @@ function coverageLine(site: DigestSite): string | null {
   return parts.join('; ');
 }
 
+const PURPOSE_WORDS: Readonly<Record<string, string>> = {
+  training: 'AI training',
+  search: 'AI search',
+  user: 'AI assistants acting for a user',
+  agent: 'AI agents',
+};
+
+/** The registry's AI crawlers by purpose: "AI training: 12 blocked, 3 allowed through * (…)". */
+function purposesLine(site: DigestSite): string | null {
+  const parts = site.aiPurposes.map((p) => {
+    const said = [
+      p.blocked > 0 ? `${p.blocked} blocked` : '',
+      p.named > 0 ? `${p.named} allowed by name` : '',
+      p.throughStar > 0
+        ? `${p.throughStar} allowed through *${p.starOperators.length > 0 ? ` (${p.starOperators.join(', ')}${p.throughStar > p.starOperators.length ? ', …' : ''})` : ''}`
+        : '',
+      p.contradictions > 0
+        ? `${p.contradictions} contradict${p.contradictions === 1 ? 's' : ''} the usage lines`
+        : '',
+    ].filter(Boolean);
+    return `${PURPOSE_WORDS[p.purpose] ?? p.purpose}: ${said.join(', ')}`;
+  });
+  return parts.length === 0 ? null : parts.join('; ');
+}
+
 function aiLine(site: DigestSite): string | null {
   if (site.ai.length === 0) return null;
   const blocked = site.ai.filter((a) => a.watched > 0 && a.disallowed === a.watched);
@@ -258,6 +283,9 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
       ...site.health.incidents.map((i) => `Incident: ${incidentLine(i, context)}`),
       ...disallowedLines(site).map((l) => `Disallowed now: ${l}`),
       ...(aiLine(site) === null ? [] : [`AI crawlers: ${aiLine(site)}`]),
+      ...(purposesLine(site) === null
+        ? []
+        : [`AI crawlers in the registry, by purpose: ${purposesLine(site)}`]),
       ...(coverageLine(site) === null
         ? []
         : [`Sitemap URLs they may fetch: ${coverageLine(site)}`]),
@@ -323,6 +351,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
       okShare: site.health.okShare,
       incidents: site.health.incidents.length,
       coverage: site.coverage,
+      aiPurposes: site.aiPurposes,
       changes: changeLines(site, context).map((c) => ({
         at: c.at,
         title: c.text,

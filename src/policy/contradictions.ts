@@ -13,8 +13,9 @@ export interface Contradiction {
   /** The usage line that the rules contradict. */
   readonly line: number;
   readonly message: string;
-  /** The crawlers it is about. */
+  /** The crawlers it is about, and which of their purposes. */
   readonly agents: readonly string[];
+  readonly purpose: 'training' | 'search';
 }
 
 /** The usage labels that speak of each purpose. */
@@ -53,11 +54,22 @@ export function findContradictions(robots: RobotsTxt, registry: Registry): Contr
   if (robots.usage.rules.length === 0 && robots.usage.signals.length === 0) return [];
   const found = new Map<
     string,
-    { line: number; agents: string[]; message: (n: string) => string }
+    {
+      line: number;
+      agents: string[];
+      purpose: Contradiction['purpose'];
+      message: (n: string) => string;
+    }
   >();
-  const add = (key: string, line: number, agent: RegistryAgent, message: (n: string) => string) => {
+  const add = (
+    key: string,
+    line: number,
+    agent: RegistryAgent,
+    purpose: Contradiction['purpose'],
+    message: (n: string) => string,
+  ) => {
     const entry = found.get(key);
-    if (entry === undefined) found.set(key, { line, agents: [agent.token], message });
+    if (entry === undefined) found.set(key, { line, agents: [agent.token], purpose, message });
     else entry.agents.push(agent.token);
   };
   for (const agent of registry.agents) {
@@ -75,6 +87,7 @@ export function findContradictions(robots: RobotsTxt, registry: Registry): Contr
           `keep-out ${purpose} ${said.line}`,
           said.line,
           agent,
+          purpose,
           (names) =>
             `Line ${said.line} welcomes crawlers that ${words}, but ${what} crawlers ${names} may not crawl the site at all: the rules win, so they never fetch a page.`,
         );
@@ -83,12 +96,18 @@ export function findContradictions(robots: RobotsTxt, registry: Registry): Contr
           `let-in ${purpose} ${said.line}`,
           said.line,
           agent,
+          purpose,
           (names) =>
             `Line ${said.line} asks crawlers not to ${words}, yet ${what} crawlers ${names} may crawl the site; they say they obey robots.txt's rules, not that they read this line: disallow them to keep them out.`,
         );
     }
   }
   return [...found.values()]
-    .map(({ line, agents, message }) => ({ line, agents, message: message(list(agents)) }))
+    .map(({ line, agents, purpose, message }) => ({
+      line,
+      agents,
+      purpose,
+      message: message(list(agents)),
+    }))
     .sort((a, b) => a.line - b.line);
 }

@@ -2,11 +2,13 @@
  * The weekly digest (DESIGN.md: "digest"): a period's summary for one recipient. Pure:
  * built from what the store recorded, rendered elsewhere (notify/render-digest.ts).
  */
-import { compileAgent } from '../robots/index.js';
+import { compileAgent, parseRobotsTxt } from '../robots/index.js';
 import type { Profile } from '../robots/index.js';
 import type { Access, FetchOutcome } from './access.js';
 import type { ChangeCause, CoverageCause } from './cause-model.js';
 import { isAiCrawler } from './crawlers.js';
+import { findContradictions } from './contradictions.js';
+import type { Purpose, Registry } from './registry.js';
 import { fetchStatusOf } from './events.js';
 import type { FetchStatus } from './events.js';
 import { isRobotsFile } from './file-condition.js';
@@ -145,6 +147,8 @@ export interface DigestSite {
     readonly incidents: readonly Incident[];
   };
   readonly ai: readonly AiStanding[];
+  /** The AI registry's crawlers by purpose against the file now ([] without a registry). */
+  readonly aiPurposes: readonly PurposeStanding[];
   /** The sitemap URLs each crawler may fetch now, and at the period's start; [] without. */
   readonly coverage: readonly CoverageStanding[];
   /** What needs attention, most urgent first. */
@@ -165,12 +169,94 @@ export function buildDigest(
   recipient: string,
   period: DigestPeriod,
   inputs: readonly DigestSiteInput[],
+  /** The AI crawler registry, for each site's standing by purpose (none: not said). */
+  registry?: Registry,
 ): Digest {
-  const sites = inputs.map(summariseSite);
+  // Said for the sites the digest details (changes, incidents, attention), computed once
+  // per distinct file: a fleet of sites serving one file costs one evaluation.
+  const known = new Map<string, PurposeStanding[]>();
+  const standings = (input: DigestSiteInput): PurposeStanding[] => {
+    if (registry === undefined || input.body === null) return [];
+    const key = `${input.profile}\n${bodyKey(input.body)}`;
+    let found = known.get(key);
+    if (found === undefined) known.set(key, (found = purposeStandings(input, registry)));
+    return found;
+  };
+  const sites = inputs.map((input) => {
+    const site = summariseSite(input);
+    return { ...site, aiPurposes: site.clear ? [] : standings(input) };
+  });
   return { recipient, period, sites, allClear: sites.every((s) => s.clear) };
 }
 
-function summariseSite(input: DigestSiteInput): DigestSite {
+/** A body as a map key (its bytes as a binary string). */
+function bodyKey(body: Uint8Array): string {
+  let key = '';
+  for (let i = 0; i < body.length; i += 8192)
+    key += String.fromCharCode(...body.subarray(i, i + 8192));
+  return key;
+}
+
+/** For each purpose, how the registry's crawlers of that purpose stand at the site's root. */
+export interface PurposeStanding {
+  readonly purpose: Purpose;
+  /** May not fetch the home page. */
+  readonly blocked: number;
+  /** May, through the `*` group (or no group at all). */
+  readonly throughStar: number;
+  /** May, by a group that names them. */
+  readonly named: number;
+  /** Crawlers whose rules contradict the usage lines (see contradictions.ts). */
+  readonly contradictions: number;
+  /** The operators of the crawlers allowed through `*`, most crawlers first (a few). */
+  readonly starOperators: readonly string[];
+}
+
+/** The registry's crawlers by purpose against the site's file; none without a file. */
+function purposeStandings(input: DigestSiteInput, registry: Registry): PurposeStanding[] {
+  if (input.body === null || input.now === null) return [];
+  const parsed = parseRobotsTxt(input.body, { profile: input.profile, lint: false });
+  const contradicting = new Set(
+    findContradictions(parsed, registry).flatMap((c) =>
+      c.agents.map((a) => `${c.purpose}\n${a.toLowerCase()}`),
+    ),
+  );
+  const standings: PurposeStanding[] = [];
+  for (const purpose of ['training', 'search', 'user', 'agent'] as const) {
+    const agents = registry.agents.filter((a) => a.purposes.includes(purpose));
+    if (agents.length === 0) continue;
+    let blocked = 0;
+    let throughStar = 0;
+    let named = 0;
+    let contradictions = 0;
+    const operators = new Map<string, number>();
+    for (const agent of agents) {
+      const rules = compileAgent(parsed, agent.token);
+      if (contradicting.has(`${purpose}\n${agent.token.toLowerCase()}`)) contradictions++;
+      if (!rules.evaluate('/').allowed) blocked++;
+      else if (rules.source === 'specific') named++;
+      else {
+        throughStar++;
+        if (agent.operator !== null)
+          operators.set(agent.operator, (operators.get(agent.operator) ?? 0) + 1);
+      }
+    }
+    standings.push({
+      purpose,
+      blocked,
+      throughStar,
+      named,
+      contradictions,
+      starOperators: [...operators]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .map(([name]) => name)
+        .slice(0, 3),
+    });
+  }
+  return standings;
+}
+
+function summariseSite(input: DigestSiteInput): Omit<DigestSite, 'aiPurposes'> {
   const byAgent = new Map<string, string[]>();
   for (const v of input.verdicts) {
     if (!v.allowed) byAgent.set(v.agent, [...(byAgent.get(v.agent) ?? []), v.url]);

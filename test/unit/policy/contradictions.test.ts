@@ -31,6 +31,7 @@ describe('contradictions', () => {
       {
         line: 3,
         agents: ['GPTBot'],
+        purpose: 'training',
         message:
           'Line 3 welcomes crawlers that train AI models, but AI training crawlers GPTBot may not crawl the site at all: the rules win, so they never fetch a page.',
       },

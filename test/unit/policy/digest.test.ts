@@ -1,7 +1,9 @@
 /** The weekly digest: what needs attention, changes as causes, health, AI crawlers; rendered, bounded. */
 import { describe, expect, it } from 'vitest';
 import type { ChangeCause } from '../../../src/policy/cause-model.js';
+import { readFileSync } from 'node:fs';
 import { buildDigest } from '../../../src/policy/digest.js';
+import { normaliseRegistry } from '../../../src/policy/registry.js';
 import type { DigestChange, DigestSiteInput } from '../../../src/policy/digest.js';
 import type { FileCondition } from '../../../src/policy/file-condition.js';
 import { linksFrom } from '../../../src/policy/links.js';
@@ -254,6 +256,49 @@ describe('the sitemaps in the digest', () => {
     expect(renderDigest(buildDigest('seo@a.com', period, [site()]), context).text).not.toContain(
       'Sitemap URLs',
     );
+  });
+});
+
+describe("the registry's AI crawlers in the digest", () => {
+  const registry = normaliseRegistry(
+    JSON.parse(
+      readFileSync(new URL('../../../registry/ai-robots.json', import.meta.url), 'utf8'),
+    ) as unknown,
+  );
+  // GPTBot named and kept out; the rest of the training crawlers through *, while the
+  // file asks not to train: those that say they obey robots.txt contradict it.
+  const file = new TextEncoder().encode(
+    'User-agent: *\nContent-Signal: ai-train=no\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\n',
+  );
+
+  it('says per purpose how many are blocked, allowed by name or through *, and contradict', () => {
+    const digest = buildDigest(
+      'seo@a.com',
+      period,
+      [site({ body: file, changes: [change(30, [blocks()])] })],
+      registry,
+    );
+    const training = digest.sites[0]!.aiPurposes.find((p) => p.purpose === 'training')!;
+    const all = registry.agents.filter((a) => a.purposes.includes('training')).length;
+    expect(training.blocked).toBe(1); // GPTBot
+    expect(training.named).toBe(0);
+    expect(training.throughStar).toBe(all - 1);
+    expect(training.contradictions).toBeGreaterThan(0);
+    expect(training.contradictions).toBeLessThan(all - 1); // not those that do not obey
+    const { text } = renderDigest(digest, context);
+    expect(text).toMatch(
+      new RegExp(
+        `AI crawlers in the registry, by purpose: AI training: 1 blocked, ${all - 1} allowed through \\* \\(.+\\), ${training.contradictions} contradict the usage lines; AI search: `,
+      ),
+    );
+  });
+
+  it('says nothing of them for an all-clear site, or without a registry', () => {
+    expect(
+      buildDigest('seo@a.com', period, [site({ body: file })], registry).sites[0]!.aiPurposes,
+    ).toEqual([]);
+    const changed = site({ body: file, changes: [change(30, [blocks()])] });
+    expect(buildDigest('seo@a.com', period, [changed]).sites[0]!.aiPurposes).toEqual([]);
   });
 });
 
