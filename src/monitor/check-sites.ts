@@ -110,7 +110,13 @@ export async function checkSiteAgainIfMoved(
       }
       let { current } = checked;
       // watch: auto and a new URL set: the watches chosen from it, the verdicts with them.
-      if (site.watchAuto === true && coverage !== null && !('error' in coverage)) {
+      // An unchanged set gives the choice made before this check: nothing to read again.
+      if (
+        site.watchAuto === true &&
+        coverage !== null &&
+        !('error' in coverage) &&
+        coverage.urlSet.changed
+      ) {
         const chosen = await withChosenWatches(deps, site, checked.outcome.siteId);
         if (verdictsKey(chosen) !== current.verdictsKey) {
           const verdicts = await recomputeVerdicts(deps, chosen, checked.outcome.siteId, current);

@@ -7,7 +7,7 @@ import type { ChangeCause, ChangeCauseType } from '../policy/cause-model.js';
 import { sitemapsOf } from '../policy/events.js';
 import { timelineSegments } from '../policy/history.js';
 import type { TimelineSegment } from '../policy/history.js';
-import { siteAccess } from '../policy/verdicts.js';
+import { ParseCache, siteAccess } from '../policy/verdicts.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import { siteCondition } from '../policy/site-condition.js';
 import type { SiteCondition } from '../policy/site-condition.js';
@@ -140,12 +140,14 @@ export async function viewSite(
   let matrixUsage: ReadonlyMap<string, PreferencesDocument> = new Map();
   if (lastGood?.sha256) {
     const body = await store.loadBody(lastGood.sha256);
-    sitemaps = sitemapsOf(body);
+    const cache = new ParseCache(); // the file parsed once for both
+    sitemaps = sitemapsOf(body, cache);
     // Preferences come with a file read: none while robots.txt is gone or unreachable.
     if (current?.access === 'ok')
       matrixUsage = preferencesOf(
         body,
         verdicts.map((v) => ({ url: v.url, agent: { token: v.agent, profile: v.profile } })),
+        cache,
       );
   }
   const page = changes.slice(0, options.changesPerPage);
