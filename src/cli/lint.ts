@@ -41,7 +41,7 @@ Examples:
         // Where the rules and the usage preferences disagree, for the registry's crawlers.
         const findings = [
           ...parsed.lint,
-          ...findContradictions(parsed, shippedRegistry()).map((c) => ({
+          ...findContradictions(parsed, shippedRegistry().registry).map((c) => ({
             code: 'usage-contradiction',
             severity: 'warning' as const,
             line: c.line,

@@ -1,10 +1,38 @@
-import { AI_CRAWLERS, SEARCH_CRAWLERS } from '../policy/crawlers.js';
+import type { Registry } from '../policy/registry.js';
+import { PURPOSES, registryPresets } from '../policy/registry.js';
+import { SEARCH_CRAWLERS } from '../policy/crawlers.js';
 
-/** Crawler presets for the configuration's agent lists. */
-export const AGENT_PRESETS: Readonly<Record<string, readonly string[]>> = {
-  '@search': SEARCH_CRAWLERS,
-  '@ai': AI_CRAWLERS,
-};
+/**
+ * The built-in presets' names: `@search` (search engines), `@ai` (every crawler in the AI
+ * registry), one per purpose, and `@operator:<name>` for each of the registry's operators.
+ */
+export const BUILT_IN_PRESETS: readonly string[] = [
+  '@search',
+  '@ai',
+  ...PURPOSES.filter((p) => p !== 'other').map((p) => `@ai-${p}`),
+];
+
+/** Whether a preset name is built in (the file and the UI cannot define it). */
+export function isBuiltInPreset(name: string): boolean {
+  return BUILT_IN_PRESETS.includes(name) || name.startsWith('@operator:');
+}
+
+/**
+ * The built-in crawler presets, the AI ones from a registry: `@ai` is all of its crawlers,
+ * `@ai-training` … those of a purpose (empty when it has none), `@operator:openai` … an
+ * operator's.
+ */
+export function builtInPresets(registry: Registry): Record<string, readonly string[]> {
+  const fromRegistry = registryPresets(registry);
+  const presets: Record<string, readonly string[]> = {
+    '@search': SEARCH_CRAWLERS,
+    '@ai': registry.agents.map((a) => a.token),
+  };
+  for (const name of BUILT_IN_PRESETS.slice(2)) presets[name] = fromRegistry[name] ?? [];
+  for (const [name, tokens] of Object.entries(fromRegistry))
+    if (name.startsWith('@operator:')) presets[name] = tokens;
+  return presets;
+}
 
 /** Agents watched when the configuration names none. */
 export const DEFAULT_AGENTS: readonly string[] = ['@search', '@ai', '*'];

@@ -2,7 +2,9 @@ import { isAbsolute, resolve } from 'node:path';
 import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { ZodError } from 'zod';
 import type { Profile } from '../robots/index.js';
-import { AGENT_PRESETS } from './agents.js';
+import { builtInPresets, isBuiltInPreset } from './agents.js';
+import { shippedRegistry } from './registry.js';
+import type { ActiveRegistry } from '../policy/registry.js';
 import { ConfigError } from './errors.js';
 import { resolveChannels, resolveNotify, resolveSiteTargets } from './notify.js';
 import type { AlertTargets, NotifyConfig } from './notify.js';
@@ -96,14 +98,26 @@ export interface Config {
   /** What a site added in the UI or API gets unless it says otherwise. */
   readonly siteDefaults: SiteDefaults;
   /**
-   * The crawler presets agent lists may name: the built-in @search and @ai, then the
-   * file's own (and, in the running configuration, those made in the UI or API).
+   * The crawler presets agent lists may name: the built-in ones (@search, and @ai … from
+   * the registry), then the file's own (and, in the running configuration, those made in
+   * the UI or API).
    */
   readonly presets: Presets;
+  /** The AI crawler registry the presets were made from, and where it is refreshed from. */
+  readonly registry: RegistrySettings;
   readonly fetch: FetchConfig;
   readonly schedule: ScheduleConfig;
   readonly notify: NotifyConfig;
   readonly web: WebConfig;
+}
+
+/** The registry in use, and `registry:` of the file. */
+export interface RegistrySettings {
+  readonly active: ActiveRegistry;
+  /** Refreshed from this URL; null: the shipped copy only. */
+  readonly url: string | null;
+  /** When it is refreshed (cron, in schedule.timezone). */
+  readonly refresh: string;
 }
 
 /** Crawler presets by name ("@search"): their product tokens. */
@@ -133,7 +147,12 @@ export interface ConfigContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** robowatch's version, for the default User-Agent. */
   readonly version: string;
+  /** The AI crawler registry the presets come from; the shipped one by default. */
+  readonly registry?: ActiveRegistry;
 }
+
+/** What each configuration was resolved from, to resolve it again with another registry. */
+const sources = new WeakMap<Config, { file: ConfigFile; context: ConfigContext }>();
 
 /** Parses and validates configuration text. Pure but for path resolution; throws ConfigError. */
 export function parseConfig(text: string, context: ConfigContext): Config {
@@ -152,7 +171,24 @@ export function parseConfig(text: string, context: ConfigContext): Config {
   if (!parsed.success) {
     throw new ConfigError(`${context.file}: ${describeIssue(parsed.error.issues[0]!, raw)}`);
   }
-  return deepFreeze(resolveConfig(parsed.data, context));
+  const config = deepFreeze(resolveConfig(parsed.data, context));
+  sources.set(config, { file: parsed.data, context });
+  return config;
+}
+
+/**
+ * The same configuration with another AI crawler registry: its presets, and the sites'
+ * crawlers that come from them, made again. Throws ConfigError if a preset the file uses
+ * no longer exists (an operator the new registry does not know).
+ */
+export function withRegistry(config: Config, registry: ActiveRegistry): Config {
+  if (config.registry.active.version.sha256 === registry.version.sha256) return config;
+  const source = sources.get(config);
+  if (source === undefined) throw new Error('withRegistry: not a configuration parseConfig made');
+  const context = { ...source.context, registry };
+  const next = deepFreeze(resolveConfig(source.file, context));
+  sources.set(next, { file: source.file, context });
+  return next;
 }
 
 /** Values in a configuration, aliases expanded: 100,000 sites of 20 URLs need 2.5 million. */
@@ -311,7 +347,8 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
   };
   // The top-level list is checked even when every site has its own, and resolved once
   // per profile: sites without their own list share it (10,000 sites, one list).
-  const presets: Presets = { ...AGENT_PRESETS, ...file.presets };
+  const registry = context.registry ?? shippedRegistry();
+  const presets: Presets = { ...builtInPresets(registry.registry), ...file.presets };
   const resolver = new SiteResolver(siteDefaults, notify, presets, context.env);
   resolver.agentsFor('google', `${context.file}: agents`);
   const seen = new Set<string>();
@@ -330,6 +367,11 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
     sites,
     siteDefaults,
     presets,
+    registry: {
+      active: registry,
+      url: file.registry?.url ?? null,
+      refresh: file.registry?.refresh ?? '0 4 * * *',
+    },
     fetch: {
       ...file.fetch,
       userAgent:
@@ -436,7 +478,7 @@ export function parsePreset(
     throw new ConfigError(
       `name: "${name}" must be a preset name: "@" then lower-case letters, digits or "-" (at most 40)`,
     );
-  if (name in AGENT_PRESETS)
+  if (isBuiltInPreset(name))
     throw new ConfigError(`name: ${name} is built in: choose another name`);
   const parsed = presetSchema.safeParse(input);
   if (!parsed.success)
@@ -629,9 +671,7 @@ function resolveAgents(
     if (typeof entry === 'string' && entry.startsWith('@')) {
       const members = Object.hasOwn(presets, entry) ? presets[entry] : undefined;
       if (members === undefined)
-        throw new ConfigError(
-          `${where}[${i}]: unknown preset "${entry}" (expected ${Object.keys(presets).join(', ')})`,
-        );
+        throw new ConfigError(unknownPreset(`${where}[${i}]`, entry, presets));
       for (const token of members) {
         fromPresets.set(token.toLowerCase(), { token, profile: siteProfile });
       }
@@ -649,6 +689,26 @@ function resolveAgents(
   const merged = new Map(fromPresets);
   for (const [key, spec] of explicit) merged.set(key, spec);
   return [...merged.values()];
+}
+
+/**
+ * "unknown preset": with the names it could have meant; the registry's operators are
+ * named only when an @operator: preset was asked for (there are a hundred of them).
+ */
+function unknownPreset(where: string, name: string, presets: Presets): string {
+  const names = Object.keys(presets);
+  if (name.startsWith('@operator:')) {
+    const operators = names.filter((n) => n.startsWith('@operator:'));
+    const asked = name.slice('@operator:'.length);
+    const near = closest(
+      asked,
+      operators.map((n) => n.slice('@operator:'.length)),
+    );
+    const hint = near === undefined ? '' : ` (did you mean @operator:${near}?)`;
+    return `${where}: the AI crawler registry has no operator "${asked}"${hint}; \`robowatch registry\` lists its ${operators.length} operators`;
+  }
+  const plain = names.filter((n) => !n.startsWith('@operator:'));
+  return `${where}: unknown preset "${name}" (expected ${plain.join(', ')}, or @operator:<name> of the AI crawler registry)`;
 }
 
 function checkToken(token: string, where: string): string {

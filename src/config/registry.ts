@@ -1,19 +1,43 @@
 /**
  * The AI crawler registry robowatch ships (registry/ai-robots.json, see its README), read
- * once per process.
+ * once per process; and a registry read from bytes (a refresh).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { normaliseRegistry } from '../policy/registry.js';
-import type { Registry } from '../policy/registry.js';
+import type { ActiveRegistry } from '../policy/registry.js';
 
-let shipped: Registry | undefined;
+/** The shipped copy's date: ai.robots.txt's commit 738c80d (registry/README.md). */
+export const SHIPPED_REGISTRY_DATE = '2026-08-22';
+
+let shipped: ActiveRegistry | undefined;
 
 /** The shipped registry (the same two levels above src/config and dist/config). */
-export function shippedRegistry(): Registry {
-  shipped ??= normaliseRegistry(
-    JSON.parse(
-      readFileSync(new URL('../../registry/ai-robots.json', import.meta.url), 'utf8'),
-    ) as unknown,
+export function shippedRegistry(): ActiveRegistry {
+  shipped ??= readRegistry(
+    readFileSync(new URL('../../registry/ai-robots.json', import.meta.url)),
+    'shipped',
+    SHIPPED_REGISTRY_DATE,
   );
   return shipped;
+}
+
+/**
+ * A registry from its JSON bytes. Throws an Error naming what is wrong when the bytes are
+ * not JSON or hold no crawler.
+ */
+export function readRegistry(bytes: Uint8Array, source: string, date: string): ActiveRegistry {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: false }).decode(bytes)) as unknown;
+  } catch (error) {
+    throw new Error(`the registry is not JSON: ${(error as Error).message}`, { cause: error });
+  }
+  const registry = normaliseRegistry(json);
+  if (registry.agents.length === 0)
+    throw new Error(
+      registry.problems[0] ?? 'the registry names no crawler (an object keyed by product token)',
+    );
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { registry, version: { sha256, source, date, agents: registry.agents.length } };
 }

@@ -3,7 +3,7 @@ import cron from 'node-cron';
 import { z } from 'zod';
 import { ALERT_TOPICS, DEFAULT_ALERT_TOPICS } from '../policy/cause-model.js';
 import { PROFILES } from '../robots/index.js';
-import { AGENT_PRESETS, DEFAULT_AGENTS } from './agents.js';
+import { DEFAULT_AGENTS, isBuiltInPreset } from './agents.js';
 
 const profile = z.enum(PROFILES as readonly ['google', 'rfc9309', 'legacy'], {
   error: `must be one of ${PROFILES.join(', ')}`,
@@ -48,7 +48,7 @@ const presetMap = z.record(
   z
     .string()
     .regex(PRESET_NAME, 'must be a preset name: "@" then lower-case letters, digits or "-"')
-    .refine((name) => !(name in AGENT_PRESETS), {
+    .refine((name) => !isBuiltInPreset(name), {
       error: 'is a built-in preset: choose another name',
     }),
   presetAgents,
@@ -266,12 +266,27 @@ const webSettings = z.strictObject({
   publicUrl: z.string().optional(),
 });
 
+/**
+ * Where the AI crawler registry is refreshed from (a JSON document of the ai.robots.txt
+ * format), and when; without it the shipped copy (registry/) is used.
+ */
+const registrySettings = z.strictObject({
+  url: z
+    .string({ error: 'must be the http(s) URL of a registry in the ai.robots.txt format' })
+    .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+      error: 'must be the http(s) URL of a registry in the ai.robots.txt format',
+    }),
+  refresh: cronExpression.default('0 4 * * *'),
+});
+
 /** The configuration file as written (before presets and URLs are resolved). */
 export const configFileSchema = z.strictObject({
   dataDir: z.string().min(1).default('./data'),
   agents: agentList.default([...DEFAULT_AGENTS]),
-  /** Named crawler lists the agent lists can use, besides @search and @ai. */
+  /** Named crawler lists the agent lists can use, besides the built-in ones. */
   presets: presetMap.default({}),
+  /** Refreshing the AI crawler registry the @ai presets are made from. */
+  registry: registrySettings.optional(),
   /** Paths watched on every site that lists none of its own. */
   watch: watchSetting.optional(),
   /** The sitemaps of every site that says nothing of its own (its robots.txt's, by default). */
@@ -300,6 +315,7 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   'notify.coverage': Object.keys(notify.shape.coverage.unwrap().shape),
   fetch: Object.keys(fetchSettings.shape),
   web: Object.keys(webSettings.shape),
+  registry: Object.keys(registrySettings.shape),
   site: Object.keys(siteSchema.shape),
   'site.notify': Object.keys(siteNotify.shape),
   'site.notify.webhooks': Object.keys(webhook.shape),

@@ -3,7 +3,6 @@ import type { Config, SiteConfig } from '../config/config.js';
 import { redactUrl } from '../lib/redact.js';
 import { buildDigest } from '../policy/digest.js';
 import type { Digest, DigestPeriod } from '../policy/digest.js';
-import { shippedRegistry } from '../config/registry.js';
 import type { DigestDelivery, RecordedDigest, SitePeriod, StoredSite } from './records.js';
 
 /** A digest as rendered: the email's parts, and the structured form webhooks receive. */
@@ -77,7 +76,7 @@ export function digestTargets(config: Pick<Config, 'sites'>): DigestTarget[] {
  */
 export async function prepareDigests(
   deps: DigestDeps,
-  config: Pick<Config, 'sites'>,
+  config: Pick<Config, 'sites' | 'registry'>,
   period: DigestPeriod,
   options: { readonly record: boolean; readonly recipient?: string },
 ): Promise<PreparedDigest[]> {
@@ -108,7 +107,7 @@ export async function prepareDigests(
         ...(site.sitemaps === 'off' || data === undefined ? {} : { coverage: data.coverage }),
       };
     });
-    const digest = buildDigest(target.recipient, period, inputs, shippedRegistry());
+    const digest = buildDigest(target.recipient, period, inputs, config.registry.active.registry);
     const rendered = deps.renderDigest(digest);
     const id = options.record
       ? await deps.recordDigest(

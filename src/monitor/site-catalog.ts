@@ -14,7 +14,7 @@ import {
   resolveSiteSettings,
   withAlerts,
 } from '../config/config.js';
-import { AGENT_PRESETS } from '../config/agents.js';
+import { isBuiltInPreset } from '../config/agents.js';
 import { withDefaultChannels } from '../config/notify.js';
 import type { AlertTargets } from '../config/notify.js';
 import type { ChannelSettings } from '../config/schema.js';
@@ -400,13 +400,16 @@ export class SiteCatalog {
         if (name.startsWith('@')) usedBy.set(name, [...(usedBy.get(name) ?? []), entry.id]);
     }
     const filePresets = this.#file.presets;
-    const out: PresetEntry[] = Object.entries(filePresets).map(([name, agents]) => ({
-      name,
-      agents,
-      source: name in AGENT_PRESETS ? 'built-in' : 'file',
-      overridden: false,
-      usedBy: usedBy.get(name) ?? [],
-    }));
+    // One preset per operator of the AI registry (a hundred) is listed with the registry.
+    const out: PresetEntry[] = Object.entries(filePresets)
+      .filter(([name]) => !name.startsWith('@operator:'))
+      .map(([name, agents]) => ({
+        name,
+        agents,
+        source: isBuiltInPreset(name) ? 'built-in' : 'file',
+        overridden: false,
+        usedBy: usedBy.get(name) ?? [],
+      }));
     for (const [name, agents] of this.#shared.presets)
       out.push({
         name,
@@ -430,7 +433,7 @@ export class SiteCatalog {
    */
   setPreset(name: string, input: unknown): Promise<PresetEntry> {
     return this.#serial(async () => {
-      if (Object.hasOwn(this.#file.presets, name) && !(name in AGENT_PRESETS))
+      if (Object.hasOwn(this.#file.presets, name) && !isBuiltInPreset(name))
         throw new SiteChangeRefused(409, `${name} is defined in ${this.#file.file}: edit it there`);
       const agents = refuseInvalid(() => parsePreset(this.#file, name, input));
       await this.#store.savePreset(name, agents);

@@ -6,7 +6,6 @@ import { compileAgent, parseRobotsTxt } from '../robots/index.js';
 import type { Profile } from '../robots/index.js';
 import type { Access, FetchOutcome } from './access.js';
 import type { ChangeCause, CoverageCause } from './cause-model.js';
-import { isAiCrawler } from './crawlers.js';
 import { findContradictions } from './contradictions.js';
 import type { Purpose, Registry } from './registry.js';
 import { fetchStatusOf } from './events.js';
@@ -182,8 +181,9 @@ export function buildDigest(
     if (found === undefined) known.set(key, (found = purposeStandings(input, registry)));
     return found;
   };
+  const aiTokens = new Set(registry?.agents.map((a) => a.token.toLowerCase()));
   const sites = inputs.map((input) => {
-    const site = summariseSite(input);
+    const site = summariseSite(input, aiTokens);
     return { ...site, aiPurposes: site.clear ? [] : standings(input) };
   });
   return { recipient, period, sites, allClear: sites.every((s) => s.clear) };
@@ -256,14 +256,18 @@ function purposeStandings(input: DigestSiteInput, registry: Registry): PurposeSt
   return standings;
 }
 
-function summariseSite(input: DigestSiteInput): Omit<DigestSite, 'aiPurposes'> {
+function summariseSite(
+  input: DigestSiteInput,
+  /** The registry's AI crawlers (lowercase): the watched ones among them are the AI section. */
+  aiTokens: ReadonlySet<string>,
+): Omit<DigestSite, 'aiPurposes'> {
   const byAgent = new Map<string, string[]>();
   for (const v of input.verdicts) {
     if (!v.allowed) byAgent.set(v.agent, [...(byAgent.get(v.agent) ?? []), v.url]);
   }
   const cache = new ParseCache();
   const ai = input.agents
-    .filter((agent) => isAiCrawler(agent.token))
+    .filter((agent) => aiTokens.has(agent.token.toLowerCase()))
     .map((agent) => {
       const own = input.verdicts.filter((v) => v.agent === agent.token);
       const source = input.body

@@ -32,6 +32,33 @@ export interface Registry {
   readonly problems: readonly string[];
 }
 
+/** Which registry a verdict was made with, so that it can be reproduced. */
+export interface RegistryVersion {
+  /** SHA-256 of the registry's JSON, as read. */
+  readonly sha256: string;
+  /** `shipped` (the copy in registry/), or the URL it was refreshed from. */
+  readonly source: string;
+  /** The shipped copy's date (YYYY-MM-DD), or when it was fetched (ISO 8601). */
+  readonly date: string;
+  /** Its crawlers, once case variants are merged. */
+  readonly agents: number;
+}
+
+/** A registry and its version: what the configuration's presets are made from. */
+export interface ActiveRegistry {
+  readonly registry: Registry;
+  readonly version: RegistryVersion;
+}
+
+/** A version as one short phrase: "the shipped registry of 2026-08-22 (160 crawlers)". */
+export function describeVersion(version: RegistryVersion): string {
+  const what =
+    version.source === 'shipped'
+      ? `the shipped registry of ${version.date}`
+      : `the registry fetched ${version.date.slice(0, 16).replace('T', ' ')} UTC from ${version.source}`;
+  return `${what} (${version.agents} crawlers, sha256 ${version.sha256.slice(0, 12)})`;
+}
+
 /** The registry's own categories for `function`, and what each means here. */
 const CATEGORIES: Readonly<Record<string, readonly Purpose[]>> = {
   'ai assistants': ['user'],
@@ -68,8 +95,17 @@ export function purposesOf(fn: string): Purpose[] {
   return found.length === 0 ? ['other'] : found;
 }
 
-/** An operator's name without its link and commentary: "Amazon, used for …" → "Amazon". */
+/**
+ * An operator's name without its link and commentary: "Amazon, used for …" → "Amazon";
+ * a bare URL names its site: "https://safe.search.brave.com/…" → "Brave".
+ */
 export function operatorOf(text: string): string | null {
+  const url = /^https?:\/\/([^/\s]+)/i.exec(linkText(text));
+  if (url !== null) {
+    const labels = url[1]!.toLowerCase().split('.');
+    const site = labels.length >= 2 ? labels[labels.length - 2]! : labels[0]!;
+    return site.charAt(0).toUpperCase() + site.slice(1);
+  }
   const name = linkText(text)
     .split(/,|\/| that | - /)[0]!
     .trim();

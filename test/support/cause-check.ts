@@ -6,7 +6,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AGENT_PRESETS } from '../../src/config/agents.js';
+import { builtInPresets } from '../../src/config/agents.js';
+import { shippedRegistry } from '../../src/config/registry.js';
+
+const AGENT_PRESETS = builtInPresets(shippedRegistry().registry);
 import type { ChangeCause } from '../../src/policy/cause-model.js';
 import { explainChange } from '../../src/policy/causes.js';
 import { diffStates, effectiveRules, fetchStatusOf } from '../../src/policy/events.js';
@@ -41,9 +44,11 @@ export function readVersions(dir: string): Version[] {
 
 /** The default presets with `*`, plus crawlers read under the other two profiles. */
 export function defaultAgents(): WatchedAgent[] {
-  const google = [...AGENT_PRESETS['@search']!, ...AGENT_PRESETS['@ai']!, '*'].map(
-    (token): WatchedAgent => ({ token, profile: 'google' }),
-  );
+  const tokens = [...AGENT_PRESETS['@search']!, ...AGENT_PRESETS['@ai']!, '*'];
+  // Applebot is a search engine's crawler and in the AI registry: watched once.
+  const google = tokens
+    .filter((t, i) => tokens.findIndex((u) => u.toLowerCase() === t.toLowerCase()) === i)
+    .map((token): WatchedAgent => ({ token, profile: 'google' }));
   return [
     ...google,
     { token: 'Slurp', profile: 'legacy' },

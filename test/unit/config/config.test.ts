@@ -87,7 +87,28 @@ sites:
       '*',
     ]);
     expect(config.sites[1]!.agents.find((a) => a.token === 'Bingbot')!.profile).toBe('legacy');
-    expect(Object.keys(config.presets)).toEqual(['@search', '@ai', '@shop-bots']);
+    const names = Object.keys(config.presets).filter((n) => !n.startsWith('@operator:'));
+    expect(names).toEqual([
+      '@search',
+      '@ai',
+      '@ai-training',
+      '@ai-search',
+      '@ai-user',
+      '@ai-agent',
+      '@shop-bots',
+    ]);
+    // The AI presets come from the shipped registry: every crawler, by purpose, by operator.
+    expect(config.presets['@ai']).toHaveLength(160);
+    expect(config.presets['@ai-training']).toContain('GPTBot');
+    expect(config.presets['@ai-search']).toContain('OAI-SearchBot');
+    expect(config.presets['@ai-user']).toContain('ChatGPT-User');
+    expect(config.presets['@operator:openai']).toEqual(
+      expect.arrayContaining(['GPTBot', 'ChatGPT-User', 'OAI-SearchBot']),
+    );
+    expect(config.registry).toMatchObject({
+      url: null,
+      active: { version: { source: 'shipped', date: '2026-08-22', agents: 160 } },
+    });
   });
 
   it('takes a site’s sitemaps: auto, off, or URLs (a path is the site’s)', () => {
@@ -328,11 +349,27 @@ sites:
     ],
     [
       'agents: ["@bots"]',
-      'robowatch.yaml: agents[0]: unknown preset "@bots" (expected @search, @ai)',
+      'robowatch.yaml: agents[0]: unknown preset "@bots" (expected @search, @ai, @ai-training, @ai-search, @ai-user, @ai-agent, or @operator:<name> of the AI crawler registry)',
     ],
     [
       'agents: ["@shop"]\npresets: {"@shops": [Googlebot]}',
-      'robowatch.yaml: agents[0]: unknown preset "@shop" (expected @search, @ai, @shops)',
+      'robowatch.yaml: agents[0]: unknown preset "@shop" (expected @search, @ai, @ai-training, @ai-search, @ai-user, @ai-agent, @shops, or @operator:<name> of the AI crawler registry)',
+    ],
+    [
+      'agents: ["@operator:opnai"]',
+      'robowatch.yaml: agents[0]: the AI crawler registry has no operator "opnai" (did you mean @operator:openai?); `robowatch registry` lists its 81 operators',
+    ],
+    [
+      'registry: {url: "ftp://x"}',
+      'robowatch.yaml: registry.url: must be the http(s) URL of a registry in the ai.robots.txt format',
+    ],
+    [
+      'registry: {url: "https://x.example/robots.json", every: daily}',
+      'robowatch.yaml: registry: unknown key "every"',
+    ],
+    [
+      'presets: {"@ai-training": [GPTBot]}',
+      'robowatch.yaml: presets.@ai-training: is a built-in preset: choose another name',
     ],
     [
       'presets: {shops: [Googlebot]}',

@@ -5,7 +5,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AGENT_PRESETS, DEFAULT_AGENTS } from '../../../src/config/agents.js';
+import { builtInPresets, DEFAULT_AGENTS } from '../../../src/config/agents.js';
+import { shippedRegistry } from '../../../src/config/registry.js';
 import {
   DEFAULT_ALERT_TOPICS,
   causeAlerts,
@@ -19,9 +20,13 @@ import type { WatchedAgent } from '../../../src/policy/verdicts.js';
 import { checkHistory, readVersions } from '../../support/cause-check.js';
 import { fixturePath } from '../../support/fixtures.js';
 
+const AGENT_PRESETS = builtInPresets(shippedRegistry().registry);
 const agents: WatchedAgent[] = DEFAULT_AGENTS.flatMap((entry) =>
   entry.startsWith('@') ? AGENT_PRESETS[entry]! : [entry],
-).map((token) => ({ token, profile: 'google' }));
+)
+  // Applebot is a search engine's crawler and in the AI registry: watched once.
+  .filter((t, i, all) => all.findIndex((u) => u.toLowerCase() === t.toLowerCase()) === i)
+  .map((token) => ({ token, profile: 'google' }));
 const tokens = agents.map((a) => a.token);
 const SITE = 'https://shop.example.com';
 const watches = ['/', '/pricing', '/cart', '/politics/vote', '/private/x', '/blog/post'].map(
@@ -196,10 +201,10 @@ describe('rule and group changes', () => {
     const cause = causes[0] as RuleCause;
     expect(words(cause).title).toBe('`Disallow: /politics/` added to the `*` group (line 14)');
     expect(words(cause).lines).toEqual([
-      'now disallowed for all 23 crawlers that read the `*` group: /politics/vote',
+      'now disallowed for all 166 crawlers that read the `*` group: /politics/vote',
     ]);
     expect(headline(cause)).toBe(
-      '/politics/vote is now disallowed for 23 crawlers (Disallow: /politics/, line 14)',
+      '/politics/vote is now disallowed for 166 crawlers (Disallow: /politics/, line 14)',
     );
   });
 
@@ -239,7 +244,7 @@ describe('rule and group changes', () => {
       'line 3 of the `*` group changed from `Disallow: /private/` to `Disallow: /private/y/`',
     ]);
     expect(words(causes[0]!).lines).toEqual([
-      'now allowed for all 23 crawlers that read the `*` group: /private/x',
+      'now allowed for all 166 crawlers that read the `*` group: /private/x',
     ]);
   });
 

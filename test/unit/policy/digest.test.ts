@@ -4,6 +4,7 @@ import type { ChangeCause } from '../../../src/policy/cause-model.js';
 import { readFileSync } from 'node:fs';
 import { buildDigest } from '../../../src/policy/digest.js';
 import { normaliseRegistry } from '../../../src/policy/registry.js';
+import { shippedRegistry } from '../../../src/config/registry.js';
 import type { DigestChange, DigestSiteInput } from '../../../src/policy/digest.js';
 import type { FileCondition } from '../../../src/policy/file-condition.js';
 import { linksFrom } from '../../../src/policy/links.js';
@@ -80,7 +81,8 @@ describe('buildDigest', () => {
   });
 
   it("tells each AI crawler's standing and who falls under *", () => {
-    const [summary] = buildDigest('seo@a.com', period, [site()]).sites;
+    const registry = shippedRegistry().registry;
+    const [summary] = buildDigest('seo@a.com', period, [site()], registry).sites;
     expect(summary!.ai).toEqual([
       { agent: 'GPTBot', disallowed: 3, watched: 3, underStar: false },
       { agent: 'CCBot', disallowed: 1, watched: 3, underStar: false },
