@@ -9,6 +9,7 @@ import type { Transporter } from 'nodemailer';
 import type { Dispatcher } from 'undici';
 import type { Config, SiteConfig } from './config/config.js';
 import { webBaseUrl } from './config/web.js';
+import { shippedRegistry, shippedRegistryContent } from './config/registry.js';
 import type { WebConfig } from './config/web.js';
 import type { RobotsFetcher } from './fetch/robots-fetcher.js';
 import type { Logger } from './lib/logger.js';
@@ -515,6 +516,13 @@ export function wireDaemon(
       lastCheckAt: store.lastCheckAt,
       lastDigestEnd: store.lastDigestEnd,
       ...(parts.handle.kind === 'pglite' ? { maintainDatabase: store.maintainDatabase } : {}),
+    },
+    registry: {
+      fetchDocument: (request) => parts.fetcher.fetchDocument(request),
+      store: store.registry,
+      now: () => platform.now(),
+      shipped: shippedRegistry(),
+      shippedContent: shippedRegistryContent(),
     },
     logger: parts.logger,
     sleep: (ms, signal) => platform.sleep(ms, signal),

@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import { withRegistry } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { oneLine } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
@@ -55,6 +56,18 @@ export function reloadOnHangup(
       );
       return;
     }
+    // The AI crawler registry in use stays in use (while registry.url is the same: a new
+    // one is fetched by the daemon's upkeep).
+    if (next.registry.url === catalog.file.registry.url)
+      try {
+        next = withRegistry(next, catalog.file.registry.active);
+      } catch (error) {
+        logger.error(
+          { file: next.file, error: oneLine(error) },
+          'configuration not reloaded: it does not hold with the AI crawler registry in use; the running configuration stays',
+        );
+        return;
+      }
     const restart = restartNeededFor(catalog.file, next);
     try {
       const summary = await catalog.reload(next);

@@ -54,6 +54,11 @@ export interface SiteConfig {
   readonly alerts: AlertTargets;
   /** Where its URL set comes from: auto, off, or the sitemaps' URLs. */
   readonly sitemaps: SitemapSource;
+  /**
+   * The SHA-256 of the AI crawler registry some of its crawlers came from (an @ai… or
+   * @operator: preset), recorded with its verdicts; absent when none did.
+   */
+  readonly registry?: string;
 }
 
 /** `auto`: the robots.txt Sitemap: lines, else /sitemap.xml; `off`; or these sitemaps. */
@@ -349,7 +354,13 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
   // per profile: sites without their own list share it (10,000 sites, one list).
   const registry = context.registry ?? shippedRegistry();
   const presets: Presets = { ...builtInPresets(registry.registry), ...file.presets };
-  const resolver = new SiteResolver(siteDefaults, notify, presets, context.env);
+  const resolver = new SiteResolver(
+    siteDefaults,
+    notify,
+    presets,
+    context.env,
+    registry.version.sha256,
+  );
   resolver.agentsFor('google', `${context.file}: agents`);
   const seen = new Set<string>();
   const sites = file.sites.map((site, i) => {
@@ -396,6 +407,8 @@ class SiteResolver {
     private readonly notify: NotifyConfig,
     private readonly presets: Presets,
     private readonly env: Readonly<Record<string, string | undefined>>,
+    /** The registry the presets were made from (its SHA-256). */
+    private readonly registry: string,
   ) {}
 
   /** The top-level agents under a profile, resolved once (shared by the sites using them). */
@@ -417,8 +430,12 @@ class SiteResolver {
       throw new ConfigError(
         `${where}watch: is required (or list the paths every site watches in a top-level watch)`,
       );
+    const fromRegistry = (site.agents ?? this.defaults.agents).some(
+      (e) => typeof e === 'string' && e !== '@search' && isBuiltInPreset(e),
+    );
     const resolved = {
       origin,
+      ...(fromRegistry ? { registry: this.registry } : {}),
       name: site.name ?? null,
       tags: site.tags === undefined ? NO_TAGS : [...new Set(site.tags)],
       managedBy,
@@ -453,14 +470,20 @@ const NO_TAGS: readonly string[] = Object.freeze([]);
  * settings. Throws ConfigError with one line naming the key: "watch[2]: …".
  */
 export function resolveSiteSettings(
-  config: Pick<Config, 'siteDefaults' | 'notify' | 'presets'>,
+  config: Pick<Config, 'siteDefaults' | 'notify' | 'presets' | 'registry'>,
   origin: string,
   settings: unknown,
 ): { settings: SiteSettings; site: SiteConfig } {
   const parsed = siteSettings.safeParse(settings);
   if (!parsed.success)
     throw new ConfigError(describeIssue(parsed.error.issues[0]!, settings, [], 'site'));
-  const resolver = new SiteResolver(config.siteDefaults, config.notify, config.presets, {});
+  const resolver = new SiteResolver(
+    config.siteDefaults,
+    config.notify,
+    config.presets,
+    {},
+    config.registry.active.version.sha256,
+  );
   const site = deepFreeze(resolver.resolve({ ...parsed.data, url: origin }, '', 'api'));
   return { settings: parsed.data, site };
 }
@@ -614,6 +637,7 @@ class SharedWatchSite implements SiteConfig {
   readonly alerts: AlertTargets;
   readonly sitemaps: SitemapSource;
   readonly watchAuto?: boolean;
+  readonly registry?: string;
   readonly #paths: readonly string[];
 
   constructor(site: Omit<SiteConfig, 'watches'>, paths: readonly string[]) {
@@ -627,6 +651,7 @@ class SharedWatchSite implements SiteConfig {
     this.alerts = site.alerts;
     this.sitemaps = site.sitemaps;
     if (site.watchAuto === true) this.watchAuto = true;
+    if (site.registry !== undefined) this.registry = site.registry;
     this.#paths = paths;
   }
 

@@ -10,15 +10,23 @@ import type { ActiveRegistry } from '../policy/registry.js';
 /** The shipped copy's date: ai.robots.txt's commit 738c80d (registry/README.md). */
 export const SHIPPED_REGISTRY_DATE = '2026-08-22';
 
-let shipped: ActiveRegistry | undefined;
+let shipped: { active: ActiveRegistry; content: Uint8Array } | undefined;
 
-/** The shipped registry (the same two levels above src/config and dist/config). */
+/** The shipped registry's JSON (the same two levels above src/config and dist/config). */
+export function shippedRegistryContent(): Uint8Array {
+  return shippedCopy().content;
+}
+
+/** The shipped registry. */
 export function shippedRegistry(): ActiveRegistry {
-  shipped ??= readRegistry(
-    readFileSync(new URL('../../registry/ai-robots.json', import.meta.url)),
-    'shipped',
-    SHIPPED_REGISTRY_DATE,
-  );
+  return shippedCopy().active;
+}
+
+function shippedCopy(): { active: ActiveRegistry; content: Uint8Array } {
+  if (shipped === undefined) {
+    const content = readFileSync(new URL('../../registry/ai-robots.json', import.meta.url));
+    shipped = { active: readRegistry(content, 'shipped', SHIPPED_REGISTRY_DATE), content };
+  }
   return shipped;
 }
 

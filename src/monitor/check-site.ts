@@ -200,7 +200,13 @@ export async function recomputeVerdicts(
     current.bodySha256 ? await deps.store.loadBody(current.bodySha256) : null,
   );
   const verdicts = computeVerdicts(state, site.watches, site.agents);
-  await deps.store.replaceVerdicts(siteId, current.snapshotId, verdicts, verdictsKey(site));
+  await deps.store.replaceVerdicts(
+    siteId,
+    current.snapshotId,
+    verdicts,
+    verdictsKey(site),
+    site.registry ?? null,
+  );
   return verdicts;
 }
 
@@ -285,7 +291,10 @@ async function recordNewState(
     firstSeenAt: checkedAt,
     verdicts,
     verdictsKey: key,
-    events,
+    registry: site.registry ?? null,
+    // A 14,000-rule change for 160 crawlers lists 2 million rules: the stored event keeps
+    // the first 500 of each list and their totals (the bodies hold the rest).
+    events: boundEvents(events),
     causes,
     fileCondition,
     alerts: routeAlerts(

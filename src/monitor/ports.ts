@@ -50,6 +50,8 @@ export interface CheckStore {
     snapshotId: number,
     rows: readonly WatchVerdict[],
     key: string,
+    /** The AI crawler registry the crawlers came from (its SHA-256), if any did. */
+    registry?: string | null,
   ): Promise<void>;
   loadBody(sha256: string): Promise<Uint8Array>;
   /**
@@ -155,7 +157,7 @@ export interface ReadStore {
 }
 
 /** The daemon's queues: the planning of a period, the checks, the notifications, the digests. */
-export type QueueName = 'plan' | 'check' | 'deliver' | 'digest';
+export type QueueName = 'plan' | 'check' | 'deliver' | 'digest' | 'registry';
 
 /** Work to queue: its id names the work, so that queuing it twice queues it once. */
 export interface NewJob<T> {

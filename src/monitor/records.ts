@@ -12,6 +12,8 @@ import type { ChangeEvent } from '../policy/events.js';
 import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { FileCondition } from '../policy/file-condition.js';
 import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
+import type { RegistryCause } from '../policy/registry-update.js';
+import type { RegistryVersion } from '../policy/registry.js';
 
 /** Where a site stands now: its current snapshot and what checking it next needs. */
 export interface CurrentState {
@@ -81,6 +83,8 @@ export interface NewSnapshot {
   readonly firstSeenAt: Date;
   readonly verdicts: readonly WatchVerdict[];
   readonly verdictsKey: string;
+  /** The AI crawler registry the crawlers came from (its SHA-256), if any did. */
+  readonly registry?: string | null;
   readonly events: readonly ChangeEvent[];
   /** Why it differs from the state before (empty for a baseline). */
   readonly causes: readonly ChangeCause[];
@@ -343,4 +347,36 @@ export interface CoveragePoint {
   readonly at: Date;
   readonly urls: number;
   readonly allowed: Readonly<Record<string, number>>;
+}
+
+/** An AI crawler registry as recorded: its version and its JSON. */
+export interface StoredRegistry {
+  readonly id: number;
+  readonly version: RegistryVersion;
+  readonly content: Uint8Array;
+  readonly recordedAt: Date;
+}
+
+/** What one site makes of a registry update, and the alerts it sends. */
+export interface RegistryFindingDraft {
+  readonly siteId: number;
+  /** The site's current snapshot (the alerts link to it). */
+  readonly snapshotId: number;
+  readonly cause: RegistryCause;
+  readonly alerts: readonly AlertDraft[];
+}
+
+/** A registry to record as the one in use, with its findings. */
+export interface RegistryUpdateRecord {
+  readonly version: RegistryVersion;
+  readonly content: Uint8Array;
+  readonly findings: readonly RegistryFindingDraft[];
+  readonly now: Date;
+}
+
+/** A registry update's finding for a site, as the digest reads it. */
+export interface RegistryFinding {
+  readonly siteId: number;
+  readonly cause: RegistryCause;
+  readonly at: Date;
 }

@@ -3,7 +3,13 @@ import type { Config, SiteConfig } from '../config/config.js';
 import { redactUrl } from '../lib/redact.js';
 import { buildDigest } from '../policy/digest.js';
 import type { Digest, DigestPeriod } from '../policy/digest.js';
-import type { DigestDelivery, RecordedDigest, SitePeriod, StoredSite } from './records.js';
+import type {
+  DigestDelivery,
+  RecordedDigest,
+  RegistryFinding,
+  SitePeriod,
+  StoredSite,
+} from './records.js';
 
 /** A digest as rendered: the email's parts, and the structured form webhooks receive. */
 export interface RenderedDigest {
@@ -23,6 +29,12 @@ export interface DigestDeps {
   /** Records a digest and queues its delivery; null if that recipient's period was sent already. */
   recordDigest(record: RecordedDigest, delivery: DigestDelivery, now: Date): Promise<number | null>;
   renderDigest(digest: Digest): RenderedDigest;
+  /** What the AI crawler registry's updates in the period meant for the sites. */
+  loadRegistryFindings?(
+    siteIds: readonly number[],
+    start: Date,
+    end: Date,
+  ): Promise<RegistryFinding[]>;
   now(): Date;
 }
 
@@ -88,6 +100,13 @@ export async function prepareDigests(
     (await deps.syncSites(config.sites.map((s) => s.origin))).map((s) => [s.origin, s.id]),
   );
   const periods = await deps.loadSitePeriods([...ids.values()], period.start, period.end);
+  const findings = new Map<number, RegistryFinding[]>();
+  for (const f of (await deps.loadRegistryFindings?.(
+    [...ids.values()],
+    period.start,
+    period.end,
+  )) ?? [])
+    findings.set(f.siteId, [...(findings.get(f.siteId) ?? []), f]);
   const prepared: PreparedDigest[] = [];
   for (const target of targets) {
     const inputs = config.sites.filter(target.covers).map((site) => {
@@ -105,6 +124,7 @@ export async function prepareDigests(
         now: data?.now ?? null,
         // Sitemaps off: the coverage stored before is history, not today's standing.
         ...(site.sitemaps === 'off' || data === undefined ? {} : { coverage: data.coverage }),
+        registry: findings.get(siteId) ?? [],
       };
     });
     const digest = buildDigest(target.recipient, period, inputs, config.registry.active.registry);

@@ -13,7 +13,9 @@ import {
   parsePreset,
   resolveSiteSettings,
   withAlerts,
+  withRegistry,
 } from '../config/config.js';
+import type { ActiveRegistry } from '../policy/registry.js';
 import { isBuiltInPreset } from '../config/agents.js';
 import { withDefaultChannels } from '../config/notify.js';
 import type { AlertTargets } from '../config/notify.js';
@@ -165,6 +167,21 @@ export class SiteCatalog {
         added: [...after].filter((o) => !before.has(o)),
         removed: [...before].filter((o) => !after.has(o)),
       };
+    });
+  }
+
+  /**
+   * Makes the sites' AI presets from another registry: the configuration resolved again
+   * with it. Throws ConfigError (and changes nothing) when a preset the file or a site
+   * uses does not exist in it.
+   */
+  useRegistry(registry: ActiveRegistry): Promise<void> {
+    return this.#serial(async () => {
+      const next = withRegistry(this.#file, registry);
+      if (next === this.#file) return;
+      this.#file = next;
+      this.#resolved.clear();
+      await this.#read(true);
     });
   }
 

@@ -116,7 +116,10 @@ function modelOf(payload: AlertPayload, context: RenderContext): Model {
     checkedAt,
     causes,
     diff:
-      payload.siteId === undefined || payload.snapshotId === undefined
+      payload.siteId === undefined ||
+      payload.snapshotId === undefined ||
+      // A registry update changes no line of the file: there is nothing to diff.
+      (causes.length > 0 && causes.every((c) => c.cause.type === 'registry'))
         ? null
         : links.diff(payload.siteId, payload.previousId, payload.snapshotId),
     siteLink: payload.siteId === undefined ? links.overview() : links.site(payload.siteId),
@@ -153,6 +156,8 @@ function intro(model: Model, context: RenderContext): string {
     model.checkedAt === null
       ? ''
       : ` (checked ${formatInstant(model.checkedAt, context.timeZone)})`;
+  if (n > 0 && model.causes.every((c) => c.cause.type === 'registry'))
+    return `robowatch's AI crawler registry changed${model.checkedAt === null ? '' : ` (${formatInstant(model.checkedAt, context.timeZone)})`}; what it means for ${model.site}/robots.txt, which did not change:`;
   return n === 0
     ? `robowatch found changes in ${model.site}/robots.txt${when}:`
     : `robowatch found ${n} change${n === 1 ? '' : 's'} in ${model.site}/robots.txt${when}:`;

@@ -7,7 +7,14 @@
  */
 import { isProblem } from '../policy/cause-model.js';
 import type { ChangeCause } from '../policy/cause-model.js';
-import type { Attention, Digest, DigestChange, DigestSite, Incident } from '../policy/digest.js';
+import type {
+  Attention,
+  Digest,
+  DigestChange,
+  DigestSite,
+  Incident,
+  RegistryUpdate,
+} from '../policy/digest.js';
 import {
   causeHeadline,
   describeCrawlers,
@@ -16,6 +23,7 @@ import {
 } from '../policy/explain.js';
 import { answers, crawlEffect, describeUrls } from '../policy/explain.js';
 import { groupByCrawlers } from '../policy/explain-pairs.js';
+import { describeVersion, PURPOSE_WORDS } from '../policy/registry.js';
 import { formatDay, formatInstant } from '../policy/format.js';
 
 /** A time in the digest's zone, which its first line names once. */
@@ -58,12 +66,32 @@ export function attentionText(site: DigestSite, a: Attention, context: RenderCon
       return `robots.txt is larger than 500 KiB ${since(a.since)}: Google ignores the rest.`;
     case 'coverage':
       return `${causeHeadline(a.cause, { agents: site.agents, at: a.since })}.`;
+    case 'registry': {
+      const said = explainCause(a.cause, { agents: site.agents, at: a.since });
+      const names = a.cause.purposes
+        .filter((p) => p.contradicts)
+        .flatMap((p) => p.allowedThroughStar);
+      return `${said.title} (${names.length <= 5 ? names.join(', ') : `${names.slice(0, 4).join(', ')} and ${names.length - 4} more`}): add them to the group that blocks the others to keep them out.`;
+    }
     case 'blocks': {
       const lead = a.cause.pairs.filter((p) => p.flipped && !p.allowed).length;
       const others = a.pairs - lead;
       return `${causeHeadline(a.cause, { agents: site.agents, at: a.since })}${others > 0 ? `; and ${plural(others, 'more watched page × crawler pair')} newly disallowed by other changes` : ''}.`;
     }
   }
+}
+
+/** A registry update in a sentence: what changed, and for how many of the sites it matters. */
+function registryUpdateLine(update: RegistryUpdate, sites: number, context: RenderContext): string {
+  const removed =
+    update.removed.length === 0
+      ? ''
+      : ` and ${update.removed.length} removed (${update.removed.slice(0, 5).join(', ')}${update.removed.length > 5 ? ', …' : ''})`;
+  const against =
+    update.against === 0
+      ? `none of the ${plural(sites, 'site')} lets new ones in against crawlers it blocks by name.`
+      : `on ${plural(update.against, 'site')} of ${sites}, new ones may crawl through \`*\` though the file blocks others of their purpose by name (under "Needs attention").`;
+  return `The AI crawler registry was updated ${local(update.at, context.timeZone)}: ${plural(update.added, 'crawler')} added${removed}; ${against} Now ${describeVersion(update.version)}.`;
 }
 
 /** Where to look for an attention line: the diff of a block, else the site. */
@@ -112,13 +140,6 @@ function coverageLine(site: DigestSite): string | null {
   return parts.join('; ');
 }
 
-const PURPOSE_WORDS: Readonly<Record<string, string>> = {
-  training: 'AI training',
-  search: 'AI search',
-  user: 'AI assistants acting for a user',
-  agent: 'AI agents',
-};
-
 /** The registry's AI crawlers by purpose: "AI training: 12 blocked, 3 allowed through * (…)". */
 function purposesLine(site: DigestSite): string | null {
   const parts = site.aiPurposes.map((p) => {
@@ -132,7 +153,7 @@ function purposesLine(site: DigestSite): string | null {
         ? `${p.contradictions} contradict${p.contradictions === 1 ? 's' : ''} the usage lines`
         : '',
     ].filter(Boolean);
-    return `${PURPOSE_WORDS[p.purpose] ?? p.purpose}: ${said.join(', ')}`;
+    return `${PURPOSE_WORDS[p.purpose]}: ${said.join(', ')}`;
   });
   return parts.length === 0 ? null : parts.join('; ');
 }
@@ -243,6 +264,11 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     text.push(line, '');
     html.push(`<p><strong>${escapeHtml(line)}</strong></p>`);
   }
+  for (const update of digest.registry) {
+    const line = registryUpdateLine(update, digest.sites.length, context);
+    text.push(line, '');
+    html.push(`<p>${htmlWithCode(line)}</p>`);
+  }
   if (attention.length > 0) {
     text.push('Needs attention');
     html.push('<h2>Needs attention</h2>', '<ul>');
@@ -335,6 +361,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
     timeZone: context.timeZone,
     subject: digestSubject(digest),
     allClear: digest.allClear,
+    registry: digest.registry,
     attention: digest.sites.slice(0, 1_000).flatMap((site) =>
       site.attention.map((a) => ({
         site: site.origin,

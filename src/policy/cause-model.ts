@@ -3,6 +3,7 @@
  * severe it is, and which alert topics it falls under. Pure. explainChange (causes.ts)
  * builds them; explain.ts words them.
  */
+import type { RegistryCause } from './registry-update.js';
 import type { AgentRules, Directive, Profile, RobotsGroup, RobotsRule } from '../robots/index.js';
 import type { FetchOutcome } from './access.js';
 import type { CoverageChange, PrefixCount, RuleCount } from './coverage.js';
@@ -230,8 +231,11 @@ export interface CoverageThresholds {
   readonly minShare: number;
 }
 
+export type { RegistryCause };
+
 export type ChangeCause =
   | CoverageCause
+  | RegistryCause
   | PreferencesCause
   | StatusCause
   | StaleCause
@@ -296,6 +300,7 @@ export const ALERT_TOPICS = [
   'fetch_status_same_effect',
   'coverage_changed',
   'preferences_changed',
+  'registry_changed',
 ] as const;
 
 export type AlertTopic = (typeof ALERT_TOPICS)[number];
@@ -335,6 +340,9 @@ export function causeTopics(cause: ChangeCause): AlertTopic[] {
       break;
     case 'preferences':
       topics.push('preferences_changed');
+      break;
+    case 'registry':
+      topics.push('registry_changed');
       break;
     case 'coverage':
       // Only a share of the site past the thresholds, newly blocked, alerts.
@@ -380,6 +388,9 @@ export function causeSeverity(cause: ChangeCause): number {
       return 70;
     case 'preferences':
       return 72;
+    case 'registry':
+      // New crawlers let in against the file's stance matter more than a plain update.
+      return cause.purposes.some((p) => p.contradicts) ? 35 : 80;
     case 'directives':
       return 75;
     case 'coverage':

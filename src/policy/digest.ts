@@ -7,7 +7,8 @@ import type { Profile } from '../robots/index.js';
 import type { Access, FetchOutcome } from './access.js';
 import type { ChangeCause, CoverageCause } from './cause-model.js';
 import { findContradictions } from './contradictions.js';
-import type { Purpose, Registry } from './registry.js';
+import type { Purpose, Registry, RegistryVersion } from './registry.js';
+import type { RegistryCause } from './registry-update.js';
 import { fetchStatusOf } from './events.js';
 import type { FetchStatus } from './events.js';
 import { isRobotsFile } from './file-condition.js';
@@ -66,6 +67,14 @@ export interface DigestSiteInput {
    * for the latest (null where none was computed; absent: sitemaps not read).
    */
   readonly coverage?: { readonly start: CoverageAt | null; readonly end: CoverageAt | null };
+  /** What the AI crawler registry's updates in the period meant for it, oldest first. */
+  readonly registry?: readonly RegistryFindingAt[];
+}
+
+/** A registry update's cause for a site, and when it was recorded. */
+export interface RegistryFindingAt {
+  readonly at: Date;
+  readonly cause: RegistryCause;
 }
 
 /** A snapshot's coverage as the digest needs it: the set's size and each crawler's allowed URLs. */
@@ -119,6 +128,8 @@ export type Attention =
       readonly previousId: number | null;
       readonly since: Date;
     }
+  /** A registry update's new crawlers may crawl the site though the file keeps others of their purpose out. */
+  | { readonly kind: 'registry'; readonly cause: RegistryCause; readonly since: Date }
   | {
       readonly kind: 'blocks';
       readonly pairs: number;
@@ -156,10 +167,23 @@ export interface DigestSite {
   readonly clear: boolean;
 }
 
+/** An update of the AI crawler registry in the period (the same for every site). */
+export interface RegistryUpdate {
+  readonly at: Date;
+  readonly version: RegistryVersion;
+  readonly previous: RegistryVersion;
+  readonly added: number;
+  readonly removed: readonly string[];
+  /** The digest's sites where new crawlers get in against the file's stance. */
+  readonly against: number;
+}
+
 export interface Digest {
   readonly recipient: string;
   readonly period: DigestPeriod;
   readonly sites: readonly DigestSite[];
+  /** The registry's updates in the period, oldest first. */
+  readonly registry: readonly RegistryUpdate[];
   /** Nothing changed and nothing failed, anywhere. */
   readonly allClear: boolean;
 }
@@ -186,7 +210,38 @@ export function buildDigest(
     const site = summariseSite(input, aiTokens);
     return { ...site, aiPurposes: site.clear ? [] : standings(input) };
   });
-  return { recipient, period, sites, allClear: sites.every((s) => s.clear) };
+  return {
+    recipient,
+    period,
+    sites,
+    registry: registryUpdates(inputs),
+    allClear: sites.every((s) => s.clear),
+  };
+}
+
+/** The registry updates the sites' findings speak of, once each. */
+function registryUpdates(inputs: readonly DigestSiteInput[]): RegistryUpdate[] {
+  const updates = new Map<string, RegistryUpdate>();
+  for (const input of inputs)
+    for (const { at, cause } of input.registry ?? []) {
+      const key = cause.version.sha256;
+      const against = cause.purposes.some((p) => p.contradicts) ? 1 : 0;
+      const known = updates.get(key);
+      updates.set(
+        key,
+        known === undefined
+          ? {
+              at,
+              version: cause.version,
+              previous: cause.previous,
+              added: cause.added,
+              removed: cause.removed,
+              against,
+            }
+          : { ...known, against: known.against + against },
+      );
+    }
+  return [...updates.values()].sort((a, b) => a.at.getTime() - b.at.getTime());
 }
 
 /** A body as a map key (its bytes as a binary string). */
@@ -321,6 +376,9 @@ function attentionOf(input: DigestSiteInput): Attention[] {
       if (worst === undefined || pairs > worst.pairs) worst = { cause, change, pairs };
     }
   }
+  const against = (input.registry ?? []).filter((f) => f.cause.purposes.some((p) => p.contradicts));
+  const latest = against[against.length - 1];
+  if (latest !== undefined) out.push({ kind: 'registry', cause: latest.cause, since: latest.at });
   let coverage: { cause: CoverageCause; change: DigestChange } | undefined;
   for (const change of input.changes)
     for (const cause of change.causes ?? [])

@@ -27,6 +27,8 @@ import {
 } from './explain-pairs.js';
 import type { CrawlerContext } from './explain-pairs.js';
 import type { FileCondition } from './file-condition.js';
+import type { RegistryCause } from './registry-update.js';
+import { describeVersion, PURPOSE_WORDS } from './registry.js';
 
 export interface ExplainContext {
   /** The watched crawlers, in configuration order. */
@@ -335,6 +337,53 @@ const USES: Readonly<Record<string, string>> = {
   'ai-input': 'use as input to AI answers (retrieval, grounding)',
 };
 
+/** Crawler names, the first few: "A, B and 3 more". */
+function someNames(tokens: readonly string[], shown = 4): string {
+  return tokens.length <= shown
+    ? listNames(tokens)
+    : `${tokens.slice(0, shown - 1).join(', ')} and ${tokens.length - shown + 1} more`;
+}
+
+/**
+ * A registry update for one site: the new crawlers the file lets in against its stance
+ * first, then where the others stand.
+ */
+function registryTexts(cause: RegistryCause): Pick<Explained, 'title' | 'consequence' | 'details'> {
+  const against = cause.purposes.filter((p) => p.contradicts);
+  const gained = `The AI crawler registry gained ${count(cause.added, 'crawler')}${cause.removed.length > 0 ? ` and lost ${cause.removed.length}` : ''}`;
+  const title =
+    against.length > 0
+      ? against
+          .map(
+            (p) =>
+              `${count(p.allowedThroughStar.length, `new ${PURPOSE_WORDS[p.purpose]} crawler`)} may crawl this site through \`*\`, though the file blocks ${p.blockedByName} by name`,
+          )
+          .join('; ')
+      : gained;
+  const consequence =
+    against.length > 0
+      ? `${gained}. Add the new ones to the group that blocks the others to keep them out.`
+      : cause.purposes.some((p) => p.allowedThroughStar.length > 0)
+        ? 'The new crawlers follow the `*` group here, like any crawler the file does not name.'
+        : 'The file already decides for the new crawlers; nothing they may fetch is new.';
+  const details = cause.purposes.map((p) => {
+    const parts = [
+      p.allowedThroughStar.length > 0
+        ? `${p.allowedThroughStar.length} may crawl through \`*\` (${someNames(p.allowedThroughStar)})`
+        : '',
+      p.blockedThroughStar.length > 0
+        ? `${p.blockedThroughStar.length} kept out by \`*\` (${someNames(p.blockedThroughStar)})`
+        : '',
+      p.named.length > 0 ? `${p.named.length} named by the file (${someNames(p.named)})` : '',
+    ].filter(Boolean);
+    const stance = p.blockedByName > 0 ? `; the file blocks ${p.blockedByName} others by name` : '';
+    return `${PURPOSE_WORDS[p.purpose]}: ${parts.join(', ') || 'no verdict (no file)'}${stance}`;
+  });
+  if (cause.removed.length > 0) details.push(`No longer listed: ${someNames(cause.removed)}`);
+  details.push(`Now ${describeVersion(cause.version)}; was ${describeVersion(cause.previous)}`);
+  return { title, consequence, details };
+}
+
 /** A usage preference that changed: which, from what to what, where, for whom. */
 function preferencesTexts(
   cause: PreferencesCause,
@@ -471,6 +520,8 @@ export function explainCause(cause: ChangeCause, context: ExplainContext, limit 
       return { ...base, ...coverageTexts(cause, context) };
     case 'preferences':
       return { ...base, ...preferencesTexts(cause, context) };
+    case 'registry':
+      return { ...base, ...registryTexts(cause) };
     case 'directives':
       return {
         ...base,
@@ -554,6 +605,7 @@ export function causeHeadline(cause: ChangeCause, context: ExplainContext): stri
     case 'sitemaps':
     case 'directives':
     case 'preferences':
+    case 'registry':
       return explainCause(cause, context, 0).title;
   }
 }

@@ -10,6 +10,15 @@
 export const PURPOSES = ['training', 'search', 'user', 'agent', 'other'] as const;
 export type Purpose = (typeof PURPOSES)[number];
 
+/** Each purpose as people read it. */
+export const PURPOSE_WORDS: Readonly<Record<Purpose, string>> = {
+  training: 'AI training',
+  search: 'AI search',
+  user: 'AI assistants acting for a user',
+  agent: 'AI agents',
+  other: 'other AI crawlers',
+};
+
 export interface RegistryAgent {
   /** The product token, as the registry spells it (the first spelling of a case variant). */
   readonly token: string;

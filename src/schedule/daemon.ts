@@ -17,6 +17,10 @@ import type { CheckDeps, JobQueue, NewJob } from '../monitor/ports.js';
 import { prepareDigests } from '../monitor/send-digests.js';
 import type { DigestDeps } from '../monitor/send-digests.js';
 import { JobPool } from './job-pool.js';
+import { adoptRegistry, refreshRegistry, registryFromStore } from '../monitor/refresh-registry.js';
+import type { RegistryDeps, RegistryOutcome } from '../monitor/refresh-registry.js';
+import { describeVersion } from '../policy/registry.js';
+import type { ActiveRegistry } from '../policy/registry.js';
 
 /** What the daemon's upkeep needs from the store. */
 export interface UpkeepStore {
@@ -56,6 +60,14 @@ export interface DaemonDeps {
   onChecked?(outcome: CheckOutcome): void;
   /** Sites skipped in a period because their check from an earlier one still waited (metrics). */
   onSkipped?(count: number): void;
+  /**
+   * The AI crawler registry: the shipped copy (and its JSON), and how to refresh and record
+   * it. Without it the configuration's registry is used as it is.
+   */
+  readonly registry?: RegistryDeps & {
+    readonly shipped: ActiveRegistry;
+    readonly shippedContent: Uint8Array;
+  };
 }
 
 /** What /healthz says of the daemon. */
@@ -111,6 +123,11 @@ export class Daemon {
   /** The planning fire of each check schedule in use, and the digest's. */
   #planTasks = new Map<string, ScheduledTask>();
   #digestTask: { expression: string; task: ScheduledTask } | null = null;
+  #registryTask: { expression: string; task: ScheduledTask } | null = null;
+  /** The registry URL this process has fetched at least once (at the start, or by its job). */
+  #registryFetched: string | null = null;
+  /** A registry the configuration could not use (a preset it lacks), not tried again. */
+  #registryRefused: string | null = null;
   #sites = new Map<number, SiteConfig>();
   #bySchedule = new Map<string, number[]>();
   #pools: {
@@ -118,6 +135,7 @@ export class Daemon {
     check: JobPool<CheckJob>;
     deliver: JobPool<DeliveryAttempt>;
     digest: JobPool<{ fire: string }>;
+    registry: JobPool<{ fire: string }>;
   };
   #upkeep: Promise<void> | null = null;
   #lastTick: Date | null = null;
@@ -185,6 +203,13 @@ export class Daemon {
         handle: (job) => this.#sendDigests(new Date(job.data.fire)),
         onError: onError('digest'),
       }),
+      registry: new JobPool<{ fire: string }>({
+        ...common,
+        queue: 'registry',
+        concurrency: 1,
+        handle: () => this.#refreshRegistry(),
+        onError: onError('AI crawler registry refresh'),
+      }),
     };
   }
 
@@ -192,6 +217,7 @@ export class Daemon {
     const { logger } = this.#deps;
     this.#startedAt = this.#deps.check.now();
     await this.#deps.catalog.load();
+    await this.#syncRegistry();
     for (const problem of this.#deps.catalog.problems()) logger.warn({}, problem);
     await this.#applySites();
     this.#deps.catalog.onChange(() => this.#applySites());
@@ -303,6 +329,22 @@ export class Daemon {
       );
       this.#planTasks.set(expression, task);
     }
+    const registry = this.#deps.registry && this.#deps.catalog.file.registry;
+    const refresh = registry?.url === null ? undefined : registry?.refresh;
+    if (this.#registryTask?.expression !== refresh) {
+      if (this.#registryTask !== null) void this.#registryTask.task.destroy();
+      this.#registryTask =
+        refresh === undefined
+          ? null
+          : {
+              expression: refresh,
+              task: cron.schedule(
+                refresh,
+                (context) => this.#queueRegistry(context.date),
+                options('registry'),
+              ),
+            };
+    }
     const digest = this.#deps.catalog.file.schedule.digest;
     if (this.#digestTask?.expression !== digest) {
       if (this.#digestTask !== null) void this.#digestTask.task.destroy();
@@ -327,6 +369,7 @@ export class Daemon {
     this.#stopping.abort();
     for (const task of this.#planTasks.values()) await task.destroy();
     if (this.#digestTask !== null) await this.#digestTask.task.destroy();
+    if (this.#registryTask !== null) await this.#registryTask.task.destroy();
     const left = await Promise.all(Object.values(this.#pools).map((p) => p.stop(deadlineMs)));
     await this.#upkeep;
     await this.#deps.jobs.stop();
@@ -419,6 +462,8 @@ export class Daemon {
         await this.#queueCurrent();
         // Sites added, edited or paused in another process (this one's apply at once).
         await this.#deps.catalog.refresh();
+        // A registry another process fetched, or the first fetch of a new registry.url.
+        await this.#syncRegistry();
         const now = this.#deps.check.now();
         if (now.getTime() - lastPrune >= PRUNE_MS) {
           const before = new Date(now.getTime() - config.schedule.retentionDays * 86_400_000);
@@ -577,6 +622,107 @@ export class Daemon {
         `checked: ${outcome.kind}`,
       );
     if (outcome.events.length > 0) this.#pools.deliver.wake(); // its alerts are queued
+  }
+
+  async #queueRegistry(fire: Date): Promise<void> {
+    if (this.#stopping.signal.aborted) return;
+    try {
+      await this.#deps.jobs.send('registry', [
+        { id: jobId(`registry:${fire.toISOString()}`), data: { fire: fire.toISOString() } },
+      ]);
+      this.#pools.registry.wake();
+    } catch (error) {
+      this.#deps.logger.error(
+        { fire, error: oneLine(error) },
+        'could not queue the AI crawler registry refresh; it is tried at the next fire',
+      );
+    }
+  }
+
+  /**
+   * Uses the registry it should (the shipped one, or the last one fetched from
+   * registry.url, whichever process fetched it) and records it when it differs from the
+   * one used before (an upgrade that ships a new one says what it changes). With a
+   * registry.url never fetched yet, fetches it once.
+   */
+  async #syncRegistry(): Promise<void> {
+    const deps = this.#deps.registry;
+    if (deps === undefined || this.#stopping.signal.aborted) return;
+    const { catalog } = this.#deps;
+    const { url } = catalog.file.registry;
+    const stored = await deps.store.latestRegistry();
+    const wanted = registryFromStore(stored, catalog.file, deps.shipped);
+    if (wanted === null) {
+      if (url !== null && this.#registryFetched !== url) await this.#refreshRegistry();
+      return;
+    }
+    if (url === null && stored?.version.sha256 !== wanted.version.sha256)
+      this.#report(await adoptRegistry(deps, catalog.config, wanted, deps.shippedContent));
+    await this.#useRegistry(wanted);
+  }
+
+  /** Fetches registry.url; adopts and uses what it serves if that is new. */
+  async #refreshRegistry(): Promise<void> {
+    const deps = this.#deps.registry;
+    if (deps === undefined) return;
+    const config = this.#deps.catalog.config;
+    if (config.registry.url === null) return;
+    this.#registryFetched = config.registry.url;
+    const outcome = await refreshRegistry(deps, config);
+    this.#report(outcome);
+    if (outcome.kind !== 'failed') await this.#useRegistry(outcome.active);
+    else if ((await deps.store.latestRegistry()) === null)
+      // Nothing recorded yet: the shipped copy, in use meanwhile, is (so verdicts name it).
+      this.#report(await adoptRegistry(deps, config, deps.shipped, deps.shippedContent));
+  }
+
+  #report(outcome: RegistryOutcome): void {
+    const { logger } = this.#deps;
+    const url = this.#deps.catalog.file.registry.url;
+    if (outcome.kind === 'failed')
+      logger.warn(
+        { url, error: outcome.error },
+        `AI crawler registry not refreshed; ${describeVersion(this.#deps.catalog.file.registry.active.version)} stays in use`,
+      );
+    else if (outcome.kind === 'unchanged')
+      logger.info({ url, sha256: outcome.active.version.sha256 }, 'AI crawler registry unchanged');
+    else {
+      logger.info(
+        {
+          registry: outcome.active.version,
+          previous: outcome.previous?.version ?? null,
+          sites: outcome.sites,
+          alerting: outcome.alerting,
+        },
+        outcome.previous === null
+          ? 'AI crawler registry recorded'
+          : outcome.recordedElsewhere
+            ? 'AI crawler registry updated (recorded by another process)'
+            : 'AI crawler registry updated: what it means for each site recorded',
+      );
+      if (outcome.alerting > 0) this.#pools.deliver.wake();
+    }
+  }
+
+  /** Makes the sites' AI presets from `registry`, unless it is in use or was refused. */
+  async #useRegistry(registry: ActiveRegistry): Promise<void> {
+    const { catalog, logger } = this.#deps;
+    const sha = registry.version.sha256;
+    if (catalog.file.registry.active.version.sha256 === sha || this.#registryRefused === sha)
+      return;
+    try {
+      await catalog.useRegistry(registry);
+      logger.info(
+        { registry: registry.version },
+        `AI crawler registry in use: ${describeVersion(registry.version)}`,
+      );
+    } catch (error) {
+      this.#registryRefused = sha;
+      logger.error(
+        { registry: registry.version, error: oneLine(error) },
+        `AI crawler registry not used: the configuration does not hold with it; ${describeVersion(catalog.file.registry.active.version)} stays in use`,
+      );
+    }
   }
 
   async #sendDigests(fire: Date): Promise<void> {

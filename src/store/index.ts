@@ -22,6 +22,7 @@ import type {
   EventQuery,
   NewSnapshot,
   RecordedDigest,
+  RegistryUpdateRecord,
 } from '../monitor/records.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
@@ -53,6 +54,7 @@ import {
   updateSiteSettings,
 } from './sites.js';
 import { listChecks, loadVerdictHistory } from './verdict-history.js';
+import { latestRegistry, loadRegistryFindings, recordRegistry } from './registry.js';
 import {
   CheckWriter,
   loadBody,
@@ -113,7 +115,8 @@ export function createCheckStore(db: Database, queueDeliveries = false): CheckSt
       snapshotId: number,
       rows: readonly WatchVerdict[],
       key: string,
-    ) => replaceVerdicts(db, siteId, snapshotId, rows, key),
+      registry?: string | null,
+    ) => replaceVerdicts(db, siteId, snapshotId, rows, key, registry ?? null),
     loadBody: (sha256: string) => loadBody(db, sha256),
     loadPrevious: (siteId: number, snapshotId: number, lastGoodSha256: string | null) =>
       previous.load(siteId, snapshotId, lastGoodSha256),
@@ -153,6 +156,12 @@ export function createDaemonStore(
     maintainDatabase: async (vacuum: boolean) => {
       await db.execute(vacuum ? sql`VACUUM ANALYZE` : sql`ANALYZE`);
     },
+    registry: {
+      latestRegistry: () => latestRegistry(db),
+      recordRegistry: (update: RegistryUpdateRecord) => recordRegistry(db, update, queueDeliveries),
+      syncSites: (origins: readonly string[]) => syncSites(db, origins),
+      loadBody: (sha256: string) => loadBody(db, sha256),
+    },
     digests: {
       syncSites: (origins: readonly string[]) => syncSites(db, origins),
       loadSitePeriods: (siteIds: readonly number[], start: Date, end: Date) =>
@@ -160,6 +169,8 @@ export function createDaemonStore(
       recordDigest: (record: RecordedDigest, delivery: DigestDelivery, now: Date) =>
         recordDigest(db, record, delivery, now, queueDeliveries),
       loadDigest: (id: number) => loadDigest(db, id),
+      loadRegistryFindings: (siteIds: readonly number[], start: Date, end: Date) =>
+        loadRegistryFindings(db, siteIds, start, end),
     },
   };
 }

@@ -72,6 +72,13 @@ function queueOptions(options: JobEngineOptions): Record<QueueName, PgBoss.Queue
       retryDelay: Math.min(60, options.leaseSeconds),
       retryBackoff: true,
     },
+    registry: {
+      name: 'registry',
+      ...common,
+      retryLimit: 5,
+      retryDelay: Math.min(60, options.leaseSeconds),
+      retryBackoff: true,
+    },
   };
 }
 
@@ -277,6 +284,7 @@ export class JobEngine implements JobQueue {
       plan: { waiting: 0, running: 0 },
       deliver: { waiting: 0, running: 0 },
       digest: { waiting: 0, running: 0 },
+      registry: { waiting: 0, running: 0 },
     };
     for (const row of rows as { name: QueueName; waiting: number; running: number }[])
       if (row.name in counts) counts[row.name] = { waiting: row.waiting, running: row.running };

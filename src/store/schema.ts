@@ -6,6 +6,7 @@
  * one `checks` row of a few dozen bytes; bodies are stored once by SHA-256; verdicts
  * are stored per snapshot, so verdict history is a query.
  */
+import type { RegistryCause } from '../policy/registry-update.js';
 import { sql } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import {
@@ -181,7 +182,43 @@ export const verdictSets = pgTable('verdict_sets', {
   counts: jsonb('counts')
     .$type<{ agent: string; disallowed: number; watched: number }[]>()
     .notNull(),
+  /**
+   * The AI crawler registry (registry_versions.sha256) the site's crawlers came from, when
+   * some came from its presets (@ai…): with it, the verdicts can be reproduced.
+   */
+  registrySha256: text('registry_sha256'),
 });
+
+/** Each AI crawler registry robowatch has used: the shipped copy, and each refresh that changed it. */
+export const registryVersions = pgTable('registry_versions', {
+  id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+  sha256: text('sha256').notNull().unique(),
+  /** `shipped`, or the URL it was fetched from. */
+  source: text('source').notNull(),
+  /** The shipped copy's date, or when it was fetched (ISO 8601). */
+  date: text('date').notNull(),
+  agents: integer('agents').notNull(),
+  /** The registry's JSON as read, so that an old verdict's registry can be read again. */
+  content: bytea('content').notNull(),
+  recordedAt: at('recorded_at').notNull(),
+});
+
+/** What a registry update meant for each site (policy/registry-update.ts), for digests and pages. */
+export const registryFindings = pgTable(
+  'registry_findings',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    versionId: integer('version_id')
+      .notNull()
+      .references(() => registryVersions.id),
+    cause: jsonb('cause').$type<RegistryCause>().notNull(),
+    createdAt: at('created_at').notNull(),
+  },
+  (t) => [index('registry_findings_site_idx').on(t.siteId, t.createdAt)],
+);
 
 /** Differences between consecutive snapshots. */
 export const changeEvents = pgTable(

@@ -117,7 +117,11 @@ async function insertSnapshots(
   // escapes every quote of every document, on both sides).
   const documents = snapshots.map((s, i) => {
     const set = sets[i];
-    return [s.redirects, s.causes, set === null ? null : { ...set, cells: undefined }];
+    return [
+      s.redirects,
+      s.causes,
+      set === null ? null : { ...set, cells: undefined, registry: s.registry ?? null },
+    ];
   });
   const events = snapshots.flatMap((s, ord) => s.events.map((e) => [ord, e]));
   const rows = await queryRows<{ ord: number; id: string | number }>(
@@ -188,14 +192,16 @@ async function insertSnapshots(
           first_seen_at, file_condition, causes, 1, checked_at
         FROM ok),
       stored_verdicts AS (
-        INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts)
+        INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts,
+          registry_sha256)
         SELECT id,
           ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'urls') WITH ORDINALITY AS e(x, n) ORDER BY n),
           ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'agents') WITH ORDINALITY AS e(x, n) ORDER BY n),
           ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'profiles') WITH ORDINALITY AS e(x, n) ORDER BY n),
           verdict_set->'causes',
           cells::int[],
-          verdict_set->'counts'
+          verdict_set->'counts',
+          verdict_set->>'registry'
         FROM ok WHERE verdict_set IS NOT NULL),
       stored_events AS (
         INSERT INTO change_events (site_id, snapshot_id, type, event, created_at)
@@ -221,10 +227,11 @@ export async function replaceVerdicts(
   snapshotId: number,
   rows: readonly WatchVerdict[],
   verdictsKey: string,
+  registry: string | null = null,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.delete(verdictSets).where(eq(verdictSets.snapshotId, snapshotId));
-    await insertVerdicts(tx, snapshotId, rows);
+    await insertVerdicts(tx, snapshotId, rows, registry);
     await tx
       .update(sites)
       .set({ verdictsKey, blocking: rows.some((r) => !r.allowed) })
@@ -237,9 +244,12 @@ async function insertVerdicts(
   tx: Pick<Database, 'insert'>,
   snapshotId: number,
   rows: readonly WatchVerdict[],
+  registry: string | null,
 ) {
   if (rows.length === 0) return;
-  await tx.insert(verdictSets).values({ snapshotId, ...encodeVerdicts(rows) });
+  await tx
+    .insert(verdictSets)
+    .values({ snapshotId, ...encodeVerdicts(rows), registrySha256: registry });
 }
 
 /** A snapshot's verdicts. */

@@ -77,11 +77,17 @@ describe.each(databaseKinds())('presets and default recipients from the web on %
     expect((await presets()).map((p) => [p.name, p.source])).toEqual([
       ['@search', 'built-in'],
       ['@ai', 'built-in'],
+      ['@ai-training', 'built-in'],
+      ['@ai-search', 'built-in'],
+      ['@ai-user', 'built-in'],
+      ['@ai-agent', 'built-in'],
       ['@file-bots', 'file'],
     ]);
-    const builtIn = await send('PUT', '/api/v1/presets/@ai', { agents: ['GPTBot'] });
-    expect(builtIn.status).toBe(400);
-    expect(errorOf(builtIn.body)).toBe('name: @ai is built in: choose another name');
+    for (const name of ['@ai', '@ai-training']) {
+      const builtIn = await send('PUT', `/api/v1/presets/${name}`, { agents: ['GPTBot'] });
+      expect(builtIn.status).toBe(400);
+      expect(errorOf(builtIn.body)).toBe(`name: ${name} is built in: choose another name`);
+    }
     const fileOwn = await send('PUT', '/api/v1/presets/file-bots', { agents: ['GPTBot'] });
     expect(fileOwn.status).toBe(409);
     expect(errorOf(fileOwn.body)).toBe('@file-bots is defined in web-test.yaml: edit it there');
@@ -114,7 +120,7 @@ describe.each(databaseKinds())('presets and default recipients from the web on %
     });
     expect(unknown.status).toBe(400);
     expect(errorOf(unknown.body)).toBe(
-      'agents[0]: unknown preset "@shop" (expected @search, @ai, @file-bots)',
+      'agents[0]: unknown preset "@shop" (expected @search, @ai, @ai-training, @ai-search, @ai-user, @ai-agent, @file-bots, or @operator:<name> of the AI crawler registry)',
     );
     const anonymous = await readOnly.request('/api/v1/presets/@shop', {
       method: 'PUT',
@@ -122,7 +128,7 @@ describe.each(databaseKinds())('presets and default recipients from the web on %
       body: JSON.stringify({ agents: ['Googlebot'] }),
     });
     expect(anonymous.status).toBe(403);
-    expect(await presets()).toHaveLength(3);
+    expect(await presets()).toHaveLength(7);
   });
 
   it('makes a preset that sites added here use, and changes their crawlers with it', async () => {
