@@ -20,6 +20,10 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
     const { registerLint } = await import('./lint.js');
     return (program, context) => registerLint(program, context.io);
   },
+  registry: async () => {
+    const { registerRegistry } = await import('./registry.js');
+    return (program, context) => registerRegistry(program, context.io);
+  },
   check: async () => (await import('./check.js')).registerCheck,
   history: async () => (await import('./history.js')).registerHistory,
   diff: async () => (await import('./diff.js')).registerDiff,

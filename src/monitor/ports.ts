@@ -11,6 +11,7 @@ import type {
   CheckSeen,
   DigestRecord,
   CrawlerCounts,
+  GroupCounts,
   DirectoryRow,
   FailingChannel,
   ChangeQuery,
@@ -119,6 +120,10 @@ export interface ReadStore {
   loadSiteStandings(since: Date): Promise<SiteStandings>;
   /** Per watched crawler: on how many sites it is blocked from every, some or no watched URL. */
   loadCrawlerCounts(): Promise<CrawlerCounts[]>;
+  /** Groups of crawlers across sites: where all are blocked, some, none (by name). */
+  loadGroupCounts(
+    groups: readonly { readonly name: string; readonly agents: readonly string[] }[],
+  ): Promise<GroupCounts[]>;
   /** One crawler's disallowed and watched counts on each site that watches it. */
   loadCrawlerVerdicts(agent: string): Promise<Map<number, { disallowed: number; watched: number }>>;
   /** The coverage computed for a snapshot (over the newest URL set), if any. */

@@ -192,6 +192,14 @@ export interface CrawlerCounts {
   readonly allowed: number;
 }
 
+/** A group of crawlers (an AI purpose, an operator) across sites: see loadGroupCounts. */
+export interface GroupCounts {
+  readonly name: string;
+  readonly blocked: number;
+  readonly partly: number;
+  readonly allowed: number;
+}
+
 /**
  * Where every site stands, for the overview's counts, state filter and order: the sites
  * grouped by their current state's standing (a few groups for 100,000 sites), and those

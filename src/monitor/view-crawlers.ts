@@ -7,6 +7,8 @@ import type { SiteConfig } from '../config/config.js';
 import { siteConditionsOf } from './view-overview.js';
 import type { ReadStore } from './ports.js';
 import type { CrawlerCounts } from './records.js';
+import { PURPOSES, PURPOSE_WORDS } from '../policy/registry.js';
+import type { Registry } from '../policy/registry.js';
 
 /** What one crawler may fetch on one site, most restrictive first. */
 export const CRAWLER_VERDICTS = [
@@ -107,4 +109,62 @@ export async function viewCrawlers(
 
 export function isCrawlerVerdict(value: string): value is CrawlerVerdict {
   return (CRAWLER_VERDICTS as readonly string[]).includes(value);
+}
+
+/** An AI purpose or operator across sites: where all its watched crawlers are blocked, some, none. */
+export interface CrawlerGroupRow {
+  readonly kind: 'purpose' | 'operator';
+  /** "AI training", "OpenAI". */
+  readonly label: string;
+  /** The preset that watches them: `@ai-training`, `@operator:openai`. */
+  readonly preset: string;
+  /** Its crawlers in the registry. */
+  readonly agents: readonly string[];
+  readonly blocked: number;
+  readonly partly: number;
+  readonly allowed: number;
+}
+
+/**
+ * The registry's purposes, then its operators with most crawlers first, across the sites
+ * that watch any of their crawlers (operators no site watches are left out).
+ */
+export async function viewCrawlerGroups(
+  store: Pick<ReadStore, 'loadGroupCounts'>,
+  registry: Registry,
+): Promise<CrawlerGroupRow[]> {
+  const groups: Omit<CrawlerGroupRow, 'blocked' | 'partly' | 'allowed'>[] = [];
+  for (const purpose of PURPOSES) {
+    if (purpose === 'other') continue;
+    const agents = registry.agents.filter((a) => a.purposes.includes(purpose)).map((a) => a.token);
+    if (agents.length > 0)
+      groups.push({
+        kind: 'purpose',
+        label: PURPOSE_WORDS[purpose],
+        preset: `@ai-${purpose}`,
+        agents,
+      });
+  }
+  const operators = new Map<string, { label: string; agents: string[] }>();
+  for (const agent of registry.agents) {
+    if (agent.operatorSlug === null || agent.operator === null) continue;
+    const known = operators.get(agent.operatorSlug);
+    if (known === undefined)
+      operators.set(agent.operatorSlug, { label: agent.operator, agents: [agent.token] });
+    else known.agents.push(agent.token);
+  }
+  for (const [slug, { label, agents }] of [...operators].sort(
+    (a, b) => b[1].agents.length - a[1].agents.length || a[0].localeCompare(b[0]),
+  ))
+    groups.push({ kind: 'operator', label, preset: `@operator:${slug}`, agents });
+  const counts = new Map(
+    (await store.loadGroupCounts(groups.map((g) => ({ name: g.preset, agents: g.agents })))).map(
+      (c) => [c.name, c],
+    ),
+  );
+  return groups.flatMap((g) => {
+    const c = counts.get(g.preset);
+    if (c === undefined && g.kind === 'operator') return [];
+    return [{ ...g, blocked: c?.blocked ?? 0, partly: c?.partly ?? 0, allowed: c?.allowed ?? 0 }];
+  });
 }

@@ -33,6 +33,7 @@ import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
 import {
   loadCrawlerCounts,
   loadCrawlerVerdicts,
+  loadGroupCounts,
   loadDailyStates,
   loadOverview,
   loadSiteStandings,
@@ -223,6 +224,7 @@ export function createWebStore(db: Database): ReadStore {
     loadOverview: (siteIds: readonly number[]) => loadOverview(db, siteIds),
     loadSiteStandings: (since: Date) => loadSiteStandings(db, since),
     loadCrawlerCounts: () => loadCrawlerCounts(db),
+    loadGroupCounts: (groups) => loadGroupCounts(db, groups),
     loadCrawlerVerdicts: (agent: string) => loadCrawlerVerdicts(db, agent),
     loadDailyStates: (siteIds: readonly number[], since: Date) =>
       loadDailyStates(db, siteIds, since),

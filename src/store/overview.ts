@@ -7,6 +7,7 @@ import type { Database } from './db.js';
 import { plannedChecks } from './jobs.js';
 import type {
   CrawlerCounts,
+  GroupCounts,
   SiteOverview,
   SiteStandings,
   StoredChange,
@@ -261,4 +262,39 @@ export async function loadCrawlerVerdicts(
       WHERE s.removed_at IS NULL AND c->>'agent' = ${agent}`,
   );
   return new Map(rows.map((r) => [r.id, { disallowed: r.disallowed, watched: r.watched }]));
+}
+
+/**
+ * For groups of crawlers (the AI registry's purposes and operators), on how many sites
+ * every watched crawler of the group is blocked from every watched URL, some of them
+ * from some, or none from any: sites that watch none of a group's crawlers are not
+ * counted for it.
+ */
+export async function loadGroupCounts(
+  db: Database,
+  groups: readonly { readonly name: string; readonly agents: readonly string[] }[],
+): Promise<GroupCounts[]> {
+  const names = groups.flatMap((g) => g.agents.map(() => g.name));
+  const agents = groups.flatMap((g) => g.agents.map((a) => a.toLowerCase()));
+  if (agents.length === 0) return [];
+  const rows = await queryRows<{ name: string; blocked: number; partly: number; allowed: number }>(
+    db,
+    sql`WITH member AS (
+        SELECT * FROM unnest(${sql.param(agents)}::text[], ${sql.param(names)}::text[])
+          AS m(agent, name)),
+      per_site AS (
+        SELECT s.id, m.name,
+          bool_and((c->>'disallowed')::int >= (c->>'watched')::int) AS all_blocked,
+          bool_and((c->>'disallowed')::int = 0) AS none_blocked
+        FROM sites s JOIN verdict_sets v ON v.snapshot_id = s.current_snapshot_id,
+          jsonb_array_elements(v.counts) AS c, member m
+        WHERE s.removed_at IS NULL AND m.agent = lower(c->>'agent')
+        GROUP BY s.id, m.name)
+      SELECT name,
+        (count(*) FILTER (WHERE all_blocked))::int AS blocked,
+        (count(*) FILTER (WHERE NOT all_blocked AND NOT none_blocked))::int AS partly,
+        (count(*) FILTER (WHERE none_blocked AND NOT all_blocked))::int AS allowed
+      FROM per_site GROUP BY name`,
+  );
+  return rows;
 }

@@ -228,8 +228,10 @@ export const OPERATIONS: readonly Operation[] = [
     method: 'get',
     path: '/api/v1/crawlers',
     summary:
-      'Every crawler watched on some site: on how many sites it is blocked from every, some or no watched URL.',
-    answers: { 200: '{crawlers: [{agent, blocked, partly, allowed}]}' },
+      'Every crawler watched on some site: on how many sites it is blocked from every, some or no watched URL; and the AI registry’s purposes and operators: on how many sites all their watched crawlers are blocked, some, none.',
+    answers: {
+      200: '{crawlers: [{agent, blocked, partly, allowed}], groups: [{kind, label, preset, agents, blocked, partly, allowed}]}',
+    },
   },
   {
     method: 'get',
@@ -244,6 +246,15 @@ export const OPERATIONS: readonly Operation[] = [
       200: '{agent, counts, sites: [{id, origin, name, verdict, disallowed, watched}], total, page, pages}',
     },
     errors: [400],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/registry',
+    summary:
+      'The AI crawler registry in use (the presets @ai, @ai-training, @operator:… come from it): its version (sha256, source, date), the URL it is refreshed from, and each crawler with its operator, purposes and whether it says it obeys robots.txt.',
+    answers: {
+      200: '{version: {sha256, source, date, agents}, url, refresh, agents: [{token, name, operator, preset, purposes, respectsRobotsTxt}]}',
+    },
   },
   {
     method: 'get',

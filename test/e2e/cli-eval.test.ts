@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROBOWATCH, runRobowatch } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
-import { readJsonFixture } from '../support/fixtures.js';
+import { fixturePath, readJsonFixture } from '../support/fixtures.js';
 
 let dir: string;
 let robots: string;
@@ -416,5 +416,52 @@ describe('robowatch lint FILE', () => {
       line: 2,
       message: 'Line 2: Crawl-delay is ignored by Google; Bing and Yandex honour it.',
     });
+  });
+});
+
+describe('robowatch registry', () => {
+  it('lists the shipped registry by purpose and operator, with the presets that name them', async () => {
+    const result = await runRobowatch(['registry']);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(
+      /^the shipped registry of 2026-08-22 \(160 crawlers, sha256 [0-9a-f]{12}\)$/,
+    );
+    expect(lines[1]).toMatch(/^AI training \(@ai-training\): 75: .*AI2Bot/);
+    expect(result.stdout).toContain(
+      '  @operator:openai: ChatGPT, ChatGPT-User, GPTBot, OAI-SearchBot, OpenAI\n',
+    );
+  });
+
+  it('says what an update lets in for a robots.txt file, and refuses --robots alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-registry-cli-'));
+    const robots = join(dir, 'robots.txt');
+    writeFileSync(
+      robots,
+      'User-agent: GPTBot\nUser-agent: CCBot\nDisallow: /\n\nUser-agent: *\nDisallow: /admin/\n',
+    );
+    const old = fixturePath('registry/ai-robots.2026-02.json');
+    const result = await runRobowatch(['registry', '--compare', old, '--robots', robots]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('36 added: AgentTimes, AIWebIndex, ');
+    expect(result.stdout).toContain('1 removed: IbouBot\n');
+    expect(result.stdout).toMatch(
+      /robots\.txt: \d+ new AI training crawlers may crawl this site through `\*`, though the file blocks 2 by name\n {2}The AI crawler registry gained 36 crawlers and lost 1\. Add the new ones to the group that blocks the others to keep them out\.\n/,
+    );
+    const json = JSON.parse(
+      (await runRobowatch(['registry', '--compare', old, '--robots', robots, '--json'])).stdout,
+    ) as { added: unknown[]; robots: { purposes: { purpose: string; contradicts: boolean }[] } };
+    expect(json.added).toHaveLength(36);
+    expect(json.robots.purposes.find((p) => p.purpose === 'training')?.contradicts).toBe(true);
+    const alone = await runRobowatch(['registry', '--robots', robots]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toBe(
+      'robowatch: --robots needs --compare (the older registry the update starts from)\n',
+    );
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{"GPTBot": ');
+    const bad = await runRobowatch(['registry', '--registry', broken]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^robowatch: .*broken\.json: the registry is not JSON: .+\n$/);
   });
 });

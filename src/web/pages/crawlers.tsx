@@ -2,7 +2,7 @@ import type { FC } from 'hono/jsx';
 import type { CrawlerCounts } from '../../monitor/records.js';
 import type { PresetEntry } from '../../monitor/site-catalog.js';
 import { CRAWLER_VERDICTS, CRAWLER_VERDICT_TEXT } from '../../monitor/view-crawlers.js';
-import type { CrawlerPage, CrawlerVerdict } from '../../monitor/view-crawlers.js';
+import type { CrawlerGroupRow, CrawlerPage, CrawlerVerdict } from '../../monitor/view-crawlers.js';
 import { Layout, Notice, PageLinks } from './components.js';
 
 const SOURCE_TEXT: Record<PresetEntry['source'], string> = {
@@ -36,6 +36,10 @@ const crawlerLink = (agent: string, verdict?: CrawlerVerdict, page?: number) => 
  */
 export const CrawlersPageView: FC<{
   crawlers: readonly CrawlerCounts[];
+  /** The AI registry's purposes and operators across sites. */
+  groups: readonly CrawlerGroupRow[];
+  /** The registry in use, in a phrase, and where it is refreshed from. */
+  registry: { readonly version: string; readonly url: string | null };
   /** The presets agent lists may name, where each is defined and who uses it. */
   presets: readonly PresetEntry[];
   /** The crawlers a site watches when it names none (the configuration's top-level agents). */
@@ -49,7 +53,7 @@ export const CrawlersPageView: FC<{
   form?: PresetForm | undefined;
   /** The file the configuration was read from (for "edit it there"). */
   file: string;
-}> = ({ crawlers, presets, defaults, signedIn, canEdit, notice, form, file }) => (
+}> = ({ crawlers, groups, registry, presets, defaults, signedIn, canEdit, notice, form, file }) => (
   <Layout title="Crawlers" signedIn={signedIn}>
     <h1>Crawlers</h1>
     {notice === undefined ? null : <Notice error={notice.error}>{notice.text}</Notice>}
@@ -86,6 +90,57 @@ export const CrawlersPageView: FC<{
                 <td class="num">
                   <a href={crawlerLink(c.agent, 'allowed')}>{c.allowed}</a>
                 </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    )}
+    <h2 id="ai">AI crawlers by purpose and operator</h2>
+    <p class="muted">
+      The crawlers of the AI crawler registry, grouped as it describes them, over every site that
+      watches any of them: on how many all are blocked from every watched URL, some, or none. The
+      registry in use is {registry.version}
+      {registry.url === null ? (
+        '; set registry.url in the configuration to refresh it'
+      ) : (
+        <>
+          , refreshed from <code>{registry.url}</code>
+        </>
+      )}{' '}
+      (<a href="/api/v1/registry">every crawler, as JSON</a>).
+    </p>
+    {groups.every((g) => g.blocked + g.partly + g.allowed === 0) ? (
+      <p class="muted">
+        No checked site watches the registry's crawlers yet (they are watched through @ai, the
+        default, or @ai-training, @operator:openai, …).
+      </p>
+    ) : (
+      <div class="scroll">
+        <table aria-label="AI crawlers by purpose and operator">
+          <thead>
+            <tr>
+              <th>Purpose or operator</th>
+              <th>Preset</th>
+              <th class="num">Crawlers</th>
+              <th class="num">Sites blocking all</th>
+              <th class="num">Blocking some</th>
+              <th class="num">Blocking none</th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.map((g) => (
+              <tr class={g.kind === 'purpose' ? 'group-purpose' : undefined}>
+                <td>{g.kind === 'purpose' ? <strong>{g.label}</strong> : g.label}</td>
+                <td class="nowrap">
+                  <code>{g.preset}</code>
+                </td>
+                <td class="num" title={g.agents.join(', ')}>
+                  {g.agents.length}
+                </td>
+                <td class="num">{g.blocked}</td>
+                <td class="num">{g.partly}</td>
+                <td class="num">{g.allowed}</td>
               </tr>
             ))}
           </tbody>

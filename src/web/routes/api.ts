@@ -28,6 +28,7 @@ import {
   CRAWLER_VERDICTS,
   isCrawlerVerdict,
   viewCrawler,
+  viewCrawlerGroups,
   viewCrawlers,
 } from '../../monitor/view-crawlers.js';
 import { failingDocument, notificationsNow, sendChannelTest } from '../notifications.js';
@@ -307,7 +308,12 @@ export function registerApi(
     });
   });
 
-  app.get(`${api}/crawlers`, async (c) => c.json({ crawlers: await viewCrawlers(deps.store) }));
+  app.get(`${api}/crawlers`, async (c) =>
+    c.json({
+      crawlers: await viewCrawlers(deps.store),
+      groups: await viewCrawlerGroups(deps.store, deps.catalog.file.registry.active.registry),
+    }),
+  );
 
   app.get(`${api}/crawlers/:agent`, async (c) => {
     const verdictParam = c.req.query('verdict') ?? '';
@@ -350,6 +356,24 @@ export function registerApi(
     return name.startsWith('@') ? name : `@${name}`;
   };
   app.get(`${api}/presets`, (c) => c.json({ presets: deps.catalog.presets() }));
+
+  // The AI crawler registry in use: its version, where it is refreshed from, its crawlers.
+  app.get(`${api}/registry`, (c) => {
+    const { active, url, refresh } = deps.catalog.file.registry;
+    return c.json({
+      version: active.version,
+      url,
+      refresh: url === null ? null : refresh,
+      agents: active.registry.agents.map((a) => ({
+        token: a.token,
+        name: a.name,
+        operator: a.operator,
+        preset: a.operatorSlug === null ? null : `@operator:${a.operatorSlug}`,
+        purposes: a.purposes,
+        respectsRobotsTxt: a.respectsRobotsTxt,
+      })),
+    });
+  });
   app.put(`${api}/presets/:name`, async (c) => {
     requireWriteAccess(c, deps.config.web.token);
     const name = presetName(c);

@@ -6,7 +6,8 @@
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { SiteChangeRefused } from '../../monitor/site-catalog.js';
-import { viewCrawlers } from '../../monitor/view-crawlers.js';
+import { viewCrawlerGroups, viewCrawlers } from '../../monitor/view-crawlers.js';
+import { describeVersion } from '../../policy/registry.js';
 import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
@@ -59,6 +60,11 @@ export function registerSettingsPages(
       c,
       <CrawlersPageView
         crawlers={await viewCrawlers(deps.store)}
+        groups={await viewCrawlerGroups(deps.store, deps.catalog.file.registry.active.registry)}
+        registry={{
+          version: describeVersion(deps.catalog.file.registry.active.version),
+          url: deps.catalog.file.registry.url,
+        }}
         presets={deps.catalog.presets()}
         defaults={deps.catalog.file.siteDefaults.agents.map(agentText).join(', ')}
         signedIn={c.get('signedIn')}
