@@ -117,6 +117,11 @@ export interface SnapshotSummary {
   readonly lastGoodId: number | null;
   readonly redirects: readonly RedirectHop[];
   readonly finalUrl: string;
+  /**
+   * The AI crawler registry some of its verdicts' crawlers came from (@ai… presets), so
+   * that they can be reproduced; null when none did (or before registries were recorded).
+   */
+  readonly registry?: RegistryVersion | null;
 }
 
 /** A change event as stored: which site, which snapshot introduced it, when. */

@@ -10,7 +10,7 @@ import { oneLine } from '../lib/errors.js';
 import { routeAlerts } from '../policy/alerts.js';
 import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
 import { registryCause } from '../policy/registry-update.js';
-import type { ActiveRegistry } from '../policy/registry.js';
+import type { ActiveRegistry, RegistryVersion } from '../policy/registry.js';
 import { ParseCache } from '../policy/verdicts.js';
 import type {
   RegistryFindingDraft,
@@ -27,6 +27,8 @@ const REGISTRY_TIMEOUT_MS = 60_000;
 export interface RegistryStore {
   /** The registry recorded last (the one in use); null before the first. */
   latestRegistry(): Promise<StoredRegistry | null>;
+  /** Its version alone (asked often, by each process's upkeep). */
+  latestRegistryVersion(): Promise<RegistryVersion | null>;
   /** Records a registry and its findings; false if it was recorded already (nothing written). */
   recordRegistry(update: RegistryUpdateRecord): Promise<boolean>;
   /** The sites' rows with where each stands now. */

@@ -79,5 +79,6 @@ export function snapshotDocument(s: SnapshotSummary, site: SiteRef) {
     finalUrl: s.finalUrl,
     redirects: s.redirects,
     lastGoodId: s.lastGoodId,
+    registry: s.registry ?? null,
   };
 }

@@ -158,6 +158,11 @@ function purposesLine(site: DigestSite): string | null {
   return parts.length === 0 ? null : parts.join('; ');
 }
 
+/** The largest operators: "Google 0 of 8, OpenAI 5 of 5, …". */
+function operatorsLine(site: DigestSite): string {
+  return site.aiOperators.map((o) => `${o.operator} ${o.blocked} of ${o.crawlers}`).join(', ');
+}
+
 function aiLine(site: DigestSite): string | null {
   if (site.ai.length === 0) return null;
   const blocked = site.ai.filter((a) => a.watched > 0 && a.disallowed === a.watched);
@@ -312,6 +317,9 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
       ...(purposesLine(site) === null
         ? []
         : [`AI crawlers in the registry, by purpose: ${purposesLine(site)}`]),
+      ...(site.aiOperators.length === 0
+        ? []
+        : [`By operator, kept out of the home page: ${operatorsLine(site)}`]),
       ...(coverageLine(site) === null
         ? []
         : [`Sitemap URLs they may fetch: ${coverageLine(site)}`]),
@@ -379,6 +387,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
       incidents: site.health.incidents.length,
       coverage: site.coverage,
       aiPurposes: site.aiPurposes,
+      aiOperators: site.aiOperators,
       changes: changeLines(site, context).map((c) => ({
         at: c.at,
         title: c.text,

@@ -159,6 +159,8 @@ export interface DigestSite {
   readonly ai: readonly AiStanding[];
   /** The AI registry's crawlers by purpose against the file now ([] without a registry). */
   readonly aiPurposes: readonly PurposeStanding[];
+  /** The registry's largest operators against the file now ([] without a registry). */
+  readonly aiOperators: readonly OperatorStanding[];
   /** The sitemap URLs each crawler may fetch now, and at the period's start; [] without. */
   readonly coverage: readonly CoverageStanding[];
   /** What needs attention, most urgent first. */
@@ -197,18 +199,27 @@ export function buildDigest(
 ): Digest {
   // Said for the sites the digest details (changes, incidents, attention), computed once
   // per distinct file: a fleet of sites serving one file costs one evaluation.
-  const known = new Map<string, PurposeStanding[]>();
-  const standings = (input: DigestSiteInput): PurposeStanding[] => {
-    if (registry === undefined || input.body === null) return [];
+  type Standings = Pick<DigestSite, 'aiPurposes' | 'aiOperators'>;
+  const none: Standings = { aiPurposes: [], aiOperators: [] };
+  const known = new Map<string, Standings>();
+  const standings = (input: DigestSiteInput): Standings => {
+    if (registry === undefined || input.body === null) return none;
     const key = `${input.profile}\n${bodyKey(input.body)}`;
     let found = known.get(key);
-    if (found === undefined) known.set(key, (found = purposeStandings(input, registry)));
+    if (found === undefined)
+      known.set(
+        key,
+        (found = {
+          aiPurposes: purposeStandings(input, registry),
+          aiOperators: operatorStandings(input, registry),
+        }),
+      );
     return found;
   };
   const aiTokens = new Set(registry?.agents.map((a) => a.token.toLowerCase()));
   const sites = inputs.map((input) => {
     const site = summariseSite(input, aiTokens);
-    return { ...site, aiPurposes: site.clear ? [] : standings(input) };
+    return { ...site, ...(site.clear ? none : standings(input)) };
   });
   return {
     recipient,
@@ -267,6 +278,34 @@ export interface PurposeStanding {
   readonly starOperators: readonly string[];
 }
 
+/** An operator's crawlers in the registry against a site's file: how many may not fetch its home page. */
+export interface OperatorStanding {
+  readonly operator: string;
+  readonly crawlers: number;
+  readonly blocked: number;
+}
+
+/** Operators with at least this many crawlers in the registry are said one by one. */
+const OPERATORS_SAID = 8;
+
+/** The registry's operators with the most crawlers, against the site's file. */
+function operatorStandings(input: DigestSiteInput, registry: Registry): OperatorStanding[] {
+  if (input.body === null || input.now === null) return [];
+  const parsed = parseRobotsTxt(input.body, { profile: input.profile, lint: false });
+  const byOperator = new Map<string, { crawlers: number; blocked: number }>();
+  for (const agent of registry.agents) {
+    if (agent.operator === null) continue;
+    const known = byOperator.get(agent.operator) ?? { crawlers: 0, blocked: 0 };
+    known.crawlers++;
+    if (!compileAgent(parsed, agent.token).evaluate('/').allowed) known.blocked++;
+    byOperator.set(agent.operator, known);
+  }
+  return [...byOperator]
+    .sort((a, b) => b[1].crawlers - a[1].crawlers || (a[0] < b[0] ? -1 : 1))
+    .slice(0, OPERATORS_SAID)
+    .map(([operator, c]) => ({ operator, ...c }));
+}
+
 /** The registry's crawlers by purpose against the site's file; none without a file. */
 function purposeStandings(input: DigestSiteInput, registry: Registry): PurposeStanding[] {
   if (input.body === null || input.now === null) return [];
@@ -315,7 +354,7 @@ function summariseSite(
   input: DigestSiteInput,
   /** The registry's AI crawlers (lowercase): the watched ones among them are the AI section. */
   aiTokens: ReadonlySet<string>,
-): Omit<DigestSite, 'aiPurposes'> {
+): Omit<DigestSite, 'aiPurposes' | 'aiOperators'> {
   const byAgent = new Map<string, string[]>();
   for (const v of input.verdicts) {
     if (!v.allowed) byAgent.set(v.agent, [...(byAgent.get(v.agent) ?? []), v.url]);

@@ -649,7 +649,14 @@ export class Daemon {
     const deps = this.#deps.registry;
     if (deps === undefined || this.#stopping.signal.aborted) return;
     const { catalog } = this.#deps;
-    const { url } = catalog.file.registry;
+    const { url, active } = catalog.file.registry;
+    // Most upkeeps: what is recorded is what is in use (only its version is read).
+    const head = await deps.store.latestRegistryVersion();
+    const inUse = active.version.sha256;
+    if (head?.sha256 === inUse && (url === null ? head.source === 'shipped' : head.source === url))
+      return;
+    // registry.url not served yet: fetched once at the start, then by its schedule.
+    if (url !== null && head?.source !== url && this.#registryFetched === url) return;
     const stored = await deps.store.latestRegistry();
     const wanted = registryFromStore(stored, catalog.file, deps.shipped);
     if (wanted === null) {

@@ -2,7 +2,7 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
-import { bodies, snapshots } from './schema.js';
+import { bodies, registryVersions, snapshots, verdictSets } from './schema.js';
 import type { SnapshotSummary } from '../monitor/records.js';
 
 /** Snapshots matching `where`, with their body's size and the checks that saw them. */
@@ -28,9 +28,15 @@ function summaries(db: Database, where: SQL | undefined) {
       finalUrl: snapshots.finalUrl,
       lastSeen: snapshots.lastCheckedAt,
       checks: snapshots.checkCount,
+      registrySha256: verdictSets.registrySha256,
+      registrySource: registryVersions.source,
+      registryDate: registryVersions.date,
+      registryAgents: registryVersions.agents,
     })
     .from(snapshots)
     .leftJoin(bodies, eq(bodies.sha256, snapshots.bodySha256))
+    .leftJoin(verdictSets, eq(verdictSets.snapshotId, snapshots.id))
+    .leftJoin(registryVersions, eq(registryVersions.sha256, verdictSets.registrySha256))
     .where(where)
     .$dynamic();
 }
@@ -38,9 +44,28 @@ function summaries(db: Database, where: SQL | undefined) {
 type SummaryRow = Awaited<ReturnType<typeof summaries>>[number];
 
 function toSummary(row: SummaryRow): SnapshotSummary {
-  const { droppedBytes, droppedLineBreaks, droppedComplete, ...rest } = row;
+  const {
+    droppedBytes,
+    droppedLineBreaks,
+    droppedComplete,
+    registrySha256,
+    registrySource,
+    registryDate,
+    registryAgents,
+    ...rest
+  } = row;
   return {
     ...rest,
+    // The AI crawler registry its verdicts were made with.
+    registry:
+      registrySha256 === null
+        ? null
+        : {
+            sha256: registrySha256,
+            source: registrySource ?? 'unknown',
+            date: registryDate ?? '',
+            agents: registryAgents ?? 0,
+          },
     cut:
       droppedBytes === null
         ? null

@@ -55,7 +55,12 @@ import {
   updateSiteSettings,
 } from './sites.js';
 import { listChecks, loadVerdictHistory } from './verdict-history.js';
-import { latestRegistry, loadRegistryFindings, recordRegistry } from './registry.js';
+import {
+  latestRegistry,
+  latestRegistryVersion,
+  loadRegistryFindings,
+  recordRegistry,
+} from './registry.js';
 import {
   CheckWriter,
   loadBody,
@@ -159,6 +164,7 @@ export function createDaemonStore(
     },
     registry: {
       latestRegistry: () => latestRegistry(db),
+      latestRegistryVersion: () => latestRegistryVersion(db),
       recordRegistry: (update: RegistryUpdateRecord) => recordRegistry(db, update, queueDeliveries),
       syncSites: (origins: readonly string[]) => syncSites(db, origins),
       loadBody: (sha256: string) => loadBody(db, sha256),

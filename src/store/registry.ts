@@ -4,6 +4,7 @@
 import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { RegistryFinding, RegistryUpdateRecord, StoredRegistry } from '../monitor/records.js';
 import type { Database } from './db.js';
+import type { RegistryVersion } from '../policy/registry.js';
 import { insertAlerts } from './outbox.js';
 import { registryFindings, registryVersions } from './schema.js';
 
@@ -15,6 +16,21 @@ export async function latestRegistry(db: Database): Promise<StoredRegistry | nul
     .orderBy(desc(registryVersions.recordedAt), desc(registryVersions.id))
     .limit(1);
   return row === undefined ? null : storedOf(row);
+}
+
+/** The version of the registry recorded last, without its JSON (the upkeep asks often). */
+export async function latestRegistryVersion(db: Database): Promise<RegistryVersion | null> {
+  const [row] = await db
+    .select({
+      sha256: registryVersions.sha256,
+      source: registryVersions.source,
+      date: registryVersions.date,
+      agents: registryVersions.agents,
+    })
+    .from(registryVersions)
+    .orderBy(desc(registryVersions.recordedAt), desc(registryVersions.id))
+    .limit(1);
+  return row ?? null;
 }
 
 /** A registry by its hash (the one an old verdict set names); null if never recorded. */

@@ -198,7 +198,8 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'get',
     path: '/api/v1/snapshots/{id}',
-    summary: 'One snapshot: fetch details, access, hash, size, redirects.',
+    summary:
+      'One snapshot: fetch details, access, hash, size, redirects, and the AI crawler registry its verdicts were made with (registry: {sha256, source, date, agents} or null).',
     answers: { 200: 'the snapshot' },
     errors: [400, 404],
   },

@@ -134,6 +134,17 @@ web: {listen: 0}
           allowed: 0,
         });
       }, wait);
+      // Each snapshot names the registry its verdicts were made with, to reproduce them.
+      const history = (await api(`/api/v1/sites/1/snapshots`)) as {
+        snapshots: { registry: { sha256: string; agents: number } | null }[];
+      };
+      expect(history.snapshots[0]!.registry).toMatchObject({ agents: 160 });
+      // The crawlers page says where each purpose and operator stands across sites.
+      const page = await (await fetch(`${base}/crawlers`)).text();
+      expect(page).toContain('AI crawlers by purpose and operator');
+      expect(page).toMatch(
+        /<strong>AI training<\/strong><\/td><td class="nowrap"><code>@ai-training<\/code>/,
+      );
       const fetchesSoFar = registryFetches();
       await vi.waitFor(() => expect(registryFetches()).toBeGreaterThan(fetchesSoFar + 1), wait);
       expect(hook.received).toHaveLength(1); // the same registry again says nothing

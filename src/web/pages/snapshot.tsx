@@ -1,4 +1,5 @@
 import type { FC } from 'hono/jsx';
+import { describeVersion } from '../../policy/registry.js';
 import { formatBytes } from '../../policy/format.js';
 import type { SiteRef } from '../../monitor/view-site.js';
 import type { SnapshotView } from '../../monitor/view-snapshot.js';
@@ -100,6 +101,12 @@ export const SnapshotPageView: FC<{
         </dd>
         <dt>SHA-256</dt>
         <dd class="mono">{s.sha256 ?? '–'}</dd>
+        {s.registry ? (
+          <>
+            <dt>AI crawler registry</dt>
+            <dd>The verdicts' AI crawlers came from {describeVersion(s.registry)}</dd>
+          </>
+        ) : null}
         <dt>Compare</dt>
         <dd>
           {s.previousId === null ? (

@@ -295,6 +295,27 @@ describe("the registry's AI crawlers in the digest", () => {
     );
   });
 
+  it('says for the operators with the most crawlers how many are kept out', () => {
+    const digest = buildDigest(
+      'seo@a.com',
+      period,
+      [site({ body: file, changes: [change(30, [blocks()])] })],
+      registry,
+    );
+    const operators = digest.sites[0]!.aiOperators;
+    expect(operators).toHaveLength(8);
+    // GPTBot alone is kept out: OpenAI 1 of its 5; Google's 8 crawlers all read *.
+    expect(operators.find((o) => o.operator === 'OpenAI')).toEqual({
+      operator: 'OpenAI',
+      crawlers: 5,
+      blocked: 1,
+    });
+    expect(operators[0]).toEqual({ operator: 'Google', crawlers: 8, blocked: 0 });
+    expect(renderDigest(digest, context).text).toContain(
+      'By operator, kept out of the home page: Google 0 of 8, ',
+    );
+  });
+
   it('says nothing of them for an all-clear site, or without a registry', () => {
     expect(
       buildDigest('seo@a.com', period, [site({ body: file })], registry).sites[0]!.aiPurposes,
