@@ -1,6 +1,6 @@
 /**
  * Check benchmark: `npm run bench:check`. 10,000 loopback sites, each with 20 watches × 8
- * agents, checked by the real CLI (`node dist/main.js check`, as users run it) against
+ * agents (BENCH_AGENTS=default: the default 167), checked by the real CLI (`node dist/main.js check`, as users run it) against
  * PostgreSQL three times: all new, nothing changed, every file changed. In the same run,
  * a bare undici GET of the same 10,000 URLs at the same concurrency is the reference.
  * Prints sites/s and the ratios, the CLI's peak RSS, and database growth per unchanged
@@ -87,7 +87,8 @@ const dir = mkdtempSync(join(tmpdir(), 'robowatch-bench-'));
 const config = join(dir, 'robowatch.yaml');
 writeFileSync(
   config,
-  `agents: ${JSON.stringify(AGENTS)}
+  // BENCH_AGENTS=default: the default crawlers (@search, @ai, *: 167), not the 8 below.
+  `${process.env['BENCH_AGENTS'] === 'default' ? '' : `agents: ${JSON.stringify(AGENTS)}`}
 fetch: {allowPrivateAddresses: true, concurrency: ${CONCURRENCY}}
 sites:
 ${origins.map((o) => `  - {url: '${o}', watch: ${JSON.stringify(WATCHES)}}`).join('\n')}

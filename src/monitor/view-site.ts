@@ -32,6 +32,49 @@ export const profileOf = (site: SiteRef) => site.config?.profile ?? 'google';
 export interface VerdictMatrix {
   readonly agents: readonly string[];
   readonly rows: readonly { url: string; cells: readonly (WatchVerdict | undefined)[] }[];
+  /**
+   * Set when columns were folded: each column's crawlers (its heading's first), crawlers
+   * with the same verdicts for the same reasons sharing one.
+   */
+  readonly members?: readonly (readonly string[])[];
+}
+
+/** Past this many crawlers, those alike share a column (the default watches 167). */
+export const MATRIX_FOLD_OVER = 12;
+
+/**
+ * Folds a wide matrix: crawlers whose every cell has the same verdict, cause and usage
+ * preferences share a column (most `@ai` crawlers read `*` like any unnamed crawler).
+ */
+export function foldMatrix(
+  matrix: VerdictMatrix,
+  usage: ReadonlyMap<string, unknown>,
+): VerdictMatrix {
+  if (matrix.agents.length <= MATRIX_FOLD_OVER) return matrix;
+  const columns = new Map<string, number>();
+  const members: string[][] = [];
+  const kept: number[] = [];
+  matrix.agents.forEach((agent, i) => {
+    const key = JSON.stringify(
+      matrix.rows.map((r) => {
+        const cell = r.cells[i];
+        return cell === undefined
+          ? null
+          : [cell.allowed, cell.cause, usage.get(`${r.url}\n${agent}`) ?? null];
+      }),
+    );
+    const at = columns.get(key);
+    if (at === undefined) {
+      columns.set(key, members.length);
+      members.push([agent]);
+      kept.push(i);
+    } else members[at]!.push(agent);
+  });
+  return {
+    agents: kept.map((i) => matrix.agents[i]!),
+    rows: matrix.rows.map((r) => ({ url: r.url, cells: kept.map((i) => r.cells[i]) })),
+    members,
+  };
 }
 
 /** Kinds of change a reader filters the change list by, and the causes of each. */
@@ -165,7 +208,7 @@ export async function viewSite(
     changes: await Promise.all(page.map((c) => explained(store, site, c, byId))),
     olderChanges:
       changes.length > options.changesPerPage ? page[page.length - 1]!.snapshotId : null,
-    matrix: filterMatrix(matrix, options),
+    matrix: foldMatrix(filterMatrix(matrix, options), matrixUsage),
     matrixAgents: matrix.agents.length,
     matrixUsage,
     sitemaps,

@@ -145,6 +145,11 @@ web: {listen: 0}
       expect(page).toMatch(
         /<strong>AI training<\/strong><\/td><td class="nowrap"><code>@ai-training<\/code>/,
       );
+      // The site's verdict matrix folds the 76 crawlers into the few ways they stand.
+      const sitePage = await (await fetch(`${base}/sites/1`)).text();
+      expect(sitePage).toMatch(
+        /76 crawlers in 2 columns: crawlers with the same verdicts, for the same\s+reasons, share one/,
+      );
       const fetchesSoFar = registryFetches();
       await vi.waitFor(() => expect(registryFetches()).toBeGreaterThan(fetchesSoFar + 1), wait);
       expect(hook.received).toHaveLength(1); // the same registry again says nothing

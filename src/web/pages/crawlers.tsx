@@ -11,6 +11,9 @@ const SOURCE_TEXT: Record<PresetEntry['source'], string> = {
   api: 'made here',
 };
 
+/** Past this many crawlers a preset's list is folded (@ai is 160). */
+const PRESET_SHOWN = 20;
+
 /** A preset's form as typed: its name and its crawlers (lines, commas or spaces between). */
 export interface PresetForm {
   readonly name: string;
@@ -171,7 +174,16 @@ export const CrawlersPageView: FC<{
                 <code>{p.name}</code>
               </td>
               <td>
-                {p.agents.join(', ')}
+                {p.agents.length <= PRESET_SHOWN ? (
+                  p.agents.join(', ')
+                ) : (
+                  <details>
+                    <summary>
+                      {p.agents.length} crawlers: {p.agents.slice(0, 8).join(', ')}, …
+                    </summary>
+                    {p.agents.join(', ')}
+                  </details>
+                )}
                 {canEdit && p.source === 'api' && !p.overridden ? (
                   <details>
                     <summary>Edit {p.name}</summary>

@@ -84,6 +84,9 @@ export const SitePageView: FC<SitePageProps> = ({
 }) => {
   const { site, current } = view;
   const base = `/sites/${site.id}`;
+  // Folded columns hold several crawlers each.
+  const shownCrawlers =
+    view.matrix.members?.reduce((n, m) => n + m.length, 0) ?? view.matrix.agents.length;
   const agents = (site.config?.agents ?? []).map((a) => a.token);
   return (
     <Layout
@@ -221,14 +224,21 @@ export const SitePageView: FC<SitePageProps> = ({
           block a watched URL
         </label>{' '}
         <button type="submit">Show</button>
-        {view.matrix.agents.length < view.matrixAgents ? (
+        {shownCrawlers < view.matrixAgents ? (
           <span class="muted">
             {' '}
-            {view.matrix.agents.length} of {view.matrixAgents} crawlers shown ·{' '}
+            {shownCrawlers} of {view.matrixAgents} crawlers shown ·{' '}
             <a href={`${base}#verdicts`}>show all</a>
           </span>
         ) : null}
       </form>
+      {view.matrix.members !== undefined ? (
+        <p class="muted">
+          {shownCrawlers} crawlers in{' '}
+          {view.matrix.members.length} columns: crawlers with the same verdicts, for the same
+          reasons, share one (its heading lists them).
+        </p>
+      ) : null}
       {view.matrix.rows.length === 0 ? (
         <p class="muted">No verdicts yet.</p>
       ) : view.matrix.agents.length === 0 ? (
@@ -244,9 +254,16 @@ export const SitePageView: FC<SitePageProps> = ({
             <thead>
               <tr>
                 <th>URL</th>
-                {view.matrix.agents.map((a) => (
-                  <th>{a}</th>
-                ))}
+                {view.matrix.agents.map((a, i) => {
+                  const members = view.matrix.members?.[i] ?? [a];
+                  return members.length === 1 ? (
+                    <th>{a}</th>
+                  ) : (
+                    <th title={members.join(', ')}>
+                      {a} <span class="muted">and {members.length - 1} more</span>
+                    </th>
+                  );
+                })}
               </tr>
             </thead>
             <tbody>
