@@ -531,19 +531,21 @@ export class Daemon {
     }
   }
 
-  async #queueDigest(fire: Date): Promise<void> {
+  /** Queues a schedule's fire as one job, named by the fire: queued once across processes. */
+  async #queueFire(queue: 'digest' | 'registry', fire: Date, failure: string): Promise<void> {
     if (this.#stopping.signal.aborted) return;
     try {
-      await this.#deps.jobs.send('digest', [
-        { id: jobId(`digest:${fire.toISOString()}`), data: { fire: fire.toISOString() } },
+      await this.#deps.jobs.send(queue, [
+        { id: jobId(`${queue}:${fire.toISOString()}`), data: { fire: fire.toISOString() } },
       ]);
-      this.#pools.digest.wake();
+      this.#pools[queue].wake();
     } catch (error) {
-      this.#deps.logger.error(
-        { fire, error: oneLine(error) },
-        'could not queue the digest; the upkeep queues it',
-      );
+      this.#deps.logger.error({ fire, error: oneLine(error) }, failure);
     }
+  }
+
+  #queueDigest(fire: Date): Promise<void> {
+    return this.#queueFire('digest', fire, 'could not queue the digest; the upkeep queues it');
   }
 
   async #plan(job: PlanJob): Promise<void> {
@@ -624,19 +626,12 @@ export class Daemon {
     if (outcome.events.length > 0) this.#pools.deliver.wake(); // its alerts are queued
   }
 
-  async #queueRegistry(fire: Date): Promise<void> {
-    if (this.#stopping.signal.aborted) return;
-    try {
-      await this.#deps.jobs.send('registry', [
-        { id: jobId(`registry:${fire.toISOString()}`), data: { fire: fire.toISOString() } },
-      ]);
-      this.#pools.registry.wake();
-    } catch (error) {
-      this.#deps.logger.error(
-        { fire, error: oneLine(error) },
-        'could not queue the AI crawler registry refresh; it is tried at the next fire',
-      );
-    }
+  #queueRegistry(fire: Date): Promise<void> {
+    return this.#queueFire(
+      'registry',
+      fire,
+      'could not queue the AI crawler registry refresh; it is tried at the next fire',
+    );
   }
 
   /**
