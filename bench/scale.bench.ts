@@ -52,6 +52,8 @@ writeFileSync(
   `agents: ${JSON.stringify(AGENTS)}
 watch: ${JSON.stringify(WATCHES)}
 fetch: {allowPrivateAddresses: true, concurrency: ${CONCURRENCY}}
+# The farm's files name sitemaps on hosts that do not resolve: coverage has its own benchmark.
+sitemaps: off
 schedule: {check: '0 3 * * *'}
 sites:
 ${origins.map((o) => `  - url: ${o}`).join('\n')}

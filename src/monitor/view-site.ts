@@ -39,7 +39,7 @@ export interface VerdictMatrix {
   readonly members?: readonly (readonly string[])[];
 }
 
-/** Past this many crawlers, those alike share a column (the default watches 167). */
+/** Past this many crawlers, those alike share a column (the default watches 45; @ai is 160). */
 export const MATRIX_FOLD_OVER = 12;
 
 /**

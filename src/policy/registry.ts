@@ -116,9 +116,11 @@ export function operatorOf(text: string): string | null {
     return site.charAt(0).toUpperCase() + site.slice(1);
   }
   const name = linkText(text)
-    .split(/,|\/| that | - /)[0]!
+    .split(/,|\/| that | - | to | \(|\. /)[0]!
+    .replace(/^the chinese company /i, '')
+    .replace(/\.$/, '')
     .trim();
-  return name === '' || /^unclear at this time/i.test(name) ? null : name;
+  return name === '' || /^(unclear at this time|unknown|anyone\b)/i.test(name) ? null : name;
 }
 
 function slugOf(name: string): string {

@@ -44,7 +44,7 @@ export function readVersions(dir: string): Version[] {
 
 /** The default presets with `*`, plus crawlers read under the other two profiles. */
 export function defaultAgents(): WatchedAgent[] {
-  const tokens = [...AGENT_PRESETS['@search']!, ...AGENT_PRESETS['@ai']!, '*'];
+  const tokens = [...AGENT_PRESETS['@search']!, ...AGENT_PRESETS['@ai-major']!, '*'];
   // Applebot is a search engine's crawler and in the AI registry: watched once.
   const google = tokens
     .filter((t, i) => tokens.findIndex((u) => u.toLowerCase() === t.toLowerCase()) === i)

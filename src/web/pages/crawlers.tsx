@@ -115,8 +115,8 @@ export const CrawlersPageView: FC<{
     </p>
     {groups.every((g) => g.blocked + g.partly + g.allowed === 0) ? (
       <p class="muted">
-        No checked site watches the registry's crawlers yet (they are watched through @ai, the
-        default, or @ai-training, @operator:openai, …).
+        No checked site watches the registry's crawlers yet (they are watched through @ai-major, the
+        default, or @ai, @ai-training, @operator:openai, …).
       </p>
     ) : (
       <div class="scroll">

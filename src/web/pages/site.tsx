@@ -234,9 +234,8 @@ export const SitePageView: FC<SitePageProps> = ({
       </form>
       {view.matrix.members !== undefined ? (
         <p class="muted">
-          {shownCrawlers} crawlers in{' '}
-          {view.matrix.members.length} columns: crawlers with the same verdicts, for the same
-          reasons, share one (its heading lists them).
+          {shownCrawlers} crawlers in {view.matrix.members.length} columns: crawlers with the same
+          verdicts, for the same reasons, share one (its heading lists them).
         </p>
       ) : null}
       {view.matrix.rows.length === 0 ? (

@@ -77,6 +77,7 @@ describe.each(databaseKinds())('presets and default recipients from the web on %
     expect((await presets()).map((p) => [p.name, p.source])).toEqual([
       ['@search', 'built-in'],
       ['@ai', 'built-in'],
+      ['@ai-major', 'built-in'],
       ['@ai-training', 'built-in'],
       ['@ai-search', 'built-in'],
       ['@ai-user', 'built-in'],
@@ -120,7 +121,7 @@ describe.each(databaseKinds())('presets and default recipients from the web on %
     });
     expect(unknown.status).toBe(400);
     expect(errorOf(unknown.body)).toBe(
-      'agents[0]: unknown preset "@shop" (expected @search, @ai, @ai-training, @ai-search, @ai-user, @ai-agent, @file-bots, or @operator:<name> of the AI crawler registry)',
+      'agents[0]: unknown preset "@shop" (expected @search, @ai, @ai-major, @ai-training, @ai-search, @ai-user, @ai-agent, @file-bots, or @operator:<name> of the AI crawler registry)',
     );
     const anonymous = await readOnly.request('/api/v1/presets/@shop', {
       method: 'PUT',
@@ -128,7 +129,7 @@ describe.each(databaseKinds())('presets and default recipients from the web on %
       body: JSON.stringify({ agents: ['Googlebot'] }),
     });
     expect(anonymous.status).toBe(403);
-    expect(await presets()).toHaveLength(7);
+    expect(await presets()).toHaveLength(8);
   });
 
   it('makes a preset that sites added here use, and changes their crawlers with it', async () => {

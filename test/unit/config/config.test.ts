@@ -91,6 +91,7 @@ sites:
     expect(names).toEqual([
       '@search',
       '@ai',
+      '@ai-major',
       '@ai-training',
       '@ai-search',
       '@ai-user',
@@ -99,6 +100,11 @@ sites:
     ]);
     // The AI presets come from the shipped registry: every crawler, by purpose, by operator.
     expect(config.presets['@ai']).toHaveLength(160);
+    // The major operators' crawlers: the default agents' AI part.
+    expect(config.presets['@ai-major']).toEqual(
+      expect.arrayContaining(['GPTBot', 'ClaudeBot', 'Google-Extended', 'CCBot', 'PerplexityBot']),
+    );
+    expect(config.presets['@ai-major']).not.toContain('HenkBot');
     expect(config.presets['@ai-training']).toContain('GPTBot');
     expect(config.presets['@ai-search']).toContain('OAI-SearchBot');
     expect(config.presets['@ai-user']).toContain('ChatGPT-User');
@@ -349,15 +355,15 @@ sites:
     ],
     [
       'agents: ["@bots"]',
-      'robowatch.yaml: agents[0]: unknown preset "@bots" (expected @search, @ai, @ai-training, @ai-search, @ai-user, @ai-agent, or @operator:<name> of the AI crawler registry)',
+      'robowatch.yaml: agents[0]: unknown preset "@bots" (expected @search, @ai, @ai-major, @ai-training, @ai-search, @ai-user, @ai-agent, or @operator:<name> of the AI crawler registry)',
     ],
     [
       'agents: ["@shop"]\npresets: {"@shops": [Googlebot]}',
-      'robowatch.yaml: agents[0]: unknown preset "@shop" (expected @search, @ai, @ai-training, @ai-search, @ai-user, @ai-agent, @shops, or @operator:<name> of the AI crawler registry)',
+      'robowatch.yaml: agents[0]: unknown preset "@shop" (expected @search, @ai, @ai-major, @ai-training, @ai-search, @ai-user, @ai-agent, @shops, or @operator:<name> of the AI crawler registry)',
     ],
     [
       'agents: ["@operator:opnai"]',
-      'robowatch.yaml: agents[0]: the AI crawler registry has no operator "opnai" (did you mean @operator:openai?); `robowatch registry` lists its 81 operators',
+      'robowatch.yaml: agents[0]: the AI crawler registry has no operator "opnai" (did you mean @operator:openai?); `robowatch registry` lists its 77 operators',
     ],
     [
       'registry: {url: "ftp://x"}',

@@ -1,5 +1,5 @@
 /**
- * The verdict matrix of a site watching the default crawlers (167): crawlers with the same
+ * The verdict matrix of a site watching every AI crawler (@ai, 160): crawlers with the same
  * verdicts for the same reasons share a column; a short list stays as it is.
  */
 import { describe, expect, it } from 'vitest';

@@ -201,10 +201,10 @@ describe('rule and group changes', () => {
     const cause = causes[0] as RuleCause;
     expect(words(cause).title).toBe('`Disallow: /politics/` added to the `*` group (line 14)');
     expect(words(cause).lines).toEqual([
-      'now disallowed for all 166 crawlers that read the `*` group: /politics/vote',
+      'now disallowed for all 44 crawlers that read the `*` group: /politics/vote',
     ]);
     expect(headline(cause)).toBe(
-      '/politics/vote is now disallowed for 166 crawlers (Disallow: /politics/, line 14)',
+      '/politics/vote is now disallowed for 44 crawlers (Disallow: /politics/, line 14)',
     );
   });
 
@@ -244,7 +244,7 @@ describe('rule and group changes', () => {
       'line 3 of the `*` group changed from `Disallow: /private/` to `Disallow: /private/y/`',
     ]);
     expect(words(causes[0]!).lines).toEqual([
-      'now allowed for all 166 crawlers that read the `*` group: /private/x',
+      'now allowed for all 44 crawlers that read the `*` group: /private/x',
     ]);
   });
 
