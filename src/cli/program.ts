@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
     const { registerRegistry } = await import('./registry.js');
     return (program, context) => registerRegistry(program, context.io);
   },
+  sites: async () => (await import('./sites.js')).registerSites,
   check: async () => (await import('./check.js')).registerCheck,
   history: async () => (await import('./history.js')).registerHistory,
   diff: async () => (await import('./diff.js')).registerDiff,

@@ -59,6 +59,8 @@ export interface SiteConfig {
    * @operator: preset), recorded with its verdicts; absent when none did.
    */
   readonly registry?: string;
+  /** Its rank in the popularity list it was imported from (`robowatch sites import`). */
+  readonly rank?: number;
 }
 
 /** `auto`: the robots.txt Sitemap: lines, else /sitemap.xml; `off`; or these sitemaps. */
@@ -436,6 +438,7 @@ class SiteResolver {
     const resolved = {
       origin,
       ...(fromRegistry ? { registry: this.registry } : {}),
+      ...(site.rank === undefined ? {} : { rank: site.rank }),
       name: site.name ?? null,
       tags: site.tags === undefined ? NO_TAGS : [...new Set(site.tags)],
       managedBy,
@@ -638,6 +641,7 @@ class SharedWatchSite implements SiteConfig {
   readonly sitemaps: SitemapSource;
   readonly watchAuto?: boolean;
   readonly registry?: string;
+  readonly rank?: number;
   readonly #paths: readonly string[];
 
   constructor(site: Omit<SiteConfig, 'watches'>, paths: readonly string[]) {
@@ -652,6 +656,7 @@ class SharedWatchSite implements SiteConfig {
     this.sitemaps = site.sitemaps;
     if (site.watchAuto === true) this.watchAuto = true;
     if (site.registry !== undefined) this.registry = site.registry;
+    if (site.rank !== undefined) this.rank = site.rank;
     this.#paths = paths;
   }
 

@@ -173,6 +173,8 @@ export const siteSettings = z.strictObject({
   notify: siteNotify.optional(),
   /** Its URL set's sitemaps; without it, the top-level setting. */
   sitemaps: sitemapSetting.optional(),
+  /** Its rank in a popularity list it was imported from (Tranco), to weigh trends by. */
+  rank: integer(1, 100_000_000).optional(),
 });
 
 export const siteSchema = siteSettings.extend({

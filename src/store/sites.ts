@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
@@ -266,4 +266,43 @@ export function incidentStartOf(siteId: SQL, snapshotId: SQL): SQL {
           AND s.id > (SELECT max(o.id) FROM snapshots o WHERE o.site_id = ${siteId}
             AND o.id <= ${snapshotId} AND o.status BETWEEN 200 AND 299
             AND coalesce(o.file_condition, 'robots') IN ('robots', 'cut'))) AS file`;
+}
+
+/** The origins of the sites added in the UI or API and not removed. */
+export async function activeManagedOrigins(db: Database): Promise<Set<string>> {
+  const rows = await db
+    .select({ origin: sites.origin })
+    .from(sites)
+    .where(and(isNotNull(sites.settings), isNull(sites.removedAt)));
+  return new Set(rows.map((r) => r.origin));
+}
+
+/** Rows per statement when importing a list. */
+const IMPORT_BATCH = 2_000;
+
+/**
+ * Adds sites as the UI or API does (or brings removed ones back, their history kept), all
+ * in one transaction: a list is imported whole or not at all.
+ */
+export async function importManagedSites(
+  db: Database,
+  rows: readonly { origin: string; settings: Record<string, unknown> }[],
+  onProgress: (written: number) => void,
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    let written = 0;
+    for (let i = 0; i < rows.length; i += IMPORT_BATCH) {
+      const batch = rows.slice(i, i + IMPORT_BATCH);
+      await tx
+        .insert(sites)
+        .values(batch.map((r) => ({ origin: r.origin, settings: r.settings })))
+        .onConflictDoUpdate({
+          target: sites.origin,
+          set: { settings: sql`excluded.settings`, removedAt: null, pausedAt: null },
+        });
+      written += batch.length;
+      onProgress(written);
+    }
+    return written;
+  });
 }

@@ -1,0 +1,143 @@
+/**
+ * `robowatch sites import`, run as a user runs it (the built binary, the embedded
+ * database): a Tranco-style ranked list imported whole with its ranks and tags, run twice
+ * without adding twice; a list with malformed and repeated lines refused whole, each
+ * problem named by its line, nothing written; a 20,000-line list in one command.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/db.js';
+import { queryRows } from '../../src/store/db.js';
+import { runRobowatch } from '../support/cli.js';
+
+function setup(extra = '') {
+  const dir = mkdtempSync(join(tmpdir(), 'robowatch-import-'));
+  const config = join(dir, 'robowatch.yaml');
+  writeFileSync(
+    config,
+    `dataDir: ${join(dir, 'data')}\nsites:\n  - url: https://already.example\n    watch: [/]\n${extra}`,
+  );
+  const list = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const run = (...args: string[]) =>
+    runRobowatch(['sites', 'import', '--config', config, ...args], { env: { DATABASE_URL: '' } });
+  const rows = async () => {
+    const handle = await openDatabase({ url: undefined, dataDir: join(dir, 'data') });
+    try {
+      return await queryRows<{ origin: string; settings: Record<string, unknown> | null }>(
+        handle.db,
+        sql`SELECT origin, settings FROM sites WHERE settings IS NOT NULL ORDER BY id`,
+      );
+    } finally {
+      await handle.close();
+    }
+  };
+  return { list, run, rows };
+}
+
+describe('robowatch sites import', () => {
+  it('imports a ranked list whole, ranks and tags kept, and adds nothing the second time', async () => {
+    const { list, run, rows } = setup();
+    const file = list(
+      'tranco.csv',
+      '1,google.com\n2,facebook.com\n3,already.example\n4,http://old.example:8080\n',
+    );
+    const first = await run('--tag', 'tranco', '--tag', 'top', file);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe(`${file}: 4 sites; added 3, 1 already watched\n`);
+    expect(await rows()).toEqual([
+      {
+        origin: 'https://google.com',
+        settings: { tags: ['tranco', 'top'], watch: ['/'], rank: 1 },
+      },
+      {
+        origin: 'https://facebook.com',
+        settings: { tags: ['tranco', 'top'], watch: ['/'], rank: 2 },
+      },
+      {
+        origin: 'http://old.example:8080',
+        settings: { tags: ['tranco', 'top'], watch: ['/'], rank: 4 },
+      },
+    ]);
+    const again = await run(file);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`${file}: 4 sites; added 0, 4 already watched\n`);
+  });
+
+  it('refuses a list with malformed or repeated lines whole, naming each line', async () => {
+    const { list, run, rows } = setup();
+    const file = list(
+      'origins.txt',
+      [
+        '# my sites',
+        'https://a.example',
+        'ftp://files.example',
+        'https://b.example/blog/',
+        'a.example',
+        'https://c.example, Shop, eu;shop, /;/cart',
+        '',
+      ].join('\n'),
+    );
+    const refused = await run(file);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout.split('\n').filter(Boolean)).toEqual([
+      'line 3: url: must be http or https, not ftp',
+      'line 4: url: must be an origin (scheme://host[:port]); a robots.txt governs its whole origin, so "/blog/" belongs in watch',
+      'line 5: https://a.example is listed twice (line 2 too)',
+    ]);
+    expect(refused.stderr).toMatch(
+      /^robowatch: .*origins\.txt: 3 lines cannot be imported, nothing was: line 3: /,
+    );
+    expect(await rows()).toEqual([]);
+    // A dry run checks without writing; the fixed list goes in, its own columns kept.
+    const fixed = list(
+      'fixed.txt',
+      'https://a.example\nhttps://c.example, Shop, eu;shop, /;/cart\n',
+    );
+    expect((await run('--dry-run', fixed)).stdout).toBe(
+      `${fixed}: 2 sites; would add 2, 0 already watched\n`,
+    );
+    expect(await rows()).toEqual([]);
+    expect((await run('--agents', '@ai-training,*', fixed)).code).toBe(0);
+    expect(await rows()).toEqual([
+      {
+        origin: 'https://a.example',
+        settings: { watch: ['/'], agents: ['@ai-training', '*'] },
+      },
+      {
+        origin: 'https://c.example',
+        settings: {
+          name: 'Shop',
+          tags: ['eu', 'shop'],
+          watch: ['/', '/cart'],
+          agents: ['@ai-training', '*'],
+        },
+      },
+    ]);
+    const unknown = await run('--agents', '@nope', list('one.txt', 'https://d.example\n'));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toMatch(/^line 1: agents\[0\]: unknown preset "@nope"/);
+  });
+
+  it('imports 20,000 sites in one command', async () => {
+    const { list, run, rows } = setup('watch: [/, /about]\n');
+    const lines = Array.from({ length: 20_000 }, (_, i) => `${i + 1},site-${i + 1}.example`);
+    const result = await run(list('big.csv', `rank,domain\n${lines.join('\n')}\n`));
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('20,000 sites; added 20,000, 0 already watched');
+    const stored = await rows();
+    expect(stored).toHaveLength(20_000);
+    // The top-level watch applies to sites whose line names none.
+    expect(stored[19_999]).toEqual({
+      origin: 'https://site-20000.example',
+      settings: { rank: 20_000 },
+    });
+  }, 120_000);
+});
