@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
     return (program, context) => registerRegistry(program, context.io);
   },
   sites: async () => (await import('./sites.js')).registerSites,
+  export: async () => (await import('./export.js')).registerExport,
   check: async () => (await import('./check.js')).registerCheck,
   history: async () => (await import('./history.js')).registerHistory,
   diff: async () => (await import('./diff.js')).registerDiff,

@@ -393,3 +393,50 @@ export interface RegistryFinding {
   readonly cause: RegistryCause;
   readonly at: Date;
 }
+
+/** Rows of the recorded history, as `robowatch export` reads them (store/export.ts). */
+export interface SnapshotRow {
+  readonly site: string;
+  readonly snapshotId: number;
+  readonly previousId: number | null;
+  readonly firstSeen: Date;
+  readonly lastSeen: Date;
+  readonly checks: number;
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly sha256: string | null;
+  readonly size: number | null;
+  readonly truncated: boolean;
+  readonly stale: boolean;
+  readonly finalUrl: string;
+  readonly fileCondition: string | null;
+  readonly registrySha256: string | null;
+}
+
+export interface CheckExportRow {
+  readonly site: string;
+  readonly snapshotId: number;
+  readonly checkedAt: Date;
+  readonly durationMs: number;
+  readonly transient: string | null;
+}
+
+export interface VerdictExportRow {
+  readonly site: string;
+  readonly snapshotId: number;
+  readonly firstSeen: Date;
+  readonly url: string;
+  readonly agent: string;
+  readonly profile: string;
+  readonly allowed: boolean;
+  readonly cause: VerdictCause | null;
+  readonly registrySha256: string | null;
+}
+
+export interface CauseExportRow {
+  readonly site: string;
+  readonly snapshotId: number;
+  readonly previousId: number | null;
+  readonly at: Date;
+  readonly cause: ChangeCause;
+}

@@ -160,7 +160,11 @@ web: {token: '${TOKEN}'}`,
     ]);
     // The presets agent lists may name, with what they stand for.
     const list = await page('/crawlers');
-    expect(list).toMatch(/<code>@ai<\/code><\/td><td>[^<]*GPTBot[^<]*<\/td><td>built in/);
+    // @ai is the registry's 160 crawlers: folded, every one of them in the fold.
+    expect(list).toMatch(
+      /<code>@ai<\/code><\/td><td><details><summary>160 crawlers: [^<]*<\/summary>[^<]*GPTBot[^<]*<\/details><\/td><td>built in/,
+    );
+    expect(list).toMatch(/<code>@search<\/code><\/td><td>Googlebot, [^<]*<\/td><td>built in/);
     expect(list).toContain('a site that names none watches the configuration&#39;s: Googlebot.');
     const html = await page('/crawlers/Googlebot');
     expect(html).toContain('1 blocked from some watched URLs');

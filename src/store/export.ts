@@ -1,0 +1,229 @@
+/**
+ * The recorded history read out for export, a page at a time (keyset pagination), so that
+ * ten million rows cost the memory of one page.
+ */
+import { sql } from 'drizzle-orm';
+import { queryRows } from './db.js';
+import type { Database } from './db.js';
+import { decodeVerdicts } from './verdict-sets.js';
+import type { VerdictCause } from '../policy/verdicts.js';
+import type { ChangeCause } from '../policy/cause-model.js';
+import type {
+  CauseExportRow,
+  CheckExportRow,
+  SnapshotRow,
+  VerdictExportRow,
+} from '../monitor/records.js';
+
+/** Rows per query. */
+const PAGE = 2_000;
+
+export interface ExportFilter {
+  /** Only what was seen from this instant on. */
+  readonly since: Date | null;
+}
+
+export async function* snapshotRows(
+  db: Database,
+  filter: ExportFilter,
+): AsyncGenerator<SnapshotRow> {
+  let after = 0;
+  for (;;) {
+    const rows = await queryRows<{
+      id: string | number;
+      origin: string;
+      previous_id: string | number | null;
+      first_seen_at: Date | string;
+      last_checked_at: Date | string | null;
+      check_count: number;
+      status: number | null;
+      error: string | null;
+      body_sha256: string | null;
+      size: number | null;
+      truncated: boolean;
+      stale: boolean;
+      final_url: string;
+      file_condition: string | null;
+      registry_sha256: string | null;
+    }>(
+      db,
+      sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.last_checked_at, s.check_count,
+          s.status, s.error, s.body_sha256, b.size, s.truncated, s.stale, s.final_url,
+          s.file_condition, v.registry_sha256
+        FROM snapshots s JOIN sites site ON site.id = s.site_id
+          LEFT JOIN bodies b ON b.sha256 = s.body_sha256
+          LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
+        WHERE s.id > ${after}
+          AND (${filter.since?.toISOString() ?? null}::timestamptz IS NULL
+            OR COALESCE(s.last_checked_at, s.first_seen_at) >= ${filter.since?.toISOString() ?? null}::timestamptz)
+        ORDER BY s.id LIMIT ${PAGE}`,
+    );
+    for (const r of rows) {
+      const firstSeen = new Date(r.first_seen_at);
+      yield {
+        site: r.origin,
+        snapshotId: Number(r.id),
+        previousId: r.previous_id === null ? null : Number(r.previous_id),
+        firstSeen,
+        lastSeen: r.last_checked_at === null ? firstSeen : new Date(r.last_checked_at),
+        checks: Number(r.check_count),
+        status: r.status,
+        error: r.error,
+        sha256: r.body_sha256,
+        size: r.size,
+        truncated: r.truncated,
+        stale: r.stale,
+        finalUrl: r.final_url,
+        fileCondition: r.file_condition,
+        registrySha256: r.registry_sha256,
+      };
+    }
+    if (rows.length < PAGE) return;
+    after = Number(rows[rows.length - 1]!.id);
+  }
+}
+
+export async function* checkRows(
+  db: Database,
+  filter: ExportFilter,
+): AsyncGenerator<CheckExportRow> {
+  let after = 0;
+  for (;;) {
+    const rows = await queryRows<{
+      id: string | number;
+      origin: string;
+      snapshot_id: string | number;
+      checked_at: Date | string;
+      duration_ms: number;
+      transient: string | null;
+    }>(
+      db,
+      sql`SELECT c.id, site.origin, c.snapshot_id, c.checked_at, c.duration_ms, c.transient
+        FROM checks c JOIN snapshots s ON s.id = c.snapshot_id JOIN sites site ON site.id = s.site_id
+        WHERE c.id > ${after}
+          AND (${filter.since?.toISOString() ?? null}::timestamptz IS NULL
+            OR c.checked_at >= ${filter.since?.toISOString() ?? null}::timestamptz)
+        ORDER BY c.id LIMIT ${PAGE}`,
+    );
+    for (const r of rows)
+      yield {
+        site: r.origin,
+        snapshotId: Number(r.snapshot_id),
+        checkedAt: new Date(r.checked_at),
+        durationMs: r.duration_ms,
+        transient: r.transient,
+      };
+    if (rows.length < PAGE) return;
+    after = Number(rows[rows.length - 1]!.id);
+  }
+}
+
+/** Each snapshot's verdicts, one row per (URL, crawler), snapshots in order. */
+export async function* verdictRows(
+  db: Database,
+  filter: ExportFilter,
+): AsyncGenerator<VerdictExportRow> {
+  let after = 0;
+  // Verdict sets are about 2 KB each: a page of them is a few MB.
+  const page = 500;
+  for (;;) {
+    const rows = await queryRows<{
+      snapshot_id: string | number;
+      origin: string;
+      first_seen_at: Date | string;
+      urls: string[];
+      agents: string[];
+      profiles: string[];
+      causes: VerdictCause[];
+      cells: number[];
+      registry_sha256: string | null;
+    }>(
+      db,
+      sql`SELECT v.snapshot_id, site.origin, s.first_seen_at, v.urls, v.agents, v.profiles,
+          v.causes, v.cells, v.registry_sha256
+        FROM verdict_sets v JOIN snapshots s ON s.id = v.snapshot_id
+          JOIN sites site ON site.id = s.site_id
+        WHERE v.snapshot_id > ${after}
+          AND (${filter.since?.toISOString() ?? null}::timestamptz IS NULL
+            OR COALESCE(s.last_checked_at, s.first_seen_at) >= ${filter.since?.toISOString() ?? null}::timestamptz)
+        ORDER BY v.snapshot_id LIMIT ${page}`,
+    );
+    for (const r of rows) {
+      const firstSeen = new Date(r.first_seen_at);
+      for (const v of decodeVerdicts({
+        urls: r.urls,
+        agents: r.agents,
+        profiles: r.profiles,
+        causes: r.causes,
+        cells: r.cells,
+      }))
+        yield {
+          site: r.origin,
+          snapshotId: Number(r.snapshot_id),
+          firstSeen,
+          url: v.url,
+          agent: v.agent,
+          profile: v.profile,
+          allowed: v.allowed,
+          cause: v.cause,
+          registrySha256: r.registry_sha256,
+        };
+    }
+    if (rows.length < page) return;
+    after = Number(rows[rows.length - 1]!.snapshot_id);
+  }
+}
+
+/** The causes recorded with each new state, in order. */
+export async function* causeRows(
+  db: Database,
+  filter: ExportFilter,
+): AsyncGenerator<CauseExportRow> {
+  let after = 0;
+  for (;;) {
+    const rows = await queryRows<{
+      id: string | number;
+      origin: string;
+      previous_id: string | number | null;
+      first_seen_at: Date | string;
+      causes: ChangeCause[];
+    }>(
+      db,
+      sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.causes
+        FROM snapshots s JOIN sites site ON site.id = s.site_id
+        WHERE s.id > ${after} AND s.causes IS NOT NULL AND jsonb_array_length(s.causes) > 0
+          AND (${filter.since?.toISOString() ?? null}::timestamptz IS NULL
+            OR s.first_seen_at >= ${filter.since?.toISOString() ?? null}::timestamptz)
+        ORDER BY s.id LIMIT ${PAGE}`,
+    );
+    for (const r of rows)
+      for (const cause of r.causes)
+        yield {
+          site: r.origin,
+          snapshotId: Number(r.id),
+          previousId: r.previous_id === null ? null : Number(r.previous_id),
+          at: new Date(r.first_seen_at),
+          cause,
+        };
+    if (rows.length < PAGE) return;
+    after = Number(rows[rows.length - 1]!.id);
+  }
+}
+
+/** Every stored body, by hash, with its bytes. */
+export async function* bodyRows(
+  db: Database,
+): AsyncGenerator<{ sha256: string; size: number; content: Uint8Array }> {
+  let after = '';
+  const page = 200;
+  for (;;) {
+    const rows = await queryRows<{ sha256: string; size: number; content: Uint8Array }>(
+      db,
+      sql`SELECT sha256, size, content FROM bodies WHERE sha256 > ${after} ORDER BY sha256 LIMIT ${page}`,
+    );
+    for (const r of rows)
+      yield { sha256: r.sha256, size: r.size, content: new Uint8Array(r.content) };
+    if (rows.length < page) return;
+    after = rows[rows.length - 1]!.sha256;
+  }
+}

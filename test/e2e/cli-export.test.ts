@@ -1,0 +1,159 @@
+/**
+ * `robowatch export`, run as a user runs it: a loopback site checked twice (a rule added
+ * in between), then its snapshots, checks, verdicts, causes and bodies exported as CSV,
+ * JSON lines and Parquet, read back (Parquet with hyparquet) and compared row by row.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { parquetReadObjects } from 'hyparquet';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRobowatch } from '../support/cli.js';
+import { FixtureServer } from '../support/fixture-server.js';
+
+const server = new FixtureServer();
+const V1 = 'User-agent: *\nDisallow: /private/\n\nUser-agent: GPTBot\nDisallow: /\n';
+const V2 =
+  'User-agent: *\nDisallow: /private/\nDisallow: /pricing\n\nUser-agent: GPTBot\nDisallow: /\n';
+let dir: string;
+let config: string;
+const robowatch = (...args: string[]) => runRobowatch(args, { env: { DATABASE_URL: '' } });
+const exportOf = async (...args: string[]) => {
+  const result = await robowatch('export', '--config', config, ...args);
+  expect([result.code, result.stderr]).toEqual([0, '']);
+  return result.stdout;
+};
+
+beforeAll(async () => {
+  await server.start();
+  dir = mkdtempSync(join(tmpdir(), 'robowatch-export-'));
+  config = join(dir, 'robowatch.yaml');
+  writeFileSync(
+    config,
+    `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, GPTBot]
+sites:
+  - url: ${server.origin}
+    watch: [/, /pricing, /private/x]
+sitemaps: off
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+`,
+  );
+  server.serve('/robots.txt', 200, V1);
+  expect((await robowatch('check', '--config', config)).code).toBe(0);
+  server.serve('/robots.txt', 200, V2);
+  expect((await robowatch('check', '--config', config)).code).toBe(0);
+}, 60_000);
+afterAll(() => server.stop());
+
+describe('robowatch export', () => {
+  it('writes snapshots and checks as CSV, each row naming its profile and engine', async () => {
+    const snapshots = parse<Record<string, string>>(await exportOf('--what', 'snapshots'), {
+      columns: true,
+    });
+    expect(snapshots.map((s) => [s['snapshot_id'], s['previous_id'], s['status']])).toEqual([
+      ['1', '', '200'],
+      ['2', '1', '200'],
+    ]);
+    expect(snapshots[1]).toMatchObject({
+      site: server.origin,
+      profile: 'google',
+      truncated: 'false',
+      file_condition: 'robots',
+    });
+    expect(snapshots[1]!['engine']).toMatch(/^robowatch \d+\.\d+\.\d+/);
+    const checks = parse<Record<string, string>>(await exportOf('--what', 'checks'), {
+      columns: true,
+    });
+    expect(checks.map((c) => c['snapshot_id'])).toEqual(['1', '2']);
+    expect(new Date(checks[0]!['checked_at']!).getTime()).not.toBeNaN();
+  });
+
+  it('writes verdicts as Parquet that reads back as the JSON lines do, row by row', async () => {
+    const file = join(dir, 'verdicts.parquet');
+    await exportOf('--what', 'verdicts', '--format', 'parquet', '-o', file);
+    const bytes = readFileSync(file);
+    const table = await parquetReadObjects({
+      file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    });
+    const lines = (await exportOf('--what', 'verdicts', '--format', 'jsonl'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    // 2 snapshots × 3 URLs × 2 crawlers.
+    expect(lines).toHaveLength(12);
+    expect(table).toHaveLength(12);
+    table.forEach((row, i) => {
+      const line = lines[i]!;
+      expect({
+        ...row,
+        snapshot_id: Number(row['snapshot_id']),
+        first_seen: (row['first_seen'] as Date).toISOString(),
+      }).toEqual(line);
+    });
+    const pricing = lines.filter(
+      (l) => l['url'] === `${server.origin}/pricing` && l['agent'] === 'Googlebot',
+    );
+    expect(pricing.map((l) => [l['snapshot_id'], l['allowed'], l['cause'], l['rule']])).toEqual([
+      [1, true, 'no-rule', null],
+      [2, false, 'rule', 'Disallow: /pricing'],
+    ]);
+    expect(pricing[1]).toMatchObject({ rule_line: 3, profile: 'google', registry_sha256: null });
+  });
+
+  it('writes causes in words and bodies by hash with their bytes', async () => {
+    const causes = (await exportOf('--what', 'causes', '--format', 'jsonl'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(causes).toEqual([
+      expect.objectContaining({
+        snapshot_id: 2,
+        previous_id: 1,
+        type: 'rule',
+        title: '`Disallow: /pricing` added to the `*` group (line 3)',
+        flipped_pairs: 1,
+      }),
+    ]);
+    const bodies = parse<Record<string, string>>(await exportOf('--what', 'bodies'), {
+      columns: true,
+    });
+    expect(bodies.map((b) => Buffer.from(b['content']!, 'base64').toString('utf8')).sort()).toEqual(
+      [V1, V2].sort(),
+    );
+  });
+
+  it('refuses what it cannot do in one line', async () => {
+    const bad = await robowatch('export', '--config', config, '--what', 'everything');
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'robowatch: --what: "everything" is not one of snapshots, checks, verdicts, causes, bodies\n',
+    ]);
+    const parquet = await robowatch(
+      'export',
+      '--config',
+      config,
+      '--what',
+      'checks',
+      '--format',
+      'parquet',
+    );
+    expect([parquet.code, parquet.stderr]).toEqual([
+      2,
+      'robowatch: --format parquet needs -o FILE (a Parquet file is not a stream)\n',
+    ]);
+    const since = await robowatch(
+      'export',
+      '--config',
+      config,
+      '--what',
+      'checks',
+      '--since',
+      'soon',
+    );
+    expect(since.stderr).toBe(
+      'robowatch: --since: "soon" is not a date (YYYY-MM-DD or ISO 8601)\n',
+    );
+  });
+});
