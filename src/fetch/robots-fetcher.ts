@@ -201,6 +201,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
     url: string,
     headers: Record<string, string>,
     signal: AbortSignal,
+    redirectsToo = true,
   ): Promise<Reached> {
     const redirects: RedirectHop[] = [];
     let current = url;
@@ -227,7 +228,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
 
       const { statusCode, headers: answered } = response;
       const location = answered['location'];
-      if (REDIRECT_STATUSES.has(statusCode) && typeof location === 'string') {
+      if (redirectsToo && REDIRECT_STATUSES.has(statusCode) && typeof location === 'string') {
         discard(response.body);
         const next = URL.canParse(location, current) ? new URL(location, current) : undefined;
         if (next === undefined || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
@@ -313,7 +314,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
     };
     if (request.etag) headers['if-none-match'] = request.etag;
     if (request.lastModified) headers['if-modified-since'] = request.lastModified;
-    const reached = await follow(url, headers, signal);
+    const reached = await follow(url, headers, signal, request.redirects !== 'report');
     const result = (fields: Partial<DocumentResult>): DocumentResult => ({
       url,
       finalUrl: reached.current,
@@ -344,7 +345,11 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
     }
     if (statusCode < 200 || statusCode > 299) {
       discard(body);
-      return result({ status: statusCode });
+      return result({
+        status: statusCode,
+        location: header('location'),
+        retryAfter: header('retry-after'),
+      });
     }
     try {
       const read = await streamCapped(

@@ -64,6 +64,8 @@ export interface DocumentRequest {
   readonly maxBytes: number;
   /** Gets the body, decompressed, a chunk at a time. */
   readonly onChunk: (bytes: Uint8Array) => void;
+  /** `report`: a redirect is the answer (its `location` said), not followed. Default: follow. */
+  readonly redirects?: 'follow' | 'report';
 }
 
 export interface DocumentResult {
@@ -81,4 +83,8 @@ export interface DocumentResult {
   readonly bytes: number;
   /** Whether the body went on past maxBytes (the rest was not read). */
   readonly cut: boolean;
+  /** A redirect's target, as sent (with `redirects: 'report'`); null otherwise. */
+  readonly location?: string | null;
+  /** Retry-After of a 429 or 503, as sent; null without one. */
+  readonly retryAfter?: string | null;
 }
