@@ -39,6 +39,7 @@ import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js'
 import type { DiscoveryLimits } from './discover-sitemaps.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { CoverageComputer } from './coverage-threads.js';
+import type { TrendRow } from './view-trends.js';
 
 /** The queries and writes a check needs. */
 export interface CheckStore {
@@ -120,6 +121,8 @@ export interface ReadStore {
   loadSiteStandings(since: Date): Promise<SiteStandings>;
   /** Per watched crawler: on how many sites it is blocked from every, some or no watched URL. */
   loadCrawlerCounts(): Promise<CrawlerCounts[]>;
+  /** Every state of every watched site with its verdict counts, oldest first per site. */
+  loadTrendRows(): Promise<TrendRow[]>;
   /** Groups of crawlers across sites: where all are blocked, some, none (by name). */
   loadGroupCounts(
     groups: readonly { readonly name: string; readonly agents: readonly string[] }[],

@@ -227,3 +227,39 @@ export async function* bodyRows(
     after = rows[rows.length - 1]!.sha256;
   }
 }
+
+/** Every state of every watched site, oldest first per site, with its verdict counts (trends). */
+export async function trendRows(db: Database): Promise<
+  {
+    origin: string;
+    at: Date;
+    status: number | null;
+    error: string | null;
+    stale: boolean;
+    counts: { agent: string; disallowed: number; watched: number }[];
+  }[]
+> {
+  const rows = await queryRows<{
+    origin: string;
+    first_seen_at: Date | string;
+    status: number | null;
+    error: string | null;
+    stale: boolean;
+    counts: { agent: string; disallowed: number; watched: number }[] | null;
+  }>(
+    db,
+    sql`SELECT site.origin, s.first_seen_at, s.status, s.error, s.stale, v.counts
+      FROM snapshots s JOIN sites site ON site.id = s.site_id
+        LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
+      WHERE site.removed_at IS NULL
+      ORDER BY s.site_id, s.id`,
+  );
+  return rows.map((r) => ({
+    origin: r.origin,
+    at: new Date(r.first_seen_at),
+    status: r.status,
+    error: r.error,
+    stale: r.stale,
+    counts: r.counts ?? [],
+  }));
+}

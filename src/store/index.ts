@@ -55,6 +55,7 @@ import {
   updateSiteSettings,
 } from './sites.js';
 import { listChecks, loadVerdictHistory } from './verdict-history.js';
+import { trendRows } from './export.js';
 import {
   latestRegistry,
   latestRegistryVersion,
@@ -231,6 +232,7 @@ export function createWebStore(db: Database): ReadStore {
     loadSiteStandings: (since: Date) => loadSiteStandings(db, since),
     loadCrawlerCounts: () => loadCrawlerCounts(db),
     loadGroupCounts: (groups) => loadGroupCounts(db, groups),
+    loadTrendRows: () => trendRows(db),
     loadCrawlerVerdicts: (agent: string) => loadCrawlerVerdicts(db, agent),
     loadDailyStates: (siteIds: readonly number[], since: Date) =>
       loadDailyStates(db, siteIds, since),

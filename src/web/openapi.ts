@@ -250,6 +250,16 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/trends',
+    summary:
+      'Per month (each site with its state at the month’s end), the share of the sites watching a crawler that block it from every watched URL, from some, from none, or have no robots.txt; by=agent|operator|purpose, since=YYYY-MM, weighted=1 (by rank).',
+    answers: {
+      200: '{by, trends: [{group, points: [{month, sites, full, partly, none, noRobotsTxt}]}]}',
+    },
+    errors: [400],
+  },
+  {
+    method: 'get',
     path: '/api/v1/registry',
     summary:
       'The AI crawler registry in use (the presets @ai, @ai-training, @operator:… come from it): its version (sha256, source, date), the URL it is refreshed from, and each crawler with its operator, purposes and whether it says it obeys robots.txt.',

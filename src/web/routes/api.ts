@@ -1,4 +1,6 @@
 /** The JSON API under /api/v1: the same read models as the pages, and checking a site now. */
+import { TREND_BY, viewTrends } from '../../monitor/view-trends.js';
+import type { TrendBy } from '../../monitor/view-trends.js';
 import { viewCoverage } from '../../monitor/view-coverage.js';
 import type { Context, Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -306,6 +308,28 @@ export function registerApi(
       refused: results.filter((r) => r.outcome === 'refused').length,
       lines: results,
     });
+  });
+
+  // Per month, the share of sites blocking each crawler, operator or purpose.
+  app.get(`${api}/trends`, async (c) => {
+    const by = c.req.query('by') ?? 'agent';
+    if (!(TREND_BY as readonly string[]).includes(by))
+      throw new HTTPException(400, { message: `by: "${by}" is not one of ${TREND_BY.join(', ')}` });
+    const since = c.req.query('since');
+    if (since !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(since))
+      throw new HTTPException(400, { message: `since: "${since}" is not a month (YYYY-MM)` });
+    const trends = await viewTrends(
+      deps.store,
+      (await sites.all()).map((e) => e.site),
+      deps.catalog.config,
+      {
+        by: by as TrendBy,
+        weighted: c.req.query('weighted') === '1',
+        now: deps.now(),
+        ...(since === undefined ? {} : { from: new Date(`${since}-01T00:00:00Z`) }),
+      },
+    );
+    return c.json({ by, trends });
   });
 
   app.get(`${api}/crawlers`, async (c) =>

@@ -119,6 +119,40 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     expect(strip.match(/<rect /g)!.length).toBeLessThanOrEqual(5);
   });
 
+  it('gives trends whose last month agrees with where each crawler stands now', async () => {
+    const { trends } = await json<{
+      trends: {
+        group: string;
+        points: {
+          month: string;
+          sites: number;
+          full: number;
+          partly: number;
+          none: number;
+          noRobotsTxt: number;
+        }[];
+      }[];
+    }>('/api/v1/trends');
+    const { crawlers } = await json<{
+      crawlers: { agent: string; blocked: number; partly: number; allowed: number }[];
+    }>('/api/v1/crawlers');
+    expect(trends.map((t) => t.group)).toEqual(crawlers.map((c) => c.agent.toLowerCase()).sort());
+    for (const c of crawlers) {
+      const last = trends.find((t) => t.group === c.agent.toLowerCase())!.points.at(-1)!;
+      expect(last.month).toBe('2026-03');
+      expect([last.sites * last.full, last.sites * last.partly, last.sites * last.none]).toEqual([
+        c.blocked,
+        c.partly,
+        c.allowed,
+      ]);
+    }
+    const bad = await app.request('/api/v1/trends?by=country');
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      error: { status: 400, message: 'by: "country" is not one of agent, operator, purpose' },
+    });
+  });
+
   it('filters the overview by origin', async () => {
     expect(visible((await get('/?q=nothing-like-it')).body)).toContain(
       '0 sites matching “nothing-like-it”',

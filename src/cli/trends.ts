@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import { wireCatalog } from '../compose.js';
+import { UsageError } from '../lib/errors.js';
+import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
+import type { TrendBy } from '../monitor/view-trends.js';
+import { trendRows } from '../store/export.js';
+import type { CliContext } from './context.js';
+import { readConfig, withStore } from './context.js';
+import { write } from './io.js';
+
+const BY = TREND_BY;
+
+interface TrendFlags {
+  config?: string;
+  by: string;
+  json?: boolean;
+  weighted?: boolean;
+  since?: string;
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(1)}%`.padStart(6);
+
+/** `robowatch trends`: per crawler, operator or purpose, month by month. */
+export function registerTrends(program: Command, context: CliContext): void {
+  program
+    .command('trends')
+    .summary('per month, the share of sites blocking each crawler, operator or purpose')
+    .description(
+      'Over the recorded history of every watched site: per month (each site with its state\n' +
+        'at the end of the month), the share of the sites that watch a crawler whose robots.txt\n' +
+        'blocks it from every watched URL (or cannot be read: Google crawls nothing), from some,\n' +
+        'from none, or that have no robots.txt. By crawler, by operator of the AI crawler\n' +
+        'registry (@operator:…), or by purpose (@ai-training, …); --weighted counts each site by\n' +
+        'its rank (1 / log2(1 + rank); sites without a rank left out).',
+    )
+    .option(
+      '--config <file>',
+      'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
+    )
+    .option('--by <what>', BY.join(', '), 'agent')
+    .option('--since <month>', 'from this month on (YYYY-MM)')
+    .option('--weighted', 'weigh sites by their rank (robowatch sites import keeps it)')
+    .option(
+      '--json',
+      'print JSON: [{group, points: [{month, sites, full, partly, none, noRobotsTxt}]}]',
+    )
+    .action(async (flags: TrendFlags) => {
+      if (!(BY as readonly string[]).includes(flags.by))
+        throw new UsageError(`--by: "${flags.by}" is not one of ${BY.join(', ')}`);
+      if (flags.since !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(flags.since))
+        throw new UsageError(`--since: "${flags.since}" is not a month (YYYY-MM)`);
+      const config = await readConfig(context, flags.config);
+      const trends = await withStore(context, config, async (handle) => {
+        const catalog = wireCatalog(context, config, handle.db);
+        await catalog.load();
+        return viewTrends(
+          { loadTrendRows: () => trendRows(handle.db) },
+          catalog.entries().map((e) => e.site),
+          config,
+          {
+            by: flags.by as TrendBy,
+            weighted: flags.weighted === true,
+            now: context.now(),
+            ...(flags.since === undefined ? {} : { from: new Date(`${flags.since}-01T00:00:00Z`) }),
+          },
+        );
+      });
+      if (flags.json) {
+        await write(context.io.stdout, `${JSON.stringify(trends, null, 2)}\n`);
+        return;
+      }
+      const lines: string[] = [];
+      for (const trend of trends) {
+        lines.push(trend.group);
+        for (const p of trend.points)
+          if (p.sites > 0)
+            lines.push(
+              `  ${p.month}  ${(flags.weighted ? p.sites.toFixed(1) : String(p.sites)).padStart(7)} sites  blocked ${percent(p.full)}  partly ${percent(p.partly)}  not ${percent(p.none)}  no robots.txt ${percent(p.noRobotsTxt)}`,
+            );
+      }
+      if (lines.length === 0) lines.push('No recorded history yet: no site has been checked.');
+      await write(context.io.stdout, `${lines.join('\n')}\n`);
+    });
+}
