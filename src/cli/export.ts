@@ -14,7 +14,17 @@ import {
   verdictRecord,
 } from '../monitor/export.js';
 import type { Column, ExportContext, ExportKind, ExportRow } from '../monitor/export.js';
-import { bodyRows, causeRows, checkRows, snapshotRows, verdictRows } from '../store/export.js';
+import {
+  bodyRows,
+  causeRows,
+  checkRows,
+  snapshotRows,
+  trendRows,
+  verdictRows,
+} from '../store/export.js';
+import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
+import type { TrendBy } from '../monitor/view-trends.js';
+import type { Trend } from '../policy/trends.js';
 import { wireCatalog } from '../compose.js';
 import type { CliContext } from './context.js';
 import { readConfig, withStore } from './context.js';
@@ -25,6 +35,7 @@ type Format = (typeof FORMATS)[number];
 interface ExportFlags {
   config?: string;
   what: string;
+  by: string;
   format: string;
   since?: string;
   output?: string;
@@ -152,6 +163,7 @@ export function registerExport(program: Command, context: CliContext): void {
     .requiredOption('--what <what>', EXPORTS.join(', '))
     .option('--format <format>', FORMATS.join(', '), 'csv')
     .option('--since <date>', 'only what was seen from this date (YYYY-MM-DD or ISO 8601) on')
+    .option('--by <what>', `trends by ${TREND_BY.join(', ')}`, 'agent')
     .option(
       '-o, --output <file>',
       'the file to write (default: standard output; Parquet needs one)',
@@ -166,6 +178,8 @@ Examples:
     .action(async (flags: ExportFlags) => {
       if (!(EXPORTS as readonly string[]).includes(flags.what))
         throw new UsageError(`--what: "${flags.what}" is not one of ${EXPORTS.join(', ')}`);
+      if (!(TREND_BY as readonly string[]).includes(flags.by))
+        throw new UsageError(`--by: "${flags.by}" is not one of ${TREND_BY.join(', ')}`);
       if (!(FORMATS as readonly string[]).includes(flags.format))
         throw new UsageError(`--format: "${flags.format}" is not one of ${FORMATS.join(', ')}`);
       const what = flags.what as ExportKind;
@@ -194,7 +208,7 @@ Examples:
               : jsonlSink(out(), columns, flags.output !== undefined);
         const filter = { since };
         const db = handle.db;
-        const rows: AsyncIterable<ExportRow> =
+        const rows: AsyncIterable<ExportRow> | Iterable<ExportRow> =
           what === 'snapshots'
             ? map(snapshotRows(db, filter), (r) => snapshotRecord(r, ctx))
             : what === 'checks'
@@ -203,11 +217,43 @@ Examples:
                 ? map(verdictRows(db, filter), (r) => verdictRecord(r, ctx))
                 : what === 'causes'
                   ? map(causeRows(db, filter), (r) => causeRecord(r, ctx))
-                  : map(bodyRows(db), (r) => ({ ...r }));
+                  : what === 'bodies'
+                    ? map(bodyRows(db), (r) => ({ ...r }))
+                    : trendRecords(
+                        await viewTrends(
+                          { loadTrendRows: () => trendRows(db) },
+                          catalog.entries().map((e) => e.site),
+                          catalog.config,
+                          { by: flags.by as TrendBy, weighted: false, now: context.now() },
+                        ),
+                        engine,
+                        catalog.config.registry.active.version.sha256,
+                      );
         for await (const row of rows) await sink.write(row);
         await sink.close();
       });
     });
+}
+
+/** Trends as rows: one per group and month (by crawler, or --by operator or purpose). */
+function* trendRecords(
+  trends: readonly Trend[],
+  engine: string,
+  registry: string,
+): Iterable<ExportRow> {
+  for (const t of trends)
+    for (const p of t.points)
+      yield {
+        group: t.group,
+        month: p.month,
+        sites: p.sites,
+        full: p.full,
+        partly: p.partly,
+        none: p.none,
+        no_robots_txt: p.noRobotsTxt,
+        engine,
+        registry_sha256: registry,
+      };
 }
 
 async function* map<T>(

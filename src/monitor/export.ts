@@ -8,11 +8,12 @@
 import { explainCause } from '../policy/explain.js';
 import type { CauseExportRow, CheckExportRow, SnapshotRow, VerdictExportRow } from './records.js';
 
-export const EXPORTS = ['snapshots', 'checks', 'verdicts', 'causes', 'bodies'] as const;
+export const EXPORTS = ['snapshots', 'checks', 'verdicts', 'causes', 'bodies', 'trends'] as const;
 export type ExportKind = (typeof EXPORTS)[number];
 
 /** A column's type, as Parquet stores it (CSV and JSON lines write the value as text/JSON). */
-export type ColumnType = 'STRING' | 'INT64' | 'INT32' | 'BOOLEAN' | 'TIMESTAMP' | 'BYTE_ARRAY';
+export type ColumnType =
+  'STRING' | 'INT64' | 'INT32' | 'DOUBLE' | 'BOOLEAN' | 'TIMESTAMP' | 'BYTE_ARRAY';
 
 export interface Column {
   readonly name: string;
@@ -78,6 +79,18 @@ export const COLUMNS: Readonly<Record<ExportKind, readonly Column[]>> = {
     ...PRODUCED,
   ],
   bodies: [col('sha256', 'STRING'), col('size', 'INT32'), col('content', 'BYTE_ARRAY')],
+  // Shares as fractions (0 to 1); `sites` is a weight sum when weighted (never here).
+  trends: [
+    col('group', 'STRING'),
+    col('month', 'STRING'),
+    col('sites', 'INT32'),
+    col('full', 'DOUBLE'),
+    col('partly', 'DOUBLE'),
+    col('none', 'DOUBLE'),
+    col('no_robots_txt', 'DOUBLE'),
+    col('engine', 'STRING'),
+    col('registry_sha256', 'STRING'),
+  ],
 };
 
 /** What the rows are turned with: each site's profile now, and robowatch's version. */

@@ -54,6 +54,26 @@ export class ImportRefused extends Error {
   }
 }
 
+/** A CSV line's fields, and the line it ends on. */
+export interface CsvRecord {
+  readonly record: string[];
+  readonly info: { readonly lines: number };
+}
+
+/**
+ * The records of a site list (CSV, or one origin per line): fields trimmed, blank lines
+ * and `#` comments skipped, each with its line number. Throws csv-parse's error.
+ */
+export function csvRecords(text: string): CsvRecord[] {
+  return parse(text, {
+    relax_column_count: true,
+    skip_empty_lines: true,
+    trim: true,
+    comment: '#',
+    info: true,
+  }) as unknown as CsvRecord[];
+}
+
 const words = (value: string | undefined) => (value ?? '').split(/[\s;]+/).filter((w) => w !== '');
 
 /** The list's lines as site settings, or the problems of each line that is not one. */
@@ -65,15 +85,9 @@ export function readSiteList(
   rows: { line: number; origin: string; settings: Record<string, unknown> }[];
   problems: string[];
 } {
-  let records: { record: string[]; info: { lines: number } }[];
+  let records: CsvRecord[];
   try {
-    records = parse(text, {
-      relax_column_count: true,
-      skip_empty_lines: true,
-      trim: true,
-      comment: '#',
-      info: true,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
+    records = csvRecords(text);
   } catch (error) {
     throw new ImportRefused([`the list is not CSV or one origin per line: ${oneLine(error)}`]);
   }

@@ -3,6 +3,7 @@
  * ten million rows cost the memory of one page.
  */
 import { sql } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { decodeVerdicts } from './verdict-sets.js';
@@ -17,6 +18,13 @@ import type {
 
 /** Rows per query. */
 const PAGE = 2_000;
+
+/** `column >= since`, or true without --since. */
+function sinceOf(column: SQL, filter: ExportFilter): SQL {
+  return filter.since === null
+    ? sql`true`
+    : sql`${column} >= ${filter.since.toISOString()}::timestamptz`;
+}
 
 export interface ExportFilter {
   /** Only what was seen from this instant on. */
@@ -54,8 +62,7 @@ export async function* snapshotRows(
           LEFT JOIN bodies b ON b.sha256 = s.body_sha256
           LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
         WHERE s.id > ${after}
-          AND (${filter.since?.toISOString() ?? null}::timestamptz IS NULL
-            OR COALESCE(s.last_checked_at, s.first_seen_at) >= ${filter.since?.toISOString() ?? null}::timestamptz)
+          AND ${sinceOf(sql.raw(`COALESCE(s.last_checked_at, s.first_seen_at)`), filter)}
         ORDER BY s.id LIMIT ${PAGE}`,
     );
     for (const r of rows) {
@@ -101,8 +108,7 @@ export async function* checkRows(
       sql`SELECT c.id, site.origin, c.snapshot_id, c.checked_at, c.duration_ms, c.transient
         FROM checks c JOIN snapshots s ON s.id = c.snapshot_id JOIN sites site ON site.id = s.site_id
         WHERE c.id > ${after}
-          AND (${filter.since?.toISOString() ?? null}::timestamptz IS NULL
-            OR c.checked_at >= ${filter.since?.toISOString() ?? null}::timestamptz)
+          AND ${sinceOf(sql.raw(`c.checked_at`), filter)}
         ORDER BY c.id LIMIT ${PAGE}`,
     );
     for (const r of rows)
@@ -144,8 +150,7 @@ export async function* verdictRows(
         FROM verdict_sets v JOIN snapshots s ON s.id = v.snapshot_id
           JOIN sites site ON site.id = s.site_id
         WHERE v.snapshot_id > ${after}
-          AND (${filter.since?.toISOString() ?? null}::timestamptz IS NULL
-            OR COALESCE(s.last_checked_at, s.first_seen_at) >= ${filter.since?.toISOString() ?? null}::timestamptz)
+          AND ${sinceOf(sql.raw(`COALESCE(s.last_checked_at, s.first_seen_at)`), filter)}
         ORDER BY v.snapshot_id LIMIT ${page}`,
     );
     for (const r of rows) {
@@ -192,8 +197,7 @@ export async function* causeRows(
       sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.causes
         FROM snapshots s JOIN sites site ON site.id = s.site_id
         WHERE s.id > ${after} AND s.causes IS NOT NULL AND jsonb_array_length(s.causes) > 0
-          AND (${filter.since?.toISOString() ?? null}::timestamptz IS NULL
-            OR s.first_seen_at >= ${filter.since?.toISOString() ?? null}::timestamptz)
+          AND ${sinceOf(sql.raw(`s.first_seen_at`), filter)}
         ORDER BY s.id LIMIT ${PAGE}`,
     );
     for (const r of rows)

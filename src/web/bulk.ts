@@ -3,7 +3,8 @@
  * origin, name, tags and watches. Each line is added (or refused, with its line number
  * and the one-line error the API would give); the daemon checks the new sites at once.
  */
-import { parse } from 'csv-parse/sync';
+import { csvRecords } from '../monitor/import-sites.js';
+import type { CsvRecord } from '../monitor/import-sites.js';
 import { oneLine } from '../lib/errors.js';
 import { SiteChangeRefused } from '../monitor/site-catalog.js';
 import type { SiteCatalog } from '../monitor/site-catalog.js';
@@ -30,15 +31,9 @@ export class BulkListRefused extends Error {}
  * "#" and a header line (`origin,…`) are skipped.
  */
 export function parseSiteList(text: string): { line: number; settings: Record<string, unknown> }[] {
-  let records: { record: string[]; info: { lines: number } }[];
+  let records: CsvRecord[];
   try {
-    records = parse(text, {
-      relax_column_count: true,
-      skip_empty_lines: true,
-      trim: true,
-      comment: '#',
-      info: true,
-    }) as unknown as { record: string[]; info: { lines: number } }[];
+    records = csvRecords(text);
   } catch (error) {
     throw new BulkListRefused(`the list is not one origin per line or CSV: ${oneLine(error)}`);
   }

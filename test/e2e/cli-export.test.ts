@@ -153,6 +153,21 @@ describe('robowatch export', () => {
       (await robowatch('trends', '--config', config, '--json', '--by', 'purpose')).stdout,
     ) as { group: string }[];
     expect(byPurpose.map((t) => t.group)).toEqual(['@ai-training']);
+    // The same as a file: a row per crawler and month, read back from Parquet.
+    const file = join(dir, 'trends.parquet');
+    await exportOf('--what', 'trends', '--format', 'parquet', '-o', file);
+    const bytes = readFileSync(file);
+    const rows = await parquetReadObjects({
+      file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+    });
+    expect(
+      rows
+        .filter((r) => r['month'] === month)
+        .map((r): unknown[] => [r['group'], r['full'], r['partly']]),
+    ).toEqual([
+      ['googlebot', 0, 1],
+      ['gptbot', 1, 0],
+    ]);
     const bad = await robowatch('trends', '--config', config, '--by', 'country');
     expect([bad.code, bad.stderr]).toEqual([
       2,
@@ -164,7 +179,7 @@ describe('robowatch export', () => {
     const bad = await robowatch('export', '--config', config, '--what', 'everything');
     expect([bad.code, bad.stderr]).toEqual([
       2,
-      'robowatch: --what: "everything" is not one of snapshots, checks, verdicts, causes, bodies\n',
+      'robowatch: --what: "everything" is not one of snapshots, checks, verdicts, causes, bodies, trends\n',
     ]);
     const parquet = await robowatch(
       'export',

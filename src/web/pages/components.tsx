@@ -45,6 +45,7 @@ export const Layout: FC<
           <nav>
             <a href="/">Sites</a>
             <a href="/crawlers">Crawlers</a>
+            <a href="/trends">Trends</a>
             <a href="/tester">Tester</a>
             <a href="/digests">Digests</a>
             <a href="/notifications">Notifications</a>

@@ -7,6 +7,9 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { SiteChangeRefused } from '../../monitor/site-catalog.js';
 import { viewCrawlerGroups, viewCrawlers } from '../../monitor/view-crawlers.js';
+import { TREND_BY, viewTrends } from '../../monitor/view-trends.js';
+import type { TrendBy } from '../../monitor/view-trends.js';
+import { TrendsPageView } from '../pages/trends.js';
 import { describeVersion } from '../../policy/registry.js';
 import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
@@ -75,6 +78,23 @@ export function registerSettingsPages(
       />,
       status,
     );
+  app.get('/trends', async (c) => {
+    const asked = c.req.query('by') ?? 'purpose';
+    const by: TrendBy = (TREND_BY as readonly string[]).includes(asked)
+      ? (asked as TrendBy)
+      : 'purpose';
+    const weighted = c.req.query('weighted') === '1';
+    const trends = await viewTrends(
+      deps.store,
+      (await sites.all()).map((e) => e.site),
+      deps.catalog.config,
+      { by, weighted, now: deps.now() },
+    );
+    return render(
+      c,
+      <TrendsPageView trends={trends} by={by} weighted={weighted} signedIn={c.get('signedIn')} />,
+    );
+  });
   app.get('/crawlers', (c) => {
     const saved = c.req.query('saved');
     const deleted = c.req.query('deleted');

@@ -146,6 +146,11 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
         c.allowed,
       ]);
     }
+    // The page: a chart per crawler, each month's numbers on hover, the last in words.
+    const { body } = await get('/trends?by=agent');
+    for (const t of trends) expect(body).toContain(`<h2>${t.group}</h2>`);
+    expect(body.match(/<svg class="strip trend"/g)).toHaveLength(trends.length);
+    expect(visible(body)).toMatch(/2026-03: 1 sites; blocked from every watched URL \d+(\.\d)?%/);
     const bad = await app.request('/api/v1/trends?by=country');
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({
