@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { stringify } from 'csv-stringify';
 import { fileWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { UsageError } from '../lib/errors.js';
+import { setHeapFloor } from '../lib/heap-governor.js';
 import {
   causeRecord,
   checkRecord,
@@ -27,6 +28,9 @@ import type { TrendBy } from '../monitor/view-trends.js';
 import type { Trend } from '../policy/trends.js';
 import { wireCatalog } from '../compose.js';
 import type { CliContext } from './context.js';
+import type { Config } from '../config/config.js';
+import type { Database } from '../store/db.js';
+import { siteProfiles as storedProfiles } from '../store/export.js';
 import { readConfig, withStore } from './context.js';
 
 const FORMATS = ['csv', 'jsonl', 'parquet'] as const;
@@ -42,7 +46,16 @@ interface ExportFlags {
 }
 
 /** Rows per Parquet row group, and per batch handed to the writer (memory stays bounded). */
-const PARQUET_BATCH = 50_000;
+const PARQUET_BATCH = 20_000;
+
+/** Each site's profile: the file's sites', then those added in the UI or API (by origin). */
+async function siteProfiles(db: Database, config: Config): Promise<Map<string, string>> {
+  const profiles = new Map<string, string>();
+  for (const [origin, profile] of await storedProfiles(db))
+    profiles.set(origin, profile ?? 'google');
+  for (const site of config.sites) profiles.set(site.origin, site.profile);
+  return profiles;
+}
 
 /** Writes rows as one format; `close` finishes the file. */
 interface RowSink {
@@ -191,10 +204,12 @@ Examples:
         throw new UsageError(`--since: "${flags.since}" is not a date (YYYY-MM-DD or ISO 8601)`);
       const config = await readConfig(context, flags.config);
       const engine = `robowatch ${context.version}`;
+      // A page of rows is all an export holds: collect garbage from 64 MB on.
+      setHeapFloor(64 * 1024 * 1024);
       await withStore(context, config, async (handle) => {
-        const catalog = wireCatalog(context, config, handle.db);
-        await catalog.load();
-        const profiles = new Map(catalog.entries().map((e) => [e.site.origin, e.site.profile]));
+        // Each site's profile, read from its row (the whole catalog resolved for 100,000
+        // sites would double the memory of an export); the trends need the catalog.
+        const profiles = await siteProfiles(handle.db, config);
         const ctx: ExportContext = { profileOf: (site) => profiles.get(site) ?? null, engine };
         const columns = COLUMNS[what];
         // A Parquet file is written by its own writer; the text formats stream.
@@ -220,19 +235,31 @@ Examples:
                   : what === 'bodies'
                     ? map(bodyRows(db), (r) => ({ ...r }))
                     : trendRecords(
-                        await viewTrends(
-                          { loadTrendRows: () => trendRows(db) },
-                          catalog.entries().map((e) => e.site),
-                          catalog.config,
-                          { by: flags.by as TrendBy, weighted: false, now: context.now() },
-                        ),
+                        await trendsOf(context, config, db, flags.by as TrendBy),
                         engine,
-                        catalog.config.registry.active.version.sha256,
+                        config.registry.active.version.sha256,
                       );
         for await (const row of rows) await sink.write(row);
         await sink.close();
       });
     });
+}
+
+/** The trends of the watched sites (the catalog: the file's and those added in the UI). */
+async function trendsOf(
+  context: CliContext,
+  config: Config,
+  db: Database,
+  by: TrendBy,
+): Promise<Trend[]> {
+  const catalog = wireCatalog(context, config, db);
+  await catalog.load();
+  return viewTrends(
+    { loadTrendRows: () => trendRows(db) },
+    catalog.entries().map((e) => e.site),
+    catalog.config,
+    { by, weighted: false, now: context.now() },
+  );
 }
 
 /** Trends as rows: one per group and month (by crawler, or --by operator or purpose). */

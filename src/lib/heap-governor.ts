@@ -27,6 +27,17 @@ const DEFAULTS: HeapGovernorOptions = {
   intervalMs: 250,
 };
 
+/** A floor a command sets for itself (a stream whose live data is one page), else null. */
+let floorOverride: number | null = null;
+
+/**
+ * Lowers the floor for this process: a command that streams (an export) holds one page
+ * live, so collecting from 64 MB keeps its RSS near what it uses.
+ */
+export function setHeapFloor(bytes: number): void {
+  floorOverride = bytes;
+}
+
 /** Starts watching this process's heap; returns how to stop. Its timer keeps nothing alive. */
 export function startHeapGovernor(options: Partial<HeapGovernorOptions> = {}): () => void {
   const { floorBytes, growth, intervalMs } = { ...DEFAULTS, ...options };
@@ -40,7 +51,7 @@ export function startHeapGovernor(options: Partial<HeapGovernorOptions> = {}): (
   let collecting = false;
   const timer = setInterval(() => {
     const used = v8.getHeapStatistics().used_heap_size;
-    if (collecting || used < Math.max(floorBytes, kept * growth)) return;
+    if (collecting || used < Math.max(floorOverride ?? floorBytes, kept * growth)) return;
     // Marked concurrently, as V8 does its own: the event loop goes on meanwhile.
     collecting = true;
     void gc({ type: 'major', execution: 'async' }).finally(() => {

@@ -267,3 +267,12 @@ export async function trendRows(db: Database): Promise<
     counts: r.counts ?? [],
   }));
 }
+
+/** The profile each site added in the UI or API names (null: the default), by origin. */
+export async function siteProfiles(db: Database): Promise<[string, string | null][]> {
+  const rows = await queryRows<{ origin: string; profile: string | null }>(
+    db,
+    sql`SELECT origin, settings->>'profile' AS profile FROM sites WHERE settings IS NOT NULL`,
+  );
+  return rows.map((r) => [r.origin, r.profile]);
+}
