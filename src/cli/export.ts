@@ -26,11 +26,12 @@ import {
 import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
 import type { TrendBy } from '../monitor/view-trends.js';
 import type { Trend } from '../policy/trends.js';
-import { wireCatalog } from '../compose.js';
 import type { CliContext } from './context.js';
 import type { Config } from '../config/config.js';
+import { isProfile } from '../robots/index.js';
+import type { Profile } from '../robots/index.js';
 import type { Database } from '../store/db.js';
-import { siteProfiles as storedProfiles } from '../store/export.js';
+import { managedSiteFacts } from '../store/export.js';
 import { readConfig, withStore } from './context.js';
 
 const FORMATS = ['csv', 'jsonl', 'parquet'] as const;
@@ -48,13 +49,29 @@ interface ExportFlags {
 /** Rows per Parquet row group, and per batch handed to the writer (memory stays bounded). */
 const PARQUET_BATCH = 20_000;
 
-/** Each site's profile: the file's sites', then those added in the UI or API (by origin). */
-async function siteProfiles(db: Database, config: Config): Promise<Map<string, string>> {
-  const profiles = new Map<string, string>();
-  for (const [origin, profile] of await storedProfiles(db))
-    profiles.set(origin, profile ?? 'google');
-  for (const site of config.sites) profiles.set(site.origin, site.profile);
-  return profiles;
+/**
+ * The watched sites' origin, profile and rank: those added in the UI or API from their
+ * rows (resolving 100,000 sites' settings would double an export's memory), then the
+ * file's, which win for the origins they list.
+ */
+export async function watchedSites(
+  db: Database,
+  config: Config,
+): Promise<Map<string, { origin: string; profile: Profile; rank?: number }>> {
+  const sites = new Map<string, { origin: string; profile: Profile; rank?: number }>();
+  for (const row of await managedSiteFacts(db))
+    sites.set(row.origin, {
+      origin: row.origin,
+      profile: row.profile !== null && isProfile(row.profile) ? row.profile : 'google',
+      ...(row.rank === null ? {} : { rank: row.rank }),
+    });
+  for (const site of config.sites)
+    sites.set(site.origin, {
+      origin: site.origin,
+      profile: site.profile,
+      ...(site.rank === undefined ? {} : { rank: site.rank }),
+    });
+  return sites;
 }
 
 /** Writes rows as one format; `close` finishes the file. */
@@ -209,8 +226,11 @@ Examples:
       await withStore(context, config, async (handle) => {
         // Each site's profile, read from its row (the whole catalog resolved for 100,000
         // sites would double the memory of an export); the trends need the catalog.
-        const profiles = await siteProfiles(handle.db, config);
-        const ctx: ExportContext = { profileOf: (site) => profiles.get(site) ?? null, engine };
+        const sites = await watchedSites(handle.db, config);
+        const ctx: ExportContext = {
+          profileOf: (site) => sites.get(site)?.profile ?? null,
+          engine,
+        };
         const columns = COLUMNS[what];
         // A Parquet file is written by its own writer; the text formats stream.
         const out = (): Writable =>
@@ -245,19 +265,17 @@ Examples:
     });
 }
 
-/** The trends of the watched sites (the catalog: the file's and those added in the UI). */
+/** The trends of the watched sites. */
 async function trendsOf(
   context: CliContext,
   config: Config,
   db: Database,
   by: TrendBy,
 ): Promise<Trend[]> {
-  const catalog = wireCatalog(context, config, db);
-  await catalog.load();
   return viewTrends(
     { loadTrendRows: () => trendRows(db) },
-    catalog.entries().map((e) => e.site),
-    catalog.config,
+    [...(await watchedSites(db, config)).values()],
+    config,
     { by, weighted: false, now: context.now() },
   );
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { wireCatalog } from '../compose.js';
+import { watchedSites } from './export.js';
 import { UsageError } from '../lib/errors.js';
 import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
 import type { TrendBy } from '../monitor/view-trends.js';
@@ -51,11 +51,9 @@ export function registerTrends(program: Command, context: CliContext): void {
         throw new UsageError(`--since: "${flags.since}" is not a month (YYYY-MM)`);
       const config = await readConfig(context, flags.config);
       const trends = await withStore(context, config, async (handle) => {
-        const catalog = wireCatalog(context, config, handle.db);
-        await catalog.load();
         return viewTrends(
           { loadTrendRows: () => trendRows(handle.db) },
-          catalog.entries().map((e) => e.site),
+          [...(await watchedSites(handle.db, config)).values()],
           config,
           {
             by: flags.by as TrendBy,

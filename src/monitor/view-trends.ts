@@ -33,7 +33,8 @@ export interface TrendOptions {
 /** The trends of the watched sites (groups no site watches left out). */
 export async function viewTrends(
   store: { loadTrendRows(): Promise<TrendRow[]> },
-  watchedSites: readonly SiteConfig[],
+  /** The watched sites: their origin, profile and rank (a SiteConfig has them). */
+  watchedSites: readonly Pick<SiteConfig, 'origin' | 'profile' | 'rank'>[],
   config: Pick<Config, 'registry' | 'presets'>,
   options: TrendOptions,
 ): Promise<Trend[]> {

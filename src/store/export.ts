@@ -268,11 +268,16 @@ export async function trendRows(db: Database): Promise<
   }));
 }
 
-/** The profile each site added in the UI or API names (null: the default), by origin. */
-export async function siteProfiles(db: Database): Promise<[string, string | null][]> {
-  const rows = await queryRows<{ origin: string; profile: string | null }>(
+/**
+ * The sites added in the UI or API and not removed, with the profile and rank their
+ * settings name (null: none), without resolving their settings.
+ */
+export async function managedSiteFacts(
+  db: Database,
+): Promise<{ origin: string; profile: string | null; rank: number | null }[]> {
+  return queryRows<{ origin: string; profile: string | null; rank: number | null }>(
     db,
-    sql`SELECT origin, settings->>'profile' AS profile FROM sites WHERE settings IS NOT NULL`,
+    sql`SELECT origin, settings->>'profile' AS profile, (settings->>'rank')::int AS rank
+      FROM sites WHERE settings IS NOT NULL AND removed_at IS NULL`,
   );
-  return rows.map((r) => [r.origin, r.profile]);
 }
