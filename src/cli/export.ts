@@ -27,11 +27,9 @@ import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
 import type { TrendBy } from '../monitor/view-trends.js';
 import type { Trend } from '../policy/trends.js';
 import type { CliContext } from './context.js';
+import { watchedSites } from './watched-sites.js';
 import type { Config } from '../config/config.js';
-import { isProfile } from '../robots/index.js';
-import type { Profile } from '../robots/index.js';
 import type { Database } from '../store/db.js';
-import { managedSiteFacts } from '../store/export.js';
 import { readConfig, withStore } from './context.js';
 
 const FORMATS = ['csv', 'jsonl', 'parquet'] as const;
@@ -48,31 +46,6 @@ interface ExportFlags {
 
 /** Rows per Parquet row group, and per batch handed to the writer (memory stays bounded). */
 const PARQUET_BATCH = 20_000;
-
-/**
- * The watched sites' origin, profile and rank: those added in the UI or API from their
- * rows (resolving 100,000 sites' settings would double an export's memory), then the
- * file's, which win for the origins they list.
- */
-export async function watchedSites(
-  db: Database,
-  config: Config,
-): Promise<Map<string, { origin: string; profile: Profile; rank?: number }>> {
-  const sites = new Map<string, { origin: string; profile: Profile; rank?: number }>();
-  for (const row of await managedSiteFacts(db))
-    sites.set(row.origin, {
-      origin: row.origin,
-      profile: row.profile !== null && isProfile(row.profile) ? row.profile : 'google',
-      ...(row.rank === null ? {} : { rank: row.rank }),
-    });
-  for (const site of config.sites)
-    sites.set(site.origin, {
-      origin: site.origin,
-      profile: site.profile,
-      ...(site.rank === undefined ? {} : { rank: site.rank }),
-    });
-  return sites;
-}
 
 /** Writes rows as one format; `close` finishes the file. */
 interface RowSink {

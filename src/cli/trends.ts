@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { watchedSites } from './export.js';
+import { watchedSites } from './watched-sites.js';
 import { UsageError } from '../lib/errors.js';
 import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
 import type { TrendBy } from '../monitor/view-trends.js';

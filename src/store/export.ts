@@ -19,6 +19,22 @@ import type {
 /** Rows per query. */
 const PAGE = 2_000;
 
+/** A query's rows a page at a time, each page after the last one's key (keyset paging). */
+async function* pages<R, K>(
+  query: (after: K) => Promise<R[]>,
+  next: (page: R[]) => K,
+  first: K,
+  size: number,
+): AsyncGenerator<R[]> {
+  let after = first;
+  for (;;) {
+    const page = await query(after);
+    yield page;
+    if (page.length < size) return;
+    after = next(page);
+  }
+}
+
 /** `column >= since`, or true without --since. */
 function sinceOf(column: SQL, filter: ExportFilter): SQL {
   return filter.since === null
@@ -35,36 +51,40 @@ export async function* snapshotRows(
   db: Database,
   filter: ExportFilter,
 ): AsyncGenerator<SnapshotRow> {
-  let after = 0;
-  for (;;) {
-    const rows = await queryRows<{
-      id: string | number;
-      origin: string;
-      previous_id: string | number | null;
-      first_seen_at: Date | string;
-      last_checked_at: Date | string | null;
-      check_count: number;
-      status: number | null;
-      error: string | null;
-      body_sha256: string | null;
-      size: number | null;
-      truncated: boolean;
-      stale: boolean;
-      final_url: string;
-      file_condition: string | null;
-      registry_sha256: string | null;
-    }>(
-      db,
-      sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.last_checked_at, s.check_count,
-          s.status, s.error, s.body_sha256, b.size, s.truncated, s.stale, s.final_url,
-          s.file_condition, v.registry_sha256
-        FROM snapshots s JOIN sites site ON site.id = s.site_id
-          LEFT JOIN bodies b ON b.sha256 = s.body_sha256
-          LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
-        WHERE s.id > ${after}
-          AND ${sinceOf(sql.raw(`COALESCE(s.last_checked_at, s.first_seen_at)`), filter)}
-        ORDER BY s.id LIMIT ${PAGE}`,
-    );
+  for await (const rows of pages(
+    (after: number) =>
+      queryRows<{
+        id: string | number;
+        origin: string;
+        previous_id: string | number | null;
+        first_seen_at: Date | string;
+        last_checked_at: Date | string | null;
+        check_count: number;
+        status: number | null;
+        error: string | null;
+        body_sha256: string | null;
+        size: number | null;
+        truncated: boolean;
+        stale: boolean;
+        final_url: string;
+        file_condition: string | null;
+        registry_sha256: string | null;
+      }>(
+        db,
+        sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.last_checked_at, s.check_count,
+            s.status, s.error, s.body_sha256, b.size, s.truncated, s.stale, s.final_url,
+            s.file_condition, v.registry_sha256
+          FROM snapshots s JOIN sites site ON site.id = s.site_id
+            LEFT JOIN bodies b ON b.sha256 = s.body_sha256
+            LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
+          WHERE s.id > ${after}
+            AND ${sinceOf(sql.raw(`COALESCE(s.last_checked_at, s.first_seen_at)`), filter)}
+          ORDER BY s.id LIMIT ${PAGE}`,
+      ),
+    (page) => Number(page[page.length - 1]!.id),
+    0,
+    PAGE,
+  )) {
     for (const r of rows) {
       const firstSeen = new Date(r.first_seen_at);
       yield {
@@ -85,8 +105,6 @@ export async function* snapshotRows(
         registrySha256: r.registry_sha256,
       };
     }
-    if (rows.length < PAGE) return;
-    after = Number(rows[rows.length - 1]!.id);
   }
 }
 
@@ -94,23 +112,27 @@ export async function* checkRows(
   db: Database,
   filter: ExportFilter,
 ): AsyncGenerator<CheckExportRow> {
-  let after = 0;
-  for (;;) {
-    const rows = await queryRows<{
-      id: string | number;
-      origin: string;
-      snapshot_id: string | number;
-      checked_at: Date | string;
-      duration_ms: number;
-      transient: string | null;
-    }>(
-      db,
-      sql`SELECT c.id, site.origin, c.snapshot_id, c.checked_at, c.duration_ms, c.transient
-        FROM checks c JOIN snapshots s ON s.id = c.snapshot_id JOIN sites site ON site.id = s.site_id
-        WHERE c.id > ${after}
-          AND ${sinceOf(sql.raw(`c.checked_at`), filter)}
-        ORDER BY c.id LIMIT ${PAGE}`,
-    );
+  for await (const rows of pages(
+    (after: number) =>
+      queryRows<{
+        id: string | number;
+        origin: string;
+        snapshot_id: string | number;
+        checked_at: Date | string;
+        duration_ms: number;
+        transient: string | null;
+      }>(
+        db,
+        sql`SELECT c.id, site.origin, c.snapshot_id, c.checked_at, c.duration_ms, c.transient
+          FROM checks c JOIN snapshots s ON s.id = c.snapshot_id JOIN sites site ON site.id = s.site_id
+          WHERE c.id > ${after}
+            AND ${sinceOf(sql.raw(`c.checked_at`), filter)}
+          ORDER BY c.id LIMIT ${PAGE}`,
+      ),
+    (page) => Number(page[page.length - 1]!.id),
+    0,
+    PAGE,
+  )) {
     for (const r of rows)
       yield {
         site: r.origin,
@@ -119,8 +141,6 @@ export async function* checkRows(
         durationMs: r.duration_ms,
         transient: r.transient,
       };
-    if (rows.length < PAGE) return;
-    after = Number(rows[rows.length - 1]!.id);
   }
 }
 
@@ -129,30 +149,34 @@ export async function* verdictRows(
   db: Database,
   filter: ExportFilter,
 ): AsyncGenerator<VerdictExportRow> {
-  let after = 0;
   // Verdict sets are about 2 KB each: a page of them is a few MB.
   const page = 500;
-  for (;;) {
-    const rows = await queryRows<{
-      snapshot_id: string | number;
-      origin: string;
-      first_seen_at: Date | string;
-      urls: string[];
-      agents: string[];
-      profiles: string[];
-      causes: VerdictCause[];
-      cells: number[];
-      registry_sha256: string | null;
-    }>(
-      db,
-      sql`SELECT v.snapshot_id, site.origin, s.first_seen_at, v.urls, v.agents, v.profiles,
-          v.causes, v.cells, v.registry_sha256
-        FROM verdict_sets v JOIN snapshots s ON s.id = v.snapshot_id
-          JOIN sites site ON site.id = s.site_id
-        WHERE v.snapshot_id > ${after}
-          AND ${sinceOf(sql.raw(`COALESCE(s.last_checked_at, s.first_seen_at)`), filter)}
-        ORDER BY v.snapshot_id LIMIT ${page}`,
-    );
+  for await (const rows of pages(
+    (after: number) =>
+      queryRows<{
+        snapshot_id: string | number;
+        origin: string;
+        first_seen_at: Date | string;
+        urls: string[];
+        agents: string[];
+        profiles: string[];
+        causes: VerdictCause[];
+        cells: number[];
+        registry_sha256: string | null;
+      }>(
+        db,
+        sql`SELECT v.snapshot_id, site.origin, s.first_seen_at, v.urls, v.agents, v.profiles,
+            v.causes, v.cells, v.registry_sha256
+          FROM verdict_sets v JOIN snapshots s ON s.id = v.snapshot_id
+            JOIN sites site ON site.id = s.site_id
+          WHERE v.snapshot_id > ${after}
+            AND ${sinceOf(sql.raw(`COALESCE(s.last_checked_at, s.first_seen_at)`), filter)}
+          ORDER BY v.snapshot_id LIMIT ${page}`,
+      ),
+    (page) => Number(page[page.length - 1]!.snapshot_id),
+    0,
+    page,
+  )) {
     for (const r of rows) {
       const firstSeen = new Date(r.first_seen_at);
       for (const v of decodeVerdicts({
@@ -174,8 +198,6 @@ export async function* verdictRows(
           registrySha256: r.registry_sha256,
         };
     }
-    if (rows.length < page) return;
-    after = Number(rows[rows.length - 1]!.snapshot_id);
   }
 }
 
@@ -184,22 +206,26 @@ export async function* causeRows(
   db: Database,
   filter: ExportFilter,
 ): AsyncGenerator<CauseExportRow> {
-  let after = 0;
-  for (;;) {
-    const rows = await queryRows<{
-      id: string | number;
-      origin: string;
-      previous_id: string | number | null;
-      first_seen_at: Date | string;
-      causes: ChangeCause[];
-    }>(
-      db,
-      sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.causes
-        FROM snapshots s JOIN sites site ON site.id = s.site_id
-        WHERE s.id > ${after} AND s.causes IS NOT NULL AND jsonb_array_length(s.causes) > 0
-          AND ${sinceOf(sql.raw(`s.first_seen_at`), filter)}
-        ORDER BY s.id LIMIT ${PAGE}`,
-    );
+  for await (const rows of pages(
+    (after: number) =>
+      queryRows<{
+        id: string | number;
+        origin: string;
+        previous_id: string | number | null;
+        first_seen_at: Date | string;
+        causes: ChangeCause[];
+      }>(
+        db,
+        sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.causes
+          FROM snapshots s JOIN sites site ON site.id = s.site_id
+          WHERE s.id > ${after} AND s.causes IS NOT NULL AND jsonb_array_length(s.causes) > 0
+            AND ${sinceOf(sql.raw(`s.first_seen_at`), filter)}
+          ORDER BY s.id LIMIT ${PAGE}`,
+      ),
+    (page) => Number(page[page.length - 1]!.id),
+    0,
+    PAGE,
+  )) {
     for (const r of rows)
       for (const cause of r.causes)
         yield {
@@ -209,8 +235,6 @@ export async function* causeRows(
           at: new Date(r.first_seen_at),
           cause,
         };
-    if (rows.length < PAGE) return;
-    after = Number(rows[rows.length - 1]!.id);
   }
 }
 
@@ -218,17 +242,19 @@ export async function* causeRows(
 export async function* bodyRows(
   db: Database,
 ): AsyncGenerator<{ sha256: string; size: number; content: Uint8Array }> {
-  let after = '';
   const page = 200;
-  for (;;) {
-    const rows = await queryRows<{ sha256: string; size: number; content: Uint8Array }>(
-      db,
-      sql`SELECT sha256, size, content FROM bodies WHERE sha256 > ${after} ORDER BY sha256 LIMIT ${page}`,
-    );
+  for await (const rows of pages(
+    (after: string) =>
+      queryRows<{ sha256: string; size: number; content: Uint8Array }>(
+        db,
+        sql`SELECT sha256, size, content FROM bodies WHERE sha256 > ${after} ORDER BY sha256 LIMIT ${page}`,
+      ),
+    (page) => page[page.length - 1]!.sha256,
+    '',
+    page,
+  )) {
     for (const r of rows)
       yield { sha256: r.sha256, size: r.size, content: new Uint8Array(r.content) };
-    if (rows.length < page) return;
-    after = rows[rows.length - 1]!.sha256;
   }
 }
 
