@@ -12,6 +12,16 @@ import { webBaseUrl } from './config/web.js';
 import { shippedRegistry, shippedRegistryContent } from './config/registry.js';
 import type { WebConfig } from './config/web.js';
 import type { RobotsFetcher } from './fetch/robots-fetcher.js';
+import { ArchiveClient } from './fetch/archive.js';
+import type { BackfillDeps } from './monitor/backfill.js';
+import {
+  archiveChainCurrent,
+  liveHistoryStart,
+  loadCaptures,
+  recordCapture,
+  replaceArchiveChain,
+  storedCaptureTimes,
+} from './store/archive.js';
 import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
 import { redactUrl } from './lib/redact.js';
@@ -332,6 +342,43 @@ function checkNowWith(check: CheckDeps, metrics: Metrics, logger: Logger) {
   };
 }
 
+/**
+ * Backfill from the Internet Archive (archive.url), spaced as archive.requestsPerMinute
+ * asks, through the robots.txt fetcher (its private-address guard and size limits).
+ */
+export function wireBackfill(
+  platform: Platform,
+  config: Config,
+  db: Database,
+  fetcher: RobotsFetcher,
+  onCapture?: BackfillDeps['onCapture'],
+): BackfillDeps {
+  return {
+    archive: new ArchiveClient((request) => fetcher.fetchDocument(request), {
+      url: config.archive.url,
+      requestsPerMinute: config.archive.requestsPerMinute,
+      maxRefusals: ARCHIVE_MAX_REFUSALS,
+      // The archive is slow to list long histories.
+      timeoutMs: Math.max(config.fetch.timeoutMs, 60_000),
+      sleep: (ms) => platform.sleep(ms),
+    }),
+    store: {
+      storedCaptureTimes: (siteId) => storedCaptureTimes(db, siteId),
+      recordCapture: (siteId, capture) => recordCapture(db, siteId, capture),
+      loadCaptures: (siteId) => loadCaptures(db, siteId),
+      replaceArchiveChain: (siteId, states, registry) =>
+        replaceArchiveChain(db, siteId, states, registry),
+      liveHistoryStart: (siteId) => liveHistoryStart(db, siteId),
+      archiveChainCurrent: (siteId) => archiveChainCurrent(db, siteId),
+    },
+    now: () => platform.now(),
+    ...(onCapture === undefined ? {} : { onCapture }),
+  };
+}
+
+/** Refusals (429, 503) in a row before a backfill stops. */
+const ARCHIVE_MAX_REFUSALS = 6;
+
 /** The watched sites: the configuration file's and those added in the UI or API. */
 export function wireCatalog(platform: Platform, config: Config, db: Database): SiteCatalog {
   return new SiteCatalog(createSiteDirectory(db), config, () => platform.now());
@@ -524,6 +571,7 @@ export function wireDaemon(
       shipped: shippedRegistry(),
       shippedContent: shippedRegistryContent(),
     },
+    backfill: wireBackfill(platform, config, db, parts.fetcher),
     logger: parts.logger,
     sleep: (ms, signal) => platform.sleep(ms, signal),
     heartbeat: parts.heartbeat,

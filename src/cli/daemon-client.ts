@@ -20,16 +20,21 @@ export class DaemonClient {
     return this.#request<T>('GET', path);
   }
 
-  async post<T>(path: string): Promise<T> {
-    return this.#request<T>('POST', path);
+  async post<T>(path: string, body?: unknown): Promise<T> {
+    return this.#request<T>('POST', path, body);
   }
 
-  async #request<T>(method: string, path: string): Promise<T> {
+  async #request<T>(method: string, path: string, json?: unknown): Promise<T> {
     let response: Response;
     try {
       response = await this.context.fetch(`${this.info.url}${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.info.token}`, accept: 'application/json' },
+        headers: {
+          authorization: `Bearer ${this.info.token}`,
+          accept: 'application/json',
+          ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
       });
     } catch (error) {
       throw new FatalError(

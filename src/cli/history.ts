@@ -103,6 +103,7 @@ function toJson(row: SnapshotSummary, profile: Profile) {
     checks: row.checks,
     stale: row.stale,
     redirects: row.redirects.length,
+    source: row.source,
   };
 }
 
@@ -118,6 +119,9 @@ function formatTable(rows: readonly SnapshotSummary[], profile: Profile): string
     'SHA-256',
     'CHECKS',
   ];
+  // Captures by the Internet Archive (robowatch backfill) say so in a column of their own.
+  const archived = rows.some((row) => row.source === 'archive');
+  if (archived) header.push('SOURCE');
   const table = rows.map((row) => [
     String(row.id),
     formatTime(row.firstSeen),
@@ -130,6 +134,7 @@ function formatTable(rows: readonly SnapshotSummary[], profile: Profile): string
     row.truncated ? 'yes' : 'no',
     row.sha256 === null ? '-' : row.sha256.slice(0, 12),
     String(row.checks),
+    ...(archived ? [row.source === 'archive' ? 'Internet Archive' : 'robowatch'] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
   return [header, ...table].map((cells) =>

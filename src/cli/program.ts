@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   sites: async () => (await import('./sites.js')).registerSites,
   export: async () => (await import('./export.js')).registerExport,
   trends: async () => (await import('./trends.js')).registerTrends,
+  backfill: async () => (await import('./backfill.js')).registerBackfill,
   check: async () => (await import('./check.js')).registerCheck,
   history: async () => (await import('./history.js')).registerHistory,
   diff: async () => (await import('./diff.js')).registerDiff,

@@ -116,6 +116,10 @@ export interface Config {
   readonly schedule: ScheduleConfig;
   readonly notify: NotifyConfig;
   readonly web: WebConfig;
+  /** The Internet Archive robowatch backfill reads (its Wayback Machine), and how gently. */
+  readonly archive: { readonly url: string; readonly requestsPerMinute: number };
+  /** Each site added in the UI or API gets its archived history loaded. */
+  readonly backfill: { readonly onAdd: boolean };
 }
 
 /** The registry in use, and `registry:` of the file. */
@@ -394,6 +398,11 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
     schedule: file.schedule,
     notify,
     web: resolveWeb(file.web, context.env, context.file),
+    archive: {
+      url: file.archive.url.replace(/\/+$/, ''),
+      requestsPerMinute: file.archive.requestsPerMinute,
+    },
+    backfill: { onAdd: file.backfill.onAdd },
   };
 }
 

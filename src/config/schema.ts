@@ -281,6 +281,27 @@ const registrySettings = z.strictObject({
   refresh: cronExpression.default('0 4 * * *'),
 });
 
+/** The Internet Archive robowatch backfill reads history from, and how gently. */
+const archiveSettings = z.strictObject({
+  url: z
+    .string({ error: 'must be the http(s) URL of a Wayback Machine (CDX server and /web/)' })
+    .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+      error: 'must be the http(s) URL of a Wayback Machine (CDX server and /web/)',
+    })
+    .default('https://web.archive.org'),
+  requestsPerMinute: z
+    .number({ error: 'must be a number of requests a minute (0: no limit)' })
+    .int({ error: 'must be a whole number of requests a minute (0: no limit)' })
+    .min(0, { error: 'must be 0 (no limit) or more requests a minute' })
+    .max(6000, { error: 'must be at most 6000 requests a minute' })
+    .default(24),
+});
+
+/** Backfilling the history of sites as they are added. */
+const backfillSettings = z.strictObject({
+  onAdd: z.boolean({ error: 'must be true or false' }).default(false),
+});
+
 /** The configuration file as written (before presets and URLs are resolved). */
 export const configFileSchema = z.strictObject({
   dataDir: z.string().min(1).default('./data'),
@@ -289,6 +310,10 @@ export const configFileSchema = z.strictObject({
   presets: presetMap.default({}),
   /** Refreshing the AI crawler registry the @ai presets are made from. */
   registry: registrySettings.optional(),
+  /** The Internet Archive (robowatch backfill, Load history). */
+  archive: archiveSettings.default(archiveSettings.parse({})),
+  /** Loading each new site's archived history when it is added. */
+  backfill: backfillSettings.default(backfillSettings.parse({})),
   /** Paths watched on every site that lists none of its own. */
   watch: watchSetting.optional(),
   /** The sitemaps of every site that says nothing of its own (its robots.txt's, by default). */
@@ -318,6 +343,8 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   fetch: Object.keys(fetchSettings.shape),
   web: Object.keys(webSettings.shape),
   registry: Object.keys(registrySettings.shape),
+  archive: Object.keys(archiveSettings.shape),
+  backfill: Object.keys(backfillSettings.shape),
   site: Object.keys(siteSchema.shape),
   'site.notify': Object.keys(siteNotify.shape),
   'site.notify.webhooks': Object.keys(webhook.shape),

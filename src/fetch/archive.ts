@@ -12,6 +12,10 @@
 import pThrottle from 'p-throttle';
 import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
+import { ArchiveError } from '../lib/errors.js';
+import { captureTime, cdxTime } from '../policy/capture-time.js';
+
+export { ArchiveError, captureTime, cdxTime };
 
 export interface ArchiveOptions {
   /** https://web.archive.org, or a mirror (tests: a loopback server). */
@@ -50,9 +54,6 @@ export interface CaptureContent {
   readonly error: string | null;
 }
 
-/** The archive refused too often, or answered what is not a CDX listing. */
-export class ArchiveError extends Error {}
-
 type FetchDocument = (request: DocumentRequest) => Promise<DocumentResult>;
 
 const FIELDS = ['timestamp', 'original', 'statuscode', 'mimetype', 'digest'] as const;
@@ -62,18 +63,6 @@ const MAX_LISTING_BYTES = 20 * 1024 * 1024;
 const FIRST_BACKOFF_MS = 5_000;
 /** A Retry-After is honoured up to this long. */
 const MAX_WAIT_MS = 10 * 60_000;
-
-/** A capture time as a Date. */
-export function captureTime(timestamp: string): Date {
-  const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(timestamp);
-  if (m === null) throw new ArchiveError(`"${timestamp.slice(0, 20)}" is not a capture time`);
-  return new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!));
-}
-
-/** A Date as a CDX time bound (YYYYMMDDhhmmss). */
-export function cdxTime(date: Date): string {
-  return date.toISOString().replace(/\D/g, '').slice(0, 14);
-}
 
 /** How long a Retry-After asks to wait (seconds or an HTTP date), bounded; null if unusable. */
 export function retryAfterMs(value: string | null | undefined, now: number): number | null {
@@ -144,10 +133,35 @@ export class ArchiveClient {
     site: string,
     options: { from?: Date; to?: Date; collapse?: 'digest' | 'day' | 'week' | 'month' },
   ): AsyncGenerator<Capture> {
+    yield* this.#list(`${new URL(site).host}/robots.txt`, options);
+  }
+
+  /**
+   * The capture of `url` nearest to `at`, within `withinMs` either side (an archived
+   * redirect's target is read as the archive saw it then); null when it has none.
+   */
+  async nearest(url: string, at: Date, withinMs: number): Promise<Capture | null> {
+    const target = new URL(url);
+    let best: Capture | null = null;
+    let distance = Infinity;
+    for await (const capture of this.#list(`${target.host}${target.pathname}${target.search}`, {
+      from: new Date(at.getTime() - withinMs),
+      to: new Date(at.getTime() + withinMs),
+      collapse: 'none',
+    })) {
+      const d = Math.abs(captureTime(capture.timestamp).getTime() - at.getTime());
+      if (d < distance) [best, distance] = [capture, d];
+    }
+    return best;
+  }
+
+  async *#list(
+    key: string,
+    options: { from?: Date; to?: Date; collapse?: 'digest' | 'day' | 'week' | 'month' | 'none' },
+  ): AsyncGenerator<Capture> {
     const base = new URL('/cdx/search/cdx', this.#options.url);
-    const host = new URL(site).host;
     const params = new URLSearchParams({
-      url: `${host}/robots.txt`,
+      url: key,
       output: 'json',
       fl: FIELDS.join(','),
       showResumeKey: 'true',
@@ -155,10 +169,11 @@ export class ArchiveClient {
     });
     const collapse = options.collapse ?? 'digest';
     // A week is not a timestamp prefix: days are listed and thinned below.
-    params.set(
-      'collapse',
-      collapse === 'digest' ? 'digest' : `timestamp:${collapse === 'month' ? 6 : 8}`,
-    );
+    if (collapse !== 'none')
+      params.set(
+        'collapse',
+        collapse === 'digest' ? 'digest' : `timestamp:${collapse === 'month' ? 6 : 8}`,
+      );
     if (options.from !== undefined) params.set('from', cdxTime(options.from));
     if (options.to !== undefined) params.set('to', cdxTime(options.to));
     let lastWeek: number | null = null;
@@ -184,31 +199,59 @@ export class ArchiveClient {
     } while (resumeKey !== null);
   }
 
-  /** A capture's content as recorded (the archived status, and a 2xx's bytes). */
+  /**
+   * A capture's content as recorded (the archived status, and a 2xx's bytes). When the
+   * archive itself redirects (to the same URL at a nearby time: a capture it keeps under
+   * another timestamp), that is followed; an archived redirect (the capture's own 3xx) is
+   * the answer, its target in `location`, taken out of the archive's URL when it is one.
+   */
   async content(capture: Capture): Promise<CaptureContent> {
-    const url = new URL(`/web/${capture.timestamp}id_/${capture.original}`, this.#options.url);
-    const { result, body } = await this.#get(
-      url.toString(),
-      MAX_ROBOTS_BYTES,
-      'report',
-      capture.status,
-    );
-    if (result.error !== null)
+    let url = new URL(`/web/${capture.timestamp}id_/${capture.original}`, this.#options.url);
+    const archivedRedirect =
+      capture.status !== null && capture.status >= 300 && capture.status <= 399;
+    for (let hops = 0; ; hops++) {
+      const { result, body } = await this.#get(
+        url.toString(),
+        MAX_ROBOTS_BYTES,
+        'report',
+        capture.status,
+      );
+      if (result.error !== null)
+        return {
+          status: null,
+          body: null,
+          cut: false,
+          location: null,
+          error: result.errorDetail ?? result.error,
+        };
+      const status = result.status;
+      const location = result.location ?? null;
+      const redirect = status !== null && status >= 300 && status <= 399 && location !== null;
+      const inArchive = redirect ? this.#archived(location, url) : null;
+      if (redirect && inArchive !== null && !archivedRedirect && hops < 3) {
+        url = new URL(inArchive.path, this.#options.url);
+        continue;
+      }
+      const ok = status !== null && status >= 200 && status <= 299;
       return {
-        status: null,
-        body: null,
-        cut: false,
-        location: null,
-        error: result.errorDetail ?? result.error,
+        status,
+        body: ok ? body : null,
+        cut: result.cut,
+        location: redirect
+          ? (inArchive?.original ?? new URL(location, capture.original).href)
+          : location,
+        error: null,
       };
-    const ok = result.status !== null && result.status >= 200 && result.status <= 299;
-    return {
-      status: result.status,
-      body: ok ? body : null,
-      cut: result.cut,
-      location: result.location ?? null,
-      error: null,
-    };
+    }
+  }
+
+  /** An archive URL (/web/{timestamp}{flags}/{original}) on the archive's host, or null. */
+  #archived(location: string, base: URL): { path: string; original: string } | null {
+    const url = new URL(location, base);
+    if (url.host !== new URL(this.#options.url).host) return null;
+    const m = /^\/web\/(\d{14})[a-z_]*\/(.+)$/.exec(url.pathname + url.search);
+    if (m === null) return null;
+    return { path: `/web/${m[1]}id_/${m[2]}`, original: m[2]! };
   }
 }
 

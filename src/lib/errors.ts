@@ -40,3 +40,6 @@ export function oneLine(error: unknown): string {
   const cause = error instanceof Error ? error.cause : undefined;
   return cause === undefined ? message : `${message} (${first(cause)})`;
 }
+
+/** The Internet Archive refused too often, failed, or answered what is not a CDX listing. */
+export class ArchiveError extends Error {}

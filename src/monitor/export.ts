@@ -43,6 +43,9 @@ export const COLUMNS: Readonly<Record<ExportKind, readonly Column[]>> = {
     col('stale', 'BOOLEAN'),
     col('final_url', 'STRING'),
     col('file_condition', 'STRING'),
+    // live: seen by robowatch; archive: an Internet Archive capture (checks: its captures).
+    col('source', 'STRING'),
+    col('original_url', 'STRING'),
     ...PRODUCED,
     col('registry_sha256', 'STRING'),
   ],
@@ -115,6 +118,8 @@ export function snapshotRecord(r: SnapshotRow, c: ExportContext): ExportRow {
     stale: r.stale,
     final_url: r.finalUrl,
     file_condition: r.fileCondition,
+    source: r.source,
+    original_url: r.originalUrl,
     profile: c.profileOf(r.site),
     engine: c.engine,
     registry_sha256: r.registrySha256,

@@ -21,6 +21,7 @@ import type {
   RecordedDigest,
   SharedSettingsRows,
   KnownSitemap,
+  ArchiveSummary,
   SitemapFileRecord,
   CoveragePoint,
   StoredCoverage,
@@ -115,6 +116,8 @@ export interface ReadStore {
   findSite(origin: string): Promise<SiteRow | undefined>;
   findSiteById(id: number): Promise<SiteRow | undefined>;
   loadSites(origins: readonly string[]): Promise<StoredSite[]>;
+  /** What the site's history from the Internet Archive holds (robowatch backfill). */
+  archiveSummary(siteId: number): Promise<ArchiveSummary>;
   loadOverview(siteIds: readonly number[]): Promise<SiteOverview[]>;
   loadDailyStates(siteIds: readonly number[], since: Date): Promise<Map<number, DayStates[]>>;
   /** Where every site stands (one light query for all of them); newBlocks counts since `since`. */
@@ -165,7 +168,7 @@ export interface ReadStore {
 }
 
 /** The daemon's queues: the planning of a period, the checks, the notifications, the digests. */
-export type QueueName = 'plan' | 'check' | 'deliver' | 'digest' | 'registry';
+export type QueueName = 'plan' | 'check' | 'deliver' | 'digest' | 'registry' | 'backfill';
 
 /** Work to queue: its id names the work, so that queuing it twice queues it once. */
 export interface NewJob<T> {
@@ -200,6 +203,8 @@ export interface JobQueue {
   fail(queue: QueueName, id: string, error: string): Promise<void>;
   /** Jobs waiting and running, per queue. */
   counts(): Promise<Record<QueueName, { waiting: number; running: number }>>;
+  /** The singleton keys of a queue's jobs waiting or running (any process's), with which. */
+  pendingKeys(queue: QueueName): Promise<Map<string, 'waiting' | 'running'>>;
   /** Stops the engine's own work (maintenance); after this process's workers stopped. */
   stop(): Promise<void>;
 }

@@ -117,6 +117,10 @@ export interface SnapshotSummary {
   readonly lastGoodId: number | null;
   readonly redirects: readonly RedirectHop[];
   readonly finalUrl: string;
+  /** `archive`: an Internet Archive capture (robowatch backfill), from before live checks began. */
+  readonly source: 'live' | 'archive';
+  /** An archived snapshot's URL as the archive captured it; null for live ones. */
+  readonly originalUrl: string | null;
   /**
    * The AI crawler registry some of its verdicts' crawlers came from (@ai… presets), so
    * that they can be reproduced; null when none did (or before registries were recorded).
@@ -234,6 +238,8 @@ export interface StoredChange {
   readonly snapshotId: number;
   readonly previousId: number | null;
   readonly at: Date;
+  /** `archive`: between two Internet Archive captures (never alerted). */
+  readonly source?: 'live' | 'archive';
   /** Null for a state recorded before robowatch explained changes (see `events`). */
   readonly causes: readonly ChangeCause[] | null;
   readonly events: readonly ChangeEvent[];
@@ -410,6 +416,8 @@ export interface SnapshotRow {
   readonly stale: boolean;
   readonly finalUrl: string;
   readonly fileCondition: string | null;
+  readonly source: string;
+  readonly originalUrl: string | null;
   readonly registrySha256: string | null;
 }
 
@@ -439,4 +447,49 @@ export interface CauseExportRow {
   readonly previousId: number | null;
   readonly at: Date;
   readonly cause: ChangeCause;
+}
+
+/** A capture as stored, with its body. */
+export interface ArchivedCapture {
+  readonly timestamp: string;
+  readonly capturedAt: Date;
+  readonly originalUrl: string;
+  readonly status: number | null;
+  readonly error: FetchErrorKind | null;
+  readonly errorDetail: string | null;
+  readonly redirects: readonly RedirectHop[];
+  readonly finalUrl: string;
+  readonly body: Uint8Array | null;
+  readonly truncated: boolean;
+}
+
+/** One archived state: the captures from `firstSeenAt` to `lastSeenAt` that saw it. */
+export interface ArchivedState {
+  readonly firstSeenAt: Date;
+  lastSeenAt: Date;
+  captures: number;
+  readonly originalUrl: string;
+  readonly status: number | null;
+  readonly error: FetchErrorKind | null;
+  readonly errorDetail: string | null;
+  readonly redirects: readonly RedirectHop[];
+  readonly finalUrl: string;
+  readonly body: { readonly sha256: string; readonly bytes: Uint8Array } | null;
+  readonly cut: BodyCut | null;
+  readonly stale: boolean;
+  /** The state (index in the chain) whose body is the last good copy; null: none yet. */
+  readonly lastGood: number | null;
+  readonly fileCondition: FileCondition | null;
+  readonly verdicts: readonly WatchVerdict[];
+  /** Why it differs from the state before (empty for the first). */
+  readonly causes: readonly ChangeCause[];
+}
+
+/** What a site's archived history holds, for its page and the command's report. */
+export interface ArchiveSummary {
+  readonly captures: number;
+  readonly skipped: number;
+  readonly snapshots: number;
+  readonly first: Date | null;
+  readonly last: Date | null;
 }

@@ -94,6 +94,8 @@ export function isChangeKind(value: string): value is ChangeKind {
 /** A new state of the site, with why it differs from the one before. */
 export interface ChangeEntry {
   readonly at: Date;
+  /** Between two Internet Archive captures: the capture time, never alerted. */
+  readonly archived?: boolean;
   readonly snapshotId: number;
   readonly previousId: number | null;
   readonly causes: readonly ChangeCause[];
@@ -237,7 +239,12 @@ async function explained(
   change: StoredChange,
   snapshots: ReadonlyMap<number, SnapshotSummary>,
 ): Promise<ChangeEntry> {
-  const entry = { at: change.at, snapshotId: change.snapshotId, previousId: change.previousId };
+  const entry = {
+    at: change.at,
+    snapshotId: change.snapshotId,
+    previousId: change.previousId,
+    archived: change.source === 'archive',
+  };
   if (change.causes !== null) return { ...entry, causes: change.causes };
   const from = change.previousId === null ? undefined : snapshots.get(change.previousId);
   const to = snapshots.get(change.snapshotId);

@@ -80,5 +80,9 @@ export function snapshotDocument(s: SnapshotSummary, site: SiteRef) {
     redirects: s.redirects,
     lastGoodId: s.lastGoodId,
     registry: s.registry ?? null,
+    // An Internet Archive capture (robowatch backfill): its first and last capture times
+    // are firstSeen and lastSeen, its captures `checks`.
+    source: s.source,
+    originalUrl: s.originalUrl,
   };
 }

@@ -59,6 +59,8 @@ export interface TimelineSnapshot {
   readonly status: number | null;
   readonly error: FetchErrorKind | null;
   readonly stale: boolean;
+  /** `archive`: an Internet Archive capture, from before the live checks (which come after). */
+  readonly source?: 'live' | 'archive';
 }
 
 /** A stretch of time one snapshot was the site's state. */
@@ -70,6 +72,8 @@ export interface TimelineSegment {
   readonly access: Access;
   /** Change events that the snapshot introduced. */
   readonly events: number;
+  /** Seen by the Internet Archive, not by robowatch. */
+  readonly archived: boolean;
 }
 
 /** Consecutive snapshots as segments of time, oldest first, coloured by the site's access. */
@@ -79,7 +83,9 @@ export function timelineSegments(
   profile: Profile,
   end: Date,
 ): TimelineSegment[] {
-  const ordered = [...snapshots].sort((a, b) => a.id - b.id);
+  // The archived states (all before the first check), then the live ones; each in id order.
+  const live = (s: TimelineSnapshot) => (s.source === 'archive' ? 0 : 1);
+  const ordered = [...snapshots].sort((a, b) => live(a) - live(b) || a.id - b.id);
   return ordered.map((snapshot, i) => ({
     snapshotId: snapshot.id,
     start: snapshot.firstSeen,
@@ -87,6 +93,7 @@ export function timelineSegments(
       ordered[i + 1]?.firstSeen ?? new Date(Math.max(end.getTime(), snapshot.lastSeen.getTime())),
     access: siteAccess({ fetch: snapshot, stale: snapshot.stale }, profile),
     events: events.get(snapshot.id) ?? 0,
+    archived: snapshot.source === 'archive',
   }));
 }
 

@@ -20,6 +20,9 @@ import { JobPool } from './job-pool.js';
 import { adoptRegistry, refreshRegistry, registryFromStore } from '../monitor/refresh-registry.js';
 import type { RegistryDeps, RegistryOutcome } from '../monitor/refresh-registry.js';
 import { describeVersion } from '../policy/registry.js';
+import { randomUUID } from 'node:crypto';
+import { backfillSite, readBackfillOptions } from '../monitor/backfill.js';
+import type { BackfillDeps } from '../monitor/backfill.js';
 import type { ActiveRegistry } from '../policy/registry.js';
 
 /** What the daemon's upkeep needs from the store. */
@@ -68,6 +71,16 @@ export interface DaemonDeps {
     readonly shipped: ActiveRegistry;
     readonly shippedContent: Uint8Array;
   };
+  /** Loading sites' history from the Internet Archive (the backfill queue); absent: not offered. */
+  readonly backfill?: BackfillDeps;
+}
+
+/** A backfill job: one site, its period and spacing (as the command's flags, or the button's). */
+export interface BackfillJob {
+  readonly siteId: number;
+  readonly since?: string;
+  readonly until?: string;
+  readonly every?: string;
 }
 
 /** What /healthz says of the daemon. */
@@ -136,6 +149,7 @@ export class Daemon {
     deliver: JobPool<DeliveryAttempt>;
     digest: JobPool<{ fire: string }>;
     registry: JobPool<{ fire: string }>;
+    backfill: JobPool<BackfillJob>;
   };
   #upkeep: Promise<void> | null = null;
   #lastTick: Date | null = null;
@@ -210,6 +224,16 @@ export class Daemon {
         handle: () => this.#refreshRegistry(),
         onError: onError('AI crawler registry refresh'),
       }),
+      backfill: new JobPool<BackfillJob>({
+        ...common,
+        queue: 'backfill',
+        concurrency: 1,
+        handle: (job) => this.#backfill(job.data),
+        onError: (job, error, kind) =>
+          onError(
+            `loading the history of ${this.#deps.catalog.get(job.data.siteId)?.site.origin ?? `site ${job.data.siteId}`} from the Internet Archive`,
+          )(job, error, kind),
+      }),
     };
   }
 
@@ -283,6 +307,15 @@ export class Daemon {
     );
     await jobs.send('check', queued);
     this.#pools.check.wake();
+    if (this.#deps.backfill !== undefined && this.#deps.config.backfill.onAdd) {
+      // backfill.onAdd: a new site's history from the Internet Archive, queued once.
+      const fresh = added.filter((e) => never.has(e.site.origin));
+      await jobs.send(
+        'backfill',
+        fresh.map((e) => backfillJob({ siteId: e.id }, `on-add:${e.id}`)),
+      );
+      if (fresh.length > 0) this.#pools.backfill.wake();
+    }
     const first = queued.filter((j) => never.has(this.#sites.get(j.data.siteId)!.origin));
     if (first.length > 0)
       logger.info(
@@ -664,6 +697,46 @@ export class Daemon {
   }
 
   /** Fetches registry.url; adopts and uses what it serves if that is new. */
+  /**
+   * Queues the loading of a site's history from the Internet Archive (the "Load history"
+   * button, the API, `robowatch backfill` beside this daemon); one waits per site.
+   */
+  async queueBackfill(job: BackfillJob): Promise<void> {
+    if (this.#deps.backfill === undefined) throw new Error('backfill is not wired in this process');
+    await this.#deps.jobs.send('backfill', [backfillJob(job, randomUUID())]);
+    this.#pools.backfill.wake();
+  }
+
+  /** The sites whose history is being loaded (running) or waits to be (any process's jobs). */
+  async backfillsPending(): Promise<Map<number, 'waiting' | 'running'>> {
+    const keys = await this.#deps.jobs.pendingKeys('backfill');
+    return new Map([...keys].map(([key, state]) => [Number(key.split(':')[1]), state]));
+  }
+
+  /**
+   * Reads a slice of a site's archived history (about ten minutes of spaced requests),
+   * and queues the next slice when there is more: a job stays within its lease, and the
+   * site's page shows the history as it grows.
+   */
+  async #backfill(job: BackfillJob): Promise<void> {
+    const deps = this.#deps.backfill;
+    const entry = this.#deps.catalog.get(job.siteId);
+    if (deps === undefined || entry === undefined) return;
+    const { logger, config } = this.#deps;
+    const perMinute = config.archive.requestsPerMinute;
+    const outcome = await backfillSite(deps, entry.site, job.siteId, {
+      ...readBackfillOptions(job),
+      limit: perMinute === 0 ? 1000 : Math.max(20, perMinute * 10),
+    });
+    logger.info(
+      { ...outcome, until: outcome.until.toISOString() },
+      outcome.more
+        ? 'history loaded in part from the Internet Archive; the rest follows'
+        : 'history loaded from the Internet Archive',
+    );
+    if (outcome.more && !this.#stopping.signal.aborted) await this.queueBackfill(job);
+  }
+
   async #refreshRegistry(): Promise<void> {
     const deps = this.#deps.registry;
     if (deps === undefined) return;
@@ -760,4 +833,9 @@ function cronLogger(logger: Logger) {
       logger.error({ component: 'node-cron' }, line(message, extra)),
     debug: () => undefined,
   };
+}
+
+/** A backfill job: its id from `name` (queued once per name), one waiting per site. */
+function backfillJob(job: BackfillJob, name: string): NewJob<BackfillJob> {
+  return { id: jobId(`backfill:${name}`), data: job, singletonKey: `site:${job.siteId}` };
 }

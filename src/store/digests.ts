@@ -93,6 +93,7 @@ export async function loadSitePeriods(
       and(
         inArray(snapshots.siteId, ids),
         isNotNull(snapshots.previousId),
+        eq(snapshots.source, 'live'),
         gte(snapshots.firstSeenAt, start),
         lt(snapshots.firstSeenAt, end),
       ),

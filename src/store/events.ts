@@ -48,15 +48,22 @@ export async function countEventsBySnapshot(
  */
 export async function listChanges(db: Database, query: ChangeQuery): Promise<StoredChange[]> {
   const where: SQL[] = [
+    // Across sites (the feed), what robowatch saw; a site's own list has its archived
+    // changes too, after its live ones.
     query.siteId === undefined
-      ? sql`EXISTS (SELECT 1 FROM sites s WHERE s.id = ${snapshots.siteId} AND s.removed_at IS NULL)`
+      ? sql`EXISTS (SELECT 1 FROM sites s WHERE s.id = ${snapshots.siteId} AND s.removed_at IS NULL)
+          AND ${snapshots.source} = 'live'`
       : eq(snapshots.siteId, query.siteId),
     isNotNull(snapshots.previousId),
     sql`(jsonb_array_length(COALESCE(${snapshots.causes}, '[]'::jsonb)) > 0
       OR (${snapshots.causes} IS NULL AND EXISTS
         (SELECT 1 FROM change_events e WHERE e.snapshot_id = ${snapshots.id})))`,
   ];
-  if (query.beforeId !== undefined) where.push(lt(snapshots.id, query.beforeId));
+  const live = sql`(${snapshots.source} = 'live')`;
+  if (query.beforeId !== undefined)
+    where.push(
+      sql`(${live}, ${snapshots.id}) < (coalesce((SELECT b.source = 'live' FROM snapshots b WHERE b.id = ${query.beforeId}), true), ${query.beforeId}::bigint)`,
+    );
   if (query.types !== undefined && query.types.length > 0)
     where.push(
       or(
@@ -72,10 +79,11 @@ export async function listChanges(db: Database, query: ChangeQuery): Promise<Sto
       previousId: snapshots.previousId,
       at: snapshots.firstSeenAt,
       causes: snapshots.causes,
+      source: snapshots.source,
     })
     .from(snapshots)
     .where(and(...where))
-    .orderBy(desc(snapshots.id))
+    .orderBy(desc(live), desc(snapshots.id))
     .limit(query.limit);
   const legacy = rows.filter((r) => r.causes === null).map((r) => r.snapshotId);
   const events =

@@ -68,12 +68,14 @@ export async function* snapshotRows(
         stale: boolean;
         final_url: string;
         file_condition: string | null;
+        source: string;
+        original_url: string | null;
         registry_sha256: string | null;
       }>(
         db,
         sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.last_checked_at, s.check_count,
             s.status, s.error, s.body_sha256, b.size, s.truncated, s.stale, s.final_url,
-            s.file_condition, v.registry_sha256
+            s.file_condition, s.source, s.original_url, v.registry_sha256
           FROM snapshots s JOIN sites site ON site.id = s.site_id
             LEFT JOIN bodies b ON b.sha256 = s.body_sha256
             LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
@@ -102,6 +104,8 @@ export async function* snapshotRows(
         stale: r.stale,
         finalUrl: r.final_url,
         fileCondition: r.file_condition,
+        source: r.source,
+        originalUrl: r.original_url,
         registrySha256: r.registry_sha256,
       };
     }
@@ -282,7 +286,7 @@ export async function trendRows(db: Database): Promise<
       FROM snapshots s JOIN sites site ON site.id = s.site_id
         LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
       WHERE site.removed_at IS NULL
-      ORDER BY s.site_id, s.id`,
+      ORDER BY s.site_id, s.source = 'live', s.id`,
   );
   return rows.map((r) => ({
     origin: r.origin,

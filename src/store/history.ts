@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
@@ -26,6 +26,8 @@ function summaries(db: Database, where: SQL | undefined) {
       lastGoodId: snapshots.lastGoodId,
       redirects: snapshots.redirects,
       finalUrl: snapshots.finalUrl,
+      source: snapshots.source,
+      originalUrl: snapshots.originalUrl,
       lastSeen: snapshots.lastCheckedAt,
       checks: snapshots.checkCount,
       registrySha256: verdictSets.registrySha256,
@@ -81,18 +83,26 @@ function toSummary(row: SummaryRow): SnapshotSummary {
   };
 }
 
-/** A site's snapshots, newest first (older than `beforeId`, for paging), with their checks. */
+/**
+ * A site's snapshots, newest first (after `beforeId` in that order, for paging), with
+ * their checks: the live ones, then those from the Internet Archive (which all came
+ * before robowatch's first check; each chain is in id order).
+ */
 export async function listSnapshots(
   db: Database,
   siteId: number,
   limit = 1000,
   beforeId?: number,
 ): Promise<SnapshotSummary[]> {
+  const live = sql`(${snapshots.source} = 'live')`;
   const where =
     beforeId === undefined
       ? eq(snapshots.siteId, siteId)
-      : and(eq(snapshots.siteId, siteId), lt(snapshots.id, beforeId));
-  const rows = await summaries(db, where).orderBy(desc(snapshots.id)).limit(limit);
+      : and(
+          eq(snapshots.siteId, siteId),
+          sql`(${live}, ${snapshots.id}) < (coalesce((SELECT b.source = 'live' FROM snapshots b WHERE b.id = ${beforeId}), true), ${beforeId}::bigint)`,
+        );
+  const rows = await summaries(db, where).orderBy(desc(live), desc(snapshots.id)).limit(limit);
   return rows.map(toSummary);
 }
 

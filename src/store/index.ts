@@ -30,6 +30,7 @@ import type { Database } from './db.js';
 import { sql } from 'drizzle-orm';
 import { countEventsBySnapshot, listChanges, listEvents } from './events.js';
 import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
+import { archiveSummary } from './archive.js';
 import {
   loadCrawlerCounts,
   loadCrawlerVerdicts,
@@ -237,6 +238,7 @@ export function createWebStore(db: Database): ReadStore {
     loadDailyStates: (siteIds: readonly number[], since: Date) =>
       loadDailyStates(db, siteIds, since),
     loadSites: (origins: readonly string[]) => loadSites(db, origins),
+    archiveSummary: (siteId: number) => archiveSummary(db, siteId),
     listSnapshots: (siteId: number, limit?: number, beforeId?: number) =>
       listSnapshots(db, siteId, limit, beforeId),
     getSnapshot: (siteId: number, id: number) => getSnapshot(db, siteId, id),

@@ -79,6 +79,17 @@ function queueOptions(options: JobEngineOptions): Record<QueueName, PgBoss.Queue
       retryDelay: Math.min(60, options.leaseSeconds),
       retryBackoff: true,
     },
+    // One site's history from the Internet Archive, a slice at a time (about ten minutes
+    // of spaced requests); one waiting per site. Refusals are retried after minutes.
+    backfill: {
+      name: 'backfill',
+      policy: 'short',
+      ...common,
+      expireInSeconds: Math.max(options.leaseSeconds, 1800),
+      retryLimit: 5,
+      retryDelay: Math.min(300, Math.max(60, options.leaseSeconds)),
+      retryBackoff: true,
+    },
   };
 }
 
@@ -285,10 +296,27 @@ export class JobEngine implements JobQueue {
       deliver: { waiting: 0, running: 0 },
       digest: { waiting: 0, running: 0 },
       registry: { waiting: 0, running: 0 },
+      backfill: { waiting: 0, running: 0 },
     };
     for (const row of rows as { name: QueueName; waiting: number; running: number }[])
       if (row.name in counts) counts[row.name] = { waiting: row.waiting, running: row.running };
     return counts;
+  }
+
+  /** The singleton keys of a queue's jobs waiting or running, with which they are (in any process). */
+  async pendingKeys(queue: QueueName): Promise<Map<string, 'waiting' | 'running'>> {
+    const { rows } = await this.#executor.executeSql(
+      `SELECT singleton_key AS key, bool_or(state = 'active') AS running
+       FROM ${SCHEMA}.job WHERE name = $1 AND state <= 'active' AND singleton_key IS NOT NULL
+       GROUP BY 1`,
+      [queue],
+    );
+    return new Map(
+      (rows as { key: string; running: boolean }[]).map((r) => [
+        r.key,
+        r.running ? 'running' : 'waiting',
+      ]),
+    );
   }
 
   /**

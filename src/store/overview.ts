@@ -55,6 +55,7 @@ export async function loadOverview(
         n.first_seen_at, n.causes
       FROM snapshots n
       WHERE n.site_id = ANY(${ids(siteIds)}) AND n.previous_id IS NOT NULL
+        AND n.source = 'live'
         AND (jsonb_array_length(COALESCE(n.causes, '[]'::jsonb)) > 0
           OR (n.causes IS NULL AND EXISTS (SELECT 1 FROM change_events e WHERE e.snapshot_id = n.id)))
       ORDER BY n.site_id, n.id DESC`,
@@ -151,6 +152,7 @@ export async function loadDailyStates(
         AND (n.first_seen_at >= ${from}::timestamptz OR n.id IN (
           SELECT max(p.id) FROM snapshots p
           WHERE p.site_id = ANY(${ids(siteIds)}) AND p.first_seen_at < ${from}::timestamptz
+            AND p.source = 'live'
           GROUP BY p.site_id))
       GROUP BY n.site_id, day, n.status, n.error, n.stale
       ORDER BY n.site_id, day`,
@@ -209,7 +211,7 @@ export async function loadSiteStandings(db: Database, since: Date): Promise<Site
       db,
       sql`SELECT DISTINCT site_id FROM snapshots
         WHERE newly_blocked AND first_seen_at >= ${since.toISOString()}::timestamptz
-          AND previous_id IS NOT NULL`,
+          AND previous_id IS NOT NULL AND source = 'live'`,
     ),
   ]);
   return {

@@ -25,7 +25,7 @@ import type { ChangeCause } from '../policy/cause-model.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { ChangeEvent } from '../policy/events.js';
 import type { FileCondition } from '../policy/file-condition.js';
-import type { RedirectHop } from '../policy/fetch-result.js';
+import type { FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { VerdictCause } from '../policy/verdicts.js';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
@@ -131,6 +131,15 @@ export const snapshots = pgTable(
      * causes flipped a pair to disallowed): kept by PostgreSQL, for the overview's
      * "newly blocked this week" over every site in one index scan.
      */
+    /**
+     * `live`: seen by robowatch's own checks, the chain the site's current state ends; or
+     * `archive`: a capture of the Internet Archive (robowatch backfill), in a chain of its
+     * own before the live one, its first_seen_at the capture time: never alerted, never
+     * the site's current state.
+     */
+    source: text('source').$type<'live' | 'archive'>().notNull().default('live'),
+    /** An archived snapshot's URL as the archive captured it (null for live ones). */
+    originalUrl: text('original_url'),
     newlyBlocked: boolean('newly_blocked').generatedAlwaysAs(
       sql`COALESCE(jsonb_path_exists(causes, '$[*].pairs[*] ? (@.flipped == true && @.allowed == false)'), false)`,
     ),
@@ -141,6 +150,40 @@ export const snapshots = pgTable(
       .on(t.firstSeenAt)
       .where(sql`newly_blocked`),
   ],
+);
+
+/**
+ * Each Internet Archive capture of a site's robots.txt robowatch has read (robowatch
+ * backfill): what it said, so that a run fetches nothing it has and the site's archived
+ * snapshots are made again from them. `skipped` says why a capture was left out of the
+ * history (an archived redirect whose target the archive lacks).
+ */
+export const archiveCaptures = pgTable(
+  'archive_captures',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    /** The archive's capture time, YYYYMMDDhhmmss (UTC), as its URLs name it. */
+    timestamp: text('timestamp').notNull(),
+    capturedAt: at('captured_at').notNull(),
+    originalUrl: text('original_url').notNull(),
+    status: integer('status'),
+    error: text('error').$type<FetchErrorKind>(),
+    errorDetail: text('error_detail'),
+    redirects: jsonb('redirects')
+      .$type<RedirectHop[]>()
+      .notNull()
+      .default(sql`'[]'::jsonb`),
+    finalUrl: text('final_url').notNull(),
+    bodySha256: text('body_sha256').references(() => bodies.sha256),
+    /** The body went on past 500 KiB (the rest was not read). */
+    truncated: boolean('truncated').notNull().default(false),
+    skipped: text('skipped'),
+    fetchedAt: at('fetched_at').notNull(),
+  },
+  (t) => [unique('archive_captures_site_timestamp_key').on(t.siteId, t.timestamp)],
 );
 
 /** One fetch of one site, recorded even when nothing changed. */

@@ -256,15 +256,20 @@ export async function loadIncidentStart(
 
 /** The query behind loadIncidentStart, for a site and snapshot given as SQL expressions. */
 export function incidentStartOf(siteId: SQL, snapshotId: SQL): SQL {
+  // Within the snapshot's own chain: the live one, or the one made from the archive.
+  const source = sql`coalesce((SELECT c.source FROM snapshots c WHERE c.id = ${snapshotId}), 'live')`;
   return sql`SELECT
       (SELECT min(s.first_seen_at) FROM snapshots s
-        WHERE s.site_id = ${siteId} AND s.id <= ${snapshotId}
+        WHERE s.site_id = ${siteId} AND s.id <= ${snapshotId} AND s.source = ${source}
           AND s.id > (SELECT max(o.id) FROM snapshots o WHERE o.site_id = ${siteId}
-            AND o.id <= ${snapshotId} AND o.status BETWEEN 200 AND 299)) AS access,
+            AND o.id <= ${snapshotId} AND o.source = ${source}
+            AND o.status BETWEEN 200 AND 299)) AS access,
       (SELECT min(s.first_seen_at) FROM snapshots s
-        WHERE s.site_id = ${siteId} AND s.id <= ${snapshotId} AND s.status BETWEEN 200 AND 299
+        WHERE s.site_id = ${siteId} AND s.id <= ${snapshotId} AND s.source = ${source}
+          AND s.status BETWEEN 200 AND 299
           AND s.id > (SELECT max(o.id) FROM snapshots o WHERE o.site_id = ${siteId}
-            AND o.id <= ${snapshotId} AND o.status BETWEEN 200 AND 299
+            AND o.id <= ${snapshotId} AND o.source = ${source}
+            AND o.status BETWEEN 200 AND 299
             AND coalesce(o.file_condition, 'robots') IN ('robots', 'cut'))) AS file`;
 }
 

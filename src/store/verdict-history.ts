@@ -27,14 +27,14 @@ export async function loadVerdictHistory(
     sql`SELECT x.snapshot_id, x.first_seen_at, x.cell, x.profile,
         CASE WHEN x.cell >> 1 = 0 THEN NULL ELSE x.causes -> ((x.cell >> 1) - 1) END AS cause
       FROM (
-        SELECT n.id AS snapshot_id, n.first_seen_at, v.causes, v.profiles[a.j] AS profile,
+        SELECT n.id AS snapshot_id, n.source, n.first_seen_at, v.causes, v.profiles[a.j] AS profile,
           v.cells[(u.i - 1) * cardinality(v.agents) + a.j] AS cell
         FROM snapshots n JOIN verdict_sets v ON v.snapshot_id = n.id
           CROSS JOIN LATERAL (SELECT array_position(v.urls, ${url}::text) AS i) u
           CROSS JOIN LATERAL (SELECT array_position(v.agents, ${agent}::text) AS j) a
         WHERE n.site_id = ${siteId} AND u.i IS NOT NULL AND a.j IS NOT NULL) x
       WHERE x.cell >= 0
-      ORDER BY x.snapshot_id`,
+      ORDER BY x.source = 'live', x.snapshot_id`,
   );
   return rows.map((r) => ({
     snapshotId: Number(r.snapshot_id),

@@ -1,4 +1,4 @@
-import type { DaemonHealth } from '../schedule/daemon.js';
+import type { BackfillJob, DaemonHealth } from '../schedule/daemon.js';
 import type { Config, SiteConfig } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
@@ -25,6 +25,10 @@ export interface WebDeps {
   readonly scheduler?: {
     health(): Promise<DaemonHealth>;
     jobCounts(): Promise<Record<string, { waiting: number; running: number }>>;
+    /** Queues the loading of a site's history from the Internet Archive ("Load history"). */
+    queueBackfill(job: BackfillJob): Promise<void>;
+    /** The sites whose history is loading (running) or waits to be. */
+    backfillsPending(): Promise<Map<number, 'waiting' | 'running'>>;
   };
   /** The digests of a period as they would be sent now (not recorded). */
   previewDigests(period: DigestPeriod, recipient?: string): Promise<PreparedDigest[]>;

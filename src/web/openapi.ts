@@ -140,6 +140,23 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/sites/{id}/archive',
+    summary:
+      'Its history from the Internet Archive: captures read, left out, archived snapshots, first and last capture time, and whether more is loading.',
+    answers: { 200: '{captures, skipped, snapshots, first, last, loading}' },
+    errors: [400, 404],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/sites/{id}/backfill',
+    summary:
+      'Loads its history before robowatch watched it from the Internet Archive (the daemon does it, spaced as archive.requestsPerMinute asks). Body: {since?, until?: YYYY-MM-DD, every?: change|day|week|month}.',
+    answers: { 202: '{captures, skipped, snapshots, first, last, loading}' },
+    errors: [400, 404, 409, 503],
+    write: true,
+  },
+  {
+    method: 'get',
     path: '/api/v1/sites/{id}/snapshots',
     summary: 'Its snapshots, newest first.',
     query: LIST,

@@ -38,6 +38,7 @@ td.changed { background: var(--changed); }
 .timeline text { font-size: 10px; fill: var(--muted); }
 .timeline line.axis, .timeline line.tick { stroke: var(--muted); stroke-width: 1; }
 .timeline text.end { font-size: 9px; }
+.timeline rect.archived { opacity: .5; }
 .access-not-robots, .access-cut { background: var(--unavailable); }
 .scroll { overflow-x: auto; max-width: 100%; }
 table.matrix th[scope=row] { font-weight: normal; color: var(--ink); white-space: nowrap; }
@@ -94,6 +95,7 @@ button.secondary { background: var(--card); color: var(--accent); }
 .filters input[type=text] { flex: 1 1 14rem; width: auto; }
 .filters select { width: auto; max-width: 100%; }
 .tag { display: inline-block; margin: 0 .3rem .2rem 0; padding: 0 .4rem; border: 1px solid var(--line); border-radius: 3px; font-size: .8rem; color: var(--muted); text-decoration: none; }
+.archived { display: inline-block; padding: 0 .4rem; border: 1px dashed var(--line); border-radius: 3px; font-size: .8rem; color: var(--muted); }
 h1 .origin { font-size: .9rem; font-weight: normal; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; margin: 0; }
 dl.facts dt { color: var(--muted); } dl.facts dd { margin: 0; word-break: break-all; }

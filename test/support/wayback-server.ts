@@ -50,6 +50,13 @@ export class WaybackServer {
       }
       const raw = /^\/web\/(\d{14})id_\/(.+)$/.exec(url.pathname + url.search);
       const capture = raw === null ? undefined : this.#find(raw[2]!, raw[1]!);
+      const nearest = raw === null ? undefined : this.#nearest(raw[2]!, raw[1]!);
+      if (capture === undefined && nearest !== undefined) {
+        // As the Wayback Machine does: the capture nearest in time, by a redirect of its own.
+        res.writeHead(302, { location: `/web/${nearest.timestamp}id_/${raw![2]}` });
+        res.end();
+        return;
+      }
       if (capture === undefined) {
         res.writeHead(404, { 'content-type': 'text/html' });
         res.end('<html>not in the archive</html>');
@@ -77,8 +84,21 @@ export class WaybackServer {
     return this.captures.get(host)?.find((c) => c.timestamp === timestamp);
   }
 
+  #nearest(original: string, timestamp: string): FakeCapture | undefined {
+    const host = new URL(original.includes('://') ? original : `http://${original}`).host;
+    const at = Number(timestamp);
+    let best: FakeCapture | undefined;
+    for (const c of this.captures.get(host) ?? [])
+      if (
+        best === undefined ||
+        Math.abs(Number(c.timestamp) - at) < Math.abs(Number(best.timestamp) - at)
+      )
+        best = c;
+    return best;
+  }
+
   #listing(params: URLSearchParams): unknown[][] {
-    const host = (params.get('url') ?? '').replace(/\/robots\.txt$/, '');
+    const host = (params.get('url') ?? '').replace(/^[a-z]+:\/\//, '').split('/')[0]!;
     const fields = (params.get('fl') ?? 'timestamp,original,statuscode,mimetype,digest').split(',');
     const from = (params.get('from') ?? '').padEnd(14, '0');
     const to = (params.get('to') ?? '').padEnd(14, '9');
@@ -106,7 +126,7 @@ export class WaybackServer {
       f === 'timestamp'
         ? c.timestamp
         : f === 'original'
-          ? `http://${host}:80/robots.txt`
+          ? `http://${host.includes(':') ? host : `${host}:80`}/robots.txt`
           : f === 'statuscode'
             ? String(c.status)
             : f === 'mimetype'

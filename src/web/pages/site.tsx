@@ -3,6 +3,7 @@ import { formatBytes } from '../../policy/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
 import { answers } from '../../policy/explain.js';
 import type { ChangeKind, SiteView } from '../../monitor/view-site.js';
+import type { ArchiveSummary } from '../../monitor/records.js';
 import { profileOf } from '../../monitor/view-site.js';
 import { CauseItem } from './causes.js';
 import { CoveragePanel } from './coverage.js';
@@ -53,12 +54,20 @@ export interface SitePageProps {
   readonly signedIn: boolean;
   /** What a feed link carries so that a feed reader may read it ("?key=…" with a token). */
   readonly feedQuery: string;
+  /** Its history from the Internet Archive, and whether more can be, or is being, loaded. */
+  readonly archive: ArchiveSummary & {
+    readonly loading: 'waiting' | 'running' | null;
+    /** A daemon runs in this process to load it. */
+    readonly canLoad: boolean;
+  };
 }
 
 const DONE: Record<string, string> = {
   edited: 'Saved. The next check uses the new settings.',
   paused: 'Paused: robowatch does not check it until it is resumed.',
   resumed: 'Resumed: it is checked on its schedule again.',
+  backfill:
+    'Loading its history from the Internet Archive: the captures appear below as they are read (a few a minute, to spare the archive).',
 };
 const CHECKED: Record<string, string> = {
   baseline: 'Checked now: its first snapshot (the baseline) is below.',
@@ -66,6 +75,30 @@ const CHECKED: Record<string, string> = {
   unchanged: 'Checked now: nothing changed.',
   failed: 'Added, but the first check could not be made now; it is made on schedule.',
 };
+
+/** What the site's history from the Internet Archive holds, in a sentence. */
+const ArchiveFact: FC<{ archive: SitePageProps['archive'] }> = ({ archive }) => (
+  <>
+    {archive.captures === 0 ? (
+      <span class="muted">no history from the Internet Archive yet</span>
+    ) : (
+      <>
+        {archive.snapshots} state{archive.snapshots === 1 ? '' : 's'} from the Internet Archive,{' '}
+        <Time date={archive.first} /> to <Time date={archive.last} /> ({archive.captures} capture
+        {archive.captures === 1 ? '' : 's'} read
+        {archive.skipped > 0
+          ? `, ${archive.skipped} left out: redirects the archive cannot follow`
+          : ''}
+        )
+      </>
+    )}
+    {archive.loading === null ? null : (
+      <span class="archived">
+        {archive.loading === 'running' ? ' loading from the Internet Archive…' : ' queued to load'}
+      </span>
+    )}
+  </>
+);
 
 /** A site: where it stands, its timeline, its changes, the verdict matrix and sitemaps. */
 export const SitePageView: FC<SitePageProps> = ({
@@ -81,6 +114,7 @@ export const SitePageView: FC<SitePageProps> = ({
   file,
   signedIn,
   feedQuery,
+  archive,
 }) => {
   const { site, current } = view;
   const base = `/sites/${site.id}`;
@@ -123,8 +157,16 @@ export const SitePageView: FC<SitePageProps> = ({
       <dl class="facts">
         <dt>Now</dt>
         <dd>
-          {current === undefined ? (
-            <ConditionBadge condition="none" />
+          {current === undefined || current.source === 'archive' ? (
+            <>
+              <ConditionBadge condition="none" />
+              {current === undefined ? null : (
+                <div class="muted">
+                  Not checked yet. Its latest capture by the Internet Archive (
+                  <Time date={current.firstSeen} />) is shown below.
+                </div>
+              )}
+            </>
           ) : (
             <>
               <ConditionBadge condition={view.condition} /> robots.txt{' '}
@@ -140,7 +182,7 @@ export const SitePageView: FC<SitePageProps> = ({
         </dd>
         <dt>Last checked</dt>
         <dd>
-          {current === undefined ? (
+          {current === undefined || current.source === 'archive' ? (
             <span class="muted">never</span>
           ) : (
             <Time date={current.lastSeen} />
@@ -158,6 +200,18 @@ export const SitePageView: FC<SitePageProps> = ({
         <dd>{profileOf(site)}</dd>
         <dt>Snapshots</dt>
         <dd>{view.segments.length}</dd>
+        <dt>Before robowatch</dt>
+        <dd>
+          <ArchiveFact archive={archive} />
+          {archive.canLoad && canCheck && site.config !== undefined && archive.loading === null ? (
+            <form class="inline" method="post" action={`${base}/backfill`}>
+              {' '}
+              <button type="submit" class="secondary">
+                {archive.captures === 0 ? 'Load history' : 'Load more history'}
+              </button>
+            </form>
+          ) : null}
+        </dd>
       </dl>
       <p>
         <form class="inline" method="post" action={`${base}/check`}>
@@ -206,6 +260,12 @@ export const SitePageView: FC<SitePageProps> = ({
 
       <h2>Timeline</h2>
       <Timeline siteId={site.id} segments={view.segments} />
+      {view.segments.some((s) => s.archived) ? (
+        <p class="muted">
+          Paler: states captured by the Internet Archive before robowatch watched the site. Their
+          changes are listed below and never alerted.
+        </p>
+      ) : null}
 
       <h2 id="verdicts">Watched URLs now</h2>
       <form method="get" action={base} class="filter">
@@ -319,6 +379,11 @@ export const SitePageView: FC<SitePageProps> = ({
             <li>
               <p class="when">
                 <Time date={change.at} /> ·{' '}
+                {change.archived ? (
+                  <>
+                    <span class="archived">captured by the Internet Archive</span> ·{' '}
+                  </>
+                ) : null}
                 <a
                   href={`${base}/diff?${new URLSearchParams({ ...(change.previousId === null ? {} : { from: String(change.previousId) }), to: String(change.snapshotId) }).toString()}`}
                 >

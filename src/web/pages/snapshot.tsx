@@ -4,7 +4,7 @@ import { formatBytes } from '../../policy/format.js';
 import type { SiteRef } from '../../monitor/view-site.js';
 import type { SnapshotView } from '../../monitor/view-snapshot.js';
 import { CoverageShiftTable } from './coverage.js';
-import { AccessBadge, Layout, Time, statusText } from './components.js';
+import { AccessBadge, Layout, Notice, Time, statusText } from './components.js';
 
 /** Lines of the file per page; the rules table stops after this many rules. */
 export const LINES_PER_PAGE = 2_000;
@@ -41,7 +41,9 @@ export const SnapshotPageView: FC<{
   /** The first line shown of the file. */
   from: number;
   signedIn: boolean;
-}> = ({ site, view, from, signedIn }) => {
+  /** archive.url: where an archived snapshot's capture can be seen. */
+  archiveUrl: string;
+}> = ({ site, view, from, signedIn, archiveUrl }) => {
   const { snapshot: s, model } = view;
   const base = `/sites/${site.id}`;
   const lines = view.text === null ? [] : linesOf(view.text);
@@ -65,6 +67,17 @@ export const SnapshotPageView: FC<{
         <a href={base}>← {site.origin}</a>
       </p>
       <h1>Snapshot {s.id}</h1>
+      {s.source === 'archive' ? (
+        <Notice>
+          Captured by the Internet Archive on <Time date={s.firstSeen} />, before robowatch watched
+          the site: what crawlers found then, as the archive recorded it.{' '}
+          <a
+            href={`${archiveUrl}/web/${s.firstSeen.toISOString().replace(/\D/g, '').slice(0, 14)}/${s.originalUrl ?? s.finalUrl}`}
+          >
+            See the capture
+          </a>
+        </Notice>
+      ) : null}
       <dl class="facts">
         <dt>Status</dt>
         <dd>
@@ -73,7 +86,8 @@ export const SnapshotPageView: FC<{
         </dd>
         <dt>Seen</dt>
         <dd>
-          <Time date={s.firstSeen} /> to <Time date={s.lastSeen} />, by {s.checks} check
+          <Time date={s.firstSeen} /> to <Time date={s.lastSeen} />, by {s.checks}{' '}
+          {s.source === 'archive' ? 'capture' : 'check'}
           {s.checks === 1 ? '' : 's'}
         </dd>
         <dt>URL fetched</dt>

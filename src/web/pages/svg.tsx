@@ -150,13 +150,13 @@ export const Timeline: FC<{ siteId: number; segments: readonly TimelineSegment[]
       {segments.map((s) => (
         <a href={`/sites/${siteId}/snapshots/${s.snapshotId}`}>
           <rect
-            class={s.access}
+            class={s.archived ? `${s.access} archived` : s.access}
             x={x(s.start.getTime()).toFixed(2)}
             y="8"
             width={Math.max(0.8, x(s.end.getTime()) - x(s.start.getTime())).toFixed(2)}
             height={BAR}
           >
-            <title>{`snapshot ${s.snapshotId}: ${s.access}, ${formatInstant(s.start, clock.timeZone)} to ${formatInstant(s.end, clock.timeZone)}${s.events ? `; ${s.events} change event${s.events === 1 ? '' : 's'}` : ''}`}</title>
+            <title>{`${s.archived ? 'from the Internet Archive, ' : ''}snapshot ${s.snapshotId}: ${s.access}, ${formatInstant(s.start, clock.timeZone)} to ${formatInstant(s.end, clock.timeZone)}${s.events ? `; ${s.events} change event${s.events === 1 ? '' : 's'}` : ''}`}</title>
           </rect>
         </a>
       ))}

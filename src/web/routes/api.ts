@@ -19,6 +19,7 @@ import {
 } from '../../monitor/view-overview.js';
 import { CHANGE_KINDS, isChangeKind, profileOf, viewSite } from '../../monitor/view-site.js';
 import { outcomeDocument } from '../../monitor/check-site.js';
+import { readBackfillOptions } from '../../monitor/backfill.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
 import { testRobots } from '../../monitor/test-robots.js';
 import { TesterRefused } from '../../monitor/tester-thread.js';
@@ -663,6 +664,60 @@ export function registerApi(
       throw new HTTPException(409, { message: `${site.origin} is no longer configured` });
     const outcome = await deps.checkNow(site.config);
     return c.json(outcomeDocument(outcome));
+  });
+
+  // The site's history from the Internet Archive: what it holds, and loading more.
+  const archiveDocument = async (site: SiteRef) => {
+    const [summary, pending] = await Promise.all([
+      deps.store.archiveSummary(site.id),
+      deps.scheduler?.backfillsPending() ?? new Map<number, 'waiting' | 'running'>(),
+    ]);
+    return { ...summary, loading: pending.get(site.id) ?? null };
+  };
+  app.get(`${api}/sites/:id/archive`, async (c) =>
+    c.json(await archiveDocument(await sites.resolve(c.req.param('id')))),
+  );
+  app.post(`${api}/sites/:id/backfill`, async (c) => {
+    requireWriteAccess(c, deps.config.web.token);
+    const site = await sites.resolve(c.req.param('id'));
+    if (site.config === undefined)
+      throw new HTTPException(409, { message: `${site.origin} is no longer watched` });
+    if (deps.scheduler === undefined)
+      throw new HTTPException(503, {
+        message: `loading history needs the daemon (robowatch start); or run robowatch backfill ${site.origin}`,
+      });
+    const text = await c.req.text();
+    let body: Record<string, unknown> = {};
+    try {
+      body = text.trim() === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+    } catch {
+      throw new HTTPException(400, {
+        message: 'the body must be JSON: {"since"?, "until"?, "every"?}',
+      });
+    }
+    const field = (name: string) => {
+      const value = body[name];
+      if (value !== undefined && typeof value !== 'string')
+        throw new HTTPException(400, { message: `${name}: must be a string` });
+      return value;
+    };
+    const job = { since: field('since'), until: field('until'), every: field('every') };
+    try {
+      readBackfillOptions(job);
+    } catch (error) {
+      throw new HTTPException(400, { message: (error as Error).message });
+    }
+    await deps.scheduler.queueBackfill({
+      siteId: site.id,
+      ...(job.since === undefined ? {} : { since: job.since }),
+      ...(job.until === undefined ? {} : { until: job.until }),
+      ...(job.every === undefined ? {} : { every: job.every }),
+    });
+    deps.logger.info(
+      { site: site.origin, ...job },
+      'history load from the Internet Archive queued',
+    );
+    return c.json(await archiveDocument(site), 202);
   });
 
   // The digests of the last `since` as they would be sent now: `robowatch digest --print`

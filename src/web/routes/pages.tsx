@@ -400,9 +400,18 @@ export function registerPages(
       blockingOnly,
     });
     const checked = c.req.query('checked');
+    const [archive, pending] = await Promise.all([
+      deps.store.archiveSummary(site.id),
+      deps.scheduler?.backfillsPending() ?? new Map<number, 'waiting' | 'running'>(),
+    ]);
     return render(
       c,
       <SitePageView
+        archive={{
+          ...archive,
+          loading: pending.get(site.id) ?? null,
+          canLoad: deps.scheduler !== undefined,
+        }}
         view={view}
         kinds={kinds}
         crawlers={crawlers}
@@ -417,6 +426,20 @@ export function registerPages(
         feedQuery={feedQuery}
       />,
     );
+  });
+
+  app.post('/sites/:id/backfill', async (c) => {
+    requireWriteAccess(c, token);
+    const site = await sites.resolve(c.req.param('id'));
+    if (site.config === undefined)
+      throw new HTTPException(409, { message: `${site.origin} is no longer watched` });
+    if (deps.scheduler === undefined)
+      throw new HTTPException(503, {
+        message: `loading history needs the daemon (robowatch start); or run robowatch backfill ${site.origin}`,
+      });
+    await deps.scheduler.queueBackfill({ siteId: site.id });
+    deps.logger.info({ site: site.origin }, 'history load from the Internet Archive queued');
+    return c.redirect(`/sites/${site.id}?done=backfill`, 303);
   });
 
   app.post('/sites/:id/check', async (c) => {
@@ -448,6 +471,7 @@ export function registerPages(
         view={view}
         from={Number.isSafeInteger(line) && line > 0 ? line : 1}
         signedIn={c.get('signedIn')}
+        archiveUrl={deps.config.archive.url}
       />,
     );
   });

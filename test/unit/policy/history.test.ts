@@ -57,15 +57,59 @@ describe('timelineSegments', () => {
       at('2026-03-09'),
     );
     expect(segments).toEqual([
-      { snapshotId: 1, start: at('2026-03-01'), end: at('2026-03-05'), access: 'ok', events: 0 },
+      {
+        snapshotId: 1,
+        start: at('2026-03-01'),
+        end: at('2026-03-05'),
+        access: 'ok',
+        events: 0,
+        archived: false,
+      },
       {
         snapshotId: 2,
         start: at('2026-03-05'),
         end: at('2026-03-06'),
         access: 'unreachable',
         events: 4,
+        archived: false,
       },
-      { snapshotId: 3, start: at('2026-03-06'), end: at('2026-03-09'), access: 'ok', events: 0 },
+      {
+        snapshotId: 3,
+        start: at('2026-03-06'),
+        end: at('2026-03-09'),
+        access: 'ok',
+        events: 0,
+        archived: false,
+      },
+    ]);
+  });
+
+  it('puts the archived states (read after the live ones began) before them, up to the first check', () => {
+    const snapshot = (id: number, day: string, source: 'live' | 'archive') => ({
+      id,
+      firstSeen: at(day),
+      lastSeen: at(day),
+      status: 200,
+      error: null,
+      stale: false,
+      source,
+    });
+    const segments = timelineSegments(
+      [
+        snapshot(1, '2026-03-01', 'live'),
+        snapshot(2, '2026-03-05', 'live'),
+        snapshot(7, '2019-01-01', 'archive'),
+        snapshot(8, '2024-06-01', 'archive'),
+      ],
+      new Map(),
+      'google',
+      at('2026-03-09'),
+    );
+    expect(segments.map((s) => [s.snapshotId, s.start, s.end, s.archived])).toEqual([
+      [7, at('2019-01-01'), at('2024-06-01'), true],
+      [8, at('2024-06-01'), at('2026-03-01'), true],
+      [1, at('2026-03-01'), at('2026-03-05'), false],
+      [2, at('2026-03-05'), at('2026-03-09'), false],
     ]);
   });
 });
