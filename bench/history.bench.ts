@@ -1,5 +1,5 @@
 /**
- * History benchmark, the parts that exist so far: `npm run bench:history`.
+ * History benchmark: `npm run bench:history`.
  * 1. `robowatch sites import` of a 100,000-line Tranco-style list, against a bare INSERT
  *    of the same 100,000 rows in one statement (the reference, same run).
  * 2. `robowatch export --what verdicts --format parquet` of 10 million verdict rows (50,000
@@ -7,6 +7,10 @@
  *    bare read of the same verdict sets page by page (the reference, same run): time and
  *    peak RSS (target: under 300 MB).
  * 3. `robowatch trends` over the same history.
+ * 4. `robowatch backfill` of 1,000 sites × 100 captures each from a loopback Wayback
+ *    Machine (CDX listing and raw captures) with the rate limit off, against bare GETs of
+ *    the same captures from the same server (the reference, same run): captures per
+ *    second, and where the time goes (listing, reading, storing, making the snapshots).
  *
  * PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL, else
  * postgres://root@127.0.0.1:5432/postgres; a database robowatch_history_bench is (re)created.
@@ -17,19 +21,29 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { fmt, runRobowatch } from './process-support.js';
 import { benchPostgres } from './web-support.js';
+import { WaybackServer } from '../test/support/wayback-server.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 100_000);
 const SNAPSHOTS = Number(process.env['BENCH_SNAPSHOTS'] ?? 50_000);
 const URLS = 10;
 const CRAWLERS = 20;
+const BACKFILL_SITES = Number(process.env['BENCH_BACKFILL_SITES'] ?? 1_000);
+const CAPTURES = Number(process.env['BENCH_CAPTURES'] ?? 100);
+/** BENCH_ONLY=backfill: that part alone (with its 1,000 sites imported). */
+const ONLY = process.env['BENCH_ONLY'];
+const wayback = await new WaybackServer().start();
 const bench = await benchPostgres('robowatch_history_bench');
 const dir = mkdtempSync(join(tmpdir(), 'robowatch-history-'));
 const config = join(dir, 'robowatch.yaml');
-writeFileSync(config, `watch: [/]\nagents: ['@search', '*']\nsitemaps: off\nsites: []\n`);
+writeFileSync(
+  config,
+  `watch: [/]\nagents: ['@search', '*']\nsitemaps: off\nsites: []\n` +
+    `archive: {url: ${wayback.url}, requestsPerMinute: 0}\nfetch: {allowPrivateAddresses: true}\n`,
+);
 
-async function run(args: string[]) {
+async function run(args: string[], onStdout?: (text: string) => void) {
   const started = performance.now();
-  const child = runRobowatch([...args, '--config', config], bench.url);
+  const child = runRobowatch([...args, '--config', config], bench.url, undefined, onStdout);
   const { code, peakMb } = await child.exited;
   if (code !== 0) throw new Error(`robowatch ${args.join(' ')} exited ${code}`);
   return { seconds: (performance.now() - started) / 1000, peakMb };
@@ -47,84 +61,162 @@ async function sql<T = unknown>(text: string, values: unknown[] = []): Promise<T
 
 await run(['migrate']);
 
-// 1. Import 100,000 domains, and the same rows inserted bare into a scratch table.
-const list = join(dir, 'tranco.csv');
-writeFileSync(
-  list,
-  Array.from({ length: SITES }, (_, i) => `${i + 1},site-${i + 1}.example`).join('\n') + '\n',
-);
-await sql('CREATE TABLE scratch (origin text PRIMARY KEY, settings jsonb)');
-let started = performance.now();
-await sql(
-  `INSERT INTO scratch SELECT 'https://site-' || n || '.example', jsonb_build_object('rank', n, 'watch', jsonb_build_array('/'))
-   FROM generate_series(1, $1::int) AS n`,
-  [SITES],
-);
-const bareInsert = (performance.now() - started) / 1000;
-const imported = await run(['sites', 'import', list]);
+/** Parts 1 to 3: import, export, trends. */
+async function historyParts(): Promise<void> {
+  // 1. Import 100,000 domains, and the same rows inserted bare into a scratch table.
+  const list = join(dir, 'tranco.csv');
+  writeFileSync(
+    list,
+    Array.from({ length: SITES }, (_, i) => `${i + 1},site-${i + 1}.example`).join('\n') + '\n',
+  );
+  await sql('CREATE TABLE scratch (origin text PRIMARY KEY, settings jsonb)');
+  let started = performance.now();
+  await sql(
+    `INSERT INTO scratch SELECT 'https://site-' || n || '.example', jsonb_build_object('rank', n, 'watch', jsonb_build_array('/'))
+     FROM generate_series(1, $1::int) AS n`,
+    [SITES],
+  );
+  const bareInsert = (performance.now() - started) / 1000;
+  const imported = await run(['sites', 'import', list]);
 
-// 2. 10 million verdict rows: snapshots of the imported sites, each with a verdict set.
-started = performance.now();
-const urls = `ARRAY[${Array.from({ length: URLS }, (_, i) => `'https://x.example/p${i}'`).join(',')}]`;
-const agents = `ARRAY[${Array.from({ length: CRAWLERS }, (_, i) => `'Bot${i}'`).join(',')}]`;
-const profiles = `ARRAY[${Array.from({ length: CRAWLERS }, () => `'google'`).join(',')}]`;
-await sql(
-  `INSERT INTO snapshots (site_id, status, final_url, first_seen_at, last_checked_at, check_count, causes)
-   SELECT ((n - 1) % $2::int) + 1, 200, 'https://x.example/robots.txt', now() - (n || ' minutes')::interval, now(), 1, '[]'::jsonb
-   FROM generate_series(1, $1::int) AS n`,
-  [SNAPSHOTS, SITES],
-);
-await sql(
-  `INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts)
-   SELECT id, ${urls}, ${agents}, ${profiles},
-     '[{"type":"rule","directive":"disallow","pattern":"/p1","line":3}]'::jsonb,
-     (SELECT array_agg(CASE WHEN c % 7 = 0 THEN 2 ELSE 1 END) FROM generate_series(1, ${URLS * CRAWLERS}) AS c),
-     (SELECT jsonb_agg(jsonb_build_object('agent', 'Bot' || i, 'disallowed', i % 3, 'watched', ${URLS}))
-      FROM generate_series(0, ${CRAWLERS - 1}) AS i)
-   FROM snapshots`,
-);
-const populated = (performance.now() - started) / 1000;
-const rows = SNAPSHOTS * URLS * CRAWLERS;
+  // 2. 10 million verdict rows: snapshots of the imported sites, each with a verdict set.
+  started = performance.now();
+  const urls = `ARRAY[${Array.from({ length: URLS }, (_, i) => `'https://x.example/p${i}'`).join(',')}]`;
+  const agents = `ARRAY[${Array.from({ length: CRAWLERS }, (_, i) => `'Bot${i}'`).join(',')}]`;
+  const profiles = `ARRAY[${Array.from({ length: CRAWLERS }, () => `'google'`).join(',')}]`;
+  await sql(
+    `INSERT INTO snapshots (site_id, status, final_url, first_seen_at, last_checked_at, check_count, causes)
+     SELECT ((n - 1) % $2::int) + 1, 200, 'https://x.example/robots.txt', now() - (n || ' minutes')::interval, now(), 1, '[]'::jsonb
+     FROM generate_series(1, $1::int) AS n`,
+    [SNAPSHOTS, SITES],
+  );
+  await sql(
+    `INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts)
+     SELECT id, ${urls}, ${agents}, ${profiles},
+       '[{"type":"rule","directive":"disallow","pattern":"/p1","line":3}]'::jsonb,
+       (SELECT array_agg(CASE WHEN c % 7 = 0 THEN 2 ELSE 1 END) FROM generate_series(1, ${URLS * CRAWLERS}) AS c),
+       (SELECT jsonb_agg(jsonb_build_object('agent', 'Bot' || i, 'disallowed', i % 3, 'watched', ${URLS}))
+        FROM generate_series(0, ${CRAWLERS - 1}) AS i)
+     FROM snapshots`,
+  );
+  const populated = (performance.now() - started) / 1000;
+  const rows = SNAPSHOTS * URLS * CRAWLERS;
 
-// The reference: the same verdict sets read page by page, every cell visited.
-started = performance.now();
-{
-  const client = new pg.Client({ connectionString: bench.url });
-  await client.connect();
-  let after = 0;
-  let cells = 0;
-  for (;;) {
-    const page = (
-      await client.query<{ snapshot_id: string; cells: number[] }>(
-        'SELECT snapshot_id, cells FROM verdict_sets WHERE snapshot_id > $1 ORDER BY snapshot_id LIMIT 500',
-        [after],
-      )
-    ).rows;
-    for (const r of page) cells += r.cells.length;
-    if (page.length < 500) break;
-    after = Number(page[page.length - 1]!.snapshot_id);
+  // The reference: the same verdict sets read page by page, every cell visited.
+  started = performance.now();
+  {
+    const client = new pg.Client({ connectionString: bench.url });
+    await client.connect();
+    let after = 0;
+    let cells = 0;
+    for (;;) {
+      const page = (
+        await client.query<{ snapshot_id: string; cells: number[] }>(
+          'SELECT snapshot_id, cells FROM verdict_sets WHERE snapshot_id > $1 ORDER BY snapshot_id LIMIT 500',
+          [after],
+        )
+      ).rows;
+      for (const r of page) cells += r.cells.length;
+      if (page.length < 500) break;
+      after = Number(page[page.length - 1]!.snapshot_id);
+    }
+    await client.end();
+    if (cells !== rows) throw new Error(`read ${cells} cells, expected ${rows}`);
   }
-  await client.end();
-  if (cells !== rows) throw new Error(`read ${cells} cells, expected ${rows}`);
-}
-const bareRead = (performance.now() - started) / 1000;
-const parquet = join(dir, 'verdicts.parquet');
-const exported = await run(['export', '--what', 'verdicts', '--format', 'parquet', '-o', parquet]);
-const trends = await run(['trends', '--by', 'agent', '--json']);
+  const bareRead = (performance.now() - started) / 1000;
+  const parquet = join(dir, 'verdicts.parquet');
+  const exported = await run([
+    'export',
+    '--what',
+    'verdicts',
+    '--format',
+    'parquet',
+    '-o',
+    parquet,
+  ]);
+  const trends = await run(['trends', '--by', 'agent', '--json']);
 
-console.log(
-  `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${fmt(SITES)} sites imported, ${fmt(rows)} verdict rows (${fmt(SNAPSHOTS)} snapshots × ${URLS} URLs × ${CRAWLERS} crawlers), PostgreSQL`,
+  results.push(
+    `| \`robowatch sites import\` of ${fmt(SITES)} lines | ${imported.seconds.toFixed(1)} s (${fmt(SITES / imported.seconds)} sites/s), peak RSS ${fmt(imported.peakMb)} MB | bare INSERT of the rows: ${bareInsert.toFixed(1)} s (${(imported.seconds / bareInsert).toFixed(1)}×) | one command |`,
+    `| \`robowatch export --what verdicts --format parquet\` of ${fmt(rows)} rows | ${exported.seconds.toFixed(1)} s (${fmt(rows / exported.seconds)} rows/s), peak RSS ${fmt(exported.peakMb)} MB, ${fmt(statSync(parquet).size / 1024 / 1024)} MB file | bare read of the verdict sets: ${bareRead.toFixed(1)} s (${(exported.seconds / bareRead).toFixed(1)}×) | RSS < 300 MB |`,
+    `| \`robowatch trends --by agent\` over ${fmt(SNAPSHOTS)} states of ${fmt(Math.min(SITES, SNAPSHOTS))} sites | ${trends.seconds.toFixed(1)} s, peak RSS ${fmt(trends.peakMb)} MB | | seconds |`,
+  );
+  console.log(`(populating the history took ${populated.toFixed(1)} s)`);
+}
+
+const results: string[] = [];
+if (ONLY === 'backfill') {
+  const list = join(dir, 'tranco.csv');
+  writeFileSync(
+    list,
+    Array.from({ length: BACKFILL_SITES }, (_, i) => `${i + 1},site-${i + 1}.example`).join('\n') +
+      '\n',
+  );
+  await run(['sites', 'import', list]);
+} else await historyParts();
+
+// 4. Backfill: 1,000 sites × 100 captures from the loopback Wayback Machine.
+for (let n = 1; n <= BACKFILL_SITES; n++)
+  wayback.captures.set(
+    `site-${n}.example`,
+    Array.from({ length: CAPTURES }, (_, k) => {
+      const day = new Date(Date.UTC(2016, 0, 1) + k * 29 * 86_400_000);
+      return {
+        timestamp: day.toISOString().replace(/\D/g, '').slice(0, 14),
+        // One capture in 20 an outage; the rest a file that changes each time.
+        status: k % 20 === 19 ? 503 : 200,
+        body:
+          k % 20 === 19
+            ? 'busy'
+            : `User-agent: *\nDisallow: /private/\nDisallow: /v${k}/\n\nUser-agent: GPTBot\n${k % 3 === 0 ? 'Disallow: /\n' : 'Allow: /\n'}\nSitemap: https://site-${n}.example/sitemap.xml\n`,
+      };
+    }),
+  );
+const captures = BACKFILL_SITES * CAPTURES;
+// The reference: the same captures fetched bare, one at a time, from the same server.
+const startedGets = performance.now();
+{
+  const agent = new (await import('undici')).Agent({ connections: 1 });
+  for (let n = 1; n <= BACKFILL_SITES; n++)
+    for (const c of wayback.captures.get(`site-${n}.example`)!) {
+      const response = await (
+        await import('undici')
+      ).request(`${wayback.url}/web/${c.timestamp}id_/http://site-${n}.example:80/robots.txt`, {
+        dispatcher: agent,
+      });
+      await response.body.arrayBuffer();
+    }
+  await agent.close();
+}
+const bareGets = (performance.now() - startedGets) / 1000;
+const time = { list: 0, read: 0, store: 0, chain: 0 };
+let buffered = '';
+let snapshots = 0;
+const origins = Array.from({ length: BACKFILL_SITES }, (_, i) => `https://site-${i + 1}.example`);
+const backfilled = await run(['backfill', '--json', ...origins], (text) => {
+  buffered += text;
+  const lines = buffered.split('\n');
+  buffered = lines.pop()!;
+  for (const line of lines) {
+    const outcome = JSON.parse(line) as { snapshots: number; timings: typeof time };
+    snapshots += outcome.snapshots;
+    for (const k of Object.keys(time) as (keyof typeof time)[]) time[k] += outcome.timings[k];
+  }
+});
+const stored = await sql<{ n: string }>('SELECT count(*) AS n FROM archive_captures');
+if (Number(stored[0]!.n) !== captures)
+  throw new Error(`stored ${stored[0]!.n} captures, expected ${captures}`);
+const again = await run(['backfill', ...origins]);
+const spent = time.list + time.read + time.store + time.chain;
+const share = (ms: number) => `${((ms / spent) * 100).toFixed(0)}%`;
+results.push(
+  `| \`robowatch backfill\` of ${fmt(BACKFILL_SITES)} sites × ${CAPTURES} captures | ${backfilled.seconds.toFixed(1)} s (${fmt(captures / backfilled.seconds)} captures/s; ${fmt(snapshots)} archived snapshots), peak RSS ${fmt(backfilled.peakMb)} MB; listing ${share(time.list)}, reading ${share(time.read)}, storing ${share(time.store)}, making the snapshots ${share(time.chain)} | bare GETs of the captures: ${bareGets.toFixed(1)} s (${(backfilled.seconds / bareGets).toFixed(1)}×) | captures/s |`,
+  `| the same again (nothing new to read) | ${again.seconds.toFixed(1)} s | | reads nothing |`,
 );
+
+console.log(`node ${process.version}, ${new Date().toISOString().slice(0, 10)}, PostgreSQL`);
 console.log('| measurement | value | reference (same run) | target |');
 console.log('|---|--:|--:|--:|');
-console.log(
-  `| \`robowatch sites import\` of ${fmt(SITES)} lines | ${imported.seconds.toFixed(1)} s (${fmt(SITES / imported.seconds)} sites/s), peak RSS ${fmt(imported.peakMb)} MB | bare INSERT of the rows: ${bareInsert.toFixed(1)} s (${(imported.seconds / bareInsert).toFixed(1)}×) | one command |`,
-);
-console.log(
-  `| \`robowatch export --what verdicts --format parquet\` | ${exported.seconds.toFixed(1)} s (${fmt(rows / exported.seconds)} rows/s), peak RSS ${fmt(exported.peakMb)} MB, ${fmt(statSync(parquet).size / 1024 / 1024)} MB file | bare read of the verdict sets: ${bareRead.toFixed(1)} s (${(exported.seconds / bareRead).toFixed(1)}×) | RSS < 300 MB |`,
-);
-console.log(
-  `| \`robowatch trends --by agent\` over ${fmt(SNAPSHOTS)} states of ${fmt(Math.min(SITES, SNAPSHOTS))} sites | ${trends.seconds.toFixed(1)} s, peak RSS ${fmt(trends.peakMb)} MB | | seconds |`,
-);
-console.log(`(populating the history took ${populated.toFixed(1)} s)`);
+for (const line of results) console.log(line);
+await wayback.stop();
 await bench.drop();

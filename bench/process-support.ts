@@ -154,6 +154,7 @@ export function runRobowatch(
   args: readonly string[],
   databaseUrl: string,
   profileDir?: string,
+  onStdout?: (text: string) => void,
 ): Robowatch {
   const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const child = spawn(process.execPath, [...flags, join(root, 'dist/main.js'), ...args], {
@@ -162,6 +163,7 @@ export function runRobowatch(
   });
   let lines = 0;
   child.stdout.on('data', (chunk: Buffer) => {
+    onStdout?.(chunk.toString('utf8'));
     for (const byte of chunk) if (byte === 0x0a) lines++;
   });
   let peakKb = 0;

@@ -20,7 +20,8 @@ import {
   causeRows,
   checkRows,
   snapshotRows,
-  trendRows,
+  trendSites,
+  trendStart,
   verdictRows,
 } from '../store/export.js';
 import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
@@ -246,7 +247,7 @@ async function trendsOf(
   by: TrendBy,
 ): Promise<Trend[]> {
   return viewTrends(
-    { loadTrendRows: () => trendRows(db) },
+    { trendStart: () => trendStart(db), trendSites: () => trendSites(db) },
     [...(await watchedSites(db, config)).values()],
     config,
     { by, weighted: false, now: context.now() },

@@ -3,7 +3,7 @@ import { watchedSites } from './watched-sites.js';
 import { UsageError } from '../lib/errors.js';
 import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
 import type { TrendBy } from '../monitor/view-trends.js';
-import { trendRows } from '../store/export.js';
+import { trendSites, trendStart } from '../store/export.js';
 import type { CliContext } from './context.js';
 import { readConfig, withStore } from './context.js';
 import { write } from './io.js';
@@ -52,7 +52,7 @@ export function registerTrends(program: Command, context: CliContext): void {
       const config = await readConfig(context, flags.config);
       const trends = await withStore(context, config, async (handle) => {
         return viewTrends(
-          { loadTrendRows: () => trendRows(handle.db) },
+          { trendStart: () => trendStart(handle.db), trendSites: () => trendSites(handle.db) },
           [...(await watchedSites(handle.db, config)).values()],
           config,
           {

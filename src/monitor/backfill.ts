@@ -72,6 +72,16 @@ export interface BackfillOutcome {
   readonly until: Date;
   /** Stopped at `limit`: captures are left to read. */
   readonly more: boolean;
+  /**
+   * Where the time went, in milliseconds: waiting on the CDX listing, reading captures
+   * (and following redirects), storing them, making the archived snapshots.
+   */
+  readonly timings: {
+    readonly list: number;
+    readonly read: number;
+    readonly store: number;
+    readonly chain: number;
+  };
 }
 
 /** How far from a redirect's capture its target's capture may be to stand for it. */
@@ -100,7 +110,15 @@ export async function backfillSite(
     to: until,
     collapse: options.every === undefined || options.every === 'change' ? 'digest' : options.every,
   });
+  const timings = { list: 0, read: 0, store: 0, chain: 0 };
+  let mark = performance.now();
+  const lap = (phase: keyof typeof timings) => {
+    const now = performance.now();
+    timings[phase] += now - mark;
+    mark = now;
+  };
   for await (const capture of listing) {
+    lap('list');
     const at = captureTime(capture.timestamp);
     // The live history starts at its first check: the archive's later captures are not read.
     if (at >= until) continue;
@@ -114,12 +132,15 @@ export async function backfillSite(
       continue;
     }
     const read = await readCapture(deps.archive, capture);
+    lap('read');
     await deps.store.recordCapture(siteId, { ...read, fetchedAt: deps.now() });
+    lap('store');
     known.add(capture.timestamp);
     fetched++;
     if (read.skipped !== null) skipped++;
     deps.onCapture?.(site.origin, seen + fetched, listed);
   }
+  lap('list');
   const chain = await deps.store.archiveChainCurrent(siteId);
   const snapshots = chain.current
     ? chain.snapshots
@@ -128,7 +149,24 @@ export async function backfillSite(
         archiveChain(site, await deps.store.loadCaptures(siteId)),
         site.registry ?? null,
       );
-  return { site: site.origin, listed, fetched, known: seen, skipped, snapshots, until, more };
+  lap('chain');
+  const ms = (value: number) => Math.round(value);
+  return {
+    site: site.origin,
+    listed,
+    fetched,
+    known: seen,
+    skipped,
+    snapshots,
+    until,
+    more,
+    timings: {
+      list: ms(timings.list),
+      read: ms(timings.read),
+      store: ms(timings.store),
+      chain: ms(timings.chain),
+    },
+  };
 }
 
 /**

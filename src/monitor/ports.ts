@@ -22,6 +22,7 @@ import type {
   SharedSettingsRows,
   KnownSitemap,
   ArchiveSummary,
+  TrendRow,
   SitemapFileRecord,
   CoveragePoint,
   StoredCoverage,
@@ -40,7 +41,6 @@ import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js'
 import type { DiscoveryLimits } from './discover-sitemaps.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { CoverageComputer } from './coverage-threads.js';
-import type { TrendRow } from './view-trends.js';
 
 /** The queries and writes a check needs. */
 export interface CheckStore {
@@ -125,7 +125,9 @@ export interface ReadStore {
   /** Per watched crawler: on how many sites it is blocked from every, some or no watched URL. */
   loadCrawlerCounts(): Promise<CrawlerCounts[]>;
   /** Every state of every watched site with its verdict counts, oldest first per site. */
-  loadTrendRows(): Promise<TrendRow[]>;
+  /** Where trends begin, and each watched site's states (monitor/view-trends.ts). */
+  trendStart(): Promise<Date | null>;
+  trendSites(): AsyncIterable<readonly TrendRow[]>;
   /** Groups of crawlers across sites: where all are blocked, some, none (by name). */
   loadGroupCounts(
     groups: readonly { readonly name: string; readonly agents: readonly string[] }[],

@@ -493,3 +493,13 @@ export interface ArchiveSummary {
   readonly first: Date | null;
   readonly last: Date | null;
 }
+
+/** A state of a site as the store gives it for trends. */
+export interface TrendRow {
+  readonly origin: string;
+  readonly at: Date;
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly stale: boolean;
+  readonly counts: readonly { agent: string; disallowed: number; watched: number }[];
+}

@@ -6,22 +6,15 @@
 import type { Config, SiteConfig } from '../config/config.js';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import { PURPOSES } from '../policy/registry.js';
-import { computeTrends } from '../policy/trends.js';
-import type { Trend, TrendGroup, TrendState } from '../policy/trends.js';
+import { TrendTotals } from '../policy/trends.js';
+import type { Trend } from '../policy/trends.js';
 import { siteAccess } from '../policy/verdicts.js';
+import type { TrendRow } from './records.js';
 
 export const TREND_BY = ['agent', 'operator', 'purpose'] as const;
 export type TrendBy = (typeof TREND_BY)[number];
 
-/** A state of a site as the store gives it for trends. */
-export interface TrendRow {
-  readonly origin: string;
-  readonly at: Date;
-  readonly status: number | null;
-  readonly error: string | null;
-  readonly stale: boolean;
-  readonly counts: readonly { agent: string; disallowed: number; watched: number }[];
-}
+export type { TrendRow };
 
 export interface TrendOptions {
   readonly by: TrendBy;
@@ -30,47 +23,36 @@ export interface TrendOptions {
   readonly from?: Date;
 }
 
-/** The trends of the watched sites (groups no site watches left out). */
+/** What trends read from the store: where the history starts, then each site's states. */
+export interface TrendSource {
+  /** The first state of any watched site; null when nothing was recorded. */
+  trendStart(): Promise<Date | null>;
+  /** Each watched site's states, oldest first (the archived before the live), a site at a time. */
+  trendSites(): AsyncIterable<readonly TrendRow[]>;
+}
+
+/**
+ * The trends of the watched sites (groups no site watches left out), read a site at a
+ * time: the memory is one page of sites, however long the history.
+ */
 export async function viewTrends(
-  store: { loadTrendRows(): Promise<TrendRow[]> },
+  store: TrendSource,
   /** The watched sites: their origin, profile and rank (a SiteConfig has them). */
   watchedSites: readonly Pick<SiteConfig, 'origin' | 'profile' | 'rank'>[],
   config: Pick<Config, 'registry' | 'presets'>,
   options: TrendOptions,
 ): Promise<Trend[]> {
   const byOrigin = new Map(watchedSites.map((s) => [s.origin, s]));
-  const sites = new Map<string, { rank: number | null; states: TrendState[] }>();
-  const watched = new Set<string>();
-  for (const row of await store.loadTrendRows()) {
-    const site = byOrigin.get(row.origin);
-    if (site === undefined) continue; // no longer watched
-    let entry = sites.get(row.origin);
-    if (entry === undefined)
-      sites.set(row.origin, (entry = { rank: site.rank ?? null, states: [] }));
-    const counts = new Map(
-      row.counts.map((c) => [
-        c.agent.toLowerCase(),
-        { disallowed: c.disallowed, watched: c.watched },
-      ]),
-    );
-    for (const agent of counts.keys()) watched.add(agent);
-    entry.states.push({
-      at: row.at,
-      access: siteAccess(
-        {
-          fetch: { status: row.status, error: row.error as FetchErrorKind | null },
-          stale: row.stale,
-        },
-        site.profile,
-      ),
-      counts,
-    });
-  }
+  const first = await store.trendStart();
+  if (first === null) return [];
+  const from = options.from !== undefined && options.from > first ? options.from : first;
   const registry = config.registry.active.registry;
   const lower = (tokens: readonly string[]) => tokens.map((t) => t.toLowerCase());
-  const groups: TrendGroup[] =
+  const totals = new TrendTotals(
+    from,
+    options.now,
     options.by === 'agent'
-      ? [...watched].sort().map((a) => ({ name: a, agents: [a] }))
+      ? 'per-agent'
       : options.by === 'purpose'
         ? PURPOSES.filter((p) => p !== 'other').map((p) => ({
             name: `@ai-${p}`,
@@ -80,10 +62,31 @@ export async function viewTrends(
           }))
         : Object.entries(config.presets)
             .filter(([name]) => name.startsWith('@operator:'))
-            .map(([name, tokens]) => ({ name, agents: lower(tokens) }))
-            .filter((g) => g.agents.some((a) => watched.has(a)));
-  return computeTrends([...sites.values()], groups, options.now, {
-    weighted: options.weighted,
-    ...(options.from === undefined ? {} : { from: options.from }),
-  }).filter((t) => t.points.some((p) => p.sites > 0));
+            .map(([name, tokens]) => ({ name, agents: lower(tokens) })),
+    { weighted: options.weighted },
+  );
+  for await (const rows of store.trendSites()) {
+    const site = byOrigin.get(rows[0]?.origin ?? '');
+    if (site === undefined) continue; // no longer watched
+    totals.add({
+      rank: site.rank ?? null,
+      states: rows.map((row) => ({
+        at: row.at,
+        access: siteAccess(
+          {
+            fetch: { status: row.status, error: row.error as FetchErrorKind | null },
+            stale: row.stale,
+          },
+          site.profile,
+        ),
+        counts: new Map(
+          row.counts.map((c) => [
+            c.agent.toLowerCase(),
+            { disallowed: c.disallowed, watched: c.watched },
+          ]),
+        ),
+      })),
+    });
+  }
+  return totals.trends().filter((t) => t.points.some((p) => p.sites > 0));
 }

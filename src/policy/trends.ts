@@ -87,9 +87,117 @@ function standing(state: TrendState, group: TrendGroup): Standing | null {
   return 'partly';
 }
 
+const STANDINGS = ['full', 'partly', 'none', 'noRobotsTxt'] as const;
+
 /**
- * The trends of each group, month by month from the first state of any site to `now`.
- * With `weighted`, a site counts by its rank's weight (sites without a rank not at all).
+ * Trends added up a site at a time (100,000 sites × 8 years need not be held at once):
+ * each site's states are read once for each group that concerns it, then counted into the
+ * months they stand at the end of. With `per-agent`, each crawler a site watches is a
+ * group of its own, made as it is first seen.
+ */
+export class TrendTotals {
+  readonly #months: { month: string; end: Date }[];
+  readonly #weighted: boolean;
+  readonly #groups: TrendGroup[];
+  /** Per group, per month: sites, then each standing (weights). */
+  readonly #totals: Float64Array[];
+  /** `per-agent`: the group of each crawler. */
+  readonly #agents: Map<string, number> | null;
+
+  constructor(
+    from: Date,
+    now: Date,
+    groups: readonly TrendGroup[] | 'per-agent',
+    options: { readonly weighted?: boolean } = {},
+  ) {
+    this.#months = monthsBetween(from, now);
+    this.#weighted = options.weighted === true;
+    this.#agents = groups === 'per-agent' ? new Map() : null;
+    this.#groups = groups === 'per-agent' ? [] : [...groups];
+    this.#totals = this.#groups.map(() => this.#row());
+  }
+
+  #row(): Float64Array {
+    return new Float64Array(this.#months.length * (STANDINGS.length + 1));
+  }
+
+  /** The groups that concern a site: per crawler, those its states watch; else all. */
+  #groupsOf(site: TrendSite): number[] {
+    const agents = this.#agents;
+    if (agents === null) return this.#groups.map((_, g) => g);
+    const found = new Set<number>();
+    for (const state of site.states)
+      for (const agent of state.counts.keys()) {
+        let g = agents.get(agent);
+        if (g === undefined) {
+          g = this.#groups.length;
+          agents.set(agent, g);
+          this.#groups.push({ name: agent, agents: [agent] });
+          this.#totals.push(this.#row());
+        }
+        found.add(g);
+      }
+    return [...found];
+  }
+
+  add(site: TrendSite): void {
+    const weight = this.#weighted ? rankWeight(site.rank) : 1;
+    if (weight === 0 || site.states.length === 0) return;
+    const groups = this.#groupsOf(site);
+    // Each state's standing for each of the site's groups (-1: it watches none of them).
+    const codes = site.states.map((state) =>
+      groups.map((g) => {
+        const where = standing(state, this.#groups[g]!);
+        return where === null ? -1 : STANDINGS.indexOf(where);
+      }),
+    );
+    const width = STANDINGS.length + 1;
+    let i = -1; // the site's state at the end of the month being counted
+    this.#months.forEach(({ end }, m) => {
+      while (i + 1 < site.states.length && site.states[i + 1]!.at <= end) i++;
+      if (i < 0) return; // not seen yet
+      const at = codes[i]!;
+      for (let k = 0; k < groups.length; k++) {
+        const code = at[k]!;
+        if (code < 0) continue;
+        const total = this.#totals[groups[k]!]!;
+        total[m * width] = total[m * width]! + weight;
+        total[m * width + 1 + code] = total[m * width + 1 + code]! + weight;
+      }
+    });
+  }
+
+  /** Each group's points, month by month (per crawler: in code-point order). */
+  trends(): Trend[] {
+    const width = STANDINGS.length + 1;
+    const out = this.#groups.map((group, g) => {
+      const t = this.#totals[g]!;
+      return {
+        group: group.name,
+        points: this.#months.map(({ month }, m) => {
+          const sites = t[m * width]!;
+          const share = (k: number) => (sites === 0 ? 0 : t[m * width + 1 + k]! / sites);
+          return {
+            month,
+            sites,
+            full: share(0),
+            partly: share(1),
+            none: share(2),
+            noRobotsTxt: share(3),
+          };
+        }),
+      };
+    });
+    return this.#agents === null
+      ? out
+      : out.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+  }
+}
+
+/**
+ * The trends of each group, month by month from the first state of any site to `now`
+ * (or from `from`, when later). With `weighted`, a site counts by its rank's weight
+ * (sites without a rank not at all).
  */
 export function computeTrends(
   sites: readonly TrendSite[],
@@ -103,40 +211,7 @@ export function computeTrends(
   );
   if (first === null) return groups.map((g) => ({ group: g.name, points: [] }));
   const from = options.from !== undefined && options.from > first ? options.from : first;
-  const months = monthsBetween(from, now);
-  const totals = groups.map(() =>
-    months.map(() => ({ sites: 0, full: 0, partly: 0, none: 0, noRobotsTxt: 0 })),
-  );
-  for (const site of sites) {
-    const weight = options.weighted === true ? rankWeight(site.rank) : 1;
-    if (weight === 0) continue;
-    let i = -1; // the site's state at the end of the month being counted
-    months.forEach(({ end }, m) => {
-      while (i + 1 < site.states.length && site.states[i + 1]!.at <= end) i++;
-      if (i < 0) return; // not seen yet
-      const state = site.states[i]!;
-      groups.forEach((group, g) => {
-        const where = standing(state, group);
-        if (where === null) return;
-        const total = totals[g]![m]!;
-        total.sites += weight;
-        total[where] += weight;
-      });
-    });
-  }
-  return groups.map((group, g) => ({
-    group: group.name,
-    points: months.map(({ month }, m) => {
-      const t = totals[g]![m]!;
-      const share = (n: number) => (t.sites === 0 ? 0 : n / t.sites);
-      return {
-        month,
-        sites: t.sites,
-        full: share(t.full),
-        partly: share(t.partly),
-        none: share(t.none),
-        noRobotsTxt: share(t.noRobotsTxt),
-      };
-    }),
-  }));
+  const totals = new TrendTotals(from, now, groups, options);
+  for (const site of sites) totals.add(site);
+  return totals.trends();
 }

@@ -13,6 +13,7 @@ import type {
   CauseExportRow,
   CheckExportRow,
   SnapshotRow,
+  TrendRow,
   VerdictExportRow,
 } from '../monitor/records.js';
 
@@ -262,40 +263,68 @@ export async function* bodyRows(
   }
 }
 
-/** Every state of every watched site, oldest first per site, with its verdict counts (trends). */
-export async function trendRows(db: Database): Promise<
-  {
-    origin: string;
-    at: Date;
-    status: number | null;
-    error: string | null;
-    stale: boolean;
-    counts: { agent: string; disallowed: number; watched: number }[];
-  }[]
-> {
-  const rows = await queryRows<{
-    origin: string;
-    first_seen_at: Date | string;
-    status: number | null;
-    error: string | null;
-    stale: boolean;
-    counts: { agent: string; disallowed: number; watched: number }[] | null;
-  }>(
+/** The first state of any watched site (where trends begin); null when there is none. */
+export async function trendStart(db: Database): Promise<Date | null> {
+  const [row] = await queryRows<{ at: Date | string | null }>(
     db,
-    sql`SELECT site.origin, s.first_seen_at, s.status, s.error, s.stale, v.counts
-      FROM snapshots s JOIN sites site ON site.id = s.site_id
-        LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
-      WHERE site.removed_at IS NULL
-      ORDER BY s.site_id, s.source = 'live', s.id`,
+    sql`SELECT min(s.first_seen_at) AS at FROM snapshots s JOIN sites site ON site.id = s.site_id
+      WHERE site.removed_at IS NULL`,
   );
-  return rows.map((r) => ({
-    origin: r.origin,
-    at: new Date(r.first_seen_at),
-    status: r.status,
-    error: r.error,
-    stale: r.stale,
-    counts: r.counts ?? [],
-  }));
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** Sites per page of trendSites. */
+const TREND_SITES_PAGE = 1_000;
+
+/**
+ * Each watched site's states with their verdict counts (trends), oldest first (the
+ * archived ones before the live ones), a site at a time, read a page of sites at a time.
+ */
+export async function* trendSites(db: Database): AsyncGenerator<TrendRow[]> {
+  for await (const ids of pages(
+    (after) =>
+      queryRows<{ id: number }>(
+        db,
+        sql`SELECT id FROM sites WHERE id > ${after} AND removed_at IS NULL
+          ORDER BY id LIMIT ${TREND_SITES_PAGE}`,
+      ),
+    (page) => page[page.length - 1]!.id,
+    0,
+    TREND_SITES_PAGE,
+  )) {
+    const rows = await queryRows<{
+      site_id: number;
+      origin: string;
+      first_seen_at: Date | string;
+      status: number | null;
+      error: string | null;
+      stale: boolean;
+      counts: { agent: string; disallowed: number; watched: number }[] | null;
+    }>(
+      db,
+      sql`SELECT s.site_id, site.origin, s.first_seen_at, s.status, s.error, s.stale, v.counts
+        FROM snapshots s JOIN sites site ON site.id = s.site_id
+          LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
+        WHERE s.site_id = ANY(${sql.param(ids.map((r) => r.id))}::int[])
+        ORDER BY s.site_id, s.source = 'live', s.id`,
+    );
+    let site: TrendRow[] = [];
+    for (const r of rows) {
+      if (site.length > 0 && site[0]!.origin !== r.origin) {
+        yield site;
+        site = [];
+      }
+      site.push({
+        origin: r.origin,
+        at: new Date(r.first_seen_at),
+        status: r.status,
+        error: r.error,
+        stale: r.stale,
+        counts: r.counts ?? [],
+      });
+    }
+    if (site.length > 0) yield site;
+  }
 }
 
 /**

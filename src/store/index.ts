@@ -56,7 +56,7 @@ import {
   updateSiteSettings,
 } from './sites.js';
 import { listChecks, loadVerdictHistory } from './verdict-history.js';
-import { trendRows } from './export.js';
+import { trendSites, trendStart } from './export.js';
 import {
   latestRegistry,
   latestRegistryVersion,
@@ -233,7 +233,8 @@ export function createWebStore(db: Database): ReadStore {
     loadSiteStandings: (since: Date) => loadSiteStandings(db, since),
     loadCrawlerCounts: () => loadCrawlerCounts(db),
     loadGroupCounts: (groups) => loadGroupCounts(db, groups),
-    loadTrendRows: () => trendRows(db),
+    trendStart: () => trendStart(db),
+    trendSites: () => trendSites(db),
     loadCrawlerVerdicts: (agent: string) => loadCrawlerVerdicts(db, agent),
     loadDailyStates: (siteIds: readonly number[], since: Date) =>
       loadDailyStates(db, siteIds, since),

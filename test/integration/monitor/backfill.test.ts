@@ -26,6 +26,8 @@ import { listSnapshots } from '../../../src/store/history.js';
 import { createCheckStore } from '../../../src/store/index.js';
 import { loadVerdictHistory } from '../../../src/store/verdict-history.js';
 import { listChanges } from '../../../src/store/events.js';
+import { trendSites, trendStart } from '../../../src/store/export.js';
+import { viewTrends } from '../../../src/monitor/view-trends.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { useLoopbackSite } from '../../support/loopback-site.js';
@@ -205,6 +207,25 @@ sites:
       ['2022-01-01', true],
       ['2024-01-01', true],
     ]);
+
+    // Trends read the archived years: Googlebot blocked from every watched URL in 2019-06.
+    const trends = await viewTrends(
+      {
+        trendStart: () => trendStart(database.handle.db),
+        trendSites: () => trendSites(database.handle.db),
+      },
+      [site],
+      parseConfig('sites: []', { file: 't.yaml', cwd: '/tmp', env: {}, version: 'test' }),
+      { by: 'agent', weighted: false, now },
+    );
+    const googlebot = trends.find((t) => t.group === 'googlebot')!;
+    expect(googlebot.points[0]!.month).toBe('2018-01');
+    expect(googlebot.points.find((p) => p.month === '2018-06')).toMatchObject({
+      none: 0,
+      partly: 1,
+    });
+    expect(googlebot.points.find((p) => p.month === '2019-06')).toMatchObject({ full: 1 });
+    expect(googlebot.points.find((p) => p.month === '2024-06')).toMatchObject({ noRobotsTxt: 1 });
 
     // The first live check: a baseline (no alert), after the archived states.
     server.serve('/robots.txt', 200, CLOSED);
