@@ -27,6 +27,15 @@ const SITES = Number(process.env['BENCH_SITES'] ?? 100_000);
 const SNAPSHOTS = Number(process.env['BENCH_SNAPSHOTS'] ?? 50_000);
 const URLS = 10;
 const CRAWLERS = 20;
+/** Trends: each site's states over 8 years, and the crawlers they count. */
+const TREND_STATES = 16;
+const TREND_AGENTS = 8;
+const trendAgents = `ARRAY[${Array.from({ length: TREND_AGENTS }, (_, i) => `'Bot${i}'`).join(',')}]`;
+const trendProfiles = `ARRAY[${Array.from({ length: TREND_AGENTS }, () => `'google'`).join(',')}]`;
+const monthsSince2018 = () => {
+  const now = new Date();
+  return (now.getUTCFullYear() - 2018) * 12 + now.getUTCMonth() + 1;
+};
 const BACKFILL_SITES = Number(process.env['BENCH_BACKFILL_SITES'] ?? 1_000);
 const CAPTURES = Number(process.env['BENCH_CAPTURES'] ?? 100);
 /** BENCH_ONLY=backfill: that part alone (with its 1,000 sites imported). */
@@ -134,14 +143,38 @@ async function historyParts(): Promise<void> {
     '-o',
     parquet,
   ]);
+  // 3. Trends over 100,000 sites × 8 years: 16 states each, every six months since 2018
+  //    (one in eight unreachable), 8 crawlers, each blocked on some sites and not others.
+  started = performance.now();
+  await sql(
+    `WITH added AS (
+       INSERT INTO snapshots (site_id, status, final_url, first_seen_at, last_checked_at, check_count, causes, source)
+       SELECT n, CASE WHEN k % 8 = 7 THEN 503 ELSE 200 END, 'https://x.example/robots.txt',
+         timestamptz '2018-01-01' + (k * 6 || ' months')::interval + (n % 170 || ' days')::interval,
+         timestamptz '2018-01-01' + (k * 6 || ' months')::interval + (n % 170 || ' days')::interval,
+         1, '[]'::jsonb, 'archive'
+       FROM generate_series(1, $1::int) AS n, generate_series(0, ${TREND_STATES - 1}) AS k
+       RETURNING id, site_id)
+     INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts)
+     SELECT id, ARRAY['https://x.example/'], ${trendAgents}, ${trendProfiles}, '[]'::jsonb,
+       ARRAY[${Array.from({ length: TREND_AGENTS }, () => '1').join(',')}],
+       (SELECT jsonb_agg(jsonb_build_object('agent', 'Bot' || i,
+          'disallowed', CASE WHEN (site_id + id + i) % 4 = 0 THEN 2 WHEN (site_id + i) % 4 = 1 THEN 1 ELSE 0 END,
+          'watched', 2)) FROM generate_series(0, ${TREND_AGENTS - 1}) AS i)
+     FROM added`,
+    [SITES],
+  );
+  const trendPopulated = (performance.now() - started) / 1000;
   const trends = await run(['trends', '--by', 'agent', '--json']);
 
   results.push(
     `| \`robowatch sites import\` of ${fmt(SITES)} lines | ${imported.seconds.toFixed(1)} s (${fmt(SITES / imported.seconds)} sites/s), peak RSS ${fmt(imported.peakMb)} MB | bare INSERT of the rows: ${bareInsert.toFixed(1)} s (${(imported.seconds / bareInsert).toFixed(1)}×) | one command |`,
     `| \`robowatch export --what verdicts --format parquet\` of ${fmt(rows)} rows | ${exported.seconds.toFixed(1)} s (${fmt(rows / exported.seconds)} rows/s), peak RSS ${fmt(exported.peakMb)} MB, ${fmt(statSync(parquet).size / 1024 / 1024)} MB file | bare read of the verdict sets: ${bareRead.toFixed(1)} s (${(exported.seconds / bareRead).toFixed(1)}×) | RSS < 300 MB |`,
-    `| \`robowatch trends --by agent\` over ${fmt(SNAPSHOTS)} states of ${fmt(Math.min(SITES, SNAPSHOTS))} sites | ${trends.seconds.toFixed(1)} s, peak RSS ${fmt(trends.peakMb)} MB | | seconds |`,
+    `| \`robowatch trends --by agent\` over ${fmt(SITES)} sites × 8 years (${fmt(SITES * TREND_STATES + SNAPSHOTS)} states, ${TREND_AGENTS} crawlers, ${monthsSince2018()} months) | ${trends.seconds.toFixed(1)} s, peak RSS ${fmt(trends.peakMb)} MB | | seconds |`,
   );
-  console.log(`(populating the history took ${populated.toFixed(1)} s)`);
+  console.log(
+    `(populating the history took ${populated.toFixed(1)} s, the trends' ${trendPopulated.toFixed(1)} s)`,
+  );
 }
 
 const results: string[] = [];

@@ -18,7 +18,7 @@ import {
   archiveChainCurrent,
   liveHistoryStart,
   loadCaptures,
-  recordCapture,
+  recordCaptures,
   replaceArchiveChain,
   storedCaptureTimes,
 } from './store/archive.js';
@@ -364,7 +364,7 @@ export function wireBackfill(
     }),
     store: {
       storedCaptureTimes: (siteId) => storedCaptureTimes(db, siteId),
-      recordCapture: (siteId, capture) => recordCapture(db, siteId, capture),
+      recordCaptures: (siteId, captures) => recordCaptures(db, siteId, captures),
       loadCaptures: (siteId) => loadCaptures(db, siteId),
       replaceArchiveChain: (siteId, states, registry) =>
         replaceArchiveChain(db, siteId, states, registry),

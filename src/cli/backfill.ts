@@ -20,6 +20,9 @@ interface BackfillFlags {
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
 
+/** Sites backfilled at the same time (their requests still spaced as one). */
+const SITES_AT_ONCE = 4;
+
 /** `robowatch backfill`: sites' robots.txt history before robowatch watched them. */
 export function registerBackfill(program: Command, context: CliContext): void {
   program
@@ -101,19 +104,25 @@ export function registerBackfill(program: Command, context: CliContext): void {
                 progress.write(`\r${site}: ${done} of ${listed}+ captures read`);
             },
           );
-          let failure: Error | null = null;
-          for (const entry of sites) {
-            try {
-              const outcome = await backfillSite(deps, entry.site, entry.id, options);
-              if (progress.isTTY === true) progress.write('\r\x1b[K');
-              await print(outcome);
-            } catch (error) {
-              if (!(error instanceof ArchiveError)) throw error;
-              // The archive refused or failed: what was read is kept; the rest waits.
-              failure = error;
-              break;
+          // A few sites at once: the archive's spacing is shared (one client), so this only
+          // overlaps reading with storing; the first refusal stops taking more sites.
+          let failure = null as Error | null;
+          const queue = [...sites];
+          const worker = async () => {
+            for (let entry = queue.shift(); entry !== undefined; entry = queue.shift()) {
+              if (failure !== null) return;
+              try {
+                const outcome = await backfillSite(deps, entry.site, entry.id, options);
+                if (progress.isTTY === true) progress.write('\r\x1b[K');
+                await print(outcome);
+              } catch (error) {
+                if (!(error instanceof ArchiveError)) throw error;
+                // The archive refused or failed: what was read is kept; the rest waits.
+                failure ??= error;
+              }
             }
-          }
+          };
+          await Promise.all(Array.from({ length: Math.min(SITES_AT_ONCE, sites.length) }, worker));
           if (failure !== null)
             throw new FatalError(
               `${failure.message} (what was read is kept: run the same command again to go on)`,

@@ -35,7 +35,8 @@ export interface BackfillOptions {
 
 export interface BackfillStore {
   storedCaptureTimes(siteId: number): Promise<Set<string>>;
-  recordCapture(siteId: number, capture: NewCapture): Promise<void>;
+  /** Stores captures read, in one transaction. */
+  recordCaptures(siteId: number, captures: readonly NewCapture[]): Promise<void>;
   loadCaptures(siteId: number): Promise<ArchivedCapture[]>;
   replaceArchiveChain(
     siteId: number,
@@ -86,6 +87,9 @@ export interface BackfillOutcome {
 
 /** How far from a redirect's capture its target's capture may be to stand for it. */
 const REDIRECT_WINDOW_MS = 90 * 86_400_000;
+/** Captures stored per transaction at most, and how long one waits to be stored at most. */
+const STORE_BATCH = 50;
+const STORE_WITHIN_MS = 5_000;
 /** Redirects followed at most (as the live fetcher does). */
 const MAX_REDIRECTS = 5;
 
@@ -117,28 +121,42 @@ export async function backfillSite(
     timings[phase] += now - mark;
     mark = now;
   };
-  for await (const capture of listing) {
-    lap('list');
-    const at = captureTime(capture.timestamp);
-    // The live history starts at its first check: the archive's later captures are not read.
-    if (at >= until) continue;
-    if (options.limit !== undefined && fetched >= options.limit) {
-      more = true;
-      break;
-    }
-    listed++;
-    if (known.has(capture.timestamp)) {
-      seen++;
-      continue;
-    }
-    const read = await readCapture(deps.archive, capture);
-    lap('read');
-    await deps.store.recordCapture(siteId, { ...read, fetchedAt: deps.now() });
+  // Captures are stored a few at a time (one transaction for up to 50, or for what 5 s
+  // read), and whatever was read when a run stops: a killed run reads at most that again.
+  const unstored: NewCapture[] = [];
+  let oldest = 0;
+  const store = async () => {
+    await deps.store.recordCaptures(siteId, unstored.splice(0));
     lap('store');
-    known.add(capture.timestamp);
-    fetched++;
-    if (read.skipped !== null) skipped++;
-    deps.onCapture?.(site.origin, seen + fetched, listed);
+  };
+  try {
+    for await (const capture of listing) {
+      lap('list');
+      const at = captureTime(capture.timestamp);
+      // The live history starts at its first check: the archive's later captures are not read.
+      if (at >= until) continue;
+      if (options.limit !== undefined && fetched >= options.limit) {
+        more = true;
+        break;
+      }
+      listed++;
+      if (known.has(capture.timestamp)) {
+        seen++;
+        continue;
+      }
+      const read = await readCapture(deps.archive, capture);
+      lap('read');
+      if (unstored.length === 0) oldest = performance.now();
+      unstored.push({ ...read, fetchedAt: deps.now() });
+      if (unstored.length >= STORE_BATCH || performance.now() - oldest >= STORE_WITHIN_MS)
+        await store();
+      known.add(capture.timestamp);
+      fetched++;
+      if (read.skipped !== null) skipped++;
+      deps.onCapture?.(site.origin, seen + fetched, listed);
+    }
+  } finally {
+    await store();
   }
   lap('list');
   const chain = await deps.store.archiveChainCurrent(siteId);

@@ -39,39 +39,48 @@ export async function storedCaptureTimes(db: Database, siteId: number): Promise<
   return new Set(rows.map((r) => r.timestamp));
 }
 
-/** Stores one capture (and its body, once by hash); a capture stored already is left as it is. */
-export async function recordCapture(
+/**
+ * Stores captures (and their bodies, once by hash) in one transaction; a capture stored
+ * already is left as it is.
+ */
+export async function recordCaptures(
   db: Database,
   siteId: number,
-  capture: NewCapture,
+  captures: readonly NewCapture[],
 ): Promise<void> {
+  if (captures.length === 0) return;
   await db.transaction(async (tx) => {
-    if (capture.body !== null)
+    const withBodies = [
+      ...new Map(
+        captures.flatMap((c) => (c.body === null ? [] : [[c.body.sha256, c.body] as const])),
+      ).values(),
+    ];
+    if (withBodies.length > 0)
       await tx
         .insert(bodies)
-        .values({
-          sha256: capture.body.sha256,
-          content: capture.body.bytes,
-          size: capture.body.bytes.byteLength,
-        })
+        .values(
+          withBodies.map((b) => ({ sha256: b.sha256, content: b.bytes, size: b.bytes.byteLength })),
+        )
         .onConflictDoNothing();
     await tx
       .insert(archiveCaptures)
-      .values({
-        siteId,
-        timestamp: capture.timestamp,
-        capturedAt: capture.capturedAt,
-        originalUrl: capture.originalUrl,
-        status: capture.status,
-        error: capture.error,
-        errorDetail: capture.errorDetail,
-        redirects: [...capture.redirects],
-        finalUrl: capture.finalUrl,
-        bodySha256: capture.body?.sha256 ?? null,
-        truncated: capture.truncated,
-        skipped: capture.skipped,
-        fetchedAt: capture.fetchedAt,
-      })
+      .values(
+        captures.map((capture) => ({
+          siteId,
+          timestamp: capture.timestamp,
+          capturedAt: capture.capturedAt,
+          originalUrl: capture.originalUrl,
+          status: capture.status,
+          error: capture.error,
+          errorDetail: capture.errorDetail,
+          redirects: [...capture.redirects],
+          finalUrl: capture.finalUrl,
+          bodySha256: capture.body?.sha256 ?? null,
+          truncated: capture.truncated,
+          skipped: capture.skipped,
+          fetchedAt: capture.fetchedAt,
+        })),
+      )
       .onConflictDoNothing();
   });
 }

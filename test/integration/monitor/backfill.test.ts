@@ -17,7 +17,7 @@ import {
   archiveChainCurrent,
   liveHistoryStart,
   loadCaptures,
-  recordCapture,
+  recordCaptures,
   replaceArchiveChain,
   storedCaptureTimes,
 } from '../../../src/store/archive.js';
@@ -65,7 +65,7 @@ describe.each(databaseKinds())('backfilling from the Internet Archive on %s', (k
       }),
       store: {
         storedCaptureTimes: (id) => storedCaptureTimes(db, id),
-        recordCapture: (id, c) => recordCapture(db, id, c),
+        recordCaptures: (id, c) => recordCaptures(db, id, c),
         loadCaptures: (id) => loadCaptures(db, id),
         replaceArchiveChain: (id, states, registry) =>
           replaceArchiveChain(db, id, states, registry),
