@@ -19,6 +19,7 @@ import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { Agent, request } from 'undici';
 import { fmt, runRobowatch } from './process-support.js';
 import { benchPostgres } from './web-support.js';
 import { WaybackServer } from '../test/support/wayback-server.js';
@@ -38,7 +39,7 @@ const monthsSince2018 = () => {
 };
 const BACKFILL_SITES = Number(process.env['BENCH_BACKFILL_SITES'] ?? 1_000);
 const CAPTURES = Number(process.env['BENCH_CAPTURES'] ?? 100);
-/** BENCH_ONLY=backfill: that part alone (with its 1,000 sites imported). */
+/** BENCH_ONLY=backfill: that part alone. */
 const ONLY = process.env['BENCH_ONLY'];
 const wayback = await new WaybackServer().start();
 const bench = await benchPostgres('robowatch_history_bench');
@@ -167,7 +168,7 @@ async function historyParts(): Promise<void> {
   const trendPopulated = (performance.now() - started) / 1000;
   const trends = await run(['trends', '--by', 'agent', '--json']);
 
-  results.push(
+  report(
     `| \`robowatch sites import\` of ${fmt(SITES)} lines | ${imported.seconds.toFixed(1)} s (${fmt(SITES / imported.seconds)} sites/s), peak RSS ${fmt(imported.peakMb)} MB | bare INSERT of the rows: ${bareInsert.toFixed(1)} s (${(imported.seconds / bareInsert).toFixed(1)}×) | one command |`,
     `| \`robowatch export --what verdicts --format parquet\` of ${fmt(rows)} rows | ${exported.seconds.toFixed(1)} s (${fmt(rows / exported.seconds)} rows/s), peak RSS ${fmt(exported.peakMb)} MB, ${fmt(statSync(parquet).size / 1024 / 1024)} MB file | bare read of the verdict sets: ${bareRead.toFixed(1)} s (${(exported.seconds / bareRead).toFixed(1)}×) | RSS < 300 MB |`,
     `| \`robowatch trends --by agent\` over ${fmt(SITES)} sites × 8 years (${fmt(SITES * TREND_STATES + SNAPSHOTS)} states, ${TREND_AGENTS} crawlers, ${monthsSince2018()} months) | ${trends.seconds.toFixed(1)} s, peak RSS ${fmt(trends.peakMb)} MB | | seconds |`,
@@ -178,20 +179,27 @@ async function historyParts(): Promise<void> {
 }
 
 const results: string[] = [];
-if (ONLY === 'backfill') {
-  const list = join(dir, 'tranco.csv');
+const report = (...lines: string[]) => {
+  results.push(...lines);
+  for (const line of lines) console.log(line);
+};
+if (ONLY !== 'backfill') await historyParts();
+
+// 4. Backfill: 1,000 sites of their own (no history yet) × 100 captures each.
+{
+  const list = join(dir, 'backfill.csv');
   writeFileSync(
     list,
-    Array.from({ length: BACKFILL_SITES }, (_, i) => `${i + 1},site-${i + 1}.example`).join('\n') +
+    Array.from({ length: BACKFILL_SITES }, (_, i) => `https://backfill-${i + 1}.example`).join(
       '\n',
+    ) + '\n',
   );
   await run(['sites', 'import', list]);
-} else await historyParts();
+}
 
-// 4. Backfill: 1,000 sites × 100 captures from the loopback Wayback Machine.
 for (let n = 1; n <= BACKFILL_SITES; n++)
   wayback.captures.set(
-    `site-${n}.example`,
+    `backfill-${n}.example`,
     Array.from({ length: CAPTURES }, (_, k) => {
       const day = new Date(Date.UTC(2016, 0, 1) + k * 29 * 86_400_000);
       return {
@@ -201,7 +209,7 @@ for (let n = 1; n <= BACKFILL_SITES; n++)
         body:
           k % 20 === 19
             ? 'busy'
-            : `User-agent: *\nDisallow: /private/\nDisallow: /v${k}/\n\nUser-agent: GPTBot\n${k % 3 === 0 ? 'Disallow: /\n' : 'Allow: /\n'}\nSitemap: https://site-${n}.example/sitemap.xml\n`,
+            : `User-agent: *\nDisallow: /private/\nDisallow: /v${k}/\n\nUser-agent: GPTBot\n${k % 3 === 0 ? 'Disallow: /\n' : 'Allow: /\n'}\nSitemap: https://backfill-${n}.example/sitemap.xml\n`,
       };
     }),
   );
@@ -209,14 +217,13 @@ const captures = BACKFILL_SITES * CAPTURES;
 // The reference: the same captures fetched bare, one at a time, from the same server.
 const startedGets = performance.now();
 {
-  const agent = new (await import('undici')).Agent({ connections: 1 });
+  const agent = new Agent({ connections: 1 });
   for (let n = 1; n <= BACKFILL_SITES; n++)
-    for (const c of wayback.captures.get(`site-${n}.example`)!) {
-      const response = await (
-        await import('undici')
-      ).request(`${wayback.url}/web/${c.timestamp}id_/http://site-${n}.example:80/robots.txt`, {
-        dispatcher: agent,
-      });
+    for (const c of wayback.captures.get(`backfill-${n}.example`)!) {
+      const response = await request(
+        `${wayback.url}/web/${c.timestamp}id_/http://backfill-${n}.example:80/robots.txt`,
+        { dispatcher: agent },
+      );
       await response.body.arrayBuffer();
     }
   await agent.close();
@@ -225,7 +232,10 @@ const bareGets = (performance.now() - startedGets) / 1000;
 const time = { list: 0, read: 0, store: 0, chain: 0 };
 let buffered = '';
 let snapshots = 0;
-const origins = Array.from({ length: BACKFILL_SITES }, (_, i) => `https://site-${i + 1}.example`);
+const origins = Array.from(
+  { length: BACKFILL_SITES },
+  (_, i) => `https://backfill-${i + 1}.example`,
+);
 const backfilled = await run(['backfill', '--json', ...origins], (text) => {
   buffered += text;
   const lines = buffered.split('\n');
@@ -242,7 +252,7 @@ if (Number(stored[0]!.n) !== captures)
 const again = await run(['backfill', ...origins]);
 const spent = time.list + time.read + time.store + time.chain;
 const share = (ms: number) => `${((ms / spent) * 100).toFixed(0)}%`;
-results.push(
+report(
   `| \`robowatch backfill\` of ${fmt(BACKFILL_SITES)} sites × ${CAPTURES} captures | ${backfilled.seconds.toFixed(1)} s (${fmt(captures / backfilled.seconds)} captures/s; ${fmt(snapshots)} archived snapshots), peak RSS ${fmt(backfilled.peakMb)} MB; listing ${share(time.list)}, reading ${share(time.read)}, storing ${share(time.store)}, making the snapshots ${share(time.chain)} | bare GETs of the captures: ${bareGets.toFixed(1)} s (${(backfilled.seconds / bareGets).toFixed(1)}×) | captures/s |`,
   `| the same again (nothing new to read) | ${again.seconds.toFixed(1)} s | | reads nothing |`,
 );

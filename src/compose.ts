@@ -14,14 +14,6 @@ import type { WebConfig } from './config/web.js';
 import type { RobotsFetcher } from './fetch/robots-fetcher.js';
 import { ArchiveClient } from './fetch/archive.js';
 import type { BackfillDeps } from './monitor/backfill.js';
-import {
-  archiveChainCurrent,
-  liveHistoryStart,
-  loadCaptures,
-  recordCaptures,
-  replaceArchiveChain,
-  storedCaptureTimes,
-} from './store/archive.js';
 import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
 import { redactUrl } from './lib/redact.js';
@@ -47,6 +39,7 @@ import { isConnectionError } from './store/db.js';
 import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
 import type { JobEngine, JobEngineOptions } from './store/jobs.js';
 import {
+  createBackfillStore,
   createCheckStore,
   createCoverageStore,
   createDaemonStore,
@@ -362,15 +355,7 @@ export function wireBackfill(
       timeoutMs: Math.max(config.fetch.timeoutMs, 60_000),
       sleep: (ms) => platform.sleep(ms),
     }),
-    store: {
-      storedCaptureTimes: (siteId) => storedCaptureTimes(db, siteId),
-      recordCaptures: (siteId, captures) => recordCaptures(db, siteId, captures),
-      loadCaptures: (siteId) => loadCaptures(db, siteId),
-      replaceArchiveChain: (siteId, states, registry) =>
-        replaceArchiveChain(db, siteId, states, registry),
-      liveHistoryStart: (siteId) => liveHistoryStart(db, siteId),
-      archiveChainCurrent: (siteId) => archiveChainCurrent(db, siteId),
-    },
+    store: createBackfillStore(db),
     now: () => platform.now(),
     ...(onCapture === undefined ? {} : { onCapture }),
   };

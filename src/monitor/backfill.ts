@@ -13,8 +13,8 @@ import { ArchiveError } from '../lib/errors.js';
 import { captureTime } from '../policy/capture-time.js';
 import type { RedirectHop } from '../policy/fetch-result.js';
 import { archiveChain } from './archive-chain.js';
-import type { ArchivedCapture, ArchivedState } from './records.js';
-import type { NewCapture } from '../store/archive.js';
+import type { NewCapture } from './records.js';
+import type { BackfillStore } from './ports.js';
 
 export const BACKFILL_EVERY = ['change', 'day', 'week', 'month'] as const;
 export type BackfillEvery = (typeof BACKFILL_EVERY)[number];
@@ -31,21 +31,6 @@ export interface BackfillOptions {
    * the daemon's jobs stay short, and what they read shows between them.
    */
   readonly limit?: number;
-}
-
-export interface BackfillStore {
-  storedCaptureTimes(siteId: number): Promise<Set<string>>;
-  /** Stores captures read, in one transaction. */
-  recordCaptures(siteId: number, captures: readonly NewCapture[]): Promise<void>;
-  loadCaptures(siteId: number): Promise<ArchivedCapture[]>;
-  replaceArchiveChain(
-    siteId: number,
-    states: readonly ArchivedState[],
-    registry: string | null,
-  ): Promise<number>;
-  liveHistoryStart(siteId: number): Promise<Date | null>;
-  /** Whether the archived snapshots are made from every capture stored (not after an interruption). */
-  archiveChainCurrent(siteId: number): Promise<{ current: boolean; snapshots: number }>;
 }
 
 export interface BackfillDeps {

@@ -22,6 +22,9 @@ import type {
   SharedSettingsRows,
   KnownSitemap,
   ArchiveSummary,
+  ArchivedCapture,
+  ArchivedState,
+  NewCapture,
   TrendRow,
   SitemapFileRecord,
   CoveragePoint,
@@ -244,4 +247,20 @@ export interface CoverageDeps {
   readonly thresholds: CoverageThresholds;
   /** Where URL sets are evaluated (threads of their own in the daemon). */
   readonly computer: CoverageComputer;
+}
+
+/** What a backfill needs of the store (store/archive.ts). */
+export interface BackfillStore {
+  storedCaptureTimes(siteId: number): Promise<Set<string>>;
+  /** Stores captures read, in one transaction. */
+  recordCaptures(siteId: number, captures: readonly NewCapture[]): Promise<void>;
+  loadCaptures(siteId: number): Promise<ArchivedCapture[]>;
+  replaceArchiveChain(
+    siteId: number,
+    states: readonly ArchivedState[],
+    registry: string | null,
+  ): Promise<number>;
+  liveHistoryStart(siteId: number): Promise<Date | null>;
+  /** Whether the archived snapshots are made from every capture stored (not after an interruption). */
+  archiveChainCurrent(siteId: number): Promise<{ current: boolean; snapshots: number }>;
 }

@@ -449,8 +449,9 @@ export interface CauseExportRow {
   readonly cause: ChangeCause;
 }
 
-/** A capture as stored, with its body. */
-export interface ArchivedCapture {
+/** What an Internet Archive capture said, as robowatch read it (robowatch backfill). */
+export interface CaptureFacts {
+  /** The archive's capture time, YYYYMMDDhhmmss (UTC). */
   readonly timestamp: string;
   readonly capturedAt: Date;
   readonly originalUrl: string;
@@ -459,8 +460,20 @@ export interface ArchivedCapture {
   readonly errorDetail: string | null;
   readonly redirects: readonly RedirectHop[];
   readonly finalUrl: string;
-  readonly body: Uint8Array | null;
   readonly truncated: boolean;
+}
+
+/** A capture as stored, with its body. */
+export interface ArchivedCapture extends CaptureFacts {
+  readonly body: Uint8Array | null;
+}
+
+/** A capture as read from the archive, to store. */
+export interface NewCapture extends CaptureFacts {
+  readonly body: { readonly sha256: string; readonly bytes: Uint8Array } | null;
+  /** Why it is left out of the history; null: it is part of it. */
+  readonly skipped: string | null;
+  readonly fetchedAt: Date;
 }
 
 /** One archived state: the captures from `firstSeenAt` to `lastSeenAt` that saw it. */

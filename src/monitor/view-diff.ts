@@ -55,7 +55,12 @@ export async function viewDiff(
     return {
       missing: ids.to === undefined ? 'no snapshots yet' : `no snapshot ${ids.to} of this site`,
     };
-  const fromId = ids.from ?? to.previousId;
+  // A live baseline after an archived history is compared with the last capture: what
+  // changed between the archive's last look and robowatch's first.
+  const fromId =
+    ids.from ??
+    to.previousId ??
+    (to.source === 'live' ? ((await store.listSnapshots(site.id, 1, to.id))[0]?.id ?? null) : null);
   const from = fromId === null ? undefined : await get(fromId);
   if (from === undefined)
     return {

@@ -5,30 +5,17 @@
  * stopped; a site's archived chain is written whole, in one transaction, from all its
  * captures (it lives apart from the live chain: the site's current state never moves).
  */
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import type { ArchivedCapture, ArchivedState, ArchiveSummary } from '../monitor/records.js';
-import type { FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type {
+  ArchivedCapture,
+  ArchivedState,
+  ArchiveSummary,
+  NewCapture,
+} from '../monitor/records.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
-import { archiveCaptures, bodies, snapshots, verdictSets } from './schema.js';
+import { archiveCaptures, bodies, verdictSets } from './schema.js';
 import { encodeVerdicts } from './verdict-sets.js';
-
-/** A capture as read from the archive, to store. */
-export interface NewCapture {
-  readonly timestamp: string;
-  readonly capturedAt: Date;
-  readonly originalUrl: string;
-  readonly status: number | null;
-  readonly error: FetchErrorKind | null;
-  readonly errorDetail: string | null;
-  readonly redirects: readonly RedirectHop[];
-  readonly finalUrl: string;
-  readonly body: { readonly sha256: string; readonly bytes: Uint8Array } | null;
-  readonly truncated: boolean;
-  /** Why it is left out of the history; null: it is part of it. */
-  readonly skipped: string | null;
-  readonly fetchedAt: Date;
-}
 
 /** The capture times of a site already read (a backfill fetches none of them again). */
 export async function storedCaptureTimes(db: Database, siteId: number): Promise<Set<string>> {
@@ -111,9 +98,12 @@ export async function loadCaptures(db: Database, siteId: number): Promise<Archiv
 const CHAIN_BATCH = 500;
 
 /**
- * Writes a site's archived snapshots anew from its states (oldest first), in place of
- * those it had: one transaction, so a page sees the old chain or the new one. Returns
- * how many were written.
+ * Writes a site's archived snapshots from its states (oldest first), in one transaction
+ * (a page sees the old chain or the new one). The stored chain is kept as far as it
+ * agrees with the states (their capture counts brought up to date) and the rest appended:
+ * a run that read later captures, or resumed, deletes nothing. Only captures older than
+ * some stored state (an earlier --since, a finer --every) make the chain from there on
+ * again. Returns how many archived snapshots the site has.
  */
 export async function replaceArchiveChain(
   db: Database,
@@ -122,23 +112,69 @@ export async function replaceArchiveChain(
   registry: string | null,
 ): Promise<number> {
   return db.transaction(async (tx) => {
-    const old = tx
-      .select({ id: snapshots.id })
-      .from(snapshots)
-      .where(and(eq(snapshots.siteId, siteId), eq(snapshots.source, 'archive')));
-    await tx.delete(verdictSets).where(inArray(verdictSets.snapshotId, old));
-    await tx
-      .delete(snapshots)
-      .where(and(eq(snapshots.siteId, siteId), eq(snapshots.source, 'archive')));
-    if (states.length === 0) return 0;
-    const ids = (
-      await queryRows<{ id: string | number }>(
-        tx,
-        sql`SELECT nextval(pg_get_serial_sequence('snapshots', 'id')) AS id
-          FROM generate_series(1, ${states.length}::int) ORDER BY 1`,
-      )
-    ).map((r) => Number(r.id));
-    for (let start = 0; start < states.length; start += CHAIN_BATCH) {
+    const stored = await queryRows<{
+      id: string | number;
+      first_seen_at: Date | string;
+      status: number | null;
+      error: string | null;
+      body_sha256: string | null;
+      stale: boolean;
+      check_count: number;
+      last_checked_at: Date | string | null;
+    }>(
+      tx,
+      sql`SELECT id, first_seen_at, status, error, body_sha256, stale, check_count, last_checked_at
+        FROM snapshots WHERE site_id = ${siteId} AND source = 'archive' ORDER BY id`,
+    );
+    const same = (i: number) => {
+      const a = stored[i]!;
+      const b = states[i]!;
+      return (
+        new Date(a.first_seen_at).getTime() === b.firstSeenAt.getTime() &&
+        a.status === b.status &&
+        a.error === b.error &&
+        a.body_sha256 === (b.body?.sha256 ?? null) &&
+        a.stale === b.stale
+      );
+    };
+    let kept = 0;
+    while (kept < stored.length && kept < states.length && same(kept)) kept++;
+    if (kept < stored.length) {
+      const dropped = sql`(SELECT id FROM snapshots WHERE site_id = ${siteId}
+        AND source = 'archive' AND id >= ${stored[kept]!.id}::bigint)`;
+      await tx.execute(sql`DELETE FROM verdict_sets WHERE snapshot_id IN ${dropped}`);
+      await tx.execute(
+        sql`DELETE FROM snapshots WHERE site_id = ${siteId} AND source = 'archive'
+          AND id >= ${stored[kept]!.id}::bigint`,
+      );
+    }
+    // The kept states' captures: more may have been read within them.
+    const recount = stored.slice(0, kept).flatMap((row, i) => {
+      const state = states[i]!;
+      const last = row.last_checked_at === null ? null : new Date(row.last_checked_at).getTime();
+      return row.check_count === state.captures && last === state.lastSeenAt.getTime()
+        ? []
+        : [{ id: Number(row.id), count: state.captures, last: state.lastSeenAt.toISOString() }];
+    });
+    if (recount.length > 0)
+      await tx.execute(sql`
+        UPDATE snapshots AS s SET check_count = x.count, last_checked_at = x.last
+        FROM jsonb_to_recordset(${JSON.stringify(recount)}::jsonb)
+          AS x(id bigint, count int, last timestamptz)
+        WHERE s.id = x.id`);
+    const fresh = states.length - kept;
+    const ids = [
+      ...stored.slice(0, kept).map((r) => Number(r.id)),
+      ...(fresh === 0
+        ? []
+        : await queryRows<{ id: string | number }>(
+            tx,
+            sql`SELECT nextval(pg_get_serial_sequence('snapshots', 'id')) AS id
+              FROM generate_series(1, ${fresh}::int) ORDER BY 1`,
+          )
+      ).map((r) => Number(r.id)),
+    ];
+    for (let start = kept; start < states.length; start += CHAIN_BATCH) {
       const batch = states.slice(start, start + CHAIN_BATCH);
       const rows = batch.map((s, k) => {
         const i = start + k;

@@ -14,7 +14,7 @@ import {
   saveSitemapFiles,
 } from './coverage.js';
 import type { CoverageStore } from '../monitor/ports.js';
-import type { CheckStore, ReadStore, SiteDirectoryStore } from '../monitor/ports.js';
+import type { BackfillStore, CheckStore, ReadStore, SiteDirectoryStore } from '../monitor/ports.js';
 import type {
   ChangeQuery,
   CheckRow,
@@ -30,7 +30,15 @@ import type { Database } from './db.js';
 import { sql } from 'drizzle-orm';
 import { countEventsBySnapshot, listChanges, listEvents } from './events.js';
 import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
-import { archiveSummary } from './archive.js';
+import {
+  archiveChainCurrent,
+  archiveSummary,
+  liveHistoryStart,
+  loadCaptures,
+  recordCaptures,
+  replaceArchiveChain,
+  storedCaptureTimes,
+} from './archive.js';
 import {
   loadCrawlerCounts,
   loadCrawlerVerdicts,
@@ -259,5 +267,18 @@ export function createWebStore(db: Database): ReadStore {
     outboxCounts: () => outboxCounts(db),
     failingChannels: () => failingChannels(db),
     lastCheckAt: () => lastCheckAt(db),
+  };
+}
+
+/** The Internet Archive's captures and the archived snapshots (robowatch backfill). */
+export function createBackfillStore(db: Database): BackfillStore {
+  return {
+    storedCaptureTimes: (siteId) => storedCaptureTimes(db, siteId),
+    recordCaptures: (siteId, captures) => recordCaptures(db, siteId, captures),
+    loadCaptures: (siteId) => loadCaptures(db, siteId),
+    replaceArchiveChain: (siteId, states, registry) =>
+      replaceArchiveChain(db, siteId, states, registry),
+    liveHistoryStart: (siteId) => liveHistoryStart(db, siteId),
+    archiveChainCurrent: (siteId) => archiveChainCurrent(db, siteId),
   };
 }

@@ -95,6 +95,16 @@ web: {listen: 0, token: ${TOKEN}}
         ['archive', '2017-03-01', 'ok'],
       ]);
 
+      // Its latest diff compares the first check with the archive's last capture (a 404).
+      const diff = (await get('/api/v1/sites/1/diff')) as {
+        from: { source: string; firstSeen: string };
+        to: { source: string };
+        causes: { type: string }[];
+      };
+      expect(diff.from).toMatchObject({ source: 'archive', firstSeen: '2023-06-01T00:00:00.000Z' });
+      expect(diff.to.source).toBe('live');
+      expect(diff.causes.map((c) => c.type)).toContain('fetch_status');
+
       // The site page: the archived states in its timeline and changes, and the button.
       const page = await (
         await fetch(`${base}/sites/1`, { headers: { authorization: `Bearer ${TOKEN}` } })

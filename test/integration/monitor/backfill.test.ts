@@ -13,17 +13,10 @@ import { ArchiveClient, ArchiveError } from '../../../src/fetch/archive.js';
 import { backfillSite, readBackfillOptions } from '../../../src/monitor/backfill.js';
 import type { BackfillDeps } from '../../../src/monitor/backfill.js';
 import { checkSites } from '../../../src/monitor/check-sites.js';
-import {
-  archiveChainCurrent,
-  liveHistoryStart,
-  loadCaptures,
-  recordCaptures,
-  replaceArchiveChain,
-  storedCaptureTimes,
-} from '../../../src/store/archive.js';
+import { storedCaptureTimes } from '../../../src/store/archive.js';
 import { queryRows } from '../../../src/store/db.js';
 import { listSnapshots } from '../../../src/store/history.js';
-import { createCheckStore } from '../../../src/store/index.js';
+import { createBackfillStore, createCheckStore } from '../../../src/store/index.js';
 import { loadVerdictHistory } from '../../../src/store/verdict-history.js';
 import { listChanges } from '../../../src/store/events.js';
 import { trendSites, trendStart } from '../../../src/store/export.js';
@@ -63,19 +56,25 @@ describe.each(databaseKinds())('backfilling from the Internet Archive on %s', (k
           return Promise.resolve();
         },
       }),
-      store: {
-        storedCaptureTimes: (id) => storedCaptureTimes(db, id),
-        recordCaptures: (id, c) => recordCaptures(db, id, c),
-        loadCaptures: (id) => loadCaptures(db, id),
-        replaceArchiveChain: (id, states, registry) =>
-          replaceArchiveChain(db, id, states, registry),
-        liveHistoryStart: (id) => liveHistoryStart(db, id),
-        archiveChainCurrent: (id) => archiveChainCurrent(db, id),
-      },
+      store: createBackfillStore(db),
       now: () => now,
       ...(options.onCapture === undefined ? {} : { onCapture: options.onCapture }),
     };
   };
+  /** One live check of the site, as the daemon makes it. */
+  const checkOnce = () =>
+    checkSites(
+      {
+        fetchRobots: (o) => fetcher.fetchRobots(o),
+        store: createCheckStore(database.handle.db),
+        now: () => now,
+        sleep: () => Promise.resolve(),
+        confirmRetries: 0,
+        confirmDelayMs: 0,
+      },
+      [site],
+      { concurrency: 1 },
+    );
   const rawReads = () => wayback.requests.filter((r) => r.startsWith('/web/'));
   const snapshotsNow = async () =>
     (await listSnapshots(database.handle.db, siteId)).map((s) => ({
@@ -229,18 +228,7 @@ sites:
 
     // The first live check: a baseline (no alert), after the archived states.
     server.serve('/robots.txt', 200, CLOSED);
-    const check = await checkSites(
-      {
-        fetchRobots: (o) => fetcher.fetchRobots(o),
-        store: createCheckStore(database.handle.db),
-        now: () => now,
-        sleep: () => Promise.resolve(),
-        confirmRetries: 0,
-        confirmDelayMs: 0,
-      },
-      [site],
-      { concurrency: 1 },
-    );
+    const check = await checkOnce();
     expect(check).toMatchObject({ baseline: 1, changed: 0 });
     expect((await snapshotsNow())[0]).toEqual({
       source: 'live',
@@ -307,9 +295,20 @@ sites:
       ArchiveError,
     );
     wayback.refuse = { count: 0, status: 429 };
-    // The earlier range is added in time order: the chain is made again from all captures.
+    // Later captures are appended: the stored archived snapshots stay as they are.
+    const ids = async () => (await listSnapshots(database.handle.db, siteId)).map((s) => s.id);
+    const before = await ids();
+    const later = await backfillSite(
+      deps(),
+      site,
+      siteId,
+      readBackfillOptions({ since: '2021-03' }),
+    );
+    expect(later).toMatchObject({ fetched: 3, snapshots: 6 });
+    expect((await ids()).slice(3)).toEqual(before);
+    // An earlier capture comes before them all: the chain is made again from all captures.
     const rest = await backfillSite(deps(), site, siteId);
-    expect(rest).toMatchObject({ fetched: 4, known: 3, snapshots: 7 });
+    expect(rest).toMatchObject({ fetched: 1, known: 6, snapshots: 7 });
     expect((await snapshotsNow()).map((s) => s.firstSeen)).toEqual([
       '2024-01-01',
       '2022-01-01',
@@ -324,18 +323,7 @@ sites:
   it('reads nothing from the first live check on', async () => {
     server.serve('/robots.txt', 200, OPEN);
     now = new Date('2021-06-01T00:00:00Z');
-    await checkSites(
-      {
-        fetchRobots: (o) => fetcher.fetchRobots(o),
-        store: createCheckStore(database.handle.db),
-        now: () => now,
-        sleep: () => Promise.resolve(),
-        confirmRetries: 0,
-        confirmDelayMs: 0,
-      },
-      [site],
-      { concurrency: 1 },
-    );
+    await checkOnce();
     now = new Date('2026-11-24T12:00:00Z');
     const outcome = await backfillSite(deps(), site, siteId);
     expect(outcome.until.toISOString()).toBe('2021-06-01T00:00:00.000Z');
