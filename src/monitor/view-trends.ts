@@ -7,7 +7,7 @@ import type { Config, SiteConfig } from '../config/config.js';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import { PURPOSES } from '../policy/registry.js';
 import { TrendTotals } from '../policy/trends.js';
-import type { Trend } from '../policy/trends.js';
+import type { Trend, TrendState } from '../policy/trends.js';
 import { siteAccess } from '../policy/verdicts.js';
 import type { TrendRow } from './records.js';
 
@@ -65,6 +65,22 @@ export async function viewTrends(
             .map(([name, tokens]) => ({ name, agents: lower(tokens) })),
     { weighted: options.weighted },
   );
+  // The same counts (the store gives repeated ones as one object) make one map.
+  const maps = new WeakMap<TrendRow['counts'], TrendState['counts']>();
+  const countsMap = (counts: TrendRow['counts']) => {
+    let map = maps.get(counts);
+    if (map === undefined)
+      maps.set(
+        counts,
+        (map = new Map(
+          counts.map((c) => [
+            c.agent.toLowerCase(),
+            { disallowed: c.disallowed, watched: c.watched },
+          ]),
+        )),
+      );
+    return map;
+  };
   for await (const rows of store.trendSites()) {
     const site = byOrigin.get(rows[0]?.origin ?? '');
     if (site === undefined) continue; // no longer watched
@@ -79,12 +95,7 @@ export async function viewTrends(
           },
           site.profile,
         ),
-        counts: new Map(
-          row.counts.map((c) => [
-            c.agent.toLowerCase(),
-            { disallowed: c.disallowed, watched: c.watched },
-          ]),
-        ),
+        counts: countsMap(row.counts),
       })),
     });
   }

@@ -75,15 +75,22 @@ type Standing = 'full' | 'partly' | 'none' | 'noRobotsTxt';
 
 /** Where a group stands in one state; null when the site watches none of its crawlers. */
 function standing(state: TrendState, group: TrendGroup): Standing | null {
-  const counts = group.agents.flatMap((a) => {
-    const c = state.counts.get(a);
-    return c === undefined ? [] : [c];
-  });
-  if (counts.length === 0) return null;
+  // Counted without allocating: this runs for every state of every site and group.
+  let present = false;
+  let allFull = true;
+  let allNone = true;
+  for (const agent of group.agents) {
+    const c = state.counts.get(agent);
+    if (c === undefined) continue;
+    present = true;
+    if (!(c.watched > 0 && c.disallowed >= c.watched)) allFull = false;
+    if (c.disallowed !== 0) allNone = false;
+  }
+  if (!present) return null;
   if (state.access === 'unavailable') return 'noRobotsTxt';
   if (state.access === 'unreachable') return 'full'; // Google crawls nothing
-  if (counts.every((c) => c.watched > 0 && c.disallowed >= c.watched)) return 'full';
-  if (counts.every((c) => c.disallowed === 0)) return 'none';
+  if (allFull) return 'full';
+  if (allNone) return 'none';
   return 'partly';
 }
 

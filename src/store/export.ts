@@ -278,52 +278,77 @@ const TREND_SITES_PAGE = 1_000;
 
 /**
  * Each watched site's states with their verdict counts (trends), oldest first (the
- * archived ones before the live ones), a site at a time, read a page of sites at a time.
+ * archived ones before the live ones), a site at a time, read a page of sites at a time;
+ * the next page is read while the caller works through this one.
  */
 export async function* trendSites(db: Database): AsyncGenerator<TrendRow[]> {
-  for await (const ids of pages(
-    (after) =>
-      queryRows<{ id: number }>(
-        db,
-        sql`SELECT id FROM sites WHERE id > ${after} AND removed_at IS NULL
-          ORDER BY id LIMIT ${TREND_SITES_PAGE}`,
-      ),
-    (page) => page[page.length - 1]!.id,
-    0,
-    TREND_SITES_PAGE,
-  )) {
-    const rows = await queryRows<{
-      site_id: number;
-      origin: string;
-      first_seen_at: Date | string;
-      status: number | null;
-      error: string | null;
-      stale: boolean;
-      counts: { agent: string; disallowed: number; watched: number }[] | null;
-    }>(
+  const page = async (after: number) => {
+    const sites = await queryRows<{ id: number; origin: string }>(
       db,
-      sql`SELECT s.site_id, site.origin, s.first_seen_at, s.status, s.error, s.stale, v.counts
-        FROM snapshots s JOIN sites site ON site.id = s.site_id
-          LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
-        WHERE s.site_id = ANY(${sql.param(ids.map((r) => r.id))}::int[])
-        ORDER BY s.site_id, s.source = 'live', s.id`,
+      sql`SELECT id, origin FROM sites WHERE id > ${after} AND removed_at IS NULL
+        ORDER BY id LIMIT ${TREND_SITES_PAGE}`,
     );
+    const rows =
+      sites.length === 0
+        ? []
+        : await queryRows<{
+            site_id: number;
+            first_seen_at: Date | string;
+            status: number | null;
+            error: string | null;
+            stale: boolean;
+            counts: string | null;
+          }>(
+            db,
+            sql`SELECT s.site_id, s.first_seen_at, s.status, s.error, s.stale, v.counts::text AS counts
+              FROM snapshots s LEFT JOIN verdict_sets v ON v.snapshot_id = s.id
+              WHERE s.site_id BETWEEN ${sites[0]!.id} AND ${sites[sites.length - 1]!.id}
+              ORDER BY s.site_id, s.source = 'live', s.id`,
+          );
+    return { sites, rows };
+  };
+  // Sites watched alike mostly block alike: their counts are read as text and parsed once
+  // (the same object then, which viewTrends also reads once).
+  const parsed = new Map<string, TrendRow['counts']>();
+  const countsOf = (text: string | null): TrendRow['counts'] => {
+    if (text === null) return [];
+    let counts = parsed.get(text);
+    if (counts === undefined) {
+      if (parsed.size >= 50_000) parsed.clear();
+      parsed.set(text, (counts = JSON.parse(text) as TrendRow['counts']));
+    }
+    return counts;
+  };
+  let next = page(0);
+  for (;;) {
+    const { sites, rows } = await next;
+    if (sites.length === TREND_SITES_PAGE) {
+      next = page(sites[sites.length - 1]!.id);
+      // Awaited below; a caller that stops early leaves it failing unheard, not unhandled.
+      next.catch(() => undefined);
+    }
+    const origins = new Map(sites.map((r) => [r.id, r.origin]));
     let site: TrendRow[] = [];
+    let current = -1;
     for (const r of rows) {
-      if (site.length > 0 && site[0]!.origin !== r.origin) {
+      // The page's id range (an index range scan) holds removed sites too: skipped.
+      if (!origins.has(r.site_id)) continue;
+      if (r.site_id !== current && site.length > 0) {
         yield site;
         site = [];
       }
+      current = r.site_id;
       site.push({
-        origin: r.origin,
+        origin: origins.get(r.site_id)!,
         at: new Date(r.first_seen_at),
         status: r.status,
         error: r.error,
         stale: r.stale,
-        counts: r.counts ?? [],
+        counts: countsOf(r.counts),
       });
     }
     if (site.length > 0) yield site;
+    if (sites.length < TREND_SITES_PAGE) return;
   }
 }
 

@@ -203,6 +203,12 @@ export const SitePageView: FC<SitePageProps> = ({
         <dt>Before robowatch</dt>
         <dd>
           <ArchiveFact archive={archive} />
+          {archive.canLoad ? null : (
+            <span class="muted">
+              {' '}
+              (<code>robowatch backfill {site.origin}</code> loads it)
+            </span>
+          )}
           {archive.canLoad && canCheck && site.config !== undefined && archive.loading === null ? (
             <form class="inline" method="post" action={`${base}/backfill`}>
               {' '}
