@@ -60,3 +60,17 @@ export function diffPair(query: (name: string) => string | undefined): {
   const to = optionalId(query('to'), 'to');
   return { ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
 }
+
+/**
+ * The daemon that loads a site's history from the Internet Archive (Load history, the
+ * API); 409 for a site no longer watched, 503 without a daemon in this process.
+ */
+export function backfillScheduler(deps: WebDeps, site: SiteRef): NonNullable<WebDeps['scheduler']> {
+  if (site.config === undefined)
+    throw new HTTPException(409, { message: `${site.origin} is no longer watched` });
+  if (deps.scheduler === undefined)
+    throw new HTTPException(503, {
+      message: `loading history needs the daemon (robowatch start); or run robowatch backfill ${site.origin}`,
+    });
+  return deps.scheduler;
+}

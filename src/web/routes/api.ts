@@ -42,7 +42,7 @@ import { SiteChangeRefused } from '../../monitor/site-catalog.js';
 import type { SiteRef } from '../../monitor/view-site.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
-import { diffPair, optionalId, parseId } from '../sites.js';
+import { backfillScheduler, diffPair, optionalId, parseId } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
 import { checkTestSize, parseAgents, parseUrls, refusal } from '../tester-input.js';
 import { eventTypes } from './pages.js';
@@ -680,12 +680,7 @@ export function registerApi(
   app.post(`${api}/sites/:id/backfill`, async (c) => {
     requireWriteAccess(c, deps.config.web.token);
     const site = await sites.resolve(c.req.param('id'));
-    if (site.config === undefined)
-      throw new HTTPException(409, { message: `${site.origin} is no longer watched` });
-    if (deps.scheduler === undefined)
-      throw new HTTPException(503, {
-        message: `loading history needs the daemon (robowatch start); or run robowatch backfill ${site.origin}`,
-      });
+    const scheduler = backfillScheduler(deps, site);
     const text = await c.req.text();
     let body: Record<string, unknown> = {};
     try {
@@ -707,7 +702,7 @@ export function registerApi(
     } catch (error) {
       throw new HTTPException(400, { message: (error as Error).message });
     }
-    await deps.scheduler.queueBackfill({
+    await scheduler.queueBackfill({
       siteId: site.id,
       ...(job.since === undefined ? {} : { since: job.since }),
       ...(job.until === undefined ? {} : { until: job.until }),

@@ -52,7 +52,7 @@ import { SnapshotPageView } from '../pages/snapshot.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';
 import { VerdictHistoryPageView } from '../pages/verdict-history.js';
-import { diffPair, optionalId, parseId } from '../sites.js';
+import { backfillScheduler, diffPair, optionalId, parseId } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
 import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester-input.js';
 
@@ -431,13 +431,7 @@ export function registerPages(
   app.post('/sites/:id/backfill', async (c) => {
     requireWriteAccess(c, token);
     const site = await sites.resolve(c.req.param('id'));
-    if (site.config === undefined)
-      throw new HTTPException(409, { message: `${site.origin} is no longer watched` });
-    if (deps.scheduler === undefined)
-      throw new HTTPException(503, {
-        message: `loading history needs the daemon (robowatch start); or run robowatch backfill ${site.origin}`,
-      });
-    await deps.scheduler.queueBackfill({ siteId: site.id });
+    await backfillScheduler(deps, site).queueBackfill({ siteId: site.id });
     deps.logger.info({ site: site.origin }, 'history load from the Internet Archive queued');
     return c.redirect(`/sites/${site.id}?done=backfill`, 303);
   });

@@ -438,4 +438,29 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
     expect(await status(`/sites/${fileSite}?key=${key}`)).toBe(401);
     expect(key).not.toContain(TOKEN);
   });
+
+  it('says where a site’s archived history stands, and that loading it needs the daemon', async () => {
+    const archive = await send('GET', `/api/v1/sites/${fileSite}/archive`);
+    expect(archive.status).toBe(200);
+    expect(archive.body).toEqual({
+      captures: 0,
+      skipped: 0,
+      snapshots: 0,
+      first: null,
+      last: null,
+      loading: null,
+    });
+    // This app runs no daemon (robowatch serve): the API says what to do instead.
+    const queued = await send('POST', `/api/v1/sites/${fileSite}/backfill`, {});
+    expect(queued.status).toBe(503);
+    expect(errorOf(queued.body)).toBe(
+      `loading history needs the daemon (robowatch start); or run robowatch backfill ${server.origin}`,
+    );
+    const page = await (
+      await app.request(`/sites/${fileSite}`, { headers: { ...bearer, accept: 'text/html' } })
+    ).text();
+    expect(page).toContain('no history from the Internet Archive yet');
+    expect(page).toContain(`robowatch backfill ${server.origin}</code> loads it`);
+    expect(page).not.toContain('Load history');
+  });
 });
