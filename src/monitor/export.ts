@@ -67,6 +67,7 @@ export const COLUMNS: Readonly<Record<ExportKind, readonly Column[]>> = {
     col('cause', 'STRING'),
     col('rule_line', 'INT32'),
     col('rule', 'STRING'),
+    col('source', 'STRING'),
     ...PRODUCED,
     col('registry_sha256', 'STRING'),
   ],
@@ -79,6 +80,7 @@ export const COLUMNS: Readonly<Record<ExportKind, readonly Column[]>> = {
     col('title', 'STRING'),
     col('flipped_pairs', 'INT32'),
     col('cause_json', 'STRING'),
+    col('source', 'STRING'),
     ...PRODUCED,
   ],
   bodies: [col('sha256', 'STRING'), col('size', 'INT32'), col('content', 'BYTE_ARRAY')],
@@ -154,6 +156,7 @@ export function verdictRecord(r: VerdictExportRow, c: ExportContext): ExportRow 
       cause?.type === 'rule'
         ? `${cause.directive === 'allow' ? 'Allow' : 'Disallow'}: ${cause.pattern}`
         : null,
+    source: r.source,
     profile: r.profile,
     engine: c.engine,
     registry_sha256: r.registrySha256,
@@ -170,6 +173,7 @@ export function causeRecord(r: CauseExportRow, c: ExportContext): ExportRow {
     title: explainCause(r.cause, { agents: [], at: r.at }, 0).title,
     flipped_pairs: r.cause.pairs.filter((p) => p.flipped).length,
     cause_json: JSON.stringify(r.cause),
+    source: r.source,
     profile: c.profileOf(r.site),
     engine: c.engine,
   };

@@ -438,6 +438,8 @@ export interface VerdictExportRow {
   readonly profile: string;
   readonly allowed: boolean;
   readonly cause: VerdictCause | null;
+  /** `live`, or `archive` (robowatch backfill). */
+  readonly source: string;
   readonly registrySha256: string | null;
 }
 
@@ -447,6 +449,8 @@ export interface CauseExportRow {
   readonly previousId: number | null;
   readonly at: Date;
   readonly cause: ChangeCause;
+  /** `live`, or `archive`: between two Internet Archive captures (never alerted). */
+  readonly source: string;
 }
 
 /** What an Internet Archive capture said, as robowatch read it (robowatch backfill). */

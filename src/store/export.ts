@@ -168,10 +168,11 @@ export async function* verdictRows(
         causes: VerdictCause[];
         cells: number[];
         registry_sha256: string | null;
+        source: string;
       }>(
         db,
         sql`SELECT v.snapshot_id, site.origin, s.first_seen_at, v.urls, v.agents, v.profiles,
-            v.causes, v.cells, v.registry_sha256
+            v.causes, v.cells, v.registry_sha256, s.source
           FROM verdict_sets v JOIN snapshots s ON s.id = v.snapshot_id
             JOIN sites site ON site.id = s.site_id
           WHERE v.snapshot_id > ${after}
@@ -200,6 +201,7 @@ export async function* verdictRows(
           profile: v.profile,
           allowed: v.allowed,
           cause: v.cause,
+          source: r.source,
           registrySha256: r.registry_sha256,
         };
     }
@@ -219,9 +221,10 @@ export async function* causeRows(
         previous_id: string | number | null;
         first_seen_at: Date | string;
         causes: ChangeCause[];
+        source: string;
       }>(
         db,
-        sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.causes
+        sql`SELECT s.id, site.origin, s.previous_id, s.first_seen_at, s.causes, s.source
           FROM snapshots s JOIN sites site ON site.id = s.site_id
           WHERE s.id > ${after} AND s.causes IS NOT NULL AND jsonb_array_length(s.causes) > 0
             AND ${sinceOf(sql.raw(`s.first_seen_at`), filter)}
@@ -239,6 +242,7 @@ export async function* causeRows(
           previousId: r.previous_id === null ? null : Number(r.previous_id),
           at: new Date(r.first_seen_at),
           cause,
+          source: r.source,
         };
   }
 }

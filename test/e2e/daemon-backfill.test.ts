@@ -151,6 +151,38 @@ web: {listen: 0, token: ${TOKEN}}
         `^${site.origin.replace(/[.]/g, '\\.')}: 4 captures before \\d{4}-\\d{2}-\\d{2}, 0 read now, 4 read before; 4 archived states in its history\\n$`,
       ),
     );
+    // Exports say which rows the archive gave.
+    const exported = await runRobowatch(
+      ['export', '--config', file, '--what', 'snapshots', '--format', 'jsonl'],
+      { env: { DATABASE_URL: '' } },
+    );
+    const rows = exported.stdout
+      .trim()
+      .split('\n')
+      .map(
+        (l) => JSON.parse(l) as { source: string; original_url: string | null; first_seen: string },
+      );
+    // (In the order they were stored: the first check and the backfill race.)
+    expect(rows.map((r) => `${r.first_seen.slice(0, 10)} ${r.source}`).sort()).toEqual([
+      '2017-03-01 archive',
+      '2019-01-01 archive',
+      '2020-01-01 archive',
+      '2023-06-01 archive',
+      expect.stringMatching(/^20\d\d-\d\d-\d\d live$/) as string,
+    ]);
+    expect(rows.filter((r) => r.source === 'archive').map((r) => r.original_url)).toEqual(
+      Array(4).fill(`http://${new URL(site.origin).host}/robots.txt`),
+    );
+    const causes = await runRobowatch(
+      ['export', '--config', file, '--what', 'causes', '--format', 'jsonl'],
+      { env: { DATABASE_URL: '' } },
+    );
+    expect(
+      causes.stdout
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { source: string }).source),
+    ).not.toContain('live');
     const history = await runRobowatch(['history', '--config', file, site.origin], {
       env: { DATABASE_URL: '' },
     });
