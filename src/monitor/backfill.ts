@@ -280,6 +280,9 @@ export function readBackfillOptions(input: {
     const start = new Date(
       Date.UTC(year, month === undefined ? 0 : Number(month) - 1, Number(date ?? 1)),
     );
+    // 2020-02-31 is not a day (Date would make it 2 March).
+    if (date !== undefined && start.getUTCDate() !== Number(date))
+      throw new RangeError(`${name}: "${value}" is not a day (YYYY-MM-DD, from 1996)`);
     if (!end) return start;
     const next = new Date(start);
     if (date !== undefined) next.setUTCDate(next.getUTCDate() + 1);

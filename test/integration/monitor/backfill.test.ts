@@ -353,6 +353,9 @@ sites:
   });
 
   it('refuses options that are not days', () => {
+    expect(() => readBackfillOptions({ until: '2020-02-30' })).toThrow(
+      /until: "2020-02-30" is not a day/,
+    );
     expect(() => readBackfillOptions({ since: '2019-13' })).toThrow(
       /since: "2019-13" is not a day/,
     );
