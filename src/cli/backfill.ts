@@ -84,7 +84,7 @@ export function registerBackfill(program: Command, context: CliContext): void {
         config,
         async (handle) => {
           const catalog = wireCatalog(context, config, handle.db);
-          await catalog.load();
+          await catalog.load(flags.all === true ? {} : { origins: new Set(wanted) });
           const entries = catalog.entries();
           const sites =
             flags.all === true
