@@ -14,8 +14,6 @@ import type { TrendRow } from './records.js';
 export const TREND_BY = ['agent', 'operator', 'purpose'] as const;
 export type TrendBy = (typeof TREND_BY)[number];
 
-export type { TrendRow };
-
 export interface TrendOptions {
   readonly by: TrendBy;
   readonly weighted: boolean;

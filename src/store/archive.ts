@@ -201,20 +201,7 @@ export async function replaceArchiveChain(
           original_url: s.originalUrl,
         };
       });
-      // Bodies first: the captures stored them already, unless a chain is written from
-      // states made elsewhere (the benchmark, tests).
-      const fresh = batch.filter((s) => s.body !== null);
-      if (fresh.length > 0)
-        await tx
-          .insert(bodies)
-          .values(
-            [...new Map(fresh.map((s) => [s.body!.sha256, s.body!])).values()].map((b) => ({
-              sha256: b.sha256,
-              content: b.bytes,
-              size: b.bytes.byteLength,
-            })),
-          )
-          .onConflictDoNothing();
+      // The bodies are there: the states are made from stored captures (recordCaptures).
       await tx.execute(sql`
         INSERT INTO snapshots (id, site_id, previous_id, status, error, error_detail,
           body_sha256, truncated, dropped_bytes, dropped_line_breaks, dropped_complete,
