@@ -85,7 +85,7 @@ web: {listen: 0, token: ${TOKEN}}
         loading: null,
       });
       const history = (await get('/api/v1/sites/1/snapshots')) as {
-        snapshots: { source: string; firstSeen: string; access: string }[];
+        snapshots: { id: number; source: string; firstSeen: string; access: string }[];
       };
       expect(history.snapshots.map((s) => [s.source, s.firstSeen.slice(0, 10), s.access])).toEqual([
         ['live', expect.any(String) as string, 'ok'],
@@ -112,6 +112,15 @@ web: {listen: 0, token: ${TOKEN}}
       expect(page).toContain('4 states from the Internet Archive');
       expect(page).toContain('captured by the Internet Archive');
       expect(page).toContain('Load more history');
+      const archived = history.snapshots.find((x) => x.source === 'archive')!;
+      const snapshotPage = await (
+        await fetch(`${base}/sites/1/snapshots/${archived.id}`, {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        })
+      ).text();
+      expect(snapshotPage).toContain('before robowatch watched the site');
+      expect(snapshotPage).toContain('robowatch never checked it');
+      expect(snapshotPage).not.toContain('<h2>Checks</h2>');
       const queued = await fetch(`${base}/sites/1/backfill`, {
         method: 'POST',
         redirect: 'manual',

@@ -250,32 +250,44 @@ export const SnapshotPageView: FC<{
         </>
       )}
 
-      <h2>Checks</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>When</th>
-            <th class="num">Duration</th>
-            <th>Blip</th>
-          </tr>
-        </thead>
-        <tbody>
-          {view.checks.map((c) => (
-            <tr>
-              <td>
-                <Time date={c.checkedAt} />
-              </td>
-              <td class="num">{c.durationMs} ms</td>
-              <td>{c.transient ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {s.checks > view.checks.length ? (
-        <p class="muted">
-          The latest {view.checks.length} of {s.checks} checks.
-        </p>
-      ) : null}
+      {s.source === 'archive' ? (
+        <>
+          <h2>Captures</h2>
+          <p class="muted">
+            The Internet Archive captured this state {s.checks} time{s.checks === 1 ? '' : 's'}{' '}
+            before robowatch watched the site; robowatch never checked it.
+          </p>
+        </>
+      ) : (
+        <>
+          <h2>Checks</h2>
+          <table>
+            <thead>
+              <tr>
+                <th>When</th>
+                <th class="num">Duration</th>
+                <th>Blip</th>
+              </tr>
+            </thead>
+            <tbody>
+              {view.checks.map((c) => (
+                <tr>
+                  <td>
+                    <Time date={c.checkedAt} />
+                  </td>
+                  <td class="num">{c.durationMs} ms</td>
+                  <td>{c.transient ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {s.checks > view.checks.length ? (
+            <p class="muted">
+              The latest {view.checks.length} of {s.checks} checks.
+            </p>
+          ) : null}
+        </>
+      )}
     </Layout>
   );
 };
