@@ -6,6 +6,7 @@ import { builtInPresets, isBuiltInPreset } from './agents.js';
 import { shippedRegistry } from './registry.js';
 import type { ActiveRegistry } from '../policy/registry.js';
 import { ConfigError } from './errors.js';
+import { findUnstorableText, unstorableText } from './text.js';
 import { resolveChannels, resolveNotify, resolveSiteTargets } from './notify.js';
 import type { AlertTargets, NotifyConfig } from './notify.js';
 import { resolveWeb } from './web.js';
@@ -178,6 +179,7 @@ export function parseConfig(text: string, context: ConfigContext): Config {
     throw new ConfigError(`${context.file}:${where} ${error.reason}`);
   }
   checkExpandedSize(raw, context.file);
+  refuseUnstorable(raw, `${context.file}: `);
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) {
     throw new ConfigError(`${context.file}: ${describeIssue(parsed.error.issues[0]!, raw)}`);
@@ -238,6 +240,15 @@ function checkExpandedSize(raw: unknown, file: string): void {
     );
 }
 
+/**
+ * Refuses text the database cannot keep (a NUL character, a lone surrogate) anywhere in
+ * settings, naming where: they are stored as written.
+ */
+function refuseUnstorable(value: unknown, file = ''): void {
+  const problem = findUnstorableText(value);
+  if (problem !== undefined) throw new ConfigError(`${file}${problem}`);
+}
+
 type Issue = ZodError['issues'][number];
 
 /**
@@ -253,8 +264,11 @@ function describeIssue(
   const at = [...base, ...issue.path];
   if (issue.code === 'invalid_union') {
     // Report the branch that accepted the value's type: its complaint is the real one.
+    // A branch of another type or another literal ("auto") did not accept it at all.
     const branch = issue.errors.find((issues) =>
-      issues.some((i) => i.code !== 'invalid_type' || i.path.length > 0),
+      issues.some(
+        (i) => (i.code !== 'invalid_type' && i.code !== 'invalid_value') || i.path.length > 0,
+      ),
     );
     if (branch !== undefined) return describeIssue(branch[0]!, raw, at, root);
   }
@@ -486,6 +500,7 @@ export function resolveSiteSettings(
   origin: string,
   settings: unknown,
 ): { settings: SiteSettings; site: SiteConfig } {
+  refuseUnstorable(settings);
   const parsed = siteSettings.safeParse(settings);
   if (!parsed.success)
     throw new ConfigError(describeIssue(parsed.error.issues[0]!, settings, [], 'site'));
@@ -515,6 +530,7 @@ export function parsePreset(
     );
   if (isBuiltInPreset(name))
     throw new ConfigError(`name: ${name} is built in: choose another name`);
+  refuseUnstorable(input);
   const parsed = presetSchema.safeParse(input);
   if (!parsed.success)
     throw new ConfigError(describeIssue(parsed.error.issues[0]!, input, [], 'preset'));
@@ -536,6 +552,7 @@ export function parseChannels(
   config: Pick<Config, 'notify'>,
   input: unknown,
 ): { settings: ChannelSettings; targets: Pick<AlertTargets, 'email' | 'webhooks'> } {
+  refuseUnstorable(input);
   const parsed = channelSettings.safeParse(input);
   if (!parsed.success)
     throw new ConfigError(describeIssue(parsed.error.issues[0]!, input, [], 'channels'));
@@ -575,6 +592,8 @@ export function originFromInput(input: string, where = 'url'): string {
 }
 
 function siteOrigin(url: string, where: string): string {
+  const unstorable = unstorableText(url);
+  if (unstorable !== undefined) throw new ConfigError(`${where}: ${unstorable}`);
   if (!URL.canParse(url)) throw new ConfigError(`${where}: "${url}" is not a URL`);
   const parsed = new URL(url);
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {

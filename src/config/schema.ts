@@ -71,6 +71,30 @@ const cronExpression = z
     error: 'is not a valid cron expression ([second] minute hour day-of-month month day-of-week)',
   });
 
+/** The most often a site added in the UI or API may be checked (the file may ask for more). */
+export const MIN_CHECK_INTERVAL_MS = 5 * 60_000;
+
+/**
+ * Why a schedule fires too often for a site added in the UI or API, or undefined: the
+ * shortest gap among its next fires (from a fixed day, so the answer does not change).
+ */
+export function frequentScheduleProblem(expression: string): string | undefined {
+  const fires = CronExpressionParser.parse(expression, {
+    currentDate: new Date('2026-01-01T00:00:00Z'),
+    tz: 'UTC',
+  });
+  let previous = fires.next().toDate().getTime();
+  let shortest = Infinity;
+  for (let i = 0; i < 100 && shortest >= MIN_CHECK_INTERVAL_MS; i++) {
+    const next = fires.next().toDate().getTime();
+    shortest = Math.min(shortest, next - previous);
+    previous = next;
+  }
+  if (shortest >= MIN_CHECK_INTERVAL_MS) return undefined;
+  const every = shortest < 60_000 ? `${shortest / 1000} s` : `${shortest / 60_000} min`;
+  return `must leave at least ${MIN_CHECK_INTERVAL_MS / 60_000} minutes between checks ("${expression}" checks again after ${every}); a faster schedule belongs in the configuration file`;
+}
+
 /** Which changes alert: the change event types, and the topics only causes know. */
 const eventTypes = z
   .array(z.enum(ALERT_TOPICS, { error: `must be one of ${ALERT_TOPICS.join(', ')}` }))
@@ -85,18 +109,33 @@ const webhook = z.strictObject({
   format: z.enum(['json', 'slack'], { error: 'must be json or slack' }).default('json'),
 });
 
+/**
+ * Recipients of one list (a site's, or the defaults): an alert is one email to all of them
+ * and one POST per webhook, so a longer list is a mailing list's or a relay's job.
+ */
+export const MAX_RECIPIENTS = 100;
+
+const emailList = z
+  .array(emailAddress, { error: 'must be a list of email addresses' })
+  .max(
+    MAX_RECIPIENTS,
+    `must list at most ${MAX_RECIPIENTS} addresses (send to a mailing list for more)`,
+  );
+
+const webhookList = z
+  .array(webhook, { error: 'must be a list of webhooks {url, secret?, format?}' })
+  .max(MAX_RECIPIENTS, `must list at most ${MAX_RECIPIENTS} webhooks`);
+
 /** Default recipients and webhooks made in the UI or API (added to the file's). */
 export const channelSettings = z.strictObject({
-  email: z.array(emailAddress, { error: 'must be a list of email addresses' }).default([]),
-  webhooks: z
-    .array(webhook, { error: 'must be a list of webhooks {url, secret?, format?}' })
-    .default([]),
+  email: emailList.default([]),
+  webhooks: webhookList.default([]),
 });
 
 /** Who a site's alerts go to; each list replaces the global one when given. */
 const siteNotify = z.strictObject({
-  email: z.array(emailAddress).optional(),
-  webhooks: z.array(webhook).optional(),
+  email: emailList.optional(),
+  webhooks: webhookList.optional(),
   events: eventTypes.optional(),
 });
 
@@ -207,10 +246,10 @@ const notify = z.strictObject({
       /** smtp(s)://user:password@host:port; from the environment with ${NAME}. */
       smtp: z.string({ error: 'must be an smtp:// or smtps:// URL' }),
       from: z.string({ error: 'must be the sender address' }).min(3),
-      to: z.array(emailAddress).default([]),
+      to: emailList.default([]),
     })
     .optional(),
-  webhooks: z.array(webhook).default([]),
+  webhooks: webhookList.default([]),
   retry: z
     .strictObject({
       baseDelayMs: integer(1_000, 3_600_000, ' (milliseconds)').default(30_000),

@@ -19,6 +19,7 @@ import type { ActiveRegistry } from '../policy/registry.js';
 import { isBuiltInPreset } from '../config/agents.js';
 import { withDefaultChannels } from '../config/notify.js';
 import type { AlertTargets } from '../config/notify.js';
+import { frequentScheduleProblem } from '../config/schema.js';
 import type { ChannelSettings } from '../config/schema.js';
 import type { SiteDirectoryStore } from './ports.js';
 import type { DirectoryRow, SharedSettingsRows } from './records.js';
@@ -227,6 +228,7 @@ export class SiteCatalog {
       if (existing !== undefined && existing.settings !== null && existing.removedAt === null)
         throw new SiteChangeRefused(409, `${origin} is watched already (site ${existing.id})`);
       const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), origin, settings));
+      refuseFrequentSchedule(resolved.settings.schedule);
       const id = await this.#store.saveSite(origin, resolved.settings);
       await this.#read(false);
       return this.#byId.get(id)!;
@@ -258,6 +260,8 @@ export class SiteCatalog {
         else merged[key] = value;
       }
       const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), row.origin, merged));
+      // A schedule stored before the floor keeps working until it is changed.
+      if (changes['schedule'] !== undefined) refuseFrequentSchedule(resolved.settings.schedule);
       await this.#store.updateSettings(id, resolved.settings);
       await this.#read(false);
       return this.#byId.get(id)!;
@@ -554,6 +558,12 @@ function readShared(rows: SharedSettingsRows, file: Config): Shared {
       );
     }
   return { presets, channels, problems };
+}
+
+/** A site added or changed in the UI or API is checked every 5 minutes at most. */
+function refuseFrequentSchedule(schedule: string | undefined): void {
+  const problem = schedule === undefined ? undefined : frequentScheduleProblem(schedule);
+  if (problem !== undefined) throw new SiteChangeRefused(400, `schedule: ${problem}`);
 }
 
 /** Runs a validation; its ConfigError becomes a 400 with the same one line. */

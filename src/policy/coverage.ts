@@ -450,7 +450,7 @@ export function splitAgents(
   const lists: WatchedAgent[][] = Array.from({ length: Math.min(parts, byKey.size) }, () => []);
   let next = 0;
   for (const same of byKey.values()) {
-    lists[next]!.push(...same);
+    for (const agent of same) lists[next]!.push(agent);
     next = (next + 1) % lists.length;
   }
   return lists;

@@ -147,7 +147,8 @@ export function diffStates(
       allowedNow.push({ type: 'newly_allowed', site, url, agent, cause });
     }
   });
-  events.push(...allowedNow);
+  // A loop, not a spread: a change may flip a hundred thousand pairs.
+  for (const event of allowedNow) events.push(event);
 
   if (before.rules !== null && after.rules !== null) {
     const added = difference(after.rules, before.rules);

@@ -84,7 +84,7 @@ export function collapsePairs(pairs: readonly PairChange[]): PairLine[] {
       const group = groupByCrawlers(same)
         .map((g) => ({ allowed, flipped, ...g }))
         .sort((a, b) => b.urls.length * b.agents.length - a.urls.length * a.agents.length);
-      lines.push(...group);
+      for (const line of group) lines.push(line);
     }
   }
   return lines;

@@ -59,39 +59,46 @@ export async function insertAlerts(
 ): Promise<void> {
   if (drafts.length === 0) return;
   const { siteId, snapshotId, previousId } = snapshot;
-  const rows = await tx
-    .insert(outbox)
-    .values(
-      drafts.map((draft) => ({
-        key: randomUUID(),
-        channel: draft.channel,
-        destination: draft.channel === 'email' ? draft.to.join(', ') : draft.url,
-        payload: {
-          kind: 'alert',
-          site: draft.site,
-          events: draft.events,
-          causes: draft.causes,
-          agents: draft.agents,
+  // In slices: one statement's parameters are bounded (PostgreSQL takes 65,535, and
+  // drizzle builds a statement's text on the call stack).
+  for (let start = 0; start < drafts.length; start += ALERT_ROWS_PER_STATEMENT) {
+    const rows = await tx
+      .insert(outbox)
+      .values(
+        drafts.slice(start, start + ALERT_ROWS_PER_STATEMENT).map((draft) => ({
+          key: randomUUID(),
+          channel: draft.channel,
+          destination: draft.channel === 'email' ? draft.to.join(', ') : draft.url,
+          payload: {
+            kind: 'alert',
+            site: draft.site,
+            events: draft.events,
+            causes: draft.causes,
+            agents: draft.agents,
+            siteId,
+            snapshotId,
+            previousId,
+            checkedAt: now.toISOString(),
+            ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
+          } satisfies OutboxPayload,
           siteId,
           snapshotId,
-          previousId,
-          checkedAt: now.toISOString(),
-          ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
-        } satisfies OutboxPayload,
-        siteId,
-        snapshotId,
-        createdAt: now,
-        nextAttemptAt: now,
-      })),
-    )
-    .returning({ id: outbox.id });
-  await queueFirstAttempts(
-    tx,
-    rows.map((r) => r.id),
-    now,
-    queue,
-  );
+          createdAt: now,
+          nextAttemptAt: now,
+        })),
+      )
+      .returning({ id: outbox.id });
+    await queueFirstAttempts(
+      tx,
+      rows.map((r) => r.id),
+      now,
+      queue,
+    );
+  }
 }
+
+/** Outbox rows one INSERT writes. */
+const ALERT_ROWS_PER_STATEMENT = 500;
 
 /** Queues a digest's delivery (an email, or a webhook's POST), in the caller's transaction. */
 export async function insertDigestDelivery(

@@ -48,6 +48,9 @@ function storedOf(row: typeof registryVersions.$inferSelect): StoredRegistry {
   };
 }
 
+/** Findings one INSERT writes. */
+const FINDINGS_PER_STATEMENT = 1_000;
+
 /**
  * Records a registry as the one in use, with what it means for each site and the alerts
  * that says, in one transaction. A registry in use already (another process recorded it
@@ -78,9 +81,11 @@ export async function recordRegistry(
       })
       .returning({ id: registryVersions.id });
     if (row === undefined) return false;
-    if (update.findings.length > 0)
+    // In slices: a registry update may find something on each of 100,000 sites, and one
+    // statement's parameters are bounded.
+    for (let start = 0; start < update.findings.length; start += FINDINGS_PER_STATEMENT)
       await tx.insert(registryFindings).values(
-        update.findings.map((f) => ({
+        update.findings.slice(start, start + FINDINGS_PER_STATEMENT).map((f) => ({
           siteId: f.siteId,
           versionId: row.id,
           cause: f.cause,

@@ -298,6 +298,25 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
     expect(outbox[0]!.n).toBe(1);
   });
 
+  it('records a change and queues its alerts for every target, however many (in slices)', async () => {
+    // The configuration caps a list at 100; the store must not depend on that cap.
+    const base = siteConfig();
+    const webhooks = Array.from({ length: 10_000 }, (_, i) => ({
+      url: `http://127.0.0.1:9/hook/${i}`,
+      secret: undefined,
+      format: 'json' as const,
+    }));
+    const site = { ...base, alerts: { ...base.alerts, webhooks } };
+    await run(site);
+    server.serve('/robots.txt', 200, ROBOTS_V1 + 'User-agent: *\nDisallow: /shop/\n');
+    expect((await run(site)).kind).toBe('changed');
+    const outbox = await queryRows<{ n: number; destinations: number }>(
+      database.handle.db,
+      sql`SELECT count(*)::int AS n, count(DISTINCT destination)::int AS destinations FROM outbox`,
+    );
+    expect(outbox[0]).toEqual({ n: 10_000, destinations: 10_000 });
+  });
+
   it('keeps checking the other sites when one cannot be recorded', async () => {
     await database.handle.db.execute(
       'ALTER TABLE checks ADD CONSTRAINT no_checks CHECK (duration_ms < 0)',

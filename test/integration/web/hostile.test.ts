@@ -263,6 +263,175 @@ describe('what the database cannot take', () => {
   });
 });
 
+describe('text the database cannot store, and lists past their limits', () => {
+  const other = () => server.origin.replace('127.0.0.1', 'localhost');
+  const json = (method: string, path: string, body: unknown) =>
+    app.request(path, {
+      method,
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const siteCount = async () =>
+    (
+      (await (await app.request('/api/v1/sites?limit=500', { headers: bearer })).json()) as {
+        sites: unknown[];
+      }
+    ).sites.length;
+  const NUL = 'must not contain a NUL character (\\u0000)';
+  const LONE = 'must be Unicode text: it has half of a surrogate pair (\\ud800) alone';
+
+  it.each([
+    [{ watch: ['/a\u0000b'] }, `watch[0]: ${NUL}`],
+    [{ watch: ['/'], name: 'Shop \ud800' }, `name: ${LONE}`],
+    [
+      { watch: ['/'], notify: { webhooks: [{ url: 'https://hooks.example/\u0000' }] } },
+      `notify.webhooks[0].url: ${NUL}`,
+    ],
+    [
+      {
+        watch: ['/'],
+        notify: { webhooks: [{ url: 'https://hooks.example/', secret: 'k\u0000' }] },
+      },
+      `notify.webhooks[0].secret: ${NUL}`,
+    ],
+    [{ watch: ['/'], notify: { email: ['seo\ud800@example.com'] } }, `notify.email[0]: ${LONE}`],
+    [{ watch: ['/'], 'na\u0000me': 'x' }, `(top level): a key ${NUL}`],
+  ])(
+    'refuses %j when a site is added, naming the field, and writes nothing',
+    async (settings, message) => {
+      const before = await siteCount();
+      const response = await json('POST', '/api/v1/sites', { url: other(), ...settings });
+      expect(response.status).toBe(400);
+      expect(await errorOf(response)).toBe(message);
+      expect(await siteCount()).toBe(before);
+    },
+  );
+
+  it('refuses such text in an origin, an edit, a list and the default recipients', async () => {
+    const added = await json('POST', '/api/v1/sites', { url: other(), watch: ['/'] });
+    expect(added.status).toBe(201);
+    const { id } = (await added.json()) as { id: number };
+    const before = await siteCount();
+
+    const origin = await json('POST', '/api/v1/sites', { url: 'https://exa\u0000mple.com' });
+    expect([origin.status, await errorOf(origin)]).toEqual([400, `url: ${NUL}`]);
+
+    const edit = await json('PATCH', `/api/v1/sites/${id}`, { watch: ['/', '/x\ud800'] });
+    expect([edit.status, await errorOf(edit)]).toEqual([400, `watch[1]: ${LONE}`]);
+
+    const bulk = await app.request('/api/v1/sites/bulk', {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'text/plain' },
+      body: `https://bulk-one.example,Shop\u0000,,/\n`,
+    });
+    expect(bulk.status).toBe(200);
+    expect(await bulk.json()).toMatchObject({
+      added: 0,
+      refused: 1,
+      lines: [{ line: 1, outcome: 'refused', message: `name: ${NUL}` }],
+    });
+
+    const defaults = await json('PUT', '/api/v1/notifications/defaults', {
+      webhooks: [{ url: 'https://hooks.example/x', secret: '\ud800' }],
+    });
+    expect([defaults.status, await errorOf(defaults)]).toEqual([
+      400,
+      `webhooks[0].secret: ${LONE}`,
+    ]);
+    expect(
+      await (await app.request('/api/v1/notifications/defaults', { headers: bearer })).json(),
+    ).toMatchObject({ added: { email: [], webhooks: [] } });
+
+    const preset = await json('PUT', '/api/v1/presets/@shop', { agents: ['Googlebot\u0000'] });
+    expect([preset.status, await errorOf(preset)]).toEqual([400, `agents[0]: ${NUL}`]);
+
+    // The form: what was typed stays, with the refusal, and nothing is added.
+    const form = await app.request('/sites/new', {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `url=${encodeURIComponent(other().replace('localhost', 'localhost.'))}&name=Shop%00&watch=%2F`,
+    });
+    expect(form.status).toBe(400);
+    expect(await form.text()).toContain(NUL);
+    expect(await siteCount()).toBe(before);
+  });
+
+  it('caps the recipients of a site and of the defaults at 100 each', async () => {
+    const hooks = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ url: `https://hooks.example/${i}` }));
+    const site = await json('POST', '/api/v1/sites', {
+      url: 'https://many-hooks.example',
+      watch: ['/'],
+      notify: { webhooks: hooks(20_000) },
+    });
+    expect([site.status, await errorOf(site)]).toEqual([
+      400,
+      'notify.webhooks: must list at most 100 webhooks',
+    ]);
+    const email = await json('PUT', '/api/v1/notifications/defaults', {
+      email: Array.from({ length: 101 }, (_, i) => `seo${i}@example.com`),
+    });
+    expect([email.status, await errorOf(email)]).toEqual([
+      400,
+      'email: must list at most 100 addresses (send to a mailing list for more)',
+    ]);
+    const defaults = await json('PUT', '/api/v1/notifications/defaults', {
+      webhooks: hooks(20_000),
+    });
+    expect([defaults.status, await errorOf(defaults)]).toEqual([
+      400,
+      'webhooks: must list at most 100 webhooks',
+    ]);
+    expect(
+      (await json('PUT', '/api/v1/notifications/defaults', { webhooks: hooks(100) })).status,
+    ).toBe(200);
+    expect((await json('PUT', '/api/v1/notifications/defaults', { webhooks: [] })).status).toBe(
+      200,
+    );
+  });
+
+  it('says the limit when a site lists too many watches', async () => {
+    const response = await json('POST', '/api/v1/sites', {
+      url: 'https://many-watches.example',
+      watch: Array.from({ length: 2_001 }, (_, i) => `/${i}`),
+    });
+    expect([response.status, await errorOf(response)]).toEqual([
+      400,
+      'watch: must list at most 1,000 URLs',
+    ]);
+  });
+
+  it('refuses a schedule of less than 5 minutes between checks from the API', async () => {
+    const fast = await json('POST', '/api/v1/sites', {
+      url: 'https://every-second.example',
+      watch: ['/'],
+      schedule: '* * * * * *',
+    });
+    expect([fast.status, await errorOf(fast)]).toEqual([
+      400,
+      'schedule: must leave at least 5 minutes between checks ("* * * * * *" checks again after 1 s); a faster schedule belongs in the configuration file',
+    ]);
+    const everyMinute = await json('POST', '/api/v1/sites', {
+      url: 'https://every-minute.example',
+      watch: ['/'],
+      schedule: '*/1 3 * * *',
+    });
+    expect(await errorOf(everyMinute)).toContain('checks again after 1 min');
+    const hourly = await json('POST', '/api/v1/sites', {
+      url: 'https://hourly.example',
+      watch: ['/'],
+      schedule: '0 * * * *',
+    });
+    expect(hourly.status).toBe(201);
+    const { id } = (await hourly.json()) as { id: number };
+    const faster = await json('PATCH', `/api/v1/sites/${id}`, { schedule: '*/2 * * * *' });
+    expect(faster.status).toBe(400);
+    expect((await json('PATCH', `/api/v1/sites/${id}`, { schedule: '*/5 * * * *' })).status).toBe(
+      200,
+    );
+  });
+});
+
 describe('Check now, twenty times at once on a changed file', () => {
   it('records the change once and answers every request', async () => {
     server.serve('/robots.txt', 200, `${HISTORY.v1}Disallow: /concurrent\n`);

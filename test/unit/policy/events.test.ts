@@ -169,4 +169,28 @@ describe('diffStates', () => {
       },
     ]);
   });
+
+  it('reports a change that lets 200,000 pairs in (no list is spread into a call)', () => {
+    const many = Array.from({ length: 1000 }, (_, i) => `https://e.com/p${i}`);
+    const crawlers = Array.from({ length: 200 }, (_, i) => ({
+      token: `Bot${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(65 + Math.floor(i / 26))}`,
+      profile: 'google' as const,
+    }));
+    const state = (text: string): StateView => {
+      const body = new TextEncoder().encode(text);
+      return {
+        fetchStatus: { access: 'ok', status: 200 },
+        verdicts: computeVerdicts(
+          { fetch: { status: 200, error: null }, body, lastGoodBody: body, stale: false },
+          many,
+          crawlers,
+        ),
+        rules: null,
+        sitemaps: null,
+      };
+    };
+    const events = diffStates(SITE, state('User-agent: *\nDisallow: /\n'), state(''));
+    expect(events).toHaveLength(200_000);
+    expect(events.every((e) => e.type === 'newly_allowed')).toBe(true);
+  });
 });
