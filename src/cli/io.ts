@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { UsageError } from '../lib/errors.js';
 
@@ -26,27 +26,77 @@ export async function write(stream: Writable, text: string): Promise<void> {
   });
 }
 
-/** Reads a whole file ("-" is standard input), naming the file in the error if it cannot. */
-export async function readInput(path: string, what: string, io: CliIo): Promise<Uint8Array> {
-  if (path === '-') {
-    const chunks: Buffer[] = [];
-    for await (const chunk of io.stdin) chunks.push(Buffer.from(chunk as Buffer));
-    return new Uint8Array(Buffer.concat(chunks));
-  }
+/** The most a command reads of one input file: a file that never ends is not read forever. */
+export const MAX_INPUT_BYTES = 64 * 1024 * 1024;
+
+export interface InputLimits {
+  /** The most bytes the whole input may have. */
+  readonly maxBytes: number;
+  /** The most bytes one line may have (a list of lines); unbounded when absent. */
+  readonly maxLineBytes?: number;
+}
+
+const readReason = (error: unknown): string => {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT'
+    ? 'no such file'
+    : code === 'EISDIR'
+      ? 'it is a directory'
+      : code === 'EACCES'
+        ? 'permission denied'
+        : (error as Error).message;
+};
+
+const mib = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en')} MiB`;
+
+/**
+ * Reads a whole file ("-" is standard input), naming the file in the error if it cannot;
+ * refuses in one line (UsageError) an input past its limits, as soon as it is past them
+ * (`/dev/zero` is refused after the first line's limit, not read until memory runs out).
+ */
+export async function readInput(
+  path: string,
+  what: string,
+  io: CliIo,
+  limits: InputLimits = { maxBytes: MAX_INPUT_BYTES },
+): Promise<Uint8Array> {
+  const name = path === '-' ? 'standard input' : `"${path}"`;
+  const stream = path === '-' ? io.stdin : createReadStream(path);
+  const chunks: Buffer[] = [];
+  let total = 0;
+  let line = 1;
+  let lineBytes = 0;
   try {
-    return new Uint8Array(await readFile(path));
+    for await (const data of stream) {
+      const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as string);
+      total += chunk.length;
+      if (total > limits.maxBytes)
+        throw new UsageError(
+          `${what} ${name} is larger than ${mib(limits.maxBytes)}: split it, or give it in parts`,
+        );
+      if (limits.maxLineBytes !== undefined) {
+        let from = 0;
+        for (let newline = chunk.indexOf(0x0a); ; newline = chunk.indexOf(0x0a, from)) {
+          lineBytes += (newline === -1 ? chunk.length : newline) - from;
+          if (lineBytes > limits.maxLineBytes)
+            throw new UsageError(
+              `${what} ${name}: line ${line.toLocaleString('en')} is longer than ${limits.maxLineBytes.toLocaleString('en')} bytes (is it a list of lines?)`,
+            );
+          if (newline === -1) break;
+          line++;
+          lineBytes = 0;
+          from = newline + 1;
+        }
+      }
+      chunks.push(chunk);
+    }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason =
-      code === 'ENOENT'
-        ? 'no such file'
-        : code === 'EISDIR'
-          ? 'it is a directory'
-          : code === 'EACCES'
-            ? 'permission denied'
-            : (error as Error).message;
-    throw new UsageError(`cannot read ${what} "${path}": ${reason}`);
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`cannot read ${what} ${name}: ${readReason(error)}`);
+  } finally {
+    if (stream !== io.stdin) stream.destroy();
   }
+  return new Uint8Array(Buffer.concat(chunks));
 }
 
 /**

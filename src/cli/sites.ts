@@ -4,7 +4,7 @@ import { activeManagedOrigins, importManagedSites } from '../store/sites.js';
 import { UsageError } from '../lib/errors.js';
 import type { CliContext } from './context.js';
 import { readConfig, withStore } from './context.js';
-import { readInput, write } from './io.js';
+import { MAX_INPUT_BYTES, readInput, write } from './io.js';
 
 interface ImportFlags {
   config?: string;
@@ -13,6 +13,9 @@ interface ImportFlags {
   agents?: string;
   dryRun?: boolean;
 }
+
+/** One line of a site list: an origin, a name, tags and up to 1,000 watched paths. */
+const MAX_LINE_BYTES = 256 * 1024;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const count = (n: number, what: string) => `${n.toLocaleString('en')} ${what}${n === 1 ? '' : 's'}`;
@@ -61,7 +64,12 @@ Examples:
     )
     .action(async (file: string, flags: ImportFlags) => {
       const config = await readConfig(context, flags.config);
-      const text = new TextDecoder().decode(await readInput(file, 'site list', context.io));
+      const text = new TextDecoder().decode(
+        await readInput(file, 'site list', context.io, {
+          maxBytes: MAX_INPUT_BYTES,
+          maxLineBytes: MAX_LINE_BYTES,
+        }),
+      );
       const agents = flags.agents
         ?.split(',')
         .map((a) => a.trim())

@@ -6,7 +6,7 @@
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
@@ -124,6 +124,53 @@ describe('robowatch sites import', () => {
     const unknown = await run('--agents', '@nope', list('one.txt', 'https://d.example\n'));
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toMatch(/^line 1: agents\[0\]: unknown preset "@nope"/);
+  });
+
+  it('refuses a line with text the database cannot store, naming the line and the field', async () => {
+    const { list, run, rows } = setup();
+    const file = list(
+      'nul.txt',
+      'https://a.example\nhttps://b.example,Shop\u0000,,/\nhttps://c.example,,,/x\ud800\nhttps://d\u0000.example\n',
+    );
+    const refused = await run(file);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).not.toContain('Error');
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    expect(refused.stdout.split('\n').filter(Boolean)).toEqual([
+      'line 2: name: must not contain a NUL character (\\u0000)',
+      // Written to a file as UTF-8, the lone surrogate became U+FFFD: readable, stored.
+      'line 4: url: must not contain a NUL character (\\u0000)',
+    ]);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('refuses a file with no end of line, or too large, in one line, without reading it all', async () => {
+    const { list, run, rows } = setup();
+    const zero = await run('/dev/zero');
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toBe(
+      'robowatch: site list "/dev/zero": line 1 is longer than 262,144 bytes (is it a list of lines?)\n',
+    );
+    const long = list('long.txt', `https://a.example\nhttps://b.example,${'x'.repeat(300_000)}\n`);
+    expect((await run(long)).stderr).toBe(
+      `robowatch: site list "${long}": line 2 is longer than 262,144 bytes (is it a list of lines?)\n`,
+    );
+    const piped = await runRobowatch(
+      ['sites', 'import', '--config', join(dirname(long), 'robowatch.yaml'), '-'],
+      {
+        env: { DATABASE_URL: '' },
+        stdin: 'y'.repeat(1_000_000),
+      },
+    );
+    expect(piped.code).toBe(2);
+    expect(piped.stderr).toBe(
+      'robowatch: site list standard input: line 1 is longer than 262,144 bytes (is it a list of lines?)\n',
+    );
+    const big = list('big.txt', `${'https://a.example\n'.repeat(3_800_000)}`);
+    expect((await run(big)).stderr).toBe(
+      `robowatch: site list "${big}" is larger than 64 MiB: split it, or give it in parts\n`,
+    );
+    expect(await rows()).toEqual([]);
   });
 
   it('imports 20,000 sites in one command', async () => {
