@@ -56,9 +56,10 @@ export function reloadOnHangup(
       );
       return;
     }
-    // The AI crawler registry in use stays in use (while registry.url is the same: a new
-    // one is fetched by the daemon's upkeep).
-    if (next.registry.url === catalog.file.registry.url)
+    // The AI crawler registry in use stays in use until one is fetched from registry.url
+    // (the daemon's upkeep fetches a new URL at once): a URL that fails keeps it. Without
+    // a URL the shipped copy is used, which needs no fetch.
+    if (next.registry.url !== null)
       try {
         next = withRegistry(next, catalog.file.registry.active);
       } catch (error) {

@@ -1,9 +1,15 @@
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
 import { ConfigError, parseConfig } from './config.js';
 import type { Config } from './config.js';
 
 /** Where the configuration comes from when neither --config nor ROBOWATCH_CONFIG says. */
 export const DEFAULT_CONFIG_PATH = 'config/robowatch.yaml';
+
+/**
+ * The largest configuration file read: 100,000 sites sharing a watch list take 5 MB; a
+ * larger file (a mistake, or a hostile one sent with SIGHUP) is refused, not read whole.
+ */
+export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
 
 export interface LoadOptions {
   /** --config, if given. */
@@ -16,13 +22,25 @@ export interface LoadOptions {
 /** Reads and validates the configuration file; throws ConfigError with a one-line cause. */
 export async function loadConfig(options: LoadOptions): Promise<Config> {
   const file = options.path ?? options.env['ROBOWATCH_CONFIG'] ?? DEFAULT_CONFIG_PATH;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await readFile(file, 'utf8');
+    bytes = await readBounded(file, MAX_CONFIG_BYTES);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'no such file' : (error as Error).message;
     throw new ConfigError(`${file}: cannot read the configuration: ${reason}`);
   }
+  if (bytes.length > MAX_CONFIG_BYTES)
+    throw new ConfigError(
+      `${file}: the configuration is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB; add large lists of sites with robowatch sites import instead`,
+    );
+  const text = bytes.toString('utf8');
   return parseConfig(text, { file, cwd: options.cwd, env: options.env, version: options.version });
+}
+
+/** The file's first `limit` + 1 bytes at most (one more than allowed tells it is larger). */
+async function readBounded(file: string, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of createReadStream(file, { end: limit })) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }

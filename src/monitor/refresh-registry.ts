@@ -54,7 +54,8 @@ export type RegistryOutcome =
       /** Another process recorded this version first (its findings are that process's). */
       readonly recordedElsewhere: boolean;
     }
-  | { readonly kind: 'failed'; readonly error: string };
+  /** `url`: the address that failed (a reload may have changed registry.url meanwhile). */
+  | { readonly kind: 'failed'; readonly url: string; readonly error: string };
 
 /** Fetches the registry's JSON; throws an Error with one line that says what went wrong. */
 async function fetchRegistry(deps: RegistryDeps, url: string): Promise<Uint8Array> {
@@ -178,7 +179,7 @@ export async function refreshRegistry(
     content = await fetchRegistry(deps, url);
     next = readRegistry(content, url, deps.now().toISOString());
   } catch (error) {
-    return { kind: 'failed', error: oneLine(error) };
+    return { kind: 'failed', url, error: oneLine(error) };
   }
   return adoptRegistry(deps, config, next, content);
 }

@@ -135,6 +135,9 @@ function respectOf(text: string): RegistryAgent['respectsRobotsTxt'] {
   return said.startsWith('yes') ? 'yes' : said.startsWith('no') ? 'no' : 'unknown';
 }
 
+/** Names JavaScript objects have of their own: no crawler's, and unsafe as keys. */
+const OBJECT_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
 /**
  * Reads the registry's JSON. Case variants of one token (meta-externalagent and
  * Meta-ExternalAgent), and names that start with the same token, are one crawler to
@@ -148,16 +151,18 @@ export function normaliseRegistry(json: unknown): Registry {
   for (const [key, entry] of Object.entries(json as Record<string, unknown>)) {
     // Some entries are a user-agent string ("MistralAI-User/1.0", "ChatGPT Agent"): the
     // token is its first word, as a robots.txt line naming it would start.
-    const word = /^[A-Za-z0-9_.-]+/.exec(key)?.[0];
-    if (word === undefined) {
+    // A crawler's name starts with a letter; "__proto__" or "constructor" name none.
+    const word = /^[A-Za-z][A-Za-z0-9_.-]*/.exec(key)?.[0];
+    if (word === undefined || OBJECT_NAMES.has(word)) {
       problems.push(`"${key.slice(0, 60)}" does not start with a product token: left out`);
       continue;
     }
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      problems.push(`"${key.slice(0, 60)}" is not described by an object: left out`);
+      continue;
+    }
     const token = word;
-    const fields = (typeof entry === 'object' && entry !== null ? entry : {}) as Record<
-      string,
-      unknown
-    >;
+    const fields = entry as Record<string, unknown>;
     const text = (key: string) => (typeof fields[key] === 'string' ? fields[key] : '');
     const operator = operatorOf(text('operator'));
     const agent: RegistryAgent = {

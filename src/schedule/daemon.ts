@@ -762,7 +762,7 @@ export class Daemon {
     const url = this.#deps.catalog.file.registry.url;
     if (outcome.kind === 'failed')
       logger.warn(
-        { url, error: outcome.error },
+        { url: outcome.url, error: outcome.error },
         `AI crawler registry not refreshed; ${describeVersion(this.#deps.catalog.file.registry.active.version)} stays in use`,
       );
     else if (outcome.kind === 'unchanged')

@@ -160,4 +160,68 @@ web: {listen: 0}
     expect(await daemon.exit).toBe(0);
     expect(daemon.stderr).toBe('');
   });
+
+  it('keeps the registry in use when SIGHUP points registry.url at one that cannot be read', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-registry-'));
+    const file = join(dir, 'robowatch.yaml');
+    const configText = (path: string) => `dataDir: ${join(dir, 'data')}
+agents: ['@ai-training', '*']
+watch: [/]
+registry: {url: ${registry.origin}${path}, refresh: '*/2 * * * * *'}
+sites:
+  - url: ${site.origin}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+web: {listen: 0}
+`;
+    registry.serve('/old.json', 200, OLD, { 'content-type': 'application/json' });
+    // Over the 5 MiB a registry may have: refused before it is read whole.
+    registry.serve('/big.json', 200, `{"x": "${'y'.repeat(6 * 1024 * 1024)}"}`);
+    writeFileSync(file, configText('/old.json'));
+    const daemon = startDaemon(file, { DATABASE_URL: '' });
+    const wait = { timeout: 60_000, interval: 100 };
+    try {
+      await vi.waitFor(() => expect(logged(daemon, 'web listening')).toBe(true), wait);
+      const base = String(daemon.logs.find((l) => l['msg'] === 'web listening')!['url']);
+      const inUse = async () =>
+        (
+          (await (await fetch(`${base}/api/v1/registry`)).json()) as {
+            version: { source: string; agents: number };
+          }
+        ).version;
+      await vi.waitFor(
+        () => expect(logged(daemon, 'AI crawler registry recorded')).toBe(true),
+        wait,
+      );
+      const old = await inUse();
+      expect(old.source).toBe(`${registry.origin}/old.json`);
+      expect(old.agents).toBeLessThan(160);
+
+      writeFileSync(file, configText('/big.json'));
+      daemon.child.kill('SIGHUP');
+      await vi.waitFor(() => expect(logged(daemon, 'configuration reloaded')).toBe(true), wait);
+      const refusals = () =>
+        daemon.logs.filter((l) => String(l['msg']).startsWith('AI crawler registry not refreshed'));
+      await vi.waitFor(() => expect(refusals().length).toBeGreaterThanOrEqual(2), wait);
+      // Each refusal names the URL it read and that URL's own error.
+      for (const line of refusals())
+        expect(line).toMatchObject({
+          url: `${registry.origin}/big.json`,
+          error: `${registry.origin}/big.json is over 5 MiB`,
+        });
+      expect(await inUse()).toEqual(old);
+      const crawlers = (await (await fetch(`${base}/api/v1/crawlers`)).json()) as {
+        crawlers: { agent: string }[];
+      };
+      expect(crawlers.crawlers.map((c) => c.agent)).not.toContain('HenkBot');
+
+      // Once the new URL serves a registry, it is the one in use.
+      registry.serve('/big.json', 200, NEW, { 'content-type': 'application/json' });
+      await vi.waitFor(async () => expect((await inUse()).agents).toBe(160), wait);
+      expect((await inUse()).source).toBe(`${registry.origin}/big.json`);
+    } finally {
+      daemon.child.kill('SIGTERM');
+    }
+    expect(await daemon.exit).toBe(0);
+    expect(daemon.stderr).toBe('');
+  });
 });

@@ -138,6 +138,7 @@ ${extra}`,
     server.serve('/registry/robots.json', 503, 'busy');
     expect(await refreshRegistry(deps, config())).toEqual({
       kind: 'failed',
+      url: registryUrl(),
       error: `${registryUrl()} answered 503`,
     });
     server.serve('/registry/robots.json', 200, '<html>not json</html>');
@@ -146,6 +147,7 @@ ${extra}`,
     server.serve('/registry/robots.json', 200, '["GPTBot"]');
     expect(await refreshRegistry(deps, config())).toEqual({
       kind: 'failed',
+      url: registryUrl(),
       error: 'the registry is not an object keyed by user-agent token',
     });
     expect(await deps.store.latestRegistry()).toBeNull();

@@ -1,7 +1,10 @@
 /** The configuration: defaults, presets, URL normalisation, and one-line errors. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, resolveSiteSettings } from '../../../src/config/config.js';
-import { loadConfig } from '../../../src/config/load.js';
+import { MAX_CONFIG_BYTES, loadConfig } from '../../../src/config/load.js';
 
 const context = { file: 'robowatch.yaml', cwd: '/srv/robowatch', env: {}, version: '9.9.9' };
 const parse = (text: string, env: Record<string, string> = {}) =>
@@ -527,6 +530,20 @@ sites:
     await expect(
       loadConfig({ path: '/nonexistent/robowatch.yaml', cwd: '/', env: {}, version: '1' }),
     ).rejects.toThrow('/nonexistent/robowatch.yaml: cannot read the configuration: no such file');
+  });
+
+  it('refuses a configuration larger than 64 MiB, and /dev/zero, without reading it all', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-config-'));
+    const big = join(dir, 'big.yaml');
+    writeFileSync(big, `# ${'x'.repeat(MAX_CONFIG_BYTES)}\n`);
+    const message = (path: string) =>
+      `${path}: the configuration is larger than 64 MiB; add large lists of sites with robowatch sites import instead`;
+    await expect(loadConfig({ path: big, cwd: '/', env: {}, version: '1' })).rejects.toThrow(
+      message(big),
+    );
+    await expect(
+      loadConfig({ path: '/dev/zero', cwd: '/', env: {}, version: '1' }),
+    ).rejects.toThrow(message('/dev/zero'));
   });
 
   it('ships an example that documents a valid configuration, and a valid default', async () => {

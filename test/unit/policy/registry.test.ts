@@ -123,10 +123,21 @@ describe('the registry', () => {
     expect(normaliseRegistry([1, 2]).problems).toEqual([
       'the registry is not an object keyed by user-agent token',
     ]);
-    const odd = normaliseRegistry({ '  ': {}, GoodBot: 'not an object' });
-    expect(odd.problems).toEqual(['"  " does not start with a product token: left out']);
+    const odd = normaliseRegistry({ '  ': {}, GoodBot: {}, BadBot: 'not an object' });
+    expect(odd.problems).toEqual([
+      '"  " does not start with a product token: left out',
+      '"BadBot" is not described by an object: left out',
+    ]);
     expect(odd.agents).toEqual([
       expect.objectContaining({ token: 'GoodBot', operator: null, purposes: ['other'] }),
     ]);
+    // JSON.parse makes "__proto__" a key of its own: it and other object names are no crawler.
+    const hostile = normaliseRegistry(
+      JSON.parse(
+        '{"__proto__": {"operator": "x"}, "": {}, "constructor": {}, "hasOwnProperty": {}, "9bot": {}, "RealBot": {"operator": "Real"}}',
+      ),
+    );
+    expect(hostile.agents.map((a) => a.token)).toEqual(['RealBot']);
+    expect(hostile.problems).toHaveLength(5);
   });
 });
