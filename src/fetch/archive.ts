@@ -178,8 +178,20 @@ export class ArchiveClient {
     if (options.to !== undefined) params.set('to', cdxTime(options.to));
     let lastWeek: number | null = null;
     let resumeKey: string | null = null;
+    const bounds = listingBounds(options, collapse, this.#options.pageSize ?? 5000);
+    const keys = new Set<string>();
+    // Captures are listed oldest first: one not after the last listed is a repeat.
+    let last = '';
+    let listed = 0;
+    let pages = 0;
+    const stop = (why: string) =>
+      new ArchiveError(`the CDX server's listing of ${key} ${why}; stopped`);
     do {
       if (resumeKey !== null) params.set('resumeKey', resumeKey);
+      if (++pages > bounds.pages)
+        throw stop(
+          `runs past ${bounds.pages.toLocaleString('en')} pages, more than ${bounds.period} can hold`,
+        );
       base.search = params.toString();
       const { result, body } = await this.#get(base.toString(), MAX_LISTING_BYTES);
       if (result.error !== null)
@@ -188,13 +200,28 @@ export class ArchiveClient {
         throw new ArchiveError(`${base.host} answered ${result.status} to a CDX query`);
       const page = readListing(body);
       resumeKey = page.resumeKey;
+      let fresh = 0;
       for (const capture of page.captures) {
+        if (capture.timestamp <= last) continue;
+        last = capture.timestamp;
+        fresh++;
+        if (++listed > bounds.captures)
+          throw stop(
+            `holds more than ${bounds.captures.toLocaleString('en')} captures, more than ${bounds.period} can hold`,
+          );
         if (collapse === 'week') {
           const week = Math.floor(captureTime(capture.timestamp).getTime() / (7 * 86_400_000));
           if (week === lastWeek) continue;
           lastWeek = week;
         }
         yield capture;
+      }
+      if (resumeKey !== null) {
+        if (keys.has(resumeKey))
+          throw stop(`loops: page ${pages} gives a resume key it gave before`);
+        keys.add(resumeKey);
+        if (fresh === 0 && page.captures.length > 0)
+          throw stop(`loops: page ${pages} lists only captures it listed before`);
       }
     } while (resumeKey !== null);
   }
@@ -253,6 +280,32 @@ export class ArchiveClient {
     if (m === null) return null;
     return { path: `/web/${m[1]}id_/${m[2]}`, original: m[2]! };
   }
+}
+
+/** The Wayback Machine's first captures are of 1996: a listing with no start starts there. */
+const ARCHIVE_START = Date.UTC(1996, 0, 1);
+const DAY_MS = 86_400_000;
+
+/**
+ * How much a listing of a period may hold, so that a CDX server that never stops (a new
+ * resume key on every page) is stopped: at most a capture a minute listed raw (the pages,
+ * at a page size of raw rows), and as listed at most a distinct state an hour (`digest`),
+ * one a day (`day`, `week`: days are listed and thinned) or one a month.
+ */
+export function listingBounds(
+  options: { from?: Date; to?: Date },
+  collapse: 'digest' | 'day' | 'week' | 'month' | 'none',
+  pageSize: number,
+): { captures: number; pages: number; period: string } {
+  const from = options.from?.getTime() ?? ARCHIVE_START;
+  const to = options.to?.getTime() ?? Date.now();
+  const days = Math.max(1, Math.ceil((to - from) / DAY_MS));
+  const perDay =
+    collapse === 'none' ? 1440 : collapse === 'digest' ? 24 : collapse === 'month' ? 1 / 28 : 1;
+  const captures = Math.max(1_000, Math.ceil(days * perDay) + 1);
+  const pages = Math.max(100, Math.ceil((days * 1440) / pageSize) + 1);
+  const period = `${days.toLocaleString('en')} day${days === 1 ? '' : 's'}`;
+  return { captures, pages, period };
 }
 
 /**

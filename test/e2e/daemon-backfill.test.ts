@@ -214,5 +214,15 @@ web: {listen: 0, token: ${TOKEN}}
     });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--every: "hour" is not one of change, day, week, month');
+    // An archive whose listing never ends (a new resume key on every page) is stopped.
+    wayback.listingMode = 'same-page-new-key';
+    const looping = await runRobowatch(['backfill', '--config', file, '--all', '--since', '2015'], {
+      env: { DATABASE_URL: '' },
+    });
+    wayback.listingMode = 'honest';
+    expect(looping.code).toBe(1);
+    expect(looping.stderr).toBe(
+      `robowatch: the CDX server's listing of ${new URL(site.origin).host}/robots.txt loops: page 2 lists only captures it listed before; stopped (what was read is kept)\n`,
+    );
   });
 });

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { captureTime, cdxTime } from '../../src/policy/capture-time.js';
 
 export interface FakeCapture {
   readonly timestamp: string;
@@ -26,6 +27,13 @@ export class WaybackServer {
   readonly requests: string[] = [];
   /** The next N requests are refused with this status (and Retry-After, seconds). */
   refuse: { count: number; status: 429 | 503; retryAfter?: string } = { count: 0, status: 429 };
+  /**
+   * How the CDX server pages: `honest`; or hostile, never ending: the first page again with
+   * a new resume key (`same-page-new-key`) or with the key it gave (`same-key`), new
+   * captures a second apart on every page (`endless`), empty pages (`empty-pages`).
+   */
+  listingMode: 'honest' | 'same-page-new-key' | 'same-key' | 'endless' | 'empty-pages' = 'honest';
+  #pagesServed = 0;
   #server: Server | undefined;
   url = '';
 
@@ -121,7 +129,26 @@ export class WaybackServer {
         (c, i) => i === 0 || rows[i - 1]!.timestamp.slice(0, n) !== c.timestamp.slice(0, n),
       );
     }
-    const page = rows.slice(start, start + limit);
+    const mode = this.listingMode;
+    this.#pagesServed++;
+    if (mode === 'endless') {
+      // Captures made up on the spot, a second after the last one, and kept to be read.
+      const list = this.captures.get(host) ?? [];
+      const after = (rows.at(-1) ?? list.at(-1))?.timestamp ?? from;
+      const next = Array.from({ length: limit }, (_, i) => ({
+        timestamp: cdxTime(new Date(captureTime(after).getTime() + (i + 1) * 1000)),
+        status: 200,
+        body: `User-agent: *\nDisallow: /${after}-${i}\n`,
+      }));
+      this.captures.set(host, [...list, ...next]);
+      rows = next;
+    }
+    const page =
+      mode === 'honest'
+        ? rows.slice(start, start + limit)
+        : mode === 'empty-pages'
+          ? []
+          : rows.slice(0, limit);
     const value = (c: FakeCapture, f: string) =>
       f === 'timestamp'
         ? c.timestamp
@@ -135,8 +162,11 @@ export class WaybackServer {
                 ? digest(c)
                 : '-';
     const out: unknown[][] = [fields, ...page.map((c) => fields.map((f) => value(c, f)))];
-    if (params.get('showResumeKey') === 'true' && start + limit < rows.length)
-      out.push([], [String(start + limit)]);
+    if (params.get('showResumeKey') === 'true') {
+      if (mode === 'honest' && start + limit < rows.length) out.push([], [String(start + limit)]);
+      else if (mode === 'same-key') out.push([], ['the-same-key']);
+      else if (mode !== 'honest') out.push([], [`key-${this.#pagesServed}`]);
+    }
     return out;
   }
 }

@@ -89,6 +89,7 @@ describe.each(databaseKinds())('backfilling from the Internet Archive on %s', (k
     waits.length = 0;
     wayback.requests.length = 0;
     wayback.refuse = { count: 0, status: 429 };
+    wayback.listingMode = 'honest';
     host = new URL(server.origin).host;
     const config = parseConfig(
       `
@@ -319,6 +320,60 @@ sites:
       '2018-01-01',
     ]);
   });
+
+  it.each([
+    [
+      'same-page-new-key' as const,
+      /^the CDX server's listing of .+\/robots\.txt loops: page 2 lists only captures it listed before; stopped$/,
+      2,
+    ],
+    [
+      'same-key' as const,
+      /^the CDX server's listing of .+\/robots\.txt loops: page 2 gives a resume key it gave before; stopped$/,
+      2,
+    ],
+    [
+      'endless' as const,
+      /^the CDX server's listing of .+\/robots\.txt holds more than 1,000 captures, more than 14 days can hold; stopped$/,
+      2,
+    ],
+    [
+      'empty-pages' as const,
+      /^the CDX server's listing of .+\/robots\.txt runs past 100 pages, more than 14 days can hold; stopped$/,
+      100,
+    ],
+  ])(
+    'stops a CDX server whose listing never ends (%s), keeping what it read',
+    async (mode, message, pages) => {
+      wayback.listingMode = mode;
+      const client = (): BackfillDeps => {
+        const base = deps();
+        return {
+          ...base,
+          archive: new ArchiveClient((r) => fetcher.fetchDocument(r), {
+            url: wayback.url,
+            requestsPerMinute: 0,
+            maxRefusals: 5,
+            timeoutMs: 3_000,
+            pageSize: 1_000,
+            sleep: () => Promise.resolve(),
+          }),
+        };
+      };
+      const run = backfillSite(
+        client(),
+        site,
+        siteId,
+        readBackfillOptions({ since: '2023-12-20', until: '2024-01-02' }),
+      );
+      await expect(run).rejects.toThrow(ArchiveError);
+      await expect(run).rejects.toThrow(message);
+      expect(wayback.requests.filter((r) => r.startsWith('/cdx/')).length).toBe(pages);
+      // What was read before the stop is stored: a run again reads none of it.
+      const stored = await storedCaptureTimes(database.handle.db, siteId);
+      expect(stored.size).toBe(mode === 'endless' ? 1_000 : mode === 'empty-pages' ? 0 : 1);
+    },
+  );
 
   it('reads nothing from the first live check on', async () => {
     server.serve('/robots.txt', 200, OPEN);
