@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import { commandOf, runCli } from './cli/program.js';
+import { fileProblem } from './cli/output.js';
 import type { DaemonInfo } from './cli/context.js';
 import type * as Drivers from './drivers.js';
 import type { Config } from './config/config.js';
@@ -20,10 +21,13 @@ const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
 ) as { version: string };
 
-// A closed pipe (`robowatch eval … | head`) is the reader's choice, not an error.
+// A closed pipe (`robowatch eval … | head`) is the reader's choice, not an error. Any
+// other failure to write (a full disk) is one line, unless the command says it itself.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw error;
+  if (process.stdout.listenerCount('error') > 1) return;
+  process.stderr.write(`robowatch: cannot write standard output: ${fileProblem(error)}\n`);
+  process.exit(1);
 });
 
 /** Where a daemon on the embedded database says how its commands reach it. */

@@ -123,10 +123,7 @@ export function registerBackfill(program: Command, context: CliContext): void {
             }
           };
           await Promise.all(Array.from({ length: Math.min(SITES_AT_ONCE, sites.length) }, worker));
-          if (failure !== null)
-            throw new FatalError(
-              `${failure.message} (what was read is kept)`,
-            );
+          if (failure !== null) throw new FatalError(`${failure.message} (what was read is kept)`);
         },
         async (daemon) => {
           const all = await daemonSites(daemon);

@@ -1,9 +1,6 @@
-import { createWriteStream } from 'node:fs';
-import type { Writable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { stringify } from 'csv-stringify';
-import { fileWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
+import { stringify } from 'csv-stringify/sync';
+import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { UsageError } from '../lib/errors.js';
 import { setHeapFloor } from '../lib/heap-governor.js';
 import {
@@ -32,6 +29,8 @@ import { watchedSites } from './watched-sites.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../store/db.js';
 import { readConfig, withStore } from './context.js';
+import { openOutputFile, streamOutput } from './output.js';
+import type { FileOutput, Output } from './output.js';
 
 const FORMATS = ['csv', 'jsonl', 'parquet'] as const;
 type Format = (typeof FORMATS)[number];
@@ -70,42 +69,44 @@ const json = (value: ExportRow[string]) =>
       ? Buffer.from(value).toString('base64')
       : value;
 
-/** Waits for a stream to take more when it says it is full. */
-async function drained(out: Writable, ok: boolean): Promise<void> {
-  if (!ok) await new Promise<void>((resolve) => out.once('drain', resolve));
-}
+/** Rows a text sink turns into text at a time. */
+const TEXT_BATCH = 1_000;
 
-function csvSink(out: Writable, columns: readonly Column[], owned: boolean): RowSink {
-  const csv = stringify({ header: true, columns: columns.map((c) => c.name) });
-  // The file is ended here, once the last row is through; standard output never is.
-  csv.pipe(out, { end: false });
+/** CSV: the header, then the rows a batch at a time (csv-stringify quotes as RFC 4180 says). */
+function csvSink(output: Output, columns: readonly Column[]): RowSink {
+  const names = columns.map((c) => c.name);
+  let batch: string[][] = [];
+  let started = false;
+  const flush = async () => {
+    const text = stringify(batch, { header: !started, columns: names });
+    started = true;
+    batch = [];
+    await output.write(text);
+  };
   return {
-    write: (row) => drained(csv, csv.write(columns.map((c) => text(row[c.name] ?? null)))),
+    write: async (row) => {
+      batch.push(columns.map((c) => text(row[c.name] ?? null)));
+      if (batch.length >= TEXT_BATCH) await flush();
+    },
     close: async () => {
-      csv.end();
-      await finished(csv);
-      if (owned) {
-        out.end();
-        await finished(out);
-      }
+      if (batch.length > 0 || !started) await flush();
     },
   };
 }
 
-function jsonlSink(out: Writable, columns: readonly Column[], owned: boolean): RowSink {
+function jsonlSink(output: Output, columns: readonly Column[]): RowSink {
+  let batch = '';
+  let rows = 0;
   return {
-    write: (row) =>
-      drained(
-        out,
-        out.write(
-          `${JSON.stringify(Object.fromEntries(columns.map((c) => [c.name, json(row[c.name] ?? null)])))}\n`,
-        ),
-      ),
-    close: async () => {
-      if (owned) {
-        out.end();
-        await finished(out);
+    write: async (row) => {
+      batch += `${JSON.stringify(Object.fromEntries(columns.map((c) => [c.name, json(row[c.name] ?? null)])))}\n`;
+      if (++rows % TEXT_BATCH === 0) {
+        await output.write(batch);
+        batch = '';
       }
+    },
+    close: async () => {
+      if (batch !== '') await output.write(batch);
     },
   };
 }
@@ -117,7 +118,26 @@ function columnValue(type: Column['type'], value: ExportRow[string]): unknown {
   return value;
 }
 
-function parquetSink(file: string, columns: readonly Column[], engine: string): RowSink {
+/**
+ * hyparquet-writer's buffered file writer, writing into the output (its own writes the
+ * file synchronously by name, which leaves a partial file when the disk fills).
+ */
+function parquetWriter(output: FileOutput): ByteWriter {
+  const writer = new ByteWriter();
+  const flush = () => {
+    output.append(new Uint8Array(writer.buffer, 0, writer.index));
+    writer.index = 0;
+  };
+  const grow = writer.ensure.bind(writer);
+  writer.ensure = (size: number) => {
+    if (writer.index > 1_000_000) flush();
+    grow(size);
+  };
+  writer.finish = flush;
+  return writer;
+}
+
+function parquetSink(output: FileOutput, columns: readonly Column[], engine: string): RowSink {
   let batch: ExportRow[] = [];
   const types = (rows: readonly ExportRow[]) =>
     columns.map((c) => ({
@@ -125,9 +145,28 @@ function parquetSink(file: string, columns: readonly Column[], engine: string): 
       type: c.type,
       data: rows.map((r) => columnValue(c.type, r[c.name] ?? null)),
     }));
+  // Times are instants: UTC-adjusted (DuckDB and Arrow read TIMESTAMP WITH TIME ZONE), with
+  // the legacy converted type beside it for older readers, as the Parquet format asks.
+  const timestamps = columns.filter((c) => c.type === 'TIMESTAMP');
   const writer = new ParquetWriter({
-    writer: fileWriter(file),
-    schema: schemaFromColumnData({ columnData: types([]) }),
+    writer: parquetWriter(output),
+    schema: schemaFromColumnData({
+      columnData: types([]).map((c) =>
+        c.type === 'TIMESTAMP' ? { name: c.name, data: c.data } : c,
+      ),
+      schemaOverrides: Object.fromEntries(
+        timestamps.map((c) => [
+          c.name,
+          {
+            name: c.name,
+            type: 'INT64',
+            logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'MILLIS' },
+            converted_type: 'TIMESTAMP_MILLIS',
+            repetition_type: 'OPTIONAL',
+          } as const,
+        ]),
+      ),
+    }),
     createdBy: engine,
   });
   const flush = async () => {
@@ -195,6 +234,12 @@ Examples:
         throw new UsageError(`--since: "${flags.since}" is not a date (YYYY-MM-DD or ISO 8601)`);
       const config = await readConfig(context, flags.config);
       const engine = `robowatch ${context.version}`;
+      // Where it goes is checked before any work: a directory, a missing one, no right to
+      // write there. A file is written beside its name and takes it once whole.
+      const output: Output =
+        flags.output === undefined
+          ? streamOutput(context.io.stdout)
+          : openOutputFile(flags.output, '-o');
       // A page of rows is all an export holds: collect garbage from 64 MB on.
       setHeapFloor(64 * 1024 * 1024);
       await withStore(context, config, async (handle) => {
@@ -206,15 +251,12 @@ Examples:
           engine,
         };
         const columns = COLUMNS[what];
-        // A Parquet file is written by its own writer; the text formats stream.
-        const out = (): Writable =>
-          flags.output === undefined ? context.io.stdout : createWriteStream(flags.output);
         const sink =
           format === 'parquet'
-            ? parquetSink(flags.output!, columns, engine)
+            ? parquetSink(output as FileOutput, columns, engine)
             : format === 'csv'
-              ? csvSink(out(), columns, flags.output !== undefined)
-              : jsonlSink(out(), columns, flags.output !== undefined);
+              ? csvSink(output, columns)
+              : jsonlSink(output, columns);
         const filter = { since };
         const db = handle.db;
         const rows: AsyncIterable<ExportRow> | Iterable<ExportRow> =
@@ -235,6 +277,10 @@ Examples:
                       );
         for await (const row of rows) await sink.write(row);
         await sink.close();
+        await output.commit();
+      }).catch((error: unknown) => {
+        output.abandon();
+        throw error;
       });
     });
 }

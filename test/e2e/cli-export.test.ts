@@ -3,13 +3,15 @@
  * in between), then its snapshots, checks, verdicts, causes and bodies exported as CSV,
  * JSON lines and Parquet, read back (Parquet with hyparquet) and compared row by row.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRobowatch } from '../support/cli.js';
+import { ROBOWATCH, runRobowatch } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 
 const server = new FixtureServer();
@@ -100,6 +102,37 @@ describe('robowatch export', () => {
       [2, false, 'rule', 'Disallow: /pricing'],
     ]);
     expect(pricing[1]).toMatchObject({ rule_line: 3, profile: 'google', registry_sha256: null });
+  });
+
+  it('writes Parquet times as UTC instants that DuckDB reads as the JSON lines say', async () => {
+    const file = join(dir, 'snapshots.parquet');
+    await exportOf('--what', 'snapshots', '--format', 'parquet', '-o', file);
+    const lines = (await exportOf('--what', 'snapshots', '--format', 'jsonl'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { snapshot_id: number; first_seen: string; last_seen: string });
+    const duck = await DuckDBInstance.create(':memory:');
+    const connection = await duck.connect();
+    try {
+      // An independent reader (DuckDB's own Parquet reader) in another time zone than UTC.
+      await connection.run("SET TimeZone = 'America/New_York'");
+      const schema = await connection.runAndReadAll(
+        `SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet('${file}')) WHERE column_name IN ('first_seen', 'last_seen')`,
+      );
+      expect(schema.getRows()).toEqual([
+        ['first_seen', 'TIMESTAMP WITH TIME ZONE'],
+        ['last_seen', 'TIMESTAMP WITH TIME ZONE'],
+      ]);
+      const rows = await connection.runAndReadAll(
+        `SELECT snapshot_id, epoch_ms(first_seen), epoch_ms(last_seen) FROM read_parquet('${file}') ORDER BY snapshot_id`,
+      );
+      expect(rows.getRows().map((r) => r.map(Number))).toEqual(
+        lines.map((l) => [l.snapshot_id, Date.parse(l.first_seen), Date.parse(l.last_seen)]),
+      );
+    } finally {
+      connection.closeSync();
+      duck.closeSync();
+    }
   });
 
   it('writes causes in words and bodies by hash with their bytes', async () => {
@@ -205,6 +238,90 @@ describe('robowatch export', () => {
     );
     expect(since.stderr).toBe(
       'robowatch: --since: "soon" is not a date (YYYY-MM-DD or ISO 8601)\n',
+    );
+  });
+
+  /**
+   * Runs a shell script in a mount namespace of its own (unshare), where it may mount
+   * small file systems; `$ROBOWATCH` runs the built CLI with the test's configuration.
+   */
+  const inNamespace = (script: string) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(
+        'unshare',
+        [process.getuid?.() === 0 ? '-m' : '-rm', 'sh', '-c', script],
+        {
+          env: {
+            ...process.env,
+            DATABASE_URL: '',
+            ROBOWATCH: `${process.execPath} ${ROBOWATCH} export --config ${config}`,
+          },
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it.each(['csv', 'jsonl', 'parquet'])(
+    'says in one line that a full disk took a %s export, leaving no partial file and the old one whole',
+    async (format) => {
+      const disk = mkdtempSync(join(tmpdir(), 'robowatch-full-'));
+      const result = await inNamespace(`
+mount -t tmpfs -o size=64k tmpfs ${disk} || exit 99
+echo 'the export of last week' > ${disk}/out
+head -c 1000000 /dev/zero > ${disk}/filler 2>/dev/null
+$ROBOWATCH --what verdicts --format ${format} -o ${disk}/out
+echo "exit $?" >&2
+ls -A ${disk}
+cat ${disk}/out`);
+      expect(result.stderr).toBe(
+        `robowatch: cannot write "${disk}/out": no space left on the device; nothing was written\nexit 1\n`,
+      );
+      expect(result.stdout).toBe('filler\nout\nthe export of last week\n');
+    },
+  );
+
+  it.each(['csv', 'jsonl', 'parquet'])(
+    'refuses in one line, before any work, a %s export to where it cannot be written',
+    async (format) => {
+      const base = mkdtempSync(join(tmpdir(), 'robowatch-nowhere-'));
+      const run = (...args: string[]) =>
+        robowatch('export', '--config', config, '--what', 'checks', '--format', format, ...args);
+      const full = await run('-o', '/dev/full');
+      expect([full.code, full.stderr]).toEqual([
+        1,
+        'robowatch: cannot write "/dev/full": no space left on the device\n',
+      ]);
+      const missing = await run('-o', join(base, 'no', 'such', 'out'));
+      expect([missing.code, missing.stderr]).toEqual([
+        2,
+        `robowatch: -o: the directory "${join(base, 'no', 'such')}" does not exist\n`,
+      ]);
+      const directory = await run('-o', base);
+      expect([directory.code, directory.stderr]).toEqual([
+        2,
+        `robowatch: -o: "${base}" is a directory; name a file in it\n`,
+      ]);
+      const readOnly = await inNamespace(`
+mount -t tmpfs -o ro,size=64k tmpfs ${base} || exit 99
+$ROBOWATCH --what checks --format ${format} -o ${base}/out
+echo "exit $?" >&2`);
+      expect(readOnly.stderr).toBe(
+        `robowatch: -o: cannot write "${base}/out": the file system is read-only\nexit 2\n`,
+      );
+      expect(readdirSync(base)).toEqual([]);
+    },
+  );
+
+  it('says in one line that standard output could not be written', async () => {
+    const result = await inNamespace(`$ROBOWATCH --what verdicts > /dev/full
+echo "exit $?" >&2`);
+    expect(result.stderr).toBe(
+      'robowatch: cannot write standard output: no space left on the device\nexit 1\n',
     );
   });
 });
