@@ -119,8 +119,13 @@ export async function discoverSitemaps(
       if (file.format === 'index') {
         let tooDeep = 0;
         let loops = 0;
+        const elsewhere: string[] = [];
+        const host = hostOf(url);
         for (const child of file.entries) {
           if (seen.has(child)) loops++;
+          // sitemaps.org: an index lists sitemaps of its own host only; one elsewhere is
+          // read when the site's robots.txt names it (a root), not because an index does.
+          else if (hostOf(child) !== host) elsewhere.push(child);
           else if (depth >= limits.maxDepth) tooDeep++;
           else {
             seen.add(child);
@@ -130,6 +135,14 @@ export async function discoverSitemaps(
         if (tooDeep > 0)
           problems.push(
             `${url}: lists ${tooDeep} sitemap${tooDeep === 1 ? '' : 's'} deeper than ${limits.maxDepth} levels of indexes: not read`,
+          );
+        if (elsewhere.length > 0)
+          problems.push(
+            `${url}: lists ${elsewhere.length} sitemap${elsewhere.length === 1 ? '' : 's'} on other hosts (${elsewhere
+              .slice(0, 3)
+              .join(
+                ', ',
+              )}${elsewhere.length > 3 ? ', …' : ''}): not read, as sitemaps.org asks (an index lists sitemaps of its own host; name others in robots.txt)`,
           );
         if (loops > 0)
           problems.push(
@@ -227,6 +240,15 @@ function pathOf(loc: string, origin: string): string | null {
   try {
     const url = new URL(loc);
     return url.origin === origin ? url.pathname + url.search : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A URL's host (and port), lower-cased by the URL parser; null when it is not a URL. */
+function hostOf(url: string): string | null {
+  try {
+    return new URL(url).host;
   } catch {
     return null;
   }

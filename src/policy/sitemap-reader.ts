@@ -84,6 +84,8 @@ export class SitemapReader {
   #stack: string[] = [];
   #path: readonly string[] = [];
   #text: string | null = null;
+  /** The open entry's location, given out when the entry closes (a cut entry is none). */
+  #pending: string | null = null;
   // Text: the line not finished yet.
   #line = '';
 
@@ -177,21 +179,29 @@ export class SitemapReader {
       this.#path = known.path;
     }
     this.#stack.push(name);
-    if (!this.#atEntry()) return;
+    const depth = this.#path.length;
+    if (this.#at(depth - 1)) this.#pending = null;
+    if (!this.#at(depth) || this.#pending !== null) return;
     if (this.#format === 'atom') {
-      // An Atom entry's page is its link's href (rel absent or "alternate").
+      // An Atom entry's page is its link's href (rel absent or "alternate"); an entry is
+      // one page, whatever other links of it say.
       const rel = tag.attributes['rel'];
       const href = tag.attributes['href'];
       if ((rel === undefined || rel === 'alternate') && typeof href === 'string')
-        this.#entry(href.trim());
+        this.#pending = href.trim();
     } else this.#text = '';
   }
 
   #close(): void {
     if (this.#mode === 'done') return;
-    if (this.#text !== null && this.#atEntry()) {
-      this.#entry(this.#text.trim());
+    const depth = this.#path.length;
+    if (this.#text !== null && this.#at(depth)) {
+      this.#pending = this.#text.trim();
       this.#text = null;
+    } else if (this.#at(depth - 1) && this.#pending !== null) {
+      // The entry is whole: what a file cut inside it said of it does not count.
+      this.#entry(this.#pending);
+      this.#pending = null;
     }
     this.#stack.pop();
   }
@@ -201,12 +211,15 @@ export class SitemapReader {
       this.#text += text.slice(0, MAX_TEXT - this.#text.length);
   }
 
-  /** Whether the open elements are exactly the path to an entry (not an image's loc). */
-  #atEntry(): boolean {
+  /**
+   * Whether the open elements are exactly the first `depth` of the path to an entry's
+   * location: all of it is the location (not an image's loc), one less the entry (`url`,
+   * `item`).
+   */
+  #at(depth: number): boolean {
     const stack = this.#stack;
-    const path = this.#path;
-    if (stack.length !== path.length) return false;
-    for (let i = 0; i < path.length; i++) if (stack[i] !== path[i]) return false;
+    if (stack.length !== depth) return false;
+    for (let i = 0; i < depth; i++) if (stack[i] !== this.#path[i]) return false;
     return true;
   }
 

@@ -146,6 +146,33 @@ describe('sitemap discovery', () => {
     expect(site.requests.some((r) => r.path === '/deep.xml')).toBe(false);
   });
 
+  it('reads no sitemap an index lists on another host, unless robots.txt names it', async () => {
+    // The other host (127.0.0.2) would give URLs of the site: sitemaps.org lets an index
+    // list only sitemaps of its own host; the site's robots.txt may name others.
+    elsewhere.serve('/planted.xml', 200, urlset(pages(10, 12)));
+    elsewhere.serve('/named.xml', 200, urlset(pages(20, 21)));
+    site.serve(
+      '/sitemap.xml',
+      200,
+      index([
+        `${site.origin}/own.xml`,
+        `${elsewhere.origin}/planted.xml`,
+        `${elsewhere.origin}/named.xml`,
+      ]),
+    );
+    site.serve('/own.xml', 200, urlset(pages(0, 2)));
+    const found = await discover([`${site.origin}/sitemap.xml`]);
+    expect(found.paths).toEqual(paths(0, 2));
+    expect(found.problems).toEqual([
+      `${site.origin}/sitemap.xml: lists 2 sitemaps on other hosts (${elsewhere.origin}/planted.xml, ${elsewhere.origin}/named.xml): not read, as sitemaps.org asks (an index lists sitemaps of its own host; name others in robots.txt)`,
+    ]);
+    expect(elsewhere.requests).toHaveLength(0);
+    // Named by robots.txt (a root), the other host's sitemap is read.
+    const named = await discover([`${site.origin}/sitemap.xml`, `${elsewhere.origin}/named.xml`]);
+    expect(named.paths).toEqual([...paths(20, 21), ...paths(0, 2)]);
+    expect(elsewhere.requests.map((r) => r.path)).toEqual(['/named.xml']);
+  });
+
   it('stops a decompression bomb at 50 MB, and keeps the site to its cap', async () => {
     const bomb = gzipSync(
       Buffer.concat([

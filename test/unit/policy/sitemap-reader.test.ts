@@ -87,6 +87,27 @@ describe('the sitemap reader', () => {
     expect(atom.summary.format).toBe('atom');
   });
 
+  it('takes one page per Atom entry when it links the page twice (ultimate-sitemap-parser)', () => {
+    // As ultimate-sitemap-parser's rss_atom fixture: a link with href and one with
+    // rel="alternate" for the same page; six entries are six pages.
+    const entries = Array.from(
+      { length: 6 },
+      (_, i) => `<entry><title>Post ${i}</title>
+    <link href="https://a.example/posts/${i}"/>
+    <link rel="alternate" type="text/html" href="https://a.example/posts/${i}?format=html"/>
+    <id>tag:a.example,2026:${i}</id></entry>`,
+    ).join('\n');
+    const atom = read(`<feed xmlns="http://www.w3.org/2005/Atom">${entries}</feed>`);
+    expect(atom.urls).toEqual(Array.from({ length: 6 }, (_, i) => `https://a.example/posts/${i}`));
+    expect(atom.summary).toMatchObject({ urls: 6, invalid: 0 });
+    // A second <loc> in a <url>, or a second <link> in an RSS item, is not a second page.
+    expect(
+      read(
+        '<urlset><url><loc>https://a.example/a</loc><loc>https://a.example/b</loc></url></urlset>',
+      ).urls,
+    ).toEqual(['https://a.example/a']);
+  });
+
   it('reads a text sitemap: one URL a line, any line ending, a BOM, blank lines skipped', () => {
     const { urls, summary } = read(
       '\uFEFFhttps://a.example/1\r\n\r\n  https://a.example/2  \nnot a url\nhttps://a.example/3',
@@ -117,11 +138,19 @@ describe('the sitemap reader', () => {
     const { urls, summary } = read(
       '<urlset>\n<url><loc>https://a.example/1</loc></url>\n<url><loc>https://a.example/2</loc></url>\n<url><loc>https://a.example/3</loc></ur>\n<url><loc>https://a.example/4</loc></url></urlset>',
     );
+    // saxes closes the third entry at its misspelt end tag, then reports the tag.
     expect(urls).toEqual(['https://a.example/1', 'https://a.example/2', 'https://a.example/3']);
     expect(summary.error).toMatch(/^invalid XML at line 4, column \d+: /);
     const cut = read('<urlset><url><loc>https://a.example/1</loc></url><url><loc>https://a.ex');
     expect(cut.urls).toEqual(['https://a.example/1']);
     expect(cut.summary.error).toMatch(/^invalid XML/);
+    // Cut inside an entry whose location had closed: that entry does not count either.
+    const afterLoc = read(
+      '<urlset>\n<url><loc>https://a.example/1</loc></url>\n<url><loc>https://a.example/2</loc><lastmod>2026-',
+    );
+    expect(afterLoc.urls).toEqual(['https://a.example/1']);
+    expect(afterLoc.summary).toMatchObject({ urls: 1 });
+    expect(afterLoc.summary.error).toMatch(/^invalid XML at line 3, column \d+: /);
   });
 
   it('names what is not a sitemap: an HTML page, another XML document, nothing', () => {
