@@ -1,6 +1,13 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
-import { compileAgent, isProfile, parseRobotsTxt, PROFILES } from '../robots/index.js';
+import {
+  compileAgent,
+  crawlerTokenIn,
+  isProfile,
+  isValidProductToken,
+  parseRobotsTxt,
+  PROFILES,
+} from '../robots/index.js';
 import type { AgentRules, Profile, RobotsTxt, Verdict } from '../robots/index.js';
 import { classifyFetch } from '../policy/access.js';
 import { preferencesDocument, preferencesText } from '../policy/preferences.js';
@@ -86,6 +93,11 @@ async function evalUrls(
   if (options.agent.length === 0) throw new UsageError('missing --agent TOKEN');
   const empty = options.agent.find((a) => a.trim() === '');
   if (empty !== undefined) throw new UsageError('--agent must not be empty');
+  // The 1996 standard matches a crawler's name within its user-agent string: no warning.
+  for (const agent of profile === 'legacy' ? [] : options.agent) {
+    const warning = agentWarning(agent);
+    if (warning !== undefined) await write(io.stderr, `warning: ${warning}\n`);
+  }
   if (options.robots === '-' && options.urlsFile === '-') {
     throw new UsageError('--robots and --urls-file cannot both read standard input');
   }
@@ -175,6 +187,19 @@ async function liveFile(
 }
 
 /** `DISALLOWED  Googlebot  https://example.com/x  line 3: Disallow: /x` */
+/**
+ * What to say when an --agent is not a product token (a full user-agent string, a token
+ * with its version): robots.txt groups name crawlers by product token, so it matches the
+ * group of no crawler it names.
+ */
+export function agentWarning(agent: string): string | undefined {
+  if (agent === '*' || isValidProductToken(agent)) return undefined;
+  const crawler = crawlerTokenIn(agent);
+  const hint =
+    crawler === undefined ? '' : `; the crawler it names is ${crawler}: try --agent ${crawler}`;
+  return `--agent "${agent.slice(0, 120)}" is not a product token: robots.txt groups name crawlers by product token (letters, "-", "_"), so it matches only the * group${hint}`;
+}
+
 export function formatVerdict(url: string, agent: string, verdict: Verdict): string {
   const { rule } = verdict;
   const why =

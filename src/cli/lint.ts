@@ -35,9 +35,8 @@ Examples:
             `unknown profile "${options.profile}" (expected ${PROFILES.join(', ')})`,
           );
         }
-        const parsed = parseRobotsTxt(await readInput(file, 'robots file', io), {
-          profile: options.profile,
-        });
+        const bytes = await readInput(file, 'robots file', io);
+        const parsed = parseRobotsTxt(bytes, { profile: options.profile });
         // Where the rules and the usage preferences disagree, for the registry's crawlers.
         const findings = [
           ...parsed.lint,
@@ -59,7 +58,7 @@ Examples:
           lines.push(
             `${count(findings.length, 'finding')}; ${count(parsed.groups.length, 'group')}, ` +
               `${count(rules, 'rule')}, ${count(parsed.sitemaps.length, 'sitemap')} in ` +
-              `${count(parsed.lineCount, 'line')}`,
+              `${count(parsed.truncated ? parsed.lineCount : linesOf(bytes, parsed.lineCount), 'line')}`,
           );
         }
         if (lines.length > 0) await write(io.stdout, lines.join('\n') + '\n');
@@ -70,4 +69,14 @@ Examples:
           );
       },
     );
+}
+
+/**
+ * Lines as an editor counts them: the reference parser counts the empty text after a
+ * final line break as a line of its own, and an empty file as one empty line.
+ */
+function linesOf(bytes: Uint8Array, parsedLines: number): number {
+  if (bytes.length === 0) return 0;
+  const last = bytes[bytes.length - 1];
+  return last === 0x0a || last === 0x0d ? parsedLines - 1 : parsedLines;
 }

@@ -27,7 +27,7 @@ export type { LintCode, LintFinding, LintSeverity } from './lint.js';
 export { getPathParamsQuery, ROBOTS_TXT_PATH } from './url.js';
 export { reportLines } from './lines.js';
 export type { LineReport } from './lines.js';
-export { extractProductToken, isValidProductToken } from './tokenize.js';
+export { crawlerTokenIn, extractProductToken, isValidProductToken } from './tokenize.js';
 export { escapePatternGoogle } from './pattern.js';
 export { sniffContent } from './sniff.js';
 export type { NotRobotsTxt } from './sniff.js';

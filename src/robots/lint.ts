@@ -42,6 +42,13 @@ export interface LintFinding {
 const MAX_PER_CODE = 50;
 
 /** Collects findings, keeping a hostile file's thousands of bad lines to a readable list. */
+/** What an HTML page's markup lines would each be reported as. */
+const MARKUP_CODES: ReadonlySet<LintCode> = new Set([
+  'missing-colon',
+  'unparsable-line',
+  'unknown-key',
+]);
+
 export class LintCollector {
   readonly #findings: LintFinding[] = [];
   readonly #counts = new Map<LintCode, number>();
@@ -49,8 +56,17 @@ export class LintCollector {
   /** `enabled: false` collects nothing, for callers that only evaluate URLs. */
   constructor(readonly enabled = true) {}
 
+  /** Lines of markup in an HTML page: the page is one finding, not one per line. */
+  readonly #markup = new Set<number>();
+
+  /** Says nothing more of `line`'s syntax: it is HTML markup, and the page is reported. */
+  markup(line: number): void {
+    this.#markup.add(line);
+  }
+
   add(code: LintCode, severity: LintSeverity, line: number, message: string): void {
     if (!this.enabled) return;
+    if (this.#markup.has(line) && MARKUP_CODES.has(code)) return;
     const count = (this.#counts.get(code) ?? 0) + 1;
     this.#counts.set(code, count);
     if (count <= MAX_PER_CODE) this.#findings.push({ code, severity, line, message });

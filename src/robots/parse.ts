@@ -109,12 +109,13 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
   const body = truncated ? full.slice(0, maxBytes) : full;
   const lint = new LintCollector(options.lint ?? true);
   const google = profile === 'google';
+  let html = false;
 
   // Seed 000: a leading UTF-8 byte order mark is ignored.
   const start = bomLength(body);
   if (lint.enabled) {
     checkEncoding(full, start, utf8, lint);
-    checkHtml(body, start, lint);
+    html = checkHtml(body, start, lint);
   }
 
   const groups: { line: number; agents: GroupAgent[]; rules: RobotsRule[] }[] = [];
@@ -130,6 +131,7 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
   const hasNul = body.includes('\0');
   const lineCount = eachLine(body, start, (raw, lineNo) => {
     let text = raw;
+    if (html && /^[ \t]*</.test(raw)) lint.markup(lineNo);
     if (text.length > MAX_LINE_BYTES) {
       lint.add(
         'line-too-long',
@@ -454,9 +456,9 @@ function checkEncoding(full: string, bomLength: number, utf8: boolean, lint: Lin
 }
 
 /** Seed 000: an HTML page served as robots.txt is read line by line for whatever rules it has. */
-function checkHtml(body: string, start: number, lint: LintCollector): void {
+function checkHtml(body: string, start: number, lint: LintCollector): boolean {
   const i = htmlStart(body, start);
-  if (i === -1) return;
+  if (i === -1) return false;
   const line = 1 + countLineBreaks(body.slice(0, i), 0);
   lint.add(
     'html',
@@ -464,4 +466,5 @@ function checkHtml(body: string, start: number, lint: LintCollector): void {
     line,
     'The file is an HTML page, not robots.txt; crawlers read only lines that happen to look like rules.',
   );
+  return true;
 }

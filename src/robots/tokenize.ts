@@ -140,6 +140,38 @@ export function isValidProductToken(value: string): boolean {
   return value.length > 0 && extractProductToken(value) === value;
 }
 
+/** Products a browser-like user-agent string names that are no crawler. */
+const BROWSER_PRODUCTS = new Set([
+  'mozilla',
+  'applewebkit',
+  'chrome',
+  'chromium',
+  'safari',
+  'gecko',
+  'firefox',
+  'version',
+  'mobile',
+  'edg',
+  'edge',
+  'opr',
+  'khtml',
+]);
+
+/**
+ * The crawler a full user-agent string names ("Mozilla/5.0 (compatible; Googlebot/2.1;
+ * +http://www.google.com/bot.html)" names Googlebot): its leading token or a product with
+ * a version that is not a browser's, one whose name says bot, spider or crawler first.
+ * Undefined when it names none.
+ */
+export function crawlerTokenIn(userAgent: string): string | undefined {
+  const leading = extractProductToken(userAgent);
+  const products = [
+    ...(leading === '' ? [] : [leading]),
+    ...[...userAgent.matchAll(/([A-Za-z][A-Za-z_-]*)\/\d/g)].map((m) => m[1]!),
+  ].filter((name) => !BROWSER_PRODUCTS.has(name.toLowerCase()));
+  return products.find((name) => /bot|spider|crawler/i.test(name)) ?? products[0];
+}
+
 /** Google: "*" alone, or followed by whitespace and anything, names every crawler. */
 export function isGoogleGlobalAgent(value: string): boolean {
   return value.charCodeAt(0) === 0x2a && (value.length === 1 || isSpace(value.charCodeAt(1)));

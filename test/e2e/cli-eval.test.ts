@@ -59,6 +59,42 @@ describe('robowatch eval URL...', () => {
     });
   });
 
+  it('warns when --agent is a user-agent string, naming the product token in it', async () => {
+    const file = join(dir, 'googlebot.txt');
+    writeFileSync(file, 'User-agent: Googlebot\nDisallow: /\n');
+    const result = await runRobowatch([
+      'eval',
+      '--robots',
+      file,
+      '--agent',
+      'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+      '--agent',
+      'Googlebot',
+      'https://e.com/',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(
+      'warning: --agent "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" is not a product token: robots.txt groups name crawlers by product token (letters, "-", "_"), so it matches only the * group; the crawler it names is Googlebot: try --agent Googlebot\n',
+    );
+    expect(result.stdout.split('\n').map((l) => l.split(/\s{2,}/)[0])).toEqual([
+      'ALLOWED',
+      'DISALLOWED',
+      '',
+    ]);
+    // The 1996 standard finds a crawler's name within its user-agent string: no warning.
+    const legacy = await runRobowatch([
+      'eval',
+      '--profile',
+      'legacy',
+      '--robots',
+      file,
+      '--agent',
+      'Mozilla/5.0 (compatible; Googlebot/2.1)',
+      'https://e.com/',
+    ]);
+    expect([legacy.stderr, legacy.stdout.split(/\s+/)[0]]).toEqual(['', 'DISALLOWED']);
+  });
+
   it('prints JSON objects with --json', async () => {
     const result = await runRobowatch([
       'eval',
@@ -372,7 +408,7 @@ describe('robowatch lint FILE', () => {
     const result = await runRobowatch(['lint', file]);
     expect([result.code, result.stdout]).toEqual([
       0,
-      'line 3  warning  usage-contradiction  Line 3 welcomes crawlers that train AI models, but AI training crawlers GPTBot may not crawl the site at all: the rules win, so they never fetch a page.\n1 finding; 1 group, 1 rule, 0 sitemaps in 4 lines\n',
+      'line 3  warning  usage-contradiction  Line 3 welcomes crawlers that train AI models, but AI training crawlers GPTBot may not crawl the site at all: the rules win, so they never fetch a page.\n1 finding; 1 group, 1 rule, 0 sitemaps in 3 lines\n',
     ]);
   });
 
@@ -388,6 +424,21 @@ describe('robowatch lint FILE', () => {
       '3 findings; 1 group,',
       '',
     ]);
+  });
+
+  it('counts lines as an editor does, and says an HTML page is one once, not per line', async () => {
+    const thirteen = Array.from({ length: 13 }, (_, i) => `Disallow: /p${i}`).join('\n');
+    const counted = await runRobowatch(['lint', '-'], { stdin: `User-agent: *\n${thirteen}\n` });
+    expect(counted.stdout).toBe('0 findings; 1 group, 13 rules, 0 sitemaps in 14 lines\n');
+    const unended = await runRobowatch(['lint', '-'], { stdin: 'User-agent: *\nDisallow: /a' });
+    expect(unended.stdout).toBe('0 findings; 1 group, 1 rule, 0 sitemaps in 2 lines\n');
+    const page = await runRobowatch(['lint', '-'], {
+      stdin:
+        '<!DOCTYPE html>\n<html>\n<head><title>Not found</title></head>\n<body>\n<p>User-agent: *</p>\n</body>\n</html>\n',
+    });
+    expect(page.stdout).toBe(
+      'line 1  error    html  The file is an HTML page, not robots.txt; crawlers read only lines that happen to look like rules.\n1 finding; 0 groups, 0 rules, 0 sitemaps in 7 lines\n',
+    );
   });
 
   it('exits 1 with --strict when a finding is an error, so that it can gate a deploy', async () => {
