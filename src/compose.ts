@@ -309,7 +309,7 @@ export function wireDigests(
 /** Reports a check to the metrics: its access, how long it took, the events it found. */
 export function observeCheck(metrics: Metrics, outcome: CheckOutcome): void {
   metrics.observeCheck({
-    access: outcome.status.access,
+    access: outcome.kind === 'refused' ? 'refused' : outcome.status.access,
     durationMs: outcome.durationMs,
     eventTypes: outcome.events.map((e) => e.type),
   });
@@ -324,7 +324,8 @@ function checkNowWith(check: CheckDeps, metrics: Metrics, logger: Logger) {
       onOutcome: (o) => (outcome = o),
     });
     const failure = summary.failures[0];
-    if (failure !== undefined || outcome === undefined)
+    // A refused check is an answer: the page and the API say why robowatch did not check.
+    if (outcome?.kind !== 'refused' && (failure !== undefined || outcome === undefined))
       throw new Error(`${site.origin} could not be checked: ${failure?.reason ?? 'no outcome'}`);
     observeCheck(metrics, outcome);
     logger.info(

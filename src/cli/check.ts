@@ -70,7 +70,10 @@ export function registerCheck(program: Command, context: CliContext): void {
       const human = (report: CheckReport) =>
         humanLines(report, {
           agents: agentsOf.get(report.site) ?? [],
-          diff: links.diff(report.siteId, report.previousId, report.snapshotId),
+          diff:
+            report.snapshotId === null
+              ? links.site(report.siteId)
+              : links.diff(report.siteId, report.previousId, report.snapshotId),
           all: options.all === true,
           budget,
           now: context.now(),
@@ -161,11 +164,15 @@ async function checkThrough(
   for (const site of sites) {
     try {
       const report = await daemon.post<CheckReport>(`/api/v1/sites/${site.id}/check`);
+      onReport(report);
+      if (report.kind === 'refused') {
+        failures.push({ site: site.origin, reason: report.refused?.message ?? 'not checked' });
+        continue;
+      }
       counts.checked++;
       counts[report.kind]++;
       counts.events += report.events.length;
       counts.causes += report.causes.length;
-      onReport(report);
     } catch (error) {
       if (!(error instanceof DaemonError)) throw error;
       failures.push({ site: site.origin, reason: error.message });
@@ -184,6 +191,9 @@ function humanLines(
     readonly now: Date;
   },
 ): string {
+  if (outcome.kind === 'refused')
+    // Not a state of the site: no status, no verdicts; what robowatch did not do, and why.
+    return `${outcome.site}  NOT CHECKED  ${outcome.refused?.message ?? 'robowatch could not check this site'}\n`;
   const status = formatStatus(outcome.status);
   const blip = outcome.transient === null ? '' : ` (a ${outcome.transient} recovered on retry)`;
   let head: string;

@@ -164,6 +164,11 @@ async function liveFile(
   if (!URL.canParse(value)) throw new UsageError(`--robots ${value}: not a URL`);
   const { origin } = new URL(value);
   const result = await fetchLive(origin, allowPrivate);
+  // robowatch's own guard refused the address: that says nothing of what crawlers may do.
+  if (result.error === 'blocked')
+    throw new UsageError(
+      `--robots ${origin}: robowatch did not fetch it: ${result.errorDetail ?? 'a private or reserved address'}; pass --allow-private-addresses to read a host on a private network`,
+    );
   const answered =
     result.status !== null
       ? `answered ${result.status}`
@@ -186,7 +191,6 @@ async function liveFile(
   };
 }
 
-/** `DISALLOWED  Googlebot  https://example.com/x  line 3: Disallow: /x` */
 /**
  * What to say when an --agent is not a product token (a full user-agent string, a token
  * with its version): robots.txt groups name crawlers by product token, so it matches the
@@ -200,6 +204,7 @@ export function agentWarning(agent: string): string | undefined {
   return `--agent "${agent.slice(0, 120)}" is not a product token: robots.txt groups name crawlers by product token (letters, "-", "_"), so it matches only the * group${hint}`;
 }
 
+/** `DISALLOWED  Googlebot  https://example.com/x  line 3: Disallow: /x` */
 export function formatVerdict(url: string, agent: string, verdict: Verdict): string {
   const { rule } = verdict;
   const why =

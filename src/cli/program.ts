@@ -106,7 +106,8 @@ Examples:
       return 2;
     }
     if (error instanceof UsageError || error instanceof FatalError) {
-      io.stderr.write(`robowatch: ${oneLine(error)}\n`);
+      // Its message is written for people (a query it quotes is cut already).
+      io.stderr.write(`robowatch: ${oneLine(error, 1_000)}\n`);
       return error.exitCode;
     }
     throw error;

@@ -29,14 +29,15 @@ export class StateMovedError extends Error {
 }
 
 /**
- * An error as one line for people: its own message's first line (cut when it is a long
- * query) and, when it wraps another error, that one's too, which usually names the cause.
+ * An error as one line for people: its own message's first line (cut past `max`
+ * characters: a long query) and, when it wraps another error, that one's too, which
+ * usually names the cause.
  */
-export function oneLine(error: unknown): string {
+export function oneLine(error: unknown, max = 160): string {
   const first = (e: unknown) =>
     (e instanceof Error ? e.message : String(e)).split('\n', 1)[0]!.trim();
   let message = first(error);
-  if (message.length > 160) message = `${message.slice(0, 157)}...`;
+  if (message.length > max) message = `${message.slice(0, max - 3)}...`;
   const cause = error instanceof Error ? error.cause : undefined;
   return cause === undefined ? message : `${message} (${first(cause)})`;
 }

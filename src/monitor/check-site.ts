@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
 import { STALE_AFTER_MS } from '../policy/access.js';
 import { routeAlerts } from '../policy/alerts.js';
+import { refusalLine, refusedCause } from '../policy/refusal.js';
 import type { FetchOutcome } from '../policy/access.js';
 import { coverageQuestion, explainChange } from '../policy/causes.js';
 import type { CauseSide, ChangeCause, ChangeInput, LastGood } from '../policy/cause-model.js';
@@ -29,9 +30,14 @@ export interface CheckOutcome {
   readonly siteId: number;
   /** The snapshot before this check's (null for a baseline; the same for an unchanged check). */
   readonly previousId: number | null;
-  /** `baseline`: the site's first state; `changed`: a new state; `unchanged`: seen again. */
-  readonly kind: 'baseline' | 'changed' | 'unchanged';
-  readonly snapshotId: number;
+  /**
+   * `baseline`: the site's first state; `changed`: a new state; `unchanged`: seen again;
+   * `refused`: robowatch did not check it (its address guard refused the host), nothing
+   * recorded of the site but that.
+   */
+  readonly kind: 'baseline' | 'changed' | 'unchanged' | 'refused';
+  /** The state seen (for `refused`: the last one recorded, null before any). */
+  readonly snapshotId: number | null;
   readonly fetch: FetchResult;
   /** The fetch status under the site's profile. */
   readonly status: FetchStatus;
@@ -48,6 +54,8 @@ export interface CheckOutcome {
   readonly findings: readonly LintFinding[];
   /** The URL set and coverage refreshed after the check (absent: sitemaps off or not wired). */
   readonly coverage?: CoverageRefresh | { readonly error: string } | null;
+  /** For `refused`: since when robowatch refuses the site, and whether it began now. */
+  readonly refused?: { readonly since: Date; readonly began: boolean };
 }
 
 /**
@@ -60,19 +68,75 @@ export async function checkSite(
   deps: CheckDeps,
   site: SiteConfig,
   stored: StoredSite,
-): Promise<{ outcome: CheckOutcome; current: CurrentState }> {
+): Promise<{ outcome: CheckOutcome; current: CurrentState | null }> {
   const checkedAt = deps.now();
   const { result, transient } = await fetchConfirmed(deps, site, stored.current);
+  // robowatch's own guard refused the address: a check not made, never a state of the site.
+  if (result.error === 'blocked') return recordRefused(deps, site, stored, result, checkedAt);
   const seen = observe(deps, site, stored.current, result, checkedAt);
   const { current } = stored;
-  if (
+  const checked =
     current !== null &&
     fetchKey(result, seen.sha256) === fetchKey(current, current.bodySha256) &&
     seen.stale === current.stale
-  ) {
-    return recordSeenAgain(deps, site, stored.id, current, { result, transient, checkedAt, seen });
-  }
-  return recordNewState(deps, site, stored, { result, transient, checkedAt, seen });
+      ? await recordSeenAgain(deps, site, stored.id, current, {
+          result,
+          transient,
+          checkedAt,
+          seen,
+        })
+      : await recordNewState(deps, site, stored, { result, transient, checkedAt, seen });
+  if (stored.refused !== null) await deps.store.clearRefusal(stored.id);
+  return checked;
+}
+
+/**
+ * A check robowatch refused to make: the site resolves (or redirects) to a private or
+ * reserved address and fetch.allowPrivateAddresses is off. The site's state stays as
+ * it was; the refusal is recorded, and alerted once, when it begins.
+ */
+async function recordRefused(
+  deps: CheckDeps,
+  site: SiteConfig,
+  stored: StoredSite,
+  result: FetchResult,
+  checkedAt: Date,
+): Promise<{ outcome: CheckOutcome; current: CurrentState | null }> {
+  const cause = refusedCause(result);
+  const snapshotId = stored.current?.snapshotId ?? null;
+  const { since, began } = await deps.store.recordRefusal({
+    siteId: stored.id,
+    at: checkedAt,
+    reason: cause.reason,
+    snapshotId,
+    alerts:
+      stored.refused === null
+        ? routeAlerts(
+            site.origin,
+            [],
+            [cause],
+            site.alerts,
+            site.agents.map((a) => a.token),
+          )
+        : [],
+  });
+  const outcome: CheckOutcome = {
+    site: site.origin,
+    siteId: stored.id,
+    previousId: snapshotId,
+    kind: 'refused',
+    snapshotId,
+    fetch: result,
+    status: fetchStatusOf(result, site.profile, false),
+    events: [],
+    causes: [cause],
+    transient: null,
+    durationMs: Math.max(0, deps.now().getTime() - checkedAt.getTime()),
+    verdicts: null,
+    findings: [],
+    refused: { since, began },
+  };
+  return { outcome, current: stored.current };
 }
 
 /** A fetch as this check saw it: its body's hash, how long it took, the 30-day rule. */
@@ -103,6 +167,8 @@ async function fetchConfirmed(
 ): Promise<{ result: FetchResult; transient: string | null }> {
   let result = await deps.fetchRobots(site.origin);
   let transient: string | null = null;
+  // The address guard's refusal is robowatch's own decision: asking again changes nothing.
+  if (result.error === 'blocked') return { result, transient };
   const before =
     current === null ? null : siteAccess({ fetch: current, stale: current.stale }, site.profile);
   const failing = (r: FetchResult) => siteAccess({ fetch: r, stale: false }, site.profile) !== 'ok';
@@ -452,5 +518,17 @@ export function outcomeDocument(outcome: CheckOutcome) {
       verdicts === null
         ? null
         : { watched: verdicts.length, disallowed: verdicts.filter((v) => !v.allowed).length },
+    refused: refusedDocument(outcome),
+  };
+}
+
+/** A refused check as the API says it: the one line, since when, and whether it began now. */
+function refusedDocument(outcome: CheckOutcome) {
+  const cause = outcome.causes.find((c) => c.type === 'refused');
+  if (outcome.refused === undefined || cause === undefined) return null;
+  return {
+    message: refusalLine(cause),
+    since: outcome.refused.since.toISOString(),
+    began: outcome.refused.began,
   };
 }

@@ -3,6 +3,7 @@ import { StateMovedError, oneLine } from '../lib/errors.js';
 import { representativePaths } from '../policy/coverage.js';
 import { checkSite, recomputeVerdicts, verdictsKey } from './check-site.js';
 import { refreshCoverage } from './refresh-coverage.js';
+import { refusalLine } from '../policy/refusal.js';
 import type { CheckOutcome } from './check-site.js';
 import type { CheckDeps } from './ports.js';
 import type { StoredSite } from './records.js';
@@ -52,11 +53,21 @@ export async function checkSites(
       const site = sites[i]!;
       try {
         const { outcome } = await checkSiteAgainIfMoved(deps, site, stored.get(site.origin)!);
+        options.onOutcome?.(outcome);
+        // Not checked: robowatch refused the address. Said as a site it could not check.
+        if (outcome.kind === 'refused') {
+          const cause = outcome.causes.find((c) => c.type === 'refused');
+          failures.push({
+            site: site.origin,
+            reason:
+              cause === undefined ? 'robowatch could not check this site' : refusalLine(cause),
+          });
+          continue;
+        }
         counts.checked++;
         counts[outcome.kind]++;
         counts.events += outcome.events.length;
         counts.causes += outcome.causes.length;
-        options.onOutcome?.(outcome);
       } catch (error) {
         failures.push({ site: site.origin, reason: oneLine(error) });
         options.onFailure?.(site.origin, error);
@@ -94,7 +105,15 @@ export async function checkSiteAgainIfMoved(
   for (let attempt = 1; ; attempt++) {
     try {
       const checked = await checkSite(deps, site, stored);
-      if (deps.coverage === undefined || site.sitemaps === 'off') return checked;
+      const checkedState = checked.current;
+      // A refused check read nothing: there is no file to read the sitemaps of.
+      if (
+        deps.coverage === undefined ||
+        site.sitemaps === 'off' ||
+        checked.outcome.kind === 'refused' ||
+        checkedState === null
+      )
+        return checked;
       // The URL set and its coverage follow the check; their failure is not the check's.
       let coverage: CheckOutcome['coverage'];
       try {
@@ -102,13 +121,13 @@ export async function checkSiteAgainIfMoved(
           deps.coverage,
           site,
           checked.outcome.siteId,
-          checked.current,
+          checkedState,
           checked.outcome.fetch.body,
         );
       } catch (error) {
         coverage = { error: oneLine(error) };
       }
-      let { current } = checked;
+      let current = checkedState;
       // watch: auto and a new URL set: the watches chosen from it, the verdicts with them.
       // An unchanged set gives the choice made before this check: nothing to read again.
       if (

@@ -17,6 +17,8 @@ import type {
   ChangeQuery,
   EventQuery,
   IncidentStart,
+  NewRefusal,
+  Refusal,
   NewSnapshot,
   RecordedDigest,
   SharedSettingsRows,
@@ -51,6 +53,10 @@ export interface CheckStore {
   loadSites(origins: readonly string[]): Promise<StoredSite[]>;
   recordCheck(check: CheckRow): Promise<void>;
   recordSnapshot(snapshot: NewSnapshot): Promise<number>;
+  /** A check refused (the address guard); alerts queued when the refusal begins. */
+  recordRefusal(refusal: NewRefusal): Promise<{ since: Date; began: boolean }>;
+  /** The site was checked: robowatch no longer refuses it. */
+  clearRefusal(siteId: number): Promise<void>;
   replaceVerdicts(
     siteId: number,
     snapshotId: number,
@@ -118,6 +124,8 @@ export interface ReadStore {
   syncSites(origins: readonly string[]): Promise<StoredSite[]>;
   findSite(origin: string): Promise<SiteRow | undefined>;
   findSiteById(id: number): Promise<SiteRow | undefined>;
+  /** Since when robowatch refuses to check the site (its address guard), and why; or null. */
+  loadRefusal(siteId: number): Promise<Refusal | null>;
   loadSites(origins: readonly string[]): Promise<StoredSite[]>;
   /** What the site's history from the Internet Archive holds (robowatch backfill). */
   archiveSummary(siteId: number): Promise<ArchiveSummary>;

@@ -55,6 +55,28 @@ export interface StoredSite {
   readonly id: number;
   readonly origin: string;
   readonly current: CurrentState | null;
+  /** Since when robowatch has refused to check it (its address guard), and why; or null. */
+  readonly refused: Refusal | null;
+}
+
+/** robowatch refusing to check a site: its address guard said no. */
+export interface Refusal {
+  readonly since: Date;
+  /** The cause alerted when it began (what was refused, and why). */
+  readonly reason: string;
+  /** The last check that was refused. */
+  readonly at: Date;
+}
+
+/** A check robowatch refused to make, with the alerts that say so when it begins. */
+export interface NewRefusal {
+  readonly siteId: number;
+  readonly at: Date;
+  readonly reason: string;
+  /** The site's current snapshot (what the alerts link to), or null before any. */
+  readonly snapshotId: number | null;
+  /** Queued only when the refusal begins (the site's row says whether it does). */
+  readonly alerts: readonly AlertDraft[];
 }
 
 /** One check that saw a site's state again. */
@@ -178,6 +200,8 @@ export interface SiteOverview {
   readonly disallowed: readonly { agent: string; disallowed: number; watched: number }[];
   /** When the next check is planned (a run not yet done), if one is. */
   readonly nextDueAt: Date | null;
+  /** robowatch refuses to check it now (its address guard): since when, why; or null. */
+  readonly refused: { readonly since: Date; readonly reason: string } | null;
 }
 
 /** A notification channel whose messages are failing: retried, and shown until they go. */
@@ -229,6 +253,8 @@ export interface SiteStandings {
   }[];
   /** Sites with a state first seen since the time asked that newly blocked a watched URL. */
   readonly newBlocks: ReadonlySet<number>;
+  /** Sites robowatch refuses to check now (its address guard). */
+  readonly refused: ReadonlySet<number>;
 }
 
 /** A new state of a site, with why it differs from the one before. */
@@ -292,6 +318,8 @@ export interface SitePeriod {
   readonly now: DigestNow | null;
   /** Each crawler's allowed sitemap URLs at the period's start and now (null: none computed). */
   readonly coverage: { start: CoverageAt | null; end: CoverageAt | null };
+  /** robowatch refuses to check it now (its address guard), since when and why; or null. */
+  readonly refused: { readonly since: Date; readonly reason: string } | null;
 }
 
 /** One check of a snapshot, as its page lists them. */

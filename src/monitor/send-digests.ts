@@ -125,6 +125,7 @@ export async function prepareDigests(
         // Sitemaps off: the coverage stored before is history, not today's standing.
         ...(site.sitemaps === 'off' || data === undefined ? {} : { coverage: data.coverage }),
         registry: findings.get(siteId) ?? [],
+        refused: data?.refused ?? null,
       };
     });
     const digest = buildDigest(target.recipient, period, inputs, config.registry.active.registry);

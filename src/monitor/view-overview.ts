@@ -36,12 +36,14 @@ export interface OverviewRow {
 }
 
 /**
- * What the overview sorts and filters by, most urgent first: robots.txt cannot be read
+ * What the overview sorts and filters by, most urgent first: robowatch cannot check it
+ * (its address guard refuses the host: nothing is known); robots.txt cannot be read
  * (Google crawls nothing); what is served is not a usable robots.txt; pages newly
  * blocked this week; a watched crawler blocked from a watched page; no robots.txt
  * (everything crawlable); fine; not checked yet; paused. A site can be in several.
  */
 export const SITE_STATES = [
+  'cannot-check',
   'down',
   'not-robots',
   'new-blocks',
@@ -59,6 +61,8 @@ export function isSiteState(value: string): value is SiteState {
 
 /** How many sites are in a state, in words for the top of the overview. */
 export const STATE_COUNT_TEXT: Record<SiteState, (n: number) => string> = {
+  'cannot-check': (n) =>
+    `${n} robowatch cannot check: ${n === 1 ? 'its host resolves' : 'their hosts resolve'} to a private address`,
   down: (n) =>
     `${n} site${n === 1 ? '' : 's'} down: robots.txt cannot be read, so Google crawls nothing`,
   'not-robots': (n) =>
@@ -87,6 +91,8 @@ export function siteStateBits(
 ): number {
   let bits = 0;
   const { condition } = standing;
+  // Not checked: what the last check saw is not what robowatch knows now.
+  if (condition === 'refused') return BIT['cannot-check'] | (paused ? BIT.paused : 0);
   // A site that is down blocks every page for Google: that is its one problem, not also
   // "pages newly blocked" or "a crawler blocked".
   if (condition === 'unreachable') bits |= BIT.down;
@@ -120,6 +126,7 @@ export async function siteConditionsOf(
   const memo = new Map<Profile, SiteCondition[]>();
   return {
     condition(id, profile) {
+      if (standings.refused.has(id)) return 'refused';
       const group = groupOf.get(id);
       if (group === undefined) return 'none';
       let row = memo.get(profile);
@@ -241,7 +248,8 @@ export async function viewOverview(
         {
           id,
           site,
-          condition: siteCondition(overview.current, site.profile),
+          condition:
+            overview.refused === null ? siteCondition(overview.current, site.profile) : 'refused',
           overview,
           lastChange: lastChangeOf(overview, agents),
           blocking:

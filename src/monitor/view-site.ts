@@ -125,6 +125,8 @@ export interface SiteView {
   readonly coverageHistory: readonly CoveragePoint[];
   /** When the site is checked next (its planned run, else its place in the next period). */
   readonly nextCheckAt: Date | null;
+  /** robowatch refuses to check it now (its address guard): since when, why; or null. */
+  readonly refused: { readonly since: Date; readonly reason: string } | null;
 }
 
 export interface SiteViewOptions {
@@ -204,7 +206,11 @@ export async function viewSite(
   return {
     site,
     current,
-    condition: siteCondition(overview?.current ?? null, profile),
+    condition:
+      (overview?.refused ?? null) === null
+        ? siteCondition(overview?.current ?? null, profile)
+        : 'refused',
+    refused: overview?.refused ?? null,
     segments: timelineSegments(snapshots, counts, profile, options.now),
     snapshots: withAccess.slice(0, options.snapshotRows),
     changes: await Promise.all(page.map((c) => explained(store, site, c, byId))),

@@ -118,8 +118,10 @@ function modelOf(payload: AlertPayload, context: RenderContext): Model {
     diff:
       payload.siteId === undefined ||
       payload.snapshotId === undefined ||
-      // A registry update changes no line of the file: there is nothing to diff.
-      (causes.length > 0 && causes.every((c) => c.cause.type === 'registry'))
+      // A registry update changes no line of the file, and a refused check reads none:
+      // there is nothing to diff.
+      (causes.length > 0 &&
+        causes.every((c) => c.cause.type === 'registry' || c.cause.type === 'refused'))
         ? null
         : links.diff(payload.siteId, payload.previousId, payload.snapshotId),
     siteLink: payload.siteId === undefined ? links.overview() : links.site(payload.siteId),
@@ -156,6 +158,8 @@ function intro(model: Model, context: RenderContext): string {
     model.checkedAt === null
       ? ''
       : ` (checked ${formatInstant(model.checkedAt, context.timeZone)})`;
+  if (n > 0 && model.causes.every((c) => c.cause.type === 'refused'))
+    return `robowatch could not check ${model.site}/robots.txt${model.checkedAt === null ? '' : ` when it tried at ${formatInstant(model.checkedAt, context.timeZone)}`}:`;
   if (n > 0 && model.causes.every((c) => c.cause.type === 'registry'))
     return `robowatch's AI crawler registry changed${model.checkedAt === null ? '' : ` (${formatInstant(model.checkedAt, context.timeZone)})`}; what it means for ${model.site}/robots.txt, which did not change:`;
   return n === 0

@@ -56,6 +56,8 @@ const plural = (n: number, one: string, many = `${one}s`) =>
 export function attentionText(site: DigestSite, a: Attention, context: RenderContext): string {
   const since = (d: Date) => `since ${local(d, context.timeZone)}`;
   switch (a.kind) {
+    case 'refused':
+      return `robowatch could not check this site ${since(a.since)}: ${a.reason}, and robowatch does not fetch such addresses; what crawlers may do now is not known (fetch.allowPrivateAddresses allows it).`;
     case 'down':
       return `robots.txt ${answers(a.status)} ${since(a.since)}: ${crawlEffect(a.status, site.profile, 0)}`;
     case 'gone':

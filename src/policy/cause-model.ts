@@ -82,6 +82,23 @@ export interface StaleCause {
   readonly pairs: readonly PairChange[];
 }
 
+/**
+ * robowatch did not fetch the site's robots.txt: its own guard refused the address the
+ * host resolves to (private or reserved), unless fetch.allowPrivateAddresses allows it.
+ * Not the site's doing and not a state of the site: nothing is said of crawlers.
+ */
+export interface RefusedCause {
+  readonly type: 'refused';
+  /** The URL refused: the site's robots.txt, or a redirect's target. */
+  readonly url: string;
+  /** Whether the site's robots.txt redirected there first. */
+  readonly redirected: boolean;
+  /** The guard's words: "127.0.0.1 is a private or reserved address". */
+  readonly reason: string;
+  /** None: no verdict is made of a file not read. */
+  readonly pairs: readonly PairChange[];
+}
+
 /** The file is not robots.txt any more (HTML, UTF-16, binary), was cut at 500 KiB, or came back. */
 export interface FileCause {
   readonly type: 'file_condition';
@@ -234,6 +251,7 @@ export interface CoverageThresholds {
 export type { RegistryCause };
 
 export type ChangeCause =
+  | RefusedCause
   | CoverageCause
   | RegistryCause
   | PreferencesCause
@@ -321,6 +339,7 @@ export function causeTopics(cause: ChangeCause): AlertTopic[] {
       topics.push(cause.effectChanged ? 'fetch_status_changed' : 'fetch_status_same_effect');
       break;
     case 'stale':
+    case 'refused':
       topics.push('fetch_status_changed');
       break;
     case 'file_condition':
@@ -374,6 +393,9 @@ export function causeSeverity(cause: ChangeCause): number {
       return cause.after.access === 'unavailable' ? 30 : 40;
     case 'stale':
       return 45;
+    case 'refused':
+      // Nothing is known of the site any more: said first.
+      return 5;
     case 'file_condition':
       return cause.after === 'robots' || (cause.after === 'cut' && cause.before === 'cut')
         ? 40

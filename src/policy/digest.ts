@@ -69,6 +69,8 @@ export interface DigestSiteInput {
   readonly coverage?: { readonly start: CoverageAt | null; readonly end: CoverageAt | null };
   /** What the AI crawler registry's updates in the period meant for it, oldest first. */
   readonly registry?: readonly RegistryFindingAt[];
+  /** robowatch refuses to check it (its address guard) at the digest's time, or null. */
+  readonly refused?: { readonly since: Date; readonly reason: string } | null;
 }
 
 /** A registry update's cause for a site, and when it was recorded. */
@@ -111,6 +113,8 @@ export interface AiStanding {
 
 /** Why a site is at the top of the digest. */
 export type Attention =
+  /** robowatch cannot check it now: its address guard refuses the host. */
+  | { readonly kind: 'refused'; readonly reason: string; readonly since: Date }
   /** robots.txt is unreachable now: Google crawls nothing. */
   | { readonly kind: 'down'; readonly status: FetchStatus; readonly since: Date }
   /** robots.txt is gone (4xx): every URL is crawlable. */
@@ -396,6 +400,9 @@ function summariseSite(
 function attentionOf(input: DigestSiteInput): Attention[] {
   const out: Attention[] = [];
   const now = input.now;
+  // Not known now: what the last check saw may no longer hold.
+  if (input.refused !== undefined && input.refused !== null)
+    out.push({ kind: 'refused', reason: input.refused.reason, since: input.refused.since });
   if (now !== null) {
     const status = fetchStatusOf(now.fetch, input.profile, now.stale);
     if (status.access === 'unreachable') out.push({ kind: 'down', status, since: now.since });

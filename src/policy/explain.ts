@@ -9,6 +9,7 @@ import type {
   ChangeCause,
   CoverageCause,
   PreferencesCause,
+  RefusedCause,
   FileCause,
   GroupCause,
   RuleCause,
@@ -408,6 +409,21 @@ function preferencesTexts(
   };
 }
 
+/**
+ * A check robowatch refused to make (its address guard): what it means is that nothing
+ * is known, not that crawlers are kept out; and which setting allows it.
+ */
+function refusedTexts(cause: RefusedCause): { title: string; consequence: string } {
+  return {
+    title: cause.redirected
+      ? `robowatch could not check this site: its robots.txt redirects to a private address (${cause.url})`
+      : 'robowatch could not check this site: it resolves to a private address',
+    consequence:
+      `robowatch does not fetch private or reserved addresses (${cause.reason}), so it cannot say what crawlers may do now; ` +
+      'its last check stands until it can check again. To watch a host on a private network, set fetch.allowPrivateAddresses: true.',
+  };
+}
+
 /** The words of a cause: title, consequence, its pairs as at most `limit` lines. */
 export function explainCause(cause: ChangeCause, context: ExplainContext, limit = 5): Explained {
   const crawlers: CrawlerContext = {
@@ -433,6 +449,8 @@ export function explainCause(cause: ChangeCause, context: ExplainContext, limit 
       };
     case 'file_condition':
       return { ...base, ...fileTexts(cause, context.at) };
+    case 'refused':
+      return { ...base, ...refusedTexts(cause) };
     case 'rule': {
       const consequence =
         cause.pairs.length > 0
@@ -600,6 +618,7 @@ export function causeHeadline(cause: ChangeCause, context: ExplainContext): stri
       return `${count(cause.newlyDisallowed, 'sitemap URL')} (${percent(cause.newlyDisallowed, cause.urls)}) now disallowed for ${who}${rule === undefined ? '' : ` (${elide(ruleString(rule), 60)}, line ${rule.line})`}`;
     }
     case 'stale':
+    case 'refused':
     case 'rules':
     case 'groups':
     case 'sitemaps':

@@ -15,7 +15,9 @@ export type SiteCondition =
   | 'not-robots'
   | 'cut'
   /** Not checked yet. */
-  | 'none';
+  | 'none'
+  /** robowatch refuses to check it: its host is on a private or reserved address. */
+  | 'refused';
 
 /** A short label for a badge, and the sentence behind it. */
 export const CONDITION_TEXT: Record<SiteCondition, { label: string; meaning: string }> = {
@@ -38,6 +40,11 @@ export const CONDITION_TEXT: Record<SiteCondition, { label: string; meaning: str
     meaning: 'robots.txt is larger than 500 KiB: Google ignores the rest of it.',
   },
   none: { label: 'not checked', meaning: 'Not checked yet.' },
+  refused: {
+    label: 'cannot check',
+    meaning:
+      'robowatch cannot check it: its host resolves to a private or reserved address, which robowatch does not fetch (fetch.allowPrivateAddresses allows it). What crawlers may do now is not known.',
+  },
 };
 
 /** A site's condition from its current state; `none` before its first check. */

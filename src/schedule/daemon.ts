@@ -20,6 +20,7 @@ import { JobPool } from './job-pool.js';
 import { adoptRegistry, refreshRegistry, registryFromStore } from '../monitor/refresh-registry.js';
 import type { RegistryDeps, RegistryOutcome } from '../monitor/refresh-registry.js';
 import { describeVersion } from '../policy/registry.js';
+import { refusalLine } from '../policy/refusal.js';
 import { randomUUID } from 'node:crypto';
 import { backfillSite, readBackfillOptions } from '../monitor/backfill.js';
 import type { BackfillDeps } from '../monitor/backfill.js';
@@ -656,6 +657,15 @@ export class Daemon {
       status: outcome.status,
       ...(result.late ? { late: true, periodEnd: job.data.periodEnd } : {}),
     };
+    if (outcome.kind === 'refused') {
+      const cause = outcome.causes.find((c) => c.type === 'refused');
+      this.#deps.logger.warn(
+        { site: outcome.site, since: outcome.refused?.since, reason: cause?.reason },
+        cause === undefined ? 'not checked: refused' : refusalLine(cause),
+      );
+      if (outcome.refused?.began === true) this.#pools.deliver.wake(); // its alert is queued
+      return;
+    }
     if (outcome.kind === 'unchanged') this.#deps.logger.info(fields, 'checked: unchanged');
     else
       this.#deps.logger.info(
@@ -702,7 +712,6 @@ export class Daemon {
     await this.#useRegistry(wanted);
   }
 
-  /** Fetches registry.url; adopts and uses what it serves if that is new. */
   /**
    * Queues the loading of a site's history from the Internet Archive (the "Load history"
    * button, the API, `robowatch backfill` beside this daemon); one waits per site.
@@ -743,6 +752,7 @@ export class Daemon {
     if (outcome.more && !this.#stopping.signal.aborted) await this.queueBackfill(job);
   }
 
+  /** Fetches registry.url; adopts and uses what it serves if that is new. */
   async #refreshRegistry(): Promise<void> {
     const deps = this.#deps.registry;
     if (deps === undefined) return;

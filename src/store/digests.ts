@@ -124,6 +124,8 @@ export async function loadSitePeriods(
       since: snapshots.firstSeenAt,
       condition: lastGood.fileCondition,
       body: bodies.content,
+      refusedSince: sites.refusedSince,
+      refusedReason: sites.refusedReason,
     })
     .from(sites)
     .leftJoin(snapshots, eq(snapshots.id, sites.currentSnapshotId))
@@ -142,6 +144,10 @@ export async function loadSitePeriods(
       },
       changes: [],
       checks: [],
+      refused:
+        row.refusedSince === null
+          ? null
+          : { since: row.refusedSince, reason: row.refusedReason ?? '' },
       verdicts: row.snapshotId === null ? [] : await loadVerdicts(db, row.snapshotId),
       body: row.body,
       now:

@@ -20,6 +20,7 @@ import type {
   CheckRow,
   DigestDelivery,
   EventQuery,
+  NewRefusal,
   NewSnapshot,
   RecordedDigest,
   RegistryUpdateRecord,
@@ -48,6 +49,7 @@ import {
   loadSiteStandings,
 } from './overview.js';
 import {
+  clearRefusal,
   findDirectoryRow,
   findSite,
   findSiteById,
@@ -56,7 +58,9 @@ import {
   saveChannels,
   savePreset,
   loadIncidentStart,
+  loadRefusal,
   loadSites,
+  recordRefusal,
   removeManagedSite,
   saveManagedSite,
   setSitePaused,
@@ -126,6 +130,8 @@ export function createCheckStore(db: Database, queueDeliveries = false): CheckSt
     },
     recordCheck: (check: CheckRow) => checks.record(check),
     recordSnapshot: (snapshot: NewSnapshot) => states.record(snapshot),
+    recordRefusal: (refusal: NewRefusal) => recordRefusal(db, refusal, queueDeliveries),
+    clearRefusal: (siteId: number) => clearRefusal(db, siteId),
     replaceVerdicts: (
       siteId: number,
       snapshotId: number,
@@ -233,6 +239,7 @@ export function createWebStore(db: Database): ReadStore {
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
     findSite: (origin: string) => findSite(db, origin),
     findSiteById: (id: number) => findSiteById(db, id),
+    loadRefusal: (siteId: number) => loadRefusal(db, siteId),
     loadCoverage: (snapshotId: number) => loadCoverage(db, snapshotId),
     loadUrlSetById: (id: number) => loadUrlSetById(db, id),
     loadCoverageHistory: (siteId: number) => loadCoverageHistory(db, siteId),

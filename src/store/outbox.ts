@@ -51,7 +51,8 @@ export async function insertAlerts(
   drafts: readonly AlertDraft[],
   snapshot: {
     readonly siteId: number;
-    readonly snapshotId: number;
+    /** The state the alerts are about; null: none (a site robowatch never could check). */
+    readonly snapshotId: number | null;
     readonly previousId: number | null;
   },
   now: Date,
@@ -76,7 +77,7 @@ export async function insertAlerts(
             causes: draft.causes,
             agents: draft.agents,
             siteId,
-            snapshotId,
+            ...(snapshotId === null ? {} : { snapshotId }),
             previousId,
             checkedAt: now.toISOString(),
             ...(draft.channel === 'webhook' ? { format: draft.format } : {}),

@@ -32,11 +32,13 @@ export async function loadOverview(
     stale: boolean | null;
     last_seen: string | Date | null;
     file_condition: string | null;
+    refused_since: string | Date | null;
+    refused_reason: string | null;
   }>(
     db,
     sql`SELECT s.id, s.origin, n.id AS snapshot_id, n.status, n.error, n.stale,
         n.last_checked_at AS last_seen,
-        g.file_condition
+        g.file_condition, s.refused_since, s.refused_reason
       FROM sites s LEFT JOIN snapshots n ON n.id = s.current_snapshot_id
         LEFT JOIN snapshots g ON g.id = n.last_good_id
       WHERE s.id = ANY(${ids(siteIds)})`,
@@ -119,6 +121,10 @@ export async function loadOverview(
         ({ agent, disallowed, watched }) => ({ agent, disallowed, watched }),
       ),
       nextDueAt: planned.get(r.id) ?? null,
+      refused:
+        r.refused_since === null
+          ? null
+          : { since: new Date(r.refused_since), reason: r.refused_reason ?? '' },
     };
   });
 }
@@ -190,7 +196,7 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
  * the new blocks are read through a partial index (snapshots.newly_blocked).
  */
 export async function loadSiteStandings(db: Database, since: Date): Promise<SiteStandings> {
-  const [rows, fresh] = await Promise.all([
+  const [rows, fresh, refused] = await Promise.all([
     queryRows<{
       checked: boolean;
       status: number | null;
@@ -213,6 +219,10 @@ export async function loadSiteStandings(db: Database, since: Date): Promise<Site
         WHERE newly_blocked AND first_seen_at >= ${since.toISOString()}::timestamptz
           AND previous_id IS NOT NULL AND source = 'live'`,
     ),
+    queryRows<{ id: number }>(
+      db,
+      sql`SELECT id FROM sites WHERE refused_since IS NOT NULL AND removed_at IS NULL`,
+    ),
   ]);
   return {
     groups: rows.map((r) => ({
@@ -228,6 +238,7 @@ export async function loadSiteStandings(db: Database, since: Date): Promise<Site
       ids: r.ids,
     })),
     newBlocks: new Set(fresh.map((r) => r.site_id)),
+    refused: new Set(refused.map((r) => r.id)),
   };
 }
 

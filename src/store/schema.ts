@@ -69,6 +69,14 @@ export const sites = pgTable('sites', {
   currentStale: boolean('current_stale'),
   currentFileCondition: text('current_file_condition').$type<FileCondition>(),
   blocking: boolean('blocking').notNull().default(false),
+  /**
+   * Since when robowatch has refused to check the site (its address guard: the host
+   * resolves to a private or reserved address), why, and when it last tried; null once a
+   * check is made again. Not a state of the site: its current snapshot stays as it was.
+   */
+  refusedSince: at('refused_since'),
+  refusedReason: text('refused_reason'),
+  refusedAt: at('refused_at'),
 });
 
 /** A robots.txt body, stored once. */

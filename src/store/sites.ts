@@ -8,9 +8,12 @@ import { sharedSettings, sites, snapshots } from './schema.js';
 import type {
   DirectoryRow,
   IncidentStart,
+  NewRefusal,
+  Refusal,
   SharedSettingsRows,
   StoredSite,
 } from '../monitor/records.js';
+import { insertAlerts } from './outbox.js';
 
 /** Makes sure every origin has a row; returns them all, with their current state. */
 export async function syncSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
@@ -48,6 +51,9 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
       droppedBytes: lastGood.droppedBytes,
       droppedLineBreaks: lastGood.droppedLineBreaks,
       droppedComplete: lastGood.droppedComplete,
+      refusedSince: sites.refusedSince,
+      refusedReason: sites.refusedReason,
+      refusedAt: sites.refusedAt,
     })
     .from(sites)
     .leftJoin(snapshots, eq(snapshots.id, sites.currentSnapshotId))
@@ -56,6 +62,14 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
   return rows.map((row) => ({
     id: row.id,
     origin: row.origin,
+    refused:
+      row.refusedSince === null
+        ? null
+        : {
+            since: row.refusedSince,
+            reason: row.refusedReason ?? '',
+            at: row.refusedAt ?? row.refusedSince,
+          },
     current:
       row.snapshotId === null
         ? null
@@ -310,4 +324,57 @@ export async function importManagedSites(
     }
     return written;
   });
+}
+
+/**
+ * Records a check robowatch refused to make (its address guard): since when it refuses
+ * (kept from the first), why, and this attempt. The alerts are queued, in the same
+ * transaction, only when the refusal begins: a site refused every day alerts once.
+ */
+export async function recordRefusal(
+  db: Database,
+  refusal: NewRefusal,
+  queueDeliveries: boolean,
+): Promise<{ since: Date; began: boolean }> {
+  return db.transaction(async (tx) => {
+    const at = refusal.at.toISOString();
+    const [row] = await queryRows<{ since: Date | string; began: boolean }>(
+      tx,
+      sql`
+        WITH before AS (
+          SELECT id, refused_since AS was FROM sites WHERE id = ${refusal.siteId} FOR UPDATE)
+        UPDATE sites SET refused_since = COALESCE(sites.refused_since, ${at}::timestamptz),
+          refused_reason = ${refusal.reason}, refused_at = ${at}::timestamptz
+        FROM before WHERE sites.id = before.id
+        RETURNING sites.refused_since AS since, before.was IS NULL AS began`,
+    );
+    if (row === undefined) throw new Error(`there is no site ${refusal.siteId}`);
+    if (row.began)
+      await insertAlerts(
+        tx,
+        refusal.alerts,
+        { siteId: refusal.siteId, snapshotId: refusal.snapshotId, previousId: null },
+        refusal.at,
+        queueDeliveries,
+      );
+    return { since: new Date(row.since), began: row.began };
+  });
+}
+
+/** Since when robowatch refuses to check a site, and why; null when it does not. */
+export async function loadRefusal(db: Database, siteId: number): Promise<Refusal | null> {
+  const [row] = await db
+    .select({ since: sites.refusedSince, reason: sites.refusedReason, at: sites.refusedAt })
+    .from(sites)
+    .where(eq(sites.id, siteId));
+  if (row?.since === null || row?.since === undefined) return null;
+  return { since: row.since, reason: row.reason ?? '', at: row.at ?? row.since };
+}
+
+/** The site is checked again: robowatch no longer refuses it. */
+export async function clearRefusal(db: Database, siteId: number): Promise<void> {
+  await db
+    .update(sites)
+    .set({ refusedSince: null, refusedReason: null, refusedAt: null })
+    .where(eq(sites.id, siteId));
 }

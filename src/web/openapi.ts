@@ -92,7 +92,8 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'get',
     path: '/api/v1/sites/{id}',
-    summary: 'One site: name, tags, where its settings live, paused, watches, agents, recipients.',
+    summary:
+      'One site: name, tags, where its settings live, paused, watches, agents, recipients, its current snapshot, and `refused` while robowatch cannot check it (its host is on a private address).',
     answers: { 200: 'the site' },
     errors: [400, 404],
   },
@@ -133,7 +134,8 @@ export const OPERATIONS: readonly Operation[] = [
   {
     method: 'post',
     path: '/api/v1/sites/{id}/check',
-    summary: 'Checks the site now.',
+    summary:
+      'Checks the site now: `kind` baseline, changed, unchanged, or refused (robowatch did not fetch a private address: `refused` says why, nothing is recorded of the site).',
     answers: { 200: 'the outcome, its change events and causes' },
     errors: [400, 404, 409],
     write: true,

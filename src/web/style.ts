@@ -27,6 +27,7 @@ pre { overflow-x: auto; background: var(--card); border: 1px solid var(--line); 
 .access { display: inline-block; padding: 0 .45rem; border-radius: 3px; color: #fff; font-size: .8rem; font-weight: 600; }
 .access-ok { background: var(--ok); } .access-unavailable { background: var(--unavailable); }
 .access-unreachable { background: var(--unreachable); } .access-none { background: var(--none); color: var(--ink); }
+.access-refused { background: var(--none); color: var(--ink); border: 1px dashed var(--unreachable); }
 .verdict-allowed { color: var(--ok); } .verdict-disallowed { color: var(--unreachable); font-weight: 600; }
 td.changed { background: var(--changed); }
 .strip rect.ok, .timeline rect.ok { fill: var(--ok); }

@@ -10,6 +10,7 @@ import { runRobowatch } from '../support/cli.js';
 import { createTestDatabase, databaseKinds } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
 import { FixtureServer } from '../support/fixture-server.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 const server = new FixtureServer();
 beforeAll(() => server.start());
@@ -207,6 +208,58 @@ fetch:
     expect(up.stdout).toMatch(
       / {4}robots\.txt answers 200 again after \d+ s of 503\n {6}Its rules apply again\.\n/,
     );
+  });
+
+  it('says it could not check a site on a private address, alerting once, recording no state', async () => {
+    const hook = await new WebhookReceiver('refused-hook-secret').start();
+    try {
+      // The same site, without allowPrivateAddresses: robowatch's guard refuses 127.0.0.1.
+      const guarded = join(dir, 'guarded.yaml');
+      writeFileSync(
+        guarded,
+        `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, GPTBot]
+sites:
+  - url: ${server.origin}
+    watch: [/, /pricing, /blog/post, /private/x]
+fetch: {confirmRetries: 0, timeoutMs: 3000}
+notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
+`,
+      );
+      const requests = server.requests.length;
+      const refused = await robowatch('check', '--config', guarded);
+      const line =
+        'robowatch could not check this site: it resolves to a private address (127.0.0.1 is a private or reserved address); fetch.allowPrivateAddresses allows it';
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe(
+        `${server.origin}  NOT CHECKED  ${line}\n0 sites checked: 0 baseline, 0 changed (0 changes), 0 unchanged\n1 notification sent\n`,
+      );
+      expect(refused.stderr).toBe(
+        `robowatch: 1 site could not be checked; ${server.origin}: ${line}\n`,
+      );
+      expect(server.requests.length).toBe(requests);
+      expect(hook.received).toHaveLength(1);
+      const alert = JSON.parse(hook.received[0]!.body) as {
+        subject: string;
+        causes: { type: string; title: string; consequence: string }[];
+      };
+      expect(alert.subject).toBe(
+        `${new URL(server.origin).host}: robowatch could not check this site: it resolves to a private address`,
+      );
+      expect(alert.causes[0]!.consequence).toContain('so it cannot say what crawlers may do now');
+      expect(alert.causes[0]!.consequence).not.toMatch(/disallowed|blocked/);
+      // No state: history has nothing; a second refusal alerts nothing more.
+      const history = await robowatch('history', '--config', guarded, server.origin);
+      expect(history.stdout).not.toMatch(/unreachable|blocked/);
+      expect((await robowatch('check', '--config', guarded)).code).toBe(1);
+      expect(hook.received).toHaveLength(1);
+      // Allowed, the site is checked: its baseline, and nothing refused any more.
+      const allowed = await robowatch('check', '--config', config);
+      expect(allowed.code).toBe(0);
+      expect(allowed.stdout).toContain('baseline   ok 200');
+    } finally {
+      await hook.stop();
+    }
   });
 
   it('says when the file turns into an HTML page', async () => {

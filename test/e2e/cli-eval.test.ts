@@ -269,15 +269,16 @@ describe('robowatch eval --robots URL', () => {
     site.serve('/robots.txt', 503, 'down');
     const down = await runRobowatch([...args, '--allow-private-addresses', `${site.origin}/`]);
     expect(down.stdout).toBe(`DISALLOWED  GPTBot  ${site.origin}/  robots.txt answered 503\n`);
-    // The SSRF guard holds unless asked: loopback is refused before connecting.
+    // The SSRF guard holds unless asked: loopback is refused before connecting. That is
+    // robowatch's choice, not the site's answer: no verdict, one line naming the flag.
+    const before = site.requests.length;
     const refused = await runRobowatch([...args, `${site.origin}/`]);
-    expect(refused.code).toBe(0);
-    expect(refused.stderr).toMatch(
-      /^http:\/\/127\.0\.0\.1:\d+\/robots\.txt could not be fetched \(blocked/,
-    );
-    expect(refused.stdout).toMatch(
-      /^DISALLOWED {2}GPTBot {2}\S+ {2}robots\.txt could not be fetched/,
-    );
+    expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+      2,
+      '',
+      `robowatch: --robots ${site.origin}: robowatch did not fetch it: 127.0.0.1 is a private or reserved address; pass --allow-private-addresses to read a host on a private network\n`,
+    ]);
+    expect(site.requests.length).toBe(before);
   });
 });
 

@@ -3,7 +3,6 @@
  * in between), then its snapshots, checks, verdicts, causes and bodies exported as CSV,
  * JSON lines and Parquet, read back (Parquet with hyparquet) and compared row by row.
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { parse } from 'csv-parse/sync';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROBOWATCH, runRobowatch } from '../support/cli.js';
+import { ROBOWATCH, runCommand, runRobowatch } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 
 const server = new FixtureServer();
@@ -246,24 +245,11 @@ describe('robowatch export', () => {
    * small file systems; `$ROBOWATCH` runs the built CLI with the test's configuration.
    */
   const inNamespace = (script: string) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(
-        'unshare',
-        [process.getuid?.() === 0 ? '-m' : '-rm', 'sh', '-c', script],
-        {
-          env: {
-            ...process.env,
-            DATABASE_URL: '',
-            ROBOWATCH: `${process.execPath} ${ROBOWATCH} export --config ${config}`,
-          },
-        },
-      );
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    runCommand('unshare', [process.getuid?.() === 0 ? '-m' : '-rm', 'sh', '-c', script], {
+      env: {
+        DATABASE_URL: '',
+        ROBOWATCH: `${process.execPath} ${ROBOWATCH} export --config ${config}`,
+      },
     });
 
   it.each(['csv', 'jsonl', 'parquet'])(
@@ -286,36 +272,50 @@ cat ${disk}/out`);
   );
 
   it.each(['csv', 'jsonl', 'parquet'])(
-    'refuses in one line, before any work, a %s export to where it cannot be written',
+    'says in one line that a %s export could not be written to /dev/full',
     async (format) => {
-      const base = mkdtempSync(join(tmpdir(), 'robowatch-nowhere-'));
-      const run = (...args: string[]) =>
-        robowatch('export', '--config', config, '--what', 'checks', '--format', format, ...args);
-      const full = await run('-o', '/dev/full');
+      const full = await robowatch(
+        'export',
+        '--config',
+        config,
+        '--what',
+        'checks',
+        '--format',
+        format,
+        '-o',
+        '/dev/full',
+      );
       expect([full.code, full.stderr]).toEqual([
         1,
         'robowatch: cannot write "/dev/full": no space left on the device\n',
       ]);
-      const missing = await run('-o', join(base, 'no', 'such', 'out'));
-      expect([missing.code, missing.stderr]).toEqual([
-        2,
-        `robowatch: -o: the directory "${join(base, 'no', 'such')}" does not exist\n`,
-      ]);
-      const directory = await run('-o', base);
-      expect([directory.code, directory.stderr]).toEqual([
-        2,
-        `robowatch: -o: "${base}" is a directory; name a file in it\n`,
-      ]);
-      const readOnly = await inNamespace(`
-mount -t tmpfs -o ro,size=64k tmpfs ${base} || exit 99
-$ROBOWATCH --what checks --format ${format} -o ${base}/out
-echo "exit $?" >&2`);
-      expect(readOnly.stderr).toBe(
-        `robowatch: -o: cannot write "${base}/out": the file system is read-only\nexit 2\n`,
-      );
-      expect(readdirSync(base)).toEqual([]);
     },
   );
+
+  it('refuses in one line, before any work, to write where a file cannot be written', async () => {
+    // Checked before the export starts, whatever the format.
+    const base = mkdtempSync(join(tmpdir(), 'robowatch-nowhere-'));
+    const run = (...args: string[]) =>
+      robowatch('export', '--config', config, '--what', 'checks', '--format', 'parquet', ...args);
+    const missing = await run('-o', join(base, 'no', 'such', 'out'));
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      `robowatch: -o: the directory "${join(base, 'no', 'such')}" does not exist\n`,
+    ]);
+    const directory = await run('-o', base);
+    expect([directory.code, directory.stderr]).toEqual([
+      2,
+      `robowatch: -o: "${base}" is a directory; name a file in it\n`,
+    ]);
+    const readOnly = await inNamespace(`
+mount -t tmpfs -o ro,size=64k tmpfs ${base} || exit 99
+$ROBOWATCH --what checks --format csv -o ${base}/out
+echo "exit $?" >&2`);
+    expect(readOnly.stderr).toBe(
+      `robowatch: -o: cannot write "${base}/out": the file system is read-only\nexit 2\n`,
+    );
+    expect(readdirSync(base)).toEqual([]);
+  });
 
   it('says in one line that standard output could not be written', async () => {
     const result = await inNamespace(`$ROBOWATCH --what verdicts > /dev/full

@@ -15,8 +15,17 @@ export function runRobowatch(
   args: readonly string[],
   options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<CliResult> {
+  return runCommand(process.execPath, [ROBOWATCH, ...args], options);
+}
+
+/** Runs a command in a child process, feeding `stdin`; its output and exit status. */
+export function runCommand(
+  command: string,
+  args: readonly string[],
+  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ROBOWATCH, ...args], {
+    const child = spawn(command, args, {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
     });

@@ -8,6 +8,7 @@ import { failingText } from '../../monitor/view-notifications.js';
 
 /** What each state is called in the filter. */
 const STATE_LABEL: Record<SiteState, string> = {
+  'cannot-check': 'robowatch cannot check (private address)',
   down: 'Down (robots.txt unreadable)',
   'not-robots': 'Not a usable robots.txt',
   'new-blocks': 'Newly blocked pages this week',

@@ -73,6 +73,8 @@ const CHECKED: Record<string, string> = {
   baseline: 'Checked now: its first snapshot (the baseline) is below.',
   changed: 'Checked now: robots.txt changed; the change is below.',
   unchanged: 'Checked now: nothing changed.',
+  refused:
+    'Not checked: its host resolves to a private address, which robowatch does not fetch (fetch.allowPrivateAddresses allows it).',
   failed: 'Added, but the first check could not be made now; it is made on schedule.',
 };
 
@@ -154,10 +156,23 @@ export const SitePageView: FC<SitePageProps> = ({
         <Notice>{CHECKED[checked] ?? `Checked now: ${checked}`}</Notice>
       )}
       {done === undefined || DONE[done] === undefined ? null : <Notice>{DONE[done]}</Notice>}
+      {view.refused === null ? null : (
+        <Notice error>
+          robowatch could not check this site since <Time date={view.refused.since} />:{' '}
+          {view.refused.reason}, and robowatch does not fetch private or reserved addresses. What
+          crawlers may do now is not known; what is below is what robowatch last saw. To watch a
+          host on a private network, set <code>fetch.allowPrivateAddresses: true</code>.
+        </Notice>
+      )}
       <dl class="facts">
         <dt>Now</dt>
         <dd>
-          {current === undefined || current.source === 'archive' ? (
+          {view.refused !== null ? (
+            <>
+              <ConditionBadge condition="refused" />
+              <div class="muted">{CONDITION_TEXT.refused.meaning}</div>
+            </>
+          ) : current === undefined || current.source === 'archive' ? (
             <>
               <ConditionBadge condition="none" />
               {current === undefined ? null : (

@@ -182,6 +182,7 @@ export function registerApi(
                   more: r.lastChange.more,
                 },
           disallowed: r.overview.disallowed,
+          refused: r.overview.refused,
         };
       }),
       next,
@@ -189,7 +190,10 @@ export function registerApi(
   });
 
   const siteDocument = async (site: SiteRef) => {
-    const [latest] = await deps.store.listSnapshots(site.id, 1);
+    const [[latest], refused] = await Promise.all([
+      deps.store.listSnapshots(site.id, 1),
+      deps.store.loadRefusal(site.id),
+    ]);
     const entry = deps.catalog.get(site.id);
     return {
       id: site.id,
@@ -222,6 +226,16 @@ export function registerApi(
               events: site.config.alerts.events,
             },
       current: latest === undefined ? null : snapshotDocument(latest, site),
+      /** robowatch cannot check it (its address guard): `current` is what it last saw. */
+      refused:
+        refused === null
+          ? null
+          : {
+              since: refused.since,
+              lastTriedAt: refused.at,
+              reason: refused.reason,
+              message: `robowatch could not check this site: ${refused.reason}, and robowatch does not fetch private or reserved addresses (fetch.allowPrivateAddresses allows it)`,
+            },
     };
   };
 

@@ -121,7 +121,7 @@ web: {token: '${TOKEN}'}`,
     const bad = await app.request('/api/v1/sites?state=broken', { headers: bearer });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toBe(
-      'state must be one of down, not-robots, new-blocks, blocking, all-allowed, ok, unchecked, paused, not "broken"',
+      'state must be one of cannot-check, down, not-robots, new-blocks, blocking, all-allowed, ok, unchecked, paused, not "broken"',
     );
   });
 

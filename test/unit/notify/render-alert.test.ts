@@ -98,6 +98,32 @@ describe('alert emails', () => {
     expect(text).not.toContain('robowatch history');
   });
 
+  it('say robowatch could not check a site on a private address, not that crawlers are blocked', () => {
+    const refused: AlertCause = {
+      type: 'refused',
+      url: `${site}/robots.txt`,
+      redirected: false,
+      reason: 'shop.example.com resolves only to private or reserved addresses',
+      pairs: [],
+      alerts: true,
+    };
+    const { subject, text } = renderAlertEmail(
+      { ...payload([refused], []), previousId: null },
+      context,
+    );
+    expect(subject).toBe(
+      'shop.example.com: robowatch could not check this site: it resolves to a private address',
+    );
+    expect(text.split('\n')).toEqual([
+      'robowatch could not check https://shop.example.com/robots.txt when it tried at 2026-11-23 04:12 (Europe/Paris):',
+      '',
+      '1. robowatch could not check this site: it resolves to a private address',
+      '   robowatch does not fetch private or reserved addresses (shop.example.com resolves only to private or reserved addresses), so it cannot say what crawlers may do now; its last check stands until it can check again. To watch a host on a private network, set fetch.allowPrivateAddresses: true.',
+      '',
+      "The site's history: https://robowatch.example.com/sites/3",
+    ]);
+  });
+
   it('escape what came from the file in HTML, and keep it on one line in the text', () => {
     const { text, html } = renderAlertEmail(payload([blocked, hostile]), context);
     expect(html).not.toMatch(/<img/);

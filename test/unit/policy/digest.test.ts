@@ -125,6 +125,18 @@ describe('buildDigest', () => {
     expect(kinds(at(ok, 'cut'))).toEqual(['cut']);
     expect(kinds(site({ changes: [change(3, [blocks()])] }))).toEqual(['blocks']);
   });
+
+  it('needs attention first when robowatch cannot check a site, saying so and not that crawlers are blocked', () => {
+    const refused = site({
+      refused: { since: hour(30), reason: '127.0.0.1 is a private or reserved address' },
+    });
+    const digest = buildDigest('x', period, [refused]);
+    expect(digest.sites[0]!.attention.map((a) => a.kind)).toEqual(['refused']);
+    const text = renderDigest(digest, context).text;
+    expect(text).toContain(
+      'a.com: robowatch could not check this site since 2026-06-02 14:00: 127.0.0.1 is a private or reserved address, and robowatch does not fetch such addresses; what crawlers may do now is not known (fetch.allowPrivateAddresses allows it).',
+    );
+  });
 });
 
 describe('renderDigest', () => {
