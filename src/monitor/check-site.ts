@@ -17,7 +17,7 @@ import { fileCondition as fileConditionOf } from '../policy/file-condition.js';
 import type { ChangeEvent, FetchStatus, StateView } from '../policy/events.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import { computeVerdicts, ParseCache, siteAccess } from '../policy/verdicts.js';
-import type { SiteState, WatchVerdict } from '../policy/verdicts.js';
+import type { RobotsState, WatchVerdict } from '../policy/verdicts.js';
 import { parseRobotsTxt } from '../robots/index.js';
 import type { LintFinding } from '../robots/index.js';
 import type { CurrentState, IncidentStart, StoredSite } from './records.js';
@@ -315,7 +315,7 @@ async function recordNewState(
     result.body !== null
       ? { body: result.body, truncated: result.cut !== null, cut: result.cut }
       : (previous?.side.lastGood ?? null);
-  const state: SiteState = {
+  const state: RobotsState = {
     fetch: result,
     body: result.body,
     lastGoodBody: lastGood?.body ?? null,
@@ -457,7 +457,7 @@ export async function stateOf(
   deps: { readonly store: Pick<CheckStore, 'loadBody'> },
   current: Pick<CurrentState, 'status' | 'error' | 'stale' | 'bodySha256' | 'lastGoodSha256'>,
   body: Uint8Array | null,
-): Promise<SiteState> {
+): Promise<RobotsState> {
   const lastGoodBody =
     current.lastGoodSha256 === current.bodySha256
       ? body

@@ -8,22 +8,22 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from './spawn-worker.js';
-import { compareCoverage, computeCoverage, splitAgents } from '../policy/coverage.js';
+import { computeCoverage, splitAgents } from '../policy/coverage.js';
 import type { Coverage, CoverageChange } from '../policy/coverage.js';
-import type { SiteState, WatchedAgent } from '../policy/verdicts.js';
+import type { RobotsState, WatchedAgent } from '../policy/verdicts.js';
 
 /** Evaluates URL sets: in this thread, or on threads of their own. */
 export interface CoverageComputer {
   /** The coverage of a URL set for each crawler in one state (in the crawlers' order). */
   coverage(
-    state: SiteState,
+    state: RobotsState,
     paths: readonly string[],
     agents: readonly WatchedAgent[],
   ): Promise<Coverage>;
   /** What changes between two states over a URL set, for the crawlers it changes for. */
   compare(
-    before: SiteState,
-    after: SiteState,
+    before: RobotsState,
+    after: RobotsState,
     paths: readonly string[],
     agents: readonly WatchedAgent[],
   ): Promise<CoverageChange[]>;
@@ -34,7 +34,7 @@ export interface CoverageComputer {
 export interface CoverageJob {
   readonly id: number;
   readonly op: 'coverage' | 'compare';
-  readonly states: readonly SiteState[];
+  readonly states: readonly RobotsState[];
   /** The paths, joined by newlines when none holds one (a string crosses threads faster). */
   readonly paths: string | readonly string[];
   readonly agents: readonly WatchedAgent[];
@@ -43,14 +43,6 @@ export interface CoverageJob {
 type Reply =
   | { id: number; result: Coverage | CoverageChange[]; error?: undefined }
   | { id: number; error: string };
-
-/** The same work on the calling thread (the CLI, tests). */
-export const inThreadCoverage: CoverageComputer = {
-  coverage: (state, paths, agents) => Promise.resolve(computeCoverage(state, paths, agents)),
-  compare: (before, after, paths, agents) =>
-    Promise.resolve(compareCoverage(before, after, paths, agents)),
-  close: () => Promise.resolve(),
-};
 
 export interface CoverageThreadsOptions {
   /** Threads at most; one per core by default (at most 4). */
@@ -82,7 +74,7 @@ export class CoverageThreads implements CoverageComputer {
   }
 
   async coverage(
-    state: SiteState,
+    state: RobotsState,
     paths: readonly string[],
     agents: readonly WatchedAgent[],
   ): Promise<Coverage> {
@@ -92,8 +84,8 @@ export class CoverageThreads implements CoverageComputer {
   }
 
   async compare(
-    before: SiteState,
-    after: SiteState,
+    before: RobotsState,
+    after: RobotsState,
     paths: readonly string[],
     agents: readonly WatchedAgent[],
   ): Promise<CoverageChange[]> {
@@ -119,7 +111,7 @@ export class CoverageThreads implements CoverageComputer {
 
   #run(
     op: CoverageJob['op'],
-    states: readonly SiteState[],
+    states: readonly RobotsState[],
     paths: readonly string[],
     agents: readonly WatchedAgent[],
   ): Promise<(Coverage | CoverageChange[])[]> {

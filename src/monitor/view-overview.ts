@@ -42,7 +42,7 @@ export interface OverviewRow {
  * blocked this week; a watched crawler blocked from a watched page; no robots.txt
  * (everything crawlable); fine; not checked yet; paused. A site can be in several.
  */
-export const SITE_STATES = [
+export const TRIAGE_STATES = [
   'cannot-check',
   'down',
   'not-robots',
@@ -53,14 +53,14 @@ export const SITE_STATES = [
   'unchecked',
   'paused',
 ] as const;
-export type SiteState = (typeof SITE_STATES)[number];
+export type TriageState = (typeof TRIAGE_STATES)[number];
 
-export function isSiteState(value: string): value is SiteState {
-  return (SITE_STATES as readonly string[]).includes(value);
+export function isTriageState(value: string): value is TriageState {
+  return (TRIAGE_STATES as readonly string[]).includes(value);
 }
 
 /** How many sites are in a state, in words for the top of the overview. */
-export const STATE_COUNT_TEXT: Record<SiteState, (n: number) => string> = {
+export const STATE_COUNT_TEXT: Record<TriageState, (n: number) => string> = {
   'cannot-check': (n) =>
     `${n} robowatch cannot check: ${n === 1 ? 'its host resolves' : 'their hosts resolve'} to a private address`,
   down: (n) =>
@@ -76,15 +76,15 @@ export const STATE_COUNT_TEXT: Record<SiteState, (n: number) => string> = {
 };
 
 /** The bit of a state in a site's state bits. */
-export function stateBit(state: SiteState): number {
-  return 1 << SITE_STATES.indexOf(state);
+export function stateBit(state: TriageState): number {
+  return 1 << TRIAGE_STATES.indexOf(state);
 }
-const BIT = Object.fromEntries(SITE_STATES.map((s) => [s, stateBit(s)])) as Record<
-  SiteState,
+const BIT = Object.fromEntries(TRIAGE_STATES.map((s) => [s, stateBit(s)])) as Record<
+  TriageState,
   number
 >;
 
-/** The states a site is in, as bits (bit i: SITE_STATES[i]), from its standing. */
+/** The states a site is in, as bits (bit i: TRIAGE_STATES[i]), from its standing. */
 export function siteStateBits(
   standing: { condition: SiteCondition; blocking: boolean; newBlocks: boolean },
   paused: boolean,
@@ -164,7 +164,7 @@ export async function siteStateBitsOf(
 
 /** Where a site goes when problems come first: its most urgent state; paused sites last. */
 function urgency(bits: number): number {
-  if ((bits & BIT.paused) !== 0) return SITE_STATES.length;
+  if ((bits & BIT.paused) !== 0) return TRIAGE_STATES.length;
   return 31 - Math.clz32(bits & -bits);
 }
 
@@ -174,7 +174,7 @@ export interface OverviewPage {
    * How many of the sites matching the text and tag filters are in each state (null when
    * the standings were not loaded: the API without a state filter).
    */
-  readonly counts: Readonly<Record<SiteState, number>> | null;
+  readonly counts: Readonly<Record<TriageState, number>> | null;
   /** Sites matching the filter, over all pages. */
   readonly total: number;
   readonly page: number;
@@ -195,7 +195,7 @@ export async function viewOverview(
     /** Only sites with this tag, when given. */
     tag?: string;
     /** Only sites in this state, when given. */
-    state?: SiteState;
+    state?: TriageState;
     /** `problems`: the most urgent first (then in the order given); `given`: as given. */
     order?: 'problems' | 'given';
     /** Whether to count the sites in each state (the page's summary line). */
@@ -211,14 +211,14 @@ export async function viewOverview(
   const matches = siteFilter(options.query, options.tag);
   let matching = sites.filter(({ site }) => matches(site));
   const order = options.order ?? 'given';
-  let counts: Record<SiteState, number> | null = null;
+  let counts: Record<TriageState, number> | null = null;
   if (options.state !== undefined || order === 'problems' || options.counts === true) {
     const bits = await siteStateBitsOf(store, matching, options.now);
-    counts = Object.fromEntries(SITE_STATES.map((s) => [s, 0])) as Record<SiteState, number>;
-    for (const b of bits) for (const s of SITE_STATES) if ((b & BIT[s]) !== 0) counts[s] += 1;
+    counts = Object.fromEntries(TRIAGE_STATES.map((s) => [s, 0])) as Record<TriageState, number>;
+    for (const b of bits) for (const s of TRIAGE_STATES) if ((b & BIT[s]) !== 0) counts[s] += 1;
     const wanted = options.state === undefined ? -1 : BIT[options.state];
     // Problems first: one bucket per urgency, each in the order given (a stable sort).
-    const buckets: (typeof matching)[number][][] = SITE_STATES.map(() => []);
+    const buckets: (typeof matching)[number][][] = TRIAGE_STATES.map(() => []);
     buckets.push([]);
     const kept: (typeof matching)[number][] = [];
     matching.forEach((entry, i) => {

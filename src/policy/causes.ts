@@ -34,7 +34,7 @@ import type { FileCondition } from './file-condition.js';
 import { diffGroups } from './group-diff.js';
 import type { GroupChange, RuleChange } from './group-diff.js';
 import { ParseCache, resolveState } from './verdicts.js';
-import type { Effective, SiteState, WatchedAgent, WatchVerdict } from './verdicts.js';
+import type { Effective, RobotsState, WatchedAgent, WatchVerdict } from './verdicts.js';
 
 /** At most this many pairless group changes are listed one by one; more are summed up. */
 const MAX_LISTED_GROUPS = 5;
@@ -54,8 +54,8 @@ export function explainChange(input: ChangeInput): ChangeCause[] {
 
 /** What to compare over the site's URL set for the coverage cause (see coverageQuestion). */
 export interface CoverageQuestion {
-  readonly before: SiteState;
-  readonly after: SiteState;
+  readonly before: RobotsState;
+  readonly after: RobotsState;
   /** The crawlers that read rules on both sides. */
   readonly agents: readonly WatchedAgent[];
 }
@@ -96,7 +96,7 @@ function hasUsageLines(file: RobotsTxt): boolean {
 }
 
 /** A side as the verdicts saw it, for one profile's resolution. */
-function sideState({ fetch, stale, lastGood }: CauseSide): SiteState {
+function sideState({ fetch, stale, lastGood }: CauseSide): RobotsState {
   const ok = fetch.status !== null && fetch.status >= 200 && fetch.status <= 299;
   const body = lastGood?.body ?? null;
   return { fetch, body: ok ? body : null, lastGoodBody: body, stale };

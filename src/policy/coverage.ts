@@ -18,7 +18,7 @@ import type {
   RobotsTxt,
 } from '../robots/index.js';
 import { ParseCache, resolveState } from './verdicts.js';
-import type { SiteState, WatchedAgent } from './verdicts.js';
+import type { RobotsState, WatchedAgent } from './verdicts.js';
 
 /** Sample URLs kept per rule and per crawler. */
 const SAMPLES = 3;
@@ -103,7 +103,7 @@ export interface Coverage {
  * otherwise).
  */
 export function disallowedSitemaps(
-  state: SiteState,
+  state: RobotsState,
   urls: readonly string[],
   origin: string,
   agent: WatchedAgent = { token: 'Googlebot', profile: 'google' },
@@ -172,7 +172,7 @@ class Evaluator {
    * yet are evaluated together, path by path: what a path costs to make ready for
    * matching (its character pairs) is paid once for all of them.
    */
-  evaluateAll(state: SiteState, agents: readonly WatchedAgent[]): Evaluated[] {
+  evaluateAll(state: RobotsState, agents: readonly WatchedAgent[]): Evaluated[] {
     const fresh: { evaluated: Evaluated; rules: AgentRules; prepared: PreparedUrl[] }[] = [];
     const out = agents.map((agent) => this.#lookup(state, agent, fresh));
     const n = this.#paths.length;
@@ -191,7 +191,7 @@ class Evaluator {
 
   /** A crawler's verdicts if known; else their arrays, to fill, added to `fresh`. */
   #lookup(
-    state: SiteState,
+    state: RobotsState,
     agent: WatchedAgent,
     fresh: { evaluated: Evaluated; rules: AgentRules; prepared: PreparedUrl[] }[],
   ): Evaluated {
@@ -229,7 +229,7 @@ class Evaluator {
 
 /** Coverage of a URL set (paths of the site) for each crawler in one state. */
 export function computeCoverage(
-  state: SiteState,
+  state: RobotsState,
   paths: readonly string[],
   agents: readonly WatchedAgent[],
   cache = new ParseCache(),
@@ -350,8 +350,8 @@ export interface CoverageChange {
 
 /** What changes between two states over the same URL set, per crawler (only those that change). */
 export function compareCoverage(
-  before: SiteState,
-  after: SiteState,
+  before: RobotsState,
+  after: RobotsState,
   paths: readonly string[],
   agents: readonly WatchedAgent[],
   cache = new ParseCache(),
@@ -425,13 +425,13 @@ function diff(a: Evaluated, b: Evaluated, paths: readonly string[]): Omit<Covera
  * empty. Crawlers keep their order within a list.
  */
 export function splitAgents(
-  states: readonly SiteState[],
+  states: readonly RobotsState[],
   agents: readonly WatchedAgent[],
   parts: number,
   cache = new ParseCache(),
 ): WatchedAgent[][] {
   const files = new Map<RobotsTxt, number>();
-  const keyOf = (state: SiteState, agent: WatchedAgent) => {
+  const keyOf = (state: RobotsState, agent: WatchedAgent) => {
     const effective = resolveState(state, agent.profile);
     if (effective.kind === 'access') return `access:${effective.access}`;
     const parsed = cache.parse(effective.body, agent.profile);

@@ -9,7 +9,7 @@ import type { PreferencesDocument } from './preferences.js';
 import { compareCoverage, computeCoverage, groupAlike } from './coverage.js';
 import type { PrefixCount, RuleCount } from './coverage.js';
 import { computeVerdicts, ParseCache } from './verdicts.js';
-import type { SiteState, WatchedAgent, WatchVerdict } from './verdicts.js';
+import type { RobotsState, WatchedAgent, WatchVerdict } from './verdicts.js';
 
 export interface TesterInput {
   /** The proposed file. */
@@ -18,7 +18,7 @@ export interface TesterInput {
   /** Absolute URLs, normalised as a crawler requests them. */
   readonly urls: readonly string[];
   /** The site's live state, to compare with; null when there is none. */
-  readonly live: SiteState | null;
+  readonly live: RobotsState | null;
   /** The site's URL set (paths, from its sitemaps), to say what the file does to all of it. */
   readonly paths?: readonly string[] | undefined;
 }
@@ -80,7 +80,7 @@ export const TESTER_LIMITS = {
 /** Evaluates the proposed file as if it were served with a 200, beside the live state. */
 export function testRobotsTxt(input: TesterInput): TesterResult {
   const cache = new ParseCache();
-  const proposedState: SiteState = {
+  const proposedState: RobotsState = {
     fetch: { status: 200, error: null },
     body: input.body,
     lastGoodBody: input.body,
@@ -116,7 +116,7 @@ export function testRobotsTxt(input: TesterInput): TesterResult {
 /** What the proposed file does to every URL of the site's set, beside the live file. */
 function siteEffect(
   input: TesterInput,
-  proposed: SiteState,
+  proposed: RobotsState,
   cache: ParseCache,
 ): TesterResult['site'] {
   const paths = input.paths;

@@ -200,25 +200,3 @@ export class TrendTotals {
       : out.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
   }
 }
-
-/**
- * The trends of each group, month by month from the first state of any site to `now`
- * (or from `from`, when later). With `weighted`, a site counts by its rank's weight
- * (sites without a rank not at all).
- */
-export function computeTrends(
-  sites: readonly TrendSite[],
-  groups: readonly TrendGroup[],
-  now: Date,
-  options: { readonly weighted?: boolean; readonly from?: Date } = {},
-): Trend[] {
-  const first = sites.reduce<Date | null>(
-    (min, s) => (s.states[0] && (min === null || s.states[0].at < min) ? s.states[0].at : min),
-    null,
-  );
-  if (first === null) return groups.map((g) => ({ group: g.name, points: [] }));
-  const from = options.from !== undefined && options.from > first ? options.from : first;
-  const totals = new TrendTotals(from, now, groups, options);
-  for (const site of sites) totals.add(site);
-  return totals.trends();
-}

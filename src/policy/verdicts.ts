@@ -29,7 +29,7 @@ export interface WatchVerdict {
 }
 
 /** Everything the verdicts of one state of a site depend on. */
-export interface SiteState {
+export interface RobotsState {
   readonly fetch: FetchOutcome;
   /** The body of this state, when the fetch was 2xx. */
   readonly body: Uint8Array | null;
@@ -50,7 +50,7 @@ export type Effective =
  * disallowed if there never was one) and under the 1996 standard, which defers to the
  * previous state at once (the last good copy, else disallowed).
  */
-export function resolveState(state: SiteState, profile: Profile): Effective {
+export function resolveState(state: RobotsState, profile: Profile): Effective {
   const classification = classifyFetch(state.fetch, profile);
   const lastGood = state.lastGoodBody;
   switch (classification) {
@@ -91,7 +91,7 @@ export class ParseCache {
 
 /** Verdicts for every watch × agent of a site in one state. */
 export function computeVerdicts(
-  state: SiteState,
+  state: RobotsState,
   watches: readonly string[],
   agents: readonly WatchedAgent[],
   cache = new ParseCache(),
@@ -124,7 +124,7 @@ export function computeVerdicts(
 }
 
 /** The access of a state for the site's own profile, for fetch-status events and history. */
-export function siteAccess(state: Pick<SiteState, 'fetch' | 'stale'>, profile: Profile): Access {
+export function siteAccess(state: Pick<RobotsState, 'fetch' | 'stale'>, profile: Profile): Access {
   const classification = classifyFetch(state.fetch, profile);
   return classification === 'defer' ? 'unreachable' : classification;
 }

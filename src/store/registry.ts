@@ -1,7 +1,7 @@
 /**
  * The AI crawler registries robowatch has used, and what each update meant for each site.
  */
-import { and, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, desc, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { RegistryFinding, RegistryUpdateRecord, StoredRegistry } from '../monitor/records.js';
 import type { Database } from './db.js';
 import type { RegistryVersion } from '../policy/registry.js';
@@ -31,12 +31,6 @@ export async function latestRegistryVersion(db: Database): Promise<RegistryVersi
     .orderBy(desc(registryVersions.recordedAt), desc(registryVersions.id))
     .limit(1);
   return row ?? null;
-}
-
-/** A registry by its hash (the one an old verdict set names); null if never recorded. */
-export async function findRegistry(db: Database, sha256: string): Promise<StoredRegistry | null> {
-  const [row] = await db.select().from(registryVersions).where(eq(registryVersions.sha256, sha256));
-  return row === undefined ? null : storedOf(row);
 }
 
 function storedOf(row: typeof registryVersions.$inferSelect): StoredRegistry {

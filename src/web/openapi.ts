@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { channelSettings, presetSchema, siteSchema, siteSettings } from '../config/schema.js';
-import { SITE_STATES } from '../monitor/view-overview.js';
+import { TRIAGE_STATES } from '../monitor/view-overview.js';
 import { CRAWLER_VERDICTS } from '../monitor/view-crawlers.js';
 
 /** The body of POST /api/v1/test. */
@@ -63,7 +63,7 @@ export const OPERATIONS: readonly Operation[] = [
     query: [
       ['q', 'matches origins and names, ignoring case'],
       ['tag', 'only sites with this tag'],
-      ['state', `only sites in this state: ${SITE_STATES.join(', ')}`],
+      ['state', `only sites in this state: ${TRIAGE_STATES.join(', ')}`],
       ['limit', 'how many (1 to 500; 100)'],
       ['after', 'the last id of the previous page'],
     ],

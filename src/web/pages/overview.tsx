@@ -1,13 +1,13 @@
 import type { FC } from 'hono/jsx';
-import type { OverviewPage, SiteState } from '../../monitor/view-overview.js';
-import { SITE_STATES, STATE_COUNT_TEXT, STRIP_DAYS } from '../../monitor/view-overview.js';
+import type { OverviewPage, TriageState } from '../../monitor/view-overview.js';
+import { TRIAGE_STATES, STATE_COUNT_TEXT, STRIP_DAYS } from '../../monitor/view-overview.js';
 import { ConditionBadge, Layout, NextCheck, Notice, PageLinks, Rich, Time } from './components.js';
 import { DayStrip } from './svg.js';
 import type { FailingChannel } from '../../monitor/records.js';
 import { failingText } from '../../monitor/view-notifications.js';
 
 /** What each state is called in the filter. */
-const STATE_LABEL: Record<SiteState, string> = {
+const STATE_LABEL: Record<TriageState, string> = {
   'cannot-check': 'robowatch cannot check (private address)',
   down: 'Down (robots.txt unreadable)',
   'not-robots': 'Not a usable robots.txt',
@@ -29,7 +29,7 @@ export const OverviewPageView: FC<{
   /** The tag the list is filtered by, if any. */
   tag: string | undefined;
   /** The state the list is filtered by, if any. */
-  state: SiteState | undefined;
+  state: TriageState | undefined;
   /** Problems first, or as listed (the file's order, then sites added). */
   sort: 'problems' | 'listed';
   /** Notification channels failing now. */
@@ -61,7 +61,7 @@ export const OverviewPageView: FC<{
   removed,
   problems,
 }) => {
-  const link = (change: { state?: SiteState | undefined; sort?: string; page?: number }) => {
+  const link = (change: { state?: TriageState | undefined; sort?: string; page?: number }) => {
     const params = new URLSearchParams();
     if (query !== '') params.set('q', query);
     if (tag !== undefined) params.set('tag', tag);
@@ -76,7 +76,7 @@ export const OverviewPageView: FC<{
   const pageLink = (page: number) => link({ page });
   const counts = view.counts;
   // The summary names problems first; "fine" and the rest only when nothing is wrong.
-  const shown = counts === null ? [] : SITE_STATES.filter((s) => counts[s] > 0 && s !== 'ok');
+  const shown = counts === null ? [] : TRIAGE_STATES.filter((s) => counts[s] > 0 && s !== 'ok');
   return (
     <Layout title="Sites" signedIn={signedIn} feed={`/feed.atom${feedQuery}`}>
       <h1>Sites</h1>
@@ -136,7 +136,7 @@ export const OverviewPageView: FC<{
           <option value="" selected={state === undefined}>
             Any state
           </option>
-          {SITE_STATES.map((s) => (
+          {TRIAGE_STATES.map((s) => (
             <option value={s} selected={s === state}>
               {STATE_LABEL[s]}
             </option>

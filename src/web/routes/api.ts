@@ -10,8 +10,8 @@ import { parseRobotsTxt } from '../../robots/index.js';
 import { diffDocument, viewDiff } from '../../monitor/view-diff.js';
 import { snapshotDocument } from '../../monitor/view-snapshot.js';
 import {
-  SITE_STATES,
-  isSiteState,
+  TRIAGE_STATES,
+  isTriageState,
   siteFilter,
   siteStateBitsOf,
   stateBit,
@@ -118,9 +118,9 @@ export function registerApi(
     const query = c.req.query('q') ?? '';
     const tag = c.req.query('tag') ?? '';
     const stateParam = c.req.query('state') ?? '';
-    if (stateParam !== '' && !isSiteState(stateParam))
+    if (stateParam !== '' && !isTriageState(stateParam))
       throw new HTTPException(400, {
-        message: `state must be one of ${SITE_STATES.join(', ')}, not "${stateParam.slice(0, 40)}"`,
+        message: `state must be one of ${TRIAGE_STATES.join(', ')}, not "${stateParam.slice(0, 40)}"`,
       });
     const state = stateParam === '' ? undefined : stateParam;
     const matches = siteFilter(query, tag === '' ? undefined : tag);

@@ -6,7 +6,7 @@ import { isChangeEventType } from '../../policy/events.js';
 import type { ChangeEvent } from '../../policy/events.js';
 import { viewDiff } from '../../monitor/view-diff.js';
 import { redactUrl } from '../../lib/redact.js';
-import { isSiteState, viewOverview } from '../../monitor/view-overview.js';
+import { isTriageState, viewOverview } from '../../monitor/view-overview.js';
 import { isChangeKind, viewSite } from '../../monitor/view-site.js';
 import { viewSnapshot } from '../../monitor/view-snapshot.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
@@ -91,7 +91,7 @@ export function registerPages(
     const tag = c.req.query('tag') || undefined;
     const stateParam = c.req.query('state') ?? '';
     // An unknown state or order (an old bookmark) shows every site rather than an error.
-    const state = isSiteState(stateParam) ? stateParam : undefined;
+    const state = isTriageState(stateParam) ? stateParam : undefined;
     const sort = c.req.query('sort') === 'listed' ? 'listed' : 'problems';
     const page = Number(c.req.query('page') ?? '1') || 1;
     const now = deps.now();

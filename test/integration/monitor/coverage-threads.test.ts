@@ -6,12 +6,12 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { CoverageThreads } from '../../../src/monitor/coverage-threads.js';
 import { compareCoverage, computeCoverage, splitAgents } from '../../../src/policy/coverage.js';
-import type { SiteState, WatchedAgent } from '../../../src/policy/verdicts.js';
+import type { RobotsState, WatchedAgent } from '../../../src/policy/verdicts.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';
 import { urlsFromRules } from '../../support/corpus-check.js';
 import { readFixture, realWorldFiles } from '../../support/fixtures.js';
 
-const stateOf = (body: Uint8Array): SiteState => ({
+const stateOf = (body: Uint8Array): RobotsState => ({
   fetch: { status: 200, error: null },
   body,
   lastGoodBody: body,

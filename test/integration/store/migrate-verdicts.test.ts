@@ -17,7 +17,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
-import type { SiteState, WatchVerdict } from '../../../src/policy/verdicts.js';
+import type { RobotsState, WatchVerdict } from '../../../src/policy/verdicts.js';
 import { MIGRATIONS_FOLDER, queryRows } from '../../../src/store/db.js';
 import type { Database } from '../../../src/store/db.js';
 import { loadOverview, loadSiteStandings } from '../../../src/store/overview.js';
@@ -67,7 +67,7 @@ async function writeOldVerdicts(db: Database): Promise<Map<number, WatchVerdict[
       body: up ? readFileSync(join(FIXTURES, file)) : null,
       lastGoodBody: null,
       stale: false,
-    } as unknown as SiteState;
+    } as unknown as RobotsState;
     // A few cells missing, as when watches were added later.
     const rows = computeVerdicts(
       state,

@@ -14,13 +14,13 @@ import {
   representativePaths,
 } from '../../../src/policy/coverage.js';
 import { causeHeadline, explainCause } from '../../../src/policy/explain.js';
-import type { SiteState, WatchedAgent } from '../../../src/policy/verdicts.js';
+import type { RobotsState, WatchedAgent } from '../../../src/policy/verdicts.js';
 import { urlsFromRules } from '../../support/corpus-check.js';
 import { readFixture, realWorldFiles } from '../../support/fixtures.js';
 import { referenceAllowedByRobots } from '../../support/reference-matcher.js';
 
 const encode = (text: string) => new TextEncoder().encode(text);
-const ok = (body: string | Uint8Array): SiteState => ({
+const ok = (body: string | Uint8Array): RobotsState => ({
   fetch: { status: 200, error: null },
   body: typeof body === 'string' ? encode(body) : body,
   lastGoodBody: null,
@@ -105,13 +105,13 @@ describe('coverage', () => {
   });
 
   it('lets the access state decide when robots.txt cannot be read or is missing', () => {
-    const down: SiteState = {
+    const down: RobotsState = {
       fetch: { status: 503, error: null },
       body: null,
       lastGoodBody: null,
       stale: false,
     };
-    const missing: SiteState = {
+    const missing: RobotsState = {
       fetch: { status: 404, error: null },
       body: null,
       lastGoodBody: null,
@@ -241,7 +241,7 @@ describe('sitemaps the file disallows', () => {
         rule: { directive: 'disallow', pattern: '/sitemaps/old', line: 3 },
       },
     ]);
-    const down: SiteState = {
+    const down: RobotsState = {
       fetch: { status: 503, error: null },
       body: null,
       lastGoodBody: null,

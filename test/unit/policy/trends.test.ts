@@ -5,8 +5,26 @@
  * weighted by rank.
  */
 import { describe, expect, it } from 'vitest';
-import { computeTrends, monthsBetween, rankWeight } from '../../../src/policy/trends.js';
-import type { TrendSite, TrendState } from '../../../src/policy/trends.js';
+import { monthsBetween, rankWeight, TrendTotals } from '../../../src/policy/trends.js';
+import type { Trend, TrendGroup, TrendSite, TrendState } from '../../../src/policy/trends.js';
+
+/** The trends of `sites` from the first state of any (or `from`), as robowatch trends adds them up. */
+function computeTrends(
+  sites: readonly TrendSite[],
+  groups: readonly TrendGroup[],
+  now: Date,
+  options: { readonly weighted?: boolean; readonly from?: Date } = {},
+): Trend[] {
+  const first = sites.reduce<Date | null>(
+    (min, s) => (s.states[0] && (min === null || s.states[0].at < min) ? s.states[0].at : min),
+    null,
+  );
+  if (first === null) return groups.map((g) => ({ group: g.name, points: [] }));
+  const from = options.from !== undefined && options.from > first ? options.from : first;
+  const totals = new TrendTotals(from, now, groups, options);
+  for (const site of sites) totals.add(site);
+  return totals.trends();
+}
 
 const at = (day: string) => new Date(`${day}T12:00:00Z`);
 /** A state where each crawler has this many of 2 watched URLs disallowed. */
