@@ -19,7 +19,7 @@ export const BUILT_IN_PRESETS: readonly string[] = [
  * behind the assistants, models and datasets most of the web's AI traffic comes from.
  * A product choice; their crawlers come from the registry, so a crawler such an operator
  * adds is watched once the registry lists it. Watching all 160 by default costs a first
- * check five times as much (see the README's AI crawler registry section).
+ * check five times as much (see docs/ai-registry.md).
  */
 export const MAJOR_AI_OPERATORS: readonly string[] = [
   'openai',

@@ -2,7 +2,7 @@
  * The API's description, served at /api/v1/openapi.json: every route with its
  * parameters, its request body's JSON Schema (made by zod from the very schemas the
  * routes validate with) and its answers. A test holds it to the routes the app registers
- * and to the README's table.
+ * and to the table of docs/api.md.
  */
 import { z } from 'zod';
 import { channelSettings, presetSchema, siteSchema, siteSettings } from '../config/schema.js';

@@ -1,6 +1,6 @@
 /**
  * /api/v1/openapi.json describes exactly the routes the app serves, with the request
- * bodies the routes validate with, and the README's API table lists exactly those routes
+ * bodies the routes validate with, and the API page's table (docs/api.md) lists exactly those routes
  * and says the error format the API answers with.
  */
 import { readFileSync } from 'node:fs';
@@ -100,8 +100,8 @@ describe('the OpenAPI document', () => {
     });
   });
 
-  it('is what the README’s API table lists, with the error format the API answers', () => {
-    const readme = readFileSync('README.md', 'utf8');
+  it('is what the API page’s table (docs/api.md) lists, with the error format the API answers', () => {
+    const readme = readFileSync('docs/api.md', 'utf8');
     const section = readme.slice(readme.indexOf('**API**'), readme.indexOf('**Operations.**'));
     expect(section.replace(/\s+/g, ' ')).toContain(
       '`{"error": {"status": 404, "message": "one line saying what is wrong"}}`',
