@@ -21,8 +21,8 @@ import { randomUUID } from 'node:crypto';
 import { oneLine } from './lib/errors.js';
 import type { CheckOutcome } from './monitor/check-site.js';
 import { checkSites } from './monitor/check-sites.js';
-import { deliverAllDue } from './monitor/deliver-outbox.js';
-import type { DeliverDeps, DeliveryReport } from './monitor/deliver-outbox.js';
+import { deliverDueJobs } from './monitor/deliver-outbox.js';
+import type { DeliveryReport } from './monitor/deliver-outbox.js';
 import { longestPeriodMs } from './monitor/periods.js';
 import type { CheckDeps, JobQueue } from './monitor/ports.js';
 import { SiteCatalog } from './monitor/site-catalog.js';
@@ -34,6 +34,7 @@ import type { RenderContext } from './notify/render-alert.js';
 import { linksFrom } from './policy/links.js';
 import { createWebhookChannel } from './notify/webhook-channel.js';
 import type { Channel, Delivery } from './policy/alerts.js';
+import type { DeliveryJobDeps } from './monitor/deliver-outbox.js';
 import { Daemon } from './schedule/daemon.js';
 import { isConnectionError } from './store/db.js';
 import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
@@ -113,12 +114,6 @@ export interface Channels {
   close(): Promise<void>;
 }
 
-/**
- * How long a one-shot command holds what it leases (it does not renew): longer than a
- * delivery may take; if it crashes, the daemon takes its rows over after that.
- */
-export const ONE_SHOT_LEASE_MS = 120_000;
-
 /** How long a stopping daemon waits for its in-flight checks and deliveries. */
 export const STOP_DEADLINE_MS = 30_000;
 
@@ -128,11 +123,10 @@ export function wireCheck(
   config: Config,
   db: Database,
   fetcher: RobotsFetcher,
-  queueDeliveries = false,
 ): CheckDeps {
   return {
     fetchRobots: (origin) => fetcher.fetchRobots(origin),
-    store: createCheckStore(db, queueDeliveries),
+    store: createCheckStore(db),
     now: () => platform.now(),
     sleep: (ms) => platform.sleep(ms),
     confirmRetries: config.fetch.confirmRetries,
@@ -239,51 +233,48 @@ function deliveryLogs(logger: Logger | undefined) {
 }
 
 /**
- * The outbox deliverer of a one-shot command: its leases, the configuration's channels
- * and retry policy.
+ * What a delivery job needs: the store's claims and retries, the configuration's
+ * channels and retry policy, and a log line per notification sent or failed.
  */
-export function wireDeliverer(
+export function wireDeliveries(
   platform: Platform,
   config: Config,
   db: Database,
-  options: {
-    readonly leaseMs: number;
-    readonly logger?: Logger;
-    readonly presentation: Presentation;
-  },
-): { readonly deps: DeliverDeps; close(): Promise<void> } {
-  const store = createDaemonStore(db, platform.owner, options.leaseMs);
-  const notifiers = wireChannels(platform, config, db, options.presentation);
+  channels: Channels,
+  logger?: Logger,
+): DeliveryJobDeps {
+  const { deliveries } = createDaemonStore(db);
   return {
-    deps: {
-      ...store.outbox,
-      channels: notifiers.channels,
-      now: () => platform.now(),
-      retry: config.notify.retry,
-      ...deliveryLogs(options.logger),
-    },
-    close: () => notifiers.close(),
+    claim: deliveries.claim,
+    markSent: deliveries.markSent,
+    retryLater: deliveries.retry,
+    channels: channels.channels,
+    now: () => platform.now(),
+    retry: config.notify.retry,
+    ...deliveryLogs(logger),
   };
 }
 
 /**
- * Sends what the outbox holds that is due now, for the one-shot commands (`check`,
- * `digest --send`). A failure stays queued with its backoff, for the daemon or the next
- * command to retry; the outbox's leases keep a running daemon from sending it too.
+ * Sends the notifications due now, for the one-shot commands (`check`, `digest --send`):
+ * their delivery jobs, worked through the job engine as the daemon works them. A failure
+ * stays queued with its backoff, for the daemon or the next command to retry.
  */
 export async function deliverQueued(
   platform: Platform,
   config: Config,
-  db: Database,
+  handle: DatabaseHandle,
 ): Promise<DeliveryReport> {
-  const deliverer = wireDeliverer(platform, config, db, {
-    leaseMs: ONE_SHOT_LEASE_MS,
-    presentation: new Presentation(config),
+  const channels = wireChannels(platform, config, handle.db, new Presentation(config));
+  const engine = await platform.startJobEngine(handle.executor, {
+    ...jobEngineOptions(config, undefined),
+    supervise: false,
   });
   try {
-    return await deliverAllDue(deliverer.deps);
+    return await deliverDueJobs(engine, wireDeliveries(platform, config, handle.db, channels));
   } finally {
-    await deliverer.close();
+    await engine.stop();
+    await channels.close();
   }
 }
 
@@ -291,11 +282,9 @@ export async function deliverQueued(
 export function wireDigests(
   platform: Platform,
   db: Database,
-  leaseMs: number,
   presentation: Presentation,
-  queueDeliveries = false,
 ): DigestDeps {
-  const store = createDaemonStore(db, platform.owner, leaseMs, queueDeliveries);
+  const store = createDaemonStore(db);
   return {
     ...store.digests,
     renderDigest: (digest) => {
@@ -387,7 +376,7 @@ export function wireWeb(
   },
 ): FetchApp {
   const presentation = parts.presentation ?? new Presentation(config);
-  const digests = wireDigests(platform, parts.db, ONE_SHOT_LEASE_MS, presentation);
+  const digests = wireDigests(platform, parts.db, presentation);
   const { catalog } = parts;
   return createApp({
     config,
@@ -453,8 +442,8 @@ export async function startWeb(
   return listener;
 }
 
-/** The job engine's settings for a configuration. */
-export function jobEngineOptions(config: Config, logger: Logger): JobEngineOptions {
+/** The job engine's settings for a configuration (its errors logged when there is a logger). */
+export function jobEngineOptions(config: Config, logger: Logger | undefined): JobEngineOptions {
   const { leaseMs, retentionDays, timezone, check } = config.schedule;
   // A finished job's id keeps its work from being queued again while it is remembered:
   // twice the longest check period, so that a period is planned and checked once. (A
@@ -468,7 +457,7 @@ export function jobEngineOptions(config: Config, logger: Logger): JobEngineOptio
     maintenanceSeconds: Math.min(60, Math.max(1, Math.floor(leaseMs / 2000))),
     onError: (error) => {
       if (!isConnectionError(error))
-        logger.error({ component: 'pg-boss', error: oneLine(error) }, 'job engine error');
+        logger?.error({ component: 'pg-boss', error: oneLine(error) }, 'job engine error');
     },
   };
 }
@@ -525,23 +514,16 @@ export function wireDaemon(
 } {
   const { db } = parts.handle;
   const presentation = new Presentation(config);
-  const store = createDaemonStore(db, platform.owner, config.schedule.leaseMs, true);
-  const check = wireCheck(platform, config, db, parts.fetcher, true);
+  const store = createDaemonStore(db);
+  const check = wireCheck(platform, config, db, parts.fetcher);
   const notifiers = wireChannels(platform, config, db, presentation, () => parts.catalog.config);
   const daemon = new Daemon({
     config,
     catalog: parts.catalog,
     check,
     jobs: parts.jobs,
-    deliver: {
-      claim: store.deliveries.claim,
-      markSent: store.deliveries.markSent,
-      retryLater: store.deliveries.retry,
-      channels: notifiers.channels,
-      retry: config.notify.retry,
-      ...deliveryLogs(parts.logger),
-    },
-    digests: wireDigests(platform, db, config.schedule.leaseMs, presentation, true),
+    deliver: wireDeliveries(platform, config, db, notifiers, parts.logger),
+    digests: wireDigests(platform, db, presentation),
     store: {
       unsentDeliveries: store.deliveries.unsent,
       pruneDeliveries: store.deliveries.prune,

@@ -108,7 +108,7 @@ export function registerCheck(program: Command, context: CliContext): void {
             );
             // The alerts this run queued (and any left over) go out now, not at the
             // daemon's next start.
-            const delivery = await deliverQueued(context, config, handle.db);
+            const delivery = await deliverQueued(context, config, handle);
             return { summary, delivery };
           },
           // Beside a daemon that holds the embedded database: it checks, and sends the alerts.

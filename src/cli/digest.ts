@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
 import { digestTargets, prepareDigests } from '../monitor/send-digests.js';
-import { ONE_SHOT_LEASE_MS, Presentation, deliverQueued, wireDigests } from '../compose.js';
+import { Presentation, deliverQueued, wireDigests } from '../compose.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
 import { withStoreOrDaemon } from './daemon-client.js';
@@ -74,7 +74,7 @@ export function registerDigest(program: Command, context: CliContext): void {
         config,
         async (handle) => {
           const digests = await prepareDigests(
-            wireDigests(context, handle.db, ONE_SHOT_LEASE_MS, new Presentation(config)),
+            wireDigests(context, handle.db, new Presentation(config)),
             config,
             period,
             {
@@ -86,7 +86,7 @@ export function registerDigest(program: Command, context: CliContext): void {
             await printed(digests.map((d) => ({ recipient: d.recipient, ...d.rendered })));
             return;
           }
-          const delivery = describeDelivery(await deliverQueued(context, config, handle.db));
+          const delivery = describeDelivery(await deliverQueued(context, config, handle));
           const lines = digests.map((d) =>
             d.id === null
               ? `${d.recipient}: already sent for this period`

@@ -1,8 +1,9 @@
 import { oneLine } from '../lib/errors.js';
 import { retryDelay } from '../policy/alerts.js';
 import type { Channel, Delivery } from '../policy/alerts.js';
+import type { JobQueue } from './ports.js';
 
-/** What sending a notification needs, however it was taken (a one-shot lease, a job). */
+/** What sending a notification needs. */
 interface Sending {
   markSent(id: number, now: Date): Promise<void>;
   /** The channels configured; a delivery for a missing one waits, retried, until it is. */
@@ -11,11 +12,6 @@ interface Sending {
   readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
   readonly onSent?: (delivery: Delivery) => void;
   readonly onFailed?: (delivery: Delivery, error: unknown, retryAt: Date) => void;
-}
-
-export interface DeliverDeps extends Sending {
-  lease(now: Date, limit: number): Promise<Delivery[]>;
-  markRetry(id: number, error: string, nextAttemptAt: Date): Promise<void>;
 }
 
 /**
@@ -44,26 +40,6 @@ async function sendOne(
   return 'sent';
 }
 
-/** Leases due notifications and sends them (the one-shot commands). */
-export async function deliverDue(
-  deps: DeliverDeps,
-  limit: number,
-): Promise<{ leased: number; sent: number; failed: number }> {
-  const leased = await deps.lease(deps.now(), limit);
-  let sent = 0;
-  let failed = 0;
-  await Promise.all(
-    leased.map(async (delivery) => {
-      const result = await sendOne(deps, delivery, (error, at) =>
-        deps.markRetry(delivery.id, error, at),
-      );
-      if (result === 'sent') sent++;
-      else failed++;
-    }),
-  );
-  return { leased: leased.length, sent, failed };
-}
-
 /** One attempt at one notification, as its delivery job names it. */
 export interface DeliveryAttempt {
   readonly outboxId: number;
@@ -71,8 +47,8 @@ export interface DeliveryAttempt {
 }
 
 export interface DeliveryJobDeps extends Sending {
-  /** The notification, if it is unsent, at this attempt, and free; null when there is nothing to do. */
-  claim(job: DeliveryAttempt, now: Date): Promise<Delivery | null>;
+  /** The notification, if it is unsent and at this attempt; null when there is nothing to do. */
+  claim(job: DeliveryAttempt): Promise<Delivery | null>;
   /** Records the failure and queues the next attempt for `nextAttemptAt`. */
   retryLater(delivery: Delivery, error: string, nextAttemptAt: Date): Promise<void>;
 }
@@ -86,7 +62,7 @@ export async function deliverAttempt(
   deps: DeliveryJobDeps,
   job: DeliveryAttempt,
 ): Promise<'sent' | 'failed' | 'nothing'> {
-  const delivery = await deps.claim(job, deps.now());
+  const delivery = await deps.claim(job);
   if (delivery === null) return 'nothing';
   return sendOne(deps, delivery, (error, at) => deps.retryLater(delivery, error, at));
 }
@@ -99,27 +75,48 @@ export interface DeliveryReport {
 }
 
 /**
- * Sends everything due now, round after round, until nothing is left that is due (for
- * the one-shot commands). A failure stays queued with its backoff, so this ends.
+ * Works the delivery queue until no attempt due when it starts is left (the one-shot
+ * commands, when they queued notifications): each job as the daemon runs it; a channel's
+ * failure queues the next attempt for later, so this ends. The store failing fails the job
+ * for the engine to retry, and ends the run.
  */
-export async function deliverAllDue(deps: DeliverDeps): Promise<DeliveryReport> {
+export async function deliverDueJobs(
+  jobs: Pick<JobQueue, 'fetch' | 'complete' | 'fail'>,
+  deps: DeliveryJobDeps,
+): Promise<DeliveryReport> {
   let sent = 0;
   let failed = 0;
   let error: string | undefined;
+  const counting: DeliveryJobDeps = {
+    ...deps,
+    onFailed: (delivery, cause, retryAt) => {
+      error ??= oneLine(cause);
+      deps.onFailed?.(delivery, cause, retryAt);
+    },
+  };
+  // What is due when the run starts: a retry that falls due meanwhile waits for later.
+  const dueBy = deps.now();
   for (;;) {
-    const round = await deliverDue(
-      {
-        ...deps,
-        onFailed: (delivery, cause, retryAt) => {
-          error ??= oneLine(cause);
-          deps.onFailed?.(delivery, cause, retryAt);
-        },
-      },
-      20,
-    );
-    sent += round.sent;
-    failed += round.failed;
-    if (round.leased === 0) break;
+    const due = await jobs.fetch<DeliveryAttempt>('deliver', DELIVERIES_AT_ONCE, dueBy);
+    if (due.length === 0) break;
+    const outcomes = await Promise.allSettled(due.map((job) => deliverAttempt(counting, job.data)));
+    let broken: Error | undefined;
+    for (const [i, outcome] of outcomes.entries()) {
+      const job = due[i]!;
+      if (outcome.status === 'fulfilled') {
+        if (outcome.value === 'sent') sent++;
+        else if (outcome.value === 'failed') failed++;
+        await jobs.complete('deliver', job.id);
+      } else {
+        broken ??=
+          outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason));
+        await jobs.fail('deliver', job.id, oneLine(outcome.reason)).catch(() => undefined);
+      }
+    }
+    if (broken !== undefined) throw broken;
   }
   return { sent, failed, ...(error === undefined ? {} : { error }) };
 }
+
+/** Notifications a one-shot command sends at once. */
+const DELIVERIES_AT_ONCE = 20;

@@ -209,7 +209,8 @@ export interface JobQueue {
   send(queue: QueueName, jobs: readonly NewJob<unknown>[]): Promise<void>;
   /** The ids among `ids` that are queued, running, or finished and still remembered. */
   existing(queue: QueueName, ids: readonly string[]): Promise<Set<string>>;
-  fetch<T>(queue: QueueName, count: number): Promise<Job<T>[]>;
+  /** Takes up to `count` due jobs (due by `dueBy` too, when given), the longest due first. */
+  fetch<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Job<T>[]>;
   /** When the queue's next waiting job falls due; null when none waits. */
   nextDue(queue: QueueName): Promise<Date | null>;
   complete(queue: QueueName, id: string): Promise<void>;

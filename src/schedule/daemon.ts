@@ -28,8 +28,8 @@ import type { ActiveRegistry } from '../policy/registry.js';
 
 /** What the daemon's upkeep needs from the store. */
 export interface UpkeepStore {
-  /** The next attempt of each notification left without a job (one-shot commands queue none). */
-  unsentDeliveries(now: Date): Promise<NewJob<DeliveryAttempt>[]>;
+  /** The next attempt of each unsent notification (queued once each: an older robowatch left some without). */
+  unsentDeliveries(): Promise<NewJob<DeliveryAttempt>[]>;
   /** Deletes notifications sent before `before`; returns how many. */
   pruneDeliveries(before: Date): Promise<number>;
   /** The oldest notification still failing; null when none is. */
@@ -106,10 +106,8 @@ export interface DaemonHealth {
 
 /** Up to this many sites, the plan's log line lists each one. */
 const PLAN_LOGGED = 50;
-/** How often, at most, the upkeep runs (heartbeat, plans and digests queued, notifications reconciled). */
+/** How often, at most, the upkeep runs (heartbeat, plans and digests queued, pruning). */
 const UPKEEP_MS = 15_000;
-/** How often the deliveries left without a job (by one-shot commands) are looked for. */
-const RECONCILE_MS = 5 * 60_000;
 /** How often notifications sent long ago are pruned. */
 const PRUNE_MS = 3_600_000;
 /**
@@ -156,8 +154,6 @@ export class Daemon {
   #lastTick: Date | null = null;
   #startedAt: Date | null = null;
   #stopped = false;
-  /** When the deliveries without a job were last looked for (never: at the start). */
-  #reconciledAt = -Infinity;
 
   constructor(deps: DaemonDeps) {
     this.#deps = deps;
@@ -247,9 +243,10 @@ export class Daemon {
     await this.#applySites();
     this.#deps.catalog.onChange(() => this.#applySites());
     // The current period of each schedule is planned now (by whichever process gets to
-    // it first), the digest a down fleet missed is queued, and deliveries left behind by
-    // one-shot commands get their jobs.
+    // it first), and the digest a down fleet missed is queued. Notifications an older
+    // robowatch queued without a job get theirs (a job is queued once, by its name).
     await this.#queueCurrent();
+    await this.#deps.jobs.send('deliver', await this.#deps.store.unsentDeliveries());
     for (const pool of Object.values(this.#pools)) pool.start();
     this.#upkeep = this.#upkeepLoop();
     logger.info(
@@ -530,8 +527,7 @@ export class Daemon {
 
   /**
    * Queues the current period's planning of each schedule and a missed digest (each a
-   * no-op when queued already), and, every RECONCILE_MS, the deliveries one-shot
-   * commands left without a job (every unsent notification is read for that).
+   * no-op when queued already).
    */
   async #queueCurrent(): Promise<void> {
     const { config, jobs, store } = this.#deps;
@@ -545,10 +541,6 @@ export class Daemon {
     const fire = periodAt(digest, config.schedule.timezone, now).start;
     if (lastDigest !== null && lastDigest.getTime() < fire.getTime()) await this.#queueDigest(fire);
     this.#pools.plan.wake();
-    if (now.getTime() - this.#reconciledAt < RECONCILE_MS) return;
-    await jobs.send('deliver', await store.unsentDeliveries(now));
-    this.#reconciledAt = now.getTime();
-    this.#pools.deliver.wake();
   }
 
   async #queuePlan(expression: string, fire: Date): Promise<void> {

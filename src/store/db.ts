@@ -25,6 +25,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import { installJobSchema } from './job-schema.js';
 import pg from 'pg';
 import * as schema from './schema.js';
 
@@ -135,10 +136,22 @@ const PGLITE_START_PARAMS = [
   'wal_buffers=1MB',
 ];
 
+/** Statements on an embedded database, as the job engine sends them. */
+function pgliteExecutor(client: PGlite): SqlExecutor {
+  return {
+    executeSql: async (text, values) => {
+      if (values !== undefined && values.length > 0) return client.query(text, values);
+      const results = await client.exec(text);
+      return { rows: results.at(-1)?.rows ?? [] };
+    },
+  };
+}
+
 /** Writes SEED_FILE: an embedded database with every migration applied. */
 export async function writeSeed(file = SEED_FILE): Promise<void> {
   const client = await PGlite.create({ startParams: PGLITE_START_PARAMS });
   await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+  await installJobSchema(pgliteExecutor(client));
   const dump = await client.dumpDataDir('gzip');
   await client.close();
   writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
@@ -194,6 +207,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     // Several processes may start at once: one migrates, the others wait for it.
     await client.query("SELECT pg_advisory_lock(hashtext('robowatch:migrate'))");
     await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+    await installJobSchema({ executeSql: (text, values) => client.query(text, values) });
   } catch (error) {
     client.release(true);
     await pool.end().catch(() => undefined);
@@ -237,7 +251,9 @@ async function openPglite(
       }
     }
     const db = drizzlePglite(client, { schema });
+    const executor = pgliteExecutor(client);
     await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    await installJobSchema(executor);
     return {
       db: db as unknown as Database,
       kind: 'pglite',
@@ -247,13 +263,7 @@ async function openPglite(
         releaseLock();
       },
       dump: () => client.dumpDataDir('none'),
-      executor: {
-        executeSql: async (text, values) => {
-          if (values !== undefined && values.length > 0) return client.query(text, values);
-          const results = await client.exec(text);
-          return { rows: results.at(-1)?.rows ?? [] };
-        },
-      },
+      executor,
     };
   } catch (error) {
     releaseLock();

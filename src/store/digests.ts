@@ -23,7 +23,6 @@ export async function recordDigest(
   digest: RecordedDigest,
   delivery: DigestDelivery,
   now: Date,
-  queueDelivery = false,
 ): Promise<number | null> {
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -32,7 +31,7 @@ export async function recordDigest(
       .onConflictDoNothing({ target: [digests.recipient, digests.periodStart] })
       .returning({ id: digests.id });
     if (row === undefined) return null;
-    await insertDigestDelivery(tx, row.id, delivery, now, queueDelivery);
+    await insertDigestDelivery(tx, row.id, delivery, now);
     return row.id;
   });
 }

@@ -94,8 +94,6 @@ import {
   claimDelivery,
   failingChannels,
   failingDelivery,
-  leaseOutbox,
-  markRetry,
   markSent,
   outboxCounts,
   pruneOutbox,
@@ -109,12 +107,12 @@ export { openDatabase, DatabaseError } from './db.js';
 export type { Database, DatabaseHandle } from './db.js';
 
 /**
- * The queries a check needs, bound to a database; with `queueDeliveries` (a process that
- * runs the job engine), each alert's delivery job is queued with the alert.
+ * The queries a check needs, bound to a database; each alert's delivery job is queued
+ * with the alert.
  */
-export function createCheckStore(db: Database, queueDeliveries = false): CheckStore {
+export function createCheckStore(db: Database): CheckStore {
   const checks = new CheckWriter(db);
-  const states = new SnapshotWriter(db, queueDeliveries);
+  const states = new SnapshotWriter(db);
   const previous = new PreviousReader(db);
   // One site's state, as each scheduled check asks: the checks asking at once, one query.
   const oneSite = new Batcher(async (origins: string[]) => {
@@ -130,7 +128,7 @@ export function createCheckStore(db: Database, queueDeliveries = false): CheckSt
     },
     recordCheck: (check: CheckRow) => checks.record(check),
     recordSnapshot: (snapshot: NewSnapshot) => states.record(snapshot),
-    recordRefusal: (refusal: NewRefusal) => recordRefusal(db, refusal, queueDeliveries),
+    recordRefusal: (refusal: NewRefusal) => recordRefusal(db, refusal),
     clearRefusal: (siteId: number) => clearRefusal(db, siteId),
     replaceVerdicts: (
       siteId: number,
@@ -146,30 +144,17 @@ export function createCheckStore(db: Database, queueDeliveries = false): CheckSt
 }
 
 /**
- * The queries the daemon and the one-shot commands need, bound to a database and to
- * this process's identity (`owner`), which its claims on notifications carry; a claim
- * lasts `leaseMs`. With `queueDeliveries` (a process that runs the job engine), each
- * notification's delivery job is queued with it.
+ * The queries the daemon and the one-shot commands need, bound to a database: the
+ * deliveries (each attempt a job), upkeep, the registry and digests.
  */
-export function createDaemonStore(
-  db: Database,
-  owner: string,
-  leaseMs: number,
-  queueDeliveries = false,
-) {
+export function createDaemonStore(db: Database) {
   return {
-    outbox: {
-      lease: (now: Date, limit: number) => leaseOutbox(db, owner, now, limit, leaseMs),
-      markSent: (id: number, now: Date) => markSent(db, id, owner, now),
-      markRetry: (id: number, error: string, nextAttemptAt: Date) =>
-        markRetry(db, id, owner, error, nextAttemptAt),
-    },
     deliveries: {
-      claim: (job: DeliveryJob, now: Date) => claimDelivery(db, job, owner, now, leaseMs),
-      markSent: (id: number, now: Date) => markSent(db, id, owner, now),
+      claim: (job: DeliveryJob) => claimDelivery(db, job),
+      markSent: (id: number, now: Date) => markSent(db, id, now),
       retry: (delivery: OutboxRow, error: string, nextAttemptAt: Date) =>
-        retryDelivery(db, delivery, owner, error, nextAttemptAt),
-      unsent: (now: Date) => unsentDeliveries(db, now),
+        retryDelivery(db, delivery, error, nextAttemptAt),
+      unsent: () => unsentDeliveries(db),
       prune: (before: Date) => pruneOutbox(db, before),
       failing: () => failingDelivery(db),
     },
@@ -181,7 +166,7 @@ export function createDaemonStore(
     registry: {
       latestRegistry: () => latestRegistry(db),
       latestRegistryVersion: () => latestRegistryVersion(db),
-      recordRegistry: (update: RegistryUpdateRecord) => recordRegistry(db, update, queueDeliveries),
+      recordRegistry: (update: RegistryUpdateRecord) => recordRegistry(db, update),
       syncSites: (origins: readonly string[]) => syncSites(db, origins),
       loadBody: (sha256: string) => loadBody(db, sha256),
     },
@@ -190,7 +175,7 @@ export function createDaemonStore(
       loadSitePeriods: (siteIds: readonly number[], start: Date, end: Date) =>
         loadSitePeriods(db, siteIds, start, end),
       recordDigest: (record: RecordedDigest, delivery: DigestDelivery, now: Date) =>
-        recordDigest(db, record, delivery, now, queueDeliveries),
+        recordDigest(db, record, delivery, now),
       loadDigest: (id: number) => loadDigest(db, id),
       loadRegistryFindings: (siteIds: readonly number[], start: Date, end: Date) =>
         loadRegistryFindings(db, siteIds, start, end),

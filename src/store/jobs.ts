@@ -8,90 +8,15 @@
  * gone, so the pool fetches, completes and fails jobs itself.
  */
 import PgBoss from 'pg-boss';
+import { queueOptions, SCHEMA } from './job-schema.js';
+import type { JobEngineOptions } from './job-schema.js';
+
+export type { JobEngineOptions };
 import { sql } from 'drizzle-orm';
 import { Batcher } from './batcher.js';
 import { executorOf, queryRows } from './db.js';
 import type { Database, SqlExecutor } from './db.js';
 import type { Job, JobQueue, NewJob, QueueName } from '../monitor/ports.js';
-
-const SCHEMA = 'pgboss';
-
-export interface JobEngineOptions {
-  /** How long a job may run before it is expired and retried (a dead process's work). */
-  readonly leaseSeconds: number;
-  /** How long finished jobs are kept before deletion. */
-  readonly retentionDays: number;
-  /**
-   * How long a finished job stays in the live table, where its id keeps the same work
-   * from being queued again: longer than the longest period of any schedule.
-   */
-  readonly keepFinishedSeconds: number;
-  /** How often expired jobs are failed over and finished ones archived (one process does it). */
-  readonly maintenanceSeconds: number;
-  /** The engine's own errors (maintenance failing while the database is away). */
-  readonly onError: (error: Error) => void;
-}
-
-/**
- * Each queue's policy. `check` is "short": one waiting check per site (its singleton
- * key), so a site whose check waits from an earlier period is not queued again, and
- * waits in the order it was queued: under overload, sites take turns.
- */
-function queueOptions(options: JobEngineOptions): Record<QueueName, PgBoss.Queue> {
-  const common = {
-    expireInSeconds: options.leaseSeconds,
-    retentionMinutes: options.retentionDays * 24 * 60,
-  };
-  return {
-    check: {
-      name: 'check',
-      policy: 'short',
-      ...common,
-      retryLimit: 5,
-      retryDelay: Math.min(60, options.leaseSeconds),
-      retryBackoff: true,
-    },
-    plan: {
-      name: 'plan',
-      ...common,
-      retryLimit: 10,
-      retryDelay: Math.min(30, options.leaseSeconds),
-      retryBackoff: true,
-    },
-    deliver: {
-      name: 'deliver',
-      ...common,
-      retryLimit: 20,
-      retryDelay: Math.min(30, options.leaseSeconds),
-      retryBackoff: true,
-    },
-    digest: {
-      name: 'digest',
-      ...common,
-      retryLimit: 10,
-      retryDelay: Math.min(60, options.leaseSeconds),
-      retryBackoff: true,
-    },
-    registry: {
-      name: 'registry',
-      ...common,
-      retryLimit: 5,
-      retryDelay: Math.min(60, options.leaseSeconds),
-      retryBackoff: true,
-    },
-    // One site's history from the Internet Archive, a slice at a time (about ten minutes
-    // of spaced requests); one waiting per site. Refusals are retried after minutes.
-    backfill: {
-      name: 'backfill',
-      policy: 'short',
-      ...common,
-      expireInSeconds: Math.max(options.leaseSeconds, 1800),
-      retryLimit: 5,
-      retryDelay: Math.min(300, Math.max(60, options.leaseSeconds)),
-      retryBackoff: true,
-    },
-  };
-}
 
 /** The queues jobs are written to inside a transaction, without a started engine. */
 let writer: PgBoss | undefined;
@@ -183,7 +108,7 @@ export class JobEngine implements JobQueue {
       db: counting,
       schema: SCHEMA,
       schedule: false, // robowatch's schedules are node-cron's, in every process
-      supervise: true,
+      supervise: options.supervise ?? true,
       migrate: true,
       maintenanceIntervalSeconds: options.maintenanceSeconds,
       archiveCompletedAfterSeconds: Math.max(60, options.keepFinishedSeconds),
@@ -238,11 +163,12 @@ export class JobEngine implements JobQueue {
    * also the order the checks should run in (oldest due first). Our queues use neither
    * priorities nor the singleton or stately policies that its fetch also handles.
    */
-  async fetch<T>(queue: QueueName, count: number): Promise<Job<T>[]> {
+  async fetch<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Job<T>[]> {
     const { rows } = await this.#executor.executeSql(
       `WITH next AS (
         SELECT id FROM ${SCHEMA}.job
         WHERE name = $1 AND state < 'active' AND start_after < now()
+          AND ($3::timestamptz IS NULL OR start_after <= $3::timestamptz)
         ORDER BY start_after, created_on, id
         LIMIT $2
         FOR UPDATE SKIP LOCKED)
@@ -250,7 +176,7 @@ export class JobEngine implements JobQueue {
         retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
       FROM next WHERE j.name = $1 AND j.id = next.id
       RETURNING j.id::text AS id, j.data, j.retry_count, j.start_after`,
-      [queue, count],
+      [queue, count, dueBy?.toISOString() ?? null],
     );
     return (rows as { id: string; data: T; retry_count: number; start_after: Date | string }[])
       .sort((a, b) => new Date(a.start_after).getTime() - new Date(b.start_after).getTime())

@@ -30,19 +30,13 @@ export function deliveryJob(outboxId: number, attempt: number, at: Date): NewJob
   };
 }
 
-/** With the job engine: each new notification's first attempt queued in the same transaction. */
-async function queueFirstAttempts(
-  tx: Writer,
-  ids: readonly number[],
-  now: Date,
-  queue: boolean,
-): Promise<void> {
-  if (queue)
-    await sendInTransaction(
-      tx,
-      'deliver',
-      ids.map((id) => deliveryJob(id, 0, now)),
-    );
+/** Each new notification's first attempt, queued as a job in the same transaction. */
+async function queueFirstAttempts(tx: Writer, ids: readonly number[], now: Date): Promise<void> {
+  await sendInTransaction(
+    tx,
+    'deliver',
+    ids.map((id) => deliveryJob(id, 0, now)),
+  );
 }
 
 /** Queues the alerts of a new snapshot, in the caller's transaction. */
@@ -56,7 +50,6 @@ export async function insertAlerts(
     readonly previousId: number | null;
   },
   now: Date,
-  queue: boolean,
 ): Promise<void> {
   if (drafts.length === 0) return;
   const { siteId, snapshotId, previousId } = snapshot;
@@ -93,7 +86,6 @@ export async function insertAlerts(
       tx,
       rows.map((r) => r.id),
       now,
-      queue,
     );
   }
 }
@@ -107,7 +99,6 @@ export async function insertDigestDelivery(
   digestId: number,
   delivery: DigestDelivery,
   now: Date,
-  queue: boolean,
 ): Promise<void> {
   const [row] = await tx
     .insert(outbox)
@@ -124,7 +115,7 @@ export async function insertDigestDelivery(
       nextAttemptAt: now,
     })
     .returning({ id: outbox.id });
-  await queueFirstAttempts(tx, [row!.id], now, queue);
+  await queueFirstAttempts(tx, [row!.id], now);
 }
 
 type OutboxRecord = {
@@ -143,69 +134,12 @@ const toDelivery = (r: OutboxRecord): OutboxRow => ({
   createdAt: new Date(r.created_at),
 });
 
-/**
- * Leases up to `limit` rows due at `now` for `owner`, skipping rows another process
- * holds: each row is delivered by one process. A lease that expires (its process died)
- * makes the row due again.
- */
-export async function leaseOutbox(
-  db: Database,
-  owner: string,
-  now: Date,
-  limit: number,
-  leaseMs: number,
-): Promise<OutboxRow[]> {
-  const until = new Date(now.getTime() + leaseMs);
-  const rows = await queryRows<OutboxRecord>(
-    db,
-    sql`
-      UPDATE outbox SET leased_by = ${owner}, lease_until = ${until.toISOString()}::timestamptz
-      WHERE id IN (
-        SELECT id FROM outbox
-        WHERE sent_at IS NULL AND next_attempt_at <= ${now.toISOString()}::timestamptz
-          AND (lease_until IS NULL OR lease_until < ${now.toISOString()}::timestamptz)
-        ORDER BY next_attempt_at, id
-        LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED)
-      RETURNING id, key, channel, destination, payload, attempts, created_at`,
-  );
-  return rows.map(toDelivery).sort((a, b) => a.id - b.id);
-}
-
-/** Marks a row sent, if `owner` still holds it. */
-export async function markSent(db: Database, id: number, owner: string, now: Date): Promise<void> {
+/** Marks a notification sent (once: a second attempt that ran too finds it sent). */
+export async function markSent(db: Database, id: number, now: Date): Promise<void> {
   await db
     .update(outbox)
-    .set({ sentAt: now, leasedBy: null, leaseUntil: null, lastError: null })
-    .where(and(eq(outbox.id, id), eq(outbox.leasedBy, owner)));
-}
-
-/** Records a failed attempt and when to try again. */
-export async function markRetry(
-  db: Database,
-  id: number,
-  owner: string,
-  error: string,
-  nextAttemptAt: Date,
-): Promise<void> {
-  await db
-    .update(outbox)
-    .set({
-      attempts: sql`${outbox.attempts} + 1`,
-      nextAttemptAt,
-      lastError: error.slice(0, 500),
-      leasedBy: null,
-      leaseUntil: null,
-    })
-    .where(and(eq(outbox.id, id), eq(outbox.leasedBy, owner)));
-}
-
-/** Gives back the rows `owner` holds and has not sent (a shutdown at its deadline). */
-export async function releaseOutbox(db: Database, owner: string): Promise<void> {
-  await db
-    .update(outbox)
-    .set({ leasedBy: null, leaseUntil: null })
-    .where(and(eq(outbox.leasedBy, owner), isNull(outbox.sentAt)));
+    .set({ sentAt: now, lastError: null })
+    .where(and(eq(outbox.id, id), isNull(outbox.sentAt)));
 }
 
 /** Rows not yet sent (for tests, `status`, and the web UI). */
@@ -230,53 +164,36 @@ export async function outboxCounts(db: Database): Promise<{ pending: number; fai
 }
 
 /**
- * Takes one notification for its delivery job: only if it is unsent, still at that
- * attempt, and no one-shot command holds it. Null when there is nothing to do.
+ * The notification a delivery job names, if it is unsent and still at that attempt (a
+ * job of an attempt made already, or of a notification sent, has nothing to do): null.
  */
-export async function claimDelivery(
-  db: Database,
-  job: DeliveryJob,
-  owner: string,
-  now: Date,
-  leaseMs: number,
-): Promise<OutboxRow | null> {
+export async function claimDelivery(db: Database, job: DeliveryJob): Promise<OutboxRow | null> {
   const [row] = await queryRows<OutboxRecord>(
     db,
-    sql`
-      UPDATE outbox SET leased_by = ${owner},
-        lease_until = ${new Date(now.getTime() + leaseMs).toISOString()}::timestamptz
-      WHERE id = ${job.outboxId} AND sent_at IS NULL AND attempts = ${job.attempt}
-        AND (lease_until IS NULL OR lease_until < ${now.toISOString()}::timestamptz OR leased_by = ${owner})
-      RETURNING id, key, channel, destination, payload, attempts, created_at`,
+    sql`SELECT id, key, channel, destination, payload, attempts, created_at FROM outbox
+      WHERE id = ${job.outboxId} AND sent_at IS NULL AND attempts = ${job.attempt}`,
   );
   return row === undefined ? null : toDelivery(row);
 }
 
 /**
  * A failed attempt: recorded on the notification, and its next attempt queued for
- * `nextAttemptAt`, in one transaction.
+ * `nextAttemptAt`, in one transaction (once: the attempt count is the guard).
  */
 export async function retryDelivery(
   db: Database,
   delivery: OutboxRow,
-  owner: string,
   error: string,
   nextAttemptAt: Date,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     const updated = await tx
       .update(outbox)
-      .set({
-        attempts: delivery.attempts + 1,
-        nextAttemptAt,
-        lastError: error.slice(0, 500),
-        leasedBy: null,
-        leaseUntil: null,
-      })
+      .set({ attempts: delivery.attempts + 1, nextAttemptAt, lastError: error.slice(0, 500) })
       .where(
         and(
           eq(outbox.id, delivery.id),
-          eq(outbox.leasedBy, owner),
+          isNull(outbox.sentAt),
           eq(outbox.attempts, delivery.attempts),
         ),
       )
@@ -289,16 +206,13 @@ export async function retryDelivery(
 }
 
 /**
- * The next attempt of every notification not sent and not held by a one-shot command,
- * as jobs: queued once each (a notification a one-shot command left behind gets its job;
- * one that has it already is unchanged).
+ * The next attempt of every notification not sent, as jobs (each queued once, by its
+ * name): at a daemon's start, for notifications an older robowatch queued without one.
  */
-export async function unsentDeliveries(db: Database, now: Date): Promise<NewJob<DeliveryJob>[]> {
+export async function unsentDeliveries(db: Database): Promise<NewJob<DeliveryJob>[]> {
   const rows = await queryRows<{ id: string | number; attempts: number; at: string | Date }>(
     db,
-    sql`SELECT id, attempts, next_attempt_at AS at FROM outbox
-      WHERE sent_at IS NULL
-        AND (lease_until IS NULL OR lease_until < ${now.toISOString()}::timestamptz)`,
+    sql`SELECT id, attempts, next_attempt_at AS at FROM outbox WHERE sent_at IS NULL`,
   );
   return rows.map((r) => deliveryJob(Number(r.id), r.attempts, new Date(r.at)));
 }

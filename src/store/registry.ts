@@ -53,7 +53,6 @@ const FINDINGS_PER_STATEMENT = 1_000;
 export async function recordRegistry(
   db: Database,
   update: RegistryUpdateRecord,
-  queueDeliveries: boolean,
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -92,7 +91,6 @@ export async function recordRegistry(
         finding.alerts,
         { siteId: finding.siteId, snapshotId: finding.snapshotId, previousId: null },
         update.now,
-        queueDeliveries,
       );
     return true;
   });

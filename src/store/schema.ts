@@ -329,8 +329,6 @@ export const outbox = pgTable(
     createdAt: at('created_at').notNull(),
     nextAttemptAt: at('next_attempt_at').notNull(),
     attempts: integer('attempts').notNull().default(0),
-    leasedBy: text('leased_by'),
-    leaseUntil: at('lease_until'),
     sentAt: at('sent_at'),
     lastError: text('last_error'),
   },

@@ -334,7 +334,6 @@ export async function importManagedSites(
 export async function recordRefusal(
   db: Database,
   refusal: NewRefusal,
-  queueDeliveries: boolean,
 ): Promise<{ since: Date; began: boolean }> {
   return db.transaction(async (tx) => {
     const at = refusal.at.toISOString();
@@ -355,7 +354,6 @@ export async function recordRefusal(
         refusal.alerts,
         { siteId: refusal.siteId, snapshotId: refusal.snapshotId, previousId: null },
         refusal.at,
-        queueDeliveries,
       );
     return { since: new Date(row.since), began: row.began };
   });

@@ -58,8 +58,8 @@ async function insertChecks(
  * change events, the check that saw it, and the site's pointer to it. States without
  * alerts are written by group commit: while one statement is in flight the next states
  * wait, and the following statement writes them all at once (no timer, nothing held
- * back). A state with alerts is written in a transaction with them (each with its
- * delivery job when this process runs the job engine).
+ * back). A state with alerts is written in a transaction with them, each with its
+ * delivery job.
  *
  * The site's row is the guard: a state is recorded only on top of the one it was
  * compared with, so two checks of a site at once cannot both record (and alert) the
@@ -67,12 +67,10 @@ async function insertChecks(
  */
 export class SnapshotWriter {
   readonly #db: Database;
-  readonly #queueDeliveries: boolean;
   readonly #commit: Batcher<NewSnapshot, number | null>;
 
-  constructor(db: Database, queueDeliveries = false) {
+  constructor(db: Database) {
     this.#db = db;
-    this.#queueDeliveries = queueDeliveries;
     this.#commit = new Batcher((states) => insertSnapshots(db, states), 200);
   }
 
@@ -92,7 +90,6 @@ export class SnapshotWriter {
         snapshot.alerts,
         { siteId: snapshot.siteId, snapshotId: id, previousId: snapshot.previousId },
         snapshot.check.checkedAt,
-        this.#queueDeliveries,
       );
       return id;
     });

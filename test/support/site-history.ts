@@ -109,7 +109,7 @@ export function historyApp(
   extra: Partial<Pick<WebDeps, 'tester'>> = {},
 ) {
   const digests = {
-    ...createDaemonStore(db, 'test', 60_000).digests,
+    ...createDaemonStore(db).digests,
     renderDigest: (digest: Digest) => {
       const context = { links: linksFrom(''), timeZone: config.schedule.timezone };
       return { ...renderDigest(digest, context), data: digestData(digest, context) };

@@ -60,7 +60,7 @@ ${extra}`,
   beforeEach(async () => {
     database = await createTestDatabase(kind);
     now = new Date('2026-09-01T04:00:00Z');
-    const store = createDaemonStore(database.handle.db, 'test', 60_000);
+    const store = createDaemonStore(database.handle.db);
     deps = {
       fetchDocument: (r) => fetcher.fetchDocument(r),
       store: store.registry,

@@ -10,8 +10,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { parseConfig } from '../../../src/config/config.js';
 import type { Config } from '../../../src/config/config.js';
 import { checkSites } from '../../../src/monitor/check-sites.js';
-import { deliverDue } from '../../../src/monitor/deliver-outbox.js';
-import type { DeliverDeps } from '../../../src/monitor/deliver-outbox.js';
+import { deliverDueJobs } from '../../../src/monitor/deliver-outbox.js';
+import type { DeliveryJobDeps } from '../../../src/monitor/deliver-outbox.js';
+import type { JobEngine } from '../../../src/store/jobs.js';
+import { startTestEngine } from '../../support/job-engine.js';
 import { createEmailChannel } from '../../../src/notify/email-channel.js';
 import { createWebhookChannel } from '../../../src/notify/webhook-channel.js';
 import { createCheckStore, createDaemonStore } from '../../../src/store/index.js';
@@ -74,18 +76,21 @@ notify:
     webhook.status = 200;
   });
   afterEach(async () => {
+    for (const started of engines.splice(0)) await started.stop();
     site.routes.clear();
     for (const t of transports.splice(0)) t.close();
     await smtp.stop();
     await database.close();
   });
 
-  function deliverer(owner = 'test-1'): DeliverDeps {
-    const store = createDaemonStore(database.handle.db, owner, 60_000);
+  function deliverer(): DeliveryJobDeps {
+    const store = createDaemonStore(database.handle.db);
     const transport = nodemailer.createTransport({ url: smtp.url, connectionTimeout: 2_000 });
     transports.push(transport);
     return {
-      ...store.outbox,
+      claim: store.deliveries.claim,
+      markSent: store.deliveries.markSent,
+      retryLater: store.deliveries.retry,
       channels: {
         email: createEmailChannel({
           transport,
@@ -106,6 +111,16 @@ notify:
       retry: config.notify.retry,
     };
   }
+
+  /** A process's job engine on the test's database (one-shot: no maintenance). */
+  const engines: JobEngine[] = [];
+  async function engine(): Promise<JobEngine> {
+    const started = await startTestEngine(database.handle.executor);
+    engines.push(started);
+    return started;
+  }
+  /** What is due by the test's clock, delivered as a one-shot command delivers it. */
+  const deliver = async (jobs?: JobEngine) => deliverDueJobs(jobs ?? (await engine()), deliverer());
 
   async function check(body: string) {
     site.serve('/robots.txt', 200, body);
@@ -128,8 +143,8 @@ notify:
     await check(V2);
     expect(await pendingOutbox(database.handle.db)).toHaveLength(3); // one email, two webhooks
 
-    expect(await deliverDue(deliverer(), 10)).toEqual({ leased: 3, sent: 3, failed: 0 });
-    expect(await deliverDue(deliverer(), 10)).toEqual({ leased: 0, sent: 0, failed: 0 });
+    expect(await deliver()).toEqual({ sent: 3, failed: 0 });
+    expect(await deliver()).toEqual({ sent: 0, failed: 0 });
 
     expect(smtp.received).toHaveLength(1);
     const [mail] = smtp.received;
@@ -171,7 +186,7 @@ notify:
   it('retries while the SMTP server is down and sends exactly once when it is back', async () => {
     await check(V1);
     await check(V2);
-    const first = await deliverDue(deliverer(), 10);
+    const first = await deliver();
     expect(first).toMatchObject({ sent: 2, failed: 1 }); // the webhooks went; the email did not
     const [pending] = await pendingOutbox(database.handle.db);
     expect(pending).toMatchObject({
@@ -181,18 +196,18 @@ notify:
 
     // Not due again before its backoff: 60 s after the failure.
     now = new Date(now.getTime() + 59_000);
-    expect(await deliverDue(deliverer(), 10)).toEqual({ leased: 0, sent: 0, failed: 0 });
+    expect(await deliver()).toEqual({ sent: 0, failed: 0 });
     now = new Date(now.getTime() + 1_000);
-    expect(await deliverDue(deliverer(), 10)).toMatchObject({ leased: 1, failed: 1 }); // still down
+    expect(await deliver()).toMatchObject({ sent: 0, failed: 1 }); // still down
     // Backoff doubles: 120 s this time.
     now = new Date(now.getTime() + 119_000);
-    expect((await deliverDue(deliverer(), 10)).leased).toBe(0);
+    expect(await deliver()).toEqual({ sent: 0, failed: 0 });
 
     await smtp.start();
     now = new Date(now.getTime() + 1_000);
-    expect(await deliverDue(deliverer(), 10)).toEqual({ leased: 1, sent: 1, failed: 0 });
+    expect(await deliver()).toEqual({ sent: 1, failed: 0 });
     now = new Date(now.getTime() + 3_600_000);
-    expect(await deliverDue(deliverer(), 10)).toEqual({ leased: 0, sent: 0, failed: 0 });
+    expect(await deliver()).toEqual({ sent: 0, failed: 0 });
     expect(smtp.received).toHaveLength(1);
     expect(webhook.received).toHaveLength(2);
   });
@@ -202,7 +217,7 @@ notify:
     await check(V1);
     await check(V2);
     webhook.status = 500;
-    await deliverDue(deliverer(), 10);
+    await deliver();
     // The error kept says what failed, without the webhook's path (often its secret).
     const [failed] = await pendingOutbox(database.handle.db);
     expect(failed).toMatchObject({
@@ -211,7 +226,7 @@ notify:
     });
     webhook.status = 200;
     now = new Date(now.getTime() + 60_000);
-    await deliverDue(deliverer(), 10);
+    await deliver();
     const keys = webhook.received
       .filter((h) => h.path === '/hook')
       .map((h) => h.headers['x-robowatch-delivery']);
@@ -228,10 +243,10 @@ notify:
     }
     const rows = (await pendingOutbox(database.handle.db)).length;
     expect(rows).toBe(15);
-    const results = await Promise.all(
-      [deliverer('a'), deliverer('b'), deliverer('c')].map((d) => deliverDue(d, 4)),
-    );
-    const again = await Promise.all([deliverer('a'), deliverer('b')].map((d) => deliverDue(d, 20)));
+    // Three processes, each with its engine, working the same queue at once.
+    const processes = await Promise.all([engine(), engine(), engine()]);
+    const results = await Promise.all(processes.map((jobs) => deliver(jobs)));
+    const again = await Promise.all(processes.slice(0, 2).map((jobs) => deliver(jobs)));
     const sent = [...results, ...again].reduce((sum, r) => sum + r.sent, 0);
     expect(sent).toBe(15);
     expect(smtp.received).toHaveLength(5);

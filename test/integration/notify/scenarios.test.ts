@@ -16,7 +16,8 @@ import { parseConfig } from '../../../src/config/config.js';
 import type { Config } from '../../../src/config/config.js';
 import { checkSites } from '../../../src/monitor/check-sites.js';
 import type { CheckOutcome } from '../../../src/monitor/check-site.js';
-import { deliverAllDue } from '../../../src/monitor/deliver-outbox.js';
+import { deliverDueJobs } from '../../../src/monitor/deliver-outbox.js';
+import { startTestEngine } from '../../support/job-engine.js';
 import { prepareDigests } from '../../../src/monitor/send-digests.js';
 import { createEmailChannel } from '../../../src/notify/email-channel.js';
 import { digestData, renderDigest } from '../../../src/notify/render-digest.js';
@@ -196,29 +197,36 @@ web: {publicUrl: '${PUBLIC}'}
   }
 
   async function deliver() {
-    const store = createDaemonStore(database.handle.db, 'test', 60_000);
+    const store = createDaemonStore(database.handle.db);
     const webStore = createWebStore(database.handle.db);
-    return deliverAllDue({
-      ...store.outbox,
-      channels: {
-        email: createEmailChannel({
-          transport,
-          from: 'robowatch@example.com',
-          loadDigest: (id) => webStore.loadDigest(id),
-          context: () => context,
-        }),
-        webhook: createWebhookChannel({
-          dispatcher,
-          secretFor: (url) => (url.endsWith('/json') ? 'hook-secret' : undefined),
-          userAgent: 'robowatch-test',
-          timeoutMs: 5_000,
-          loadDigest: (id) => webStore.loadDigest(id),
-          context: () => context,
-        }),
-      },
-      now: () => now,
-      retry: config.notify.retry,
-    });
+    const engine = await startTestEngine(database.handle.executor);
+    try {
+      return await deliverDueJobs(engine, {
+        claim: store.deliveries.claim,
+        markSent: store.deliveries.markSent,
+        retryLater: store.deliveries.retry,
+        channels: {
+          email: createEmailChannel({
+            transport,
+            from: 'robowatch@example.com',
+            loadDigest: (id) => webStore.loadDigest(id),
+            context: () => context,
+          }),
+          webhook: createWebhookChannel({
+            dispatcher,
+            secretFor: (url) => (url.endsWith('/json') ? 'hook-secret' : undefined),
+            userAgent: 'robowatch-test',
+            timeoutMs: 5_000,
+            loadDigest: (id) => webStore.loadDigest(id),
+            context: () => context,
+          }),
+        },
+        now: () => now,
+        retry: config.notify.retry,
+      });
+    } finally {
+      await engine.stop();
+    }
   }
 
   it('has the 45 default crawlers', () => expect(config.sites[0]!.agents).toHaveLength(45));
@@ -306,7 +314,7 @@ web: {publicUrl: '${PUBLIC}'}
     await check();
     site.serve('/robots.txt', 200, HUGE);
     await check();
-    const store = createDaemonStore(database.handle.db, 'test', 60_000);
+    const store = createDaemonStore(database.handle.db);
     const prepared = await prepareDigests(
       {
         ...store.digests,
