@@ -62,10 +62,10 @@ export interface Listener {
 
 /**
  * What only main.ts creates: database handles, HTTP clients, SMTP transports, listeners,
- * the logger, the clock; and this process's identity in the leases it takes.
+ * the logger, the clock; and this process's name in its logs.
  */
 export interface Platform {
-  /** Identifies this process in leases: host and pid. */
+  /** This process, in its logs: host and pid. */
   readonly owner: string;
   openStore(config: Config): Promise<DatabaseHandle>;
   createFetcher(config: Config): RobotsFetcher;
