@@ -16,7 +16,6 @@ import { ArchiveClient } from './fetch/archive.js';
 import type { BackfillDeps } from './monitor/backfill.js';
 import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
-import { redactUrl } from './lib/redact.js';
 import { randomUUID } from 'node:crypto';
 import { oneLine } from './lib/errors.js';
 import type { CheckOutcome } from './monitor/check-site.js';
@@ -36,6 +35,11 @@ import { createWebhookChannel } from './notify/webhook-channel.js';
 import type { Channel, Delivery } from './policy/alerts.js';
 import type { DeliveryJobDeps } from './monitor/deliver-outbox.js';
 import { Daemon } from './schedule/daemon.js';
+import { logDaemonEvents } from './schedule/daemon-log.js';
+import type { DaemonEvents } from './schedule/events.js';
+import { nodeCronScheduler } from './schedule/fires.js';
+import { RegistryInUse } from './monitor/registry-in-use.js';
+import type { RegistryReports } from './monitor/registry-in-use.js';
 import { isConnectionError } from './store/db.js';
 import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
 import type { JobEngine, JobEngineOptions } from './store/jobs.js';
@@ -204,44 +208,12 @@ export function wireChannels(
   };
 }
 
-/** Where a notification goes, as the logs show it (a webhook's path may be its secret). */
-const destination = (d: Delivery) =>
-  d.channel === 'webhook' ? redactUrl(d.destination) : d.destination;
-
-/** A log line per notification sent or failed. */
-function deliveryLogs(logger: Logger | undefined) {
-  return logger === undefined
-    ? {}
-    : {
-        onSent: (d: Delivery) =>
-          logger.info(
-            { delivery: d.key, channel: d.channel, to: destination(d) },
-            'notification sent',
-          ),
-        onFailed: (d: Delivery, error: unknown, retryAt: Date) =>
-          logger.warn(
-            {
-              delivery: d.key,
-              channel: d.channel,
-              to: destination(d),
-              error: oneLine(error),
-              retryAt,
-            },
-            'notification failed; retried later',
-          ),
-      };
-}
-
-/**
- * What a delivery job needs: the store's claims and retries, the configuration's
- * channels and retry policy, and a log line per notification sent or failed.
- */
+/** What a delivery job needs: the store's claims and retries, the channels, the retry policy. */
 export function wireDeliveries(
   platform: Platform,
   config: Config,
   db: Database,
   channels: Channels,
-  logger?: Logger,
 ): DeliveryJobDeps {
   const { deliveries } = createDaemonStore(db);
   return {
@@ -251,7 +223,6 @@ export function wireDeliveries(
     channels: channels.channels,
     now: () => platform.now(),
     retry: config.notify.retry,
-    ...deliveryLogs(logger),
   };
 }
 
@@ -522,7 +493,7 @@ export function wireDaemon(
     catalog: parts.catalog,
     check,
     jobs: parts.jobs,
-    deliver: wireDeliveries(platform, config, db, notifiers, parts.logger),
+    deliver: wireDeliveries(platform, config, db, notifiers),
     digests: wireDigests(platform, db, presentation),
     store: {
       unsentDeliveries: store.deliveries.unsent,
@@ -532,20 +503,29 @@ export function wireDaemon(
       lastDigestEnd: store.lastDigestEnd,
       ...(parts.handle.kind === 'pglite' ? { maintainDatabase: store.maintainDatabase } : {}),
     },
-    registry: {
-      fetchDocument: (request) => parts.fetcher.fetchDocument(request),
-      store: store.registry,
-      now: () => platform.now(),
-      shipped: shippedRegistry(),
-      shippedContent: shippedRegistryContent(),
-    },
+    registry: (catalog, events) =>
+      new RegistryInUse(
+        {
+          fetchDocument: (request) => parts.fetcher.fetchDocument(request),
+          store: store.registry,
+          now: () => platform.now(),
+          shipped: shippedRegistry(),
+          shippedContent: shippedRegistryContent(),
+        },
+        catalog,
+        registryReports(events),
+      ),
     backfill: wireBackfill(platform, config, db, parts.fetcher),
-    logger: parts.logger,
+    cron: nodeCronScheduler(parts.logger),
+    now: () => platform.now(),
     sleep: (ms, signal) => platform.sleep(ms, signal),
-    heartbeat: parts.heartbeat,
-    onChecked: (outcome) => observeCheck(parts.metrics, outcome),
-    onSkipped: (count) => parts.metrics.countSkipped(count),
   });
+  // The daemon says what happens; the log, the metrics and the heartbeat hear it.
+  logDaemonEvents(daemon.events, parts.logger);
+  daemon.events.on('check:done', ({ outcome }) => observeCheck(parts.metrics, outcome));
+  daemon.events.on('check:refused', ({ outcome }) => observeCheck(parts.metrics, outcome));
+  daemon.events.on('check:skipped', ({ sites }) => parts.metrics.countSkipped(sites.length));
+  daemon.events.on('daemon:tick', () => parts.heartbeat());
   return {
     daemon,
     check,
@@ -554,5 +534,14 @@ export function wireDaemon(
       await check.coverage?.computer.close();
       await notifiers.close();
     },
+  };
+}
+
+/** The registry's adoption, said as the daemon's events. */
+function registryReports(events: DaemonEvents): RegistryReports {
+  return {
+    refreshed: (outcome, url, inUse) => events.emit('registry:refreshed', { outcome, url, inUse }),
+    used: (version) => events.emit('registry:used', { version }),
+    refused: (version, inUse, error) => events.emit('registry:refused', { version, inUse, error }),
   };
 }

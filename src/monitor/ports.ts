@@ -181,7 +181,8 @@ export interface ReadStore {
 }
 
 /** The daemon's queues: the planning of a period, the checks, the notifications, the digests. */
-export type QueueName = 'plan' | 'check' | 'deliver' | 'digest' | 'registry' | 'backfill';
+export type QueueName =
+  'plan' | 'check' | 'deliver' | 'digest' | 'registry' | 'backfill' | 'upkeep';
 
 /** Work to queue: its id names the work, so that queuing it twice queues it once. */
 export interface NewJob<T> {

@@ -15,6 +15,8 @@ export interface JobPoolOptions<T> {
   /** A job failed (its handler threw), or its end could not be recorded. */
   onError(job: Job<T>, error: string, what: 'failed' | 'unrecorded'): void;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** The daemon's clock: a job is due when its time has come by it (tests set it). */
+  now(): Date;
 }
 
 /**
@@ -86,7 +88,9 @@ export class JobPool<T> {
         await this.#idle(pollMs * 10);
         continue;
       }
-      const taken = await jobs.fetch<T>(queue, free).catch(() => [] as Job<T>[]);
+      const taken = await jobs
+        .fetch<T>(queue, free, this.#options.now())
+        .catch(() => [] as Job<T>[]);
       if (stopping.aborted) {
         for (const job of taken)
           await jobs.fail(queue, job.id, 'the daemon is stopping').catch(() => undefined);
@@ -101,7 +105,7 @@ export class JobPool<T> {
   async #untilNextDue(pollMs: number): Promise<number> {
     const next = await this.#options.jobs.nextDue(this.#options.queue).catch(() => null);
     if (next === null) return pollMs;
-    return Math.min(pollMs, Math.max(100, next.getTime() - Date.now() + 10));
+    return Math.min(pollMs, Math.max(100, next.getTime() - this.#options.now().getTime() + 10));
   }
 
   async #idle(ms: number): Promise<void> {

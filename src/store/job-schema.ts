@@ -83,6 +83,15 @@ export function queueOptions(
       retryDelay: Math.min(60, options.leaseSeconds),
       retryBackoff: true,
     },
+    // Work for the whole fleet, done by one process: pruning sent notifications, and the
+    // embedded database's ANALYZE and VACUUM. Named by its hour: queued once.
+    upkeep: {
+      name: 'upkeep',
+      ...common,
+      retryLimit: 3,
+      retryDelay: Math.min(60, options.leaseSeconds),
+      retryBackoff: true,
+    },
     // One site's history from the Internet Archive, a slice at a time (about ten minutes
     // of spaced requests); one waiting per site. Refusals are retried after minutes.
     backfill: {

@@ -223,6 +223,7 @@ export class JobEngine implements JobQueue {
       digest: { waiting: 0, running: 0 },
       registry: { waiting: 0, running: 0 },
       backfill: { waiting: 0, running: 0 },
+      upkeep: { waiting: 0, running: 0 },
     };
     for (const row of rows as { name: QueueName; waiting: number; running: number }[])
       if (row.name in counts) counts[row.name] = { waiting: row.waiting, running: row.running };

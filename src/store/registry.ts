@@ -50,10 +50,7 @@ const FINDINGS_PER_STATEMENT = 1_000;
  * that says, in one transaction. A registry in use already (another process recorded it
  * first) is not recorded again: false, and nothing else is written.
  */
-export async function recordRegistry(
-  db: Database,
-  update: RegistryUpdateRecord,
-): Promise<boolean> {
+export async function recordRegistry(db: Database, update: RegistryUpdateRecord): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [row] = await tx
       .insert(registryVersions)

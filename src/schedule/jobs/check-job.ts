@@ -1,0 +1,30 @@
+/** A site's check of one period. */
+import type { Job } from '../../monitor/ports.js';
+import { runCheckJob } from '../../monitor/plan-checks.js';
+import type { CheckJob } from '../../monitor/plan-checks.js';
+import { SITES_PER_FETCH } from '../../monitor/check-sites.js';
+import type { DaemonContext, JobKind } from '../job-kind.js';
+
+export function checkJobKind(context: DaemonContext): JobKind<CheckJob> {
+  const { deps, events } = context;
+  return {
+    queue: 'check',
+    concurrency: deps.config.fetch.concurrency * SITES_PER_FETCH,
+    describe: (job) =>
+      `check of ${context.sites().get(job.data.siteId)?.origin ?? `site ${job.data.siteId}`}`,
+    async handle(job: Job<CheckJob>) {
+      // A site added in another process moments ago: this one learns of it now.
+      if (!context.sites().has(job.data.siteId)) await deps.catalog.fresh(1_000);
+      const result = await runCheckJob(deps.check, context.sites(), job);
+      const { outcome } = result;
+      if (outcome === null) return;
+      if (outcome.kind === 'refused') {
+        events.emit('check:refused', { outcome });
+        if (outcome.refused?.began === true) context.wake('deliver'); // its alert is queued
+        return;
+      }
+      events.emit('check:done', { outcome, late: result.late, periodEnd: job.data.periodEnd });
+      if (outcome.events.length > 0) context.wake('deliver'); // its alerts are queued
+    },
+  };
+}

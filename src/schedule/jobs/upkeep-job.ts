@@ -1,0 +1,43 @@
+/**
+ * Upkeep for the whole fleet, done by one process as a job (pg-boss does its own
+ * maintenance that way): pruning the notifications sent before the retention, and the
+ * embedded database's statistics and dead rows (it has no autovacuum). Each is named by
+ * its time: queued by every process's upkeep, done once.
+ */
+import { jobId } from '../../lib/job-id.js';
+import type { Job, NewJob } from '../../monitor/ports.js';
+import type { DaemonContext, JobKind } from '../job-kind.js';
+
+export interface UpkeepJob {
+  readonly task: 'prune' | 'analyze' | 'vacuum';
+  /** When it was due: what names it. */
+  readonly at: string;
+}
+
+/** An upkeep task due at `at`, queued once across processes. */
+export function upkeepJob(task: UpkeepJob['task'], at: Date): NewJob<UpkeepJob> {
+  return { id: jobId(`upkeep:${task}:${at.toISOString()}`), data: { task, at: at.toISOString() } };
+}
+
+export function upkeepJobKind(context: DaemonContext): JobKind<UpkeepJob> {
+  const { deps, events } = context;
+  return {
+    queue: 'upkeep',
+    concurrency: 1,
+    describe: (job) => `upkeep (${job.data.task})`,
+    async handle(job: Job<UpkeepJob>) {
+      const { task } = job.data;
+      if (task === 'prune') {
+        const now = deps.now();
+        const before = new Date(now.getTime() - deps.config.schedule.retentionDays * 86_400_000);
+        const pruned = await deps.store.pruneDeliveries(before);
+        events.emit('upkeep:done', { task, pruned, before });
+        return;
+      }
+      if (deps.store.maintainDatabase === undefined) return;
+      const started = Date.now();
+      await deps.store.maintainDatabase(task === 'vacuum');
+      events.emit('upkeep:done', { task, tookMs: Date.now() - started });
+    },
+  };
+}
