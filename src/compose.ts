@@ -38,6 +38,7 @@ import { Daemon } from './schedule/daemon.js';
 import { logDaemonEvents } from './schedule/daemon-log.js';
 import type { DaemonEvents } from './schedule/events.js';
 import { nodeCronScheduler } from './schedule/fires.js';
+import type { CronScheduler } from './schedule/job-kind.js';
 import { RegistryInUse } from './monitor/registry-in-use.js';
 import type { RegistryReports } from './monitor/registry-in-use.js';
 import { isConnectionError } from './store/db.js';
@@ -476,6 +477,8 @@ export function wireDaemon(
     readonly metrics: Metrics;
     /** Called while the daemon is alive (the heartbeat of `robowatch health`). */
     readonly heartbeat: () => void;
+    /** Its cron fires; node-cron's by default (tests fire their own). */
+    readonly cron?: CronScheduler;
   },
 ): {
   readonly daemon: Daemon;
@@ -516,7 +519,7 @@ export function wireDaemon(
         registryReports(events),
       ),
     backfill: wireBackfill(platform, config, db, parts.fetcher),
-    cron: nodeCronScheduler(parts.logger),
+    cron: parts.cron ?? nodeCronScheduler(parts.logger),
     now: () => platform.now(),
     sleep: (ms, signal) => platform.sleep(ms, signal),
   });

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
-import type { QueueName } from '../monitor/ports.js';
+import type { JobQueue, QueueName } from '../monitor/ports.js';
 import { periodsAt } from '../monitor/periods.js';
 import { checkJobs } from '../monitor/plan-checks.js';
 import { DaemonEvents } from './events.js';
@@ -52,7 +52,8 @@ export class Daemon {
   #startedAt: Date | null = null;
   #stopped = false;
 
-  constructor(deps: DaemonDeps) {
+  constructor(given: DaemonDeps) {
+    const deps = { ...given, jobs: onClock(given.jobs, () => given.now()) };
     this.#deps = deps;
     this.#context = {
       deps,
@@ -234,4 +235,26 @@ export class Daemon {
     const keys = await this.#deps.jobs.pendingKeys('backfill');
     return new Map([...keys].map(([key, state]) => [Number(key.split(':')[1]), state]));
   }
+}
+
+/**
+ * The job queue on the daemon's clock: a job queued without a time is due now by it, and
+ * a job is due when its time has come by it (a process's clock; the tests' own).
+ */
+function onClock(jobs: JobQueue, now: () => Date): JobQueue {
+  return {
+    send: (queue, list) =>
+      jobs.send(
+        queue,
+        list.map((j) => (j.startAfter === undefined ? { ...j, startAfter: now() } : j)),
+      ),
+    existing: (queue, ids) => jobs.existing(queue, ids),
+    fetch: (queue, count, dueBy) => jobs.fetch(queue, count, dueBy ?? now()),
+    nextDue: (queue) => jobs.nextDue(queue),
+    complete: (queue, id) => jobs.complete(queue, id),
+    fail: (queue, id, error) => jobs.fail(queue, id, error),
+    counts: () => jobs.counts(),
+    pendingKeys: (queue) => jobs.pendingKeys(queue),
+    stop: () => jobs.stop(),
+  };
 }

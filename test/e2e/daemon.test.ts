@@ -1,18 +1,15 @@
 /**
  * `robowatch start` as it runs in production: real processes, a real site, a real SMTP
- * server, a webhook receiver, and PostgreSQL shared by two daemons (or the embedded
- * database, which a second daemon must refuse).
+ * server, a webhook receiver, and the embedded database, which a second daemon must
+ * refuse. (Daemons sharing PostgreSQL: test/integration/schedule/daemon.test.ts in
+ * process, and daemon-scale.test.ts with three processes.)
  */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { queryRows } from '../../src/store/db.js';
 import { runRobowatch } from '../support/cli.js';
 import { checksLogged, logged, startDaemon } from '../support/daemon.js';
-import { createTestDatabase, postgresUrl } from '../support/database.js';
-import type { TestDatabase } from '../support/database.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { TestSmtpServer } from '../support/smtp.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -63,122 +60,6 @@ beforeEach(async () => {
 afterEach(async () => {
   site.routes.clear();
   await smtp.stop();
-});
-
-describe.runIf(postgresUrl() !== undefined)('two daemons on one PostgreSQL', () => {
-  let database: TestDatabase;
-  beforeEach(async () => {
-    database = await createTestDatabase('postgres');
-  });
-  afterEach(() => database.close());
-
-  const count = async (query: string) =>
-    (await queryRows<{ n: number }>(database.handle.db, sql.raw(query)))[0]!.n;
-
-  it('check each period once, alert once, and stop cleanly on SIGTERM', async () => {
-    const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-daemons-')));
-    const env = { DATABASE_URL: database.url };
-    const daemons = [startDaemon(config, env), startDaemon(config, env)];
-    try {
-      await vi.waitFor(() => expect(daemons.every((d) => logged(d, 'daemon started'))).toBe(true), {
-        timeout: 20_000,
-      });
-      await vi.waitFor(
-        async () => expect(await count('SELECT count(*)::int AS n FROM snapshots')).toBe(1),
-        { timeout: 20_000 },
-      );
-
-      site.serve('/robots.txt', 200, V2);
-      await vi.waitFor(() => expect(smtp.received).toHaveLength(1), {
-        timeout: 20_000,
-        interval: 200,
-      });
-      await vi.waitFor(() => expect(webhook.received).toHaveLength(1), {
-        timeout: 10_000,
-        interval: 200,
-      });
-      // Let a few more periods go by: no second alert, no period checked twice.
-      const checks = await count('SELECT count(*)::int AS n FROM checks');
-      await vi.waitFor(
-        async () =>
-          expect(await count('SELECT count(*)::int AS n FROM checks')).toBeGreaterThanOrEqual(
-            checks + 3,
-          ),
-        {
-          timeout: 20_000,
-        },
-      );
-    } finally {
-      for (const d of daemons) d.child.kill('SIGTERM');
-    }
-    expect(await Promise.all(daemons.map((d) => d.exit))).toEqual([0, 0]);
-    for (const d of daemons) expect(logged(d, 'daemon stopped')).toBe(true);
-
-    expect(smtp.received).toHaveLength(1);
-    expect(smtp.received[0]!.parsed.subject).toContain('/pricing is now disallowed for Googlebot');
-    expect(webhook.received).toHaveLength(1);
-    expect(webhook.received[0]!.signatureValid).toBe(true);
-    // Every check is one check job done, and no job is left running after the stop.
-    const done = await count(
-      "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'check' AND state = 'completed'",
-    );
-    expect(await count('SELECT count(*)::int AS n FROM checks')).toBe(done);
-    expect(await count("SELECT count(*)::int AS n FROM pgboss.job WHERE state = 'active'")).toBe(0);
-    // No two-second period was checked twice (after the first check).
-    expect(
-      await count(`SELECT count(*)::int AS n FROM (
-        SELECT floor(extract(epoch FROM checked_at) / 2) FROM checks
-        WHERE checked_at > (SELECT min(checked_at) FROM checks)
-        GROUP BY 1 HAVING count(*) > 1) twice`),
-    ).toBe(0);
-    // Both shared the work.
-    const checkedBy = daemons.map(checksLogged);
-    expect(checkedBy.reduce((a, b) => a + b)).toBe(done);
-  });
-
-  it('send each digest once, whichever daemon wins its fire', async () => {
-    const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-digests-')));
-    writeFileSync(
-      config,
-      readFileSync(config, 'utf8').replace("digest: '0 0 1 1 *'", "digest: '*/2 * * * * *'"),
-    );
-    const env = { DATABASE_URL: database.url };
-    const daemons = [startDaemon(config, env), startDaemon(config, env)];
-    const sent = (channel: string) =>
-      count(
-        `SELECT count(*)::int AS n FROM outbox WHERE channel = '${channel}' AND sent_at IS NOT NULL AND payload->>'kind' = 'digest'`,
-      );
-    try {
-      // Several periods prepared, and at least two digests delivered by email.
-      await vi.waitFor(
-        async () => {
-          expect(await count('SELECT count(*)::int AS n FROM digests')).toBeGreaterThanOrEqual(3);
-          expect(await sent('email')).toBeGreaterThanOrEqual(2);
-        },
-        { timeout: 60_000, interval: 250 },
-      );
-    } finally {
-      for (const d of daemons) d.child.kill('SIGTERM');
-    }
-    expect(await Promise.all(daemons.map((d) => d.exit))).toEqual([0, 0]);
-    // One digest per period and recipient: the email address, and the webhook.
-    const digests = await count(
-      "SELECT count(*)::int AS n FROM digests WHERE recipient = 'seo@example.com'",
-    );
-    expect(await count('SELECT count(DISTINCT period_start)::int AS n FROM digests')).toBe(digests);
-    expect(
-      await count("SELECT count(*)::int AS n FROM digests WHERE recipient LIKE 'webhook %'"),
-    ).toBe(digests);
-    // Each delivery that was made arrived once (the last ones may still be queued: the
-    // daemons were stopped, and the next one to start sends them).
-    expect(
-      smtp.received.filter((m) => m.parsed.subject?.startsWith('robowatch digest')),
-    ).toHaveLength(await sent('email'));
-    expect(webhook.received.filter((h) => h.body.includes('"kind":"digest"'))).toHaveLength(
-      await sent('webhook'),
-    );
-    expect(await sent('email')).toBeGreaterThanOrEqual(2);
-  });
 });
 
 describe('the embedded database', () => {

@@ -1,0 +1,227 @@
+/**
+ * The daemon in-process, on both databases, with a clock the test moves and cron fires
+ * the test makes: two daemons sharing one database plan each period once, check each site
+ * once per period and alert a change once; a site whose earlier check still waits is
+ * skipped for a period; each recipient's digest of a period is sent once whichever
+ * daemon's fire wins; sent notifications are pruned once across the daemons; /healthz
+ * says when notifications have failed too long. Nothing waits for time: the tests wait
+ * for the daemons' events.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import type { TestDatabase } from '../../support/database.js';
+import { daemonConfig, FakeClock, FakeCron, startInProcess } from '../../support/daemon-harness.js';
+import type { InProcessDaemon } from '../../support/daemon-harness.js';
+import { FixtureServer } from '../../support/fixture-server.js';
+import { WebhookReceiver } from '../../support/webhook-receiver.js';
+
+const shop = new FixtureServer();
+const news = new FixtureServer();
+const hook = new WebhookReceiver('daemon-hook-secret');
+beforeAll(async () => {
+  await shop.start();
+  await news.start();
+  await hook.start();
+});
+afterAll(async () => {
+  await shop.stop();
+  await news.stop();
+  await hook.stop();
+});
+
+const OPEN = 'User-agent: *\nDisallow: /private/\n';
+const CLOSED = 'User-agent: *\nDisallow: /private/\nDisallow: /pricing\n';
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** Well behind the real clock, which the job engine's database compares due times with too. */
+const START = new Date('2026-03-02T00:00:00Z');
+
+/** Resolves once `condition` holds, looking every 10 ms for up to a minute. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within a minute`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe.each(databaseKinds())('the daemon in-process on %s', (kind) => {
+  let database: TestDatabase;
+  let clock: FakeClock;
+  let daemons: { daemon: InProcessDaemon; cron: FakeCron }[];
+  const config = (extra = '') =>
+    daemonConfig(`agents: [Googlebot]
+schedule: {check: '0 3 * * *', digest: '0 8 * * 1'}
+sites:
+  - {url: '${shop.origin}', watch: [/, /pricing]}
+  - {url: '${news.origin}', watch: [/, /pricing]}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+notify:
+  webhooks: [{url: '${hook.url}/hook', secret: daemon-hook-secret}]
+${extra}`);
+  /** Two daemons sharing the test's database, as two processes would. */
+  const startTwo = async (extra = '') => {
+    daemons = [];
+    for (let i = 0; i < 2; i++) {
+      const cron = new FakeCron();
+      daemons.push({
+        daemon: await startInProcess(database.handle, config(extra), clock, cron),
+        cron,
+      });
+    }
+  };
+  const all = <E extends Parameters<InProcessDaemon['heardOf']>[0]>(event: E) =>
+    daemons.flatMap(({ daemon }) => daemon.heardOf(event));
+  const checks = () => all('check:done').map((e) => e.outcome);
+
+  beforeEach(async () => {
+    database = await createTestDatabase(kind);
+    clock = new FakeClock(START);
+    daemons = [];
+    hook.received.length = 0;
+    hook.status = 200;
+    shop.serve('/robots.txt', 200, OPEN);
+    news.serve('/robots.txt', 200, OPEN);
+  });
+  afterEach(async () => {
+    for (const { daemon } of daemons) await daemon.stop();
+    shop.routes.clear();
+    news.routes.clear();
+    await database.close();
+  });
+
+  it('plans each period once, checks each site once per period, and alerts a change once', async () => {
+    await startTwo();
+    // Never checked: each site's first check within seconds of the start.
+    clock.advance(10_000);
+    await until(() => checks().length === 2, 'the two first checks');
+    expect(checks().map((c) => c.kind)).toEqual(['baseline', 'baseline']);
+
+    // The next period: both processes' fires, one plan.
+    shop.serve('/robots.txt', 200, CLOSED);
+    const fire = new Date('2026-03-02T03:00:00Z');
+    clock.advanceTo(fire);
+    for (const { cron } of daemons) cron.fire('plan 0 3 * * *', fire);
+    await until(
+      () => all('period:planned').some((p) => p.period.start.getTime() === fire.getTime()),
+      'the plan of the period',
+    );
+    const planned = all('period:planned').filter(
+      (p) => p.period.start.getTime() === fire.getTime(),
+    );
+    expect(planned).toHaveLength(1);
+    expect(planned[0]!.planned).toBe(2);
+    // Each site is due at its place within the period: nothing runs before.
+    expect(planned[0]!.firstDueAt!.getTime()).toBeGreaterThan(fire.getTime());
+    expect(planned[0]!.lastDueAt!.getTime()).toBeLessThan(fire.getTime() + 0.9 * DAY);
+    clock.advance(DAY - 1);
+    await until(() => checks().length === 4, 'the period’s checks');
+    const period = checks().slice(2);
+    expect(period.map((c) => [c.site, c.kind]).sort()).toEqual(
+      [
+        [news.origin, 'unchanged'],
+        [shop.origin, 'changed'],
+      ].sort(),
+    );
+    // One alert, signed, for the one change; delivered by one of the two.
+    await until(() => all('delivery:sent').length === 1, 'the alert');
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0]!.signatureValid).toBe(true);
+    // Both shared the work, and no check or plan job failed.
+    expect(all('job:failed')).toEqual([]);
+  });
+
+  it('skips a site whose check of an earlier period still waits', async () => {
+    await startTwo();
+    clock.advance(10_000);
+    await until(() => checks().length === 2, 'the first checks');
+    // Period one is planned, its checks due later in the period…
+    const one = new Date('2026-03-02T03:00:00Z');
+    clock.advanceTo(one);
+    daemons[0]!.cron.fire('plan 0 3 * * *', one);
+    await until(
+      () => all('period:planned').some((p) => p.period.start.getTime() === one.getTime()),
+      'period one',
+    );
+    // …and period two comes before any of them ran (a machine that cannot keep up).
+    const two = new Date(one.getTime() + DAY);
+    daemons[0]!.cron.fire('plan 0 3 * * *', two);
+    await until(() => all('check:skipped').length === 1, 'the skip');
+    expect(all('check:skipped')[0]!.sites.slice().sort()).toEqual(
+      [news.origin, shop.origin].sort(),
+    );
+    // The waiting checks run first when their time comes: each site once.
+    clock.advanceTo(new Date(two.getTime() + DAY - 1));
+    await until(() => checks().length === 4, 'the waiting checks');
+    expect(
+      checks()
+        .slice(2)
+        .map((c) => c.site)
+        .sort(),
+    ).toEqual([news.origin, shop.origin].sort());
+  });
+
+  it('sends each recipient’s digest of a period once, whichever daemon’s fire wins', async () => {
+    await startTwo();
+    clock.advance(10_000);
+    await until(() => checks().length === 2, 'the first checks');
+    const fire = new Date('2026-03-09T08:00:00Z');
+    clock.advanceTo(fire);
+    for (const { cron } of daemons) cron.fire('digest', fire);
+    await until(() => hook.received.some((h) => h.body.includes('"kind":"digest"')), 'the digest');
+    const queued = all('digest:queued');
+    expect(queued.filter((q) => q.digest !== null)).toHaveLength(1);
+    await until(() => all('delivery:sent').length === 1, 'its delivery');
+    // Both processes' fires were one job: one digest per recipient and period, sent once.
+    expect(hook.received.filter((h) => h.body.includes('"kind":"digest"'))).toHaveLength(1);
+  });
+
+  it('prunes sent notifications once across the daemons, after the retention', async () => {
+    await startTwo();
+    clock.advance(10_000);
+    await until(() => checks().length === 2, 'the first checks');
+    shop.serve('/robots.txt', 200, CLOSED);
+    const fire = new Date('2026-03-02T03:00:00Z');
+    clock.advanceTo(fire);
+    daemons[0]!.cron.fire('plan 0 3 * * *', fire);
+    clock.advance(DAY - 1);
+    await until(() => all('delivery:sent').length === 1, 'the alert');
+    // A week and a day on: one process prunes it, as the hour's upkeep job.
+    clock.advance(8 * DAY);
+    await until(
+      () => all('upkeep:done').some((u) => u.task === 'prune' && u.pruned > 0),
+      'the pruning',
+    );
+    const pruned = all('upkeep:done').filter((u) => u.task === 'prune' && u.pruned > 0);
+    expect(pruned).toHaveLength(1);
+    expect(pruned[0]).toMatchObject({ pruned: 1 });
+  });
+
+  it('says on /healthz when notifications have failed for longer than allowed', async () => {
+    await startTwo('  unhealthyAfterMs: 3600000\n');
+    clock.advance(10_000);
+    await until(() => checks().length === 2, 'the first checks');
+    hook.status = 500;
+    shop.serve('/robots.txt', 200, CLOSED);
+    const fire = new Date('2026-03-02T03:00:00Z');
+    clock.advanceTo(fire);
+    daemons[0]!.cron.fire('plan 0 3 * * *', fire);
+    clock.advance(DAY - 1);
+    await until(() => all('delivery:failed').length >= 1, 'a failed delivery');
+    const { daemon } = daemons[0]!;
+    expect((await daemon.daemon.health()).deliveries.ok).toBe(true);
+    // An hour and more of failures: unhealthy, saying which channel and why.
+    clock.advance(2 * HOUR);
+    await until(() => all('delivery:failed').length >= 2, 'the retries');
+    const health = await daemon.daemon.health();
+    expect(health.ok).toBe(false);
+    expect(health.deliveries.problem).toMatch(
+      /^webhook notifications have been failing since 2026-03-0\dT\d\d:\d\d:\d\d\.\d{3}Z: http:\/\/127\.0\.0\.1:\d+\/… answered 500$/,
+    );
+    // The receiver is back: the retry goes through, and it is healthy again.
+    hook.status = 200;
+    clock.advance(2 * HOUR);
+    await until(() => all('delivery:sent').length === 1, 'the delivery');
+    expect((await daemon.daemon.health()).deliveries.ok).toBe(true);
+  });
+});
