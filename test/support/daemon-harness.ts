@@ -160,6 +160,9 @@ export async function startInProcess(
     'upkeep:done',
     'upkeep:failed',
     'fire:failed',
+    'registry:refreshed',
+    'registry:used',
+    'backfill:done',
   ];
   for (const event of names)
     wired.daemon.events.on(event, (payload) => heard.push({ event, payload }));

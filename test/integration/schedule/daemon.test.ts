@@ -14,19 +14,28 @@ import { daemonConfig, FakeClock, FakeCron, startInProcess } from '../../support
 import type { InProcessDaemon } from '../../support/daemon-harness.js';
 import { FixtureServer } from '../../support/fixture-server.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
+import { WaybackServer } from '../../support/wayback-server.js';
+import { readFileSync } from 'node:fs';
+import { fixturePath } from '../../support/fixtures.js';
 
 const shop = new FixtureServer();
 const news = new FixtureServer();
 const hook = new WebhookReceiver('daemon-hook-secret');
+const registry = new FixtureServer();
+const wayback = new WaybackServer();
 beforeAll(async () => {
   await shop.start();
   await news.start();
   await hook.start();
+  await registry.start();
+  await wayback.start();
 });
 afterAll(async () => {
   await shop.stop();
   await news.stop();
   await hook.stop();
+  await registry.stop();
+  await wayback.stop();
 });
 
 const OPEN = 'User-agent: *\nDisallow: /private/\n';
@@ -223,5 +232,56 @@ ${extra}`);
     clock.advance(2 * HOUR);
     await until(() => all('delivery:sent').length === 1, 'the delivery');
     expect((await daemon.daemon.health()).deliveries.ok).toBe(true);
+  });
+
+  it('refreshes the AI crawler registry at its fire and uses what it serves', async () => {
+    registry.serve(
+      '/robots.json',
+      200,
+      readFileSync(fixturePath('registry/ai-robots.2026-02.json'), 'utf8'),
+      { 'content-type': 'application/json' },
+    );
+    await startTwo(`registry: {url: '${registry.origin}/robots.json', refresh: '0 4 * * *'}\n`);
+    // Fetched once at the start (by whichever process), recorded, and used by both.
+    await until(() => all('registry:used').length === 2, 'the registry in use');
+    const fetched = registry.requests.length;
+    registry.serve(
+      '/robots.json',
+      200,
+      readFileSync(new URL('../../../registry/ai-robots.json', import.meta.url), 'utf8'),
+      { 'content-type': 'application/json' },
+    );
+    const fire = new Date('2026-03-02T04:00:00Z');
+    clock.advanceTo(fire);
+    for (const { cron } of daemons) cron.fire('registry', fire);
+    await until(
+      () =>
+        all('registry:refreshed').some(
+          (r) => r.outcome.kind === 'updated' && r.outcome.previous !== null,
+        ),
+      'the refresh',
+    );
+    // Both fires were one job: one fetch. The other process takes it at its next upkeep.
+    expect(registry.requests.length - fetched).toBe(1);
+    clock.advance(15_000);
+    await until(() => all('registry:used').length === 4, 'the new registry in use');
+    expect(all('registry:used').at(-1)!.version.agents).toBe(160);
+  });
+
+  it('loads a site’s history from the Internet Archive as a job, a slice at a time', async () => {
+    wayback.captures.set(new URL(shop.origin).host, [
+      { timestamp: '20240101000000', status: 200, body: OPEN },
+      { timestamp: '20250101000000', status: 200, body: CLOSED },
+    ]);
+    await startTwo(`archive: {url: '${wayback.url}', requestsPerMinute: 0}\n`);
+    // The shop is the configuration's first site: site 1.
+    await daemons[0]!.daemon.daemon.queueBackfill({ siteId: 1 });
+    await until(() => all('backfill:done').length === 1, 'the backfill');
+    expect(all('backfill:done')[0]!.outcome).toMatchObject({
+      site: shop.origin,
+      fetched: 2,
+      snapshots: 2,
+      more: false,
+    });
   });
 });
