@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
 import { checkSites, SITES_PER_FETCH } from '../monitor/check-sites.js';
-import { outcomeDocument } from '../monitor/check-site.js';
+import { outcomeDocument } from '../monitor/documents/index.js';
 import type { RunSummary } from '../monitor/check-sites.js';
 import type { ChangeEvent } from '../policy/events.js';
 import { daemonSites, DaemonError, withStoreOrDaemon } from './daemon-client.js';

@@ -3,7 +3,7 @@ import { UsageError } from '../lib/errors.js';
 import { groupAlike } from '../policy/coverage.js';
 import { formatTime } from '../policy/format.js';
 import { viewCoverage } from '../monitor/view-coverage.js';
-import type { CoverageDocument } from '../monitor/view-coverage.js';
+import type { CoverageDocument, CoverageDocumentValue } from '../monitor/documents/index.js';
 import { loadCoverage, loadUrlSetById } from '../store/coverage.js';
 import { getSnapshot, listSnapshots } from '../store/history.js';
 import type { CliContext } from './context.js';
@@ -41,7 +41,7 @@ or a list, in the configuration).`,
           configured?.sitemaps === 'off'
             ? `${origin} has no coverage: its sitemaps are off (set sitemaps: auto, or list them)`
             : `${origin} has no coverage yet: it is computed after a check (run robowatch check)`;
-        const document = await withStoreOrDaemon(
+        const document = await withStoreOrDaemon<CoverageDocument | CoverageDocumentValue>(
           context,
           config,
           async (handle) => {
@@ -94,7 +94,10 @@ const share = (n: number, of: number) =>
   of === 0 ? '' : ` (${((100 * n) / of).toFixed(n === of || n === 0 ? 0 : 1)}%)`;
 
 /** The coverage in words: one block per crawler, the sitemaps' problems last. */
-export function formatCoverage(origin: string, doc: CoverageDocument): string {
+export function formatCoverage(
+  origin: string,
+  doc: CoverageDocument | CoverageDocumentValue,
+): string {
   const set = doc.urlSet;
   const lines: string[] = [
     `${origin}: snapshot ${doc.snapshot}, ${count(doc.urls)} URL${doc.urls === 1 ? '' : 's'} from ${set.sitemaps.length} sitemap${set.sitemaps.length === 1 ? '' : 's'} (read ${formatTime(new Date(set.lastSeenAt))}; this set since ${formatTime(new Date(set.firstSeenAt))}: ${count(set.added)} added, ${count(set.removed)} removed)`,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
-import { diffDocument, patchLines, viewDiff } from '../monitor/view-diff.js';
+import { patchLines, viewDiff } from '../monitor/view-diff.js';
+import { diffDocument } from '../monitor/documents/index.js';
 import type { DiffView } from '../monitor/view-diff.js';
 import type { SiteRef } from '../monitor/view-site.js';
 import {
@@ -11,7 +12,7 @@ import {
 import type { CoverageShift } from '../monitor/view-coverage.js';
 import { formatTime } from '../policy/format.js';
 import type { SnapshotSummary } from '../monitor/records.js';
-import type { SnapshotDocument } from '../monitor/view-snapshot.js';
+import type { SnapshotDocument } from '../monitor/documents/index.js';
 import type { ChangeCause } from '../policy/cause-model.js';
 import type { ChangeEvent } from '../policy/events.js';
 import { createWebStore } from '../store/index.js';

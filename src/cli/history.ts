@@ -5,7 +5,7 @@ import type { Profile } from '../robots/index.js';
 import type { Database } from '../store/db.js';
 import { listSnapshots } from '../store/history.js';
 import type { SnapshotSummary } from '../monitor/records.js';
-import type { SnapshotDocument } from '../monitor/view-snapshot.js';
+import type { SnapshotDocument } from '../monitor/documents/index.js';
 import { findSite } from '../store/sites.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
 import { STALE_AFTER_MS } from '../policy/access.js';
 import { routeAlerts } from '../policy/alerts.js';
-import { refusalLine, refusedCause } from '../policy/refusal.js';
+import { refusedCause } from '../policy/refusal.js';
 import type { FetchOutcome } from '../policy/access.js';
 import { coverageQuestion, explainChange } from '../policy/causes.js';
 import type { CauseSide, ChangeCause, ChangeInput, LastGood } from '../policy/cause-model.js';
@@ -498,37 +498,4 @@ export function verdictsKey(site: SiteConfig): string {
     verdictsKeys.set(site, key);
   }
   return key;
-}
-
-/** A check's outcome as the API answers it (and the command line reads it back). */
-export function outcomeDocument(outcome: CheckOutcome) {
-  const verdicts = outcome.verdicts;
-  return {
-    site: outcome.site,
-    siteId: outcome.siteId,
-    kind: outcome.kind,
-    snapshotId: outcome.snapshotId,
-    previousId: outcome.previousId,
-    status: outcome.status,
-    transient: outcome.transient,
-    events: boundEvents(outcome.events),
-    causes: outcome.causes,
-    findings: outcome.findings,
-    verdicts:
-      verdicts === null
-        ? null
-        : { watched: verdicts.length, disallowed: verdicts.filter((v) => !v.allowed).length },
-    refused: refusedDocument(outcome),
-  };
-}
-
-/** A refused check as the API says it: the one line, since when, and whether it began now. */
-function refusedDocument(outcome: CheckOutcome) {
-  const cause = outcome.causes.find((c) => c.type === 'refused');
-  if (outcome.refused === undefined || cause === undefined) return null;
-  return {
-    message: refusalLine(cause),
-    since: outcome.refused.since.toISOString(),
-    began: outcome.refused.began,
-  };
 }

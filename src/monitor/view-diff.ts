@@ -1,14 +1,12 @@
 import { createTwoFilesPatch } from 'diff';
 import { causeOrder } from '../policy/cause-model.js';
 import type { ChangeCause } from '../policy/cause-model.js';
-import { boundEvents } from '../policy/events.js';
 import type { ChangeEvent } from '../policy/events.js';
 import type { ReadStore } from './ports.js';
 import type { SnapshotSummary } from './records.js';
 import { sitemapsOff, viewCoverageShift } from './view-coverage.js';
 import type { CoverageShift } from './view-coverage.js';
 import { compareStored } from './view-site.js';
-import { snapshotDocument } from './view-snapshot.js';
 import type { SiteRef } from './view-site.js';
 
 export interface DiffLine {
@@ -131,20 +129,4 @@ export function patchLines(text: string): DiffLine[] {
             : 'context',
       text: l,
     }));
-}
-
-/**
- * A diff as the API and `robowatch diff --json` give it: the two snapshots, the change
- * events (long rule lists cut at 500, with their totals), the causes and the text diff.
- */
-export function diffDocument(view: DiffView, site: SiteRef) {
-  return {
-    site: site.origin,
-    from: snapshotDocument(view.from, site),
-    to: snapshotDocument(view.to, site),
-    events: boundEvents(view.events),
-    causes: view.causes,
-    patch: view.patch.map((l) => l.text).join('\n'),
-    coverage: view.coverage ?? null,
-  };
 }

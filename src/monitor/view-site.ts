@@ -1,7 +1,7 @@
 import type { CoveragePoint } from './records.js';
 import type { SiteConfig } from '../config/config.js';
 import { viewCoverage } from './view-coverage.js';
-import type { CoverageDocument } from './view-coverage.js';
+import type { CoverageDocumentValue } from './documents/index.js';
 import type { Access } from '../policy/access.js';
 import type { ChangeCause, ChangeCauseType } from '../policy/cause-model.js';
 import { sitemapsOf } from '../policy/events.js';
@@ -120,7 +120,7 @@ export interface SiteView {
   readonly matrixUsage: ReadonlyMap<string, PreferencesDocument>;
   readonly sitemaps: readonly string[];
   /** The current snapshot's coverage of the site's sitemaps, when computed. */
-  readonly coverage: CoverageDocument | undefined;
+  readonly coverage: CoverageDocumentValue | undefined;
   /** Coverage over time, oldest first (for the chart). */
   readonly coverageHistory: readonly CoveragePoint[];
   /** When the site is checked next (its planned run, else its place in the next period). */

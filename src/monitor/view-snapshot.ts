@@ -52,37 +52,3 @@ export async function viewSnapshot(
     coverage,
   };
 }
-
-/** A snapshot as the API gives it, after JSON: instants are strings. */
-export type SnapshotDocument = Omit<
-  ReturnType<typeof snapshotDocument>,
-  'firstSeen' | 'lastSeen'
-> & { readonly firstSeen: string; readonly lastSeen: string };
-
-/** A snapshot as the API and `--json` outputs give it. */
-export function snapshotDocument(s: SnapshotSummary, site: SiteRef) {
-  return {
-    id: s.id,
-    siteId: s.siteId,
-    previousId: s.previousId,
-    firstSeen: s.firstSeen,
-    lastSeen: s.lastSeen,
-    checks: s.checks,
-    access: siteAccess({ fetch: s, stale: s.stale }, profileOf(site)),
-    status: s.status,
-    error: s.error,
-    errorDetail: s.errorDetail,
-    stale: s.stale,
-    size: s.size,
-    truncated: s.truncated,
-    sha256: s.sha256,
-    finalUrl: s.finalUrl,
-    redirects: s.redirects,
-    lastGoodId: s.lastGoodId,
-    registry: s.registry ?? null,
-    // An Internet Archive capture (robowatch backfill): its first and last capture times
-    // are firstSeen and lastSeen, its captures `checks`.
-    source: s.source,
-    originalUrl: s.originalUrl,
-  };
-}

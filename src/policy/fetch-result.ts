@@ -4,16 +4,18 @@
  */
 
 /** Why no HTTP status was obtained (or, for redirects, why the chain was abandoned). */
-export type FetchErrorKind =
-  | 'dns'
-  | 'refused'
-  | 'reset'
-  | 'timeout'
-  | 'tls'
-  | 'blocked'
-  | 'too-many-redirects'
-  | 'invalid-response'
-  | 'network';
+export const FETCH_ERROR_KINDS = [
+  'dns',
+  'refused',
+  'reset',
+  'timeout',
+  'tls',
+  'blocked',
+  'too-many-redirects',
+  'invalid-response',
+  'network',
+] as const;
+export type FetchErrorKind = (typeof FETCH_ERROR_KINDS)[number];
 
 export interface RedirectHop {
   /** The URL requested. */

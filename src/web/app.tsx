@@ -12,7 +12,7 @@ import type { WebEnv } from './auth.js';
 import type { WebDeps } from './deps.js';
 import { ErrorPageView } from './pages/errors.js';
 import { TesterThread } from '../monitor/tester-thread.js';
-import { registerApi } from './routes/api.js';
+import { apiApp } from './api/index.js';
 import { registerOps } from './routes/ops.js';
 import { registerPages } from './routes/pages.js';
 import { configuredSites } from './sites.js';
@@ -91,7 +91,7 @@ export function createApp(deps: WebDeps): Hono<WebEnv> {
   );
   const tester = deps.tester ?? new TesterThread();
   registerPages(app, deps, sites, tester);
-  registerApi(app, deps, sites, tester);
+  app.route('/', apiApp({ deps, sites, tester }));
   registerOps(app, deps);
 
   const respond = (c: Context<WebEnv>, status: ContentfulStatusCode, message: string) => {

@@ -1,8 +1,6 @@
 /** The notification channels as the page and the API show them, and their test. */
 import { HTTPException } from 'hono/http-exception';
 import { oneLine } from '../lib/errors.js';
-import { redactUrl } from '../lib/redact.js';
-import type { FailingChannel } from '../monitor/records.js';
 import { viewNotifications } from '../monitor/view-notifications.js';
 import type { NotificationChannel, NotificationsView } from '../monitor/view-notifications.js';
 import type { WebDeps } from './deps.js';
@@ -52,16 +50,5 @@ export async function sendChannelTest(
     channel,
     sent: true,
     message: `A test was sent to ${to} and accepted${channel.kind === 'email' ? ' by the mail server: check the inbox (and the spam folder)' : ''}.`,
-  };
-}
-
-/** A failing channel as the API and /healthz show it: a webhook by its origin only. */
-export function failingDocument(f: FailingChannel) {
-  return {
-    channel: f.channel,
-    destination: f.destination === null ? null : redactUrl(f.destination),
-    since: f.since,
-    waiting: f.waiting,
-    error: f.error,
   };
 }

@@ -30,7 +30,7 @@ export function configuredSites(deps: WebDeps) {
 export type ConfiguredSites = ReturnType<typeof configuredSites>;
 
 /** Ids are PostgreSQL integers: none is larger. */
-const MAX_ID = 2_147_483_647;
+export const MAX_ID = 2_147_483_647;
 
 /** A positive whole number from a URL, or a 400 that names the parameter. */
 export function parseId(value: string | undefined, what: string): number {

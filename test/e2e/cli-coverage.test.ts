@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CoverageDocument } from '../../src/monitor/view-coverage.js';
+import type { CoverageDocument } from '../../src/monitor/documents/index.js';
 import { runRobowatch } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { referenceAllowedByRobots } from '../support/reference-matcher.js';

@@ -10,7 +10,8 @@ import {
   coverageShiftRows,
   coverageSideText,
 } from '../../monitor/view-coverage.js';
-import type { CoverageDocument, CoverageShift } from '../../monitor/view-coverage.js';
+import type { CoverageShift } from '../../monitor/view-coverage.js';
+import type { CoverageDocumentValue as CoverageDocument } from '../../monitor/documents/index.js';
 import type { CoveragePoint } from '../../monitor/records.js';
 import { groupAlike } from '../../policy/coverage.js';
 import { Time } from './components.js';

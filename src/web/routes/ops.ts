@@ -1,7 +1,7 @@
 /** Operations: /healthz for probes, /metrics for Prometheus. */
 import type { Hono } from 'hono';
 import { oneLine } from '../../lib/errors.js';
-import { failingDocument } from '../notifications.js';
+import { failingDocument } from '../../monitor/documents/index.js';
 import { failingText } from '../../monitor/view-notifications.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';

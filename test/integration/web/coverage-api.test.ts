@@ -8,7 +8,7 @@ import { createCoverageStore } from '../../../src/store/index.js';
 import { DEFAULT_DISCOVERY_LIMITS } from '../../../src/monitor/discover-sitemaps.js';
 import { checkSites } from '../../../src/monitor/check-sites.js';
 import { CoverageThreads } from '../../../src/monitor/coverage-threads.js';
-import type { CoverageDocument } from '../../../src/monitor/view-coverage.js';
+import { CoverageDocument } from '../../../src/monitor/documents/index.js';
 import type { createApp } from '../../../src/web/app.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
@@ -90,6 +90,8 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     const { status, body } = await get('/api/v1/sites/1/coverage');
     expect(status).toBe(200);
     const doc = body as CoverageDocument;
+    // Exactly the document /api/v1/openapi.json describes: nothing more, nothing missing.
+    expect(CoverageDocument.parse(body)).toEqual(body);
     expect(doc).toMatchObject({ snapshot: latest, urls: 5 });
     expect(doc.agents['Googlebot']).toMatchObject({
       allowed: 2,

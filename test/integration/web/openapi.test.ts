@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import * as documents from '../../../src/monitor/documents/index.js';
 import { createTestDatabase } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { useLoopbackSite } from '../../support/loopback-site.js';
@@ -21,6 +23,7 @@ interface OpenApi {
       {
         requestBody?: { content: { 'application/json': { schema: Record<string, unknown> } } };
         responses: Record<string, unknown>;
+        parameters?: { name: string; in: string; required?: boolean }[];
       }
     >
   >;
@@ -128,5 +131,80 @@ describe('the OpenAPI document', () => {
       })
       .sort();
     expect(listed).toEqual(documented());
+  });
+});
+
+describe('the answers the OpenAPI document describes', () => {
+  let database: TestDatabase;
+  let app: ReturnType<typeof historyApp>;
+  let doc: OpenApi;
+  beforeAll(async () => {
+    database = await createTestDatabase('pglite');
+    const config = historyConfig(server.origin);
+    const { deps, clock } = await buildHistory(database.handle.db, server, fetcher, config);
+    app = historyApp(database.handle.db, config, deps, clock);
+    doc = (await (await app.request('/api/v1/openapi.json')).json()) as OpenApi;
+  });
+  afterAll(async () => {
+    server.routes.clear();
+    await database.close();
+  });
+
+  /** Every document schema the module exports, by the name the OpenAPI document gives it. */
+  const schemas = new Map(
+    Object.values(documents as Record<string, unknown>)
+      .filter((s): s is z.ZodType => s instanceof z.ZodType)
+      .flatMap((s) => {
+        const id = s.meta()?.['id'];
+        return typeof id === 'string' ? [[id, s] as const] : [];
+      }),
+  );
+
+  it('answers every documented GET with exactly its documented schema: no field more, none missing', async () => {
+    const get = async (path: string) => {
+      const response = await app.request(path);
+      expect(response.status, path).toBe(200);
+      return response.json();
+    };
+    const sites = (await get('/api/v1/sites')) as { sites: { id: number }[] };
+    const site = sites.sites[0]!.id;
+    const snapshots = (await get(`/api/v1/sites/${site}/snapshots`)) as {
+      snapshots: { id: number }[];
+    };
+    const snapshot = snapshots.snapshots[0]!.id;
+    const example: Record<string, string> = { url: `${server.origin}/pricing`, agent: 'Googlebot' };
+    const checked: string[] = [];
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      const content = (
+        methods['get']?.responses['200'] as
+          { content?: Record<string, { schema?: { $ref?: string } }> } | undefined
+      )?.content?.['application/json'];
+      if (content === undefined || path.endsWith('/openapi.json')) continue;
+      // The history has no sitemaps: coverage-api.test.ts checks that document.
+      if (path.endsWith('/coverage')) continue;
+      const ref = content.schema?.$ref;
+      expect(ref, `${path} answers a named document`).toMatch(/^#\/components\/schemas\//);
+      const schema = schemas.get(ref!.replace('#/components/schemas/', ''));
+      expect(schema, `${ref} is a schema of src/monitor/documents`).toBeDefined();
+      const concrete = path
+        .replace('/sites/{id}', `/sites/${site}`)
+        .replace('/snapshots/{id}', `/snapshots/${snapshot}`)
+        .replace('{agent}', 'GPTBot');
+      const required = (methods['get']!.parameters ?? [])
+        .filter((p) => p.in === 'query' && p.required === true)
+        .map((p) => `${p.name}=${encodeURIComponent(example[p.name]!)}`);
+      const body = await get(
+        required.length === 0 ? concrete : `${concrete}?${required.join('&')}`,
+      );
+      const parsed = schema!.safeParse(body);
+      expect(parsed.error?.issues ?? [], concrete).toEqual([]);
+      // Parsing drops what the schema does not name: an answer with more differs.
+      expect(parsed.data, concrete).toEqual(body);
+      checked.push(path);
+    }
+    expect(checked).toEqual(
+      expect.arrayContaining(['/api/v1/sites', '/api/v1/sites/{id}', '/api/v1/snapshots/{id}']),
+    );
+    expect(checked.length).toBeGreaterThanOrEqual(18);
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * The tester as documents: the proposed file with the URLs and crawlers to evaluate, and
+ * what it decides beside the live file, with its effect on the site's whole URL set.
+ */
+import { z } from 'zod';
+import { LintFindingDocument, list, VerdictDocument } from './common.js';
+
+/** The body of POST /api/v1/test. */
+export const TestRequest = z.strictObject({
+  robotstxt: z
+    .string({ error: 'must be the robots.txt to test, as a string' })
+    .max(2_000_000, 'is over 2,000,000 characters'),
+  agents: z.array(
+    z.union([z.string(), z.strictObject({ token: z.string(), profile: z.string().optional() })]),
+    { error: 'must be a list of tokens or {token, profile}' },
+  ),
+  urls: z.array(z.string(), { error: 'must be a list of URLs' }),
+  site: z.number({ error: 'must be a site id' }).int().positive().optional(),
+});
+
+const Count = z.number().int();
+
+export const TestResultDocument = z
+  .object({
+    rows: list(
+      z.object({
+        url: z.string(),
+        agent: z.string(),
+        proposed: VerdictDocument,
+        live: VerdictDocument.nullable(),
+        changed: z.boolean().meta({ description: 'the proposed file would flip this verdict' }),
+        preferences: z
+          .object({
+            preferences: z.record(z.string(), z.string()).nullable(),
+            preferenceLines: z.record(z.string(), Count),
+          })
+          .optional()
+          .meta({
+            description:
+              'the usage preferences the file states for the row; absent without Content-Usage or Content-Signal lines',
+          }),
+      }),
+    ),
+    findings: list(LintFindingDocument),
+    live: z.boolean().meta({ description: 'whether the site has a live file compared with' }),
+    site: z
+      .object({
+        urls: Count,
+        effects: list(
+          z.object({
+            agents: list(z.string()),
+            disallowed: Count,
+            newlyDisallowed: Count,
+            newlyAllowed: Count,
+            prefixes: list(z.object({ prefix: z.string(), urls: Count })),
+            rules: list(
+              z.object({
+                line: Count,
+                directive: z.enum(['allow', 'disallow']),
+                pattern: z.string(),
+                urls: Count,
+              }),
+            ),
+            samples: list(z.string()),
+          }),
+        ),
+      })
+      .nullable()
+      .meta({ description: "the file's effect on every URL of the site's sitemaps, or null" }),
+  })
+  .meta({ id: 'TestResult' });

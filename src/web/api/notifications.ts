@@ -1,0 +1,169 @@
+/**
+ * Notifications under /api/v1: where alerts go and whether they get there, a channel's
+ * test, the default recipients, and the digests as they would be sent now.
+ */
+import { HTTPException } from 'hono/http-exception';
+import { z } from 'zod';
+import { channelSettings } from '../../config/schema.js';
+import {
+  ChannelTestDocument,
+  ChannelTestRequest,
+  DefaultsDocument,
+  DigestPreviewDocument,
+  NotificationsDocument,
+  channelDocument,
+  defaultsDocument,
+  failingDocument,
+} from '../../monitor/documents/index.js';
+import { requireWriteAccess } from '../auth.js';
+import { notificationsNow, sendChannelTest } from '../notifications.js';
+import {
+  API,
+  answer,
+  apiPart,
+  catalogChange,
+  errors,
+  jsonBody,
+  parseBody,
+  query,
+  readJson,
+  route,
+} from './route.js';
+import type { ApiContext } from './route.js';
+
+export function notificationsApi({ deps, sites }: ApiContext) {
+  const app = apiPart();
+
+  // Where alerts go, and whether they get there.
+  app.openapi(
+    route({
+      method: 'get',
+      path: `${API}/notifications`,
+      summary:
+        'Where alerts go: the mail server, the channels (default and per site) with their ids, and those failing.',
+      responses: {
+        200: answer('the mail server, the channels, those failing', NotificationsDocument),
+        ...errors([]),
+      },
+    }),
+    async (c) => {
+      const view = await notificationsNow(deps, sites);
+      return c.json(
+        {
+          email: view.email,
+          channels: view.channels.map(channelDocument),
+          failing: view.failing.map(failingDocument),
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${API}/notifications/test`,
+      summary: 'Sends a channel’s test notification now: 200 when its receiver accepted it.',
+      request: { body: jsonBody(ChannelTestRequest) },
+      responses: {
+        200: answer('sent, and what the receiver said', ChannelTestDocument),
+        ...errors([400, 404, 502, 503], true),
+      },
+    }),
+    async (c) => {
+      requireWriteAccess(c, deps.config.web.token);
+      const body = await readJson(c, '{"channel": "<id from GET /api/v1/notifications>"}');
+      const { channel } = parseBody(ChannelTestRequest, body);
+      const result = await sendChannelTest(deps, sites, channel);
+      if (!result.sent) throw new HTTPException(502, { message: result.message });
+      return c.json(
+        { sent: true as const, channel: channelDocument(result.channel), message: result.message },
+        200,
+      );
+    },
+  );
+
+  // The default recipients and webhooks: the file's (read-only) and those added here.
+  const defaults = () => {
+    const { file, added } = deps.catalog.defaultChannels();
+    return defaultsDocument(file, added);
+  };
+  app.openapi(
+    route({
+      method: 'get',
+      path: `${API}/notifications/defaults`,
+      summary:
+        'The default recipients and webhooks: the configuration file’s and those added here (webhooks by origin).',
+      responses: { 200: answer('the defaults', DefaultsDocument), ...errors([]) },
+    }),
+    (c) => c.json(defaults(), 200),
+  );
+  app.openapi(
+    route({
+      method: 'put',
+      path: `${API}/notifications/defaults`,
+      summary:
+        'Replaces the default recipients and webhooks added here; every site without its own alerts them, with the file’s.',
+      request: { body: jsonBody(channelSettings) },
+      responses: { 200: answer('the defaults', DefaultsDocument), ...errors([400], true) },
+    }),
+    async (c) => {
+      requireWriteAccess(c, deps.config.web.token);
+      const body = await readJson(
+        c,
+        '{"email": [...], "webhooks": [{"url", "secret"?, "format"?}]}',
+      );
+      await catalogChange(() => deps.catalog.setDefaultChannels(body));
+      deps.logger.info({}, 'default recipients saved from the API');
+      return c.json(defaults(), 200);
+    },
+  );
+
+  // The digests of the last `since` as they would be sent now: `robowatch digest --print`
+  // beside a daemon that holds the embedded database asks for them here.
+  app.openapi(
+    route({
+      method: 'get',
+      path: `${API}/digests/preview`,
+      summary: 'The digests of a period as they would be sent now (not recorded).',
+      request: {
+        query: z.object({
+          since: query('how far back: 7d, 24h…'),
+          to: query('only this recipient'),
+        }),
+      },
+      responses: { 200: answer('the digests', DigestPreviewDocument), ...errors([400]) },
+    }),
+    async (c) => {
+      const since = parseDuration(c.req.query('since') ?? '7d');
+      const now = deps.now();
+      const start = new Date(Math.floor((now.getTime() - since) / 3_600_000) * 3_600_000);
+      const digests = await deps.previewDigests({ start, end: now }, c.req.query('to'));
+      return c.json(
+        {
+          period: { start, end: now },
+          digests: digests.map((d) => ({
+            recipient: d.recipient,
+            subject: d.rendered.subject,
+            text: d.rendered.text,
+          })),
+        },
+        200,
+      );
+    },
+  );
+
+  return app;
+}
+
+const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** "7d" → milliseconds, or a 400 that says what a duration looks like. */
+function parseDuration(value: string): number {
+  const match = /^(\d{1,6})([mhdw])$/.exec(value);
+  if (!match)
+    throw new HTTPException(400, {
+      message: `since must be a duration such as 7d, 24h or 2w, not "${value}"`,
+    });
+  return Number(match[1]) * UNITS[match[2]!]!;
+}

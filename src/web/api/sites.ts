@@ -1,0 +1,368 @@
+/**
+ * /api/v1/sites: the list with where each site stands, one site with its settings,
+ * adding (one, or a list), editing, pausing and removing sites, checking one now, and its
+ * history from the Internet Archive.
+ */
+import { HTTPException } from 'hono/http-exception';
+import { z } from 'zod';
+import { oneLine } from '../../lib/errors.js';
+import { readBackfillOptions } from '../../monitor/backfill.js';
+import {
+  ArchiveDocument,
+  BulkDocument,
+  CheckDocument,
+  SiteAddedDocument,
+  SiteDocument,
+  SiteListDocument,
+  archiveDocument,
+  outcomeDocument,
+  siteDocument,
+  siteRowDocument,
+} from '../../monitor/documents/index.js';
+import {
+  TRIAGE_STATES,
+  isTriageState,
+  siteFilter,
+  siteStateBitsOf,
+  stateBit,
+  viewOverview,
+} from '../../monitor/view-overview.js';
+import type { SiteRef } from '../../monitor/view-site.js';
+import { siteSchema, siteSettings } from '../../config/schema.js';
+import { requireWriteAccess } from '../auth.js';
+import { BulkListRefused, addSiteList } from '../bulk.js';
+import { backfillScheduler, optionalId, parseId } from '../sites.js';
+import {
+  API,
+  ID,
+  answer,
+  apiPart,
+  catalogChange,
+  errors,
+  jsonBody,
+  limitOf,
+  query,
+  readJson,
+  route,
+} from './route.js';
+import type { ApiContext } from './route.js';
+
+export function sitesApi({ deps, sites }: ApiContext) {
+  const app = apiPart();
+  const token = deps.config.web.token;
+
+  /** One site as GET /sites/{id} answers it. */
+  const siteOf = async (site: SiteRef) => {
+    const [[latest], refused] = await Promise.all([
+      deps.store.listSnapshots(site.id, 1),
+      deps.store.loadRefusal(site.id),
+    ]);
+    return siteDocument(site, deps.catalog.get(site.id), latest, refused);
+  };
+  const siteById = async (id: number) => siteOf(await sites.resolve(String(id)));
+
+  // Paged by id: `after` is the last id of the previous page, so that a page is found
+  // without counting the ones before it and stays put while sites are added.
+  app.openapi(
+    route({
+      method: 'get',
+      path: `${API}/sites`,
+      summary: 'The sites in id order, a page at a time, with where each stands.',
+      request: {
+        query: z.object({
+          q: query('matches origins and names, ignoring case'),
+          tag: query('only sites with this tag'),
+          state: query(`only sites in this state: ${TRIAGE_STATES.join(', ')}`),
+          limit: query('how many (1 to 500; 100)'),
+          after: query('the last id of the previous page'),
+        }),
+      },
+      responses: {
+        200: answer('the sites; next is the URL of the next page, or null', SiteListDocument),
+        ...errors([400]),
+      },
+    }),
+    async (c) => {
+      const limit = limitOf(c, 100);
+      const after = optionalId(c.req.query('after'), 'after') ?? 0;
+      const q = c.req.query('q') ?? '';
+      const tag = c.req.query('tag') ?? '';
+      const stateParam = c.req.query('state') ?? '';
+      if (stateParam !== '' && !isTriageState(stateParam))
+        throw new HTTPException(400, {
+          message: `state must be one of ${TRIAGE_STATES.join(', ')}, not "${stateParam.slice(0, 40)}"`,
+        });
+      const state = stateParam === '' ? undefined : stateParam;
+      const matches = siteFilter(q, tag === '' ? undefined : tag);
+      let all = await sites.all();
+      if (state !== undefined) {
+        // The state filter needs every site's standing; the keyset paging stays by id.
+        const bits = await siteStateBitsOf(deps.store, all, deps.now());
+        const bit = stateBit(state);
+        all = all.filter((_, i) => (bits[i]! & bit) !== 0);
+      }
+      const matching = all
+        .filter(({ id, site }) => id > after && matches(site))
+        .sort((a, b) => a.id - b.id);
+      const page = matching.slice(0, limit);
+      const pausedAt = new Map(page.map((e) => [e.id, e.pausedAt]));
+      const view = await viewOverview(deps.store, page, {
+        query: '',
+        page: 1,
+        perPage: limit,
+        now: deps.now(),
+        timezone: deps.config.schedule.timezone,
+        strip: false,
+      });
+      const last = page[page.length - 1];
+      const params = {
+        ...(q === '' ? {} : { q }),
+        ...(tag === '' ? {} : { tag }),
+        ...(state === undefined ? {} : { state }),
+        limit: String(limit),
+      };
+      const next =
+        matching.length > limit && last !== undefined
+          ? `${API}/sites?${new URLSearchParams({ ...params, after: String(last.id) }).toString()}`
+          : null;
+      return c.json(
+        { sites: view.rows.map((r) => siteRowDocument(r, pausedAt.get(r.id) ?? null)), next },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'get',
+      path: `${API}/sites/{id}`,
+      summary:
+        'One site: name, tags, where its settings live, paused, watches, agents, recipients, its current snapshot, and `refused` while robowatch cannot check it (its host is on a private address).',
+      request: { params: ID },
+      responses: { 200: answer('the site', SiteDocument), ...errors([400, 404]) },
+    }),
+    async (c) => c.json(await siteOf(await sites.resolve(c.req.param('id'))), 200),
+  );
+
+  // Sites added here are the product's own (kept in the database); the file's sites are
+  // the file's: they can be paused and checked, not edited or removed.
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${API}/sites`,
+      summary:
+        'Adds a site (as the configuration file writes one) and checks it at once: 201 with its baseline.',
+      request: { body: jsonBody(siteSchema) },
+      responses: {
+        201: answer('the site, with `check`: its first check', SiteAddedDocument),
+        ...errors([400, 409], true),
+      },
+    }),
+    async (c) => {
+      requireWriteAccess(c, token);
+      const body = await readJson(
+        c,
+        '{url, name?, tags?, watch?, agents?, profile?, schedule?, notify?}',
+      );
+      const entry = await catalogChange(() => deps.catalog.add(body));
+      deps.logger.info({ site: entry.site.origin, id: entry.id }, 'site added from the web');
+      // Its baseline, at once: the answer says what the site's robots.txt allows now.
+      let check: ReturnType<typeof outcomeDocument> | { error: string };
+      try {
+        check = outcomeDocument(await deps.checkNow(entry.site));
+      } catch (error) {
+        check = { error: oneLine(error) };
+      }
+      return c.json({ ...(await siteById(entry.id)), check }, 201, {
+        location: `${API}/sites/${entry.id}`,
+      });
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'patch',
+      path: `${API}/sites/{id}`,
+      summary:
+        'Edits a site added in the UI or API: each key replaces the site’s, null restores the default.',
+      request: { params: ID, body: jsonBody(siteSettings.partial()) },
+      responses: { 200: answer('the site', SiteDocument), ...errors([400, 404, 409], true) },
+    }),
+    async (c) => {
+      requireWriteAccess(c, token);
+      const id = parseId(c.req.param('id'), 'site');
+      const body = await readJson(c, '{name?, tags?, watch?, …}; null removes a setting');
+      const entry = await catalogChange(() => deps.catalog.update(id, body));
+      deps.logger.info({ site: entry.site.origin, id }, 'site edited from the web');
+      return c.json(await siteById(id), 200);
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'delete',
+      path: `${API}/sites/{id}`,
+      summary: 'Stops watching a site added in the UI or API; its history stays.',
+      request: { params: ID },
+      responses: { 204: { description: 'removed' }, ...errors([400, 404, 409], true) },
+    }),
+    async (c) => {
+      requireWriteAccess(c, token);
+      const id = parseId(c.req.param('id'), 'site');
+      await catalogChange(() => deps.catalog.remove(id));
+      deps.logger.info({ id }, 'site removed from the web (its history is kept)');
+      return c.body(null, 204);
+    },
+  );
+
+  for (const [action, paused, summary] of [
+    ['pause', true, 'Pauses any site: not checked on its schedule, still shown.'],
+    ['resume', false, 'Resumes a paused site.'],
+  ] as const)
+    app.openapi(
+      route({
+        method: 'post',
+        path: `${API}/sites/{id}/${action}`,
+        summary,
+        request: { params: ID },
+        responses: { 200: answer('the site', SiteDocument), ...errors([400, 404], true) },
+      }),
+      async (c) => {
+        requireWriteAccess(c, token);
+        const id = parseId(c.req.param('id'), 'site');
+        const entry = await catalogChange(() => deps.catalog.setPaused(id, paused));
+        deps.logger.info(
+          { site: entry.site.origin, id },
+          `site ${paused ? 'paused' : 'resumed'} from the web`,
+        );
+        return c.json(await siteById(id), 200);
+      },
+    );
+
+  // A list of sites (one origin per line, or CSV) as the body: each line added or refused.
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${API}/sites/bulk`,
+      summary:
+        'Adds many sites: the body is a list (text/plain or text/csv), one origin per line or CSV with origin, name, tags, watches; each line added or refused on its own.',
+      responses: {
+        200: answer('each line added or refused', BulkDocument),
+        ...errors([400], true),
+      },
+    }),
+    async (c) => {
+      requireWriteAccess(c, token);
+      const text = await c.req.text();
+      let results;
+      try {
+        results = await addSiteList(deps.catalog, text);
+      } catch (error) {
+        if (error instanceof BulkListRefused)
+          throw new HTTPException(400, { message: error.message });
+        throw error;
+      }
+      const added = results.filter((r) => r.outcome === 'added').length;
+      deps.logger.info({ added, lines: results.length }, 'sites added from a list through the API');
+      const refused = results.filter((r) => r.outcome === 'refused').length;
+      return c.json({ added, refused, lines: results }, 200);
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${API}/sites/{id}/check`,
+      summary:
+        'Checks the site now: `kind` baseline, changed, unchanged, or refused (robowatch did not fetch a private address: `refused` says why, nothing is recorded of the site).',
+      request: { params: ID },
+      responses: {
+        200: answer('the outcome, its change events and causes', CheckDocument),
+        ...errors([400, 404, 409], true),
+      },
+    }),
+    async (c) => {
+      requireWriteAccess(c, token);
+      const site = await sites.resolve(c.req.param('id'));
+      if (site.config === undefined)
+        throw new HTTPException(409, { message: `${site.origin} is no longer configured` });
+      return c.json(outcomeDocument(await deps.checkNow(site.config)), 200);
+    },
+  );
+
+  // The site's history from the Internet Archive: what it holds, and loading more.
+  const archiveOf = async (site: SiteRef) => {
+    const [summary, pending] = await Promise.all([
+      deps.store.archiveSummary(site.id),
+      deps.scheduler?.backfillsPending() ?? new Map<number, 'waiting' | 'running'>(),
+    ]);
+    return archiveDocument(summary, pending.get(site.id) ?? null);
+  };
+  app.openapi(
+    route({
+      method: 'get',
+      path: `${API}/sites/{id}/archive`,
+      summary:
+        'Its history from the Internet Archive: captures read, left out, archived snapshots, first and last capture time, and whether more is loading.',
+      request: { params: ID },
+      responses: {
+        200: answer('what the archive gave, and whether more loads', ArchiveDocument),
+        ...errors([400, 404]),
+      },
+    }),
+    async (c) => c.json(await archiveOf(await sites.resolve(c.req.param('id'))), 200),
+  );
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${API}/sites/{id}/backfill`,
+      summary:
+        'Loads its history before robowatch watched it from the Internet Archive (the daemon does it, spaced as archive.requestsPerMinute asks). Body: {since?, until?: YYYY-MM-DD, every?: change|day|week|month}.',
+      request: { params: ID },
+      responses: {
+        202: answer('queued: what the archive gave so far', ArchiveDocument),
+        ...errors([400, 404, 409, 503], true),
+      },
+    }),
+    async (c) => {
+      requireWriteAccess(c, token);
+      const site = await sites.resolve(c.req.param('id'));
+      const scheduler = backfillScheduler(deps, site);
+      const text = await c.req.text();
+      let body: Record<string, unknown> = {};
+      try {
+        body = text.trim() === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+      } catch {
+        throw new HTTPException(400, {
+          message: 'the body must be JSON: {"since"?, "until"?, "every"?}',
+        });
+      }
+      const field = (name: string) => {
+        const value = body[name];
+        if (value !== undefined && typeof value !== 'string')
+          throw new HTTPException(400, { message: `${name}: must be a string` });
+        return value;
+      };
+      const job = { since: field('since'), until: field('until'), every: field('every') };
+      try {
+        readBackfillOptions(job);
+      } catch (error) {
+        throw new HTTPException(400, { message: (error as Error).message });
+      }
+      await scheduler.queueBackfill({
+        siteId: site.id,
+        ...(job.since === undefined ? {} : { since: job.since }),
+        ...(job.until === undefined ? {} : { until: job.until }),
+        ...(job.every === undefined ? {} : { every: job.every }),
+      });
+      deps.logger.info(
+        { site: site.origin, ...job },
+        'history load from the Internet Archive queued',
+      );
+      return c.json(await archiveOf(site), 202);
+    },
+  );
+
+  return app;
+}
