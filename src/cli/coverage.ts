@@ -2,15 +2,11 @@ import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import { groupAlike } from '../policy/coverage.js';
 import { formatTime } from '../policy/format.js';
-import { viewCoverage } from '../monitor/view-coverage.js';
-import type { CoverageDocument, CoverageDocumentValue } from '../monitor/documents/index.js';
-import { loadCoverage, loadUrlSetById } from '../store/coverage.js';
-import { getSnapshot, listSnapshots } from '../store/history.js';
+import type { CoverageAnswer } from '../monitor/reads.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
-import { DaemonError, remoteSiteId, withStoreOrDaemon } from './daemon-client.js';
-import { requireOrigin, requireSite } from './history.js';
 import { write } from './io.js';
+import { requireOrigin, requireSite, withReads } from './reads.js';
 
 /** `robowatch coverage ORIGIN`: the site's URL set evaluated for each crawler. */
 export function registerCoverage(program: Command, context: CliContext): void {
@@ -37,41 +33,12 @@ or a list, in the configuration).`,
         const origin = requireOrigin(value);
         const snapshot = options.snapshot === undefined ? undefined : snapshotId(options.snapshot);
         const configured = config.sites.find((s) => s.origin === origin);
-        const none =
-          configured?.sitemaps === 'off'
-            ? `${origin} has no coverage: its sitemaps are off (set sitemaps: auto, or list them)`
-            : `${origin} has no coverage yet: it is computed after a check (run robowatch check)`;
-        const document = await withStoreOrDaemon<CoverageDocument | CoverageDocumentValue>(
-          context,
-          config,
-          async (handle) => {
-            const site = await requireSite(handle.db, origin);
-            const id = snapshot ?? (await listSnapshots(handle.db, site.id, 1))[0]?.id ?? undefined;
-            if (id === undefined) throw new UsageError(`${origin} has never been checked`);
-            if (snapshot !== undefined && (await getSnapshot(handle.db, site.id, id)) === undefined)
-              throw new UsageError(`${origin} has no snapshot ${id}`);
-            const found = await viewCoverage(
-              {
-                loadCoverage: (s) => loadCoverage(handle.db, s),
-                loadUrlSetById: (u) => loadUrlSetById(handle.db, u),
-              },
-              id,
-            );
-            if (found === undefined) throw new UsageError(none);
-            return found;
-          },
-          async (daemon) => {
-            const id = await remoteSiteId(daemon, origin);
-            const query = snapshot === undefined ? '' : `?snapshot=${snapshot}`;
-            try {
-              return await daemon.get<CoverageDocument>(`/api/v1/sites/${id}/coverage${query}`);
-            } catch (error) {
-              if (error instanceof DaemonError && error.status === 404)
-                throw new UsageError(error.message);
-              throw error;
-            }
-          },
-        );
+        const document = await withReads(context, config, async (reads) => {
+          const site = { ...(await requireSite(reads, origin)), config: configured };
+          const answer = await reads.coverage(site, snapshot);
+          if ('missing' in answer) throw new UsageError(answer.missing);
+          return answer;
+        });
         await write(
           context.io.stdout,
           options.json ? JSON.stringify(document) + '\n' : formatCoverage(origin, document),
@@ -94,10 +61,7 @@ const share = (n: number, of: number) =>
   of === 0 ? '' : ` (${((100 * n) / of).toFixed(n === of || n === 0 ? 0 : 1)}%)`;
 
 /** The coverage in words: one block per crawler, the sitemaps' problems last. */
-export function formatCoverage(
-  origin: string,
-  doc: CoverageDocument | CoverageDocumentValue,
-): string {
+export function formatCoverage(origin: string, doc: CoverageAnswer): string {
   const set = doc.urlSet;
   const lines: string[] = [
     `${origin}: snapshot ${doc.snapshot}, ${count(doc.urls)} URL${doc.urls === 1 ? '' : 's'} from ${set.sitemaps.length} sitemap${set.sitemaps.length === 1 ? '' : 's'} (read ${formatTime(new Date(set.lastSeenAt))}; this set since ${formatTime(new Date(set.firstSeenAt))}: ${count(set.added)} added, ${count(set.removed)} removed)`,

@@ -3,8 +3,24 @@
  * daemon holds it, `history`, `diff`, `digest --print` and `check` ask that daemon over
  * its local API instead (the address and token it wrote to its data directory).
  */
+import type { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { FatalError } from '../lib/errors.js';
+import {
+  CoverageDocument,
+  DiffDocument,
+  DigestPreviewDocument,
+  SiteListDocument,
+  SnapshotListDocument,
+  TrendsDocument,
+} from '../monitor/documents/index.js';
+import type { SnapshotDocument } from '../monitor/documents/index.js';
+import type { HistoryReads, Missing } from '../monitor/reads.js';
+import type { SnapshotSummary } from '../monitor/records.js';
+import { patchLines } from '../monitor/view-diff.js';
+import type { ChangeCause } from '../policy/cause-model.js';
+import type { ChangeEvent } from '../policy/events.js';
+import { durationText } from '../policy/format.js';
 import type { DatabaseHandle } from '../store/db.js';
 import { DatabaseError, DatabaseInUseError } from '../store/db.js';
 import type { CliContext, DaemonInfo } from './context.js';
@@ -16,8 +32,15 @@ export class DaemonClient {
     readonly info: DaemonInfo,
   ) {}
 
-  async get<T>(path: string): Promise<T> {
-    return this.#request<T>('GET', path);
+  /** A document of the daemon's API, read with its schema (a daemon of another version may differ). */
+  async get<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>> {
+    const body = await this.#request<unknown>('GET', path);
+    const parsed = schema.safeParse(body);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    throw new FatalError(
+      `the daemon (process ${this.info.pid}) answered ${path.split('?')[0]} with a document this robowatch does not read (${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}): is it another version?`,
+    );
   }
 
   async post<T>(path: string, body?: unknown): Promise<T> {
@@ -106,31 +129,99 @@ export async function withStoreOrDaemon<T>(
 }
 
 /** A site as the running daemon's API lists it. */
-export interface DaemonSite {
-  readonly id: number;
-  readonly origin: string;
-  readonly paused: boolean;
-  readonly agents: readonly string[];
-}
+export type DaemonSite = z.output<typeof SiteListDocument>['sites'][number];
 
 /** Every site the running daemon watches (all pages of /api/v1/sites). */
 export async function daemonSites(daemon: DaemonClient): Promise<DaemonSite[]> {
   const sites: DaemonSite[] = [];
   let next: string | null = '/api/v1/sites?limit=500';
   while (next !== null) {
-    const page: { sites: DaemonSite[]; next: string | null } = await daemon.get(next);
+    const page: z.output<typeof SiteListDocument> = await daemon.get(next, SiteListDocument);
     sites.push(...page.sites);
     next = page.next;
   }
   return sites;
 }
 
-/** A site's id at the daemon, by origin; a usage-style error if it has never been checked. */
-export async function remoteSiteId(daemon: DaemonClient, origin: string): Promise<number> {
-  const site = (await daemonSites(daemon)).find((s) => s.origin === origin);
-  if (site === undefined)
-    throw new FatalError(
-      `${origin} is not a site of the running daemon's configuration (it holds the embedded database)`,
+/** A snapshot as the API gives it, back as a summary (its instants as dates). */
+export function fromDocument(s: SnapshotDocument): SnapshotSummary {
+  return {
+    ...s,
+    firstSeen: new Date(s.firstSeen),
+    lastSeen: new Date(s.lastSeen),
+    cut: null,
+  };
+}
+
+/** The history as the running daemon answers it: the same questions, over its API. */
+export function daemonReads(daemon: DaemonClient): HistoryReads {
+  // What the daemon's history does not hold is a 404 with the line that says so.
+  const orMissing = async <T>(request: Promise<T>): Promise<T | Missing> => {
+    try {
+      return await request;
+    } catch (error) {
+      if (error instanceof DaemonError && error.status === 404) return { missing: error.message };
+      throw error;
+    }
+  };
+  const query = (values: Record<string, string | number | undefined>) => {
+    const defined = Object.entries(values).flatMap(([k, v]): [string, string][] =>
+      v === undefined ? [] : [[k, String(v)]],
     );
-  return site.id;
+    return defined.length === 0 ? '' : `?${new URLSearchParams(defined).toString()}`;
+  };
+  return {
+    site: async (origin) => (await daemonSites(daemon)).find((s) => s.origin === origin),
+    snapshots: async (siteId) => {
+      const rows: SnapshotSummary[] = [];
+      let next: string | null = `/api/v1/sites/${siteId}/snapshots?limit=500`;
+      while (next !== null) {
+        const page: z.output<typeof SnapshotListDocument> = await daemon.get(
+          next,
+          SnapshotListDocument,
+        );
+        rows.push(...page.snapshots.map(fromDocument));
+        next = page.next;
+      }
+      return rows;
+    },
+    diff: async (site, pair) => {
+      const answer = await orMissing(
+        daemon.get(`/api/v1/sites/${site.id}/diff${query({ ...pair })}`, DiffDocument),
+      );
+      if ('missing' in answer)
+        return { missing: answer.missing.replace(/^nothing to compare: /, '') };
+      return {
+        from: fromDocument(answer.from),
+        to: fromDocument(answer.to),
+        // The events and causes as policy/ made them: their schemas name each variant's fields.
+        events: answer.events as readonly ChangeEvent[],
+        causes: answer.causes as readonly ChangeCause[],
+        patch: patchLines(answer.patch),
+        coverage: answer.coverage ?? undefined,
+      };
+    },
+    coverage: (site, snapshot) =>
+      orMissing(
+        daemon.get(`/api/v1/sites/${site.id}/coverage${query({ snapshot })}`, CoverageDocument),
+      ),
+    previewDigests: async (sinceMs, recipient) =>
+      (
+        await daemon.get(
+          `/api/v1/digests/preview${query({ since: durationText(sinceMs), to: recipient })}`,
+          DigestPreviewDocument,
+        )
+      ).digests,
+    trends: async (options) =>
+      (
+        await daemon.get(
+          `/api/v1/trends${query({
+            by: options.by,
+            weighted: options.weighted ? 1 : undefined,
+            since: options.from?.toISOString().slice(0, 7),
+          })}`,
+          TrendsDocument,
+        )
+      ).trends,
+  };
 }

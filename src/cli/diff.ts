@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
-import { patchLines, viewDiff } from '../monitor/view-diff.js';
 import { diffDocument } from '../monitor/documents/index.js';
 import type { DiffView } from '../monitor/view-diff.js';
 import type { SiteRef } from '../monitor/view-site.js';
@@ -12,16 +11,11 @@ import {
 import type { CoverageShift } from '../monitor/view-coverage.js';
 import { formatTime } from '../policy/format.js';
 import type { SnapshotSummary } from '../monitor/records.js';
-import type { SnapshotDocument } from '../monitor/documents/index.js';
-import type { ChangeCause } from '../policy/cause-model.js';
-import type { ChangeEvent } from '../policy/events.js';
-import { createWebStore } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';
-import { DaemonError, remoteSiteId, withStoreOrDaemon } from './daemon-client.js';
-import { fromDocument, requireOrigin, requireSite } from './history.js';
 import { write } from './io.js';
 import { causeLines } from './print-causes.js';
+import { requireSite, withReads } from './reads.js';
 
 interface DiffOptions {
   config?: string;
@@ -29,16 +23,6 @@ interface DiffOptions {
   to?: string;
   json?: boolean;
   all?: boolean;
-}
-
-/** A diff as the daemon's API answers it. */
-interface RemoteDiff {
-  readonly from: SnapshotDocument;
-  readonly to: SnapshotDocument;
-  readonly events: ChangeEvent[];
-  readonly causes: ChangeCause[];
-  readonly patch: string;
-  readonly coverage: CoverageShift | null;
 }
 
 /** Lines of the text diff printed unless --all. */
@@ -77,54 +61,17 @@ export function registerDiff(program: Command, context: CliContext): void {
         to: snapshotId(options.to, '--to'),
       };
       const configured = config.sites.find((s) => s.origin === originOf(value));
-      const { view, site, document } = await withStoreOrDaemon<{
-        view: DiffView;
-        site: SiteRef;
-        document: unknown;
-      }>(
-        context,
-        config,
-        async ({ db }) => {
-          const site: SiteRef = { ...(await requireSite(db, value)), config: configured };
-          const view = await viewDiff(createWebStore(db), site, {
-            ...(ids.from === undefined ? {} : { from: ids.from }),
-            ...(ids.to === undefined ? {} : { to: ids.to }),
-          });
-          if ('missing' in view) throw new UsageError(`${site.origin}: ${view.missing}`);
-          return { view, site, document: diffDocument(view, site) };
-        },
-        async (daemon) => {
-          const origin = requireOrigin(value);
-          const site: SiteRef = {
-            id: await remoteSiteId(daemon, origin),
-            origin,
-            config: configured,
-          };
-          const query = new URLSearchParams();
-          if (ids.from !== undefined) query.set('from', String(ids.from));
-          if (ids.to !== undefined) query.set('to', String(ids.to));
-          const document = await daemon
-            .get<RemoteDiff>(`/api/v1/sites/${site.id}/diff?${query.toString()}`)
-            .catch((error: unknown) => {
-              if (error instanceof DaemonError && error.status === 404)
-                throw new UsageError(
-                  `${origin}: ${error.message.replace(/^nothing to compare: /, '')}`,
-                );
-              throw error;
-            });
-          const view: DiffView = {
-            from: fromDocument(document.from),
-            to: fromDocument(document.to),
-            events: document.events,
-            causes: document.causes,
-            patch: patchLines(document.patch),
-            coverage: document.coverage ?? undefined,
-          };
-          return { view, site, document };
-        },
-      );
+      const { view, site } = await withReads(context, config, async (reads) => {
+        const site: SiteRef = { ...(await requireSite(reads, value)), config: configured };
+        const view = await reads.diff(site, {
+          ...(ids.from === undefined ? {} : { from: ids.from }),
+          ...(ids.to === undefined ? {} : { to: ids.to }),
+        });
+        if ('missing' in view) throw new UsageError(`${site.origin}: ${view.missing}`);
+        return { view, site };
+      });
       const text = options.json
-        ? JSON.stringify(document) + '\n'
+        ? JSON.stringify(diffDocument(view, site)) + '\n'
         : printDiff(view, site, options.all === true, context.now());
       await write(context.io.stdout, text);
     });

@@ -4,9 +4,13 @@ import { digestTargets, prepareDigests } from '../monitor/send-digests.js';
 import { Presentation, deliverQueued, wireDigests } from '../compose.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
-import { withStoreOrDaemon } from './daemon-client.js';
+import { openStoreOrDaemon } from './daemon-client.js';
 import { describeDelivery } from './deliver.js';
 import { write } from './io.js';
+import { withReads } from './reads.js';
+import { digestPeriod } from '../monitor/reads.js';
+import type { DigestText } from '../monitor/reads.js';
+import { parseDuration } from '../policy/format.js';
 
 interface DigestOptions {
   config?: string;
@@ -16,14 +20,12 @@ interface DigestOptions {
   to?: string;
 }
 
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
 /** "7d" → milliseconds. */
 function parseSince(value: string): number {
-  const match = /^(\d+)([mhdw])$/.exec(value);
-  if (!match)
+  const ms = parseDuration(value);
+  if (ms === undefined)
     throw new UsageError(`--since must be a duration such as 7d, 24h or 2w, not "${value}"`);
-  return Number(match[1]) * UNITS[match[2]!]!;
+  return ms;
 }
 
 /** `robowatch digest`: the digest of a period, printed or sent. */
@@ -59,55 +61,42 @@ export function registerDigest(program: Command, context: CliContext): void {
       if (options.to !== undefined && !recipients.has(options.to)) {
         throw new UsageError(`--to ${options.to} receives no site's alerts in ${config.file}`);
       }
-      // The period runs to now and starts on the hour: sending twice within an hour names
-      // the same period (recorded once), and nothing seen up to now is left out.
-      const now = context.now();
-      const start = Math.floor((now.getTime() - since) / UNITS['h']!) * UNITS['h']!;
-      const period = { start: new Date(start), end: now };
-      const printed = (digests: readonly { recipient: string; subject: string; text: string }[]) =>
+      const printed = (digests: readonly DigestText[]) =>
         write(
           context.io.stdout,
           digests.map((d) => `To: ${d.recipient}\nSubject: ${d.subject}\n\n${d.text}\n`).join('\n'),
         );
-      await withStoreOrDaemon(
-        context,
-        config,
-        async (handle) => {
-          const digests = await prepareDigests(
-            wireDigests(context, handle.db, new Presentation(config)),
-            config,
-            period,
-            {
-              record: options.send === true,
-              ...(options.to === undefined ? {} : { recipient: options.to }),
-            },
-          );
-          if (!options.send) {
-            await printed(digests.map((d) => ({ recipient: d.recipient, ...d.rendered })));
-            return;
-          }
-          const delivery = describeDelivery(await deliverQueued(context, config, handle));
-          const lines = digests.map((d) =>
-            d.id === null
-              ? `${d.recipient}: already sent for this period`
-              : `${d.recipient}: queued (digest ${d.id})`,
-          );
-          await write(context.io.stdout, [...lines, delivery.sent].join('\n') + '\n');
-          if (delivery.failed !== undefined)
-            await write(context.io.stderr, `robowatch: ${delivery.failed}\n`);
-        },
-        async (daemon) => {
-          if (options.send)
-            throw new FatalError(
-              `the daemon (process ${daemon.info.pid}) holds the embedded database and sends the digest itself on schedule.digest; stop it to send one now`,
-            );
-          const query = new URLSearchParams({ since: options.since });
-          if (options.to !== undefined) query.set('to', options.to);
-          const preview = await daemon.get<{
-            digests: { recipient: string; subject: string; text: string }[];
-          }>(`/api/v1/digests/preview?${query.toString()}`);
-          await printed(preview.digests);
-        },
-      );
+      if (!options.send) {
+        await printed(
+          await withReads(context, config, (reads) => reads.previewDigests(since, options.to)),
+        );
+        return;
+      }
+      const opened = await openStoreOrDaemon(context, config);
+      if ('daemon' in opened)
+        throw new FatalError(
+          `the daemon (process ${opened.daemon.info.pid}) holds the embedded database and sends the digest itself on schedule.digest; stop it to send one now`,
+        );
+      try {
+        // The period runs to now and starts on the hour: sending twice within an hour names
+        // the same period (recorded once), and nothing seen up to now is left out.
+        const digests = await prepareDigests(
+          wireDigests(context, opened.handle.db, new Presentation(config)),
+          config,
+          digestPeriod(context.now(), since),
+          { record: true, ...(options.to === undefined ? {} : { recipient: options.to }) },
+        );
+        const delivery = describeDelivery(await deliverQueued(context, config, opened.handle));
+        const lines = digests.map((d) =>
+          d.id === null
+            ? `${d.recipient}: already sent for this period`
+            : `${d.recipient}: queued (digest ${d.id})`,
+        );
+        await write(context.io.stdout, [...lines, delivery.sent].join('\n') + '\n');
+        if (delivery.failed !== undefined)
+          await write(context.io.stderr, `robowatch: ${delivery.failed}\n`);
+      } finally {
+        await opened.handle.close();
+      }
     });
 }

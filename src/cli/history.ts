@@ -1,18 +1,12 @@
 import type { Command } from 'commander';
-import { UsageError } from '../lib/errors.js';
 import { siteAccess } from '../policy/verdicts.js';
 import type { Profile } from '../robots/index.js';
-import type { Database } from '../store/db.js';
-import { listSnapshots } from '../store/history.js';
 import type { SnapshotSummary } from '../monitor/records.js';
-import type { SnapshotDocument } from '../monitor/documents/index.js';
-import { findSite } from '../store/sites.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';
-import { remoteSiteId, withStoreOrDaemon } from './daemon-client.js';
-import type { DaemonClient } from './daemon-client.js';
 import { formatBytes, formatTime } from '../policy/format.js';
 import { write } from './io.js';
+import { requireSite, withReads } from './reads.js';
 
 /** `robowatch history ORIGIN`: a site's snapshots, newest first. */
 export function registerHistory(program: Command, context: CliContext): void {
@@ -28,60 +22,14 @@ export function registerHistory(program: Command, context: CliContext): void {
     .action(async (value: string, options: { config?: string; json?: boolean }) => {
       const config = await readConfig(context, options.config);
       const profile = config.sites.find((s) => s.origin === originOf(value))?.profile ?? 'google';
-      const rows = await withStoreOrDaemon(
-        context,
-        config,
-        async (handle) => listSnapshots(handle.db, (await requireSite(handle.db, value)).id),
-        async (daemon) => remoteSnapshots(daemon, requireOrigin(value)),
+      const rows = await withReads(context, config, async (reads) =>
+        reads.snapshots((await requireSite(reads, value)).id),
       );
       const out = options.json
         ? rows.map((row) => JSON.stringify(toJson(row, profile)))
         : formatTable(rows, profile);
       await write(context.io.stdout, out.join('\n') + '\n');
     });
-}
-
-/** The origin an ORIGIN argument names; a usage error if it is not one. */
-export function requireOrigin(value: string): string {
-  const origin = originOf(value);
-  if (origin === undefined)
-    throw new UsageError(`"${value}" is not a site origin such as https://example.com`);
-  return origin;
-}
-
-/** A site's snapshots as the running daemon lists them (every page), newest first. */
-async function remoteSnapshots(daemon: DaemonClient, origin: string): Promise<SnapshotSummary[]> {
-  const id = await remoteSiteId(daemon, origin);
-  const rows: SnapshotSummary[] = [];
-  let next: string | null = `/api/v1/sites/${id}/snapshots?limit=500`;
-  while (next !== null) {
-    const page: { snapshots: SnapshotDocument[]; next: string | null } = await daemon.get(next);
-    rows.push(...page.snapshots.map(fromDocument));
-    next = page.next;
-  }
-  return rows;
-}
-
-/** A snapshot as the API gives it, back as a summary (its instants as dates). */
-export function fromDocument(s: SnapshotDocument): SnapshotSummary {
-  return {
-    ...s,
-    firstSeen: new Date(s.firstSeen),
-    lastSeen: new Date(s.lastSeen),
-    cut: null,
-  };
-}
-
-/** The stored site an ORIGIN argument names; a usage error if none. */
-export async function requireSite(
-  db: Database,
-  value: string,
-): Promise<{ id: number; origin: string }> {
-  const origin = requireOrigin(value);
-  const site = await findSite(db, origin);
-  if (site === undefined)
-    throw new UsageError(`${origin} has never been checked (run robowatch check first)`);
-  return site;
 }
 
 function accessOf(row: SnapshotSummary, profile: Profile): string {

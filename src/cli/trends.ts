@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { watchedSites } from './watched-sites.js';
 import { UsageError } from '../lib/errors.js';
-import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
+import { TREND_BY } from '../monitor/view-trends.js';
 import type { TrendBy } from '../monitor/view-trends.js';
-import { trendSites, trendStart } from '../store/export.js';
 import type { CliContext } from './context.js';
-import { readConfig, withStore } from './context.js';
+import { readConfig } from './context.js';
 import { write } from './io.js';
+import { withReads } from './reads.js';
 
 const BY = TREND_BY;
 
@@ -50,19 +49,13 @@ export function registerTrends(program: Command, context: CliContext): void {
       if (flags.since !== undefined && !/^\d{4}-(0[1-9]|1[0-2])$/.test(flags.since))
         throw new UsageError(`--since: "${flags.since}" is not a month (YYYY-MM)`);
       const config = await readConfig(context, flags.config);
-      const trends = await withStore(context, config, async (handle) => {
-        return viewTrends(
-          { trendStart: () => trendStart(handle.db), trendSites: () => trendSites(handle.db) },
-          [...(await watchedSites(handle.db, config)).values()],
-          config,
-          {
-            by: flags.by as TrendBy,
-            weighted: flags.weighted === true,
-            now: context.now(),
-            ...(flags.since === undefined ? {} : { from: new Date(`${flags.since}-01T00:00:00Z`) }),
-          },
-        );
-      });
+      const trends = await withReads(context, config, (reads) =>
+        reads.trends({
+          by: flags.by as TrendBy,
+          weighted: flags.weighted === true,
+          ...(flags.since === undefined ? {} : { from: new Date(`${flags.since}-01T00:00:00Z`) }),
+        }),
+      );
       if (flags.json) {
         await write(context.io.stdout, `${JSON.stringify(trends, null, 2)}\n`);
         return;

@@ -137,3 +137,23 @@ export function oneLineText(text: string): string {
   // eslint-disable-next-line no-control-regex -- removing control characters is the point
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
 }
+
+const DURATION_UNITS: Record<string, number> = {
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/** "7d", "24h", "2w", "90m" as milliseconds; undefined for anything else. */
+export function parseDuration(value: string): number | undefined {
+  const match = /^(\d{1,6})([mhdw])$/.exec(value);
+  return match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : undefined;
+}
+
+/** Milliseconds as the shortest duration parseDuration reads back ("7d"; minutes at least). */
+export function durationText(ms: number): string {
+  for (const unit of ['w', 'd', 'h'] as const)
+    if (ms % DURATION_UNITS[unit]! === 0) return `${ms / DURATION_UNITS[unit]!}${unit}`;
+  return `${Math.ceil(ms / DURATION_UNITS['m']!)}m`;
+}

@@ -101,6 +101,14 @@ describe('robowatch start', () => {
       expect(digest.stdout).toMatch(
         /^To: webhook http:\/\/127\.0\.0\.1:\d+\/… #[0-9a-f]{8}\nSubject: robowatch digest .*: 1 site needs attention \(2 sites\)\n/,
       );
+      // Trends read the same history over the daemon's API.
+      const trends = await runRobowatch(['trends', '--json', '--config', file], { env });
+      expect([trends.code, trends.stderr]).toEqual([0, '']);
+      const groups = JSON.parse(trends.stdout) as { group: string; points: { sites: number }[] }[];
+      expect(groups.map((t) => [t.group, t.points.at(-1)?.sites])).toEqual([
+        ['googlebot', 2],
+        ['gptbot', 2],
+      ]);
       const send = await runRobowatch(['digest', '--send', '--config', file], { env });
       expect(send.code).toBe(1);
       expect(send.stderr).toMatch(

@@ -19,7 +19,7 @@ import {
   modelDocument,
   snapshotDocument,
 } from '../../monitor/documents/index.js';
-import { viewCoverage } from '../../monitor/view-coverage.js';
+import { readCoverage } from '../../monitor/reads.js';
 import { viewDiff } from '../../monitor/view-diff.js';
 import { CHANGE_KINDS, isChangeKind, profileOf, viewSite } from '../../monitor/view-site.js';
 import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
@@ -162,26 +162,12 @@ export function historyApi({ deps, sites }: ApiContext) {
     }),
     async (c) => {
       const site = await sites.resolve(c.req.param('id'));
-      const asked = optionalId(c.req.query('snapshot'), 'snapshot');
-      const snapshot =
-        asked === undefined
-          ? (await deps.store.listSnapshots(site.id, 1))[0]
-          : await deps.store.getSnapshot(site.id, asked);
-      if (snapshot === undefined)
-        throw new HTTPException(404, {
-          message:
-            asked === undefined
-              ? `${site.origin} has not been checked yet`
-              : `there is no snapshot ${asked} of ${site.origin}`,
-        });
-      const document = await viewCoverage(deps.store, snapshot.id);
-      if (document === undefined)
-        throw new HTTPException(404, {
-          message:
-            site.config?.sitemaps === 'off'
-              ? `${site.origin} has no coverage: its sitemaps are off (set sitemaps: auto, or list them)`
-              : `${site.origin} has no coverage of snapshot ${snapshot.id} yet: it is computed after a check`,
-        });
+      const document = await readCoverage(
+        deps.store,
+        site,
+        optionalId(c.req.query('snapshot'), 'snapshot'),
+      );
+      if ('missing' in document) throw new HTTPException(404, { message: document.missing });
       return c.json(document, 200);
     },
   );

@@ -3,6 +3,8 @@
  * test, the default recipients, and the digests as they would be sent now.
  */
 import { HTTPException } from 'hono/http-exception';
+import { digestPeriod } from '../../monitor/reads.js';
+import { parseDuration } from '../../policy/format.js';
 import { z } from 'zod';
 import { channelSettings } from '../../config/schema.js';
 import {
@@ -135,9 +137,13 @@ export function notificationsApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('the digests', DigestPreviewDocument), ...errors([400]) },
     }),
     async (c) => {
-      const since = parseDuration(c.req.query('since') ?? '7d');
-      const now = deps.now();
-      const start = new Date(Math.floor((now.getTime() - since) / 3_600_000) * 3_600_000);
+      const since = c.req.query('since') ?? '7d';
+      const ms = parseDuration(since);
+      if (ms === undefined)
+        throw new HTTPException(400, {
+          message: `since must be a duration such as 7d, 24h or 2w, not "${since.slice(0, 40)}"`,
+        });
+      const { start, end: now } = digestPeriod(deps.now(), ms);
       const digests = await deps.previewDigests({ start, end: now }, c.req.query('to'));
       return c.json(
         {
@@ -154,16 +160,4 @@ export function notificationsApi({ deps, sites }: ApiContext) {
   );
 
   return app;
-}
-
-const UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
-/** "7d" → milliseconds, or a 400 that says what a duration looks like. */
-function parseDuration(value: string): number {
-  const match = /^(\d{1,6})([mhdw])$/.exec(value);
-  if (!match)
-    throw new HTTPException(400, {
-      message: `since must be a duration such as 7d, 24h or 2w, not "${value}"`,
-    });
-  return Number(match[1]) * UNITS[match[2]!]!;
 }

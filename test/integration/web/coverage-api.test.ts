@@ -226,7 +226,7 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     const missing = await get('/api/v1/sites/1/coverage?snapshot=999');
     expect([missing.status, message(missing.body)]).toEqual([
       404,
-      `there is no snapshot 999 of ${server.origin}`,
+      `${server.origin} has no snapshot 999`,
     ]);
     expect((await get('/api/v1/sites/1/coverage?snapshot=x')).status).toBe(400);
     const off = await get('/api/v1/sites/1/coverage?snapshot=1', offApp);

@@ -1,0 +1,127 @@
+/**
+ * What the commands read of the recorded history, one way whoever holds the database.
+ * `localReads` answers from the store with the views the web API answers with; a daemon
+ * that holds the embedded database answers the same questions over that API
+ * (cli/daemon-client.ts), so `history`, `diff`, `coverage` and `digest` have one path.
+ */
+import type { Config, SiteConfig } from '../config/config.js';
+import type { DigestPeriod } from '../policy/digest.js';
+import type { Trend } from '../policy/trends.js';
+import type { CoverageDocument, CoverageDocumentValue } from './documents/index.js';
+import type { ReadStore } from './ports.js';
+import type { SnapshotSummary } from './records.js';
+import type { PreparedDigest } from './send-digests.js';
+import { viewCoverage } from './view-coverage.js';
+import { viewDiff } from './view-diff.js';
+import type { DiffView } from './view-diff.js';
+import type { SiteRef } from './view-site.js';
+import { viewTrends } from './view-trends.js';
+import type { TrendOptions } from './view-trends.js';
+
+/** What the history does not hold, in one line ("https://a.example has no snapshot 9"). */
+export interface Missing {
+  readonly missing: string;
+}
+
+/** Which two snapshots to compare: by default the latest change. */
+export interface DiffPair {
+  readonly from?: number;
+  readonly to?: number;
+}
+
+/** A digest as its recipient reads it. */
+export interface DigestText {
+  readonly recipient: string;
+  readonly subject: string;
+  readonly text: string;
+}
+
+/** A site's coverage as the API answers it (instants as dates when read locally). */
+export type CoverageAnswer = CoverageDocument | CoverageDocumentValue;
+
+export interface HistoryReads {
+  /** The site robowatch knows by this origin, or undefined when it has never seen it. */
+  site(origin: string): Promise<{ readonly id: number; readonly origin: string } | undefined>;
+  /** Every snapshot of a site, newest first. */
+  snapshots(siteId: number): Promise<SnapshotSummary[]>;
+  /** Two snapshots of a site compared, or why there is nothing to compare. */
+  diff(site: SiteRef, pair: DiffPair): Promise<DiffView | Missing>;
+  /** The coverage of a snapshot (by default the current one), or why there is none. */
+  coverage(site: SiteRef, snapshot: number | undefined): Promise<CoverageAnswer | Missing>;
+  /** The digests of the period that ends now, as they would be sent (not recorded). */
+  previewDigests(sinceMs: number, recipient: string | undefined): Promise<readonly DigestText[]>;
+  /** Per month, the share of the watched sites blocking each crawler, operator or purpose. */
+  trends(options: Omit<TrendOptions, 'now'>): Promise<readonly Trend[]>;
+}
+
+/** The period a digest "of the last 7d" covers: to now, from the hour (sent twice an hour, one period). */
+export function digestPeriod(now: Date, sinceMs: number): DigestPeriod {
+  const hour = 3_600_000;
+  return { start: new Date(Math.floor((now.getTime() - sinceMs) / hour) * hour), end: now };
+}
+
+/** A snapshot's coverage, or why there is none: what the API's coverage route answers. */
+export async function readCoverage(
+  store: Pick<ReadStore, 'listSnapshots' | 'getSnapshot' | 'loadCoverage' | 'loadUrlSetById'>,
+  site: SiteRef,
+  asked: number | undefined,
+): Promise<CoverageDocumentValue | Missing> {
+  const snapshot =
+    asked === undefined
+      ? (await store.listSnapshots(site.id, 1))[0]
+      : await store.getSnapshot(site.id, asked);
+  if (snapshot === undefined)
+    return {
+      missing:
+        asked === undefined
+          ? `${site.origin} has never been checked`
+          : `${site.origin} has no snapshot ${asked}`,
+    };
+  const document = await viewCoverage(store, snapshot.id);
+  if (document !== undefined) return document;
+  return {
+    missing:
+      site.config?.sitemaps === 'off'
+        ? `${site.origin} has no coverage: its sitemaps are off (set sitemaps: auto, or list them)`
+        : `${site.origin} has no coverage of snapshot ${snapshot.id} yet: it is computed after a check`,
+  };
+}
+
+/** The history as this process's database holds it. */
+export function localReads(deps: {
+  readonly store: ReadStore;
+  readonly now: () => Date;
+  readonly config: Pick<Config, 'registry' | 'presets'>;
+  /** The watched sites' origin, profile and rank (trends weigh and read them). */
+  readonly watched: () => Promise<readonly Pick<SiteConfig, 'origin' | 'profile' | 'rank'>[]>;
+  readonly previewDigests: (
+    period: DigestPeriod,
+    recipient: string | undefined,
+  ) => Promise<readonly PreparedDigest[]>;
+}): HistoryReads {
+  const { store } = deps;
+  return {
+    site: async (origin) => {
+      const row = await store.findSite(origin);
+      return row === undefined ? undefined : { id: row.id, origin: row.origin };
+    },
+    snapshots: async (siteId) => {
+      const rows: SnapshotSummary[] = [];
+      for (;;) {
+        const page = await store.listSnapshots(siteId, 500, rows.at(-1)?.id);
+        rows.push(...page);
+        if (page.length < 500) return rows;
+      }
+    },
+    diff: (site, pair) => viewDiff(store, site, pair),
+    coverage: (site, snapshot) => readCoverage(store, site, snapshot),
+    previewDigests: async (sinceMs, recipient) =>
+      (await deps.previewDigests(digestPeriod(deps.now(), sinceMs), recipient)).map((d) => ({
+        recipient: d.recipient,
+        subject: d.rendered.subject,
+        text: d.rendered.text,
+      })),
+    trends: async (options) =>
+      viewTrends(store, await deps.watched(), deps.config, { ...options, now: deps.now() }),
+  };
+}
