@@ -82,11 +82,14 @@ export default tseslint.config(
     'robots/ is pure and imports only robots/ and the pure parser structured-headers.',
   ),
   // saxes, a streaming XML parser, is pure too (text in, events out: no I/O, no clock):
-  // the sitemap reader is built on it rather than on a hand-written XML parser.
+  // the sitemap reader is built on it rather than on a hand-written XML parser; so is
+  // cron-parser (a schedule and a given instant in, instants out): periods are policy.
+  // policy/ has folders of its own (changes/, wording/): any depth of ../ that leaves
+  // policy/ must land in robots/.
   pure(
     'policy',
-    '^(?!\\./|\\.\\./robots/|saxes$)',
-    'policy/ is pure and imports only robots/, policy/ and the pure parser saxes.',
+    '^(?![./]|saxes$|cron-parser$)|^(\\.\\./)+(lib|config|fetch|store|notify|monitor|web|cli|schedule)/|^(\\.\\./)+(compose|main)\\.js$',
+    'policy/ is pure and imports only robots/, policy/ and the pure parsers saxes and cron-parser.',
   ),
   {
     files: ['src/lib/**/*.ts'],
@@ -131,12 +134,12 @@ export default tseslint.config(
         {
           patterns: [
             restrict(
-              '^\\.\\./(fetch|store|notify)/',
+              '^(\\.\\./)+(fetch|store|notify)/',
               'monitor/ receives adapters as `deps`; import their types only.',
               true,
             ),
             restrict(
-              '^\\.\\./(web|cli|schedule)/',
+              '^(\\.\\./)+(web|cli|schedule|compose\\.js$|main\\.js$)',
               'monitor/ is called by web/, cli/ and schedule/, not the other way.',
             ),
           ],

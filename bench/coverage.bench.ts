@@ -21,8 +21,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import robotsParserModule from 'robots-parser';
 import type * as Fetcher from '../src/fetch/robots-fetcher.js';
-import type * as Discovery from '../src/monitor/discover-sitemaps.js';
-import type * as Threads from '../src/monitor/coverage-threads.js';
+import type * as Discovery from '../src/monitor/check/sitemaps.js';
+import type * as Threads from '../src/monitor/threads/coverage-threads.js';
 import type * as CoverageModule from '../src/policy/coverage.js';
 import type * as Engine from '../src/robots/index.js';
 
@@ -36,10 +36,10 @@ const load = async <T>(path: string) =>
   (await import(new URL(`../dist/${path}`, import.meta.url).href)) as T;
 const { createRobotsFetcher } = await load<typeof Fetcher>('fetch/robots-fetcher.js');
 const { discoverSitemaps, DEFAULT_DISCOVERY_LIMITS } = await load<typeof Discovery>(
-  'monitor/discover-sitemaps.js',
+  'monitor/check/sitemaps.js',
 );
 const { computeCoverage } = await load<typeof CoverageModule>('policy/coverage.js');
-const { CoverageThreads } = await load<typeof Threads>('monitor/coverage-threads.js');
+const { CoverageThreads } = await load<typeof Threads>('monitor/threads/coverage-threads.js');
 const { compileAgent, parseRobotsTxt } = await load<typeof Engine>('robots/index.js');
 
 const here = fileURLToPath(new URL('.', import.meta.url));

@@ -3,8 +3,8 @@
  * the daemon, the web app) from the configuration and the drivers main.ts creates (the
  * platform). Commands ask it for what they run; nothing else wires.
  */
-import { DEFAULT_DISCOVERY_LIMITS } from './monitor/discover-sitemaps.js';
-import { CoverageThreads } from './monitor/coverage-threads.js';
+import { DEFAULT_DISCOVERY_LIMITS } from './monitor/check/sitemaps.js';
+import { CoverageThreads } from './monitor/threads/coverage-threads.js';
 import type { Transporter } from 'nodemailer';
 import type { Dispatcher } from 'undici';
 import type { Config, SiteConfig } from './config/config.js';
@@ -13,35 +13,34 @@ import { shippedRegistry, shippedRegistryContent } from './config/registry.js';
 import type { WebConfig } from './config/web.js';
 import type { RobotsFetcher } from './fetch/robots-fetcher.js';
 import { ArchiveClient } from './fetch/archive.js';
-import type { BackfillDeps } from './monitor/backfill.js';
+import type { BackfillDeps } from './monitor/archive/backfill.js';
 import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
-import { randomUUID } from 'node:crypto';
-import { oneLine } from './lib/errors.js';
-import type { CheckOutcome } from './monitor/check-site.js';
-import { checkSites } from './monitor/check-sites.js';
-import { deliverDueJobs } from './monitor/deliver-outbox.js';
-import type { DeliveryReport } from './monitor/deliver-outbox.js';
-import { longestPeriodMs } from './monitor/periods.js';
+import type { CheckOutcome } from './monitor/check/site.js';
+import { checkNow } from './monitor/check/batch.js';
+import { deliverDueJobs } from './monitor/delivery/deliver.js';
+import { sendTestNotification } from './monitor/delivery/send-test.js';
+import { webhookSecrets } from './monitor/delivery/webhook-secrets.js';
+import type { DeliveryReport } from './monitor/delivery/deliver.js';
+import { jobEngineOptions } from './schedule/engine-options.js';
 import type { CheckDeps, JobQueue } from './monitor/ports.js';
-import { SiteCatalog } from './monitor/site-catalog.js';
-import { prepareDigests } from './monitor/send-digests.js';
-import type { DigestDeps } from './monitor/send-digests.js';
+import { SiteCatalog } from './monitor/sites/catalog.js';
+import { prepareDigests } from './monitor/delivery/digests.js';
+import type { DigestDeps } from './monitor/delivery/digests.js';
 import { createEmailChannel } from './notify/email-channel.js';
 import { digestData, renderDigest } from './notify/render-digest.js';
 import type { RenderContext } from './notify/render-alert.js';
 import { linksFrom } from './policy/links.js';
 import { createWebhookChannel } from './notify/webhook-channel.js';
 import type { Channel, Delivery } from './policy/alerts.js';
-import type { DeliveryJobDeps } from './monitor/deliver-outbox.js';
+import type { DeliveryJobDeps } from './monitor/delivery/deliver.js';
 import { Daemon } from './schedule/daemon.js';
 import { logDaemonEvents } from './schedule/daemon-log.js';
 import type { DaemonEvents } from './schedule/events.js';
 import { nodeCronScheduler } from './schedule/fires.js';
 import type { CronScheduler } from './schedule/job-kind.js';
-import { RegistryInUse } from './monitor/registry-in-use.js';
-import type { RegistryReports } from './monitor/registry-in-use.js';
-import { isConnectionError } from './store/db.js';
+import { RegistryInUse } from './monitor/registry/in-use.js';
+import type { RegistryReports } from './monitor/registry/in-use.js';
 import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
 import type { JobEngine, JobEngineOptions } from './store/jobs.js';
 import {
@@ -164,23 +163,7 @@ export function wireChannels(
   const transport = smtp ? platform.createMailTransport(smtp.smtp) : undefined;
   const dispatcher = platform.createDispatcher();
   const store = createWebStore(db);
-  // Secrets never enter the outbox: a delivery finds its webhook's secret by URL, among
-  // the defaults and the sites watched now (a reload or the UI may bring new ones).
-  const secrets = new WeakMap<Config, Map<string, string | undefined>>();
-  const secretFor = (url: string) => {
-    const running = current();
-    let known = secrets.get(running);
-    if (known === undefined) {
-      known = new Map(
-        [
-          ...running.notify.defaults.webhooks,
-          ...running.sites.flatMap((s) => s.alerts.webhooks),
-        ].map((w) => [w.url, w.secret]),
-      );
-      secrets.set(running, known);
-    }
-    return known.get(url);
-  };
+  const secretFor = webhookSecrets(current);
   return {
     channels: {
       ...(transport && smtp
@@ -239,7 +222,7 @@ export async function deliverQueued(
 ): Promise<DeliveryReport> {
   const channels = wireChannels(platform, config, handle.db, new Presentation(config));
   const engine = await platform.startJobEngine(handle.executor, {
-    ...jobEngineOptions(config, undefined),
+    ...jobEngineOptions(config, undefined, platform.now()),
     supervise: false,
   });
   try {
@@ -276,18 +259,10 @@ export function observeCheck(metrics: Metrics, outcome: CheckOutcome): void {
   });
 }
 
-/** Checks one configured site now, for the web's "Check now"; a failure is an error. */
+/** Checks one configured site now, for the web's "Check now", measured and logged. */
 function checkNowWith(check: CheckDeps, metrics: Metrics, logger: Logger) {
   return async (site: SiteConfig): Promise<CheckOutcome> => {
-    let outcome: CheckOutcome | undefined;
-    const summary = await checkSites(check, [site], {
-      concurrency: 1,
-      onOutcome: (o) => (outcome = o),
-    });
-    const failure = summary.failures[0];
-    // A refused check is an answer: the page and the API say why robowatch did not check.
-    if (outcome?.kind !== 'refused' && (failure !== undefined || outcome === undefined))
-      throw new Error(`${site.origin} could not be checked: ${failure?.reason ?? 'no outcome'}`);
+    const outcome = await checkNow(check, site);
     observeCheck(metrics, outcome);
     logger.info(
       { site: site.origin, snapshot: outcome.snapshotId },
@@ -365,22 +340,7 @@ export function wireWeb(
         () => catalog.config,
       );
       try {
-        const sender = notifiers.channels[channel.kind];
-        if (sender === undefined)
-          throw new Error('email needs notify.email (the SMTP server to send from)');
-        await sender.send({
-          id: 0,
-          key: randomUUID(),
-          channel: channel.kind,
-          destination: channel.destination,
-          payload: {
-            kind: 'test',
-            site: channel.site?.origin ?? null,
-            ...(channel.format === null ? {} : { format: channel.format }),
-          },
-          attempts: 0,
-          createdAt: platform.now(),
-        });
+        await sendTestNotification(notifiers.channels, channel, platform.now());
       } finally {
         await notifiers.close();
       }
@@ -412,52 +372,6 @@ export async function startWeb(
     'web listening',
   );
   return listener;
-}
-
-/** The job engine's settings for a configuration (its errors logged when there is a logger). */
-export function jobEngineOptions(config: Config, logger: Logger | undefined): JobEngineOptions {
-  const { leaseMs, retentionDays, timezone, check } = config.schedule;
-  // A finished job's id keeps its work from being queued again while it is remembered:
-  // twice the longest check period, so that a period is planned and checked once. (A
-  // digest is recorded once per recipient and period, whatever its job.)
-  const schedules = new Set([check, ...config.sites.map((s) => s.schedule)]);
-  const longest = Math.max(...[...schedules].map((e) => longestPeriodMs(e, timezone)));
-  return {
-    leaseSeconds: Math.ceil(leaseMs / 1000),
-    retentionDays,
-    keepFinishedSeconds: Math.max(60, Math.ceil((2 * longest) / 1000)),
-    maintenanceSeconds: Math.min(60, Math.max(1, Math.floor(leaseMs / 2000))),
-    onError: (error) => {
-      if (!isConnectionError(error))
-        logger?.error({ component: 'pg-boss', error: oneLine(error) }, 'job engine error');
-    },
-  };
-}
-
-/**
- * The job engine's executor, saying in the log when the database stops answering and
- * when it answers again (once each: the engine's queries fail quietly meanwhile).
- */
-export function watchDatabase(executor: SqlExecutor, logger: Logger): SqlExecutor {
-  let down = false;
-  return {
-    executeSql: async (text, values) => {
-      try {
-        const result = await executor.executeSql(text, values);
-        if (down) {
-          down = false;
-          logger.info({}, 'database reachable again');
-        }
-        return result;
-      } catch (error) {
-        if (!down && isConnectionError(error)) {
-          down = true;
-          logger.error({ error: oneLine(error) }, 'database unreachable');
-        }
-        throw error;
-      }
-    },
-  };
 }
 
 /**

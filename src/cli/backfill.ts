@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
 import { ArchiveError } from '../fetch/archive.js';
-import { BACKFILL_EVERY, backfillSite, readBackfillOptions } from '../monitor/backfill.js';
-import type { BackfillOptions, BackfillOutcome } from '../monitor/backfill.js';
+import { BACKFILL_EVERY, backfillSite, readBackfillOptions } from '../monitor/archive/backfill.js';
+import type { BackfillOptions, BackfillOutcome } from '../monitor/archive/backfill.js';
 import { daemonSites, withStoreOrDaemon } from './daemon-client.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';

@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
-import { checkSites, SITES_PER_FETCH } from '../monitor/check-sites.js';
+import { checkSites, SITES_PER_FETCH } from '../monitor/check/batch.js';
 import { outcomeDocument } from '../monitor/documents/index.js';
-import type { RunSummary } from '../monitor/check-sites.js';
-import type { ChangeEvent } from '../policy/events.js';
+import type { RunSummary } from '../monitor/check/batch.js';
+import type { ChangeEvent } from '../policy/changes/events.js';
 import { daemonSites, DaemonError, withStoreOrDaemon } from './daemon-client.js';
 import type { DaemonClient, DaemonSite } from './daemon-client.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';
-import { formatStatus } from '../policy/format.js';
+import { formatStatus } from '../policy/wording/format.js';
 import { causeLines } from './print-causes.js';
 import { describeDelivery } from './deliver.js';
 import { Presentation, deliverQueued, wireCatalog, wireCheck } from '../compose.js';

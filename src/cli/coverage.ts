@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import { groupAlike } from '../policy/coverage.js';
-import { formatTime } from '../policy/format.js';
+import { formatTime } from '../policy/wording/format.js';
 import type { CoverageAnswer } from '../monitor/reads.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';

@@ -17,10 +17,10 @@ import {
 import type { SnapshotDocument } from '../monitor/documents/index.js';
 import type { HistoryReads, Missing } from '../monitor/reads.js';
 import type { SnapshotSummary } from '../monitor/records.js';
-import { patchLines } from '../monitor/view-diff.js';
-import type { ChangeCause } from '../policy/cause-model.js';
-import type { ChangeEvent } from '../policy/events.js';
-import { durationText } from '../policy/format.js';
+import { patchLines } from '../monitor/views/diff.js';
+import type { ChangeCause } from '../policy/changes/cause-model.js';
+import type { ChangeEvent } from '../policy/changes/events.js';
+import { durationText } from '../policy/wording/format.js';
 import type { DatabaseHandle } from '../store/db.js';
 import { DatabaseError, DatabaseInUseError } from '../store/db.js';
 import type { CliContext, DaemonInfo } from './context.js';

@@ -1,4 +1,4 @@
-import type { DeliveryReport } from '../monitor/deliver-outbox.js';
+import type { DeliveryReport } from '../monitor/delivery/deliver.js';
 
 /** "2 notifications sent", and the first failure's cause, for a command's last lines. */
 export function describeDelivery(report: DeliveryReport): { sent: string; failed?: string } {

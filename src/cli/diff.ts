@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import { diffDocument } from '../monitor/documents/index.js';
-import type { DiffView } from '../monitor/view-diff.js';
-import type { SiteRef } from '../monitor/view-site.js';
+import type { DiffView } from '../monitor/views/diff.js';
+import type { SiteRef } from '../monitor/views/site.js';
 import {
   coverageShiftNote,
   coverageShiftRows,
   coverageSideText,
-} from '../monitor/view-coverage.js';
-import type { CoverageShift } from '../monitor/view-coverage.js';
-import { formatTime } from '../policy/format.js';
+} from '../monitor/views/coverage.js';
+import type { CoverageShift } from '../monitor/views/coverage.js';
+import { formatTime } from '../policy/wording/format.js';
 import type { SnapshotSummary } from '../monitor/records.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
-import { digestTargets, prepareDigests } from '../monitor/send-digests.js';
+import { digestTargets, prepareDigests } from '../monitor/delivery/digests.js';
 import { Presentation, deliverQueued, wireDigests } from '../compose.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
@@ -10,7 +10,7 @@ import { write } from './io.js';
 import { withReads } from './reads.js';
 import { digestPeriod } from '../monitor/reads.js';
 import type { DigestText } from '../monitor/reads.js';
-import { parseDuration } from '../policy/format.js';
+import { parseDuration } from '../policy/wording/format.js';
 
 interface DigestOptions {
   config?: string;

@@ -21,8 +21,8 @@ import {
   trendStart,
   verdictRows,
 } from '../store/export.js';
-import { TREND_BY, viewTrends } from '../monitor/view-trends.js';
-import type { TrendBy } from '../monitor/view-trends.js';
+import { TREND_BY, viewTrends } from '../monitor/views/trends.js';
+import type { TrendBy } from '../monitor/views/trends.js';
 import type { Trend } from '../policy/trends.js';
 import type { CliContext } from './context.js';
 import { watchedSites } from './watched-sites.js';

@@ -4,7 +4,7 @@ import type { Profile } from '../robots/index.js';
 import type { SnapshotSummary } from '../monitor/records.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';
-import { formatBytes, formatTime } from '../policy/format.js';
+import { formatBytes, formatTime } from '../policy/wording/format.js';
 import { write } from './io.js';
 import { requireSite, withReads } from './reads.js';
 

@@ -1,7 +1,7 @@
-import type { ChangeCause } from '../policy/cause-model.js';
-import { explainCause } from '../policy/explain.js';
-import type { ExplainContext } from '../policy/explain.js';
-import { oneLineText } from '../policy/format.js';
+import type { ChangeCause } from '../policy/changes/cause-model.js';
+import { explainCause } from '../policy/wording/explain.js';
+import type { ExplainContext } from '../policy/wording/explain.js';
+import { oneLineText } from '../policy/wording/format.js';
 
 /** How much of each cause is printed unless --all. */
 export const CAUSES_SHOWN = 10;

@@ -7,7 +7,7 @@ import { Presentation, wireDigests } from '../compose.js';
 import { UsageError } from '../lib/errors.js';
 import { localReads } from '../monitor/reads.js';
 import type { HistoryReads } from '../monitor/reads.js';
-import { prepareDigests } from '../monitor/send-digests.js';
+import { prepareDigests } from '../monitor/delivery/digests.js';
 import { createWebStore } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { originOf } from './context.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readRegistry, shippedRegistry } from '../config/registry.js';
 import { oneLine, UsageError } from '../lib/errors.js';
-import { explainCause } from '../policy/explain.js';
+import { explainCause } from '../policy/wording/explain.js';
 import { registryCause } from '../policy/registry-update.js';
 import { compareRegistries, describeVersion, PURPOSES, PURPOSE_WORDS } from '../policy/registry.js';
 import type { ActiveRegistry, Registry } from '../policy/registry.js';

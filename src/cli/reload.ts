@@ -3,7 +3,7 @@ import { withRegistry } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { oneLine } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
-import type { SiteCatalog } from '../monitor/site-catalog.js';
+import type { SiteCatalog } from '../monitor/sites/catalog.js';
 import type { CliContext } from './context.js';
 
 /** Settings a running process keeps until it restarts (the rest apply at a reload). */

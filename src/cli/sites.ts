@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ImportRefused, importSites } from '../monitor/import-sites.js';
+import { ImportRefused, importSites } from '../monitor/sites/import.js';
 import { activeManagedOrigins, importManagedSites } from '../store/sites.js';
 import { UsageError } from '../lib/errors.js';
 import type { CliContext } from './context.js';

@@ -1,15 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import {
-  STOP_DEADLINE_MS,
-  jobEngineOptions,
-  startWeb,
-  watchDatabase,
-  wireCatalog,
-  wireDaemon,
-  wireWeb,
-} from '../compose.js';
+import { STOP_DEADLINE_MS, startWeb, wireCatalog, wireDaemon, wireWeb } from '../compose.js';
 import type { Listener } from '../compose.js';
+import { jobEngineOptions } from '../schedule/engine-options.js';
+import { watchDatabase } from '../store/watch-database.js';
 import { createMetrics } from '../lib/metrics.js';
 import { FatalError, oneLine } from '../lib/errors.js';
 import type { CliContext } from './context.js';
@@ -51,7 +45,7 @@ export async function runDaemon(
   try {
     jobs = await context.startJobEngine(
       watchDatabase(handle.executor, logger),
-      jobEngineOptions(config, logger),
+      jobEngineOptions(config, logger, context.now()),
     );
   } catch (error) {
     await handle.close();

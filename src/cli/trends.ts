@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
-import { TREND_BY } from '../monitor/view-trends.js';
-import type { TrendBy } from '../monitor/view-trends.js';
+import { TREND_BY } from '../monitor/views/trends.js';
+import type { TrendBy } from '../monitor/views/trends.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
 import { write } from './io.js';

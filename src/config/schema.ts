@@ -1,7 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import cron from 'node-cron';
 import { z } from 'zod';
-import { ALERT_TOPICS, DEFAULT_ALERT_TOPICS } from '../policy/cause-model.js';
+import { ALERT_TOPICS, DEFAULT_ALERT_TOPICS } from '../policy/changes/cause-model.js';
 import { PROFILES } from '../robots/index.js';
 import { DEFAULT_AGENTS, isBuiltInPreset } from './agents.js';
 

@@ -5,7 +5,7 @@
  * AI crawler registry their crawlers came from. Rows stream from the store a page at a
  * time, so memory stays bounded whatever the history's size.
  */
-import { explainCause } from '../policy/explain.js';
+import { explainCause } from '../policy/wording/explain.js';
 import type { CauseExportRow, CheckExportRow, SnapshotRow, VerdictExportRow } from './records.js';
 
 export const EXPORTS = ['snapshots', 'checks', 'verdicts', 'causes', 'bodies', 'trends'] as const;

@@ -41,11 +41,11 @@ import type {
   StoredSite,
   VerdictAt,
 } from './records.js';
-import type { CoverageThresholds } from '../policy/cause-model.js';
+import type { CoverageThresholds } from '../policy/changes/cause-model.js';
 import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
-import type { DiscoveryLimits } from './discover-sitemaps.js';
+import type { DiscoveryLimits } from './check/sitemaps.js';
 import type { Coverage } from '../policy/coverage.js';
-import type { CoverageComputer } from './coverage-threads.js';
+import type { CoverageComputer } from './threads/coverage-threads.js';
 
 /** The queries and writes a check needs. */
 export interface CheckStore {
@@ -136,7 +136,7 @@ export interface ReadStore {
   /** Per watched crawler: on how many sites it is blocked from every, some or no watched URL. */
   loadCrawlerCounts(): Promise<CrawlerCounts[]>;
   /** Every state of every watched site with its verdict counts, oldest first per site. */
-  /** Where trends begin, and each watched site's states (monitor/view-trends.ts). */
+  /** Where trends begin, and each watched site's states (monitor/views/trends.ts). */
   trendStart(): Promise<Date | null>;
   trendSites(): AsyncIterable<readonly TrendRow[]>;
   /** Groups of crawlers across sites: where all are blocked, some, none (by name). */
@@ -273,4 +273,42 @@ export interface BackfillStore {
   liveHistoryStart(siteId: number): Promise<Date | null>;
   /** Whether the archived snapshots are made from every capture stored (not after an interruption). */
   archiveChainCurrent(siteId: number): Promise<{ current: boolean; snapshots: number }>;
+}
+
+/** What /healthz says of the daemon. */
+export interface DaemonHealth {
+  readonly ok: boolean;
+  /** The daemon's own loop: alive, and when it last ran. */
+  readonly running: boolean;
+  readonly lastTickAt: Date | null;
+  readonly checks: {
+    readonly ok: boolean;
+    readonly lastCheckAt: Date | null;
+    /** The longest the schedule allows without any check completing. */
+    readonly expectedWithinMs: number;
+    readonly problem?: string;
+  };
+  readonly deliveries: {
+    readonly ok: boolean;
+    readonly failingSince: Date | null;
+    readonly problem?: string;
+  };
+}
+
+/** A backfill job: one site, its period and spacing (as the command's flags, or the button's). */
+export interface BackfillJob {
+  readonly siteId: number;
+  readonly since?: string;
+  readonly until?: string;
+  readonly every?: string;
+}
+
+/** The daemon in the web's process (robowatch start): what its pages and API ask of it. */
+export interface SchedulerPort {
+  health(): Promise<DaemonHealth>;
+  jobCounts(): Promise<Record<string, { waiting: number; running: number }>>;
+  /** Queues the loading of a site's history from the Internet Archive ("Load history"). */
+  queueBackfill(job: BackfillJob): Promise<void>;
+  /** The sites whose history is loading (running) or waits to be. */
+  backfillsPending(): Promise<Map<number, 'waiting' | 'running'>>;
 }

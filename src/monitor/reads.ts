@@ -10,13 +10,13 @@ import type { Trend } from '../policy/trends.js';
 import type { CoverageDocument, CoverageDocumentValue } from './documents/index.js';
 import type { ReadStore } from './ports.js';
 import type { SnapshotSummary } from './records.js';
-import type { PreparedDigest } from './send-digests.js';
-import { viewCoverage } from './view-coverage.js';
-import { viewDiff } from './view-diff.js';
-import type { DiffView } from './view-diff.js';
-import type { SiteRef } from './view-site.js';
-import { viewTrends } from './view-trends.js';
-import type { TrendOptions } from './view-trends.js';
+import type { PreparedDigest } from './delivery/digests.js';
+import { viewCoverage } from './views/coverage.js';
+import { viewDiff } from './views/diff.js';
+import type { DiffView } from './views/diff.js';
+import type { SiteRef } from './views/site.js';
+import { viewTrends } from './views/trends.js';
+import type { TrendOptions } from './views/trends.js';
 
 /** What the history does not hold, in one line ("https://a.example has no snapshot 9"). */
 export interface Missing {

@@ -6,9 +6,9 @@
 import type { Coverage } from '../policy/coverage.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
 import type { AlertDraft } from '../policy/alerts.js';
-import type { ChangeCause, ChangeCauseType } from '../policy/cause-model.js';
+import type { ChangeCause, ChangeCauseType } from '../policy/changes/cause-model.js';
 import type { CoverageAt, DigestChange, DigestNow } from '../policy/digest.js';
-import type { ChangeEvent } from '../policy/events.js';
+import type { ChangeEvent } from '../policy/changes/events.js';
 import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { FileCondition } from '../policy/file-condition.js';
 import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';

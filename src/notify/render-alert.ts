@@ -8,11 +8,11 @@
  */
 import { rankEvents } from '../policy/alerts.js';
 import type { AlertCause, AlertPayload } from '../policy/alerts.js';
-import { causeHeadline, explainCause } from '../policy/explain.js';
-import type { Explained } from '../policy/explain.js';
-import { boundEvents } from '../policy/events.js';
-import type { ChangeEvent } from '../policy/events.js';
-import { formatEvent, formatInstant, headline, oneLineText } from '../policy/format.js';
+import { causeHeadline, explainCause } from '../policy/wording/explain.js';
+import type { Explained } from '../policy/wording/explain.js';
+import { boundEvents } from '../policy/changes/events.js';
+import type { ChangeEvent } from '../policy/changes/events.js';
+import { formatEvent, formatInstant, headline, oneLineText } from '../policy/wording/format.js';
 import type { Links } from '../policy/links.js';
 
 export interface RenderedEmail {

@@ -5,8 +5,8 @@
  * digest as structured data for webhooks, and as a Slack message. Pure, bounded in size,
  * every file-derived string escaped.
  */
-import { isProblem } from '../policy/cause-model.js';
-import type { ChangeCause } from '../policy/cause-model.js';
+import { isProblem } from '../policy/changes/cause-model.js';
+import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type {
   Attention,
   Digest,
@@ -20,11 +20,11 @@ import {
   describeCrawlers,
   explainCause,
   formatDuration,
-} from '../policy/explain.js';
-import { answers, crawlEffect, describeUrls } from '../policy/explain.js';
-import { groupByCrawlers } from '../policy/explain-pairs.js';
+} from '../policy/wording/explain.js';
+import { answers, crawlEffect, describeUrls } from '../policy/wording/explain.js';
+import { groupByCrawlers } from '../policy/wording/explain-pairs.js';
 import { describeVersion, PURPOSE_WORDS } from '../policy/registry.js';
-import { formatDay, formatInstant } from '../policy/format.js';
+import { formatDay, formatInstant } from '../policy/wording/format.js';
 
 /** A time in the digest's zone, which its first line names once. */
 const local = (date: Date, timeZone: string) => formatInstant(date, timeZone).slice(0, 16);

@@ -2,9 +2,9 @@
  * Alerts (DESIGN.md: "alert"): which changes go where. Pure: takes the events and causes
  * of one check and a site's targets, returns what to send.
  */
-import { causeAlerts, DEFAULT_ALERT_TOPICS } from './cause-model.js';
-import type { AlertTopic, ChangeCause } from './cause-model.js';
-import type { ChangeEvent, ChangeEventType } from './events.js';
+import { causeAlerts, DEFAULT_ALERT_TOPICS } from './changes/cause-model.js';
+import type { AlertTopic, ChangeCause } from './changes/cause-model.js';
+import type { ChangeEvent, ChangeEventType } from './changes/events.js';
 
 /** The topics that alert when the configuration does not say. */
 export const DEFAULT_ALERT_EVENTS: readonly AlertTopic[] = DEFAULT_ALERT_TOPICS;

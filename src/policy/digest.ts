@@ -5,12 +5,12 @@
 import { compileAgent, parseRobotsTxt } from '../robots/index.js';
 import type { Profile } from '../robots/index.js';
 import type { Access, FetchOutcome } from './access.js';
-import type { ChangeCause, CoverageCause } from './cause-model.js';
+import type { ChangeCause, CoverageCause } from './changes/cause-model.js';
 import { findContradictions } from './contradictions.js';
 import type { Purpose, Registry, RegistryVersion } from './registry.js';
 import type { RegistryCause } from './registry-update.js';
-import { fetchStatusOf } from './events.js';
-import type { FetchStatus } from './events.js';
+import { fetchStatusOf } from './changes/events.js';
+import type { FetchStatus } from './changes/events.js';
 import { isRobotsFile } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
 import { ParseCache, siteAccess } from './verdicts.js';

@@ -3,7 +3,7 @@
  * reserved addresses unless the configuration allows them. What that means for a site
  * is nothing: it is said as robowatch not knowing, never as crawlers being blocked. Pure.
  */
-import type { RefusedCause } from './cause-model.js';
+import type { RefusedCause } from './changes/cause-model.js';
 import type { FetchResult } from './fetch-result.js';
 
 /** The cause an alert says for a refused fetch (`error: 'blocked'`). */

@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SiteConfig } from '../config/config.js';
 import type { JobQueue, QueueName } from '../monitor/ports.js';
-import { periodsAt } from '../monitor/periods.js';
-import { checkJobs } from '../monitor/plan-checks.js';
+import { periodsAt } from '../policy/periods.js';
+import { checkJobs } from '../monitor/check/plan.js';
 import { DaemonEvents } from './events.js';
 import { ScheduleFires } from './fires.js';
 import { daemonHealth } from './health.js';

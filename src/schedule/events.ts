@@ -4,10 +4,10 @@
  * nothing in the daemon logs or counts by itself.
  */
 import { EventEmitter } from 'node:events';
-import type { CheckOutcome } from '../monitor/check-site.js';
-import type { BackfillOutcome } from '../monitor/backfill.js';
-import type { RegistryOutcome } from '../monitor/refresh-registry.js';
-import type { Period } from '../monitor/periods.js';
+import type { CheckOutcome } from '../monitor/check/site.js';
+import type { BackfillOutcome } from '../monitor/archive/backfill.js';
+import type { RegistryOutcome } from '../monitor/registry/refresh.js';
+import type { Period } from '../policy/periods.js';
 import type { Delivery } from '../policy/alerts.js';
 import type { RegistryVersion } from '../policy/registry.js';
 import type { QueueName } from '../monitor/ports.js';

@@ -8,8 +8,8 @@ import cron from 'node-cron';
 import { oneLine } from '../lib/errors.js';
 import { jobId } from '../lib/job-id.js';
 import type { Logger } from '../lib/logger.js';
-import { periodAt } from '../monitor/periods.js';
-import { planJob } from '../monitor/plan-checks.js';
+import { periodAt } from '../policy/periods.js';
+import { planJob } from '../monitor/check/plan.js';
 import type { CronScheduler, DaemonContext } from './job-kind.js';
 
 type Task = { stop(): Promise<void> };

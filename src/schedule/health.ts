@@ -3,30 +3,13 @@
  * completed (in any process) within what the schedules allow, and no notification has
  * been failing for longer than notify.unhealthyAfterMs.
  */
-import { formatDuration } from '../policy/explain.js';
-import { periodAt } from '../monitor/periods.js';
+import { formatDuration } from '../policy/wording/explain.js';
+import { periodAt } from '../policy/periods.js';
 import type { DaemonContext } from './job-kind.js';
 import { TICK_MS } from './tick.js';
+import type { DaemonHealth } from '../monitor/ports.js';
 
-/** What /healthz says of the daemon. */
-export interface DaemonHealth {
-  readonly ok: boolean;
-  /** The daemon's own loop: alive, and when it last ran. */
-  readonly running: boolean;
-  readonly lastTickAt: Date | null;
-  readonly checks: {
-    readonly ok: boolean;
-    readonly lastCheckAt: Date | null;
-    /** The longest the schedule allows without any check completing. */
-    readonly expectedWithinMs: number;
-    readonly problem?: string;
-  };
-  readonly deliveries: {
-    readonly ok: boolean;
-    readonly failingSince: Date | null;
-    readonly problem?: string;
-  };
-}
+export type { DaemonHealth };
 
 export async function daemonHealth(
   context: DaemonContext,

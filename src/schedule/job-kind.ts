@@ -4,13 +4,13 @@
  * once, what a job is in words, and how to run one. They share the daemon's context.
  */
 import type { Config, SiteConfig } from '../config/config.js';
-import type { BackfillDeps } from '../monitor/backfill.js';
-import type { DeliveryJobDeps } from '../monitor/deliver-outbox.js';
+import type { BackfillDeps } from '../monitor/archive/backfill.js';
+import type { DeliveryJobDeps } from '../monitor/delivery/deliver.js';
 import type { CheckDeps, Job, JobQueue, NewJob, QueueName } from '../monitor/ports.js';
-import type { DeliveryAttempt } from '../monitor/deliver-outbox.js';
-import type { RegistryInUse } from '../monitor/registry-in-use.js';
-import type { DigestDeps } from '../monitor/send-digests.js';
-import type { SiteCatalog } from '../monitor/site-catalog.js';
+import type { DeliveryAttempt } from '../monitor/delivery/deliver.js';
+import type { RegistryInUse } from '../monitor/registry/in-use.js';
+import type { DigestDeps } from '../monitor/delivery/digests.js';
+import type { SiteCatalog } from '../monitor/sites/catalog.js';
 import type { DaemonEvents } from './events.js';
 
 /** What the daemon's upkeep needs from the store. */

@@ -7,8 +7,8 @@
  * and again when it works.
  */
 import { oneLine } from '../lib/errors.js';
-import { periodAt } from '../monitor/periods.js';
-import { planJob } from '../monitor/plan-checks.js';
+import { periodAt } from '../policy/periods.js';
+import { planJob } from '../monitor/check/plan.js';
 import type { ScheduleFires } from './fires.js';
 import type { DaemonContext } from './job-kind.js';
 import { upkeepJob } from './jobs/upkeep-job.js';

@@ -8,7 +8,7 @@ import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { decodeVerdicts } from './verdict-sets.js';
 import type { VerdictCause } from '../policy/verdicts.js';
-import type { ChangeCause } from '../policy/cause-model.js';
+import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type {
   CauseExportRow,
   CheckExportRow,

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { ChangeEvent } from '../policy/events.js';
+import type { ChangeEvent } from '../policy/changes/events.js';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { DayStates } from '../policy/history.js';
 import { queryRows } from './db.js';
@@ -12,7 +12,7 @@ import type {
   SiteStandings,
   StoredChange,
 } from '../monitor/records.js';
-import type { ChangeCause } from '../policy/cause-model.js';
+import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type { FileCondition } from '../policy/file-condition.js';
 
 const ids = (values: readonly number[]) => sql`${sql.param([...values])}::int[]`;

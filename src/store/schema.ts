@@ -21,9 +21,9 @@ import {
   timestamp,
   unique,
 } from 'drizzle-orm/pg-core';
-import type { ChangeCause } from '../policy/cause-model.js';
+import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type { Coverage } from '../policy/coverage.js';
-import type { ChangeEvent } from '../policy/events.js';
+import type { ChangeEvent } from '../policy/changes/events.js';
 import type { FileCondition } from '../policy/file-condition.js';
 import type { FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { VerdictCause } from '../policy/verdicts.js';
@@ -124,7 +124,7 @@ export const snapshots = pgTable(
     /** What its body is for crawlers: robots, cut, html, utf16, binary; null without one. */
     fileCondition: text('file_condition').$type<FileCondition>(),
     /**
-     * Why it differs from the snapshot before it, as people read it (policy/causes.ts);
+     * Why it differs from the snapshot before it, as people read it (policy/changes/causes.ts);
      * empty for a baseline, null for snapshots recorded before causes were.
      */
     causes: jsonb('causes').$type<ChangeCause[]>(),

@@ -11,7 +11,7 @@ import { SESSION_COOKIE, bearerOf, requireToken } from './auth.js';
 import type { WebEnv } from './auth.js';
 import type { WebDeps } from './deps.js';
 import { ErrorPageView } from './pages/errors.js';
-import { TesterThread } from '../monitor/tester-thread.js';
+import { TesterThread } from '../monitor/threads/tester-thread.js';
 import { apiApp } from './api/index.js';
 import { registerOps } from './routes/ops.js';
 import { registerPages } from './routes/pages.js';

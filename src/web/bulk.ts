@@ -3,11 +3,11 @@
  * origin, name, tags and watches. Each line is added (or refused, with its line number
  * and the one-line error the API would give); the daemon checks the new sites at once.
  */
-import { csvRecords } from '../monitor/import-sites.js';
-import type { CsvRecord } from '../monitor/import-sites.js';
+import { csvRecords } from '../monitor/sites/import.js';
+import type { CsvRecord } from '../monitor/sites/import.js';
 import { oneLine } from '../lib/errors.js';
-import { SiteChangeRefused } from '../monitor/site-catalog.js';
-import type { SiteCatalog } from '../monitor/site-catalog.js';
+import { SiteChangeRefused } from '../monitor/sites/catalog.js';
+import type { SiteCatalog } from '../monitor/sites/catalog.js';
 
 /** The most lines one list may hold (a larger list is refused whole). */
 export const MAX_BULK_LINES = 1000;

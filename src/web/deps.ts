@@ -1,14 +1,13 @@
-import type { BackfillJob, DaemonHealth } from '../schedule/daemon.js';
 import type { Config, SiteConfig } from '../config/config.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
-import type { CheckOutcome } from '../monitor/check-site.js';
-import type { PreparedDigest } from '../monitor/send-digests.js';
+import type { CheckOutcome } from '../monitor/check/site.js';
+import type { PreparedDigest } from '../monitor/delivery/digests.js';
 import type { DigestPeriod } from '../policy/digest.js';
-import type { ReadStore } from '../monitor/ports.js';
-import type { SiteCatalog } from '../monitor/site-catalog.js';
-import type { TesterThread } from '../monitor/tester-thread.js';
-import type { NotificationChannel } from '../monitor/view-notifications.js';
+import type { ReadStore, SchedulerPort } from '../monitor/ports.js';
+import type { SiteCatalog } from '../monitor/sites/catalog.js';
+import type { TesterThread } from '../monitor/threads/tester-thread.js';
+import type { NotificationChannel } from '../monitor/views/notifications.js';
 
 /** What the web app is given by main.ts (through the CLI): no driver, no listener. */
 export interface WebDeps {
@@ -22,14 +21,7 @@ export interface WebDeps {
   readonly logger: Logger;
   now(): Date;
   /** The daemon in this process, under `robowatch start`; absent under `robowatch serve`. */
-  readonly scheduler?: {
-    health(): Promise<DaemonHealth>;
-    jobCounts(): Promise<Record<string, { waiting: number; running: number }>>;
-    /** Queues the loading of a site's history from the Internet Archive ("Load history"). */
-    queueBackfill(job: BackfillJob): Promise<void>;
-    /** The sites whose history is loading (running) or waits to be. */
-    backfillsPending(): Promise<Map<number, 'waiting' | 'running'>>;
-  };
+  readonly scheduler?: SchedulerPort;
   /** The digests of a period as they would be sent now (not recorded). */
   previewDigests(period: DigestPeriod, recipient?: string): Promise<PreparedDigest[]>;
   /**

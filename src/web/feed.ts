@@ -3,8 +3,8 @@
  * new state of a site: its most severe cause as the title, every cause and what crawlers
  * do now as the text, linked to its diff.
  */
-import { causeHeadline, explainCause } from '../policy/explain.js';
-import { headline } from '../policy/format.js';
+import { causeHeadline, explainCause } from '../policy/wording/explain.js';
+import { headline } from '../policy/wording/format.js';
 import { rankEvents } from '../policy/alerts.js';
 import type { StoredChange } from '../monitor/records.js';
 

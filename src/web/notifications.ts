@@ -1,8 +1,8 @@
 /** The notification channels as the page and the API show them, and their test. */
 import { HTTPException } from 'hono/http-exception';
 import { oneLine } from '../lib/errors.js';
-import { viewNotifications } from '../monitor/view-notifications.js';
-import type { NotificationChannel, NotificationsView } from '../monitor/view-notifications.js';
+import { viewNotifications } from '../monitor/views/notifications.js';
+import type { NotificationChannel, NotificationsView } from '../monitor/views/notifications.js';
 import type { WebDeps } from './deps.js';
 import type { ConfiguredSites } from './sites.js';
 

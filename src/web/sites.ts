@@ -1,6 +1,6 @@
 import { HTTPException } from 'hono/http-exception';
-import type { CatalogEntry } from '../monitor/site-catalog.js';
-import type { SiteRef } from '../monitor/view-site.js';
+import type { CatalogEntry, SiteChangeRefused } from '../monitor/sites/catalog.js';
+import type { SiteRef } from '../monitor/views/site.js';
 import type { WebDeps } from './deps.js';
 
 /**
@@ -73,4 +73,11 @@ export function backfillScheduler(deps: WebDeps, site: SiteRef): NonNullable<Web
       message: `loading history needs the daemon (robowatch start); or run robowatch backfill ${site.origin}`,
     });
   return deps.scheduler;
+}
+
+const REFUSAL_STATUS = { invalid: 400, unknown: 404, conflict: 409 } as const;
+
+/** The HTTP status of a refused change: 400 invalid, 404 unknown, 409 in conflict. */
+export function refusalStatus(error: SiteChangeRefused): 400 | 404 | 409 {
+  return REFUSAL_STATUS[error.why];
 }

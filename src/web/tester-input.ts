@@ -3,8 +3,8 @@ import { HTTPException } from 'hono/http-exception';
 import { ConfigError, normaliseWatch } from '../config/config.js';
 import type { WatchedAgent } from '../policy/verdicts.js';
 import { isProfile, isValidProductToken } from '../robots/index.js';
-import type { TesterRefused } from '../monitor/tester-thread.js';
-import { TESTER_LIMITS } from '../monitor/tester-thread.js';
+import type { TesterRefused } from '../monitor/threads/tester-thread.js';
+import { TESTER_LIMITS } from '../monitor/threads/tester-thread.js';
 
 const MAX_AGENTS = TESTER_LIMITS.agents;
 const MAX_URLS = TESTER_LIMITS.urls;

@@ -10,10 +10,10 @@ import { builtInPresets } from '../../src/config/agents.js';
 import { shippedRegistry } from '../../src/config/registry.js';
 
 const AGENT_PRESETS = builtInPresets(shippedRegistry().registry);
-import type { ChangeCause } from '../../src/policy/cause-model.js';
-import { explainChange } from '../../src/policy/causes.js';
-import { diffStates, effectiveRules, fetchStatusOf } from '../../src/policy/events.js';
-import type { StateView } from '../../src/policy/events.js';
+import type { ChangeCause } from '../../src/policy/changes/cause-model.js';
+import { causesOfChange } from '../../src/policy/changes/causes.js';
+import { diffStates, effectiveRules, fetchStatusOf } from '../../src/policy/changes/events.js';
+import type { StateView } from '../../src/policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../src/policy/verdicts.js';
 import type { WatchedAgent, WatchVerdict } from '../../src/policy/verdicts.js';
 import { MAX_ROBOTS_BYTES, parseRobotsTxt } from '../../src/robots/index.js';
@@ -137,7 +137,7 @@ export function checkHistory(
         lastGood: s.lastGood && { body: s.lastGood, truncated, cut: null },
         verdicts: s.verdicts,
       });
-      const explained = explainChange({
+      const explained = causesOfChange({
         profile: 'google',
         agents,
         before: side(previous, (previous.lastGood?.length ?? 0) >= MAX_ROBOTS_BYTES),

@@ -4,8 +4,8 @@ import type { RobotsFetcher } from '../../src/fetch/robots-fetcher.js';
 import { silentLogger } from '../../src/lib/logger.js';
 import { createMetrics } from '../../src/lib/metrics.js';
 import type { Metrics } from '../../src/lib/metrics.js';
-import type { CheckOutcome } from '../../src/monitor/check-site.js';
-import { checkSites } from '../../src/monitor/check-sites.js';
+import type { CheckOutcome } from '../../src/monitor/check/site.js';
+import { checkSites } from '../../src/monitor/check/batch.js';
 import type { CheckDeps } from '../../src/monitor/ports.js';
 import type { Database } from '../../src/store/db.js';
 import {
@@ -14,8 +14,8 @@ import {
   createSiteDirectory,
   createWebStore,
 } from '../../src/store/index.js';
-import { SiteCatalog } from '../../src/monitor/site-catalog.js';
-import { prepareDigests } from '../../src/monitor/send-digests.js';
+import { SiteCatalog } from '../../src/monitor/sites/catalog.js';
+import { prepareDigests } from '../../src/monitor/delivery/digests.js';
 import { digestData, renderDigest } from '../../src/notify/render-digest.js';
 import type { Digest } from '../../src/policy/digest.js';
 import { linksFrom } from '../../src/policy/links.js';

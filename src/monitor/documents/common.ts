@@ -6,7 +6,7 @@
  * by what every variant has; the rest of a variant passes through as it is.
  */
 import { z } from 'zod';
-import { CHANGE_EVENT_TYPES } from '../../policy/events.js';
+import { CHANGE_EVENT_TYPES } from '../../policy/changes/events.js';
 import { FETCH_ERROR_KINDS } from '../../policy/fetch-result.js';
 
 /** A list: documents are read, never changed in place (so readonly lists fit them). */

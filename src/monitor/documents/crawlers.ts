@@ -5,9 +5,9 @@
 import { z } from 'zod';
 import { PURPOSES } from '../../policy/registry.js';
 import type { RegistryAgent, RegistryVersion } from '../../policy/registry.js';
-import { CRAWLER_VERDICTS } from '../view-crawlers.js';
-import type { CrawlerPage } from '../view-crawlers.js';
-import { TREND_BY } from '../view-trends.js';
+import { CRAWLER_VERDICTS } from '../views/crawlers.js';
+import type { CrawlerPage } from '../views/crawlers.js';
+import { TREND_BY } from '../views/trends.js';
 import { Id, list, RegistryVersionDocument } from './common.js';
 
 const Count = z.number().int();

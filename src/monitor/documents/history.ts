@@ -4,13 +4,13 @@
  * with their causes, and change events across sites.
  */
 import { z } from 'zod';
-import { boundEvents } from '../../policy/events.js';
+import { boundEvents } from '../../policy/changes/events.js';
 import { siteAccess } from '../../policy/verdicts.js';
 import type { RobotsTxt } from '../../robots/index.js';
 import type { SnapshotSummary } from '../records.js';
-import type { DiffView } from '../view-diff.js';
-import { profileOf } from '../view-site.js';
-import type { SiteRef } from '../view-site.js';
+import type { DiffView } from '../views/diff.js';
+import { profileOf } from '../views/site.js';
+import type { SiteRef } from '../views/site.js';
 import { CoverageChangeDocument } from './coverage.js';
 import {
   Access,

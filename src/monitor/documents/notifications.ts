@@ -5,9 +5,9 @@
  */
 import { z } from 'zod';
 import { redactUrl } from '../../lib/redact.js';
-import { ALERT_TOPICS } from '../../policy/cause-model.js';
+import { ALERT_TOPICS } from '../../policy/changes/cause-model.js';
 import type { FailingChannel } from '../records.js';
-import type { NotificationChannel } from '../view-notifications.js';
+import type { NotificationChannel } from '../views/notifications.js';
 import { Id, list, Timestamp } from './common.js';
 
 /** A channel whose notifications are failing now. */

@@ -4,15 +4,15 @@
  */
 import { z } from 'zod';
 import { redactUrl } from '../../lib/redact.js';
-import { boundEvents } from '../../policy/events.js';
+import { boundEvents } from '../../policy/changes/events.js';
 import { refusalLine } from '../../policy/refusal.js';
 import { siteAccess } from '../../policy/verdicts.js';
-import type { CheckOutcome } from '../check-site.js';
-import type { CatalogEntry } from '../site-catalog.js';
+import type { CheckOutcome } from '../check/site.js';
+import type { CatalogEntry } from '../sites/catalog.js';
 import type { ArchiveSummary, Refusal, SnapshotSummary } from '../records.js';
-import type { OverviewRow } from '../view-overview.js';
-import { profileOf } from '../view-site.js';
-import type { SiteRef } from '../view-site.js';
+import type { OverviewRow } from '../views/overview.js';
+import { profileOf } from '../views/site.js';
+import type { SiteRef } from '../views/site.js';
 import {
   Access,
   CauseDocument,

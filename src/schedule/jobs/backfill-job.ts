@@ -4,17 +4,11 @@
  * lease and the site's page shows the history as it grows.
  */
 import { jobId } from '../../lib/job-id.js';
-import { backfillSite, readBackfillOptions } from '../../monitor/backfill.js';
-import type { Job, NewJob } from '../../monitor/ports.js';
-import type { DaemonContext, JobKind } from '../job-kind.js';
+import { backfillSite, readBackfillOptions } from '../../monitor/archive/backfill.js';
+import type { BackfillJob, Job, NewJob } from '../../monitor/ports.js';
 
-/** A backfill job: one site, its period and spacing (as the command's flags, or the button's). */
-export interface BackfillJob {
-  readonly siteId: number;
-  readonly since?: string;
-  readonly until?: string;
-  readonly every?: string;
-}
+export type { BackfillJob };
+import type { DaemonContext, JobKind } from '../job-kind.js';
 
 /** A backfill job: its id from `name` (queued once per name), one waiting per site. */
 export function backfillJob(job: BackfillJob, name: string): NewJob<BackfillJob> {

@@ -1,8 +1,8 @@
 /** A site's check of one period. */
 import type { Job } from '../../monitor/ports.js';
-import { runCheckJob } from '../../monitor/plan-checks.js';
-import type { CheckJob } from '../../monitor/plan-checks.js';
-import { SITES_PER_FETCH } from '../../monitor/check-sites.js';
+import { runCheckJob } from '../../monitor/check/plan.js';
+import type { CheckJob } from '../../monitor/check/plan.js';
+import { SITES_PER_FETCH } from '../../monitor/check/batch.js';
 import type { DaemonContext, JobKind } from '../job-kind.js';
 
 export function checkJobKind(context: DaemonContext): JobKind<CheckJob> {

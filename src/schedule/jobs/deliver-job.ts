@@ -1,7 +1,7 @@
 /** One attempt at one notification. */
 import { oneLine } from '../../lib/errors.js';
-import { deliverAttempt } from '../../monitor/deliver-outbox.js';
-import type { DeliveryAttempt, DeliveryJobDeps } from '../../monitor/deliver-outbox.js';
+import { deliverAttempt } from '../../monitor/delivery/deliver.js';
+import type { DeliveryAttempt, DeliveryJobDeps } from '../../monitor/delivery/deliver.js';
 import type { Job } from '../../monitor/ports.js';
 import type { DaemonContext, JobKind } from '../job-kind.js';
 

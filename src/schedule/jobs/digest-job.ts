@@ -1,7 +1,7 @@
 /** A digest fire: each recipient's digest of the period that ends with it. */
 import type { Job } from '../../monitor/ports.js';
-import { periodEndingAt } from '../../monitor/periods.js';
-import { prepareDigests } from '../../monitor/send-digests.js';
+import { periodEndingAt } from '../../policy/periods.js';
+import { prepareDigests } from '../../monitor/delivery/digests.js';
 import type { DaemonContext, JobKind } from '../job-kind.js';
 
 export function digestJobKind(context: DaemonContext): JobKind<{ fire: string }> {

@@ -1,8 +1,8 @@
 /** Planning a period of a check schedule: one check job per site, spread over the period. */
 import type { Job } from '../../monitor/ports.js';
-import { periodAt } from '../../monitor/periods.js';
-import { planPeriod } from '../../monitor/plan-checks.js';
-import type { PlanJob } from '../../monitor/plan-checks.js';
+import { periodAt } from '../../policy/periods.js';
+import { planPeriod } from '../../monitor/check/plan.js';
+import type { PlanJob } from '../../monitor/check/plan.js';
 import type { DaemonContext, JobKind } from '../job-kind.js';
 
 /** Up to this many sites, a plan says where each one is due. */

@@ -22,9 +22,9 @@ import {
   viewCrawler,
   viewCrawlerGroups,
   viewCrawlers,
-} from '../../monitor/view-crawlers.js';
-import { TREND_BY, viewTrends } from '../../monitor/view-trends.js';
-import type { TrendBy } from '../../monitor/view-trends.js';
+} from '../../monitor/views/crawlers.js';
+import { TREND_BY, viewTrends } from '../../monitor/views/trends.js';
+import type { TrendBy } from '../../monitor/views/trends.js';
 import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import {

@@ -20,10 +20,10 @@ import {
   snapshotDocument,
 } from '../../monitor/documents/index.js';
 import { readCoverage } from '../../monitor/reads.js';
-import { viewDiff } from '../../monitor/view-diff.js';
-import { CHANGE_KINDS, isChangeKind, profileOf, viewSite } from '../../monitor/view-site.js';
-import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
-import { boundEvents, CHANGE_EVENT_TYPES, isChangeEventType } from '../../policy/events.js';
+import { viewDiff } from '../../monitor/views/diff.js';
+import { CHANGE_KINDS, isChangeKind, profileOf, viewSite } from '../../monitor/views/site.js';
+import { viewVerdictHistory } from '../../monitor/views/verdict-history.js';
+import { boundEvents, CHANGE_EVENT_TYPES, isChangeEventType } from '../../policy/changes/events.js';
 import { parseRobotsTxt } from '../../robots/index.js';
 import { diffPair, optionalId, parseId } from '../sites.js';
 import {

@@ -4,7 +4,7 @@
  */
 import { HTTPException } from 'hono/http-exception';
 import { digestPeriod } from '../../monitor/reads.js';
-import { parseDuration } from '../../policy/format.js';
+import { parseDuration } from '../../policy/wording/format.js';
 import { z } from 'zod';
 import { channelSettings } from '../../config/schema.js';
 import {

@@ -13,12 +13,12 @@ import type { Context, TypedResponse } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { ErrorDocument } from '../../monitor/documents/index.js';
-import { SiteChangeRefused } from '../../monitor/site-catalog.js';
+import { SiteChangeRefused } from '../../monitor/sites/catalog.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
-import { MAX_ID } from '../sites.js';
+import { MAX_ID, refusalStatus } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
-import type { TesterThread } from '../../monitor/tester-thread.js';
+import type { TesterThread } from '../../monitor/threads/tester-thread.js';
 
 /** What the API's routes are built from. */
 export interface ApiContext {
@@ -150,7 +150,7 @@ export async function catalogChange<T>(change: () => Promise<T>): Promise<T> {
     return await change();
   } catch (error) {
     if (error instanceof SiteChangeRefused)
-      throw new HTTPException(error.status, { message: error.message });
+      throw new HTTPException(refusalStatus(error), { message: error.message });
     throw error;
   }
 }

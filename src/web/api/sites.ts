@@ -6,7 +6,7 @@
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { oneLine } from '../../lib/errors.js';
-import { readBackfillOptions } from '../../monitor/backfill.js';
+import { readBackfillOptions } from '../../monitor/archive/backfill.js';
 import {
   ArchiveDocument,
   BulkDocument,
@@ -26,8 +26,8 @@ import {
   siteStateBitsOf,
   stateBit,
   viewOverview,
-} from '../../monitor/view-overview.js';
-import type { SiteRef } from '../../monitor/view-site.js';
+} from '../../monitor/views/overview.js';
+import type { SiteRef } from '../../monitor/views/site.js';
 import { siteSchema, siteSettings } from '../../config/schema.js';
 import { requireWriteAccess } from '../auth.js';
 import { BulkListRefused, addSiteList } from '../bulk.js';

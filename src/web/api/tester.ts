@@ -4,7 +4,7 @@
  */
 import { TestRequest, TestResultDocument } from '../../monitor/documents/index.js';
 import { testRobots } from '../../monitor/test-robots.js';
-import { TesterRefused } from '../../monitor/tester-thread.js';
+import { TesterRefused } from '../../monitor/threads/tester-thread.js';
 import { checkTestSize, parseAgents, parseUrls, refusal } from '../tester-input.js';
 import { API, answer, apiPart, errors, jsonBody, parseBody, readJson, route } from './route.js';
 import type { ApiContext } from './route.js';

@@ -1,8 +1,12 @@
 /** Causes as the pages show them: what changed, what crawlers do now, which pages it touches. */
 import type { FC } from 'hono/jsx';
-import type { ChangeCause } from '../../policy/cause-model.js';
-import { collapsePairs, describeCrawlers, describeUrls } from '../../policy/explain-pairs.js';
-import { explainCause } from '../../policy/explain.js';
+import type { ChangeCause } from '../../policy/changes/cause-model.js';
+import {
+  collapsePairs,
+  describeCrawlers,
+  describeUrls,
+} from '../../policy/wording/explain-pairs.js';
+import { explainCause } from '../../policy/wording/explain.js';
 import { Rich } from './components.js';
 
 const LINES = 5;

@@ -9,8 +9,8 @@ import {
   coverageShiftNote,
   coverageShiftRows,
   coverageSideText,
-} from '../../monitor/view-coverage.js';
-import type { CoverageShift } from '../../monitor/view-coverage.js';
+} from '../../monitor/views/coverage.js';
+import type { CoverageShift } from '../../monitor/views/coverage.js';
 import type { CoverageDocumentValue as CoverageDocument } from '../../monitor/documents/index.js';
 import type { CoveragePoint } from '../../monitor/records.js';
 import { groupAlike } from '../../policy/coverage.js';

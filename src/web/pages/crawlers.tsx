@@ -1,8 +1,8 @@
 import type { FC } from 'hono/jsx';
 import type { CrawlerCounts } from '../../monitor/records.js';
-import type { PresetEntry } from '../../monitor/site-catalog.js';
-import { CRAWLER_VERDICTS, CRAWLER_VERDICT_TEXT } from '../../monitor/view-crawlers.js';
-import type { CrawlerGroupRow, CrawlerPage, CrawlerVerdict } from '../../monitor/view-crawlers.js';
+import type { PresetEntry } from '../../monitor/sites/catalog.js';
+import { CRAWLER_VERDICTS, CRAWLER_VERDICT_TEXT } from '../../monitor/views/crawlers.js';
+import type { CrawlerGroupRow, CrawlerPage, CrawlerVerdict } from '../../monitor/views/crawlers.js';
 import { Layout, Notice, PageLinks } from './components.js';
 
 const SOURCE_TEXT: Record<PresetEntry['source'], string> = {

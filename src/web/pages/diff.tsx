@@ -1,6 +1,6 @@
 import type { FC } from 'hono/jsx';
-import type { DiffView } from '../../monitor/view-diff.js';
-import type { SiteRef } from '../../monitor/view-site.js';
+import type { DiffView } from '../../monitor/views/diff.js';
+import type { SiteRef } from '../../monitor/views/site.js';
 import { CauseItem } from './causes.js';
 import { CoverageShiftTable } from './coverage.js';
 import { Layout, Notice, Time } from './components.js';

@@ -1,8 +1,8 @@
 import type { FC } from 'hono/jsx';
 import { redactUrl } from '../../lib/redact.js';
-import type { DefaultChannels } from '../../monitor/site-catalog.js';
-import { failingText } from '../../monitor/view-notifications.js';
-import type { NotificationsView } from '../../monitor/view-notifications.js';
+import type { DefaultChannels } from '../../monitor/sites/catalog.js';
+import { failingText } from '../../monitor/views/notifications.js';
+import type { NotificationsView } from '../../monitor/views/notifications.js';
 import type { TestResult } from '../notifications.js';
 import { Layout, Notice } from './components.js';
 import { webhookLines } from './site-form.js';

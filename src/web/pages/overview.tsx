@@ -1,10 +1,10 @@
 import type { FC } from 'hono/jsx';
-import type { OverviewPage, TriageState } from '../../monitor/view-overview.js';
-import { TRIAGE_STATES, STATE_COUNT_TEXT, STRIP_DAYS } from '../../monitor/view-overview.js';
+import type { OverviewPage, TriageState } from '../../monitor/views/overview.js';
+import { TRIAGE_STATES, STATE_COUNT_TEXT, STRIP_DAYS } from '../../monitor/views/overview.js';
 import { ConditionBadge, Layout, NextCheck, Notice, PageLinks, Rich, Time } from './components.js';
 import { DayStrip } from './svg.js';
 import type { FailingChannel } from '../../monitor/records.js';
-import { failingText } from '../../monitor/view-notifications.js';
+import { failingText } from '../../monitor/views/notifications.js';
 
 /** What each state is called in the filter. */
 const STATE_LABEL: Record<TriageState, string> = {

@@ -1,10 +1,10 @@
 import type { FC } from 'hono/jsx';
-import { formatBytes } from '../../policy/format.js';
+import { formatBytes } from '../../policy/wording/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
-import { answers } from '../../policy/explain.js';
-import type { ChangeKind, SiteView } from '../../monitor/view-site.js';
+import { answers } from '../../policy/wording/explain.js';
+import type { ChangeKind, SiteView } from '../../monitor/views/site.js';
 import type { ArchiveSummary } from '../../monitor/records.js';
-import { profileOf } from '../../monitor/view-site.js';
+import { profileOf } from '../../monitor/views/site.js';
 import { CauseItem } from './causes.js';
 import { CoveragePanel } from './coverage.js';
 import {

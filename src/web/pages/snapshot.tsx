@@ -1,8 +1,8 @@
 import type { FC } from 'hono/jsx';
 import { describeVersion } from '../../policy/registry.js';
-import { formatBytes } from '../../policy/format.js';
-import type { SiteRef } from '../../monitor/view-site.js';
-import type { SnapshotView } from '../../monitor/view-snapshot.js';
+import { formatBytes } from '../../policy/wording/format.js';
+import type { SiteRef } from '../../monitor/views/site.js';
+import type { SnapshotView } from '../../monitor/views/snapshot.js';
 import { CoverageShiftTable } from './coverage.js';
 import { AccessBadge, Layout, Notice, Time, statusText } from './components.js';
 

@@ -1,7 +1,7 @@
 /** Inline SVG pictures of a site's history: the 90-day strip and the snapshot timeline. */
 import { useContext } from 'hono/jsx';
 import type { FC } from 'hono/jsx';
-import { formatInstant, wallClock } from '../../policy/format.js';
+import { formatInstant, wallClock } from '../../policy/wording/format.js';
 import type { DayAccess, TimelineSegment } from '../../policy/history.js';
 import { ClockContext, day } from './components.js';
 

@@ -1,5 +1,5 @@
 import type { FC } from 'hono/jsx';
-import type { TrendBy } from '../../monitor/view-trends.js';
+import type { TrendBy } from '../../monitor/views/trends.js';
 import type { Trend, TrendPoint } from '../../policy/trends.js';
 import { Layout } from './components.js';
 

@@ -1,6 +1,6 @@
 import type { FC } from 'hono/jsx';
 import type { VerdictRun } from '../../policy/history.js';
-import type { SiteRef } from '../../monitor/view-site.js';
+import type { SiteRef } from '../../monitor/views/site.js';
 import { Layout, Rich, Time, Verdict, causeText, day, pathOf } from './components.js';
 
 /** "disallowed since 2026-03-02 by `Disallow: /pr` on line 14". */

@@ -2,7 +2,7 @@
 import type { Hono } from 'hono';
 import { oneLine } from '../../lib/errors.js';
 import { failingDocument } from '../../monitor/documents/index.js';
-import { failingText } from '../../monitor/view-notifications.js';
+import { failingText } from '../../monitor/views/notifications.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 

@@ -2,17 +2,17 @@
 import type { Context, Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
-import { isChangeEventType } from '../../policy/events.js';
-import type { ChangeEvent } from '../../policy/events.js';
-import { viewDiff } from '../../monitor/view-diff.js';
+import { isChangeEventType } from '../../policy/changes/events.js';
+import type { ChangeEvent } from '../../policy/changes/events.js';
+import { viewDiff } from '../../monitor/views/diff.js';
 import { redactUrl } from '../../lib/redact.js';
-import { isTriageState, viewOverview } from '../../monitor/view-overview.js';
-import { isChangeKind, viewSite } from '../../monitor/view-site.js';
-import { viewSnapshot } from '../../monitor/view-snapshot.js';
-import { viewVerdictHistory } from '../../monitor/view-verdict-history.js';
+import { isTriageState, viewOverview } from '../../monitor/views/overview.js';
+import { isChangeKind, viewSite } from '../../monitor/views/site.js';
+import { viewSnapshot } from '../../monitor/views/snapshot.js';
+import { viewVerdictHistory } from '../../monitor/views/verdict-history.js';
 import { startingFile, testRobots } from '../../monitor/test-robots.js';
-import { TesterRefused } from '../../monitor/tester-thread.js';
-import type { TesterThread } from '../../monitor/tester-thread.js';
+import { TesterRefused } from '../../monitor/threads/tester-thread.js';
+import type { TesterThread } from '../../monitor/threads/tester-thread.js';
 import {
   SESSION_COOKIE,
   feedKey,
@@ -31,7 +31,7 @@ import { BulkAddPageView } from '../pages/bulk.js';
 import { BulkListRefused, addSiteList } from '../bulk.js';
 import { renderAtom } from '../feed.js';
 import { CrawlerPageView } from '../pages/crawlers.js';
-import { isCrawlerVerdict, viewCrawler } from '../../monitor/view-crawlers.js';
+import { isCrawlerVerdict, viewCrawler } from '../../monitor/views/crawlers.js';
 import { pageRenderer } from './render.js';
 import { registerSettingsPages } from './settings-pages.js';
 import type { FeedSite } from '../feed.js';
@@ -47,12 +47,12 @@ import {
   settingsOf,
 } from '../pages/site-form.js';
 import type { SiteForm } from '../pages/site-form.js';
-import { SiteChangeRefused } from '../../monitor/site-catalog.js';
+import { SiteChangeRefused } from '../../monitor/sites/catalog.js';
 import { SnapshotPageView } from '../pages/snapshot.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';
 import { VerdictHistoryPageView } from '../pages/verdict-history.js';
-import { backfillScheduler, diffPair, optionalId, parseId } from '../sites.js';
+import { backfillScheduler, diffPair, optionalId, parseId, refusalStatus } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
 import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester-input.js';
 
@@ -239,7 +239,7 @@ export function registerPages(
         defaults={formDefaults()}
         signedIn={c.get('signedIn')}
       />,
-      error?.status ?? 200,
+      error === undefined ? 200 : refusalStatus(error),
     );
   /** A site the UI may edit or remove (added in the UI or API), or the refusal. */
   const editable = async (param: string | undefined) => {
@@ -356,7 +356,7 @@ export function registerPages(
         await deps.catalog.setPaused(site.id, paused);
       } catch (error) {
         if (error instanceof SiteChangeRefused)
-          throw new HTTPException(error.status, { message: error.message });
+          throw new HTTPException(refusalStatus(error), { message: error.message });
         throw error;
       }
       deps.logger.info({ site: site.origin, id: site.id }, `site ${action}d from the web`);

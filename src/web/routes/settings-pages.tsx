@@ -3,12 +3,13 @@
  * changed here) and the notification channels (with the default recipients added here,
  * and a test for each channel).
  */
+import { refusalStatus } from '../sites.js';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { SiteChangeRefused } from '../../monitor/site-catalog.js';
-import { viewCrawlerGroups, viewCrawlers } from '../../monitor/view-crawlers.js';
-import { TREND_BY, viewTrends } from '../../monitor/view-trends.js';
-import type { TrendBy } from '../../monitor/view-trends.js';
+import { SiteChangeRefused } from '../../monitor/sites/catalog.js';
+import { viewCrawlerGroups, viewCrawlers } from '../../monitor/views/crawlers.js';
+import { TREND_BY, viewTrends } from '../../monitor/views/trends.js';
+import type { TrendBy } from '../../monitor/views/trends.js';
 import { TrendsPageView } from '../pages/trends.js';
 import { describeVersion } from '../../policy/registry.js';
 import { requireWriteAccess } from '../auth.js';
@@ -117,7 +118,10 @@ export function registerSettingsPages(
     const agents = presetAgentsOf(form);
     try {
       if (text(body, 'mode') === 'new' && deps.catalog.presets().some((p) => p.name === form.name))
-        throw new SiteChangeRefused(409, `name: ${form.name} exists already: edit it in the list`);
+        throw new SiteChangeRefused(
+          'conflict',
+          `name: ${form.name} exists already: edit it in the list`,
+        );
       const preset = await deps.catalog.setPreset(form.name, { agents });
       deps.logger.info(
         { preset: preset.name, agents: preset.agents.length },
@@ -129,7 +133,7 @@ export function registerSettingsPages(
         name: { label: 'Name', values: [] },
         agents: { label: 'Crawlers', values: agents },
       });
-      return crawlersPage(c, { text: message, error: true }, form, error.status);
+      return crawlersPage(c, { text: message, error: true }, form, refusalStatus(error));
     }
     return c.redirect(`/crawlers?saved=${encodeURIComponent(form.name)}#presets`, 303);
   });
@@ -140,7 +144,7 @@ export function registerSettingsPages(
       await deps.catalog.deletePreset(name);
     } catch (error) {
       if (!(error instanceof SiteChangeRefused)) throw error;
-      return crawlersPage(c, { text: error.message, error: true }, undefined, error.status);
+      return crawlersPage(c, { text: error.message, error: true }, undefined, refusalStatus(error));
     }
     deps.logger.info({ preset: name }, 'preset deleted from the web');
     return c.redirect(`/crawlers?deleted=${encodeURIComponent(name)}#presets`, 303);
@@ -201,7 +205,7 @@ export function registerSettingsPages(
         email: { label: 'Alert emails to', values: email },
         webhooks: { label: 'Webhooks', values: webhooks.map((w) => w.url) },
       });
-      return notificationsPage(c, { notice: { text, error: true }, form }, error.status);
+      return notificationsPage(c, { notice: { text, error: true }, form }, refusalStatus(error));
     }
     deps.logger.info(
       { email: email.length, webhooks: webhooks.length },

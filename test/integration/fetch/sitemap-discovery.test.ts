@@ -8,15 +8,12 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import type { RobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
-import {
-  DEFAULT_DISCOVERY_LIMITS,
-  discoverSitemaps,
-} from '../../../src/monitor/discover-sitemaps.js';
+import { DEFAULT_DISCOVERY_LIMITS, discoverSitemaps } from '../../../src/monitor/check/sitemaps.js';
 import type {
   Discovery,
   DiscoveryLimits,
   KnownSitemap,
-} from '../../../src/monitor/discover-sitemaps.js';
+} from '../../../src/monitor/check/sitemaps.js';
 import { FixtureServer } from '../../support/fixture-server.js';
 
 const site = new FixtureServer();

@@ -10,9 +10,9 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { parseConfig } from '../../../src/config/config.js';
 import type { SiteConfig } from '../../../src/config/config.js';
 import { ArchiveClient, ArchiveError } from '../../../src/fetch/archive.js';
-import { backfillSite, readBackfillOptions } from '../../../src/monitor/backfill.js';
-import type { BackfillDeps } from '../../../src/monitor/backfill.js';
-import { checkSites } from '../../../src/monitor/check-sites.js';
+import { backfillSite, readBackfillOptions } from '../../../src/monitor/archive/backfill.js';
+import type { BackfillDeps } from '../../../src/monitor/archive/backfill.js';
+import { checkSites } from '../../../src/monitor/check/batch.js';
 import { storedCaptureTimes } from '../../../src/store/archive.js';
 import { queryRows } from '../../../src/store/db.js';
 import { listSnapshots } from '../../../src/store/history.js';
@@ -20,7 +20,7 @@ import { createBackfillStore, createCheckStore } from '../../../src/store/index.
 import { loadVerdictHistory } from '../../../src/store/verdict-history.js';
 import { listChanges } from '../../../src/store/events.js';
 import { trendSites, trendStart } from '../../../src/store/export.js';
-import { viewTrends } from '../../../src/monitor/view-trends.js';
+import { viewTrends } from '../../../src/monitor/views/trends.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { useLoopbackSite } from '../../support/loopback-site.js';

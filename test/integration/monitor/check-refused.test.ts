@@ -11,8 +11,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { parseConfig } from '../../../src/config/config.js';
 import type { SiteConfig } from '../../../src/config/config.js';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
-import { checkSites } from '../../../src/monitor/check-sites.js';
-import type { CheckOutcome } from '../../../src/monitor/check-site.js';
+import { checkSites } from '../../../src/monitor/check/batch.js';
+import type { CheckOutcome } from '../../../src/monitor/check/site.js';
 import { outcomeDocument } from '../../../src/monitor/documents/index.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import { queryRows } from '../../../src/store/db.js';

@@ -4,7 +4,7 @@
  * put back in their order.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CoverageThreads } from '../../../src/monitor/coverage-threads.js';
+import { CoverageThreads } from '../../../src/monitor/threads/coverage-threads.js';
 import { compareCoverage, computeCoverage, splitAgents } from '../../../src/policy/coverage.js';
 import type { RobotsState, WatchedAgent } from '../../../src/policy/verdicts.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';

@@ -11,13 +11,13 @@ import { parseConfig, withRegistry } from '../../../src/config/config.js';
 import type { Config } from '../../../src/config/config.js';
 import { shippedRegistry, shippedRegistryContent } from '../../../src/config/registry.js';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
-import { checkSites } from '../../../src/monitor/check-sites.js';
+import { checkSites } from '../../../src/monitor/check/batch.js';
 import {
   adoptRegistry,
   refreshRegistry,
   registryFromStore,
-} from '../../../src/monitor/refresh-registry.js';
-import type { RegistryDeps } from '../../../src/monitor/refresh-registry.js';
+} from '../../../src/monitor/registry/refresh.js';
+import type { RegistryDeps } from '../../../src/monitor/registry/refresh.js';
 import { queryRows } from '../../../src/store/db.js';
 import { createCheckStore, createDaemonStore } from '../../../src/store/index.js';
 import { loadRegistryFindings } from '../../../src/store/registry.js';

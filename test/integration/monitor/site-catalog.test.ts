@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
-import { SiteCatalog } from '../../../src/monitor/site-catalog.js';
+import { SiteCatalog } from '../../../src/monitor/sites/catalog.js';
 import { createSiteDirectory } from '../../../src/store/index.js';
 import { importManagedSites } from '../../../src/store/sites.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';

@@ -14,11 +14,11 @@ import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import type { Config } from '../../../src/config/config.js';
-import { checkSites } from '../../../src/monitor/check-sites.js';
-import type { CheckOutcome } from '../../../src/monitor/check-site.js';
-import { deliverDueJobs } from '../../../src/monitor/deliver-outbox.js';
+import { checkSites } from '../../../src/monitor/check/batch.js';
+import type { CheckOutcome } from '../../../src/monitor/check/site.js';
+import { deliverDueJobs } from '../../../src/monitor/delivery/deliver.js';
 import { startTestEngine } from '../../support/job-engine.js';
-import { prepareDigests } from '../../../src/monitor/send-digests.js';
+import { prepareDigests } from '../../../src/monitor/delivery/digests.js';
 import { createEmailChannel } from '../../../src/notify/email-channel.js';
 import { digestData, renderDigest } from '../../../src/notify/render-digest.js';
 import { createWebhookChannel } from '../../../src/notify/webhook-channel.js';
@@ -29,7 +29,7 @@ import {
   createSiteDirectory,
   createWebStore,
 } from '../../../src/store/index.js';
-import { SiteCatalog } from '../../../src/monitor/site-catalog.js';
+import { SiteCatalog } from '../../../src/monitor/sites/catalog.js';
 import { createApp } from '../../../src/web/app.js';
 import { silentLogger } from '../../../src/lib/logger.js';
 import { createMetrics } from '../../../src/lib/metrics.js';

@@ -6,13 +6,13 @@ import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config/config.js';
 import { createMetrics } from '../../../src/lib/metrics.js';
-import { formatDuration } from '../../../src/policy/explain.js';
+import { formatDuration } from '../../../src/policy/wording/explain.js';
 import type { Metrics } from '../../../src/lib/metrics.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import { recordDigest } from '../../../src/store/digests.js';
 import { createApp } from '../../../src/web/app.js';
 import { createSiteDirectory, createWebStore } from '../../../src/store/index.js';
-import { SiteCatalog } from '../../../src/monitor/site-catalog.js';
+import { SiteCatalog } from '../../../src/monitor/sites/catalog.js';
 import { silentLogger } from '../../../src/lib/logger.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
@@ -684,7 +684,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     clock.now = new Date(clock.now.getTime() + DAY_MS);
     const [outcome] = await deps.store.loadSites([server.origin]);
     await app.request('/'); // nothing changes by reading
-    const { checkSites } = await import('../../../src/monitor/check-sites.js');
+    const { checkSites } = await import('../../../src/monitor/check/batch.js');
     await checkSites(deps, config.sites, { concurrency: 1 });
     const [after] = await deps.store.loadSites([server.origin]);
     expect(after!.current!.snapshotId).not.toBe(outcome!.current!.snapshotId);

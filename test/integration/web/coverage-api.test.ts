@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCoverageStore } from '../../../src/store/index.js';
-import { DEFAULT_DISCOVERY_LIMITS } from '../../../src/monitor/discover-sitemaps.js';
-import { checkSites } from '../../../src/monitor/check-sites.js';
-import { CoverageThreads } from '../../../src/monitor/coverage-threads.js';
+import { DEFAULT_DISCOVERY_LIMITS } from '../../../src/monitor/check/sitemaps.js';
+import { checkSites } from '../../../src/monitor/check/batch.js';
+import { CoverageThreads } from '../../../src/monitor/threads/coverage-threads.js';
 import { CoverageDocument } from '../../../src/monitor/documents/index.js';
 import type { createApp } from '../../../src/web/app.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';

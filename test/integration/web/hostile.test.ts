@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../../src/lib/metrics.js';
-import { TesterThread } from '../../../src/monitor/tester-thread.js';
+import { TesterThread } from '../../../src/monitor/threads/tester-thread.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import type { createApp } from '../../../src/web/app.js';
 import { createTestDatabase } from '../../support/database.js';

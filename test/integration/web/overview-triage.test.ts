@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
-import { checkSites } from '../../../src/monitor/check-sites.js';
+import { checkSites } from '../../../src/monitor/check/batch.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { FixtureServer } from '../../support/fixture-server.js';

@@ -3,7 +3,7 @@
  * site's verdict matrix after a real check, and the tester's rows, on both databases.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkSites } from '../../../src/monitor/check-sites.js';
+import { checkSites } from '../../../src/monitor/check/batch.js';
 import type { createApp } from '../../../src/web/app.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';

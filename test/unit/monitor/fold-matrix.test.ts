@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { builtInPresets } from '../../../src/config/agents.js';
 import { shippedRegistry } from '../../../src/config/registry.js';
-import { foldMatrix, verdictMatrix } from '../../../src/monitor/view-site.js';
+import { foldMatrix, verdictMatrix } from '../../../src/monitor/views/site.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 
 const body = new TextEncoder().encode(

@@ -1,6 +1,6 @@
 /** Schedule periods and each site's stable place in them. */
 import { describe, expect, it } from 'vitest';
-import { dueAt, periodAt, periodEndingAt, siteOffset } from '../../../src/monitor/periods.js';
+import { dueAt, periodAt, periodEndingAt, siteOffset } from '../../../src/policy/periods.js';
 
 describe('periodEndingAt', () => {
   it.each([

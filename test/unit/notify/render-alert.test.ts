@@ -1,7 +1,7 @@
 /** What an alert says: subject, parts and webhook bodies from causes; hostile text neutralised; bounded. */
 import { describe, expect, it } from 'vitest';
 import type { AlertCause, AlertPayload } from '../../../src/policy/alerts.js';
-import type { ChangeEvent } from '../../../src/policy/events.js';
+import type { ChangeEvent } from '../../../src/policy/changes/events.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import {
   alertSubject,

@@ -6,8 +6,8 @@ import {
   retryDelay,
   routeAlerts,
 } from '../../../src/policy/alerts.js';
-import type { AlertTopic, ChangeCause } from '../../../src/policy/cause-model.js';
-import type { ChangeEvent } from '../../../src/policy/events.js';
+import type { AlertTopic, ChangeCause } from '../../../src/policy/changes/cause-model.js';
+import type { ChangeEvent } from '../../../src/policy/changes/events.js';
 
 const site = 'https://e.com';
 const disallowed: ChangeEvent = {

@@ -11,10 +11,14 @@ import {
   DEFAULT_ALERT_TOPICS,
   causeAlerts,
   flippedCount,
-} from '../../../src/policy/cause-model.js';
-import type { ChangeCause, GroupCause, RuleCause } from '../../../src/policy/cause-model.js';
-import { explainChange } from '../../../src/policy/causes.js';
-import { causeHeadline, explainCause } from '../../../src/policy/explain.js';
+} from '../../../src/policy/changes/cause-model.js';
+import type {
+  ChangeCause,
+  GroupCause,
+  RuleCause,
+} from '../../../src/policy/changes/cause-model.js';
+import { causesOfChange } from '../../../src/policy/changes/causes.js';
+import { causeHeadline, explainCause } from '../../../src/policy/wording/explain.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 import type { WatchedAgent } from '../../../src/policy/verdicts.js';
 import { checkHistory, readVersions } from '../../support/cause-check.js';
@@ -72,7 +76,7 @@ function stateOf(served: Served, lastGood: Uint8Array | null) {
 function explain(before: Served, after: Served, since?: Date): ChangeCause[] {
   const b = stateOf(before, null);
   const a = stateOf(after, b.lastGood?.body ?? null);
-  return explainChange({
+  return causesOfChange({
     profile: 'google',
     agents,
     before: b,
@@ -253,7 +257,7 @@ describe('rule and group changes', () => {
     const down = stateOf({ status: 503 }, b.lastGood!.body);
     const edited = FILE.replace('Disallow: /i\n', 'Disallow: /i\nDisallow: /pricing\n');
     const up = stateOf({ status: 200, body: edited }, b.lastGood!.body);
-    const causes = explainChange({ profile: 'google', agents, before: down, after: up });
+    const causes = causesOfChange({ profile: 'google', agents, before: down, after: up });
     const rule = causes.find((c) => c.type === 'rule')!;
     expect(words(rule).title).toBe('`Disallow: /pricing` added to the `*` group (line 14)');
     // /pricing was disallowed during the outage and still is: not a flip, but a change

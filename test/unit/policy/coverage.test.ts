@@ -4,8 +4,8 @@
  * disallows, mostly where and by which line.
  */
 import { describe, expect, it } from 'vitest';
-import { causeTopics } from '../../../src/policy/cause-model.js';
-import { coverageQuestion, explainChange } from '../../../src/policy/causes.js';
+import { causeTopics } from '../../../src/policy/changes/cause-model.js';
+import { coverageQuestion, causesOfChange } from '../../../src/policy/changes/causes.js';
 import {
   compareCoverage,
   computeCoverage,
@@ -13,7 +13,7 @@ import {
   pathPrefix,
   representativePaths,
 } from '../../../src/policy/coverage.js';
-import { causeHeadline, explainCause } from '../../../src/policy/explain.js';
+import { causeHeadline, explainCause } from '../../../src/policy/wording/explain.js';
 import type { RobotsState, WatchedAgent } from '../../../src/policy/verdicts.js';
 import { urlsFromRules } from '../../support/corpus-check.js';
 import { readFixture, realWorldFiles } from '../../support/fixtures.js';
@@ -273,7 +273,7 @@ describe('the coverage cause', () => {
     // As the check does it: the question from the causes, the comparison apart.
     const question = coverageQuestion(input)!;
     const changes = compareCoverage(question.before, question.after, paths, question.agents);
-    return explainChange({ ...input, coverage: { changes, thresholds: { minUrls, minShare } } });
+    return causesOfChange({ ...input, coverage: { changes, thresholds: { minUrls, minShare } } });
   };
 
   it('says how much of the site a change blocks, for the crawlers that see it alike', () => {

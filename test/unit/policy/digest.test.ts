@@ -1,6 +1,6 @@
 /** The weekly digest: what needs attention, changes as causes, health, AI crawlers; rendered, bounded. */
 import { describe, expect, it } from 'vitest';
-import type { ChangeCause } from '../../../src/policy/cause-model.js';
+import type { ChangeCause } from '../../../src/policy/changes/cause-model.js';
 import { readFileSync } from 'node:fs';
 import { buildDigest } from '../../../src/policy/digest.js';
 import { normaliseRegistry } from '../../../src/policy/registry.js';

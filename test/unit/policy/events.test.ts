@@ -1,7 +1,7 @@
 /** The semantic diff: change events between two states of a site. */
 import { describe, expect, it } from 'vitest';
-import { diffStates, effectiveRules, sitemapsOf } from '../../../src/policy/events.js';
-import type { StateView } from '../../../src/policy/events.js';
+import { diffStates, effectiveRules, sitemapsOf } from '../../../src/policy/changes/events.js';
+import type { StateView } from '../../../src/policy/changes/events.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 
 const SITE = 'https://e.com';

@@ -1,7 +1,7 @@
 /** Matching two files' groups and diffing their rules, so that an edit reads as one change. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { diffGroups, editScript } from '../../../src/policy/group-diff.js';
+import { diffGroups, editScript } from '../../../src/policy/changes/group-diff.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';
 
 const parse = (text: string) => parseRobotsTxt(text, { lint: false });

@@ -1,8 +1,8 @@
 /** A change of usage preferences (Content-Usage, Content-Signal) as a cause, in words. */
 import { describe, expect, it } from 'vitest';
-import { causeTopics, DEFAULT_ALERT_TOPICS } from '../../../src/policy/cause-model.js';
-import { explainChange } from '../../../src/policy/causes.js';
-import { causeHeadline, explainCause } from '../../../src/policy/explain.js';
+import { causeTopics, DEFAULT_ALERT_TOPICS } from '../../../src/policy/changes/cause-model.js';
+import { causesOfChange } from '../../../src/policy/changes/causes.js';
+import { causeHeadline, explainCause } from '../../../src/policy/wording/explain.js';
 
 const side = (body: string) => ({
   fetch: { status: 200, error: null },
@@ -11,7 +11,7 @@ const side = (body: string) => ({
   verdicts: [],
 });
 const change = (before: string, after: string, agents = ['Googlebot', 'Bingbot', 'GPTBot']) =>
-  explainChange({
+  causesOfChange({
     profile: 'google',
     agents: agents.map((token) => ({ token, profile: 'google' as const })),
     before: side(before),

@@ -6,9 +6,9 @@
 import { describe, expect, it } from 'vitest';
 import { readRegistry, shippedRegistry } from '../../../src/config/registry.js';
 import { routeAlerts } from '../../../src/policy/alerts.js';
-import { causeAlerts, causeTopics } from '../../../src/policy/cause-model.js';
+import { causeAlerts, causeTopics } from '../../../src/policy/changes/cause-model.js';
 import { buildDigest } from '../../../src/policy/digest.js';
-import { causeHeadline, explainCause } from '../../../src/policy/explain.js';
+import { causeHeadline, explainCause } from '../../../src/policy/wording/explain.js';
 import { registryCause } from '../../../src/policy/registry-update.js';
 import type { RegistryCause } from '../../../src/policy/registry-update.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';

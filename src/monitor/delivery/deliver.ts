@@ -1,0 +1,122 @@
+import { oneLine } from '../../lib/errors.js';
+import { retryDelay } from '../../policy/alerts.js';
+import type { Channel, Delivery } from '../../policy/alerts.js';
+import type { JobQueue } from '../ports.js';
+
+/** What sending a notification needs. */
+interface Sending {
+  markSent(id: number, now: Date): Promise<void>;
+  /** The channels configured; a delivery for a missing one waits, retried, until it is. */
+  readonly channels: Partial<Record<Delivery['channel'], Channel>>;
+  now(): Date;
+  readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
+  readonly onSent?: (delivery: Delivery) => void;
+  readonly onFailed?: (delivery: Delivery, error: unknown, retryAt: Date) => void;
+}
+
+/**
+ * Sends a notification this process holds and marks it sent; a channel's failure is
+ * recorded with its next attempt (exponential backoff, capped). Marked sent only after
+ * its channel accepted it, so a crash between the two sends it again, with the same key
+ * for the receiver to recognise. The store failing throws.
+ */
+async function sendOne(
+  deps: Sending,
+  delivery: Delivery,
+  retryLater: (error: string, nextAttemptAt: Date) => Promise<void>,
+): Promise<'sent' | 'failed'> {
+  const channel = deps.channels[delivery.channel];
+  try {
+    if (channel === undefined) throw new Error(`no ${delivery.channel} channel is configured`);
+    await channel.send(delivery);
+  } catch (error) {
+    const retryAt = new Date(deps.now().getTime() + retryDelay(delivery.attempts, deps.retry));
+    await retryLater(oneLine(error), retryAt);
+    deps.onFailed?.(delivery, error, retryAt);
+    return 'failed';
+  }
+  await deps.markSent(delivery.id, deps.now());
+  deps.onSent?.(delivery);
+  return 'sent';
+}
+
+/** One attempt at one notification, as its delivery job names it. */
+export interface DeliveryAttempt {
+  readonly outboxId: number;
+  readonly attempt: number;
+}
+
+export interface DeliveryJobDeps extends Sending {
+  /** The notification, if it is unsent and at this attempt; null when there is nothing to do. */
+  claim(job: DeliveryAttempt): Promise<Delivery | null>;
+  /** Records the failure and queues the next attempt for `nextAttemptAt`. */
+  retryLater(delivery: Delivery, error: string, nextAttemptAt: Date): Promise<void>;
+}
+
+/**
+ * Runs one delivery job: sends the notification; a channel's failure queues the next
+ * attempt's job. The store failing throws, for the engine to retry the job: the
+ * notification is then sent again with the same key (at least once).
+ */
+export async function deliverAttempt(
+  deps: DeliveryJobDeps,
+  job: DeliveryAttempt,
+): Promise<'sent' | 'failed' | 'nothing'> {
+  const delivery = await deps.claim(job);
+  if (delivery === null) return 'nothing';
+  return sendOne(deps, delivery, (error, at) => deps.retryLater(delivery, error, at));
+}
+
+/** What a one-shot delivery achieved: sent, failed, and why the first failure failed. */
+export interface DeliveryReport {
+  readonly sent: number;
+  readonly failed: number;
+  readonly error?: string;
+}
+
+/**
+ * Works the delivery queue until no attempt due when it starts is left (the one-shot
+ * commands, when they queued notifications): each job as the daemon runs it; a channel's
+ * failure queues the next attempt for later, so this ends. The store failing fails the job
+ * for the engine to retry, and ends the run.
+ */
+export async function deliverDueJobs(
+  jobs: Pick<JobQueue, 'fetch' | 'complete' | 'fail'>,
+  deps: DeliveryJobDeps,
+): Promise<DeliveryReport> {
+  let sent = 0;
+  let failed = 0;
+  let error: string | undefined;
+  const counting: DeliveryJobDeps = {
+    ...deps,
+    onFailed: (delivery, cause, retryAt) => {
+      error ??= oneLine(cause);
+      deps.onFailed?.(delivery, cause, retryAt);
+    },
+  };
+  // What is due when the run starts: a retry that falls due meanwhile waits for later.
+  const dueBy = deps.now();
+  for (;;) {
+    const due = await jobs.fetch<DeliveryAttempt>('deliver', DELIVERIES_AT_ONCE, dueBy);
+    if (due.length === 0) break;
+    const outcomes = await Promise.allSettled(due.map((job) => deliverAttempt(counting, job.data)));
+    let broken: Error | undefined;
+    for (const [i, outcome] of outcomes.entries()) {
+      const job = due[i]!;
+      if (outcome.status === 'fulfilled') {
+        if (outcome.value === 'sent') sent++;
+        else if (outcome.value === 'failed') failed++;
+        await jobs.complete('deliver', job.id);
+      } else {
+        broken ??=
+          outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason));
+        await jobs.fail('deliver', job.id, oneLine(outcome.reason)).catch(() => undefined);
+      }
+    }
+    if (broken !== undefined) throw broken;
+  }
+  return { sent, failed, ...(error === undefined ? {} : { error }) };
+}
+
+/** Notifications a one-shot command sends at once. */
+const DELIVERIES_AT_ONCE = 20;

@@ -1,0 +1,591 @@
+/**
+ * The sites robowatch watches: the configuration file's, and those added in the UI or
+ * API (kept in the database), with what is paused. The file wins for the sites it lists:
+ * their settings are the file's, and the UI and API can pause them and check them now,
+ * not edit or remove them. A site added in the UI that the file starts listing takes the
+ * file's settings; its own come back if the file stops listing it.
+ */
+import type { Config, Presets, SiteConfig } from '../../config/config.js';
+import {
+  ConfigError,
+  originFromInput,
+  parseChannels,
+  parsePreset,
+  resolveSiteSettings,
+  withAlerts,
+  withRegistry,
+} from '../../config/config.js';
+import type { ActiveRegistry } from '../../policy/registry.js';
+import { isBuiltInPreset } from '../../config/agents.js';
+import { withDefaultChannels } from '../../config/notify.js';
+import type { AlertTargets } from '../../config/notify.js';
+import { frequentScheduleProblem } from '../../config/schema.js';
+import type { ChannelSettings } from '../../config/schema.js';
+import type { SiteDirectoryStore } from '../ports.js';
+import type { DirectoryRow, SharedSettingsRows } from '../records.js';
+
+/** A crawler preset, and where it is defined. */
+export interface PresetEntry {
+  /** "@search". */
+  readonly name: string;
+  readonly agents: readonly string[];
+  /** `built-in` (@search, @ai), `file` (the configuration file's), `api` (made in the UI or API). */
+  readonly source: 'built-in' | 'file' | 'api';
+  /** Made in the UI or API, and now defined by the file too: the file's applies. */
+  readonly overridden: boolean;
+  /** The sites added in the UI or API whose crawlers name it. */
+  readonly usedBy: readonly number[];
+}
+
+/** The default recipients and webhooks: the file's, and those made in the UI or API. */
+export interface DefaultChannels {
+  readonly file: Pick<AlertTargets, 'email' | 'webhooks'>;
+  /** As stored (a webhook's secret included). */
+  readonly added: ChannelSettings;
+}
+
+/** The shared settings as read: valid ones, and a line for each stored value that is not. */
+interface Shared {
+  readonly presets: ReadonlyMap<string, readonly string[]>;
+  readonly channels: ChannelSettings;
+  readonly problems: readonly string[];
+}
+
+const NO_SHARED: Shared = {
+  presets: new Map(),
+  channels: { email: [], webhooks: [] },
+  problems: [],
+};
+
+export interface CatalogEntry {
+  readonly id: number;
+  readonly site: SiteConfig;
+  /** Paused (not checked) since then; null: checked on its schedule. */
+  readonly pausedAt: Date | null;
+  /** The settings of a site added in the UI or API, as stored; null for the file's. */
+  readonly settings: Record<string, unknown> | null;
+}
+
+/**
+ * A change to the sites that cannot be made, and why: the request is invalid, names a
+ * site or preset there is not, or conflicts with what is there (the file's, built in,
+ * in use, already watched).
+ */
+export class SiteChangeRefused extends Error {
+  constructor(
+    readonly why: 'invalid' | 'unknown' | 'conflict',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SiteChangeRefused';
+  }
+}
+
+/** What a reload of the configuration file changed among the sites. */
+export interface ReloadSummary {
+  readonly sites: number;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+}
+
+type Listener = () => void | Promise<void>;
+
+export class SiteCatalog {
+  readonly #store: SiteDirectoryStore;
+  readonly #now: () => Date;
+  #file: Config;
+  #config: Config;
+  /** The file's sites' ids, by origin. */
+  #fileIds = new Map<string, number>();
+  #synced = false;
+  #entries: CatalogEntry[] = [];
+  #byId = new Map<number, CatalogEntry>();
+  /** Each managed site as last resolved, with the settings it was resolved from. */
+  #resolved = new Map<number, { text: string; site: SiteConfig | string }>();
+  #problems: string[] = [];
+  #shared: Shared = NO_SHARED;
+  #sharedText = '';
+  #rowsSignature: string | undefined;
+  #refreshedAt = -Infinity;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #listeners = new Set<Listener>();
+  /** The only origins resolved of the sites added in the UI or API (load's `origins`). */
+  #only: ReadonlySet<string> | null = null;
+
+  constructor(store: SiteDirectoryStore, file: Config, now: () => Date) {
+    this.#store = store;
+    this.#file = file;
+    this.#config = file;
+    this.#now = now;
+  }
+
+  /** The configuration with every watched site (paused ones included). */
+  get config(): Config {
+    return this.#config;
+  }
+
+  /** The configuration file as last read. */
+  get file(): Config {
+    return this.#file;
+  }
+
+  /** Every watched site with its id: the file's in its order, then those added in the UI or API. */
+  entries(): readonly CatalogEntry[] {
+    return this.#entries;
+  }
+
+  get(id: number): CatalogEntry | undefined {
+    return this.#byId.get(id);
+  }
+
+  /**
+   * What the current file's settings make invalid among the sites, presets and default
+   * channels added in the UI or API (and so not applied), one sentence each.
+   */
+  problems(): readonly string[] {
+    return this.#problems;
+  }
+
+  /** Called after each change of the sites (a reload, a write here, or another process's seen by a refresh). */
+  onChange(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Gives the file's sites their rows, then reads the rest (done by the first use otherwise). */
+  /**
+   * Reads the sites. With `origins`, a one-shot command's catalog resolves only those of
+   * the sites added in the UI or API (100,000 resolved cost about 150 MB it does not need);
+   * the file's are all there.
+   */
+  load(options: { readonly origins?: ReadonlySet<string> } = {}): Promise<void> {
+    this.#only = options.origins ?? null;
+    return this.#serial(async () => {
+      await this.#syncFile();
+      await this.#read(true);
+    });
+  }
+
+  /** Takes a newly read configuration file; says which of its sites came and went. */
+  reload(file: Config): Promise<ReloadSummary> {
+    return this.#serial(async () => {
+      const before = new Set(this.#file.sites.map((s) => s.origin));
+      const after = new Set(file.sites.map((s) => s.origin));
+      this.#file = file;
+      this.#resolved.clear(); // the top-level settings they fall back on may have changed
+      await this.#syncFile();
+      await this.#read(true);
+      return {
+        sites: file.sites.length,
+        added: [...after].filter((o) => !before.has(o)),
+        removed: [...before].filter((o) => !after.has(o)),
+      };
+    });
+  }
+
+  /**
+   * Makes the sites' AI presets from another registry: the configuration resolved again
+   * with it. Throws ConfigError (and changes nothing) when a preset the file or a site
+   * uses does not exist in it.
+   */
+  useRegistry(registry: ActiveRegistry): Promise<void> {
+    return this.#serial(async () => {
+      const next = withRegistry(this.#file, registry);
+      if (next === this.#file) return;
+      this.#file = next;
+      this.#resolved.clear();
+      await this.#read(true);
+    });
+  }
+
+  /** Reads the database again (another process may have added, edited or paused a site). */
+  refresh(): Promise<void> {
+    return this.#serial(() => this.#read(false));
+  }
+
+  /** Refreshes unless that was done within `maxAgeMs`. */
+  async fresh(maxAgeMs: number): Promise<void> {
+    if (this.#now().getTime() - this.#refreshedAt > maxAgeMs) await this.refresh();
+  }
+
+  /**
+   * Adds a site: `{url, name?, tags?, watch?, agents?, profile?, schedule?, notify?}`, as
+   * the file writes one. "example.com" means https://example.com.
+   */
+  add(input: unknown): Promise<CatalogEntry> {
+    return this.#serial(async () => {
+      if (input === null || typeof input !== 'object' || Array.isArray(input))
+        throw new SiteChangeRefused(
+          'invalid',
+          'the site must be an object: {url, name?, tags?, watch?, …}',
+        );
+      const { url, ...settings } = input as Record<string, unknown>;
+      if (typeof url !== 'string')
+        throw new SiteChangeRefused(
+          'invalid',
+          'url: is required (the site, e.g. https://example.com)',
+        );
+      const origin = refuseInvalid(() => originFromInput(url));
+      if (this.#file.sites.some((s) => s.origin === origin))
+        throw new SiteChangeRefused(
+          'conflict',
+          `${origin} is listed in ${this.#file.file}: edit it there`,
+        );
+      const existing = await this.#store.findRow({ origin });
+      if (existing !== undefined && existing.settings !== null && existing.removedAt === null)
+        throw new SiteChangeRefused(
+          'conflict',
+          `${origin} is watched already (site ${existing.id})`,
+        );
+      const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), origin, settings));
+      refuseFrequentSchedule(resolved.settings.schedule);
+      const id = await this.#store.saveSite(origin, resolved.settings);
+      await this.#read(false);
+      return this.#byId.get(id)!;
+    });
+  }
+
+  /**
+   * Changes a site's settings: each key given replaces the site's, null removes it (the
+   * top-level setting applies again). Only sites added in the UI or API.
+   */
+  update(id: number, patch: unknown): Promise<CatalogEntry> {
+    return this.#serial(async () => {
+      const row = await this.#managed(id, 'edit');
+      if (patch === null || typeof patch !== 'object' || Array.isArray(patch))
+        throw new SiteChangeRefused(
+          'invalid',
+          'the change must be an object of settings: {name?, tags?, watch?, …}',
+        );
+      const changes = patch as Record<string, unknown>;
+      if ('url' in changes && changes['url'] !== row.origin)
+        throw new SiteChangeRefused(
+          'invalid',
+          'url: cannot change (a history belongs to one origin): add the new origin as a site',
+        );
+      const merged: Record<string, unknown> = { ...row.settings };
+      for (const [key, value] of Object.entries(changes)) {
+        if (key === 'url') continue;
+        if (value === null) delete merged[key];
+        else merged[key] = value;
+      }
+      const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), row.origin, merged));
+      // A schedule stored before the floor keeps working until it is changed.
+      if (changes['schedule'] !== undefined) refuseFrequentSchedule(resolved.settings.schedule);
+      await this.#store.updateSettings(id, resolved.settings);
+      await this.#read(false);
+      return this.#byId.get(id)!;
+    });
+  }
+
+  /** Pauses or resumes a site (the file's too: pausing is not a setting). */
+  setPaused(id: number, paused: boolean): Promise<CatalogEntry> {
+    return this.#serial(async () => {
+      const entry = this.#byId.get(id) ?? (await this.#read(false), this.#byId.get(id));
+      if (entry === undefined)
+        throw new SiteChangeRefused('unknown', `there is no watched site ${id}`);
+      if ((entry.pausedAt !== null) !== paused)
+        await this.#store.setPaused(id, paused ? this.#now() : null);
+      await this.#read(false);
+      return this.#byId.get(id)!;
+    });
+  }
+
+  /** Stops watching a site added in the UI or API; its history stays browsable. */
+  remove(id: number): Promise<void> {
+    return this.#serial(async () => {
+      await this.#managed(id, 'remove');
+      await this.#store.remove(id, this.#now());
+      await this.#read(false);
+    });
+  }
+
+  /** The row of a site the UI and API may change, or the refusal that says why not. */
+  async #managed(
+    id: number,
+    what: 'edit' | 'remove',
+  ): Promise<DirectoryRow & { settings: Record<string, unknown> }> {
+    const row = await this.#store.findRow({ id });
+    if (row === undefined) throw new SiteChangeRefused('unknown', `there is no site ${id}`);
+    if (this.#file.sites.some((s) => s.origin === row.origin))
+      throw new SiteChangeRefused(
+        'conflict',
+        `${row.origin} is listed in ${this.#file.file}: ${what} it there`,
+      );
+    if (row.settings === null || row.removedAt !== null)
+      throw new SiteChangeRefused('unknown', `${row.origin} is not watched (site ${id})`);
+    return row as DirectoryRow & { settings: Record<string, unknown> };
+  }
+
+  /** Runs catalog work one at a time, so that a refresh never overtakes a write. */
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work, work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #syncFile(): Promise<void> {
+    const stored = await this.#store.syncSites(this.#file.sites.map((s) => s.origin));
+    this.#fileIds = new Map(stored.map((s) => [s.origin, s.id]));
+    this.#synced = true;
+  }
+
+  /** Reads the rows and rebuilds the sites; tells the listeners when anything changed. */
+  async #read(force: boolean): Promise<void> {
+    if (!this.#synced) {
+      await this.#syncFile();
+      force = true;
+    }
+    const [rows, shared] = await Promise.all([
+      this.#store.loadDirectory(),
+      this.#store.loadShared(),
+    ]);
+    this.#refreshedAt = this.#now().getTime();
+    const sharedText = JSON.stringify(shared);
+    const signature =
+      sharedText +
+      '\n' +
+      rows
+        .map(
+          (r) =>
+            `${r.id}\t${r.pausedAt?.getTime() ?? ''}\t${r.removedAt === null ? '' : 'x'}\t${JSON.stringify(r.settings)}`,
+        )
+        .join('\n');
+    if (!force && signature === this.#rowsSignature) return;
+    this.#rowsSignature = signature;
+    if (force || sharedText !== this.#sharedText) {
+      // Presets and default channels reach every site resolved against them.
+      this.#sharedText = sharedText;
+      this.#shared = readShared(shared, this.#file);
+      this.#resolved.clear();
+    }
+    this.#build(rows);
+    for (const listener of this.#listeners) await listener();
+  }
+
+  #build(rows: readonly DirectoryRow[]): void {
+    const paused = new Map<number, Date>();
+    for (const row of rows) if (row.pausedAt !== null) paused.set(row.id, row.pausedAt);
+    const base = this.#base();
+    const fileDefaults = this.#file.notify.defaults;
+    const defaults = base.notify.defaults;
+    const fileOrigins = new Set<string>();
+    const entries: CatalogEntry[] = this.#file.sites.map((fileSite) => {
+      fileOrigins.add(fileSite.origin);
+      const id = this.#fileIds.get(fileSite.origin)!;
+      const site = retarget(fileSite, fileDefaults, defaults);
+      return { id, site, pausedAt: paused.get(id) ?? null, settings: null };
+    });
+    const problems: string[] = [...this.#shared.problems];
+    const resolved = new Map<number, { text: string; site: SiteConfig | string }>();
+    for (const row of rows) {
+      if (row.settings === null || row.removedAt !== null || fileOrigins.has(row.origin)) continue;
+      if (this.#only !== null && !this.#only.has(row.origin)) continue;
+      const text = JSON.stringify(row.settings);
+      let known = this.#resolved.get(row.id);
+      if (known === undefined || known.text !== text) {
+        try {
+          known = { text, site: resolveSiteSettings(base, row.origin, row.settings).site };
+        } catch (error) {
+          if (!(error instanceof ConfigError)) throw error;
+          known = {
+            text,
+            site: `${row.origin} is not checked: its settings no longer hold with ${this.#file.file}: ${error.message}`,
+          };
+        }
+      }
+      resolved.set(row.id, known);
+      if (typeof known.site === 'string') problems.push(known.site);
+      else
+        entries.push({
+          id: row.id,
+          site: known.site,
+          pausedAt: paused.get(row.id) ?? null,
+          settings: row.settings,
+        });
+    }
+    this.#resolved = resolved;
+    this.#problems = problems;
+    this.#entries = entries;
+    this.#byId = new Map(entries.map((e) => [e.id, e]));
+    this.#config = Object.freeze({
+      ...base,
+      sites: Object.freeze(entries.map((e) => e.site)),
+    });
+  }
+
+  /** The file's settings with the presets and default channels made in the UI or API. */
+  #base(): Config {
+    const { presets, channels } = this.#shared;
+    let merged: Presets = this.#file.presets;
+    if (presets.size > 0) {
+      const added = [...presets].filter(([name]) => !Object.hasOwn(this.#file.presets, name));
+      merged = Object.freeze({ ...this.#file.presets, ...Object.fromEntries(added) });
+    }
+    let notify = this.#file.notify;
+    try {
+      notify = withDefaultChannels(notify, parseChannels(this.#file, channels).targets);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error; // said by readShared
+    }
+    return { ...this.#file, presets: merged, notify };
+  }
+
+  /** Every preset: the built-in ones, the file's, then those made in the UI or API. */
+  presets(): readonly PresetEntry[] {
+    const usedBy = new Map<string, number[]>();
+    for (const entry of this.#entries) {
+      const agents = entry.settings?.['agents'];
+      if (!Array.isArray(agents)) continue;
+      for (const name of new Set(agents.filter((a): a is string => typeof a === 'string')))
+        if (name.startsWith('@')) usedBy.set(name, [...(usedBy.get(name) ?? []), entry.id]);
+    }
+    const filePresets = this.#file.presets;
+    // One preset per operator of the AI registry (a hundred) is listed with the registry.
+    const out: PresetEntry[] = Object.entries(filePresets)
+      .filter(([name]) => !name.startsWith('@operator:'))
+      .map(([name, agents]) => ({
+        name,
+        agents,
+        source: isBuiltInPreset(name) ? 'built-in' : 'file',
+        overridden: false,
+        usedBy: usedBy.get(name) ?? [],
+      }));
+    for (const [name, agents] of this.#shared.presets)
+      out.push({
+        name,
+        agents,
+        source: 'api',
+        overridden: Object.hasOwn(filePresets, name),
+        usedBy: Object.hasOwn(filePresets, name) ? [] : (usedBy.get(name) ?? []),
+      });
+    return out;
+  }
+
+  /** The default recipients and webhooks: the file's and those added in the UI or API. */
+  defaultChannels(): DefaultChannels {
+    const { email, webhooks } = this.#file.notify.defaults;
+    return { file: { email, webhooks }, added: this.#shared.channels };
+  }
+
+  /**
+   * Makes or changes a crawler preset, `{agents: ["Googlebot", …]}`; the sites added in the
+   * UI or API that name it watch its crawlers from then on.
+   */
+  setPreset(name: string, input: unknown): Promise<PresetEntry> {
+    return this.#serial(async () => {
+      if (Object.hasOwn(this.#file.presets, name) && !isBuiltInPreset(name))
+        throw new SiteChangeRefused(
+          'conflict',
+          `${name} is defined in ${this.#file.file}: edit it there`,
+        );
+      const agents = refuseInvalid(() => parsePreset(this.#file, name, input));
+      await this.#store.savePreset(name, agents);
+      await this.#read(false);
+      return this.presets().find((p) => p.name === name && p.source === 'api')!;
+    });
+  }
+
+  /** Deletes a preset made in the UI or API that no site uses. */
+  deletePreset(name: string): Promise<void> {
+    return this.#serial(async () => {
+      await this.#read(false);
+      const preset = this.presets().find((p) => p.name === name && p.source === 'api');
+      if (preset === undefined) {
+        const other = this.presets().find((p) => p.name === name);
+        if (other?.source === 'built-in')
+          throw new SiteChangeRefused('conflict', `${name} is built in: it cannot be deleted`);
+        if (other?.source === 'file')
+          throw new SiteChangeRefused(
+            'conflict',
+            `${name} is defined in ${this.#file.file}: delete it there`,
+          );
+        throw new SiteChangeRefused('unknown', `there is no preset ${name}`);
+      }
+      if (preset.usedBy.length > 0) {
+        const names = preset.usedBy
+          .slice(0, 3)
+          .map((id) => this.#byId.get(id)!.site.origin)
+          .join(', ');
+        const more = preset.usedBy.length > 3 ? ` and ${preset.usedBy.length - 3} more` : '';
+        throw new SiteChangeRefused(
+          'conflict',
+          `${name} is used by ${preset.usedBy.length} site${preset.usedBy.length === 1 ? '' : 's'} (${names}${more}): change their crawlers first`,
+        );
+      }
+      await this.#store.savePreset(name, null);
+      await this.#read(false);
+    });
+  }
+
+  /**
+   * Replaces the default recipients and webhooks made in the UI or API, `{email?: […],
+   * webhooks?: [{url, secret?, format?}]}`: every site without its own gets them, with
+   * the file's.
+   */
+  setDefaultChannels(input: unknown): Promise<DefaultChannels> {
+    return this.#serial(async () => {
+      const { settings } = refuseInvalid(() => parseChannels(this.#file, input));
+      await this.#store.saveChannels(settings);
+      await this.#read(false);
+      return this.defaultChannels();
+    });
+  }
+}
+
+/** A file site with the running defaults where it uses the file's (its own lists stay). */
+function retarget(
+  site: SiteConfig,
+  fileDefaults: AlertTargets,
+  defaults: AlertTargets,
+): SiteConfig {
+  if (fileDefaults === defaults) return site;
+  const { alerts } = site;
+  if (alerts === fileDefaults) return withAlerts(site, defaults);
+  const email = alerts.email === fileDefaults.email ? defaults.email : alerts.email;
+  const webhooks = alerts.webhooks === fileDefaults.webhooks ? defaults.webhooks : alerts.webhooks;
+  if (email === alerts.email && webhooks === alerts.webhooks) return site;
+  return withAlerts(site, { ...alerts, email, webhooks });
+}
+
+/** The stored presets and channels, checked: what is invalid is left out and said. */
+function readShared(rows: SharedSettingsRows, file: Config): Shared {
+  const problems: string[] = [];
+  const presets = new Map<string, readonly string[]>();
+  if (rows.presets !== null && typeof rows.presets === 'object')
+    for (const [name, agents] of Object.entries(rows.presets as Record<string, unknown>)) {
+      try {
+        presets.set(name, parsePreset(file, name, { agents }));
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        problems.push(`The preset ${name} made in the web is not used: ${error.message}`);
+      }
+    }
+  let channels = NO_SHARED.channels;
+  if (rows.channels !== null)
+    try {
+      channels = parseChannels(file, rows.channels).settings;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(
+        `The default recipients and webhooks made in the web are not used: ${error.message}`,
+      );
+    }
+  return { presets, channels, problems };
+}
+
+/** A site added or changed in the UI or API is checked every 5 minutes at most. */
+function refuseFrequentSchedule(schedule: string | undefined): void {
+  const problem = schedule === undefined ? undefined : frequentScheduleProblem(schedule);
+  if (problem !== undefined) throw new SiteChangeRefused('invalid', `schedule: ${problem}`);
+}
+
+/** Runs a validation; its ConfigError becomes a 400 with the same one line. */
+function refuseInvalid<T>(validate: () => T): T {
+  try {
+    return validate();
+  } catch (error) {
+    if (error instanceof ConfigError) throw new SiteChangeRefused('invalid', error.message);
+    throw error;
+  }
+}

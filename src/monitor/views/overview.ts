@@ -1,0 +1,311 @@
+import type { SiteConfig } from '../../config/config.js';
+import { rankEvents } from '../../policy/alerts.js';
+import { causeHeadline } from '../../policy/wording/explain.js';
+import { headline } from '../../policy/wording/format.js';
+import { dailyAccess } from '../../policy/history.js';
+import type { DayAccess, DayStates } from '../../policy/history.js';
+import { siteCondition } from '../../policy/site-condition.js';
+import type { SiteCondition } from '../../policy/site-condition.js';
+import { nextCheckAt } from '../../policy/periods.js';
+import type { Profile } from '../../robots/index.js';
+import type { ReadStore } from '../ports.js';
+import type { SiteOverview } from '../records.js';
+
+export const STRIP_DAYS = 90;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface OverviewRow {
+  readonly id: number;
+  readonly site: SiteConfig;
+  /** Where it stands, as crawlers see it (an HTML page served with 200 is not "ok"). */
+  readonly condition: SiteCondition;
+  readonly overview: SiteOverview;
+  /** The last change in a few words: the most severe cause of the latest new state. */
+  readonly lastChange: {
+    readonly at: Date;
+    readonly snapshotId: number;
+    readonly headline: string;
+    /** How many more causes that state had. */
+    readonly more: number;
+  } | null;
+  /** How many watched crawlers may not fetch at least one watched URL, of how many. */
+  readonly blocking: { readonly crawlers: number; readonly of: number } | null;
+  /** When it is next checked: its planned run, else its place in the next period. */
+  readonly nextCheckAt: Date;
+  readonly days: readonly DayAccess[];
+}
+
+/**
+ * What the overview sorts and filters by, most urgent first: robowatch cannot check it
+ * (its address guard refuses the host: nothing is known); robots.txt cannot be read
+ * (Google crawls nothing); what is served is not a usable robots.txt; pages newly
+ * blocked this week; a watched crawler blocked from a watched page; no robots.txt
+ * (everything crawlable); fine; not checked yet; paused. A site can be in several.
+ */
+export const TRIAGE_STATES = [
+  'cannot-check',
+  'down',
+  'not-robots',
+  'new-blocks',
+  'blocking',
+  'all-allowed',
+  'ok',
+  'unchecked',
+  'paused',
+] as const;
+export type TriageState = (typeof TRIAGE_STATES)[number];
+
+export function isTriageState(value: string): value is TriageState {
+  return (TRIAGE_STATES as readonly string[]).includes(value);
+}
+
+/** How many sites are in a state, in words for the top of the overview. */
+export const STATE_COUNT_TEXT: Record<TriageState, (n: number) => string> = {
+  'cannot-check': (n) =>
+    `${n} robowatch cannot check: ${n === 1 ? 'its host resolves' : 'their hosts resolve'} to a private address`,
+  down: (n) =>
+    `${n} site${n === 1 ? '' : 's'} down: robots.txt cannot be read, so Google crawls nothing`,
+  'not-robots': (n) =>
+    `${n} serving something that is not a usable robots.txt (an HTML page, or over 500 KiB)`,
+  'new-blocks': (n) => `${n} with watched pages newly blocked this week`,
+  blocking: (n) => `${n} where a watched crawler may not fetch a watched page`,
+  'all-allowed': (n) => `${n} without a robots.txt: everything is crawlable`,
+  ok: (n) => `${n} fine`,
+  unchecked: (n) => `${n} not checked yet`,
+  paused: (n) => `${n} paused`,
+};
+
+/** The bit of a state in a site's state bits. */
+export function stateBit(state: TriageState): number {
+  return 1 << TRIAGE_STATES.indexOf(state);
+}
+const BIT = Object.fromEntries(TRIAGE_STATES.map((s) => [s, stateBit(s)])) as Record<
+  TriageState,
+  number
+>;
+
+/** The states a site is in, as bits (bit i: TRIAGE_STATES[i]), from its standing. */
+export function siteStateBits(
+  standing: { condition: SiteCondition; blocking: boolean; newBlocks: boolean },
+  paused: boolean,
+): number {
+  let bits = 0;
+  const { condition } = standing;
+  // Not checked: what the last check saw is not what robowatch knows now.
+  if (condition === 'refused') return BIT['cannot-check'] | (paused ? BIT.paused : 0);
+  // A site that is down blocks every page for Google: that is its one problem, not also
+  // "pages newly blocked" or "a crawler blocked".
+  if (condition === 'unreachable') bits |= BIT.down;
+  else {
+    if (standing.newBlocks) bits |= BIT['new-blocks'];
+    if (standing.blocking) bits |= BIT.blocking;
+  }
+  if (condition === 'not-robots' || condition === 'cut') bits |= BIT['not-robots'];
+  if (condition === 'unavailable') bits |= BIT['all-allowed'];
+  if (condition === 'none') bits |= BIT.unchecked;
+  if (bits === 0) bits = BIT.ok;
+  if (paused) bits |= BIT.paused;
+  return bits;
+}
+
+/** Where each site stands now: its condition under its profile, by id (one query). */
+export async function siteConditionsOf(
+  store: Pick<ReadStore, 'loadSiteStandings'>,
+  since: Date,
+): Promise<{
+  condition(id: number, profile: Profile): SiteCondition;
+  blocking(id: number): boolean;
+  newBlocks(id: number): boolean;
+}> {
+  const standings = await store.loadSiteStandings(since);
+  const groupOf = new Map<number, number>();
+  standings.groups.forEach((g, i) => {
+    for (const id of g.ids) groupOf.set(id, i);
+  });
+  // A condition per group and profile: a few computations, not one per site.
+  const memo = new Map<Profile, SiteCondition[]>();
+  return {
+    condition(id, profile) {
+      if (standings.refused.has(id)) return 'refused';
+      const group = groupOf.get(id);
+      if (group === undefined) return 'none';
+      let row = memo.get(profile);
+      if (row === undefined) memo.set(profile, (row = []));
+      return (row[group] ??= siteCondition(standings.groups[group]!.current, profile));
+    },
+    blocking: (id) => {
+      const group = groupOf.get(id);
+      return group !== undefined && standings.groups[group]!.blocking;
+    },
+    newBlocks: (id) => standings.newBlocks.has(id),
+  };
+}
+
+/** The state bits of these sites, in their order. */
+export async function siteStateBitsOf(
+  store: Pick<ReadStore, 'loadSiteStandings'>,
+  sites: readonly { id: number; site: SiteConfig; pausedAt?: Date | null }[],
+  now: Date,
+): Promise<Int32Array> {
+  const standing = await siteConditionsOf(store, new Date(now.getTime() - 7 * DAY_MS));
+  const bits = new Int32Array(sites.length);
+  sites.forEach(({ id, site, pausedAt }, i) => {
+    bits[i] = siteStateBits(
+      {
+        condition: standing.condition(id, site.profile),
+        blocking: standing.blocking(id),
+        newBlocks: standing.newBlocks(id),
+      },
+      (pausedAt ?? null) !== null,
+    );
+  });
+  return bits;
+}
+
+/** Where a site goes when problems come first: its most urgent state; paused sites last. */
+function urgency(bits: number): number {
+  if ((bits & BIT.paused) !== 0) return TRIAGE_STATES.length;
+  return 31 - Math.clz32(bits & -bits);
+}
+
+export interface OverviewPage {
+  readonly rows: readonly OverviewRow[];
+  /**
+   * How many of the sites matching the text and tag filters are in each state (null when
+   * the standings were not loaded: the API without a state filter).
+   */
+  readonly counts: Readonly<Record<TriageState, number>> | null;
+  /** Sites matching the filter, over all pages. */
+  readonly total: number;
+  readonly page: number;
+  readonly pages: number;
+}
+
+/**
+ * The overview: each configured site (matching `query`, a page at a time) with where it
+ * stands, its last change in words, how many crawlers it blocks, its next check, and a
+ * 90-day strip.
+ */
+export async function viewOverview(
+  store: Pick<ReadStore, 'loadOverview' | 'loadDailyStates' | 'loadSiteStandings'>,
+  sites: readonly { id: number; site: SiteConfig; pausedAt?: Date | null }[],
+  options: {
+    /** Matches origins and names, ignoring case. */
+    query: string;
+    /** Only sites with this tag, when given. */
+    tag?: string;
+    /** Only sites in this state, when given. */
+    state?: TriageState;
+    /** `problems`: the most urgent first (then in the order given); `given`: as given. */
+    order?: 'problems' | 'given';
+    /** Whether to count the sites in each state (the page's summary line). */
+    counts?: boolean;
+    page: number;
+    perPage: number;
+    now: Date;
+    timezone: string;
+    /** Whether to load the 90-day strip (the API does not show it). */
+    strip?: boolean;
+  },
+): Promise<OverviewPage> {
+  const matches = siteFilter(options.query, options.tag);
+  let matching = sites.filter(({ site }) => matches(site));
+  const order = options.order ?? 'given';
+  let counts: Record<TriageState, number> | null = null;
+  if (options.state !== undefined || order === 'problems' || options.counts === true) {
+    const bits = await siteStateBitsOf(store, matching, options.now);
+    counts = Object.fromEntries(TRIAGE_STATES.map((s) => [s, 0])) as Record<TriageState, number>;
+    for (const b of bits) for (const s of TRIAGE_STATES) if ((b & BIT[s]) !== 0) counts[s] += 1;
+    const wanted = options.state === undefined ? -1 : BIT[options.state];
+    // Problems first: one bucket per urgency, each in the order given (a stable sort).
+    const buckets: (typeof matching)[number][][] = TRIAGE_STATES.map(() => []);
+    buckets.push([]);
+    const kept: (typeof matching)[number][] = [];
+    matching.forEach((entry, i) => {
+      const b = bits[i]!;
+      if ((b & wanted) === 0) return;
+      if (order === 'problems') buckets[urgency(b)]!.push(entry);
+      else kept.push(entry);
+    });
+    matching = order === 'problems' ? buckets.flat() : kept;
+  }
+  const pages = Math.max(1, Math.ceil(matching.length / options.perPage));
+  const page = Math.min(Math.max(1, options.page), pages);
+  const shown = matching.slice((page - 1) * options.perPage, page * options.perPage);
+  const ids = shown.map((s) => s.id);
+  const since = new Date(options.now.getTime() - STRIP_DAYS * DAY_MS);
+  const [overviews, daily] = await Promise.all([
+    store.loadOverview(ids),
+    options.strip === false ? new Map<number, DayStates[]>() : store.loadDailyStates(ids, since),
+  ]);
+  const byId = new Map(overviews.map((o) => [o.id, o]));
+  return {
+    rows: shown.flatMap(({ id, site }) => {
+      const overview = byId.get(id);
+      if (overview === undefined) return [];
+      const agents = site.agents.map((a) => a.token);
+      return [
+        {
+          id,
+          site,
+          condition:
+            overview.refused === null ? siteCondition(overview.current, site.profile) : 'refused',
+          overview,
+          lastChange: lastChangeOf(overview, agents),
+          blocking:
+            overview.current === null
+              ? null
+              : {
+                  crawlers: overview.disallowed.filter((d) => d.disallowed > 0).length,
+                  of: overview.disallowed.length,
+                },
+          nextCheckAt: nextCheckAt(
+            site.origin,
+            site.schedule,
+            options.timezone,
+            options.now,
+            overview.nextDueAt,
+          ),
+          days: dailyAccess(daily.get(id) ?? [], site.profile, options.now, STRIP_DAYS),
+        },
+      ];
+    }),
+    counts,
+    total: matching.length,
+    page,
+    pages,
+  };
+}
+
+/** Whether a site matches a filter: `query` in its origin or name (any case), and `tag`. */
+export function siteFilter(query: string, tag: string | undefined): (site: SiteConfig) => boolean {
+  const needle = query.trim().toLowerCase();
+  return (site) =>
+    (needle === '' ||
+      site.origin.includes(needle) ||
+      (site.name?.toLowerCase().includes(needle) ?? false)) &&
+    (tag === undefined || site.tags.includes(tag));
+}
+
+/** The last change in a few words: its most severe cause (or, recorded before causes, event). */
+export function lastChangeOf(
+  overview: Pick<SiteOverview, 'lastChange'>,
+  agents: readonly string[],
+): OverviewRow['lastChange'] {
+  const last = overview.lastChange;
+  if (last === null) return null;
+  if (last.causes !== null) {
+    const [first] = last.causes;
+    if (first === undefined) return null;
+    return {
+      at: last.at,
+      snapshotId: last.snapshotId,
+      headline: causeHeadline(first, { agents, at: last.at }),
+      more: last.causes.length - 1,
+    };
+  }
+  const [event, ...rest] = rankEvents(last.events);
+  return event === undefined
+    ? null
+    : { at: last.at, snapshotId: last.snapshotId, headline: headline(event), more: rest.length };
+}

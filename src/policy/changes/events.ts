@@ -1,0 +1,230 @@
+import type { Directive, Profile } from '../../robots/index.js';
+import { compileAgent } from '../../robots/index.js';
+import type { Access, FetchOutcome } from '../access.js';
+import type { FetchErrorKind } from '../fetch-result.js';
+import { ParseCache, siteAccess } from '../verdicts.js';
+import type { VerdictCause, WatchedAgent, WatchVerdict } from '../verdicts.js';
+
+/** A site's fetch status as change events show it. */
+export interface FetchStatus {
+  readonly access: Access;
+  readonly status?: number;
+  readonly error?: FetchErrorKind;
+}
+
+/** A fetch outcome as change events show it: the site's access under its profile, and what the server said. */
+export function fetchStatusOf(fetch: FetchOutcome, profile: Profile, stale: boolean): FetchStatus {
+  return {
+    access: siteAccess({ fetch, stale }, profile),
+    ...(fetch.status === null ? {} : { status: fetch.status }),
+    ...(fetch.error === null ? {} : { error: fetch.error }),
+  };
+}
+
+/** One rule an agent obeys. */
+export interface EffectiveRule {
+  readonly agent: string;
+  readonly directive: Directive;
+  readonly pattern: string;
+  readonly line: number;
+}
+
+/** A difference between two consecutive states of a site (DESIGN.md: "change event"). */
+export type ChangeEvent =
+  | {
+      readonly type: 'newly_disallowed' | 'newly_allowed';
+      readonly site: string;
+      readonly url: string;
+      readonly agent: string;
+      readonly cause: VerdictCause;
+    }
+  | {
+      readonly type: 'fetch_status_changed';
+      readonly site: string;
+      readonly before: FetchStatus;
+      readonly after: FetchStatus;
+    }
+  | {
+      readonly type: 'rules_changed';
+      readonly site: string;
+      readonly added: readonly EffectiveRule[];
+      readonly removed: readonly EffectiveRule[];
+      /** Set where a bounded message lists only the first rules (see boundEvents). */
+      readonly addedTotal?: number;
+      readonly removedTotal?: number;
+    }
+  | {
+      readonly type: 'sitemaps_changed';
+      readonly site: string;
+      readonly added: readonly string[];
+      readonly removed: readonly string[];
+      readonly addedTotal?: number;
+      readonly removedTotal?: number;
+    };
+
+export type ChangeEventType = ChangeEvent['type'];
+
+/** Every change event type, in the order a reader meets them (config, filters, API errors). */
+export const CHANGE_EVENT_TYPES = [
+  'newly_disallowed',
+  'newly_allowed',
+  'fetch_status_changed',
+  'rules_changed',
+  'sitemaps_changed',
+] as const satisfies readonly ChangeEventType[];
+
+/** Whether a string names a change event type. */
+export function isChangeEventType(value: string): value is ChangeEventType {
+  return (CHANGE_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+/** A rule with the form its profile compares it in, so equivalent spellings are equal. */
+export interface KeyedRule extends EffectiveRule {
+  readonly key: string;
+}
+
+/** What the events of a state are computed from. */
+export interface StateView {
+  readonly fetchStatus: FetchStatus;
+  readonly verdicts: readonly WatchVerdict[];
+  /** The agents' rules in the latest body seen up to this state; null if there never was one. */
+  readonly rules: readonly KeyedRule[] | null;
+  /** The sitemaps of that body; null if there never was one. */
+  readonly sitemaps: readonly string[] | null;
+}
+
+/** Every agent's effective rules in a body, each under the agent's profile. */
+export function effectiveRules(
+  body: Uint8Array,
+  agents: readonly WatchedAgent[],
+  cache = new ParseCache(),
+): KeyedRule[] {
+  return agents.flatMap((agent) =>
+    compileAgent(cache.parse(body, agent.profile), agent.token).rules.map((rule) => ({
+      agent: agent.token,
+      directive: rule.directive,
+      pattern: rule.pattern,
+      line: rule.line,
+      key: `${agent.token}\n${rule.directive}\n${rule.match}`,
+    })),
+  );
+}
+
+/** The sitemap URLs of a body, in order, without repeats. */
+export function sitemapsOf(body: Uint8Array, cache = new ParseCache()): string[] {
+  return [...new Set(cache.parse(body, 'google').sitemaps.map((s) => s.url))];
+}
+
+/**
+ * The change events between two consecutive states of a site; none for a site's first
+ * state (its baseline). Order: fetch status, verdicts (in watch × agent order), rules,
+ * sitemaps.
+ */
+export function diffStates(
+  site: string,
+  before: StateView | null,
+  after: StateView,
+): ChangeEvent[] {
+  if (before === null) return [];
+  const events: ChangeEvent[] = [];
+  const b = before.fetchStatus;
+  const a = after.fetchStatus;
+  if (b.access !== a.access || b.status !== a.status) {
+    events.push({ type: 'fetch_status_changed', site, before: b, after: a });
+  }
+
+  const oldVerdict = verdictFinder(before.verdicts);
+  const allowedNow: ChangeEvent[] = [];
+  after.verdicts.forEach((verdict, i) => {
+    const old = oldVerdict(verdict, i);
+    if (old === undefined || old.allowed === verdict.allowed) return;
+    const { url, agent } = verdict;
+    if (!verdict.allowed) {
+      events.push({ type: 'newly_disallowed', site, url, agent, cause: verdict.cause! });
+    } else {
+      // Allowed by a rule or by the access state; if by neither, what stopped applying.
+      const cause = verdict.cause ?? old.cause!;
+      allowedNow.push({ type: 'newly_allowed', site, url, agent, cause });
+    }
+  });
+  // A loop, not a spread: a change may flip a hundred thousand pairs.
+  for (const event of allowedNow) events.push(event);
+
+  if (before.rules !== null && after.rules !== null) {
+    const added = difference(after.rules, before.rules);
+    const removed = difference(before.rules, after.rules);
+    if (added.length > 0 || removed.length > 0) {
+      events.push({
+        type: 'rules_changed',
+        site,
+        added: added.map(plain),
+        removed: removed.map(plain),
+      });
+    }
+  }
+  if (before.sitemaps !== null && after.sitemaps !== null) {
+    const old = new Set(before.sitemaps);
+    const now = new Set(after.sitemaps);
+    const added = after.sitemaps.filter((s) => !old.has(s));
+    const removed = before.sitemaps.filter((s) => !now.has(s));
+    if (added.length > 0 || removed.length > 0)
+      events.push({ type: 'sitemaps_changed', site, added, removed });
+  }
+  return events;
+}
+
+/**
+ * Finds a verdict's counterpart (same URL and agent) among `verdicts`. Both states are
+ * usually computed for the same watches × agents, in the same order: the one at the same
+ * place is tried first, and a lookup table is built only if the lists differ.
+ */
+function verdictFinder(
+  verdicts: readonly WatchVerdict[],
+): (verdict: WatchVerdict, i: number) => WatchVerdict | undefined {
+  let byKey: Map<string, WatchVerdict> | undefined;
+  return (verdict, i) => {
+    const same = verdicts[i];
+    if (same !== undefined && same.url === verdict.url && same.agent === verdict.agent) return same;
+    byKey ??= new Map(verdicts.map((v) => [`${v.url}\n${v.agent}`, v]));
+    return byKey.get(`${verdict.url}\n${verdict.agent}`);
+  };
+}
+
+/** Rules of `a` not in `b`, as multisets: a rule written twice and once more counts. */
+function difference(a: readonly KeyedRule[], b: readonly KeyedRule[]): KeyedRule[] {
+  const counts = new Map<string, number>();
+  for (const rule of b) counts.set(rule.key, (counts.get(rule.key) ?? 0) + 1);
+  return a.filter((rule) => {
+    const left = counts.get(rule.key) ?? 0;
+    if (left === 0) return true;
+    counts.set(rule.key, left - 1);
+    return false;
+  });
+}
+
+function plain({ agent, directive, pattern, line }: KeyedRule): EffectiveRule {
+  return { agent, directive, pattern, line };
+}
+
+/** Past this many rules (or sitemaps) in one event, the rest are counted, not listed. */
+export const MAX_LISTED_IN_EVENT = 500;
+
+/**
+ * Events as machines receive them in bounded messages (webhooks, the API): an event
+ * listing thousands of rules keeps the first 500 of each list, and says how many there
+ * were in `addedTotal` / `removedTotal`. Events with short lists are unchanged.
+ */
+export function boundEvents(events: readonly ChangeEvent[]): ChangeEvent[] {
+  return events.map((event) => {
+    if (event.type !== 'rules_changed' && event.type !== 'sitemaps_changed') return event;
+    const { added, removed } = event;
+    if (added.length <= MAX_LISTED_IN_EVENT && removed.length <= MAX_LISTED_IN_EVENT) return event;
+    return {
+      ...event,
+      added: added.slice(0, MAX_LISTED_IN_EVENT),
+      removed: removed.slice(0, MAX_LISTED_IN_EVENT),
+      addedTotal: added.length,
+      removedTotal: removed.length,
+    } as typeof event;
+  });
+}

@@ -1,0 +1,248 @@
+/**
+ * How two robots.txt files differ group by group, as one profile reads them: which
+ * groups were added, removed or given other user-agent lines, and within a group which
+ * rules were added, removed or edited. Pure.
+ */
+import type { RobotsGroup, RobotsRule, RobotsTxt } from '../../robots/index.js';
+
+export interface RuleChange {
+  readonly change: 'added' | 'removed' | 'edited';
+  /** The rule as it is now (added, edited) or as it was (removed). */
+  readonly rule: RobotsRule;
+  /** For an edit: the rule it replaced, at the same place in the group. */
+  readonly previous: RobotsRule | null;
+}
+
+/**
+ * A group of either file and what became of it: `same` (nothing changed), `changed`
+ * (rules changed), `relabelled` (its user-agent lines changed, and maybe its rules),
+ * `added` or `removed`.
+ */
+export interface GroupChange {
+  readonly kind: 'same' | 'changed' | 'relabelled' | 'added' | 'removed';
+  readonly before: RobotsGroup | null;
+  readonly after: RobotsGroup | null;
+  /** Rule changes inside a group present in both files, in file order. */
+  readonly rules: readonly RuleChange[];
+}
+
+/** A rule in the form its profile compares it: equivalent spellings are equal. */
+const ruleKey = (rule: RobotsRule) => `${rule.directive}\n${rule.match}`;
+
+/** The crawlers a group names, as its profile compares them. */
+function agentKeys(group: RobotsGroup): string[] {
+  return [...new Set(group.agents.map((a) => (a.global ? '*' : a.token.toLowerCase())))].sort();
+}
+
+const agentKey = (group: RobotsGroup) => agentKeys(group).join('\n');
+const contentKey = (group: RobotsGroup) =>
+  `${agentKey(group)}\n\n${group.rules.map(ruleKey).join('\n')}`;
+
+/**
+ * Matches the groups of two files and diffs the rules of each matched pair. Groups are
+ * matched in three passes, each in file order: same crawlers and same rules; same
+ * crawlers; then any crawler in common (a user-agent line added to or taken from a
+ * group). What is left was added or removed.
+ */
+export function diffGroups(before: RobotsTxt, after: RobotsTxt): GroupChange[] {
+  const unmatchedBefore = [...before.groups];
+  const pairs = new Map<RobotsGroup, RobotsGroup>(); // after → before
+  const pass = (same: (b: RobotsGroup, a: RobotsGroup) => boolean) => {
+    for (const group of after.groups) {
+      if (pairs.has(group)) continue;
+      const i = unmatchedBefore.findIndex((b) => same(b, group));
+      if (i === -1) continue;
+      pairs.set(group, unmatchedBefore[i]!);
+      unmatchedBefore.splice(i, 1);
+    }
+  };
+  pass((b, a) => contentKey(b) === contentKey(a));
+  pass((b, a) => agentKey(b) === agentKey(a));
+  pass((b, a) => {
+    const names = new Set(agentKeys(b));
+    return agentKeys(a).some((k) => names.has(k));
+  });
+
+  const changes: GroupChange[] = [];
+  for (const group of after.groups) {
+    const previous = pairs.get(group);
+    if (previous === undefined) {
+      changes.push({ kind: 'added', before: null, after: group, rules: [] });
+      continue;
+    }
+    const rules = diffRules(previous.rules, group.rules);
+    const kind =
+      agentKey(previous) !== agentKey(group) ? 'relabelled' : rules.length > 0 ? 'changed' : 'same';
+    changes.push({ kind, before: previous, after: group, rules });
+  }
+  for (const group of unmatchedBefore)
+    changes.push({ kind: 'removed', before: group, after: null, rules: [] });
+  return changes;
+}
+
+/** Beyond this many differences, rules are compared as sets (no edits are paired). */
+const MAX_EDIT_DISTANCE = 2_000;
+
+/**
+ * The rule changes between two lists of a group's rules: an edit is a rule removed and
+ * another added at the same place (between the same unchanged neighbours).
+ */
+export function diffRules(
+  before: readonly RobotsRule[],
+  after: readonly RobotsRule[],
+): RuleChange[] {
+  const ops = editScript(before.map(ruleKey), after.map(ruleKey));
+  if (ops === null) return setDifference(before, after);
+  const changes: RuleChange[] = [];
+  let removed: RobotsRule[] = [];
+  let added: RobotsRule[] = [];
+  const flush = () => {
+    // Within a run of removals and additions, a removed rule and an added one at the
+    // same place are an edit when they are alike; anything else is a removal and an
+    // addition (a file rewritten wholesale is not a series of edits).
+    const edits = Math.min(removed.length, added.length);
+    const paired = new Set<number>();
+    for (let k = 0; k < edits; k++) {
+      if (!alike(removed[k]!, added[k]!)) continue;
+      paired.add(k);
+      changes.push({ change: 'edited', rule: added[k]!, previous: removed[k]! });
+    }
+    removed.forEach((rule, k) => {
+      if (!paired.has(k)) changes.push({ change: 'removed', rule, previous: null });
+    });
+    added.forEach((rule, k) => {
+      if (!paired.has(k)) changes.push({ change: 'added', rule, previous: null });
+    });
+    removed = [];
+    added = [];
+  };
+  let i = 0;
+  let j = 0;
+  for (const op of ops) {
+    if (op === '=') {
+      flush();
+      i++;
+      j++;
+    } else if (op === '-') removed.push(before[i++]!);
+    else added.push(after[j++]!);
+  }
+  flush();
+  return changes;
+}
+
+/**
+ * Whether an added rule reads as an edit of a removed one: the same pattern with the
+ * other directive, or the same directive with patterns that share most of their start
+ * ("/pricing" → "/pricing/", "/blog/*.pdf" → "/blog/*.PDF").
+ */
+function alike(old: RobotsRule, now: RobotsRule): boolean {
+  if (old.pattern === now.pattern) return true;
+  if (old.directive !== now.directive) return false;
+  const a = old.pattern;
+  const b = now.pattern;
+  let common = 0;
+  while (common < a.length && common < b.length && a[common] === b[common]) common++;
+  return common >= 2 && common * 2 >= Math.max(a.length, b.length);
+}
+
+/** Rules of either list not in the other, as multisets, for lists too different to align. */
+function setDifference(before: readonly RobotsRule[], after: readonly RobotsRule[]): RuleChange[] {
+  const left = (from: readonly RobotsRule[], other: readonly RobotsRule[]) => {
+    const counts = new Map<string, number>();
+    for (const rule of other) counts.set(ruleKey(rule), (counts.get(ruleKey(rule)) ?? 0) + 1);
+    return from.filter((rule) => {
+      const n = counts.get(ruleKey(rule)) ?? 0;
+      if (n === 0) return true;
+      counts.set(ruleKey(rule), n - 1);
+      return false;
+    });
+  };
+  return [
+    ...left(before, after).map((rule) => ({ change: 'removed' as const, rule, previous: null })),
+    ...left(after, before).map((rule) => ({ change: 'added' as const, rule, previous: null })),
+  ];
+}
+
+/**
+ * The shortest edit script from `a` to `b` ('=' keep, '-' delete from a, '+' insert
+ * from b), by Myers' O(ND) algorithm after trimming the common prefix and suffix; null
+ * when more than MAX_EDIT_DISTANCE edits would be needed.
+ */
+export function editScript(a: readonly string[], b: readonly string[]): ('=' | '-' | '+')[] | null {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const middle = myers(a.slice(start, endA), b.slice(start, endB));
+  if (middle === null) return null;
+  return [...Array<'='>(start).fill('='), ...middle, ...Array<'='>(a.length - endA).fill('=')];
+}
+
+function myers(a: readonly string[], b: readonly string[]): ('=' | '-' | '+')[] | null {
+  const n = a.length;
+  const m = b.length;
+  if (n === 0) return Array<'+'>(m).fill('+');
+  if (m === 0) return Array<'-'>(n).fill('-');
+  const max = Math.min(n + m, MAX_EDIT_DISTANCE);
+  const offset = max + 1;
+  let v = new Int32Array(2 * max + 3);
+  const trace: Int32Array[] = [];
+  for (let d = 0; d <= max; d++) {
+    trace.push(v.slice());
+    const next = v.slice();
+    for (let k = -d; k <= d; k += 2) {
+      let x =
+        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!)
+          ? v[offset + k + 1]!
+          : v[offset + k - 1]! + 1;
+      let y = x - k;
+      while (x < n && y < m && a[x] === b[y]) {
+        x++;
+        y++;
+      }
+      next[offset + k] = x;
+      if (x >= n && y >= m) return backtrack(trace, n, m, d, offset);
+    }
+    v = next;
+  }
+  return null;
+}
+
+/** Walks the saved frontiers back from (n, m) to (0, 0), collecting the edit script. */
+function backtrack(
+  trace: readonly Int32Array[],
+  n: number,
+  m: number,
+  dEnd: number,
+  offset: number,
+): ('=' | '-' | '+')[] {
+  const ops: ('=' | '-' | '+')[] = [];
+  let x = n;
+  let y = m;
+  for (let d = dEnd; d > 0; d--) {
+    const v = trace[d]!; // the frontier before step d
+    const k = x - y;
+    const down = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!);
+    const prevK = down ? k + 1 : k - 1;
+    const prevX = v[offset + prevK]!;
+    const prevY = prevX - prevK;
+    while (x > prevX + (down ? 0 : 1) && y > prevY + (down ? 1 : 0)) {
+      ops.push('=');
+      x--;
+      y--;
+    }
+    ops.push(down ? '+' : '-');
+    x = prevX;
+    y = prevY;
+  }
+  while (x > 0 && y > 0) {
+    ops.push('=');
+    x--;
+    y--;
+  }
+  return ops.reverse();
+}
