@@ -113,12 +113,12 @@ export default tseslint.config(
             ),
             // An adapter implements the ports the monitor declares: their types, nothing else.
             restrict(
-              '^\\.\\./monitor/(?!(ports|records)\\.js$)',
-              'Adapters import only the port types of monitor/ (ports.ts, records.ts).',
+              '^\\.\\./monitor/(?!(ports|records(-[a-z]+)?)\\.js$)',
+              'Adapters import only the port types of monitor/ (ports.ts, records*.ts).',
             ),
             restrict(
-              '^\\.\\./monitor/(ports|records)\\.js$',
-              'Adapters import only the types of monitor/ports.ts and records.ts.',
+              '^\\.\\./monitor/(ports|records(-[a-z]+)?)\\.js$',
+              'Adapters import only the types of monitor/ports.ts and records*.ts.',
               true,
             ),
           ],

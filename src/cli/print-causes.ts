@@ -1,6 +1,6 @@
 import type { ChangeCause } from '../policy/changes/cause-model.js';
 import { explainCause } from '../policy/wording/explain.js';
-import type { ExplainContext } from '../policy/wording/explain.js';
+import type { ExplainContext } from '../policy/wording/words.js';
 import { oneLineText } from '../policy/wording/format.js';
 
 /** How much of each cause is printed unless --all. */

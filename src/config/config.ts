@@ -1,25 +1,19 @@
 import { isAbsolute, resolve } from 'node:path';
 import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
-import type { ZodError } from 'zod';
 import type { Profile } from '../robots/index.js';
 import { builtInPresets, isBuiltInPreset } from './agents.js';
 import { shippedRegistry } from './registry.js';
 import type { ActiveRegistry } from '../policy/registry.js';
 import { ConfigError } from './errors.js';
-import { findUnstorableText, unstorableText } from './text.js';
 import { resolveChannels, resolveNotify, resolveSiteTargets } from './notify.js';
 import type { AlertTargets, NotifyConfig } from './notify.js';
 import { resolveWeb } from './web.js';
 import type { WebConfig } from './web.js';
-import {
-  channelSettings,
-  configFileSchema,
-  KNOWN_KEYS,
-  PRESET_NAME,
-  presetSchema,
-  siteSettings,
-} from './schema.js';
+import { channelSettings, configFileSchema, siteSettings } from './schema.js';
 import type { AgentEntry, ChannelSettings, ConfigFile, SiteEntry, SiteSettings } from './schema.js';
+import { checkExpandedSize, refuseUnstorable, describeIssue } from './issues.js';
+import { sitemapUrls, siteOrigin, normalisePaths, normaliseWatches } from './urls.js';
+import { resolveAgents } from './site-agents.js';
 
 /** A crawler watched on a site, and the profile it reads robots.txt with. */
 export interface AgentSpec {
@@ -204,151 +198,6 @@ export function withRegistry(config: Config, registry: ActiveRegistry): Config {
   return next;
 }
 
-/** Values in a configuration, aliases expanded: 100,000 sites of 20 URLs need 2.5 million. */
-const MAX_VALUES = 5_000_000;
-/** Watched URLs in all, aliases expanded: 100,000 sites of 20 URLs. */
-const MAX_WATCHES = 2_000_000;
-
-/**
- * Refuses a document that YAML aliases (`*name`) blow up: a list of 1,000 URLs reused by
- * 4,000 sites is 4 million watches from 113 KB. Counts values as they would be read,
- * each alias as often as it is used, and stops counting at the limit.
- */
-function checkExpandedSize(raw: unknown, file: string): void {
-  let values = 0;
-  const stack: unknown[] = [raw];
-  while (stack.length > 0) {
-    const value = stack.pop();
-    if (++values > MAX_VALUES)
-      throw new ConfigError(
-        `${file}: more than ${MAX_VALUES.toLocaleString('en')} values once its YAML aliases (*name) are expanded; reuse lists less`,
-      );
-    if (Array.isArray(value)) for (const item of value as unknown[]) stack.push(item);
-    else if (value !== null && typeof value === 'object')
-      for (const item of Object.values(value) as unknown[]) stack.push(item);
-  }
-  const sites = (raw as { sites?: unknown }).sites;
-  if (!Array.isArray(sites)) return;
-  let watches = 0;
-  for (const site of sites as unknown[]) {
-    const watch = (site as { watch?: unknown } | null)?.watch;
-    if (Array.isArray(watch)) watches += watch.length;
-  }
-  if (watches > MAX_WATCHES)
-    throw new ConfigError(
-      `${file}: sites watch ${watches.toLocaleString('en')} URLs in all; at most ${MAX_WATCHES.toLocaleString('en')} (YAML aliases (*name) count each time they are used)`,
-    );
-}
-
-/**
- * Refuses text the database cannot keep (a NUL character, a lone surrogate) anywhere in
- * settings, naming where: they are stored as written.
- */
-function refuseUnstorable(value: unknown, file = ''): void {
-  const problem = findUnstorableText(value);
-  if (problem !== undefined) throw new ConfigError(`${file}${problem}`);
-}
-
-type Issue = ZodError['issues'][number];
-
-/**
- * One issue as "key.path: what is wrong", with the value actually found where it helps.
- * `root` names the document: the file, or a site sent to the API.
- */
-function describeIssue(
-  issue: Issue,
-  raw: unknown,
-  base: readonly PropertyKey[] = [],
-  root: '' | 'site' | 'preset' | 'channels' = '',
-): string {
-  const at = [...base, ...issue.path];
-  if (issue.code === 'invalid_union') {
-    // Report the branch that accepted the value's type: its complaint is the real one.
-    // A branch of another type or another literal ("auto") did not accept it at all.
-    const branch = issue.errors.find((issues) =>
-      issues.some(
-        (i) => (i.code !== 'invalid_type' && i.code !== 'invalid_value') || i.path.length > 0,
-      ),
-    );
-    if (branch !== undefined) return describeIssue(branch[0]!, raw, at, root);
-  }
-  if (issue.code === 'invalid_key' && issue.issues[0] !== undefined)
-    // A record's key (a preset's name): its own complaint, at the key.
-    return `${formatPath(at)}: ${issue.issues[0].message}`;
-  const path = formatPath(at);
-  if (issue.code === 'unrecognized_keys') {
-    const section = [root, ...at.filter((p) => typeof p === 'string')].filter((p) => p !== '');
-    const known = KNOWN_KEYS[section.join('.')] ?? [];
-    const keys = issue.keys
-      .map((k) => {
-        const near = closest(k, known);
-        return near === undefined ? `"${k}"` : `"${k}" (did you mean "${near}"?)`;
-      })
-      .join(', ');
-    return `${path === '' ? '' : `${path}: `}unknown key${issue.keys.length > 1 ? 's' : ''} ${keys}`;
-  }
-  const found = valueAt(raw, at);
-  const message =
-    issue.code === 'invalid_type' && found === undefined
-      ? 'is required'
-      : issue.code === 'invalid_type' && !issue.message.startsWith('must')
-        ? `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, not ${describeValue(found)}`
-        : issue.message;
-  return `${path === '' ? '(top level)' : path}: ${message}`;
-}
-
-/** The known key a typo most likely meant: at most one edit (two for long keys) away. */
-function closest(typed: string, known: readonly string[]): string | undefined {
-  const limit = typed.length > 6 ? 2 : 1;
-  let best: { key: string; distance: number } | undefined;
-  for (const key of known) {
-    const distance = editDistance(typed.toLowerCase(), key.toLowerCase());
-    if (distance <= limit && (best === undefined || distance < best.distance))
-      best = { key, distance };
-  }
-  return best?.key;
-}
-
-/** Optimal string alignment distance: insertions, deletions, substitutions, swaps. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
-  );
-  for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
-        value = Math.min(value, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = value;
-    }
-  return d[a.length]![b.length]!;
-}
-
-function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
-  let value = raw;
-  for (const key of path) {
-    if (value === null || typeof value !== 'object') return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'a list';
-  if (typeof value === 'object') return 'a mapping';
-  return `${typeof value} ${JSON.stringify(value)}`;
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    out += typeof part === 'number' ? `[${part}]` : `${out === '' ? '' : '.'}${String(part)}`;
-  }
-  return out;
-}
-
 function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
   const databaseUrl = context.env['DATABASE_URL'];
   if (databaseUrl !== undefined && databaseUrl !== '' && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -516,34 +365,6 @@ export function resolveSiteSettings(
 }
 
 /**
- * A crawler preset made in the UI or API, `{agents: ["Googlebot", …]}`, under a name no
- * built-in or file preset has. Throws ConfigError with one line naming the key.
- */
-export function parsePreset(
-  config: Pick<Config, 'presets' | 'file'>,
-  name: string,
-  input: unknown,
-): string[] {
-  if (!PRESET_NAME.test(name))
-    throw new ConfigError(
-      `name: "${name}" must be a preset name: "@" then lower-case letters, digits or "-" (at most 40)`,
-    );
-  if (isBuiltInPreset(name))
-    throw new ConfigError(`name: ${name} is built in: choose another name`);
-  refuseUnstorable(input);
-  const parsed = presetSchema.safeParse(input);
-  if (!parsed.success)
-    throw new ConfigError(describeIssue(parsed.error.issues[0]!, input, [], 'preset'));
-  const seen = new Set<string>();
-  return parsed.data.agents.filter((token) => {
-    const key = token.toLowerCase();
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
-/**
  * Default channels made in the UI or API, `{email?: […], webhooks?: [{url, secret?,
  * format?}]}`: checked as the file's are (an email needs notify.email), without the
  * environment. Throws ConfigError with one line naming the key.
@@ -558,98 +379,6 @@ export function parseChannels(
     throw new ConfigError(describeIssue(parsed.error.issues[0]!, input, [], 'channels'));
   const targets = resolveChannels(config.notify, parsed.data, {}, '');
   return { settings: parsed.data, targets };
-}
-
-/**
- * Sitemap URLs as written: absolute http(s) URLs (a site's may also be paths of the site,
- * and may be on another host, as robots.txt's Sitemap: lines may).
- */
-function sitemapUrls(
-  entries: readonly string[],
-  origin: string | undefined,
-  where: string,
-): string[] {
-  return entries.map((entry, i) => {
-    const base = origin === undefined ? undefined : `${origin}/`;
-    if (!URL.canParse(entry, base))
-      throw new ConfigError(
-        `${where}[${i}]: "${entry.slice(0, 200)}" is not a URL${origin === undefined ? ' (write it whole: https://…)' : ''}`,
-      );
-    const url = new URL(entry, base);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      throw new ConfigError(
-        `${where}[${i}]: must be http or https, not ${url.protocol.slice(0, -1)}`,
-      );
-    url.hash = '';
-    return url.href;
-  });
-}
-
-/** A site's origin from what someone typed: "example.com" is https://example.com. */
-export function originFromInput(input: string, where = 'url'): string {
-  const text = input.trim();
-  return siteOrigin(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`, where);
-}
-
-function siteOrigin(url: string, where: string): string {
-  const unstorable = unstorableText(url);
-  if (unstorable !== undefined) throw new ConfigError(`${where}: ${unstorable}`);
-  if (!URL.canParse(url)) throw new ConfigError(`${where}: "${url}" is not a URL`);
-  const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ConfigError(`${where}: must be http or https, not ${parsed.protocol.slice(0, -1)}`);
-  }
-  if (parsed.username !== '' || parsed.password !== '') {
-    throw new ConfigError(`${where}: must not contain credentials`);
-  }
-  if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
-    throw new ConfigError(
-      `${where}: must be an origin (scheme://host[:port]); a robots.txt governs its whole origin, so "${parsed.pathname}${parsed.search}" belongs in watch`,
-    );
-  }
-  return parsed.origin;
-}
-
-/**
- * A watched URL as a crawler would request it: resolved against the site, %-encoded,
- * without fragment. Throws ConfigError saying what is wrong with it.
- */
-export function normaliseWatch(watch: string, origin: string): string {
-  if (!watch.startsWith('/') && !/^https?:\/\//i.test(watch)) {
-    throw new ConfigError(`"${watch}" must be a path starting with "/" or an absolute URL`);
-  }
-  // One parse per URL: a configuration may list hundreds of thousands of them.
-  let url: URL;
-  try {
-    url = new URL(watch, origin);
-  } catch {
-    throw new ConfigError(`"${watch}" is not a valid URL`);
-  }
-  if (url.origin !== origin) {
-    throw new ConfigError(
-      `${url.origin} is not this site (${origin}); list it as a site of its own`,
-    );
-  }
-  const href = url.href;
-  const hash = href.indexOf('#');
-  return hash === -1 ? href : href.slice(0, hash);
-}
-
-/**
- * The top-level watch list, as paths any origin can be put in front of: each is
- * normalised once, not once per site.
- */
-function normalisePaths(watches: readonly string[], where: string): string[] {
-  const origin = 'http://robowatch.invalid';
-  return normaliseWatches(
-    watches.map((watch, i) => {
-      if (!watch.startsWith('/') || watch.startsWith('//'))
-        throw new ConfigError(`${where}[${i}]: "${watch}" must be a path starting with "/"`);
-      return watch;
-    }),
-    origin,
-    where,
-  ).map((url) => url.slice(origin.length));
 }
 
 /**
@@ -702,80 +431,6 @@ export function withAlerts(site: SiteConfig, alerts: AlertTargets): SiteConfig {
   return Object.freeze(
     site instanceof SharedWatchSite ? site.withAlerts(alerts) : { ...site, alerts },
   );
-}
-
-function normaliseWatches(watches: readonly string[], origin: string, where: string): string[] {
-  const out = new Set<string>();
-  watches.forEach((watch, i) => {
-    try {
-      out.add(normaliseWatch(watch, origin));
-    } catch (error) {
-      if (error instanceof ConfigError) throw new ConfigError(`${where}[${i}]: ${error.message}`);
-      throw error;
-    }
-  });
-  return [...out];
-}
-
-function resolveAgents(
-  entries: readonly AgentEntry[],
-  siteProfile: Profile,
-  where: string,
-  presets: Presets,
-): AgentSpec[] {
-  const explicit = new Map<string, AgentSpec>();
-  const fromPresets = new Map<string, AgentSpec>();
-  for (const [i, entry] of entries.entries()) {
-    if (typeof entry === 'string' && entry.startsWith('@')) {
-      const members = Object.hasOwn(presets, entry) ? presets[entry] : undefined;
-      if (members === undefined)
-        throw new ConfigError(unknownPreset(`${where}[${i}]`, entry, presets));
-      for (const token of members) {
-        fromPresets.set(token.toLowerCase(), { token, profile: siteProfile });
-      }
-      continue;
-    }
-    const spec: AgentSpec =
-      typeof entry === 'string'
-        ? { token: checkToken(entry, where), profile: siteProfile }
-        : { token: entry.token, profile: entry.profile ?? siteProfile };
-    const key = spec.token.toLowerCase();
-    if (explicit.has(key)) throw new ConfigError(`${where}: ${spec.token} is listed twice`);
-    explicit.set(key, spec);
-  }
-  // Explicit entries win over the same token from a preset; the order is the list's.
-  const merged = new Map(fromPresets);
-  for (const [key, spec] of explicit) merged.set(key, spec);
-  return [...merged.values()];
-}
-
-/**
- * "unknown preset": with the names it could have meant; the registry's operators are
- * named only when an @operator: preset was asked for (there are a hundred of them).
- */
-function unknownPreset(where: string, name: string, presets: Presets): string {
-  const names = Object.keys(presets);
-  if (name.startsWith('@operator:')) {
-    const operators = names.filter((n) => n.startsWith('@operator:'));
-    const asked = name.slice('@operator:'.length);
-    const near = closest(
-      asked,
-      operators.map((n) => n.slice('@operator:'.length)),
-    );
-    const hint = near === undefined ? '' : ` (did you mean @operator:${near}?)`;
-    return `${where}: the AI crawler registry has no operator "${asked}"${hint}; \`robowatch registry\` lists its ${operators.length} operators`;
-  }
-  const plain = names.filter((n) => !n.startsWith('@operator:'));
-  return `${where}: unknown preset "${name}" (expected ${plain.join(', ')}, or @operator:<name> of the AI crawler registry)`;
-}
-
-function checkToken(token: string, where: string): string {
-  if (!/^(?:[A-Za-z_-]+|\*)$/.test(token)) {
-    throw new ConfigError(
-      `${where}: "${token}" is not a crawler product token (letters, "-", "_") or "*"`,
-    );
-  }
-  return token;
 }
 
 function deepFreeze<T>(value: T): T {

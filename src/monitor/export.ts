@@ -6,7 +6,12 @@
  * time, so memory stays bounded whatever the history's size.
  */
 import { explainCause } from '../policy/wording/explain.js';
-import type { CauseExportRow, CheckExportRow, SnapshotRow, VerdictExportRow } from './records.js';
+import type {
+  CauseExportRow,
+  CheckExportRow,
+  SnapshotRow,
+  VerdictExportRow,
+} from './records-export.js';
 
 export const EXPORTS = ['snapshots', 'checks', 'verdicts', 'causes', 'bodies', 'trends'] as const;
 export type ExportKind = (typeof EXPORTS)[number];

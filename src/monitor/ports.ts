@@ -23,11 +23,6 @@ import type {
   RecordedDigest,
   SharedSettingsRows,
   KnownSitemap,
-  ArchiveSummary,
-  ArchivedCapture,
-  ArchivedState,
-  NewCapture,
-  TrendRow,
   SitemapFileRecord,
   CoveragePoint,
   StoredCoverage,
@@ -41,6 +36,13 @@ import type {
   StoredSite,
   VerdictAt,
 } from './records.js';
+import type { TrendRow } from './records-export.js';
+import type {
+  ArchiveSummary,
+  ArchivedCapture,
+  ArchivedState,
+  NewCapture,
+} from './records-archive.js';
 import type { CoverageThresholds } from '../policy/changes/cause-model.js';
 import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
 import type { DiscoveryLimits } from './check/sitemaps.js';

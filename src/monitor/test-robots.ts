@@ -2,7 +2,7 @@ import type { WatchedAgent } from '../policy/verdicts.js';
 import { testRobotsTxt } from '../policy/tester.js';
 import type { TesterInput, TesterResult } from '../policy/tester.js';
 import type { ReadStore } from './ports.js';
-import { stateOf } from './check/site.js';
+import { stateOf } from './check/record-state.js';
 
 /**
  * The file the tester starts from: a snapshot's (the latest when none is named), or, for

@@ -9,7 +9,7 @@
 import { rankEvents } from '../policy/alerts.js';
 import type { AlertCause, AlertPayload } from '../policy/alerts.js';
 import { causeHeadline, explainCause } from '../policy/wording/explain.js';
-import type { Explained } from '../policy/wording/explain.js';
+import type { Explained } from '../policy/wording/words.js';
 import { boundEvents } from '../policy/changes/events.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
 import { formatEvent, formatInstant, headline, oneLineText } from '../policy/wording/format.js';

@@ -15,13 +15,10 @@ import type {
   Incident,
   RegistryUpdate,
 } from '../policy/digest.js';
-import {
-  causeHeadline,
-  describeCrawlers,
-  explainCause,
-  formatDuration,
-} from '../policy/wording/explain.js';
-import { answers, crawlEffect, describeUrls } from '../policy/wording/explain.js';
+import { causeHeadline, describeCrawlers, explainCause } from '../policy/wording/explain.js';
+import { formatDuration } from '../policy/wording/words.js';
+import { describeUrls } from '../policy/wording/explain.js';
+import { answers, crawlEffect } from '../policy/wording/status-words.js';
 import { groupByCrawlers } from '../policy/wording/explain-pairs.js';
 import { describeVersion, PURPOSE_WORDS } from '../policy/registry.js';
 import { formatDay, formatInstant } from '../policy/wording/format.js';

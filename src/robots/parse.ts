@@ -1,14 +1,21 @@
-import { asciiLower, binaryToText as decodeBinary, firstInvalidUtf8, readInput } from './bytes.js';
+import { asciiLower, binaryToText as decodeBinary, readInput } from './bytes.js';
 import { bomLength, countLineBreaks, eachLine } from './lines.js';
-import { KNOWN_OTHER_KEYS, LintCollector } from './lint.js';
+import { LintCollector } from './lint.js';
 import type { LintFinding } from './lint.js';
-import { canonicalLegacy, escapePatternGoogle, normalizeRfc9309 } from './pattern.js';
 import { DEFAULT_PROFILE, MAX_LINE_BYTES, MAX_ROBOTS_BYTES } from './profiles.js';
 import type { Profile } from './profiles.js';
-import { htmlStart, isUtf16, looksBinary } from './sniff.js';
-import { classifyKey, extractProductToken, isGoogleGlobalAgent, splitLine } from './tokenize.js';
+import { classifyKey, splitLine } from './tokenize.js';
 import { NO_USAGE_LINES, readContentSignal, readUsageStatement, splitUsageValue } from './usage.js';
 import type { ContentSignal, LicenseLine, UsageLines, UsageRule } from './usage.js';
+import {
+  readAgent,
+  readRule,
+  matchForm,
+  reportOtherKey,
+  isAbsoluteHttpUrl,
+  checkEncoding,
+  checkHtml,
+} from './parse-lines.js';
 
 export type Directive = 'allow' | 'disallow';
 
@@ -333,138 +340,4 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
     byteLength: full.length,
     truncated,
   };
-}
-
-function readAgent(
-  text: string,
-  value: string,
-  line: number,
-  profile: Profile,
-  lint: LintCollector,
-): GroupAgent {
-  const googleGlobal = isGoogleGlobalAgent(value);
-  const googleToken = googleGlobal ? '*' : extractProductToken(value);
-  if (value.length === 0) {
-    lint.add(
-      'empty-user-agent',
-      'warning',
-      line,
-      `User-agent on line ${line} has no value and matches no crawler.`,
-    );
-  } else if (googleToken === '') {
-    lint.add(
-      'no-product-token',
-      'warning',
-      line,
-      `User-agent "${text}" on line ${line} has no product token Google can match (letters, "-" and "_").`,
-    );
-  } else if (googleToken !== value) {
-    lint.add(
-      'user-agent-not-token',
-      'info',
-      line,
-      `Google reads User-agent "${text}" on line ${line} as "${googleToken}"; RFC 9309 parsers match the whole value.`,
-    );
-  }
-  if (profile === 'google') return { value: text, token: googleToken, global: googleGlobal, line };
-  return { value: text, token: text, global: value === '*', line };
-}
-
-function readRule(
-  directive: Directive,
-  pattern: string,
-  value: string,
-  line: number,
-  profile: Profile,
-  lint: LintCollector,
-): RobotsRule {
-  const first = value.charCodeAt(0);
-  if (value.length > 0 && first !== 0x2f && first !== 0x2a) {
-    const hint = /^https?:\/\//i.test(pattern)
-      ? ' Rules take a path such as "/private", not a URL.'
-      : ' It can never match: paths start with "/".';
-    lint.add(
-      'path-not-absolute',
-      'warning',
-      line,
-      `The pattern "${pattern}" on line ${line} does not start with "/".${hint}`,
-    );
-  }
-  return { directive, pattern, match: matchForm(value, profile), line };
-}
-
-/** A pattern (as bytes) in the form the profile compares paths with. */
-function matchForm(value: string, profile: Profile): string {
-  return profile === 'google'
-    ? escapePatternGoogle(value)
-    : profile === 'rfc9309'
-      ? normalizeRfc9309(value, true)
-      : canonicalLegacy(value);
-}
-
-function reportOtherKey(key: string, lowerKey: string, line: number, lint: LintCollector): void {
-  const known = KNOWN_OTHER_KEYS.get(lowerKey);
-  if (known !== undefined) lint.add('unsupported-key', 'info', line, `Line ${line}: ${known}`);
-  else lint.add('unknown-key', 'warning', line, `Unknown key "${key}" on line ${line} is ignored.`);
-}
-
-function isAbsoluteHttpUrl(text: string): boolean {
-  if (!URL.canParse(text)) return false;
-  const protocol = new URL(text).protocol;
-  return protocol === 'http:' || protocol === 'https:';
-}
-
-/** Encoding findings: UTF-16, a UTF-8 BOM, bytes that are not UTF-8. */
-function checkEncoding(full: string, bomLength: number, utf8: boolean, lint: LintCollector): void {
-  if (isUtf16(full.charCodeAt(0), full.charCodeAt(1))) {
-    lint.add(
-      'utf16',
-      'error',
-      1,
-      'The file is UTF-16; robots.txt must be UTF-8, and crawlers reading it as bytes find no rules.',
-    );
-    return;
-  }
-  const head = full.slice(0, 512);
-  if (looksBinary(Uint8Array.from(head, (c) => c.charCodeAt(0)))) {
-    lint.add(
-      'binary',
-      'error',
-      1,
-      'The file is binary data (an image, an archive…), not robots.txt; crawlers find no rules in it.',
-    );
-    return;
-  }
-  if (bomLength === 3) {
-    lint.add(
-      'bom',
-      'info',
-      1,
-      'The file starts with a UTF-8 byte order mark; Google skips it, but some parsers read the first line as an unknown key.',
-    );
-  }
-  const invalid = utf8 ? -1 : firstInvalidUtf8(full);
-  if (invalid !== -1) {
-    const line = 1 + countLineBreaks(full.slice(0, invalid), 0);
-    lint.add(
-      'invalid-utf8',
-      'warning',
-      line,
-      `Line ${line} is not valid UTF-8 (robots.txt must be UTF-8); its non-ASCII bytes are compared as they are.`,
-    );
-  }
-}
-
-/** Seed 000: an HTML page served as robots.txt is read line by line for whatever rules it has. */
-function checkHtml(body: string, start: number, lint: LintCollector): boolean {
-  const i = htmlStart(body, start);
-  if (i === -1) return false;
-  const line = 1 + countLineBreaks(body.slice(0, i), 0);
-  lint.add(
-    'html',
-    'error',
-    line,
-    'The file is an HTML page, not robots.txt; crawlers read only lines that happen to look like rules.',
-  );
-  return true;
 }

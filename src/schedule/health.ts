@@ -3,7 +3,7 @@
  * completed (in any process) within what the schedules allow, and no notification has
  * been failing for longer than notify.unhealthyAfterMs.
  */
-import { formatDuration } from '../policy/wording/explain.js';
+import { formatDuration } from '../policy/wording/words.js';
 import { periodAt } from '../policy/periods.js';
 import type { DaemonContext } from './job-kind.js';
 import { TICK_MS } from './tick.js';

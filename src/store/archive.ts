@@ -11,7 +11,7 @@ import type {
   ArchivedState,
   ArchiveSummary,
   NewCapture,
-} from '../monitor/records.js';
+} from '../monitor/records-archive.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { archiveCaptures, bodies, verdictSets } from './schema.js';

@@ -15,7 +15,7 @@ import type {
   SnapshotRow,
   TrendRow,
   VerdictExportRow,
-} from '../monitor/records.js';
+} from '../monitor/records-export.js';
 
 /** Rows per query. */
 const PAGE = 2_000;

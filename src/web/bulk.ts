@@ -6,7 +6,7 @@
 import { csvRecords } from '../monitor/sites/import.js';
 import type { CsvRecord } from '../monitor/sites/import.js';
 import { oneLine } from '../lib/errors.js';
-import { SiteChangeRefused } from '../monitor/sites/catalog.js';
+import { SiteChangeRefused } from '../monitor/sites/entries.js';
 import type { SiteCatalog } from '../monitor/sites/catalog.js';
 
 /** The most lines one list may hold (a larger list is refused whole). */

@@ -1,5 +1,5 @@
 import { HTTPException } from 'hono/http-exception';
-import type { CatalogEntry, SiteChangeRefused } from '../monitor/sites/catalog.js';
+import type { CatalogEntry, SiteChangeRefused } from '../monitor/sites/entries.js';
 import type { SiteRef } from '../monitor/views/site.js';
 import type { WebDeps } from './deps.js';
 

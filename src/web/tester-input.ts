@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { ConfigError, normaliseWatch } from '../config/config.js';
+import { ConfigError } from '../config/config.js';
+import { normaliseWatch } from '../config/urls.js';
 import type { WatchedAgent } from '../policy/verdicts.js';
 import { isProfile, isValidProductToken } from '../robots/index.js';
 import type { TesterRefused } from '../monitor/threads/tester-thread.js';

@@ -13,7 +13,7 @@ import { ArchiveError } from '../../lib/errors.js';
 import { captureTime } from '../../policy/capture-time.js';
 import type { RedirectHop } from '../../policy/fetch-result.js';
 import { archiveChain } from './chain.js';
-import type { NewCapture } from '../records.js';
+import type { NewCapture } from '../records-archive.js';
 import type { BackfillStore } from '../ports.js';
 
 export const BACKFILL_EVERY = ['change', 'day', 'week', 'month'] as const;

@@ -14,7 +14,7 @@ import { causesOfChange } from '../../policy/changes/causes.js';
 import { fileCondition as fileConditionOf } from '../../policy/file-condition.js';
 import type { BodyCut, FetchResult } from '../../policy/fetch-result.js';
 import { computeVerdicts, ParseCache, siteAccess } from '../../policy/verdicts.js';
-import type { ArchivedCapture, ArchivedState } from '../records.js';
+import type { ArchivedCapture, ArchivedState } from '../records-archive.js';
 
 /** A cut whose dropped part the archive does not say (it keeps the capture whole). */
 const ARCHIVE_CUT: BodyCut = { droppedBytes: 0, droppedLineBreaks: 0, complete: false };

@@ -1,7 +1,8 @@
 import type { SiteConfig } from '../../config/config.js';
 import { StateMovedError, oneLine } from '../../lib/errors.js';
-import { representativePaths } from '../../policy/coverage.js';
-import { checkSite, recomputeVerdicts, verdictsKey } from './site.js';
+import { representativePaths } from '../../policy/coverage-change.js';
+import { checkSite } from './site.js';
+import { recomputeVerdicts, verdictsKey } from './record-state.js';
 import { refreshCoverage } from './coverage.js';
 import { refusalLine } from '../../policy/refusal.js';
 import type { CheckOutcome } from './site.js';

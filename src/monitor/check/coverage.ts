@@ -9,7 +9,7 @@ import { disallowedSitemaps } from '../../policy/coverage.js';
 import type { Coverage } from '../../policy/coverage.js';
 import { sitemapsOf } from '../../policy/changes/events.js';
 import { ParseCache } from '../../policy/verdicts.js';
-import { stateOf } from './site.js';
+import { stateOf } from './record-state.js';
 import { discoverSitemaps } from './sitemaps.js';
 import type { Discovery } from './sitemaps.js';
 import type { CoverageDeps } from '../ports.js';

@@ -3,7 +3,7 @@
  * crawler; and how each crawler's share moved between two snapshots.
  */
 import { z } from 'zod';
-import { submittedBlocked } from '../../policy/coverage.js';
+import { submittedBlocked } from '../../policy/coverage-change.js';
 import type { StoredCoverage, StoredUrlSet } from '../records.js';
 import { Id, list, Timestamp } from './common.js';
 

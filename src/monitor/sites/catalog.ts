@@ -8,85 +8,27 @@
 import type { Config, Presets, SiteConfig } from '../../config/config.js';
 import {
   ConfigError,
-  originFromInput,
   parseChannels,
-  parsePreset,
   resolveSiteSettings,
-  withAlerts,
   withRegistry,
 } from '../../config/config.js';
+import { parsePreset } from '../../config/site-agents.js';
+import { originFromInput } from '../../config/urls.js';
 import type { ActiveRegistry } from '../../policy/registry.js';
 import { isBuiltInPreset } from '../../config/agents.js';
 import { withDefaultChannels } from '../../config/notify.js';
-import type { AlertTargets } from '../../config/notify.js';
-import { frequentScheduleProblem } from '../../config/schema.js';
-import type { ChannelSettings } from '../../config/schema.js';
 import type { SiteDirectoryStore } from '../ports.js';
-import type { DirectoryRow, SharedSettingsRows } from '../records.js';
-
-/** A crawler preset, and where it is defined. */
-export interface PresetEntry {
-  /** "@search". */
-  readonly name: string;
-  readonly agents: readonly string[];
-  /** `built-in` (@search, @ai), `file` (the configuration file's), `api` (made in the UI or API). */
-  readonly source: 'built-in' | 'file' | 'api';
-  /** Made in the UI or API, and now defined by the file too: the file's applies. */
-  readonly overridden: boolean;
-  /** The sites added in the UI or API whose crawlers name it. */
-  readonly usedBy: readonly number[];
-}
-
-/** The default recipients and webhooks: the file's, and those made in the UI or API. */
-export interface DefaultChannels {
-  readonly file: Pick<AlertTargets, 'email' | 'webhooks'>;
-  /** As stored (a webhook's secret included). */
-  readonly added: ChannelSettings;
-}
-
-/** The shared settings as read: valid ones, and a line for each stored value that is not. */
-interface Shared {
-  readonly presets: ReadonlyMap<string, readonly string[]>;
-  readonly channels: ChannelSettings;
-  readonly problems: readonly string[];
-}
-
-const NO_SHARED: Shared = {
-  presets: new Map(),
-  channels: { email: [], webhooks: [] },
-  problems: [],
-};
-
-export interface CatalogEntry {
-  readonly id: number;
-  readonly site: SiteConfig;
-  /** Paused (not checked) since then; null: checked on its schedule. */
-  readonly pausedAt: Date | null;
-  /** The settings of a site added in the UI or API, as stored; null for the file's. */
-  readonly settings: Record<string, unknown> | null;
-}
-
-/**
- * A change to the sites that cannot be made, and why: the request is invalid, names a
- * site or preset there is not, or conflicts with what is there (the file's, built in,
- * in use, already watched).
- */
-export class SiteChangeRefused extends Error {
-  constructor(
-    readonly why: 'invalid' | 'unknown' | 'conflict',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SiteChangeRefused';
-  }
-}
-
-/** What a reload of the configuration file changed among the sites. */
-export interface ReloadSummary {
-  readonly sites: number;
-  readonly added: readonly string[];
-  readonly removed: readonly string[];
-}
+import type { DirectoryRow } from '../records.js';
+import { SiteChangeRefused } from './entries.js';
+import type { PresetEntry, DefaultChannels, CatalogEntry, ReloadSummary } from './entries.js';
+import {
+  NO_SHARED,
+  retarget,
+  readShared,
+  refuseFrequentSchedule,
+  refuseInvalid,
+} from './shared.js';
+import type { Shared } from './shared.js';
 
 type Listener = () => void | Promise<void>;
 
@@ -530,62 +472,5 @@ export class SiteCatalog {
       await this.#read(false);
       return this.defaultChannels();
     });
-  }
-}
-
-/** A file site with the running defaults where it uses the file's (its own lists stay). */
-function retarget(
-  site: SiteConfig,
-  fileDefaults: AlertTargets,
-  defaults: AlertTargets,
-): SiteConfig {
-  if (fileDefaults === defaults) return site;
-  const { alerts } = site;
-  if (alerts === fileDefaults) return withAlerts(site, defaults);
-  const email = alerts.email === fileDefaults.email ? defaults.email : alerts.email;
-  const webhooks = alerts.webhooks === fileDefaults.webhooks ? defaults.webhooks : alerts.webhooks;
-  if (email === alerts.email && webhooks === alerts.webhooks) return site;
-  return withAlerts(site, { ...alerts, email, webhooks });
-}
-
-/** The stored presets and channels, checked: what is invalid is left out and said. */
-function readShared(rows: SharedSettingsRows, file: Config): Shared {
-  const problems: string[] = [];
-  const presets = new Map<string, readonly string[]>();
-  if (rows.presets !== null && typeof rows.presets === 'object')
-    for (const [name, agents] of Object.entries(rows.presets as Record<string, unknown>)) {
-      try {
-        presets.set(name, parsePreset(file, name, { agents }));
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        problems.push(`The preset ${name} made in the web is not used: ${error.message}`);
-      }
-    }
-  let channels = NO_SHARED.channels;
-  if (rows.channels !== null)
-    try {
-      channels = parseChannels(file, rows.channels).settings;
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      problems.push(
-        `The default recipients and webhooks made in the web are not used: ${error.message}`,
-      );
-    }
-  return { presets, channels, problems };
-}
-
-/** A site added or changed in the UI or API is checked every 5 minutes at most. */
-function refuseFrequentSchedule(schedule: string | undefined): void {
-  const problem = schedule === undefined ? undefined : frequentScheduleProblem(schedule);
-  if (problem !== undefined) throw new SiteChangeRefused('invalid', `schedule: ${problem}`);
-}
-
-/** Runs a validation; its ConfigError becomes a 400 with the same one line. */
-function refuseInvalid<T>(validate: () => T): T {
-  try {
-    return validate();
-  } catch (error) {
-    if (error instanceof ConfigError) throw new SiteChangeRefused('invalid', error.message);
-    throw error;
   }
 }

@@ -8,8 +8,10 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from './spawn-worker.js';
-import { computeCoverage, splitAgents } from '../../policy/coverage.js';
-import type { Coverage, CoverageChange } from '../../policy/coverage.js';
+import { computeCoverage } from '../../policy/coverage.js';
+import { splitAgents } from '../../policy/coverage-change.js';
+import type { Coverage } from '../../policy/coverage.js';
+import type { CoverageChange } from '../../policy/coverage-change.js';
 import type { RobotsState, WatchedAgent } from '../../policy/verdicts.js';
 
 /** Evaluates URL sets: in this thread, or on threads of their own. */

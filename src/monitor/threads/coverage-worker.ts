@@ -3,7 +3,8 @@
  * event loop that serves pages and runs checks (see coverage-threads.ts).
  */
 import { parentPort } from 'node:worker_threads';
-import { compareCoverage, computeCoverage } from '../../policy/coverage.js';
+import { computeCoverage } from '../../policy/coverage.js';
+import { compareCoverage } from '../../policy/coverage-change.js';
 import type { CoverageJob } from './coverage-threads.js';
 
 parentPort?.on('message', (job: CoverageJob) => {

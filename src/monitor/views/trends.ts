@@ -9,7 +9,7 @@ import { PURPOSES } from '../../policy/registry.js';
 import { TrendTotals } from '../../policy/trends.js';
 import type { Trend, TrendState } from '../../policy/trends.js';
 import { siteAccess } from '../../policy/verdicts.js';
-import type { TrendRow } from '../records.js';
+import type { TrendRow } from '../records-export.js';
 
 export const TREND_BY = ['agent', 'operator', 'purpose'] as const;
 export type TrendBy = (typeof TREND_BY)[number];

@@ -12,7 +12,8 @@ import type {
   RobotsRule,
 } from '../../robots/index.js';
 import type { FetchOutcome } from '../access.js';
-import type { CoverageChange, PrefixCount, RuleCount } from '../coverage.js';
+import type { PrefixCount, RuleCount } from '../coverage.js';
+import type { CoverageChange } from '../coverage-change.js';
 import { CHANGE_EVENT_TYPES } from './events.js';
 import type { FetchStatus } from './events.js';
 import type { BodyCut } from '../fetch-result.js';

@@ -13,7 +13,7 @@ import type { Context, TypedResponse } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { ErrorDocument } from '../../monitor/documents/index.js';
-import { SiteChangeRefused } from '../../monitor/sites/catalog.js';
+import { SiteChangeRefused } from '../../monitor/sites/entries.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { MAX_ID, refusalStatus } from '../sites.js';

@@ -6,7 +6,7 @@ import { raw } from 'hono/html';
 import { createContext, useContext } from 'hono/jsx';
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import type { Access } from '../../policy/access.js';
-import { formatDuration } from '../../policy/wording/explain.js';
+import { formatDuration } from '../../policy/wording/words.js';
 import { formatInstant, formatStatus } from '../../policy/wording/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
 import type { SiteCondition } from '../../policy/site-condition.js';

@@ -1,6 +1,6 @@
 import type { FC } from 'hono/jsx';
 import type { CrawlerCounts } from '../../monitor/records.js';
-import type { PresetEntry } from '../../monitor/sites/catalog.js';
+import type { PresetEntry } from '../../monitor/sites/entries.js';
 import { CRAWLER_VERDICTS, CRAWLER_VERDICT_TEXT } from '../../monitor/views/crawlers.js';
 import type { CrawlerGroupRow, CrawlerPage, CrawlerVerdict } from '../../monitor/views/crawlers.js';
 import { Layout, Notice, PageLinks } from './components.js';

@@ -1,6 +1,6 @@
 import type { FC } from 'hono/jsx';
 import { redactUrl } from '../../lib/redact.js';
-import type { DefaultChannels } from '../../monitor/sites/catalog.js';
+import type { DefaultChannels } from '../../monitor/sites/entries.js';
 import { failingText } from '../../monitor/views/notifications.js';
 import type { NotificationsView } from '../../monitor/views/notifications.js';
 import type { TestResult } from '../notifications.js';

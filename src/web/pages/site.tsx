@@ -1,9 +1,9 @@
 import type { FC } from 'hono/jsx';
 import { formatBytes } from '../../policy/wording/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
-import { answers } from '../../policy/wording/explain.js';
+import { answers } from '../../policy/wording/status-words.js';
 import type { ChangeKind, SiteView } from '../../monitor/views/site.js';
-import type { ArchiveSummary } from '../../monitor/records.js';
+import type { ArchiveSummary } from '../../monitor/records-archive.js';
 import { profileOf } from '../../monitor/views/site.js';
 import { CauseItem } from './causes.js';
 import { CoveragePanel } from './coverage.js';

@@ -47,7 +47,7 @@ import {
   settingsOf,
 } from '../pages/site-form.js';
 import type { SiteForm } from '../pages/site-form.js';
-import { SiteChangeRefused } from '../../monitor/sites/catalog.js';
+import { SiteChangeRefused } from '../../monitor/sites/entries.js';
 import { SnapshotPageView } from '../pages/snapshot.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';

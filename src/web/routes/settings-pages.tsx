@@ -6,7 +6,7 @@
 import { refusalStatus } from '../sites.js';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { SiteChangeRefused } from '../../monitor/sites/catalog.js';
+import { SiteChangeRefused } from '../../monitor/sites/entries.js';
 import { viewCrawlerGroups, viewCrawlers } from '../../monitor/views/crawlers.js';
 import { TREND_BY, viewTrends } from '../../monitor/views/trends.js';
 import type { TrendBy } from '../../monitor/views/trends.js';

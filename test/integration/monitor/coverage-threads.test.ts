@@ -5,7 +5,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { CoverageThreads } from '../../../src/monitor/threads/coverage-threads.js';
-import { compareCoverage, computeCoverage, splitAgents } from '../../../src/policy/coverage.js';
+import { computeCoverage } from '../../../src/policy/coverage.js';
+import { compareCoverage, splitAgents } from '../../../src/policy/coverage-change.js';
 import type { RobotsState, WatchedAgent } from '../../../src/policy/verdicts.js';
 import { parseRobotsTxt } from '../../../src/robots/index.js';
 import { urlsFromRules } from '../../support/corpus-check.js';

@@ -6,7 +6,7 @@ import { SaxesParser } from 'saxes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/config/config.js';
 import { createMetrics } from '../../../src/lib/metrics.js';
-import { formatDuration } from '../../../src/policy/wording/explain.js';
+import { formatDuration } from '../../../src/policy/wording/words.js';
 import type { Metrics } from '../../../src/lib/metrics.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import { recordDigest } from '../../../src/store/digests.js';

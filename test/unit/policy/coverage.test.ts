@@ -6,13 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { causeTopics } from '../../../src/policy/changes/cause-model.js';
 import { coverageQuestion, causesOfChange } from '../../../src/policy/changes/causes.js';
-import {
-  compareCoverage,
-  computeCoverage,
-  disallowedSitemaps,
-  pathPrefix,
-  representativePaths,
-} from '../../../src/policy/coverage.js';
+import { computeCoverage, disallowedSitemaps, pathPrefix } from '../../../src/policy/coverage.js';
+import { compareCoverage, representativePaths } from '../../../src/policy/coverage-change.js';
 import { causeHeadline, explainCause } from '../../../src/policy/wording/explain.js';
 import type { RobotsState, WatchedAgent } from '../../../src/policy/verdicts.js';
 import { urlsFromRules } from '../../support/corpus-check.js';

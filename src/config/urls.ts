@@ -1,0 +1,112 @@
+/** Sites' origins, watched URLs and sitemap URLs as the configuration normalises them. */
+import { ConfigError } from './errors.js';
+import { unstorableText } from './text.js';
+
+/**
+ * Sitemap URLs as written: absolute http(s) URLs (a site's may also be paths of the site,
+ * and may be on another host, as robots.txt's Sitemap: lines may).
+ */
+export function sitemapUrls(
+  entries: readonly string[],
+  origin: string | undefined,
+  where: string,
+): string[] {
+  return entries.map((entry, i) => {
+    const base = origin === undefined ? undefined : `${origin}/`;
+    if (!URL.canParse(entry, base))
+      throw new ConfigError(
+        `${where}[${i}]: "${entry.slice(0, 200)}" is not a URL${origin === undefined ? ' (write it whole: https://…)' : ''}`,
+      );
+    const url = new URL(entry, base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new ConfigError(
+        `${where}[${i}]: must be http or https, not ${url.protocol.slice(0, -1)}`,
+      );
+    url.hash = '';
+    return url.href;
+  });
+}
+
+/** A site's origin from what someone typed: "example.com" is https://example.com. */
+export function originFromInput(input: string, where = 'url'): string {
+  const text = input.trim();
+  return siteOrigin(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`, where);
+}
+
+export function siteOrigin(url: string, where: string): string {
+  const unstorable = unstorableText(url);
+  if (unstorable !== undefined) throw new ConfigError(`${where}: ${unstorable}`);
+  if (!URL.canParse(url)) throw new ConfigError(`${where}: "${url}" is not a URL`);
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`${where}: must be http or https, not ${parsed.protocol.slice(0, -1)}`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError(`${where}: must not contain credentials`);
+  }
+  if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
+    throw new ConfigError(
+      `${where}: must be an origin (scheme://host[:port]); a robots.txt governs its whole origin, so "${parsed.pathname}${parsed.search}" belongs in watch`,
+    );
+  }
+  return parsed.origin;
+}
+
+/**
+ * A watched URL as a crawler would request it: resolved against the site, %-encoded,
+ * without fragment. Throws ConfigError saying what is wrong with it.
+ */
+export function normaliseWatch(watch: string, origin: string): string {
+  if (!watch.startsWith('/') && !/^https?:\/\//i.test(watch)) {
+    throw new ConfigError(`"${watch}" must be a path starting with "/" or an absolute URL`);
+  }
+  // One parse per URL: a configuration may list hundreds of thousands of them.
+  let url: URL;
+  try {
+    url = new URL(watch, origin);
+  } catch {
+    throw new ConfigError(`"${watch}" is not a valid URL`);
+  }
+  if (url.origin !== origin) {
+    throw new ConfigError(
+      `${url.origin} is not this site (${origin}); list it as a site of its own`,
+    );
+  }
+  const href = url.href;
+  const hash = href.indexOf('#');
+  return hash === -1 ? href : href.slice(0, hash);
+}
+
+/**
+ * The top-level watch list, as paths any origin can be put in front of: each is
+ * normalised once, not once per site.
+ */
+export function normalisePaths(watches: readonly string[], where: string): string[] {
+  const origin = 'http://robowatch.invalid';
+  return normaliseWatches(
+    watches.map((watch, i) => {
+      if (!watch.startsWith('/') || watch.startsWith('//'))
+        throw new ConfigError(`${where}[${i}]: "${watch}" must be a path starting with "/"`);
+      return watch;
+    }),
+    origin,
+    where,
+  ).map((url) => url.slice(origin.length));
+}
+
+export function normaliseWatches(
+  watches: readonly string[],
+  origin: string,
+  where: string,
+): string[] {
+  const out = new Set<string>();
+  watches.forEach((watch, i) => {
+    try {
+      out.add(normaliseWatch(watch, origin));
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ConfigError(`${where}[${i}]: ${error.message}`);
+      throw error;
+    }
+  });
+  return [...out];
+}

@@ -1,0 +1,42 @@
+/** What every cause's wording shares: its context, its parts, counts and durations said plainly. Pure. */
+
+export interface ExplainContext {
+  /** The watched crawlers, in configuration order. */
+  readonly agents: readonly string[];
+  /** When the change was seen (for "after 3 h of 503"). */
+  readonly at: Date;
+}
+
+/** A cause as people read it. */
+export interface Explained {
+  /** What changed, in one line. */
+  readonly title: string;
+  /** What crawlers do now, in a sentence or two. */
+  readonly consequence: string;
+  /** The watched pages it changed, collapsed, at most `limit` lines. */
+  readonly lines: readonly string[];
+  /** Pairs on lines left out. */
+  readonly more: number;
+  /** A few rules, groups or lines of the file, for summaries. */
+  readonly details: readonly string[];
+  /** How many more of those there are than `details` lists. */
+  readonly detailsMore: number;
+}
+
+export const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+export const count = (n: number, one: string, many = `${one}s`) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** "3 h 20 min", "2 days 4 h", "45 s". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 24) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+  const days = Math.floor(h / 24);
+  if (days >= 14 || h % 24 === 0) return count(days, 'day');
+  return `${count(days, 'day')} ${h % 24} h`;
+}
