@@ -1,0 +1,166 @@
+/** The tester, the digests sent, and signing in and out. */
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { HTTPException } from 'hono/http-exception';
+import { startingFile, testRobots } from '../../monitor/test-robots.js';
+import { TesterRefused } from '../../monitor/threads/tester-thread.js';
+import { SESSION_COOKIE, safeNext, sessionValue, tokenMatches } from '../auth.js';
+import { DigestPageView, DigestsPageView } from '../pages/digests.js';
+import { LoginPageView } from '../pages/errors.js';
+import { TesterPageView } from '../pages/tester.js';
+import type { TesterForm } from '../pages/tester.js';
+import { optionalId, parseId } from '../sites.js';
+import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester-input.js';
+import type { Hono } from 'hono';
+import type { Render } from './render.js';
+import type { WebEnv } from '../auth.js';
+import type { ConfiguredSites } from '../sites.js';
+import type { TesterThread } from '../../monitor/threads/tester-thread.js';
+import type { WebDeps } from '../deps.js';
+
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+export function registerToolPages(
+  app: Hono<WebEnv>,
+  deps: WebDeps,
+  sites: ConfiguredSites,
+  tester: TesterThread,
+  render: Render,
+): void {
+  const token = deps.config.web.token;
+  const testerSites = async () =>
+    (await sites.all()).map(({ id, site }) => ({ id, origin: site.origin }));
+
+  app.get('/tester', async (c) => {
+    const siteParam = c.req.query('site');
+    const site = siteParam ? await sites.resolve(siteParam) : undefined;
+    let robots = '';
+    const snapshotId = optionalId(c.req.query('snapshot'), 'snapshot');
+    if (site !== undefined) {
+      const file = await startingFile(deps.store, site.id, snapshotId);
+      if (file === undefined)
+        throw new HTTPException(404, { message: `${site.origin} has no snapshot ${snapshotId}` });
+      if (file !== null) robots = decoder.decode(file);
+    }
+    const agents = site?.config?.agents ?? deps.config.sites[0]?.agents ?? [];
+    const form: TesterForm = {
+      siteId: site === undefined ? '' : String(site.id),
+      robots,
+      agents: agents.map((a) => `${a.token} ${a.profile}`).join('\n'),
+      urls: (site?.config?.watches ?? [])
+        .map((u) => new URL(u).pathname + new URL(u).search)
+        .join('\n'),
+    };
+    return render(
+      c,
+      <TesterPageView
+        sites={await testerSites()}
+        form={form}
+        result={undefined}
+        error={undefined}
+        signedIn={c.get('signedIn')}
+      />,
+    );
+  });
+
+  app.post('/tester', async (c) => {
+    const body = await c.req.parseBody();
+    const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
+    const form: TesterForm = {
+      siteId: text('site'),
+      robots: text('robots'),
+      agents: text('agents'),
+      urls: text('urls'),
+    };
+    let result;
+    let error: string | undefined;
+    let status: 200 | 400 | 413 | 422 | 503 = 200;
+    try {
+      const site = form.siteId === '' ? undefined : await sites.resolve(form.siteId);
+      const input = {
+        origin: site?.origin,
+        body: new TextEncoder().encode(form.robots),
+        agents: parseAgents(lines(form.agents)),
+        urls: parseUrls(lines(form.urls), site?.origin),
+      };
+      checkTestSize(input.body.length, input.urls.length, input.agents.length);
+      result = await testRobots(deps.store, input, (i) => tester.evaluate(i)).catch(
+        (e: unknown) => {
+          throw e instanceof TesterRefused ? refusal(c, e) : e;
+        },
+      );
+    } catch (e) {
+      if (!(e instanceof HTTPException) || ![400, 413, 422, 503].includes(e.status)) throw e;
+      error = e.message;
+      status = e.status as typeof status;
+    }
+    return render(
+      c,
+      <TesterPageView
+        sites={await testerSites()}
+        form={form}
+        result={result}
+        error={error}
+        signedIn={c.get('signedIn')}
+      />,
+      status,
+    );
+  });
+
+  app.get('/digests', async (c) =>
+    render(
+      c,
+      <DigestsPageView digests={await deps.store.listDigests(100)} signedIn={c.get('signedIn')} />,
+    ),
+  );
+
+  const digestById = async (param: string | undefined) => {
+    const id = parseId(param, 'digest');
+    // Only a digest that is not there is a 404; a store that fails is a 500.
+    const digest = await deps.store.loadDigest(id);
+    if (digest === undefined) throw new HTTPException(404, { message: `there is no digest ${id}` });
+    return digest;
+  };
+
+  app.get('/digests/:id', async (c) =>
+    render(
+      c,
+      <DigestPageView digest={await digestById(c.req.param('id'))} signedIn={c.get('signedIn')} />,
+    ),
+  );
+
+  // The email's own HTML, as sent: robowatch rendered and escaped it; the sandbox keeps it inert.
+  app.get('/digests/:id/email.html', async (c) => {
+    const digest = await digestById(c.req.param('id'));
+    c.header('content-security-policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'");
+    return c.html(digest.html);
+  });
+
+  app.get('/login', (c) =>
+    render(
+      c,
+      <LoginPageView failed={c.req.query('failed') === '1'} next={safeNext(c.req.query('next'))} />,
+    ),
+  );
+
+  app.post('/login', async (c) => {
+    const body = await c.req.parseBody();
+    const next = safeNext(typeof body['next'] === 'string' ? body['next'] : undefined);
+    const given = typeof body['token'] === 'string' ? body['token'] : '';
+    if (token === undefined) return c.redirect(next, 303);
+    if (!tokenMatches(given, token))
+      return c.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
+    setCookie(c, SESSION_COOKIE, sessionValue(token), {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: new URL(c.req.url).protocol === 'https:',
+      maxAge: 30 * 24 * 3600,
+    });
+    return c.redirect(next, 303);
+  });
+
+  app.post('/logout', (c) => {
+    deleteCookie(c, SESSION_COOKIE, { path: '/' });
+    return c.redirect('/login', 303);
+  });
+}
