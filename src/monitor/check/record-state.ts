@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { SiteConfig } from '../../config/config.js';
 import { routeAlerts } from '../../policy/alerts.js';
-import { coverageQuestion, causesOfChange } from '../../policy/changes/causes.js';
+import { causesOfChange } from '../../policy/changes/causes.js';
+import { coverageQuestion } from '../../policy/changes/usage-causes.js';
 import type { CauseSide, ChangeInput, LastGood } from '../../policy/changes/cause-model.js';
 import {
   boundEvents,

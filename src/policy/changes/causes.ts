@@ -6,42 +6,47 @@
  *
  * The model lives in cause-model.ts; this file attributes the changed pairs.
  */
-import { compileAgent, selectGroups } from '../../robots/index.js';
+import { compileAgent } from '../../robots/index.js';
 import type { AgentRules, Profile, RobotsGroup, RobotsTxt } from '../../robots/index.js';
 import { classifyFetch } from '../access.js';
 import type { FetchOutcome } from '../access.js';
 import { bytesEqual, causeOrder, groupLabel, readingOf, ruleText } from './cause-model.js';
 import type {
-  CauseSide,
   ChangeCause,
-  CoverageCause,
-  PreferencesCause,
   ChangeInput,
   DirectiveLine,
   FileCause,
   GroupCause,
-  PairChange,
   Reading,
   RuleCause,
   RulesCause,
   StaleCause,
   StatusCause,
 } from './cause-model.js';
-import { groupAlike } from '../coverage.js';
 import { fetchStatusOf } from './events.js';
 import { fileCondition, isRobotsFile } from '../file-condition.js';
 import type { FileCondition } from '../file-condition.js';
-import { diffGroups } from './group-diff.js';
 import type { GroupChange, RuleChange } from './group-diff.js';
 import { ParseCache, resolveState } from '../verdicts.js';
-import type { Effective, RobotsState, WatchedAgent, WatchVerdict } from '../verdicts.js';
+import type { WatchedAgent, WatchVerdict } from '../verdicts.js';
+import {
+  FileDiff,
+  sameEffective,
+  ruleOf,
+  pairOf,
+  addOnce,
+  emptyRulesSummary,
+} from './file-diff.js';
+import { coverageCauses, preferencesCauses, sideState, withoutUsageLines } from './usage-causes.js';
 
 /** At most this many pairless group changes are listed one by one; more are summed up. */
 const MAX_LISTED_GROUPS = 5;
 /** Rule changes of each kind a summary keeps as examples. */
 const SAMPLE_RULES = 10;
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
+export type Mutable<T> = {
+  -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K];
+};
 
 /**
  * The causes of the change from `input.before` to `input.after`, most severe first (see
@@ -50,132 +55,6 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] 
  */
 export function causesOfChange(input: ChangeInput): ChangeCause[] {
   return new Explanation(input).causes();
-}
-
-/** What to compare over the site's URL set for the coverage cause (see coverageQuestion). */
-export interface CoverageQuestion {
-  readonly before: RobotsState;
-  readonly after: RobotsState;
-  /** The crawlers that read rules on both sides. */
-  readonly agents: readonly WatchedAgent[];
-}
-
-/**
- * The states whose coverage a change's cause compares, or null when there is nothing to
- * compare: only between two different files read (a status change or a file that is not
- * robots.txt says it for the whole site already). The comparison itself (compareCoverage)
- * is the caller's to run where it likes, off the event loop; its result goes in
- * `ChangeInput.coverage`.
- */
-export function coverageQuestion(input: Omit<ChangeInput, 'coverage'>): CoverageQuestion | null {
-  const { before: b, after: a } = input;
-  if (b.lastGood === null || a.lastGood === null || bytesEqual(b.lastGood.body, a.lastGood.body))
-    return null;
-  const before = sideState(b);
-  const after = sideState(a);
-  const agents = input.agents.filter(
-    (agent) =>
-      resolveState(before, agent.profile).kind === 'rules' &&
-      resolveState(after, agent.profile).kind === 'rules',
-  );
-  return agents.length === 0 ? null : { before, after, agents };
-}
-
-/** A cause without its Content-Usage and Content-Signal lines (none left: no cause). */
-function withoutUsageLines(cause: ChangeCause): ChangeCause[] {
-  if (cause.type !== 'directives') return [cause];
-  const other = (d: DirectiveLine) => !/^content-(usage|signal)$/i.test(d.key);
-  const added = cause.added.filter(other);
-  const removed = cause.removed.filter(other);
-  return added.length + removed.length === 0 ? [] : [{ ...cause, added, removed }];
-}
-
-/** Whether a parsed file has any Content-Usage or Content-Signal line. */
-function hasUsageLines(file: RobotsTxt): boolean {
-  return file.usage.rules.length > 0 || file.usage.signals.length > 0;
-}
-
-/** A side as the verdicts saw it, for one profile's resolution. */
-function sideState({ fetch, stale, lastGood }: CauseSide): RobotsState {
-  const ok = fetch.status !== null && fetch.status >= 200 && fetch.status <= 299;
-  const body = lastGood?.body ?? null;
-  return { fetch, body: ok ? body : null, lastGoodBody: body, stale };
-}
-
-/** One profile's reading of the two last good files, and how their groups match. */
-class FileDiff {
-  readonly before: RobotsTxt;
-  readonly after: RobotsTxt;
-  readonly groups: readonly GroupChange[];
-  readonly #byGroup = new Map<RobotsGroup, GroupChange>();
-  /** Added and edited rules by their line in the new file; removed and replaced ones in the old. */
-  readonly #addedAt = new Map<number, { group: GroupChange; rule: RuleChange }>();
-  readonly #removedAt = new Map<number, { group: GroupChange; rule: RuleChange }>();
-  readonly #groupOfLine = {
-    before: new Map<number, RobotsGroup>(),
-    after: new Map<number, RobotsGroup>(),
-  };
-  readonly #selections = new Map<string, { source: AgentRules['source']; groups: RobotsGroup[] }>();
-
-  constructor(before: RobotsTxt, after: RobotsTxt) {
-    this.before = before;
-    this.after = after;
-    this.groups = diffGroups(before, after);
-    for (const change of this.groups) {
-      if (change.before) this.#byGroup.set(change.before, change);
-      if (change.after) this.#byGroup.set(change.after, change);
-      for (const rule of change.rules) {
-        if (rule.change !== 'removed') this.#addedAt.set(rule.rule.line, { group: change, rule });
-        const old = rule.change === 'removed' ? rule.rule : rule.previous;
-        if (old) this.#removedAt.set(old.line, { group: change, rule });
-      }
-    }
-    for (const [side, file] of [
-      ['before', before],
-      ['after', after],
-    ] as const) {
-      for (const group of file.groups)
-        for (const rule of group.rules) this.#groupOfLine[side].set(rule.line, group);
-    }
-  }
-
-  changeOf(group: RobotsGroup): GroupChange {
-    return this.#byGroup.get(group)!;
-  }
-
-  /** The rule change that put a rule at this line of the new file, if it is new. */
-  addedAt(line: number) {
-    return this.#addedAt.get(line);
-  }
-
-  /** The rule change that took away the rule at this line of the old file, if it went. */
-  removedAt(line: number) {
-    return this.#removedAt.get(line);
-  }
-
-  groupOfLine(side: 'before' | 'after', line: number): RobotsGroup | undefined {
-    return this.#groupOfLine[side].get(line);
-  }
-
-  /** The groups a crawler reads in either file. */
-  selection(side: 'before' | 'after', token: string) {
-    const key = `${side}\n${token}`;
-    let found = this.#selections.get(key);
-    if (found === undefined) {
-      found = selectGroups(side === 'before' ? this.before : this.after, token);
-      this.#selections.set(key, found);
-    }
-    return found;
-  }
-
-  /** Whether a crawler reads the same groups (matched across the files) before and after. */
-  sameSelection(token: string): boolean {
-    const before = this.selection('before', token).groups;
-    const after = this.selection('after', token).groups;
-    if (before.length !== after.length) return false;
-    const now = new Set(after.map((g) => this.changeOf(g)));
-    return before.every((g) => now.has(this.changeOf(g)));
-  }
 }
 
 /** The causes being gathered: drafts by identity, pairs added as they are attributed. */
@@ -202,122 +81,17 @@ class Explanation {
     this.#statusAndFile();
     for (const agent of this.#input.agents) this.#attributeAgent(agent);
     this.#fileLevel();
-    const coverage = this.#coverage();
-    const preferences = this.#preferences();
+    const coverage = coverageCauses(this.#input, this.#filesDiffer);
+    const preferences = preferencesCauses(
+      this.#input,
+      this.#cache,
+      this.#conditions,
+      this.#filesDiffer,
+    );
     // Usage lines whose meaning a preferences cause says are not said again as lines.
     const finished =
       preferences.length === 0 ? this.#finish() : this.#finish().flatMap(withoutUsageLines);
     return [...finished, ...coverage, ...preferences].sort(causeOrder);
-  }
-
-  /**
-   * Usage preferences that changed for the watched crawlers, crawlers that see the same
-   * change together: for the whole site, and under each Content-Usage path of either file.
-   * Only between two files read, and only where the crawler may fetch on both sides (a
-   * path it may no longer fetch has no preference, and its rules' causes say so).
-   */
-  #preferences(): PreferencesCause[] {
-    const { before, after } = this.#conditions;
-    if (!this.#filesDiffer || before === null || after === null) return [];
-    if (!isRobotsFile(before) || !isRobotsFile(after)) return [];
-    const changes: [string, Omit<PreferencesCause, 'type' | 'agents' | 'pairs'>][] = [];
-    for (const agent of this.#input.agents) {
-      const old = this.#cache.parse(this.#input.before.lastGood!.body, agent.profile);
-      const now = this.#cache.parse(this.#input.after.lastGood!.body, agent.profile);
-      if (!hasUsageLines(old) && !hasUsageLines(now)) continue;
-      const was = compileAgent(old, agent.token);
-      const is = compileAgent(now, agent.token);
-      // The path each Content-Usage line applies under, by file and line.
-      const pathAt = (file: RobotsTxt, line: number | undefined) =>
-        file.usage.rules.find((r) => r.line === line)?.path ?? '';
-      const scopes = new Set(['']);
-      for (const rules of [was, is]) {
-        const groups = new Set(rules.groups.map((g) => g.line));
-        const file = rules === was ? old : now;
-        for (const rule of file.usage.rules)
-          if (rule.group !== null && groups.has(rule.group) && rule.path !== '')
-            scopes.add(rule.path);
-      }
-      for (const scope of scopes) {
-        // A path a crawler requests that the scope's pattern matches.
-        const url = scope === '' ? '/' : scope.replace(/\*/g, 'x').replace(/\$$/, '');
-        const b = was.preferences(url);
-        const a = is.preferences(url);
-        if (b === null || a === null) continue;
-        for (const label of new Set([...Object.keys(b.usage), ...Object.keys(a.usage)])) {
-          const key = label as keyof typeof a.usage;
-          const [x, y] = [b.usage[key] ?? null, a.usage[key] ?? null];
-          const lineB = b.usageLines[key];
-          const lineA = a.usageLines[key];
-          // Under a path, only what a rule of that path states (the rest is the site's).
-          if (scope !== '' && pathAt(old, lineB) !== scope && pathAt(now, lineA) !== scope)
-            continue;
-          if (scope === '' && (pathAt(old, lineB) !== '' || pathAt(now, lineA) !== '')) continue;
-          if (x === y) continue;
-          const change = {
-            source: 'content-usage' as const,
-            label,
-            before: x,
-            after: y,
-            path: scope === '' ? null : scope,
-            line: lineA ?? lineB ?? null,
-          };
-          changes.push([agent.token, change]);
-        }
-        if (scope !== '') continue; // Content-Signal has no path: said once, for the site
-        for (const label of new Set([...Object.keys(b.signals), ...Object.keys(a.signals)])) {
-          const key = label as keyof typeof a.signals;
-          const [x, y] = [b.signals[key] ?? null, a.signals[key] ?? null];
-          if (x === y) continue;
-          changes.push([
-            agent.token,
-            {
-              source: 'content-signal',
-              label,
-              before: x,
-              after: y,
-              path: null,
-              line: a.signalLines[key] ?? b.signalLines[key] ?? null,
-            },
-          ]);
-        }
-      }
-    }
-    return groupAlike(changes).map(({ agents, value }) => ({
-      type: 'preferences',
-      agents,
-      ...value,
-      pairs: [],
-    }));
-  }
-
-  /**
-   * How much of the site's URL set the change newly blocks (or frees), per group of
-   * crawlers that see the same change. Only between two files read: a status change or
-   * a file that is not robots.txt says it for the whole site already.
-   */
-  #coverage(): CoverageCause[] {
-    const input = this.#input.coverage;
-    if (input === undefined || !this.#filesDiffer) return [];
-    const { minUrls, minShare } = input.thresholds;
-    const alike = groupAlike(
-      input.changes.map(({ agent, access: _access, ...change }) => [agent, change] as const),
-    );
-    return alike.map(({ agents: readers, value: change }) => ({
-      type: 'coverage',
-      agents: readers,
-      urls: change.urls,
-      newlyDisallowed: change.newlyDisallowed,
-      newlyAllowed: change.newlyAllowed,
-      prefixes: change.prefixes.slice(0, 5),
-      rules: change.rules
-        .slice(0, 5)
-        .map((r) => ({ directive: r.directive, pattern: r.pattern, line: r.line, urls: r.urls })),
-      samples: change.samples,
-      significant:
-        change.newlyDisallowed >= minUrls && change.newlyDisallowed >= minShare * change.urls,
-      pairs: [],
-    }));
   }
 
   /** The status, stale and file-condition causes, whether or not pairs flip with them. */
@@ -707,35 +481,4 @@ class Explanation {
   }
 }
 
-function sameEffective(a: Effective, b: Effective): boolean {
-  if (a.kind === 'access') return b.kind === 'access' && a.access === b.access;
-  return b.kind === 'rules' && a.fromLastGood === b.fromLastGood;
-}
-
-function ruleOf(verdict: WatchVerdict): { readonly line: number } | null {
-  return verdict.cause?.type === 'rule' ? verdict.cause : null;
-}
-
-function pairOf(verdict: WatchVerdict, flipped: boolean): PairChange {
-  return { url: verdict.url, agent: verdict.agent, allowed: verdict.allowed, flipped };
-}
-
-function addOnce<T>(list: T[], value: T): void {
-  if (!list.includes(value)) list.push(value);
-}
-
 export type { Reading };
-
-/** A group's rule changes, none counted yet. */
-function emptyRulesSummary(group: RulesCause['group']): Mutable<RulesCause> {
-  return {
-    type: 'rules',
-    group,
-    added: 0,
-    removed: 0,
-    edited: 0,
-    sample: [],
-    readers: [],
-    pairs: [],
-  };
-}

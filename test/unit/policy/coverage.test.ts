@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { causeTopics } from '../../../src/policy/changes/cause-model.js';
-import { coverageQuestion, causesOfChange } from '../../../src/policy/changes/causes.js';
+import { causesOfChange } from '../../../src/policy/changes/causes.js';
+import { coverageQuestion } from '../../../src/policy/changes/usage-causes.js';
 import { computeCoverage, disallowedSitemaps, pathPrefix } from '../../../src/policy/coverage.js';
 import { compareCoverage, representativePaths } from '../../../src/policy/coverage-change.js';
 import { causeHeadline, explainCause } from '../../../src/policy/wording/explain.js';

@@ -1,0 +1,115 @@
+/** Two files' groups and rules matched and compared for one crawler's profile. Pure. */
+import { selectGroups } from '../../robots/index.js';
+import type { AgentRules, RobotsGroup, RobotsTxt } from '../../robots/index.js';
+import type { PairChange, RulesCause } from './cause-model.js';
+import { diffGroups } from './group-diff.js';
+import type { GroupChange, RuleChange } from './group-diff.js';
+import type { Effective, WatchVerdict } from '../verdicts.js';
+import type { Mutable } from './causes.js';
+
+/** One profile's reading of the two last good files, and how their groups match. */
+export class FileDiff {
+  readonly before: RobotsTxt;
+  readonly after: RobotsTxt;
+  readonly groups: readonly GroupChange[];
+  readonly #byGroup = new Map<RobotsGroup, GroupChange>();
+  /** Added and edited rules by their line in the new file; removed and replaced ones in the old. */
+  readonly #addedAt = new Map<number, { group: GroupChange; rule: RuleChange }>();
+  readonly #removedAt = new Map<number, { group: GroupChange; rule: RuleChange }>();
+  readonly #groupOfLine = {
+    before: new Map<number, RobotsGroup>(),
+    after: new Map<number, RobotsGroup>(),
+  };
+  readonly #selections = new Map<string, { source: AgentRules['source']; groups: RobotsGroup[] }>();
+
+  constructor(before: RobotsTxt, after: RobotsTxt) {
+    this.before = before;
+    this.after = after;
+    this.groups = diffGroups(before, after);
+    for (const change of this.groups) {
+      if (change.before) this.#byGroup.set(change.before, change);
+      if (change.after) this.#byGroup.set(change.after, change);
+      for (const rule of change.rules) {
+        if (rule.change !== 'removed') this.#addedAt.set(rule.rule.line, { group: change, rule });
+        const old = rule.change === 'removed' ? rule.rule : rule.previous;
+        if (old) this.#removedAt.set(old.line, { group: change, rule });
+      }
+    }
+    for (const [side, file] of [
+      ['before', before],
+      ['after', after],
+    ] as const) {
+      for (const group of file.groups)
+        for (const rule of group.rules) this.#groupOfLine[side].set(rule.line, group);
+    }
+  }
+
+  changeOf(group: RobotsGroup): GroupChange {
+    return this.#byGroup.get(group)!;
+  }
+
+  /** The rule change that put a rule at this line of the new file, if it is new. */
+  addedAt(line: number) {
+    return this.#addedAt.get(line);
+  }
+
+  /** The rule change that took away the rule at this line of the old file, if it went. */
+  removedAt(line: number) {
+    return this.#removedAt.get(line);
+  }
+
+  groupOfLine(side: 'before' | 'after', line: number): RobotsGroup | undefined {
+    return this.#groupOfLine[side].get(line);
+  }
+
+  /** The groups a crawler reads in either file. */
+  selection(side: 'before' | 'after', token: string) {
+    const key = `${side}\n${token}`;
+    let found = this.#selections.get(key);
+    if (found === undefined) {
+      found = selectGroups(side === 'before' ? this.before : this.after, token);
+      this.#selections.set(key, found);
+    }
+    return found;
+  }
+
+  /** Whether a crawler reads the same groups (matched across the files) before and after. */
+  sameSelection(token: string): boolean {
+    const before = this.selection('before', token).groups;
+    const after = this.selection('after', token).groups;
+    if (before.length !== after.length) return false;
+    const now = new Set(after.map((g) => this.changeOf(g)));
+    return before.every((g) => now.has(this.changeOf(g)));
+  }
+}
+
+export function sameEffective(a: Effective, b: Effective): boolean {
+  if (a.kind === 'access') return b.kind === 'access' && a.access === b.access;
+  return b.kind === 'rules' && a.fromLastGood === b.fromLastGood;
+}
+
+export function ruleOf(verdict: WatchVerdict): { readonly line: number } | null {
+  return verdict.cause?.type === 'rule' ? verdict.cause : null;
+}
+
+export function pairOf(verdict: WatchVerdict, flipped: boolean): PairChange {
+  return { url: verdict.url, agent: verdict.agent, allowed: verdict.allowed, flipped };
+}
+
+export function addOnce<T>(list: T[], value: T): void {
+  if (!list.includes(value)) list.push(value);
+}
+
+/** A group's rule changes, none counted yet. */
+export function emptyRulesSummary(group: RulesCause['group']): Mutable<RulesCause> {
+  return {
+    type: 'rules',
+    group,
+    added: 0,
+    removed: 0,
+    edited: 0,
+    sample: [],
+    readers: [],
+    pairs: [],
+  };
+}
