@@ -132,23 +132,6 @@ describe('the OpenAPI document', () => {
       .sort();
     expect(listed).toEqual(documented());
   });
-});
-
-describe('the answers the OpenAPI document describes', () => {
-  let database: TestDatabase;
-  let app: ReturnType<typeof historyApp>;
-  let doc: OpenApi;
-  beforeAll(async () => {
-    database = await createTestDatabase('pglite');
-    const config = historyConfig(server.origin);
-    const { deps, clock } = await buildHistory(database.handle.db, server, fetcher, config);
-    app = historyApp(database.handle.db, config, deps, clock);
-    doc = (await (await app.request('/api/v1/openapi.json')).json()) as OpenApi;
-  });
-  afterAll(async () => {
-    server.routes.clear();
-    await database.close();
-  });
 
   /** Every document schema the module exports, by the name the OpenAPI document gives it. */
   const schemas = new Map(
