@@ -238,11 +238,15 @@ export const OverviewPageView: FC<{
                   )}
                 </td>
                 <td>
-                  <NextCheck
-                    at={row.nextCheckAt}
-                    now={now}
-                    checked={row.overview.current !== null}
-                  />
+                  {paused.has(row.id) ? (
+                    <span class="muted">none: paused</span>
+                  ) : (
+                    <NextCheck
+                      at={row.nextCheckAt}
+                      now={now}
+                      checked={row.overview.current !== null}
+                    />
+                  )}
                 </td>
                 <td>
                   <DayStrip

@@ -207,6 +207,8 @@ export const SitePageView: FC<SitePageProps> = ({
         <dd>
           {view.nextCheckAt === null ? (
             <span class="muted">none: no longer in the configuration</span>
+          ) : pausedAt !== null ? (
+            <span class="muted">none: paused</span>
           ) : (
             <NextCheck at={view.nextCheckAt} now={now} checked={current !== undefined} />
           )}

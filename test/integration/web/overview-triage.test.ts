@@ -113,7 +113,12 @@ web: {token: '${TOKEN}'}`,
     expect(namesOn(down)).toEqual(['Down']);
     expect(down).toContain('that are “down (robots.txt unreadable)”');
     expect(namesOn(await page('/?state=new-blocks'))).toEqual(['Blocks']);
-    expect(namesOn(await page('/?state=paused'))).toEqual(['Quiet']);
+    const paused = await page('/?state=paused');
+    expect(namesOn(paused)).toEqual(['Quiet']);
+    // A paused site is not checked: it says so instead of a next check, here and on its page.
+    expect(paused).toContain('none: paused');
+    expect(paused).not.toMatch(/\(in [^)]+\)/);
+    expect(await page(`/sites/${ids.get('Quiet')}`)).toContain('none: paused');
     // An unknown state in an old link shows every site.
     expect(namesOn(await page('/?state=nonsense'))).toHaveLength(4);
     expect(await apiNames('state=down')).toEqual(['Down']);
