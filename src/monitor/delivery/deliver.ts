@@ -99,7 +99,7 @@ export async function deliverDueJobs(
   for (;;) {
     const due = await jobs.fetch<DeliveryAttempt>('deliver', DELIVERIES_AT_ONCE, dueBy);
     if (due.length === 0) break;
-    const outcomes = await Promise.allSettled(due.map((job) => deliverAttempt(counting, job.data)));
+    const outcomes = await deliverInOrder(counting, due);
     let broken: Error | undefined;
     for (const [i, outcome] of outcomes.entries()) {
       const job = due[i]!;
@@ -116,6 +116,48 @@ export async function deliverDueJobs(
     if (broken !== undefined) throw broken;
   }
   return { sent, failed, ...(error === undefined ? {} : { error }) };
+}
+
+type Outcome = PromiseSettledResult<'sent' | 'failed' | 'nothing'>;
+
+/**
+ * Claims the jobs' notifications, then sends each destination's in the order they were
+ * recorded (an outage's alert before its recovery's), destinations at once. The outcomes
+ * are the jobs', in their order.
+ */
+async function deliverInOrder(
+  deps: DeliveryJobDeps,
+  due: readonly { readonly data: DeliveryAttempt }[],
+): Promise<Outcome[]> {
+  const claims = await Promise.allSettled(due.map((job) => deps.claim(job.data)));
+  const outcomes: Outcome[] = claims.map((claim) =>
+    claim.status === 'rejected' ? claim : { status: 'fulfilled', value: 'nothing' },
+  );
+  const lanes = new Map<string, { index: number; delivery: Delivery }[]>();
+  for (const [index, claim] of claims.entries()) {
+    if (claim.status !== 'fulfilled' || claim.value === null) continue;
+    const key = `${claim.value.channel} ${claim.value.destination}`;
+    let lane = lanes.get(key);
+    if (lane === undefined) lanes.set(key, (lane = []));
+    lane.push({ index, delivery: claim.value });
+  }
+  await Promise.all(
+    [...lanes.values()].map(async (lane) => {
+      lane.sort((a, b) => a.delivery.id - b.delivery.id);
+      for (const { index, delivery } of lane)
+        try {
+          outcomes[index] = {
+            status: 'fulfilled',
+            value: await sendOne(deps, delivery, (error, at) =>
+              deps.retryLater(delivery, error, at),
+            ),
+          };
+        } catch (reason) {
+          outcomes[index] = { status: 'rejected', reason };
+        }
+    }),
+  );
+  return outcomes;
 }
 
 /** Notifications a one-shot command sends at once. */
