@@ -1,5 +1,13 @@
+import type { Transporter } from 'nodemailer';
+import type { Dispatcher } from 'undici';
+import type { Config } from '../../src/config/config.js';
+import type { DeliveryJobDeps } from '../../src/monitor/delivery/deliver.js';
+import { createEmailChannel } from '../../src/notify/email-channel.js';
+import type { RenderContext } from '../../src/notify/render-alert.js';
+import { createWebhookChannel } from '../../src/notify/webhook-channel.js';
+import type { Database, SqlExecutor } from '../../src/store/db.js';
+import { createDaemonStore } from '../../src/store/index.js';
 import { JobEngine } from '../../src/store/jobs.js';
-import type { SqlExecutor } from '../../src/store/db.js';
 
 /**
  * A process's job engine on a test's database, as a one-shot command starts it (no
@@ -14,4 +22,46 @@ export function startTestEngine(executor: SqlExecutor): Promise<JobEngine> {
     onError: () => undefined,
     supervise: false,
   });
+}
+
+/**
+ * What delivery jobs need on a test's database, as compose wires them: the store's
+ * claims and retries, an email channel on `transport` and a webhook channel on
+ * `dispatcher` (with the secret `secretFor` gives), the test's clock and retry policy.
+ */
+export function testDeliveries(
+  db: Database,
+  parts: {
+    readonly transport: Transporter;
+    readonly dispatcher: Dispatcher;
+    readonly secretFor: (url: string) => string | undefined;
+    readonly context: () => RenderContext;
+    readonly now: () => Date;
+    readonly retry: Config['notify']['retry'];
+  },
+): DeliveryJobDeps {
+  const store = createDaemonStore(db);
+  return {
+    claim: store.deliveries.claim,
+    markSent: store.deliveries.markSent,
+    retryLater: store.deliveries.retry,
+    channels: {
+      email: createEmailChannel({
+        transport: parts.transport,
+        from: 'robowatch@example.com',
+        loadDigest: (id) => store.digests.loadDigest(id),
+        context: parts.context,
+      }),
+      webhook: createWebhookChannel({
+        dispatcher: parts.dispatcher,
+        secretFor: parts.secretFor,
+        userAgent: 'robowatch-test',
+        timeoutMs: 5_000,
+        loadDigest: (id) => store.digests.loadDigest(id),
+        context: parts.context,
+      }),
+    },
+    now: parts.now,
+    retry: parts.retry,
+  };
 }

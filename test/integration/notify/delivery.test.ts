@@ -13,10 +13,8 @@ import { checkSites } from '../../../src/monitor/check/batch.js';
 import { deliverDueJobs } from '../../../src/monitor/delivery/deliver.js';
 import type { DeliveryJobDeps } from '../../../src/monitor/delivery/deliver.js';
 import type { JobEngine } from '../../../src/store/jobs.js';
-import { startTestEngine } from '../../support/job-engine.js';
-import { createEmailChannel } from '../../../src/notify/email-channel.js';
-import { createWebhookChannel } from '../../../src/notify/webhook-channel.js';
-import { createCheckStore, createDaemonStore } from '../../../src/store/index.js';
+import { startTestEngine, testDeliveries } from '../../support/job-engine.js';
+import { createCheckStore } from '../../../src/store/index.js';
 import { pendingOutbox } from '../../../src/store/outbox.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
@@ -84,32 +82,16 @@ notify:
   });
 
   function deliverer(): DeliveryJobDeps {
-    const store = createDaemonStore(database.handle.db);
     const transport = nodemailer.createTransport({ url: smtp.url, connectionTimeout: 2_000 });
     transports.push(transport);
-    return {
-      claim: store.deliveries.claim,
-      markSent: store.deliveries.markSent,
-      retryLater: store.deliveries.retry,
-      channels: {
-        email: createEmailChannel({
-          transport,
-          from: 'robowatch@example.com',
-          loadDigest: (id) => store.digests.loadDigest(id),
-          context: () => renderContext,
-        }),
-        webhook: createWebhookChannel({
-          dispatcher,
-          secretFor: (url) => (url.endsWith('/hook') ? 's3cret' : undefined),
-          userAgent: 'robowatch-test',
-          timeoutMs: 5_000,
-          loadDigest: (id) => store.digests.loadDigest(id),
-          context: () => renderContext,
-        }),
-      },
+    return testDeliveries(database.handle.db, {
+      transport,
+      dispatcher,
+      secretFor: (url) => (url.endsWith('/hook') ? 's3cret' : undefined),
+      context: () => renderContext,
       now: () => now,
       retry: config.notify.retry,
-    };
+    });
   }
 
   /** A process's job engine on the test's database (one-shot: no maintenance). */

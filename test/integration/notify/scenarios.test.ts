@@ -17,11 +17,9 @@ import type { Config } from '../../../src/config/config.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
 import type { CheckOutcome } from '../../../src/monitor/check/site.js';
 import { deliverDueJobs } from '../../../src/monitor/delivery/deliver.js';
-import { startTestEngine } from '../../support/job-engine.js';
+import { startTestEngine, testDeliveries } from '../../support/job-engine.js';
 import { prepareDigests } from '../../../src/monitor/delivery/digests.js';
-import { createEmailChannel } from '../../../src/notify/email-channel.js';
 import { digestData, renderDigest } from '../../../src/notify/render-digest.js';
-import { createWebhookChannel } from '../../../src/notify/webhook-channel.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import {
   createCheckStore,
@@ -197,33 +195,19 @@ web: {publicUrl: '${PUBLIC}'}
   }
 
   async function deliver() {
-    const store = createDaemonStore(database.handle.db);
-    const webStore = createWebStore(database.handle.db);
     const engine = await startTestEngine(database.handle.executor);
     try {
-      return await deliverDueJobs(engine, {
-        claim: store.deliveries.claim,
-        markSent: store.deliveries.markSent,
-        retryLater: store.deliveries.retry,
-        channels: {
-          email: createEmailChannel({
-            transport,
-            from: 'robowatch@example.com',
-            loadDigest: (id) => webStore.loadDigest(id),
-            context: () => context,
-          }),
-          webhook: createWebhookChannel({
-            dispatcher,
-            secretFor: (url) => (url.endsWith('/json') ? 'hook-secret' : undefined),
-            userAgent: 'robowatch-test',
-            timeoutMs: 5_000,
-            loadDigest: (id) => webStore.loadDigest(id),
-            context: () => context,
-          }),
-        },
-        now: () => now,
-        retry: config.notify.retry,
-      });
+      return await deliverDueJobs(
+        engine,
+        testDeliveries(database.handle.db, {
+          transport,
+          dispatcher,
+          secretFor: (url) => (url.endsWith('/json') ? 'hook-secret' : undefined),
+          context: () => context,
+          now: () => now,
+          retry: config.notify.retry,
+        }),
+      );
     } finally {
       await engine.stop();
     }
