@@ -18,6 +18,7 @@ import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
 import type { CheckOutcome } from './monitor/check/site.js';
 import { checkNow } from './monitor/check/batch.js';
+import { rejudge } from './monitor/check/rejudge.js';
 import { deliverDueJobs } from './monitor/delivery/deliver.js';
 import { sendTestNotification } from './monitor/delivery/send-test.js';
 import { webhookSecrets } from './monitor/delivery/webhook-secrets.js';
@@ -135,6 +136,7 @@ export function wireCheck(
     sleep: (ms) => platform.sleep(ms),
     confirmRetries: config.fetch.confirmRetries,
     confirmDelayMs: config.fetch.confirmDelayMs,
+    flapWindowMs: config.notify.flapWindowMs,
     coverage: {
       fetchDocument: (request) => fetcher.fetchDocument(request),
       store: createCoverageStore(db),
@@ -346,6 +348,7 @@ export function wireWeb(
       }
     },
     checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
+    rejudge: (site) => rejudge(parts.check, site),
     previewDigests: (period, recipient) =>
       prepareDigests(digests, catalog.config, period, {
         record: false,

@@ -14,6 +14,11 @@ import type { AgentEntry, ChannelSettings, ConfigFile, SiteEntry, SiteSettings }
 import { checkExpandedSize, refuseUnstorable, describeIssue } from './issues.js';
 import { sitemapUrls, siteOrigin, normalisePaths, normaliseWatches } from './urls.js';
 import { resolveAgents } from './site-agents.js';
+import { resolveIntent } from './intent.js';
+import type { SiteIntent } from './intent.js';
+import { DEFAULT_INTENT } from '../policy/intent.js';
+
+export type { SiteIntent };
 
 /** A crawler watched on a site, and the profile it reads robots.txt with. */
 export interface AgentSpec {
@@ -41,6 +46,8 @@ export interface SiteConfig {
    */
   readonly watchAuto?: boolean;
   readonly agents: readonly AgentSpec[];
+  /** What its owner intends crawlers to be able to fetch (policy/intent.ts). */
+  readonly intent: SiteIntent;
   /** The profile for the site's fetch status (and its agents' default). */
   readonly profile: Profile;
   /** When it is checked: a cron expression (its own, or schedule.check). */
@@ -141,6 +148,8 @@ export interface SiteDefaults {
   readonly schedule: string;
   /** The top-level sitemaps setting. */
   readonly sitemaps: SitemapSource;
+  /** The top-level intent (or the built-in rule), resolved once. */
+  readonly intent: SiteIntent;
 }
 
 export { ConfigError };
@@ -204,8 +213,16 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
     throw new ConfigError(`DATABASE_URL: must be a postgres:// URL`);
   }
   const notify = resolveNotify(file.notify, context.env, context.file);
+  const registry = context.registry ?? shippedRegistry();
+  const presets: Presets = { ...builtInPresets(registry.registry), ...file.presets };
+  const intentEntries = file.intent ?? DEFAULT_INTENT;
   const siteDefaults: SiteDefaults = {
     agents: file.agents,
+    intent: {
+      entries: intentEntries,
+      rules: resolveIntent(intentEntries, null, presets, `${context.file}: intent`),
+      from: file.intent === undefined ? 'built-in' : 'file',
+    },
     watchPaths:
       file.watch === undefined
         ? undefined
@@ -221,8 +238,6 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
   };
   // The top-level list is checked even when every site has its own, and resolved once
   // per profile: sites without their own list share it (10,000 sites, one list).
-  const registry = context.registry ?? shippedRegistry();
-  const presets: Presets = { ...builtInPresets(registry.registry), ...file.presets };
   const resolver = new SiteResolver(
     siteDefaults,
     notify,
@@ -314,6 +329,14 @@ class SiteResolver {
       name: site.name ?? null,
       tags: site.tags === undefined ? NO_TAGS : [...new Set(site.tags)],
       managedBy,
+      intent:
+        site.intent === undefined
+          ? this.defaults.intent
+          : {
+              entries: site.intent,
+              rules: resolveIntent(site.intent, origin, this.presets, `${where}intent`),
+              from: 'site-file' as const,
+            },
       agents: site.agents
         ? resolveAgents(site.agents, profile, `${where}agents`, this.presets)
         : this.agentsFor(profile, 'agents'),
@@ -392,6 +415,7 @@ class SharedWatchSite implements SiteConfig {
   readonly tags: readonly string[];
   readonly managedBy: SiteConfig['managedBy'];
   readonly agents: readonly AgentSpec[];
+  readonly intent: SiteIntent;
   readonly profile: Profile;
   readonly schedule: string;
   readonly alerts: AlertTargets;
@@ -407,6 +431,7 @@ class SharedWatchSite implements SiteConfig {
     this.tags = site.tags;
     this.managedBy = site.managedBy;
     this.agents = site.agents;
+    this.intent = site.intent;
     this.profile = site.profile;
     this.schedule = site.schedule;
     this.alerts = site.alerts;
@@ -424,6 +449,17 @@ class SharedWatchSite implements SiteConfig {
   withAlerts(alerts: AlertTargets): SharedWatchSite {
     return new SharedWatchSite({ ...this, alerts }, this.#paths);
   }
+
+  withIntent(intent: SiteIntent): SharedWatchSite {
+    return new SharedWatchSite({ ...this, intent }, this.#paths);
+  }
+}
+
+/** The site with the intent set in the UI or API (where the file gives it none of its own). */
+export function withIntent(site: SiteConfig, intent: SiteIntent): SiteConfig {
+  return Object.freeze(
+    site instanceof SharedWatchSite ? site.withIntent(intent) : { ...site, intent },
+  );
 }
 
 /** The site with other alert targets (the default channels made in the UI reach the file's sites). */

@@ -14,6 +14,8 @@ export interface NotifyConfig {
   readonly unhealthyAfterMs: number;
   /** When a change that newly blocks part of a site's URL set alerts. */
   readonly coverage: { readonly minUrls: number; readonly minShare: number };
+  /** A relapse within this long of an incident's resolution reopens it. */
+  readonly flapWindowMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -82,6 +84,7 @@ export function resolveNotify(notify: ConfigFile['notify'], env: Env, file: stri
     retry: notify.retry,
     unhealthyAfterMs: notify.unhealthyAfterMs,
     coverage: notify.coverage,
+    flapWindowMs: notify.flapWindow,
   };
 }
 

@@ -2,6 +2,7 @@ import { CronExpressionParser } from 'cron-parser';
 import cron from 'node-cron';
 import { z } from 'zod';
 import { ALERT_TOPICS, DEFAULT_ALERT_TOPICS } from '../policy/changes/cause-model.js';
+import { MAX_INTENT_ENTRIES } from '../policy/intent.js';
 import { PROFILES } from '../robots/index.js';
 import { DEFAULT_AGENTS, isBuiltInPreset } from './agents.js';
 
@@ -200,6 +201,34 @@ const sitemapSetting = z.union(
   { error: 'must be auto, off or a list of sitemap URLs' },
 );
 
+/**
+ * What the owner intends of a site: `{watch, agents, expect}` entries (policy/intent.ts),
+ * the last matching entry deciding each watched (URL, crawler) cell.
+ */
+const intentEntry = z.strictObject({
+  watch: z
+    .string({ error: 'must be a watched path or URL, or a path prefix ending in "*"' })
+    .min(1, 'must be a watched path or URL, or a path prefix ending in "*"')
+    .max(2000, 'must be at most 2,000 characters'),
+  agents: z
+    .array(
+      z
+        .string({ error: 'must be a crawler token or a preset' })
+        .regex(
+          /^(?:[A-Za-z_-]+|\*|@[a-z0-9][a-z0-9:._-]{0,99})$/,
+          'must be a crawler product token (letters, "-", "_"), "*" or a preset ("@search")',
+        ),
+      { error: 'must be a list of crawler tokens or presets' },
+    )
+    .min(1, 'must name at least one crawler or preset')
+    .max(MAX_PRESET_AGENTS, `must name at most ${MAX_PRESET_AGENTS} crawlers`),
+  expect: z.enum(['allowed', 'disallowed'], { error: 'must be allowed or disallowed' }),
+});
+
+export const intentList = z
+  .array(intentEntry, { error: 'must be a list of {watch, agents, expect}' })
+  .max(MAX_INTENT_ENTRIES, `must list at most ${MAX_INTENT_ENTRIES.toLocaleString('en')} entries`);
+
 /** A site's own settings, as the file and the API write them (the API without url). */
 export const siteSettings = z.strictObject({
   name: siteName.optional(),
@@ -218,6 +247,8 @@ export const siteSettings = z.strictObject({
 
 export const siteSchema = siteSettings.extend({
   url: z.string({ error: 'must be the site origin, e.g. https://example.com' }),
+  /** What the owner intends (the file's sites only: the UI and API set it apart). */
+  intent: intentList.optional(),
 });
 
 const schedule = z.strictObject({
@@ -237,6 +268,17 @@ const schedule = z.strictObject({
   /** How long finished jobs and sent notifications are kept (days). */
   retentionDays: integer(1, 3650, ' (days)').default(7),
 });
+
+/** "90s", "30m", "1h", "2d": a duration, as milliseconds. */
+function duration(min: number, max: number) {
+  const message = `must be a duration such as "30m", "1h" or "2d" (from ${min / 1000} s to ${max / 86_400_000} days)`;
+  const units: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  return z
+    .string({ error: message })
+    .regex(/^\d{1,6}(?:s|m|h|d)$/, message)
+    .transform((text) => Number(text.slice(0, -1)) * units[text.slice(-1)]!)
+    .refine((ms) => ms >= min && ms <= max, { error: message });
+}
 
 const notify = z.strictObject({
   /** Which change events alert; the rest are recorded and shown, not sent. */
@@ -258,6 +300,8 @@ const notify = z.strictObject({
     .default({ baseDelayMs: 30_000, maxDelayMs: 3_600_000 }),
   /** /healthz turns unhealthy when a notification has been failing for longer than this. */
   unhealthyAfterMs: integer(1_000, 30 * 86_400_000, ' (milliseconds)').default(3_600_000),
+  /** A relapse within this long of an incident's resolution reopens the same incident. */
+  flapWindow: duration(0, 7 * 86_400_000).default(3_600_000),
   /**
    * A change that newly blocks part of a site's URL set (its sitemaps) alerts when it
    * blocks at least minUrls URLs and at least minShare of the set.
@@ -355,6 +399,8 @@ export const configFileSchema = z.strictObject({
   backfill: backfillSettings.default(backfillSettings.parse({})),
   /** Paths watched on every site that lists none of its own. */
   watch: watchSetting.optional(),
+  /** What the owner intends of every site without an intent of its own. */
+  intent: intentList.optional(),
   /** The sitemaps of every site that says nothing of its own (its robots.txt's, by default). */
   sitemaps: sitemapSetting.default('auto'),
   sites: z.array(siteSchema).default([]),
@@ -388,6 +434,8 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   'site.notify': Object.keys(siteNotify.shape),
   'site.notify.webhooks': Object.keys(webhook.shape),
   preset: ['agents'],
+  intent: Object.keys(intentEntry.shape),
+  'sites.intent': Object.keys(intentEntry.shape),
   channels: ['email', 'webhooks'],
   'channels.webhooks': Object.keys(webhook.shape),
 };

@@ -6,6 +6,7 @@
 import type { FetchResult } from '../policy/fetch-result.js';
 import type { DayStates } from '../policy/history.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
+import type { IntentEntry } from '../policy/intent.js';
 import type {
   CheckRow,
   CheckSeen,
@@ -17,6 +18,11 @@ import type {
   ChangeQuery,
   EventQuery,
   IncidentStart,
+  IncidentQuery,
+  IncidentRecord,
+  StoredJudgement,
+  JudgementRecorded,
+  NewJudgement,
   NewRefusal,
   Refusal,
   NewSnapshot,
@@ -68,6 +74,10 @@ export interface CheckStore {
     registry?: string | null,
   ): Promise<void>;
   loadBody(sha256: string): Promise<Uint8Array>;
+  /** A snapshot's verdicts. */
+  loadVerdicts(snapshotId: number): Promise<WatchVerdict[]>;
+  /** A site judged against its intent, with the incident transition it makes. */
+  recordJudgement(judgement: NewJudgement): Promise<JudgementRecorded>;
   /**
    * What a new state is compared with: the last good body (by hash, null for none), the
    * current snapshot's verdicts, and when the trouble it is part of began.
@@ -89,6 +99,8 @@ export interface CheckDeps {
   readonly confirmDelayMs: number;
   /** Sitemaps and coverage, refreshed after each check of a site whose sitemaps are on. */
   readonly coverage?: CoverageDeps;
+  /** A relapse within this long of an incident's resolution reopens it (notify.flapWindow). */
+  readonly flapWindowMs?: number;
 }
 
 /** Where the site catalog keeps the sites added in the UI or API, and what is paused. */
@@ -111,6 +123,8 @@ export interface SiteDirectoryStore {
   savePreset(name: string, agents: readonly string[] | null): Promise<void>;
   /** Replaces the default channels made in the UI or API. */
   saveChannels(channels: Record<string, unknown>): Promise<void>;
+  /** Sets the intent of a site made in the UI or API; null: the file's applies again. */
+  saveIntent(id: number, entries: readonly IntentEntry[] | null): Promise<void>;
 }
 
 /** A site's row: its id and origin. */
@@ -123,6 +137,15 @@ export interface SiteRow {
 export interface ReadStore {
   /** Answers when the database does (health checks). */
   ping(): Promise<void>;
+  /** A site's state against its intent as last judged (null: not judged yet). */
+  loadJudgement(siteId: number): Promise<StoredJudgement | null>;
+  listIncidents(query: IncidentQuery): Promise<IncidentRecord[]>;
+  getIncident(id: number): Promise<IncidentRecord | undefined>;
+  /** The one write people make to an incident: acknowledging it, with a note. */
+  acknowledgeIncident(
+    id: number,
+    ack: { readonly by: string; readonly note: string; readonly at: Date },
+  ): Promise<IncidentRecord | undefined>;
   syncSites(origins: readonly string[]): Promise<StoredSite[]>;
   findSite(origin: string): Promise<SiteRow | undefined>;
   findSiteById(id: number): Promise<SiteRow | undefined>;

@@ -3,6 +3,8 @@
  * ports.ts) so that the use cases depend on what they need, and the store adapter
  * implements it (DESIGN.md: adapters implement the monitor's ports).
  */
+import type { IncidentStep } from '../policy/incidents.js';
+import type { IntentEntry, IntentEvaluation, SiteState, Violation } from '../policy/intent.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
 import type { AlertDraft } from '../policy/alerts.js';
@@ -30,6 +32,10 @@ export interface CurrentState {
   readonly lastGoodTruncated: boolean;
   readonly verdictsKey: string | null;
   readonly unreachableSince: Date | null;
+  /** What its state against intent was judged for (null: not judged yet, or refused since). */
+  readonly intentKey?: string | null;
+  /** What its last good body is for crawlers (null without one). */
+  readonly fileCondition?: FileCondition | null;
 }
 
 /** A site as stored, with where it stands now (null before its first check). */
@@ -41,6 +47,8 @@ export interface DirectoryRow {
   readonly settings: Record<string, unknown> | null;
   readonly pausedAt: Date | null;
   readonly removedAt: Date | null;
+  /** The intent set in the UI or API (null: the file's applies). */
+  readonly intent: readonly IntentEntry[] | null;
 }
 
 /** The settings made in the UI or API for every site, as stored (null: never set). */
@@ -200,6 +208,13 @@ export interface SiteOverview {
   readonly disallowed: readonly { agent: string; disallowed: number; watched: number }[];
   /** When the next check is planned (a run not yet done), if one is. */
   readonly nextDueAt: Date | null;
+  /** Its state against its owner's intent as last judged (null: not judged yet). */
+  readonly intent: {
+    readonly state: SiteState;
+    readonly since: Date | null;
+    readonly violationCount: number;
+    readonly reason: string | null;
+  } | null;
   /** robowatch refuses to check it now (its address guard): since when, why; or null. */
   readonly refused: { readonly since: Date; readonly reason: string } | null;
 }
@@ -249,6 +264,8 @@ export interface SiteStandings {
     } | null;
     /** Whether a watched crawler may not fetch a watched URL now. */
     readonly blocking: boolean;
+    /** Its state against its owner's intent (null: not judged yet). */
+    readonly intent: SiteState | null;
     readonly ids: readonly number[];
   }[];
   /** Sites with a state first seen since the time asked that newly blocked a watched URL. */
@@ -426,4 +443,61 @@ export interface RegistryFinding {
   readonly siteId: number;
   readonly cause: RegistryCause;
   readonly at: Date;
+}
+
+/** A site judged against its intent, to record with the incident it opens, changes or resolves. */
+export interface NewJudgement {
+  readonly siteId: number;
+  /** The state judged; null when robowatch refused to check the site (its state stays). */
+  readonly snapshotId: number | null;
+  /** What it was judged for (null: judge again at the next check). */
+  readonly key: string | null;
+  readonly evaluation: IntentEvaluation;
+  readonly at: Date;
+  /** A relapse within this long of a resolution reopens the incident. */
+  readonly flapWindowMs: number;
+}
+
+/** What recording a judgement did to the site's incidents. */
+export interface JudgementRecorded {
+  readonly step: IncidentStep['kind'];
+  /** The incident opened, changed or resolved; null for `none`. */
+  readonly incidentId: number | null;
+  readonly worse: boolean;
+}
+
+/** An incident as pages and the API show it. */
+export interface IncidentRecord {
+  readonly id: number;
+  readonly siteId: number;
+  readonly origin: string;
+  readonly state: 'open' | 'resolved';
+  readonly siteState: 'not-as-intended' | 'cannot-check';
+  readonly openedAt: Date;
+  readonly resolvedAt: Date | null;
+  readonly causes: readonly string[];
+  readonly violations: readonly Violation[];
+  readonly violationCount: number;
+  readonly worstCount: number;
+  readonly reopened: number;
+  readonly acknowledgedAt: Date | null;
+  readonly acknowledgedBy: string | null;
+  readonly note: string | null;
+}
+
+/** Which incidents a list shows. */
+export interface IncidentQuery {
+  readonly siteId?: number;
+  readonly state?: 'open' | 'resolved';
+  readonly limit: number;
+}
+
+/** A site's state against its intent, as stored with it. */
+export interface StoredJudgement {
+  readonly state: SiteState;
+  readonly since: Date | null;
+  readonly violations: readonly Violation[];
+  readonly violationCount: number;
+  readonly judged: number;
+  readonly reason: string | null;
 }

@@ -20,6 +20,7 @@ import type {
   CheckRow,
   DigestDelivery,
   EventQuery,
+  NewJudgement,
   NewRefusal,
   NewSnapshot,
   RecordedDigest,
@@ -103,6 +104,15 @@ import {
 import type { DeliveryJob, OutboxRow } from './outbox.js';
 import { lastCheckAt } from './snapshots.js';
 
+import {
+  acknowledgeIncident,
+  getIncident,
+  listIncidents,
+  loadJudgement,
+  recordJudgement,
+  saveIntent,
+} from './intent.js';
+
 export { openDatabase, DatabaseError } from './db.js';
 export type { Database, DatabaseHandle } from './db.js';
 
@@ -138,6 +148,8 @@ export function createCheckStore(db: Database): CheckStore {
       registry?: string | null,
     ) => replaceVerdicts(db, siteId, snapshotId, rows, key, registry ?? null),
     loadBody: (sha256: string) => loadBody(db, sha256),
+    loadVerdicts: (snapshotId: number) => loadVerdicts(db, snapshotId),
+    recordJudgement: (judgement: NewJudgement) => recordJudgement(db, judgement),
     loadPrevious: (siteId: number, snapshotId: number, lastGoodSha256: string | null) =>
       previous.load(siteId, snapshotId, lastGoodSha256),
   };
@@ -212,6 +224,7 @@ export function createSiteDirectory(db: Database): SiteDirectoryStore {
     loadShared: () => loadSharedSettings(db),
     savePreset: (name, agents) => savePreset(db, name, agents),
     saveChannels: (channels) => saveChannels(db, channels),
+    saveIntent: (id, entries) => saveIntent(db, id, entries),
   };
 }
 
@@ -221,6 +234,10 @@ export function createWebStore(db: Database): ReadStore {
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },
+    loadJudgement: (siteId) => loadJudgement(db, siteId),
+    listIncidents: (query) => listIncidents(db, query),
+    getIncident: (id) => getIncident(db, id),
+    acknowledgeIncident: (id, ack) => acknowledgeIncident(db, id, ack),
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
     findSite: (origin: string) => findSite(db, origin),
     findSiteById: (id: number) => findSiteById(db, id),

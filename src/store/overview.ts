@@ -13,6 +13,7 @@ import type {
   StoredChange,
 } from '../monitor/records.js';
 import type { ChangeCause } from '../policy/changes/cause-model.js';
+import type { SiteState } from '../policy/intent.js';
 import type { FileCondition } from '../policy/file-condition.js';
 
 const ids = (values: readonly number[]) => sql`${sql.param([...values])}::int[]`;
@@ -34,11 +35,17 @@ export async function loadOverview(
     file_condition: string | null;
     refused_since: string | Date | null;
     refused_reason: string | null;
+    intent_state: SiteState | null;
+    intent_since: string | Date | null;
+    violation_count: number | null;
+    reason: string | null;
   }>(
     db,
     sql`SELECT s.id, s.origin, n.id AS snapshot_id, n.status, n.error, n.stale,
         n.last_checked_at AS last_seen,
-        g.file_condition, s.refused_since, s.refused_reason
+        g.file_condition, s.refused_since, s.refused_reason, s.intent_state, s.intent_since,
+        (s.intent_report->>'violationCount')::int AS violation_count,
+        s.intent_report->>'reason' AS reason
       FROM sites s LEFT JOIN snapshots n ON n.id = s.current_snapshot_id
         LEFT JOIN snapshots g ON g.id = n.last_good_id
       WHERE s.id = ANY(${ids(siteIds)})`,
@@ -121,6 +128,15 @@ export async function loadOverview(
         ({ agent, disallowed, watched }) => ({ agent, disallowed, watched }),
       ),
       nextDueAt: planned.get(r.id) ?? null,
+      intent:
+        r.intent_state === null
+          ? null
+          : {
+              state: r.intent_state,
+              since: r.intent_since === null ? null : new Date(r.intent_since),
+              violationCount: r.violation_count ?? 0,
+              reason: r.reason,
+            },
       refused:
         r.refused_since === null
           ? null
@@ -204,14 +220,16 @@ export async function loadSiteStandings(db: Database, since: Date): Promise<Site
       stale: boolean | null;
       file_condition: string | null;
       blocking: boolean;
+      intent_state: SiteState | null;
       ids: number[];
     }>(
       db,
       sql`SELECT current_snapshot_id IS NOT NULL AS checked, current_status AS status,
           current_error AS error, current_stale AS stale,
-          current_file_condition AS file_condition, blocking, array_agg(id) AS ids
+          current_file_condition AS file_condition, blocking, intent_state,
+          array_agg(id) AS ids
         FROM sites WHERE removed_at IS NULL
-        GROUP BY 1, 2, 3, 4, 5, 6`,
+        GROUP BY 1, 2, 3, 4, 5, 6, 7`,
     ),
     queryRows<{ site_id: number }>(
       db,
@@ -235,6 +253,7 @@ export async function loadSiteStandings(db: Database, since: Date): Promise<Site
             fileCondition: r.file_condition as FileCondition | null,
           },
       blocking: r.blocking,
+      intent: r.intent_state,
       ids: r.ids,
     })),
     newBlocks: new Set(fresh.map((r) => r.site_id)),

@@ -25,6 +25,7 @@ import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
 import type { FileCondition } from '../policy/file-condition.js';
+import type { IntentEntry, SiteState, Violation } from '../policy/intent.js';
 import type { FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { VerdictCause } from '../policy/verdicts.js';
 
@@ -77,7 +78,68 @@ export const sites = pgTable('sites', {
   refusedSince: at('refused_since'),
   refusedReason: text('refused_reason'),
   refusedAt: at('refused_at'),
+  /**
+   * What the owner intends, as set in the UI or API (policy/intent.ts entries); null: the
+   * file's (its site entry's, else its top-level intent, else the built-in rule).
+   */
+  intent: jsonb('intent').$type<IntentEntry[]>(),
+  /**
+   * The current state judged against the intent, kept with it (written with each
+   * evaluation) so that the overview sorts every site by it from this table alone; null
+   * until the site is first judged.
+   */
+  intentState: text('intent_state').$type<SiteState>(),
+  /** Since when the site has been in that state. */
+  intentSince: at('intent_since'),
+  /**
+   * What the state was judged for (the verdicts' watches and crawlers, and the intent's
+   * rules): a check that finds it differs judges the site again; null after a refusal.
+   */
+  intentKey: text('intent_key'),
+  /** The cells that differ (at most 200), how many there are, and why it cannot be checked. */
+  intentReport: jsonb('intent_report').$type<{
+    violations: Violation[];
+    violationCount: number;
+    judged: number;
+    reason: string | null;
+  }>(),
 });
+
+/**
+ * An episode of a site not being as its owner intends (DESIGN.md: "incident"): opened
+ * when it leaves `as-intended`, resolved when it is back; a relapse within the flap
+ * window reopens the same row. Its alerts are its transitions.
+ */
+export const incidents = pgTable(
+  'incidents',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    siteId: integer('site_id')
+      .notNull()
+      .references(() => sites.id),
+    state: text('state').$type<'open' | 'resolved'>().notNull(),
+    openedAt: at('opened_at').notNull(),
+    resolvedAt: at('resolved_at'),
+    /** The site's state against intent now (while open) or last (once resolved). */
+    siteState: text('site_state').$type<Exclude<SiteState, 'as-intended'>>().notNull(),
+    /** Why, in the words people read: the rules that decide the cells that differ, or the reason it cannot be checked. */
+    causes: jsonb('causes').$type<string[]>().notNull(),
+    /** The cells that differ now (at most 200) and how many there are. */
+    violations: jsonb('violations').$type<Violation[]>().notNull(),
+    violationCount: integer('violation_count').notNull(),
+    /** The most cells that differed at once during the incident. */
+    worstCount: integer('worst_count').notNull(),
+    /** How many times it came back within the flap window after it resolved. */
+    reopened: integer('reopened').notNull().default(0),
+    acknowledgedAt: at('acknowledged_at'),
+    acknowledgedBy: text('acknowledged_by'),
+    note: text('note'),
+    /** When its last notification (open, worse, reminder) was queued. */
+    notifiedAt: at('notified_at'),
+    updatedAt: at('updated_at').notNull(),
+  },
+  (t) => [index('incidents_site_idx').on(t.siteId, t.id), index('incidents_open_idx').on(t.state)],
+);
 
 /** A robots.txt body, stored once. */
 export const bodies = pgTable('bodies', {

@@ -40,6 +40,8 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
       origin: sites.origin,
       verdictsKey: sites.verdictsKey,
       unreachableSince: sites.unreachableSince,
+      intentKey: sites.intentKey,
+      fileCondition: sites.currentFileCondition,
       snapshotId: snapshots.id,
       status: snapshots.status,
       error: snapshots.error,
@@ -92,6 +94,8 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
                   },
             verdictsKey: row.verdictsKey,
             unreachableSince: row.unreachableSince,
+            intentKey: row.intentKey,
+            fileCondition: row.fileCondition,
           },
   }));
 }
@@ -102,6 +106,7 @@ const directoryColumns = {
   settings: sites.settings,
   pausedAt: sites.pausedAt,
   removedAt: sites.removedAt,
+  intent: sites.intent,
 };
 
 /** The sites added in the UI or API and not removed, and every paused site. */
@@ -110,7 +115,7 @@ export async function loadDirectory(db: Database): Promise<DirectoryRow[]> {
     .select(directoryColumns)
     .from(sites)
     .where(
-      sql`(${sites.settings} IS NOT NULL AND ${sites.removedAt} IS NULL) OR ${sites.pausedAt} IS NOT NULL`,
+      sql`(${sites.settings} IS NOT NULL AND ${sites.removedAt} IS NULL) OR ${sites.pausedAt} IS NOT NULL OR ${sites.intent} IS NOT NULL`,
     )
     .orderBy(sites.id);
 }

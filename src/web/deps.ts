@@ -17,6 +17,11 @@ export interface WebDeps {
   readonly store: ReadStore;
   /** Checks a configured site now: the "Check now" button and POST /api/v1/sites/:id/check. */
   checkNow(site: SiteConfig): Promise<CheckOutcome>;
+  /**
+   * Judges a site's current state again, without a fetch, after its watched URLs,
+   * crawlers or intent changed (absent: at its next check).
+   */
+  rejudge?(site: SiteConfig): Promise<unknown>;
   readonly metrics: Metrics;
   readonly logger: Logger;
   now(): Date;

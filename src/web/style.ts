@@ -41,6 +41,11 @@ td.changed { background: var(--changed); }
 .timeline text.end { font-size: 9px; }
 .timeline rect.archived { opacity: .5; }
 .access-not-robots, .access-cut { background: var(--unavailable); }
+.intent { display: inline-block; padding: 0 .4em; border-radius: 3px; font-size: .9em; white-space: nowrap; }
+.intent-as-intended { background: var(--ok); color: #fff; }
+.intent-not-as-intended { background: var(--unreachable); color: #fff; }
+.intent-cannot-check { background: var(--none); color: var(--ink); border: 1px dashed var(--unreachable); }
+td.differs { outline: 2px solid var(--unreachable); outline-offset: -2px; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table.matrix th[scope=row] { font-weight: normal; color: var(--ink); white-space: nowrap; }
 table.matrix td, table.matrix th { white-space: nowrap; }

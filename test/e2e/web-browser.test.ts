@@ -243,7 +243,7 @@ describe('the web UI in Chromium', () => {
       .poll(() => page.textContent('.notice'))
       .toBe('Checked now: its first snapshot (the baseline) is below.');
     expect(await page.textContent('h1')).toBe(`Staging shop ${other}`);
-    expect(await page.locator('table.matrix th[scope=row]').allTextContents()).toEqual([
+    expect(await page.locator('table.matrix th[scope=row] .path').allTextContents()).toEqual([
       '/',
       '/private/y',
     ]);
@@ -256,10 +256,16 @@ describe('the web UI in Chromium', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await expect
       .poll(() => page.textContent('.notice'))
-      .toBe('Saved. The next check uses the new settings.');
+      .toBe('Saved: what the current robots.txt means for the new settings is below.');
+    // Judged again at once, without a fetch: the new watched URL is in the matrix already.
+    expect(await page.locator('table.matrix th[scope=row] .path').allTextContents()).toEqual([
+      '/',
+      '/private/y',
+      '/blog/post',
+    ]);
     await page.getByRole('button', { name: 'Check now' }).click();
     await expect
-      .poll(() => page.locator('table.matrix th[scope=row]').allTextContents())
+      .poll(() => page.locator('table.matrix th[scope=row] .path').allTextContents())
       .toEqual(['/', '/private/y', '/blog/post']);
 
     await page.getByRole('button', { name: 'Pause' }).click();

@@ -1,3 +1,4 @@
+import { rejudge } from '../../src/monitor/check/rejudge.js';
 import { parseConfig } from '../../src/config/config.js';
 import type { Config } from '../../src/config/config.js';
 import type { RobotsFetcher } from '../../src/fetch/robots-fetcher.js';
@@ -135,6 +136,7 @@ export function historyApp(
       });
       return outcome!;
     },
+    rejudge: (site) => rejudge(deps, site),
     metrics,
     logger: silentLogger,
     now: () => clock.now,

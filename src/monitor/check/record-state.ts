@@ -23,6 +23,7 @@ import { parseRobotsTxt } from '../../robots/index.js';
 import type { CurrentState, IncidentStart, StoredSite } from '../records.js';
 import type { CheckDeps, CheckStore } from '../ports.js';
 import type { CheckOutcome, Fetched } from './site.js';
+import { intentKey, judge } from './judge.js';
 
 /**
  * The state was seen again: one check row. If the watches or agents changed since its
@@ -44,6 +45,22 @@ export async function recordSeenAgain(
     durationMs: seen.durationMs,
     transient,
   });
+  const judged =
+    verdicts === null && current.intentKey === intentKey(site)
+      ? undefined
+      : await judge(
+          deps,
+          site,
+          siteId,
+          {
+            snapshotId: current.snapshotId,
+            fetch: current,
+            stale: current.stale,
+            fileCondition: current.bodySha256 === null ? null : (current.fileCondition ?? null),
+            verdicts: verdicts ?? (await deps.store.loadVerdicts(current.snapshotId)),
+          },
+          checkedAt,
+        );
   const outcome: CheckOutcome = {
     site: site.origin,
     siteId,
@@ -58,8 +75,15 @@ export async function recordSeenAgain(
     durationMs: seen.durationMs,
     verdicts,
     findings: [],
+    ...(judged === undefined ? {} : { judged }),
   };
-  return { outcome, current: verdicts === null ? current : { ...current, verdictsKey: key } };
+  return {
+    outcome,
+    current:
+      verdicts === null && judged === undefined
+        ? current
+        : { ...current, verdictsKey: key, intentKey: intentKey(site) },
+  };
 }
 
 /**
@@ -67,7 +91,7 @@ export async function recordSeenAgain(
  * are now (not the file: no events), and stored in place of the old ones.
  */
 export async function recomputeVerdicts(
-  deps: CheckDeps,
+  deps: Pick<CheckDeps, 'store'>,
   site: SiteConfig,
   siteId: number,
   current: CurrentState,
@@ -185,6 +209,13 @@ export async function recordNewState(
     unreachableSince: seen.unreachableSince,
     check: { checkedAt, durationMs: seen.durationMs, transient },
   });
+  const judged = await judge(
+    deps,
+    site,
+    stored.id,
+    { snapshotId, fetch: result, stale: seen.stale, fileCondition, verdicts },
+    checkedAt,
+  );
   const next: CurrentState = {
     snapshotId,
     status: result.status,
@@ -197,6 +228,8 @@ export async function recordNewState(
     lastGoodTruncated: lastGood?.truncated ?? false,
     verdictsKey: key,
     unreachableSince: seen.unreachableSince,
+    intentKey: intentKey(site),
+    fileCondition: fileCondition ?? current?.fileCondition ?? null,
   };
   const outcome: CheckOutcome = {
     site: site.origin,
@@ -211,6 +244,7 @@ export async function recordNewState(
     transient,
     durationMs: seen.durationMs,
     verdicts,
+    judged,
     findings:
       result.body === null
         ? []

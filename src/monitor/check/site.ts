@@ -15,6 +15,8 @@ import type { CurrentState, StoredSite } from '../records.js';
 import type { CheckDeps } from '../ports.js';
 import type { CoverageRefresh } from './coverage.js';
 import { recordSeenAgain, recordNewState } from './record-state.js';
+import { judgeRefused } from './judge.js';
+import type { Judged } from './judge.js';
 
 /** What one check of one site did. */
 export interface CheckOutcome {
@@ -48,6 +50,8 @@ export interface CheckOutcome {
   readonly coverage?: CoverageRefresh | { readonly error: string } | null;
   /** For `refused`: since when robowatch refuses the site, and whether it began now. */
   readonly refused?: { readonly since: Date; readonly began: boolean };
+  /** The site judged against its intent, when this check judged it (a new state, or a change of intent). */
+  readonly judged?: Judged;
 }
 
 /**
@@ -112,7 +116,9 @@ async function recordRefused(
           )
         : [],
   });
+  const judged = began ? await judgeRefused(deps, stored.id, cause.reason, checkedAt) : undefined;
   const outcome: CheckOutcome = {
+    ...(judged === undefined ? {} : { judged }),
     site: site.origin,
     siteId: stored.id,
     previousId: snapshotId,

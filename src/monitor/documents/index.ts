@@ -11,3 +11,4 @@ export * from './history.js';
 export * from './notifications.js';
 export * from './sites.js';
 export * from './tester.js';
+export * from './intent.js';

@@ -9,7 +9,8 @@ import { refusalLine } from '../../policy/refusal.js';
 import { siteAccess } from '../../policy/verdicts.js';
 import type { CheckOutcome } from '../check/site.js';
 import type { CatalogEntry } from '../sites/entries.js';
-import type { Refusal, SnapshotSummary } from '../records.js';
+import type { Refusal, SnapshotSummary, StoredJudgement } from '../records.js';
+import { IntentStateDocument, intentStateDocument } from './intent.js';
 import type { ArchiveSummary } from '../records-archive.js';
 import type { OverviewRow } from '../views/overview.js';
 import { profileOf } from '../views/site.js';
@@ -61,6 +62,15 @@ export const SiteRowDocument = z
       z.object({ agent: z.string(), disallowed: z.number().int(), watched: z.number().int() }),
     ),
     refused: RefusalDocument.nullable(),
+    intent: z
+      .object({
+        state: z.enum(['as-intended', 'not-as-intended', 'cannot-check']),
+        since: Timestamp.nullable(),
+        violationCount: z.number().int(),
+        reason: z.string().nullable(),
+      })
+      .nullable()
+      .meta({ description: 'its state against what its owner intends; null: not judged yet' }),
   })
   .meta({ id: 'SiteRow' });
 
@@ -97,6 +107,7 @@ export function siteRowDocument(row: OverviewRow, pausedAt: Date | null) {
           },
     disallowed: row.overview.disallowed,
     refused: row.overview.refused,
+    intent: row.overview.intent,
   };
 }
 
@@ -135,6 +146,9 @@ export const SiteDocument = z
       .object({ since: Timestamp, lastTriedAt: Timestamp, reason: z.string(), message: z.string() })
       .nullable()
       .meta({ description: 'robowatch cannot check it (its host is on a private address)' }),
+    intent: IntentStateDocument.meta({
+      description: 'the site against what its owner intends: its state and the cells that differ',
+    }),
   })
   .meta({ id: 'Site' });
 
@@ -143,8 +157,10 @@ export function siteDocument(
   entry: CatalogEntry | undefined,
   latest: SnapshotSummary | undefined,
   refused: Refusal | null,
+  judgement: StoredJudgement | null,
 ) {
   return {
+    intent: intentStateDocument(judgement, refused),
     id: site.id,
     origin: site.origin,
     name: site.config?.name ?? null,

@@ -12,6 +12,9 @@ import {
   resolveSiteSettings,
   withRegistry,
 } from '../../config/config.js';
+import { parseIntent } from '../../config/intent.js';
+import type { IntentEntry } from '../../policy/intent.js';
+import { WebIntents } from './intents.js';
 import { parsePreset } from '../../config/site-agents.js';
 import { originFromInput } from '../../config/urls.js';
 import type { ActiveRegistry } from '../../policy/registry.js';
@@ -51,6 +54,8 @@ export class SiteCatalog {
   #refreshedAt = -Infinity;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #listeners = new Set<Listener>();
+  /** Intents set in the UI or API, as last resolved. */
+  readonly #intents = new WebIntents();
   /** The only origins resolved of the sites added in the UI or API (load's `origins`). */
   #only: ReadonlySet<string> | null = null;
 
@@ -115,6 +120,7 @@ export class SiteCatalog {
       const after = new Set(file.sites.map((s) => s.origin));
       this.#file = file;
       this.#resolved.clear(); // the top-level settings they fall back on may have changed
+      this.#intents.clear();
       await this.#syncFile();
       await this.#read(true);
       return {
@@ -136,6 +142,7 @@ export class SiteCatalog {
       if (next === this.#file) return;
       this.#file = next;
       this.#resolved.clear();
+      this.#intents.clear();
       await this.#read(true);
     });
   }
@@ -290,7 +297,7 @@ export class SiteCatalog {
       rows
         .map(
           (r) =>
-            `${r.id}\t${r.pausedAt?.getTime() ?? ''}\t${r.removedAt === null ? '' : 'x'}\t${JSON.stringify(r.settings)}`,
+            `${r.id}\t${r.pausedAt?.getTime() ?? ''}\t${r.removedAt === null ? '' : 'x'}\t${JSON.stringify(r.settings)}\t${JSON.stringify(r.intent)}`,
         )
         .join('\n');
     if (!force && signature === this.#rowsSignature) return;
@@ -300,6 +307,7 @@ export class SiteCatalog {
       this.#sharedText = sharedText;
       this.#shared = readShared(shared, this.#file);
       this.#resolved.clear();
+      this.#intents.clear();
     }
     this.#build(rows);
     for (const listener of this.#listeners) await listener();
@@ -307,18 +315,28 @@ export class SiteCatalog {
 
   #build(rows: readonly DirectoryRow[]): void {
     const paused = new Map<number, Date>();
-    for (const row of rows) if (row.pausedAt !== null) paused.set(row.id, row.pausedAt);
+    const intents = new Map<number, readonly IntentEntry[]>();
+    for (const row of rows) {
+      if (row.pausedAt !== null) paused.set(row.id, row.pausedAt);
+      if (row.intent !== null) intents.set(row.id, row.intent);
+    }
     const base = this.#base();
     const fileDefaults = this.#file.notify.defaults;
     const defaults = base.notify.defaults;
     const fileOrigins = new Set<string>();
+    const problems: string[] = [...this.#shared.problems];
     const entries: CatalogEntry[] = this.#file.sites.map((fileSite) => {
       fileOrigins.add(fileSite.origin);
       const id = this.#fileIds.get(fileSite.origin)!;
-      const site = retarget(fileSite, fileDefaults, defaults);
+      const site = this.#intents.apply(
+        id,
+        retarget(fileSite, fileDefaults, defaults),
+        intents.get(id),
+        base.presets,
+        problems,
+      );
       return { id, site, pausedAt: paused.get(id) ?? null, settings: null };
     });
-    const problems: string[] = [...this.#shared.problems];
     const resolved = new Map<number, { text: string; site: SiteConfig | string }>();
     for (const row of rows) {
       if (row.settings === null || row.removedAt !== null || fileOrigins.has(row.origin)) continue;
@@ -341,7 +359,13 @@ export class SiteCatalog {
       else
         entries.push({
           id: row.id,
-          site: known.site,
+          site: this.#intents.apply(
+            row.id,
+            known.site,
+            intents.get(row.id),
+            base.presets,
+            problems,
+          ),
           pausedAt: paused.get(row.id) ?? null,
           settings: row.settings,
         });
@@ -353,6 +377,31 @@ export class SiteCatalog {
     this.#config = Object.freeze({
       ...base,
       sites: Object.freeze(entries.map((e) => e.site)),
+    });
+  }
+
+  /**
+   * Sets what the owner intends of a site (`[{watch, agents, expect}]`, the list whole),
+   * or null to go back to the file's; refused for a site whose intent the file gives.
+   */
+  setIntent(id: number, input: unknown): Promise<CatalogEntry> {
+    return this.#serial(async () => {
+      const entry = this.#byId.get(id) ?? (await this.#read(false), this.#byId.get(id));
+      if (entry === undefined)
+        throw new SiteChangeRefused('unknown', `there is no watched site ${id}`);
+      if (entry.site.intent.from === 'site-file')
+        throw new SiteChangeRefused(
+          'conflict',
+          `the intent of ${entry.site.origin} is set in ${this.#file.file}: edit it there`,
+        );
+      const entries =
+        input === null
+          ? null
+          : refuseInvalid(() => parseIntent(input, entry.site.origin, this.#base().presets))
+              .entries;
+      await this.#store.saveIntent(id, entries);
+      await this.#read(false);
+      return this.#byId.get(id)!;
     });
   }
 

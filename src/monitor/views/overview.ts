@@ -10,6 +10,7 @@ import { nextCheckAt } from '../../policy/periods.js';
 import type { Profile } from '../../robots/index.js';
 import type { ReadStore } from '../ports.js';
 import type { SiteOverview } from '../records.js';
+import type { SiteState } from '../../policy/intent.js';
 
 export const STRIP_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -38,17 +39,21 @@ export interface OverviewRow {
 /**
  * What the overview sorts and filters by, most urgent first: robowatch cannot check it
  * (its address guard refuses the host: nothing is known); robots.txt cannot be read
- * (Google crawls nothing); what is served is not a usable robots.txt; pages newly
- * blocked this week; a watched crawler blocked from a watched page; no robots.txt
- * (everything crawlable); fine; not checked yet; paused. A site can be in several.
+ * (Google crawls nothing); what is served is not a usable robots.txt; not as its owner
+ * intends (a crawler kept from a page meant to be crawled, or let into one meant to be
+ * kept out); pages newly blocked this week (while still blocked); a watched crawler
+ * blocked from a watched page; no robots.txt (everything crawlable); as intended; fine;
+ * not checked yet; paused. A site can be in several.
  */
 export const TRIAGE_STATES = [
   'cannot-check',
   'down',
   'not-robots',
+  'not-as-intended',
   'new-blocks',
   'blocking',
   'all-allowed',
+  'as-intended',
   'ok',
   'unchecked',
   'paused',
@@ -67,9 +72,12 @@ export const STATE_COUNT_TEXT: Record<TriageState, (n: number) => string> = {
     `${n} site${n === 1 ? '' : 's'} down: robots.txt cannot be read, so Google crawls nothing`,
   'not-robots': (n) =>
     `${n} serving something that is not a usable robots.txt (an HTML page, or over 500 KiB)`,
+  'not-as-intended': (n) =>
+    `${n} not as intended: a crawler is kept from a page meant to be crawled, or let into one meant to be kept out`,
   'new-blocks': (n) => `${n} with watched pages newly blocked this week`,
   blocking: (n) => `${n} where a watched crawler may not fetch a watched page`,
   'all-allowed': (n) => `${n} without a robots.txt: everything is crawlable`,
+  'as-intended': (n) => `${n} as intended`,
   ok: (n) => `${n} fine`,
   unchecked: (n) => `${n} not checked yet`,
   paused: (n) => `${n} paused`,
@@ -86,7 +94,12 @@ const BIT = Object.fromEntries(TRIAGE_STATES.map((s) => [s, stateBit(s)])) as Re
 
 /** The states a site is in, as bits (bit i: TRIAGE_STATES[i]), from its standing. */
 export function siteStateBits(
-  standing: { condition: SiteCondition; blocking: boolean; newBlocks: boolean },
+  standing: {
+    condition: SiteCondition;
+    blocking: boolean;
+    newBlocks: boolean;
+    intent?: SiteState | null;
+  },
   paused: boolean,
 ): number {
   let bits = 0;
@@ -97,13 +110,16 @@ export function siteStateBits(
   // "pages newly blocked" or "a crawler blocked".
   if (condition === 'unreachable') bits |= BIT.down;
   else {
-    if (standing.newBlocks) bits |= BIT['new-blocks'];
+    // A block lifted since is no longer news.
+    if (standing.newBlocks && standing.blocking) bits |= BIT['new-blocks'];
     if (standing.blocking) bits |= BIT.blocking;
   }
+  if (standing.intent === 'not-as-intended') bits |= BIT['not-as-intended'];
+  if (standing.intent === 'as-intended') bits |= BIT['as-intended'];
   if (condition === 'not-robots' || condition === 'cut') bits |= BIT['not-robots'];
   if (condition === 'unavailable') bits |= BIT['all-allowed'];
   if (condition === 'none') bits |= BIT.unchecked;
-  if (bits === 0) bits = BIT.ok;
+  if ((bits & ~BIT['as-intended']) === 0) bits |= BIT.ok;
   if (paused) bits |= BIT.paused;
   return bits;
 }
@@ -116,6 +132,7 @@ export async function siteConditionsOf(
   condition(id: number, profile: Profile): SiteCondition;
   blocking(id: number): boolean;
   newBlocks(id: number): boolean;
+  intent(id: number): SiteState | null;
 }> {
   const standings = await store.loadSiteStandings(since);
   const groupOf = new Map<number, number>();
@@ -138,6 +155,10 @@ export async function siteConditionsOf(
       return group !== undefined && standings.groups[group]!.blocking;
     },
     newBlocks: (id) => standings.newBlocks.has(id),
+    intent: (id) => {
+      const group = groupOf.get(id);
+      return group === undefined ? null : standings.groups[group]!.intent;
+    },
   };
 }
 
@@ -155,6 +176,7 @@ export async function siteStateBitsOf(
         condition: standing.condition(id, site.profile),
         blocking: standing.blocking(id),
         newBlocks: standing.newBlocks(id),
+        intent: standing.intent(id),
       },
       (pausedAt ?? null) !== null,
     );
@@ -165,7 +187,12 @@ export async function siteStateBitsOf(
 /** Where a site goes when problems come first: its most urgent state; paused sites last. */
 function urgency(bits: number): number {
   if ((bits & BIT.paused) !== 0) return TRIAGE_STATES.length;
-  return 31 - Math.clz32(bits & -bits);
+  // Blocked as its owner intends: not a problem, whatever it blocks.
+  const judged =
+    (bits & BIT['as-intended']) !== 0
+      ? bits & ~(BIT.blocking | BIT['new-blocks'] | BIT['all-allowed'])
+      : bits;
+  return 31 - Math.clz32(judged & -judged);
 }
 
 export interface OverviewPage {

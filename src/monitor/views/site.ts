@@ -16,6 +16,10 @@ import { nextCheckAt } from '../../policy/periods.js';
 import { preferencesOf } from '../../policy/preferences.js';
 import type { PreferencesDocument } from '../../policy/preferences.js';
 import type { ReadStore } from '../ports.js';
+import { expectationOf, pathOf } from '../../policy/intent.js';
+import type { Expectation } from '../../policy/intent.js';
+import type { SiteIntent } from '../../config/config.js';
+import type { IncidentRecord, StoredJudgement } from '../records.js';
 import type { SnapshotSummary, StoredChange } from '../records.js';
 
 /** A site as the web shows it: its configuration, or what the store knows of it. */
@@ -49,6 +53,7 @@ export const MATRIX_FOLD_OVER = 12;
 export function foldMatrix(
   matrix: VerdictMatrix,
   usage: ReadonlyMap<string, unknown>,
+  expected: (url: string, agent: string) => Expectation | null = () => null,
 ): VerdictMatrix {
   if (matrix.agents.length <= MATRIX_FOLD_OVER) return matrix;
   const columns = new Map<string, number>();
@@ -60,7 +65,12 @@ export function foldMatrix(
         const cell = r.cells[i];
         return cell === undefined
           ? null
-          : [cell.allowed, cell.cause, usage.get(`${r.url}\n${agent}`) ?? null];
+          : [
+              cell.allowed,
+              cell.cause,
+              usage.get(`${r.url}\n${agent}`) ?? null,
+              expected(r.url, agent),
+            ];
       }),
     );
     const at = columns.get(key);
@@ -127,6 +137,19 @@ export interface SiteView {
   readonly nextCheckAt: Date | null;
   /** robowatch refuses to check it now (its address guard): since when, why; or null. */
   readonly refused: { readonly since: Date; readonly reason: string } | null;
+  /** The site against its owner's intent (undefined: no longer watched). */
+  readonly intent: IntentView | undefined;
+}
+
+/** The site against its intent, as its page shows it. */
+export interface IntentView {
+  /** As last judged (null: not judged yet). */
+  readonly judgement: StoredJudgement | null;
+  readonly intent: SiteIntent;
+  /** Its open incident, if it has one; else its latest, if any. */
+  readonly incident: IncidentRecord | undefined;
+  /** What the intent expects of a cell (null: not judged), for the matrix's marks. */
+  readonly expected: (url: string, agent: string) => Expectation | null;
 }
 
 export interface SiteViewOptions {
@@ -157,13 +180,15 @@ export async function viewSite(
     | 'loadCoverage'
     | 'loadUrlSetById'
     | 'loadCoverageHistory'
+    | 'loadJudgement'
+    | 'listIncidents'
   >,
   site: SiteRef,
   options: SiteViewOptions,
 ): Promise<SiteView> {
   const profile = profileOf(site);
   const types = options.kinds.flatMap((k) => CHANGE_KINDS[k]);
-  const [snapshots, counts, changes, [overview]] = await Promise.all([
+  const [snapshots, counts, changes, [overview], judgement, [incident]] = await Promise.all([
     store.listSnapshots(site.id, 100_000),
     store.countEventsBySnapshot(site.id),
     store.listChanges({
@@ -173,7 +198,18 @@ export async function viewSite(
       limit: options.changesPerPage + 1,
     }),
     store.loadOverview([site.id]),
+    store.loadJudgement(site.id),
+    store.listIncidents({ siteId: site.id, limit: 1 }),
   ]);
+  const intent: IntentView | undefined =
+    site.config === undefined
+      ? undefined
+      : {
+          judgement,
+          intent: site.config.intent,
+          incident,
+          expected: (url, agent) => expectationOf(site.config!.intent.rules, pathOf(url), agent),
+        };
   const withAccess = snapshots.map((s) => ({
     ...s,
     access: siteAccess({ fetch: s, stale: s.stale }, profile),
@@ -216,7 +252,8 @@ export async function viewSite(
     changes: await Promise.all(page.map((c) => explained(store, site, c, byId))),
     olderChanges:
       changes.length > options.changesPerPage ? page[page.length - 1]!.snapshotId : null,
-    matrix: foldMatrix(filterMatrix(matrix, options), matrixUsage),
+    matrix: foldMatrix(filterMatrix(matrix, options), matrixUsage, intent?.expected),
+    intent,
     matrixAgents: matrix.agents.length,
     matrixUsage,
     sitemaps,

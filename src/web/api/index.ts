@@ -7,6 +7,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import type { WebEnv } from '../auth.js';
 import { crawlersApi } from './crawlers.js';
 import { historyApi } from './history.js';
+import { intentApi } from './intent.js';
 import { notificationsApi } from './notifications.js';
 import { API } from './route.js';
 import type { ApiContext } from './route.js';
@@ -18,7 +19,7 @@ const DESCRIPTION =
 
 export function apiApp(context: ApiContext): OpenAPIHono<WebEnv> {
   const api = new OpenAPIHono<WebEnv>();
-  for (const part of [sitesApi, historyApi, crawlersApi, notificationsApi, testerApi])
+  for (const part of [sitesApi, intentApi, historyApi, crawlersApi, notificationsApi, testerApi])
     api.route('/', part(context));
   api.openAPIRegistry.registerComponent('securitySchemes', 'token', {
     type: 'http',

@@ -53,11 +53,12 @@ export function sitesApi({ deps, sites }: ApiContext) {
 
   /** One site as GET /sites/{id} answers it. */
   const siteOf = async (site: SiteRef) => {
-    const [[latest], refused] = await Promise.all([
+    const [[latest], refused, judgement] = await Promise.all([
       deps.store.listSnapshots(site.id, 1),
       deps.store.loadRefusal(site.id),
+      deps.store.loadJudgement(site.id),
     ]);
-    return siteDocument(site, deps.catalog.get(site.id), latest, refused);
+    return siteDocument(site, deps.catalog.get(site.id), latest, refused, judgement);
   };
   const siteById = async (id: number) => siteOf(await sites.resolve(String(id)));
 
@@ -194,6 +195,8 @@ export function sitesApi({ deps, sites }: ApiContext) {
       const body = await readJson(c, '{name?, tags?, watch?, …}; null removes a setting');
       const entry = await catalogChange(() => deps.catalog.update(id, body));
       deps.logger.info({ site: entry.site.origin, id }, 'site edited from the web');
+      // New watched URLs or crawlers: what the current file means for them, at once.
+      await deps.rejudge?.(entry.site);
       return c.json(await siteById(id), 200);
     },
   );

@@ -6,6 +6,7 @@ import { raw } from 'hono/html';
 import { createContext, useContext } from 'hono/jsx';
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import type { Access } from '../../policy/access.js';
+import type { SiteState } from '../../policy/intent.js';
 import { formatDuration } from '../../policy/wording/words.js';
 import { formatInstant, formatStatus } from '../../policy/wording/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
@@ -44,6 +45,7 @@ export const Layout: FC<
           </a>
           <nav>
             <a href="/">Sites</a>
+            <a href="/incidents">Incidents</a>
             <a href="/crawlers">Crawlers</a>
             <a href="/trends">Trends</a>
             <a href="/tester">Tester</a>
@@ -120,6 +122,33 @@ export const ConditionBadge: FC<{ condition: SiteCondition }> = ({ condition }) 
     {CONDITION_TEXT[condition].label}
   </span>
 );
+
+/** A site against its owner's intent, in a word or three, with what it means on hover. */
+export const IntentBadge: FC<{
+  intent: {
+    readonly state: SiteState;
+    readonly violationCount: number;
+    readonly reason: string | null;
+  } | null;
+  href?: string;
+}> = ({ intent, href }) => {
+  if (intent === null) return <span class="muted">not checked yet</span>;
+  const [label, title] =
+    intent.state === 'as-intended'
+      ? ['as intended', 'Every watched page is open or closed to crawlers as its owner intends.']
+      : intent.state === 'cannot-check'
+        ? ['cannot check', intent.reason ?? 'robowatch cannot tell what crawlers may fetch now.']
+        : [
+            `not as intended: ${intent.violationCount} cell${intent.violationCount === 1 ? '' : 's'}`,
+            'A crawler is kept from a page meant to be crawled, or let into one meant to be kept out.',
+          ];
+  const badge = (
+    <span class={`intent intent-${intent.state}`} title={title}>
+      {label}
+    </span>
+  );
+  return href === undefined || intent.state === 'as-intended' ? badge : <a href={href}>{badge}</a>;
+};
 
 /**
  * Text in which `code` spans (backticks) are shown as code: rule patterns and group

@@ -1,7 +1,16 @@
 import type { FC } from 'hono/jsx';
 import type { OverviewPage, TriageState } from '../../monitor/views/overview.js';
 import { TRIAGE_STATES, STATE_COUNT_TEXT, STRIP_DAYS } from '../../monitor/views/overview.js';
-import { ConditionBadge, Layout, NextCheck, Notice, PageLinks, Rich, Time } from './components.js';
+import {
+  ConditionBadge,
+  IntentBadge,
+  Layout,
+  NextCheck,
+  Notice,
+  PageLinks,
+  Rich,
+  Time,
+} from './components.js';
 import { DayStrip } from './svg.js';
 import type { FailingChannel } from '../../monitor/records.js';
 import { failingText } from '../../monitor/views/notifications.js';
@@ -11,9 +20,11 @@ const STATE_LABEL: Record<TriageState, string> = {
   'cannot-check': 'robowatch cannot check (private address)',
   down: 'Down (robots.txt unreadable)',
   'not-robots': 'Not a usable robots.txt',
+  'not-as-intended': 'Not as intended',
   'new-blocks': 'Newly blocked pages this week',
   blocking: 'A crawler blocked from a watched page',
   'all-allowed': 'No robots.txt',
+  'as-intended': 'As intended',
   ok: 'Fine',
   unchecked: 'Not checked yet',
   paused: 'Paused',
@@ -75,8 +86,15 @@ export const OverviewPageView: FC<{
   };
   const pageLink = (page: number) => link({ page });
   const counts = view.counts;
-  // The summary names problems first; "fine" and the rest only when nothing is wrong.
-  const shown = counts === null ? [] : TRIAGE_STATES.filter((s) => counts[s] > 0 && s !== 'ok');
+  // The summary leads with the sites against their intent, then the other problems; a
+  // crawler blocked on purpose is not one (the filter still finds such sites).
+  const shown =
+    counts === null
+      ? []
+      : TRIAGE_STATES.filter(
+          (s) => counts[s] > 0 && s !== 'ok' && s !== 'blocking' && s !== 'as-intended',
+        );
+  const judged = counts === null ? 0 : counts['as-intended'];
   return (
     <Layout title="Sites" signedIn={signedIn} feed={`/feed.atom${feedQuery}`}>
       <h1>Sites</h1>
@@ -108,8 +126,21 @@ export const OverviewPageView: FC<{
       </p>
       {counts === null ? null : (
         <ul class="standing" aria-label="Where the sites stand">
+          {judged > 0 && shown.length > 0 ? (
+            <li class="standing-as-intended">
+              <a href={link({ state: 'as-intended', page: 1 })}>
+                {STATE_COUNT_TEXT['as-intended'](judged)}
+              </a>
+            </li>
+          ) : null}
           {shown.length === 0 ? (
-            <li>{counts.ok === 0 ? 'No site is watched yet.' : 'Every site is fine.'}</li>
+            <li>
+              {counts.ok === 0
+                ? 'No site is watched yet.'
+                : judged > 0
+                  ? 'Every site is as its owner intends.'
+                  : 'Every site is fine.'}
+            </li>
           ) : (
             shown.map((s) => (
               <li class={`standing-${s}`}>
@@ -176,6 +207,7 @@ export const OverviewPageView: FC<{
           <thead>
             <tr>
               <th>Site</th>
+              <th>Against intent</th>
               <th>Now</th>
               <th>Last change</th>
               <th>Watched pages</th>
@@ -200,6 +232,9 @@ export const OverviewPageView: FC<{
                       ))}
                     </div>
                   )}
+                </td>
+                <td>
+                  <IntentBadge intent={row.overview.intent} href={`/sites/${row.id}#intent`} />
                 </td>
                 <td>
                   <ConditionBadge condition={row.condition} />

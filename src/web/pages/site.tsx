@@ -1,4 +1,5 @@
 import type { FC } from 'hono/jsx';
+import { AcceptButton, IntentSection } from './intent.js';
 import { formatBytes } from '../../policy/wording/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
 import { answers } from '../../policy/wording/status-words.js';
@@ -63,9 +64,12 @@ export interface SitePageProps {
 }
 
 const DONE: Record<string, string> = {
-  edited: 'Saved. The next check uses the new settings.',
+  edited: 'Saved: what the current robots.txt means for the new settings is below.',
   paused: 'Paused: robowatch does not check it until it is resumed.',
   resumed: 'Resumed: it is checked on its schedule again.',
+  accepted:
+    'Accepted as intended: what crawlers may fetch there now is what is intended, and the site was judged again.',
+  acknowledged: 'Acknowledged: the note is on the incident, and reminders stop.',
   backfill:
     'Loading its history from the Internet Archive: the captures appear below as they are read (a few a minute, to spare the archive).',
 };
@@ -124,6 +128,20 @@ export const SitePageView: FC<SitePageProps> = ({
   const shownCrawlers =
     view.matrix.members?.reduce((n, m) => n + m.length, 0) ?? view.matrix.agents.length;
   const agents = (site.config?.agents ?? []).map((a) => a.token);
+  // Cells that differ from the intent are marked; where it may be changed here, each cell,
+  // row and column can be accepted as intended.
+  const differs = (url: string, column: number, allowed: boolean) => {
+    const members = view.matrix.members?.[column] ?? [view.matrix.agents[column]!];
+    return members.some((agent) => {
+      const expected = view.intent?.expected(url, agent) ?? null;
+      return expected !== null && (expected === 'allowed') !== allowed;
+    });
+  };
+  const accept =
+    canCheck &&
+    view.intent !== undefined &&
+    view.intent.intent.from !== 'site-file' &&
+    view.intent.judgement?.state === 'not-as-intended';
   return (
     <Layout
       title={site.config?.name ?? site.origin}
@@ -281,6 +299,10 @@ export const SitePageView: FC<SitePageProps> = ({
         ) : null}
       </p>
 
+      {view.intent === undefined ? null : (
+        <IntentSection siteId={site.id} view={view.intent} canEdit={canCheck} now={now} />
+      )}
+
       <h2>Timeline</h2>
       <Timeline siteId={site.id} segments={view.segments} />
       {view.segments.some((s) => s.archived) ? (
@@ -338,11 +360,23 @@ export const SitePageView: FC<SitePageProps> = ({
                 <th>URL</th>
                 {view.matrix.agents.map((a, i) => {
                   const members = view.matrix.members?.[i] ?? [a];
+                  const column = accept ? (
+                    <AcceptButton
+                      siteId={site.id}
+                      agent={a}
+                      label="accept column"
+                      title={`Take what ${a} may fetch now as intended`}
+                    />
+                  ) : null;
                   return members.length === 1 ? (
-                    <th>{a}</th>
+                    <th>
+                      {a}
+                      {column}
+                    </th>
                   ) : (
                     <th title={members.join(', ')}>
                       {a} <span class="muted">and {members.length - 1} more</span>
+                      {column}
                     </th>
                   );
                 })}
@@ -352,13 +386,28 @@ export const SitePageView: FC<SitePageProps> = ({
               {view.matrix.rows.map((row) => (
                 <tr>
                   <th class="mono" scope="row">
-                    {pathOf(row.url)}
+                    <span class="path">{pathOf(row.url)}</span>
+                    {accept ? (
+                      <AcceptButton
+                        siteId={site.id}
+                        url={row.url}
+                        label="accept row"
+                        title="Take what every crawler may fetch of this URL now as intended"
+                      />
+                    ) : null}
                   </th>
                   {row.cells.map((cell, i) =>
                     cell === undefined ? (
                       <td class="muted">–</td>
                     ) : (
-                      <td>
+                      <td
+                        class={differs(row.url, i, cell.allowed) ? 'differs' : undefined}
+                        title={
+                          differs(row.url, i, cell.allowed)
+                            ? `not as intended: meant to be ${cell.allowed ? 'kept out' : 'crawled'}`
+                            : undefined
+                        }
+                      >
                         <a
                           href={`${base}/verdicts?${new URLSearchParams({ url: row.url, agent: view.matrix.agents[i]! }).toString()}`}
                         >
@@ -371,6 +420,15 @@ export const SitePageView: FC<SitePageProps> = ({
                             `${row.url}\n${view.matrix.agents[i]!}`,
                           )}
                         />
+                        {accept && differs(row.url, i, cell.allowed) ? (
+                          <AcceptButton
+                            siteId={site.id}
+                            url={row.url}
+                            agent={view.matrix.agents[i]}
+                            label="accept"
+                            title="Take this verdict as intended"
+                          />
+                        ) : null}
                       </td>
                     ),
                   )}

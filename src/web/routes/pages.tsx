@@ -22,6 +22,7 @@ import { CrawlerPageView } from '../pages/crawlers.js';
 import { isCrawlerVerdict, viewCrawler } from '../../monitor/views/crawlers.js';
 import { pageRenderer } from './render.js';
 import { registerSettingsPages } from './settings-pages.js';
+import { registerIntentPages } from './intent-pages.js';
 import type { FeedSite } from '../feed.js';
 import type { SiteConfig } from '../../config/config.js';
 import type { BulkLine } from '../bulk.js';
@@ -70,6 +71,7 @@ export function registerPages(
   /** A page, its times shown in the configured time zone with how long ago. */
   const render = pageRenderer(deps);
   registerSettingsPages(app, deps, sites, render);
+  registerIntentPages(app, deps, sites, render);
 
   app.get('/', async (c) => {
     const query = c.req.query('q') ?? '';
@@ -320,7 +322,9 @@ export function registerPages(
     const entry = await editable(c.req.param('id'));
     const form = await readSiteForm(c);
     try {
-      await deps.catalog.update(entry.id, settingsOf(form, true, entry.settings));
+      const updated = await deps.catalog.update(entry.id, settingsOf(form, true, entry.settings));
+      // New watched URLs or crawlers: what the current file means for them, at once.
+      await deps.rejudge?.(updated.site);
     } catch (error) {
       if (error instanceof SiteChangeRefused)
         return formPage(c, { id: entry.id, origin: entry.site.origin }, form, error);

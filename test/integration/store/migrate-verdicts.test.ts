@@ -152,6 +152,7 @@ describe.each(databaseKinds())('migrating verdict rows to compact sets on %s', (
         {
           current: { status: 200, error: null, stale: false, fileCondition: null },
           blocking: last.some((v) => !v.allowed),
+          intent: null,
           ids: [1],
         },
       ]);

@@ -100,7 +100,13 @@ web: {token: '${TOKEN}'}`,
     const html = await page('/');
     expect(html).toContain('1 site down: robots.txt cannot be read, so Google crawls nothing');
     expect(html).toContain('1 with watched pages newly blocked this week');
-    expect(html).toContain('1 where a watched crawler may not fetch a watched page');
+    // Googlebot is meant to crawl every watched page (the built-in intent): Blocks is not as
+    // intended, Quiet is; a blocked crawler alone is not counted as a problem.
+    expect(html).toContain(
+      '1 not as intended: a crawler is kept from a page meant to be crawled, or let into one meant to be kept out',
+    );
+    expect(html).toContain('1 as intended');
+    expect(html).not.toContain('where a watched crawler may not fetch a watched page');
     expect(html).toContain('1 not checked yet');
     expect(html).toContain('1 paused');
     // Down, then newly blocked, then not checked, and the paused site last.
@@ -123,10 +129,12 @@ web: {token: '${TOKEN}'}`,
     expect(namesOn(await page('/?state=nonsense'))).toHaveLength(4);
     expect(await apiNames('state=down')).toEqual(['Down']);
     expect(await apiNames('state=unchecked')).toEqual(['Never']);
+    expect(await apiNames('state=not-as-intended')).toEqual(['Blocks']);
+    expect(await apiNames('state=as-intended')).toEqual(['Quiet']);
     const bad = await app.request('/api/v1/sites?state=broken', { headers: bearer });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { message: string } }).error.message).toBe(
-      'state must be one of cannot-check, down, not-robots, new-blocks, blocking, all-allowed, ok, unchecked, paused, not "broken"',
+      'state must be one of cannot-check, down, not-robots, not-as-intended, new-blocks, blocking, all-allowed, as-intended, ok, unchecked, paused, not "broken"',
     );
   });
 
@@ -138,7 +146,7 @@ web: {token: '${TOKEN}'}`,
       expect(await apiNames('state=blocking')).toEqual(['Blocks']);
       const html = await page('/');
       expect(html).not.toContain('newly blocked this week');
-      expect(html).toContain('1 where a watched crawler may not fetch a watched page');
+      expect(html).toContain('1 not as intended');
     } finally {
       clock.now = saved;
     }

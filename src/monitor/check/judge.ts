@@ -1,0 +1,91 @@
+/**
+ * A site judged against its intent after a check (or after its watches, crawlers or
+ * intent changed): the state it is in, recorded with the incident it opens, changes or
+ * resolves.
+ */
+import { createHash } from 'node:crypto';
+import type { SiteConfig } from '../../config/config.js';
+import { fetchStatusOf } from '../../policy/changes/events.js';
+import { DEFAULT_FLAP_WINDOW_MS } from '../../policy/incidents.js';
+import { evaluateIntent } from '../../policy/intent.js';
+import type { IntentEvaluation } from '../../policy/intent.js';
+import type { FileCondition } from '../../policy/file-condition.js';
+import type { WatchVerdict } from '../../policy/verdicts.js';
+import type { FetchOutcome } from '../../policy/access.js';
+import type { JudgementRecorded } from '../records.js';
+import type { CheckDeps } from '../ports.js';
+import { verdictsKey } from './record-state.js';
+
+/** What one judgement found and did. */
+export interface Judged {
+  readonly evaluation: IntentEvaluation;
+  readonly recorded: JudgementRecorded;
+}
+
+const intentKeys = new WeakMap<SiteConfig, string>();
+
+/** Identifies what a judgement depends on besides the file: watches, crawlers, intent. */
+export function intentKey(site: SiteConfig): string {
+  let key = intentKeys.get(site);
+  if (key === undefined) {
+    key = createHash('sha1')
+      .update(verdictsKey(site))
+      .update(JSON.stringify(site.intent.rules))
+      .digest('hex');
+    intentKeys.set(site, key);
+  }
+  return key;
+}
+
+/** Judges one state of a site (its verdicts, fetch and file) and records the judgement. */
+export async function judge(
+  deps: Pick<CheckDeps, 'store' | 'now' | 'flapWindowMs'>,
+  site: SiteConfig,
+  siteId: number,
+  state: {
+    readonly snapshotId: number;
+    readonly fetch: FetchOutcome;
+    readonly stale: boolean;
+    readonly fileCondition: FileCondition | null;
+    readonly verdicts: readonly WatchVerdict[];
+  },
+  at: Date,
+): Promise<Judged> {
+  const evaluation = evaluateIntent(site.intent.rules, state.verdicts, {
+    status: fetchStatusOf(state.fetch, site.profile, state.stale),
+    fileCondition: state.fileCondition,
+    refused: null,
+  });
+  const recorded = await deps.store.recordJudgement({
+    siteId,
+    snapshotId: state.snapshotId,
+    key: intentKey(site),
+    evaluation,
+    at,
+    flapWindowMs: deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS,
+  });
+  return { evaluation, recorded };
+}
+
+/** A site robowatch refused to check: it cannot be judged (and is judged again once checked). */
+export async function judgeRefused(
+  deps: Pick<CheckDeps, 'store' | 'flapWindowMs'>,
+  siteId: number,
+  reason: string,
+  at: Date,
+): Promise<Judged> {
+  const evaluation = evaluateIntent([], [], {
+    status: { access: 'ok' },
+    fileCondition: null,
+    refused: reason,
+  });
+  const recorded = await deps.store.recordJudgement({
+    siteId,
+    snapshotId: null,
+    key: null,
+    evaluation,
+    at,
+    flapWindowMs: deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS,
+  });
+  return { evaluation, recorded };
+}

@@ -1,0 +1,62 @@
+/**
+ * A site judged again without a fetch: after its watched URLs, crawlers or intent
+ * changed, its current state's verdicts are computed again (when the watches or crawlers
+ * changed) and judged against its intent at once, so that pages and alerts say what the
+ * change means before the next check.
+ */
+import type { SiteConfig } from '../../config/config.js';
+import type { CheckDeps } from '../ports.js';
+import { intentKey, judge } from './judge.js';
+import type { Judged } from './judge.js';
+import { recomputeVerdicts, verdictsKey } from './record-state.js';
+
+/** Judges the site again if what it was judged for changed; undefined when nothing did. */
+export async function rejudge(
+  deps: Pick<CheckDeps, 'store' | 'now' | 'flapWindowMs'>,
+  site: SiteConfig,
+): Promise<Judged | undefined> {
+  const [stored] = await deps.store.loadSites([site.origin]);
+  const current = stored?.current ?? null;
+  if (stored === undefined || current === null || stored.refused !== null) return undefined;
+  if (current.verdictsKey === verdictsKey(site) && current.intentKey === intentKey(site))
+    return undefined;
+  const verdicts =
+    current.verdictsKey === verdictsKey(site)
+      ? await deps.store.loadVerdicts(current.snapshotId)
+      : await recomputeVerdicts(deps, site, stored.id, current);
+  return judge(
+    deps,
+    site,
+    stored.id,
+    {
+      snapshotId: current.snapshotId,
+      fetch: current,
+      stale: current.stale,
+      fileCondition: current.bodySha256 === null ? null : (current.fileCondition ?? null),
+      verdicts,
+    },
+    deps.now(),
+  );
+}
+
+/** Judges again every site whose watches, crawlers or intent changed; how many were. */
+export async function rejudgeAll(
+  deps: Pick<CheckDeps, 'store' | 'now' | 'flapWindowMs'>,
+  sites: readonly SiteConfig[],
+): Promise<number> {
+  let changed = 0;
+  for (let i = 0; i < sites.length; i += 1000) {
+    const batch = sites.slice(i, i + 1000);
+    const stored = new Map(
+      (await deps.store.loadSites(batch.map((s) => s.origin))).map((s) => [s.origin, s]),
+    );
+    for (const site of batch) {
+      const current = stored.get(site.origin)?.current;
+      if (current === undefined || current === null) continue;
+      if (current.verdictsKey === verdictsKey(site) && current.intentKey === intentKey(site))
+        continue;
+      if ((await rejudge(deps, site)) !== undefined) changed++;
+    }
+  }
+  return changed;
+}

@@ -1,0 +1,87 @@
+/**
+ * Incidents (DESIGN.md: "incident"): what one judgement of a site against its intent
+ * does to its latest incident. Pure: the incident as stored and the evaluation go in,
+ * the transition comes out; store/ applies it and queues its alerts.
+ */
+import type { IntentEvaluation, Violation } from './intent.js';
+
+/** The flap window when the configuration does not say (notify.flapWindow). */
+export const DEFAULT_FLAP_WINDOW_MS = 3_600_000;
+
+/** A site's latest incident, as the transition needs it. */
+export interface LatestIncident {
+  readonly id: number;
+  readonly state: 'open' | 'resolved';
+  readonly siteState: 'not-as-intended' | 'cannot-check';
+  readonly violationCount: number;
+  readonly worstCount: number;
+  readonly causes: readonly string[];
+  readonly resolvedAt: Date | null;
+}
+
+/**
+ * `open`: a new incident; `reopen`: the latest one, resolved within the flap window,
+ * again; `update`: the open one changed (`worse`: more cells than ever, a cause it did
+ * not have, or it can no longer be checked); `resolve`: as intended again; `none`.
+ */
+export type IncidentStep =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'open' }
+  | { readonly kind: 'reopen'; readonly id: number }
+  | { readonly kind: 'update'; readonly id: number; readonly worse: boolean }
+  | { readonly kind: 'resolve'; readonly id: number };
+
+/** The transition one evaluation makes, at `at`, with relapses within `flapWindowMs` reopening. */
+export function incidentStep(
+  latest: LatestIncident | null,
+  evaluation: Pick<IntentEvaluation, 'state' | 'violationCount' | 'violations' | 'reason'>,
+  at: Date,
+  flapWindowMs: number,
+): IncidentStep {
+  if (evaluation.state === 'as-intended')
+    return latest?.state === 'open' ? { kind: 'resolve', id: latest.id } : { kind: 'none' };
+  if (latest === null) return { kind: 'open' };
+  if (latest.state === 'resolved')
+    return latest.resolvedAt !== null && at.getTime() - latest.resolvedAt.getTime() <= flapWindowMs
+      ? { kind: 'reopen', id: latest.id }
+      : { kind: 'open' };
+  const causes = intentCauses(evaluation);
+  const same =
+    latest.siteState === evaluation.state &&
+    latest.violationCount === evaluation.violationCount &&
+    causes.length === latest.causes.length &&
+    causes.every((c, i) => c === latest.causes[i]);
+  if (same) return { kind: 'none' };
+  const worse =
+    (evaluation.state === 'cannot-check' && latest.siteState !== 'cannot-check') ||
+    evaluation.violationCount > latest.worstCount ||
+    causes.some((c) => !latest.causes.includes(c));
+  return { kind: 'update', id: latest.id, worse };
+}
+
+/**
+ * Why a site is not as intended, one line per distinct reason, as an SEO lead reads
+ * them: the rule that blocks (or lets through) the cells that differ, or why it cannot
+ * be checked.
+ */
+export function intentCauses(
+  evaluation: Pick<IntentEvaluation, 'state' | 'violations' | 'reason'>,
+): string[] {
+  if (evaluation.state === 'cannot-check') return [evaluation.reason ?? 'it cannot be checked'];
+  return [...new Set(evaluation.violations.map(violationCause))];
+}
+
+/** What makes one cell differ from the intent, in words. */
+export function violationCause(v: Violation): string {
+  const cause = v.cause;
+  if (cause === null)
+    return v.expected === 'disallowed'
+      ? 'no rule disallows what should be kept out'
+      : 'no rule applies';
+  if (cause.type === 'access')
+    return cause.access === 'unavailable'
+      ? 'robots.txt is missing (4xx): every crawler may fetch every page'
+      : 'robots.txt cannot be fetched: Google crawls nothing';
+  const written = `${cause.directive === 'allow' ? 'Allow' : 'Disallow'}: ${cause.pattern}`;
+  return `${written} (line ${cause.line}) ${v.expected === 'allowed' ? 'blocks pages meant to be crawled' : 'lets crawlers into pages meant to be kept out'}`;
+}

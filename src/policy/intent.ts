@@ -1,0 +1,200 @@
+/**
+ * Intent (DESIGN.md: "intent", "site state"): what a site's owner wants crawlers to be
+ * able to fetch, and the site judged against it. Pure: rules resolved by config/ go in,
+ * the state and the cells that differ come out.
+ *
+ * An intent is a list of entries `{watch, agents, expect}`: `watch` a watched URL's path
+ * (or an absolute URL of the site) or a path prefix ending in `*`, `agents` crawler
+ * tokens or presets, `expect` allowed or disallowed. Each watched (URL, crawler) cell
+ * takes the expectation of the last entry that matches it; a cell no entry matches is
+ * not judged.
+ */
+import { answers } from './wording/status-words.js';
+import type { FetchStatus } from './changes/events.js';
+import type { FileCondition } from './file-condition.js';
+import type { VerdictCause, WatchVerdict } from './verdicts.js';
+
+export type Expectation = 'allowed' | 'disallowed';
+
+/** An intent entry as the file, the API and the UI write it. */
+export interface IntentEntry {
+  readonly watch: string;
+  readonly agents: readonly string[];
+  readonly expect: Expectation;
+}
+
+/** An entry resolved: its path (or prefix), its crawlers' tokens, what it expects. */
+export interface IntentRule {
+  /** A path with its query ("/pricing", "/search?q=x"), or a prefix when `prefix`. */
+  readonly path: string;
+  readonly prefix: boolean;
+  /** Product tokens, lower-cased ("*" is the crawler the file does not name). */
+  readonly tokens: readonly string[];
+  readonly expect: Expectation;
+}
+
+/** Without any intent entry: every watched URL is meant to be crawled by the search engines. */
+export const DEFAULT_INTENT: readonly IntentEntry[] = Object.freeze([
+  Object.freeze({ watch: '/*', agents: Object.freeze(['@search']), expect: 'allowed' as const }),
+]);
+
+/** At most this many entries per intent (a thousand watched URLs, grouped by verdict). */
+export const MAX_INTENT_ENTRIES = 5000;
+
+export type SiteState = 'as-intended' | 'not-as-intended' | 'cannot-check';
+
+/** A watched cell whose verdict is not the one intended. */
+export interface Violation {
+  readonly url: string;
+  readonly agent: string;
+  readonly expected: Expectation;
+  /** What decides the verdict now: the rule, or the access state (null: no rule applies). */
+  readonly cause: VerdictCause | null;
+}
+
+/** A site judged against its intent. */
+export interface IntentEvaluation {
+  readonly state: SiteState;
+  /** The cells that differ, in the verdicts' order (at most MAX_VIOLATIONS are kept). */
+  readonly violations: readonly Violation[];
+  /** How many cells differ (violations may be cut). */
+  readonly violationCount: number;
+  /** How many cells an entry matched. */
+  readonly judged: number;
+  /** For `cannot-check`: why, in a sentence for an SEO lead. */
+  readonly reason: string | null;
+}
+
+/** Violations kept with a state (the count says how many there are). */
+export const MAX_VIOLATIONS = 200;
+
+/** What robowatch knows of a site's robots.txt now, for whether it can be judged at all. */
+export interface JudgedState {
+  readonly status: FetchStatus;
+  readonly fileCondition: FileCondition | null;
+  /** robowatch refused to fetch it (its address guard), with the reason; null otherwise. */
+  readonly refused: string | null;
+}
+
+/** Why a site cannot be judged against its intent now, or null when it can. */
+export function cannotCheckReason(state: JudgedState): string | null {
+  if (state.refused !== null)
+    return `robowatch refused to fetch its robots.txt (${state.refused}); fetch.allowPrivateAddresses allows it`;
+  if (state.status.access === 'unreachable')
+    return `robots.txt ${answers(state.status)}: Google crawls nothing on the site while it does`;
+  switch (state.fileCondition) {
+    case 'html':
+      return 'robots.txt is an HTML page: crawlers find no rules in it and crawl everything';
+    case 'utf16':
+      return 'robots.txt is UTF-16 text: crawlers find no rules in it and crawl everything';
+    case 'binary':
+      return 'robots.txt is binary data: crawlers find no rules in it and crawl everything';
+    case 'cut':
+      return 'robots.txt is larger than 500 KiB: Google ignores every rule past that point';
+    case 'robots':
+    case null:
+      return null;
+  }
+}
+
+/** The path (with query) of a watched URL, as intent entries name it. */
+export function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  return start === -1 ? '/' : url.slice(start);
+}
+
+/** What the intent expects of one cell: the last matching entry's, or null (not judged). */
+export function expectationOf(
+  rules: readonly IntentRule[],
+  path: string,
+  token: string,
+): Expectation | null {
+  const agent = token.toLowerCase();
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const rule = rules[i]!;
+    if (rule.prefix ? !path.startsWith(rule.path) : path !== rule.path) continue;
+    if (rule.tokens.includes(agent)) return rule.expect;
+  }
+  return null;
+}
+
+/** Judges a state's verdicts against the intent. */
+export function evaluateIntent(
+  rules: readonly IntentRule[],
+  verdicts: readonly Pick<WatchVerdict, 'url' | 'agent' | 'allowed' | 'cause'>[],
+  state: JudgedState,
+): IntentEvaluation {
+  const reason = cannotCheckReason(state);
+  if (reason !== null)
+    return { state: 'cannot-check', violations: [], violationCount: 0, judged: 0, reason };
+  const violations: Violation[] = [];
+  let violationCount = 0;
+  let judged = 0;
+  const paths = new Map<string, string>();
+  for (const verdict of verdicts) {
+    let path = paths.get(verdict.url);
+    if (path === undefined) paths.set(verdict.url, (path = pathOf(verdict.url)));
+    const expected = expectationOf(rules, path, verdict.agent);
+    if (expected === null) continue;
+    judged++;
+    if ((expected === 'allowed') === verdict.allowed) continue;
+    violationCount++;
+    if (violations.length < MAX_VIOLATIONS)
+      violations.push({ url: verdict.url, agent: verdict.agent, expected, cause: verdict.cause });
+  }
+  return {
+    state: violationCount === 0 ? 'as-intended' : 'not-as-intended',
+    violations,
+    violationCount,
+    judged,
+    reason: null,
+  };
+}
+
+/** Which cells "Accept as intended" takes: one, a URL's row, a crawler's column, or all. */
+export interface AcceptScope {
+  readonly url?: string;
+  readonly agent?: string;
+}
+
+/**
+ * The intent with the current verdicts of some cells taken as intended: an entry per
+ * URL (and verdict) of the scope, after the entries it supersedes. An earlier entry for
+ * the very same path loses the scope's crawlers (and goes when none are left); other
+ * entries stay, and the new ones, being last, win where they match.
+ */
+export function acceptAsIntended(
+  entries: readonly IntentEntry[],
+  verdicts: readonly Pick<WatchVerdict, 'url' | 'agent' | 'allowed'>[],
+  scope: AcceptScope,
+): IntentEntry[] {
+  const byPath = new Map<string, { allowed: string[]; disallowed: string[] }>();
+  for (const v of verdicts) {
+    if (scope.url !== undefined && v.url !== scope.url) continue;
+    if (scope.agent !== undefined && v.agent.toLowerCase() !== scope.agent.toLowerCase()) continue;
+    const path = pathOf(v.url);
+    let groups = byPath.get(path);
+    if (groups === undefined) byPath.set(path, (groups = { allowed: [], disallowed: [] }));
+    const list = v.allowed ? groups.allowed : groups.disallowed;
+    if (!list.includes(v.agent)) list.push(v.agent);
+  }
+  const taken = new Map<string, Set<string>>();
+  for (const [path, groups] of byPath)
+    taken.set(path, new Set([...groups.allowed, ...groups.disallowed].map((a) => a.toLowerCase())));
+  const kept: IntentEntry[] = [];
+  for (const entry of entries) {
+    const gone = taken.get(entry.watch);
+    if (gone === undefined) {
+      kept.push(entry);
+      continue;
+    }
+    const agents = entry.agents.filter((a) => a.startsWith('@') || !gone.has(a.toLowerCase()));
+    if (agents.length > 0) kept.push({ ...entry, agents });
+  }
+  for (const [watch, groups] of byPath) {
+    if (groups.allowed.length > 0) kept.push({ watch, agents: groups.allowed, expect: 'allowed' });
+    if (groups.disallowed.length > 0)
+      kept.push({ watch, agents: groups.disallowed, expect: 'disallowed' });
+  }
+  return kept;
+}

@@ -1,0 +1,235 @@
+/**
+ * A site against its owner's intent, as its page shows it (its state, the cells that
+ * differ and why, its incident, "Accept as intended"), and the Incidents page.
+ */
+import type { FC } from 'hono/jsx';
+import type { IncidentRecord } from '../../monitor/records.js';
+import type { IntentView } from '../../monitor/views/site.js';
+import { violationCause } from '../../policy/incidents.js';
+import { pathOf } from '../../policy/intent.js';
+import { formatDuration } from '../../policy/wording/words.js';
+import { IntentBadge, Layout, Notice, Rich, Time } from './components.js';
+
+/** Cells listed under the state before "and N more". */
+const LISTED = 20;
+
+const FROM: Record<IntentView['intent']['from'], string> = {
+  'built-in':
+    'No intent is set: robowatch takes every watched page as meant to be crawled by the search engines (@search).',
+  file: 'The intent is the configuration file’s top-level `intent`.',
+  'site-file': 'The intent is this site’s own `intent` in the configuration file: edit it there.',
+  web: 'The intent was set here (or through the API).',
+};
+
+/** An accept button: takes the current verdicts of the cells it names as intended. */
+export const AcceptButton: FC<{
+  siteId: number;
+  url?: string;
+  agent?: string;
+  label: string;
+  title: string;
+}> = ({ siteId, url, agent, label, title }) => (
+  <form class="inline" method="post" action={`/sites/${siteId}/intent/accept`}>
+    {url === undefined ? null : <input type="hidden" name="url" value={url} />}
+    {agent === undefined ? null : <input type="hidden" name="agent" value={agent} />}
+    <button type="submit" class="secondary small" title={title}>
+      {label}
+    </button>
+  </form>
+);
+
+/** How long an incident lasted, or has lasted so far. */
+export function incidentDuration(incident: IncidentRecord, now: Date): string {
+  const end = incident.resolvedAt ?? now;
+  return formatDuration(Math.max(0, end.getTime() - incident.openedAt.getTime()));
+}
+
+/** The incident in a sentence, with its acknowledgment. */
+export const IncidentLine: FC<{ incident: IncidentRecord; now: Date; site?: boolean }> = ({
+  incident,
+  now,
+  site,
+}) => (
+  <>
+    {site === true ? <a href={`/sites/${incident.siteId}#intent`}>{incident.origin}</a> : null}
+    {site === true ? ': ' : null}
+    {incident.state === 'open' ? (
+      <>
+        <strong>open</strong> since <Time date={incident.openedAt} /> (
+        {incidentDuration(incident, now)})
+      </>
+    ) : (
+      <>
+        resolved <Time date={incident.resolvedAt} /> after {incidentDuration(incident, now)}
+      </>
+    )}
+    {incident.reopened > 0
+      ? `, came back ${incident.reopened} time${incident.reopened === 1 ? '' : 's'} within the flap window`
+      : ''}
+    {incident.acknowledgedAt === null ? null : (
+      <>
+        {' '}
+        · acknowledged by {incident.acknowledgedBy} <Time date={incident.acknowledgedAt} />
+        {incident.note === null ? null : <>: “{incident.note}”</>}
+      </>
+    )}
+  </>
+);
+
+/** The acknowledgment form of an open incident. */
+const AckForm: FC<{ incident: IncidentRecord }> = ({ incident }) => (
+  <form method="post" action={`/incidents/${incident.id}/ack`} class="ack">
+    <label>
+      Note{' '}
+      <input
+        type="text"
+        name="note"
+        required
+        maxlength={2000}
+        placeholder="What is being done about it"
+        value={incident.note ?? ''}
+      />
+    </label>{' '}
+    <label>
+      By <input type="text" name="by" maxlength={100} value={incident.acknowledgedBy ?? ''} />
+    </label>{' '}
+    <button type="submit">
+      {incident.acknowledgedAt === null ? 'Acknowledge' : 'Update note'}
+    </button>
+  </form>
+);
+
+/** The site's state against its intent, the cells that differ, its incident. */
+export const IntentSection: FC<{
+  siteId: number;
+  view: IntentView;
+  canEdit: boolean;
+  now: Date;
+}> = ({ siteId, view, canEdit, now }) => {
+  const { judgement, intent, incident } = view;
+  const editable = canEdit && intent.from !== 'site-file';
+  const violations = judgement?.violations ?? [];
+  return (
+    <section aria-labelledby="intent">
+      <h2 id="intent">Against intent</h2>
+      <p>
+        <IntentBadge intent={judgement} />
+        {judgement?.since === null || judgement === null ? null : (
+          <>
+            {' '}
+            since <Time date={judgement.since} />
+          </>
+        )}
+        {judgement?.state === 'as-intended' ? (
+          <span class="muted">
+            {' '}
+            {judgement.judged} watched cell{judgement.judged === 1 ? '' : 's'} as intended.
+          </span>
+        ) : null}
+        {judgement?.state === 'cannot-check' ? <span> {judgement.reason}</span> : null}
+      </p>
+      {violations.length === 0 ? null : (
+        <>
+          <ul class="violations">
+            {violations.slice(0, LISTED).map((v) => (
+              <li>
+                <code>{pathOf(v.url)}</code> is{' '}
+                {v.expected === 'allowed' ? 'blocked for' : 'open to'} {v.agent}:{' '}
+                <Rich text={violationCause(v)} />
+              </li>
+            ))}
+          </ul>
+          {judgement!.violationCount > LISTED ? (
+            <p class="muted">
+              and {judgement!.violationCount - LISTED} more (marked in the matrix below)
+            </p>
+          ) : null}
+        </>
+      )}
+      {incident === undefined ? null : (
+        <p>
+          Incident <a href={`/incidents#incident-${incident.id}`}>#{incident.id}</a>:{' '}
+          <IncidentLine incident={incident} now={now} />
+        </p>
+      )}
+      {incident?.state === 'open' && canEdit ? <AckForm incident={incident} /> : null}
+      <p class="muted">
+        <Rich text={FROM[intent.from]} /> Each watched cell takes the expectation of the last entry
+        that matches it ({intent.entries.length} entr{intent.entries.length === 1 ? 'y' : 'ies'}
+        ).
+      </p>
+      {editable && judgement?.state === 'not-as-intended' ? (
+        <p>
+          <AcceptButton
+            siteId={siteId}
+            label="Accept all as intended"
+            title="Take what every watched crawler may fetch now as what is intended"
+          />{' '}
+          <span class="muted">
+            or accept one cell, a row or a column in the matrix below: what crawlers may fetch there
+            now becomes what is intended.
+          </span>
+        </p>
+      ) : null}
+    </section>
+  );
+};
+
+/** Every incident, open ones first. */
+export const IncidentsPageView: FC<{
+  open: readonly IncidentRecord[];
+  resolved: readonly IncidentRecord[];
+  now: Date;
+  canEdit: boolean;
+  signedIn: boolean;
+  done: string | undefined;
+}> = ({ open, resolved, now, canEdit, signedIn, done }) => (
+  <Layout title="Incidents" signedIn={signedIn}>
+    <h1>Incidents</h1>
+    {done === 'acknowledged' ? <Notice>Acknowledged: reminders stop.</Notice> : null}
+    <p class="muted">
+      An incident opens when a site stops being as its owner intends (a crawler kept from a page
+      meant to be crawled, let into one meant to be kept out, or robots.txt that cannot be read) and
+      resolves when it is back. A relapse within the flap window reopens the same incident.
+    </p>
+    <h2>Open</h2>
+    {open.length === 0 ? (
+      <p>No open incident: every site is as intended, or not checked yet.</p>
+    ) : (
+      <IncidentList incidents={open} now={now} canEdit={canEdit} />
+    )}
+    <h2>Resolved</h2>
+    {resolved.length === 0 ? (
+      <p class="muted">None yet.</p>
+    ) : (
+      <IncidentList incidents={resolved} now={now} canEdit={false} />
+    )}
+  </Layout>
+);
+
+const IncidentList: FC<{ incidents: readonly IncidentRecord[]; now: Date; canEdit: boolean }> = ({
+  incidents,
+  now,
+  canEdit,
+}) => (
+  <ul class="incidents">
+    {incidents.map((incident) => (
+      <li id={`incident-${incident.id}`}>
+        <IncidentLine incident={incident} now={now} site />
+        <ul>
+          {incident.causes.map((c) => (
+            <li>
+              <Rich text={c} />
+            </li>
+          ))}
+        </ul>
+        <span class="muted">
+          {incident.siteState === 'cannot-check'
+            ? 'cannot be checked'
+            : `${incident.violationCount} cell${incident.violationCount === 1 ? '' : 's'} differ${incident.violationCount === 1 ? 's' : ''} from the intent (at worst ${incident.worstCount})`}
+        </span>
+        {canEdit && incident.state === 'open' ? <AckForm incident={incident} /> : null}
+      </li>
+    ))}
+  </ul>
+);

@@ -1,0 +1,74 @@
+/**
+ * The pages' side of intent and incidents: "Accept as intended" from a site's matrix,
+ * acknowledging an incident, and the Incidents page.
+ */
+import type { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { requireWriteAccess } from '../auth.js';
+import type { WebEnv } from '../auth.js';
+import type { WebDeps } from '../deps.js';
+import { acceptIntent, acknowledge } from '../intent.js';
+import { IncidentsPageView } from '../pages/intent.js';
+import { parseId } from '../sites.js';
+import type { ConfiguredSites } from '../sites.js';
+import type { Render } from './render.js';
+
+/** A form field as text, or undefined when absent or blank. */
+function field(body: Record<string, unknown>, name: string, max: number): string | undefined {
+  const value = body[name];
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  if (value.length > max)
+    throw new HTTPException(400, { message: `${name}: must be at most ${max} characters` });
+  return value.trim();
+}
+
+export function registerIntentPages(
+  app: Hono<WebEnv>,
+  deps: WebDeps,
+  sites: ConfiguredSites,
+  render: Render,
+): void {
+  const token = deps.config.web.token;
+
+  app.post('/sites/:id/intent/accept', async (c) => {
+    requireWriteAccess(c, token);
+    const site = await sites.resolve(c.req.param('id'));
+    const body = await c.req.parseBody();
+    const url = field(body, 'url', 4000);
+    const agent = field(body, 'agent', 200);
+    await acceptIntent(deps, site.id, {
+      ...(url === undefined ? {} : { url }),
+      ...(agent === undefined ? {} : { agent }),
+    });
+    return c.redirect(`/sites/${site.id}?done=accepted#intent`, 303);
+  });
+
+  app.post('/incidents/:id/ack', async (c) => {
+    requireWriteAccess(c, token);
+    const id = parseId(c.req.param('id'), 'incident');
+    const body = await c.req.parseBody();
+    const note = field(body, 'note', 2000);
+    if (note === undefined)
+      throw new HTTPException(400, { message: 'note: must say what is being done about it' });
+    const incident = await acknowledge(deps, id, { note, by: field(body, 'by', 100) });
+    return c.redirect(`/sites/${incident.siteId}?done=acknowledged#intent`, 303);
+  });
+
+  app.get('/incidents', async (c) => {
+    const [open, resolved] = await Promise.all([
+      deps.store.listIncidents({ state: 'open', limit: 500 }),
+      deps.store.listIncidents({ state: 'resolved', limit: 100 }),
+    ]);
+    return render(
+      c,
+      <IncidentsPageView
+        open={open}
+        resolved={resolved}
+        now={deps.now()}
+        canEdit={token !== undefined && c.get('signedIn')}
+        signedIn={c.get('signedIn')}
+        done={c.req.query('done')}
+      />,
+    );
+  });
+}

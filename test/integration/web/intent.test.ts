@@ -1,0 +1,242 @@
+/**
+ * Intent and incidents through the API and the pages, on both databases, against a
+ * loopback site: the built-in intent flags a blocked page; "Accept as intended" makes the
+ * site as intended at once (no fetch); a deploy that blocks /pricing opens one incident,
+ * which is acknowledged, resolves with its duration, and reopens on a relapse within the
+ * flap window; an intent the file gives is not editable here.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src/config/config.js';
+import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
+import { checkSites } from '../../../src/monitor/check/batch.js';
+import type { CheckDeps } from '../../../src/monitor/ports.js';
+import { SiteCatalog } from '../../../src/monitor/sites/catalog.js';
+import { createSiteDirectory } from '../../../src/store/index.js';
+import type { Config } from '../../../src/config/config.js';
+import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import type { TestDatabase } from '../../support/database.js';
+import { FixtureServer } from '../../support/fixture-server.js';
+import { DAY_MS, START, checkDepsOn, historyApp } from '../../support/site-history.js';
+
+const TOKEN = 'intent-token-0123456789abcdef';
+const bearer = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+const ADMIN_BLOCKED = 'User-agent: *\nDisallow: /admin/\n';
+const PRICING_BLOCKED = 'User-agent: *\nDisallow: /admin/\nDisallow: /pricing\n';
+
+const shop = new FixtureServer();
+const owned = new FixtureServer();
+const fetcher = createRobotsFetcher({
+  userAgent: 'robowatch-test',
+  timeoutMs: 3_000,
+  allowPrivateAddresses: true,
+});
+beforeAll(async () => {
+  await Promise.all([shop.start(), owned.start()]);
+});
+afterAll(async () => {
+  await fetcher.close();
+  await Promise.all([shop.stop(), owned.stop()]);
+});
+
+interface IntentAnswer {
+  from: string;
+  editable: boolean;
+  entries: { watch: string; agents: string[]; expect: string }[];
+  state: {
+    state: string | null;
+    violations: { url: string; agent: string; expected: string }[];
+    violationCount: number;
+    reason: string | null;
+  };
+}
+interface IncidentAnswer {
+  id: number;
+  state: string;
+  duration: string;
+  causes: string[];
+  reopened: number;
+  acknowledgedBy: string | null;
+  note: string | null;
+  resolvedAt: string | null;
+}
+
+describe.each(databaseKinds())('intent and incidents on %s', (kind) => {
+  let database: TestDatabase;
+  let config: Config;
+  let deps: CheckDeps;
+  let app: ReturnType<typeof historyApp>;
+  const clock = { now: START };
+  let shopId = 0;
+  let ownedId = 0;
+
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await app.request(path, {
+      method,
+      headers: bearer,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const intent = async () =>
+    (await call('GET', `/api/v1/sites/${shopId}/intent`)).body as unknown as IntentAnswer;
+  const incidents = async (query = `site=${shopId}`) =>
+    ((await call('GET', `/api/v1/incidents?${query}`)).body as { incidents: IncidentAnswer[] })
+      .incidents;
+  /** Checks the shop as the daemon would: with its settings as the catalog makes them. */
+  const check = async (at: Date) => {
+    clock.now = at;
+    const catalog = new SiteCatalog(
+      createSiteDirectory(database.handle.db),
+      config,
+      () => clock.now,
+    );
+    await catalog.load();
+    await checkSites(deps, [catalog.get(shopId)!.site], { concurrency: 1 });
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    config = parseConfig(
+      `agents: [Googlebot, GPTBot]
+watch: [/, /pricing, /admin/]
+sites:
+  - {url: '${shop.origin}', name: Shop}
+  - url: '${owned.origin}'
+    name: Owned
+    intent: [{watch: '/*', agents: [Googlebot], expect: allowed}]
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+web: {token: '${TOKEN}'}`,
+      { file: 'intent.yaml', cwd: '/tmp', env: {}, version: 'test' },
+    );
+    shop.serve('/robots.txt', 200, ADMIN_BLOCKED);
+    owned.serve('/robots.txt', 200, ADMIN_BLOCKED);
+    deps = checkDepsOn(database.handle.db, fetcher, clock);
+    await checkSites(deps, config.sites, { concurrency: 1 });
+    app = historyApp(database.handle.db, config, deps, clock);
+    const listed = (await call('GET', '/api/v1/sites')).body as {
+      sites: { id: number; name: string }[];
+    };
+    shopId = listed.sites.find((s) => s.name === 'Shop')!.id;
+    ownedId = listed.sites.find((s) => s.name === 'Owned')!.id;
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+
+  it('flags a page blocked for a search engine by default, and says so on the site', async () => {
+    const answer = await intent();
+    expect(answer.from).toBe('built-in');
+    expect(answer.state.state).toBe('not-as-intended');
+    expect(answer.state.violations).toEqual([
+      expect.objectContaining({
+        url: `${shop.origin}/admin/`,
+        agent: 'Googlebot',
+        expected: 'allowed',
+      }),
+    ]);
+    const site = (await call('GET', `/api/v1/sites/${shopId}`)).body as {
+      intent: { state: string; violationCount: number };
+    };
+    expect(site.intent).toMatchObject({ state: 'not-as-intended', violationCount: 1 });
+    const [open] = await incidents();
+    expect(open).toMatchObject({ state: 'open', reopened: 0 });
+    expect(open!.causes).toEqual(['Disallow: /admin/ (line 2) blocks pages meant to be crawled']);
+    const html = await (
+      await app.request(`/sites/${shopId}`, { headers: { ...bearer, accept: 'text/html' } })
+    ).text();
+    expect(html).toContain('not as intended: 1 cell');
+    expect(html).toContain('class="differs"');
+  });
+
+  it('accepts a cell as intended at once, without a fetch, and resolves the incident', async () => {
+    const fetched = shop.requests.length;
+    clock.now = new Date(START.getTime() + 10 * 60_000);
+    const accepted = await call('POST', `/api/v1/sites/${shopId}/intent/accept`, {
+      url: `${shop.origin}/admin/`,
+      agent: 'Googlebot',
+    });
+    expect(accepted.status).toBe(200);
+    const answer = accepted.body as unknown as IntentAnswer;
+    expect(answer.from).toBe('web');
+    expect(answer.state.state).toBe('as-intended');
+    expect(answer.entries).toContainEqual({
+      watch: '/admin/',
+      agents: ['Googlebot'],
+      expect: 'disallowed',
+    });
+    expect(shop.requests.length).toBe(fetched);
+    const [resolved] = await incidents();
+    expect(resolved).toMatchObject({ state: 'resolved', duration: '10 min' });
+  });
+
+  it('opens one incident when a deploy blocks /pricing, takes an acknowledgment, and resolves it', async () => {
+    shop.serve('/robots.txt', 200, PRICING_BLOCKED);
+    await check(new Date(START.getTime() + DAY_MS));
+    const [open, old] = await incidents();
+    expect(old?.state).toBe('resolved');
+    expect(open).toMatchObject({ state: 'open' });
+    expect(open!.causes).toEqual(['Disallow: /pricing (line 3) blocks pages meant to be crawled']);
+    // Seen again: still the one incident.
+    await check(new Date(START.getTime() + DAY_MS + 60_000));
+    expect((await incidents(`site=${shopId}&state=open`)).map((i) => i.id)).toEqual([open!.id]);
+
+    const acked = await call('POST', `/api/v1/incidents/${open!.id}/ack`, {
+      note: 'Rolling back the deploy',
+      by: 'Ana (SEO)',
+    });
+    expect(acked.status).toBe(200);
+    expect(acked.body).toMatchObject({
+      acknowledgedBy: 'Ana (SEO)',
+      note: 'Rolling back the deploy',
+    });
+    const empty = await call('POST', `/api/v1/incidents/${open!.id}/ack`, { note: ' ' });
+    expect(empty.status).toBe(400);
+    expect((empty.body as { error: { message: string } }).error.message).toBe(
+      'note: must say what is being done about it',
+    );
+
+    shop.serve('/robots.txt', 200, ADMIN_BLOCKED);
+    await check(new Date(START.getTime() + DAY_MS + 2 * 3_600_000));
+    const [fixed] = await incidents();
+    expect(fixed).toMatchObject({ id: open!.id, state: 'resolved', duration: '2 h' });
+
+    // A relapse within the flap window (an hour) reopens the same incident.
+    shop.serve('/robots.txt', 200, PRICING_BLOCKED);
+    await check(new Date(START.getTime() + DAY_MS + 2 * 3_600_000 + 30 * 60_000));
+    const [again] = await incidents();
+    expect(again).toMatchObject({ id: open!.id, state: 'open', reopened: 1, resolvedAt: null });
+    const page = await (
+      await app.request('/incidents', { headers: { ...bearer, accept: 'text/html' } })
+    ).text();
+    expect(page).toContain('Disallow: /pricing (line 3) blocks pages meant to be crawled');
+    expect(page).toContain('acknowledged by Ana (SEO)');
+  });
+
+  it('refuses to change an intent the file gives, and a bad entry in one line', async () => {
+    const refused = await call('PUT', `/api/v1/sites/${ownedId}/intent`, []);
+    expect(refused.status).toBe(409);
+    expect((refused.body as { error: { message: string } }).error.message).toBe(
+      `the intent of ${owned.origin} is set in intent.yaml: edit it there`,
+    );
+    const bad = await call('PUT', `/api/v1/sites/${shopId}/intent`, [
+      { watch: '/pricing', agents: ['@nope'], expect: 'allowed' },
+    ]);
+    expect(bad.status).toBe(400);
+    expect((bad.body as { error: { message: string } }).error.message).toMatch(
+      /^intent\[0\]\.agents\[0\]: unknown preset "@nope"/,
+    );
+    // The file's own intent judges only Googlebot: GPTBot kept out of /admin/ is fine.
+    const owner = (await call('GET', `/api/v1/sites/${ownedId}/intent`))
+      .body as unknown as IntentAnswer;
+    expect(owner).toMatchObject({ from: 'site-file', editable: false });
+    expect(owner.state.state).toBe('not-as-intended');
+  });
+
+  it('goes back to the built-in intent when the one set here is deleted', async () => {
+    const reset = await call('DELETE', `/api/v1/sites/${shopId}/intent`);
+    expect(reset.status).toBe(200);
+    const answer = reset.body as unknown as IntentAnswer;
+    expect(answer.from).toBe('built-in');
+    expect(answer.state.violationCount).toBe(2);
+  });
+});
