@@ -49,8 +49,11 @@ export function feedKey(token: string): string {
 
 const isFeed = (path: string) => path === '/feed.atom' || /^\/sites\/\d+\/feed\.atom$/.test(path);
 
-/** Paths served without the token: signing in needs the form and its stylesheet. */
-const OPEN = new Set(['/login', '/static/style.css']);
+/**
+ * Paths served without the token: signing in needs the form and its stylesheet; a
+ * prober needs /healthz's status (the rest of its answer needs the token).
+ */
+const OPEN = new Set(['/login', '/static/style.css', '/healthz']);
 
 /**
  * With `web.token` set, every request needs it; a browser without it is sent to the

@@ -602,6 +602,18 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       expect(page.headers.get('location')).toBe('/login?next=%2Fsites%2F1');
       expect((await secured.request('/metrics')).status).toBe(401);
       expect((await secured.request('/static/style.css')).status).toBe(200);
+      // A prober learns whether robowatch is healthy without the token, and nothing more.
+      const probe = await secured.request('/healthz');
+      expect(probe.status).toBe(200);
+      expect(await probe.json()).toEqual({ status: 'ok' });
+      const full = await secured.request('/healthz', { headers: bearer });
+      expect(Object.keys((await full.json()) as object)).toEqual([
+        'status',
+        'problems',
+        'database',
+        'daemon',
+        'notifications',
+      ]);
       expect(
         (await secured.request('/api/v1/sites', { headers: { authorization: 'Bearer nope' } }))
           .status,
