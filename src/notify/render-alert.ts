@@ -105,11 +105,16 @@ function modelOf(payload: AlertPayload, context: RenderContext): Model {
       ? ` (and ${others.toLocaleString('en-US')} more change${others === 1 ? '' : 's'})`
       : '';
   // The count stays whatever the headline's length: a long pattern is cut, not the count.
-  const room = SUBJECT_CHARS - host.length - 2 - more.length;
+  // A site is called by its name where it has one, with its host.
+  const label =
+    payload.name === undefined || payload.name === ''
+      ? host
+      : `${oneLineText(payload.name)} (${host})`;
+  const room = SUBJECT_CHARS - label.length - 2 - more.length;
   const head = oneLineText(
     lead ? causeHeadline(lead.cause, words) : legacyHeadline(payload.events),
   );
-  const subject = `${host}: ${head.length > room ? `${head.slice(0, room - 1)}…` : head}${more}`;
+  const subject = `${label}: ${head.length > room ? `${head.slice(0, room - 1)}…` : head}${more}`;
   return {
     host,
     site: payload.site,
@@ -325,6 +330,7 @@ export function renderWebhookBody(
     delivery: delivery.key,
     createdAt: delivery.createdAt.toISOString(),
     site: payload.site,
+    name: payload.name ?? null,
     subject: model.subject,
     links: { site: model.siteLink, diff: model.diff },
     causes: model.causes.map(({ cause, explained, history }) => ({

@@ -46,6 +46,10 @@ const CLEAR_SITES = 200;
 const ATTENTION_SITES = 100;
 
 const host = (origin: string) => new URL(origin).host;
+
+/** A site as the digest names it: its name and host, or its origin. */
+const called = (site: { readonly origin: string; readonly name: string | null }) =>
+  site.name === null ? site.origin : `${oneLineText(site.name)} (${host(site.origin)})`;
 const plural = (n: number, one: string, many = `${one}s`) =>
   `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
@@ -278,7 +282,9 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     html.push('<h2>Needs attention</h2>', '<ul>');
     for (const site of attention.slice(0, ATTENTION_SITES)) {
       for (const a of site.attention) {
-        const line = oneLineText(`${host(site.origin)}: ${attentionText(site, a, context)}`);
+        const line = oneLineText(
+          `${site.name === null ? host(site.origin) : called(site)}: ${attentionText(site, a, context)}`,
+        );
         const link = attentionLink(site, a, context);
         text.push(`  - ${line}`, `    ${link}`);
         html.push(`<li>${htmlWithCode(line)} <a href="${escapeHtml(link)}">Open</a></li>`);
@@ -298,8 +304,8 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
   }
   for (const site of detailed) {
     const link = context.links.site(site.siteId);
-    text.push(`  ${site.origin}  ${link}`);
-    html.push(`<h3><a href="${escapeHtml(link)}">${escapeHtml(site.origin)}</a></h3>`, '<ul>');
+    text.push(`  ${called(site)}  ${link}`);
+    html.push(`<h3><a href="${escapeHtml(link)}">${escapeHtml(called(site))}</a></h3>`, '<ul>');
     for (const c of changeLines(site, context)) {
       const head = oneLineText(c.at === '' ? c.text : `${c.at}  ${c.text}`);
       text.push(`    ${head}`);
@@ -331,7 +337,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     text.push('All clear (no change, no incident this period)');
     html.push('<h2>All clear</h2>', '<ul>');
     for (const site of clear.slice(0, CLEAR_SITES)) {
-      const line = `${site.origin}: ${healthLine(site)}${aiLine(site) ? ` AI crawlers: ${aiLine(site)}.` : ''}`;
+      const line = `${called(site)}: ${healthLine(site)}${aiLine(site) ? ` AI crawlers: ${aiLine(site)}.` : ''}`;
       text.push(`  ${oneLineText(line)}`);
       html.push(`<li>${htmlWithCode(oneLineText(line))}</li>`);
     }
@@ -343,7 +349,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     html.push('</ul>');
   } else if (digest.allClear) {
     for (const site of clear.slice(0, CLEAR_SITES))
-      text.push(`  ${oneLineText(`${site.origin}: ${healthLine(site)}`)}`);
+      text.push(`  ${oneLineText(`${called(site)}: ${healthLine(site)}`)}`);
   }
   const more = `The rest is in the web UI: ${context.links.overview()}`;
   html.push('</body></html>');
@@ -372,6 +378,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
     attention: digest.sites.slice(0, 1_000).flatMap((site) =>
       site.attention.map((a) => ({
         site: site.origin,
+        name: site.name,
         kind: a.kind,
         text: attentionText(site, a, context),
         link: attentionLink(site, a, context),
@@ -379,6 +386,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
     ),
     sites: digest.sites.slice(0, 1_000).map((site) => ({
       site: site.origin,
+      name: site.name,
       link: context.links.site(site.siteId),
       clear: site.clear,
       checks: site.health.checks,

@@ -30,6 +30,8 @@ export type AlertCause = ChangeCause & { readonly alerts: boolean };
 /** What one alert says: the site's changes of one check. */
 export interface AlertContent {
   readonly site: string;
+  /** What people call the site (its `name`), absent when it has none. */
+  readonly name?: string;
   /** The change events of the alerting types (the machine interface, as today). */
   readonly events: readonly ChangeEvent[];
   /** Every cause of the check, most severe first, each marked whether it alerts. */
@@ -59,11 +61,13 @@ export function routeAlerts(
   causes: readonly ChangeCause[],
   targets: AlertTargets,
   agents: readonly string[],
+  name: string | null = null,
 ): AlertDraft[] {
   const marked = causes.map((cause) => ({ ...cause, alerts: causeAlerts(cause, targets.events) }));
   if (!marked.some((c) => c.alerts)) return [];
   const content: AlertContent = {
     site,
+    ...(name === null ? {} : { name }),
     events: rankEvents(
       events.filter((e) => (targets.events as readonly string[]).includes(e.type)),
     ),

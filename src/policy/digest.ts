@@ -53,6 +53,8 @@ export interface DigestNow {
 export interface DigestSiteInput {
   readonly siteId: number;
   readonly origin: string;
+  /** What people call it (null: its origin is its name). */
+  readonly name?: string | null;
   readonly profile: Profile;
   readonly agents: readonly WatchedAgent[];
   /** Its new states in the period, oldest first. */
@@ -154,6 +156,8 @@ export type Attention =
 export interface DigestSite {
   readonly siteId: number;
   readonly origin: string;
+  /** What people call it (null: its origin is its name). */
+  readonly name: string | null;
   readonly profile: Profile;
   /** The watched crawlers (for saying crawler lists). */
   readonly agents: readonly string[];
@@ -270,6 +274,7 @@ function summariseSite(
   return {
     siteId: input.siteId,
     origin: input.origin,
+    name: input.name ?? null,
     profile: input.profile,
     agents: input.agents.map((a) => a.token),
     changes: input.changes,
@@ -301,9 +306,15 @@ function attentionOf(input: DigestSiteInput): Attention[] {
   }
   let worst: { cause: ChangeCause; change: DigestChange; pairs: number } | undefined;
   let blocked = 0;
+  // A page blocked and unblocked again within the period is not a problem at its end.
+  const stillBlocked = new Set(
+    input.verdicts.filter((v) => !v.allowed).map((v) => `${v.url}\n${v.agent}`),
+  );
   for (const change of input.changes) {
     for (const cause of change.causes ?? []) {
-      const pairs = cause.pairs.filter((p) => p.flipped && !p.allowed).length;
+      const pairs = cause.pairs.filter(
+        (p) => p.flipped && !p.allowed && stillBlocked.has(`${p.url}\n${p.agent}`),
+      ).length;
       if (pairs === 0 || cause.type === 'fetch_status') continue; // said as "down" already
       blocked += pairs;
       if (worst === undefined || pairs > worst.pairs) worst = { cause, change, pairs };

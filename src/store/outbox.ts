@@ -66,6 +66,7 @@ export async function insertAlerts(
           payload: {
             kind: 'alert',
             site: draft.site,
+            ...(draft.name === undefined ? {} : { name: draft.name }),
             events: draft.events,
             causes: draft.causes,
             agents: draft.agents,

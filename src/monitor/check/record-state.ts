@@ -205,6 +205,7 @@ export async function recordNewState(
       causes,
       site.alerts,
       site.agents.map((a) => a.token),
+      site.name,
     ),
     unreachableSince: seen.unreachableSince,
     check: { checkedAt, durationMs: seen.durationMs, transient },

@@ -113,6 +113,7 @@ async function recordRefused(
             [cause],
             site.alerts,
             site.agents.map((a) => a.token),
+            site.name,
           )
         : [],
   });

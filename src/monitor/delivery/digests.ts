@@ -115,6 +115,7 @@ export async function prepareDigests(
       return {
         siteId,
         origin: site.origin,
+        name: site.name,
         profile: site.profile,
         agents: site.agents,
         changes: data?.changes ?? [],

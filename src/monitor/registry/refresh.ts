@@ -152,6 +152,7 @@ async function findingsFor(
       [cause],
       site.alerts,
       site.agents.map((a) => a.token),
+      site.name,
     );
     findings.push({
       siteId: byOrigin.get(site.origin)!.id,

@@ -76,6 +76,22 @@ describe('alert emails', () => {
     );
   });
 
+  it('name the site by its name where it has one: subject, Slack and webhook body', () => {
+    const named = { ...payload([blocked]), name: 'Shop EU' };
+    const subject =
+      'Shop EU (shop.example.com): /pricing is now disallowed for Googlebot (Disallow: /pricing, line 8)';
+    expect(alertSubject(named, context)).toBe(subject);
+    expect(renderSlackText(named, context).split('\n')[0]).toBe(`*robowatch: ${subject}*`);
+    const body = JSON.parse(
+      renderWebhookBody(named, 'json', { key: 'k', createdAt: new Date(0) }, context),
+    ) as { site: string; name: string | null; subject: string };
+    expect(body).toMatchObject({ site, name: 'Shop EU', subject });
+    // A name is one line, whatever was typed.
+    expect(alertSubject({ ...named, name: 'Shop\r\nBcc: x@example.com' }, context)).not.toMatch(
+      /[\r\n]/,
+    );
+  });
+
   it('say each cause, its consequence and pages, with links to the diff, history and site', () => {
     const { text, html } = renderAlertEmail(payload([down, blocked]), context);
     expect(text.split('\n')).toEqual([

@@ -337,23 +337,43 @@ describe("the registry's AI crawlers in the digest", () => {
   });
 });
 
+describe('needs attention', () => {
+  it('is what is still wrong at the end of the period: a block lifted since is not listed', () => {
+    const blocking = buildDigest('seo@a.com', period, [site({ changes: [change(3, [blocks()])] })]);
+    expect(blocking.sites[0]!.attention.map((a) => a.kind)).toEqual(['blocks']);
+    const lifted = buildDigest('seo@a.com', period, [
+      site({
+        changes: [change(3, [blocks()])],
+        verdicts: verdicts.map((v) => ({ ...v, allowed: true, cause: null })),
+      }),
+    ]);
+    expect(lifted.sites[0]!.attention).toEqual([]);
+    // The change is still reported, as what happened in the period.
+    expect(lifted.sites[0]!.changes).toHaveLength(1);
+  });
+});
+
 describe('digest data, for webhooks', () => {
   it("carries the attention list and each site's changes in words, with links", () => {
-    const data = digestData(
-      buildDigest('hook', period, [site({ changes: [change(3, [blocks()])] })]),
-      context,
-    ) as {
+    const digest = buildDigest('hook', period, [
+      site({ name: 'Shop', changes: [change(3, [blocks()])] }),
+    ]);
+    const data = digestData(digest, context) as {
       attention: unknown[];
       sites: { changes: unknown[] }[];
     };
     expect(data.attention).toEqual([
       {
         site: 'https://a.com',
+        name: 'Shop',
         kind: 'blocks',
         text: '/blog/ is now disallowed for CCBot (Disallow: /blog/, line 8).',
         link: 'https://rw.example.com/sites/1/diff?from=1&to=2',
       },
     ]);
+    // Each line of the digest calls the site by its name, with its host.
+    const { text } = renderDigest(digest, context);
+    expect(text).toContain('Shop (a.com): /blog/ is now disallowed for CCBot');
     expect(data.sites[0]!.changes).toEqual([
       {
         at: '2026-06-01 11:00',
