@@ -139,6 +139,8 @@ export function demoConfig(options: {
   return `# Written by robowatch demo: four local sites whose robots.txt changes over time.
 dataDir: ${q(options.dataDir)}
 agents: [Googlebot, Bingbot, GPTBot, ClaudeBot, "*"]
+# What a site added without watched URLs of its own watches ("Add many", the API).
+watch: ["/", "/pricing", "/blog/"]
 sites:
 ${sites}
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}

@@ -56,13 +56,22 @@ export function parseSiteList(text: string): { line: number; settings: Record<st
   });
 }
 
+/** The watched paths a line without its own gets: the configuration's, else the home page. */
+export function bulkWatchPaths(catalog: SiteCatalog): readonly string[] {
+  return catalog.config.siteDefaults.watchPaths ?? ['/'];
+}
+
 /** Adds each site of the list, in order; one line's refusal does not stop the others. */
 export async function addSiteList(catalog: SiteCatalog, text: string): Promise<BulkLine[]> {
   const results: BulkLine[] = [];
+  // A line without watched URLs takes the configuration's; without any, the home page.
+  const fallback = catalog.config.siteDefaults.watchPaths === undefined ? ['/'] : undefined;
   for (const { line, settings } of parseSiteList(text)) {
     const origin = String(settings['url']);
     try {
-      const entry = await catalog.add(settings);
+      const entry = await catalog.add(
+        fallback === undefined || 'watch' in settings ? settings : { ...settings, watch: fallback },
+      );
       results.push({ line, origin: entry.site.origin, outcome: 'added', id: entry.id });
     } catch (error) {
       if (!(error instanceof SiteChangeRefused)) throw error;

@@ -9,7 +9,9 @@ export const BulkAddPageView: FC<{
   error: string | undefined;
   results: readonly BulkLine[] | undefined;
   signedIn: boolean;
-}> = ({ text, error, results, signedIn }) => {
+  /** What a line that names no watched URLs watches. */
+  watch: readonly string[];
+}> = ({ text, error, results, signedIn, watch }) => {
   const added = results?.filter((r) => r.outcome === 'added') ?? [];
   const refused = results?.filter((r) => r.outcome === 'refused') ?? [];
   return (
@@ -79,9 +81,14 @@ export const BulkAddPageView: FC<{
           <input type="file" name="file" accept=".txt,.csv,text/plain,text/csv" />
         </label>
         <p class="muted">
-          Each site gets the configuration's crawlers, schedule and recipients, and its watched URLs
-          when the line names none; a line that is refused (a bad origin, a site already watched)
-          does not stop the others.
+          Each site gets the configuration's crawlers, schedule and recipients; a line that names no
+          watched URLs watches {watch.map((w, i) => (
+            <>
+              {i === 0 ? '' : ', '}
+              <code>{w}</code>
+            </>
+          ))}
+          . A line that is refused (a bad origin, a site already watched) does not stop the others.
         </p>
         <p>
           <button type="submit">Add these sites</button> <a href="/">Cancel</a>

@@ -16,7 +16,7 @@ import type { WebDeps } from '../deps.js';
 import { DiffPageView } from '../pages/diff.js';
 import { OverviewPageView } from '../pages/overview.js';
 import { BulkAddPageView } from '../pages/bulk.js';
-import { BulkListRefused, addSiteList } from '../bulk.js';
+import { BulkListRefused, addSiteList, bulkWatchPaths } from '../bulk.js';
 import { renderAtom } from '../feed.js';
 import { CrawlerPageView } from '../pages/crawlers.js';
 import { isCrawlerVerdict, viewCrawler } from '../../monitor/views/crawlers.js';
@@ -254,6 +254,7 @@ export function registerPages(
         error={outcome.error}
         results={outcome.results}
         signedIn={c.get('signedIn')}
+        watch={bulkWatchPaths(deps.catalog)}
       />,
       outcome.error === undefined ? 200 : 400,
     );

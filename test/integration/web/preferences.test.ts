@@ -45,7 +45,8 @@ describe.each(databaseKinds())('usage preferences on %s', (kind) => {
   it('shows them in the verdict matrix, for the cells a crawler may fetch', async () => {
     const html = await (await app.request('/sites/1', { headers: { accept: 'text/html' } })).text();
     const matrix = html.slice(html.indexOf('<table class="matrix">'), html.indexOf('</table>'));
-    const row = (path: string) => matrix.slice(matrix.indexOf(`>${path}</th>`)).split('</tr>')[0]!;
+    const row = (path: string) =>
+      matrix.slice(matrix.indexOf(`class="path">${path}</span>`)).split('</tr>')[0]!;
     // Googlebot may fetch / and /blog/post; GPTBot may fetch nothing: no preference.
     expect(row('/')).toContain(
       'usage: train-ai=n (line 4), search=yes (line 2), ai-train=no (line 2)',

@@ -377,17 +377,12 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
       refused: number;
       lines: { line: number; origin: string; outcome: string; message?: string }[];
     };
-    expect(body.added, JSON.stringify(body.lines)).toBe(2);
+    expect(body.added, JSON.stringify(body.lines)).toBe(3);
     expect(body.lines.map((l) => [l.line, l.origin, l.outcome, l.message])).toEqual([
       [2, 'https://bulk-a.example', 'added', undefined],
       [3, 'https://bulk-b.example', 'added', undefined],
-      // This configuration has no top-level watch list: a line must name its own.
-      [
-        4,
-        'bulk-e.example',
-        'refused',
-        'watch: is required (or list the paths every site watches in a top-level watch)',
-      ],
+      // This configuration has no top-level watch list: a line naming none watches the home page.
+      [4, 'https://bulk-e.example', 'added', undefined],
       [6, 'ftp://bulk-c.example', 'refused', 'url: must be http or https, not ftp'],
       [
         7,
@@ -402,6 +397,15 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
     expect((await send('GET', `/api/v1/sites/${a.id}`)).body).toMatchObject({
       watches: ['https://bulk-a.example/', 'https://bulk-a.example/cart'],
     });
+    const e = (await listed()).find((s) => s.origin === 'https://bulk-e.example')!;
+    expect((await send('GET', `/api/v1/sites/${e.id}`)).body).toMatchObject({
+      watches: ['https://bulk-e.example/'],
+    });
+    // The form says what such a line watches.
+    const empty = await (
+      await app.request('/sites/bulk', { headers: { ...bearer, accept: 'text/html' } })
+    ).text();
+    expect(empty).toContain('a line that names no watched URLs watches <code>/</code>.');
     // The page: an uploaded file, and what was refused kept in the box to fix.
     const form = new FormData();
     form.set('sites', '');
