@@ -47,7 +47,10 @@ td.changed { background: var(--changed); }
 .intent-cannot-check { background: var(--none); color: var(--ink); border: 1px dashed var(--unreachable); }
 td.differs { outline: 2px solid var(--unreachable); outline-offset: -2px; }
 .scroll { overflow-x: auto; max-width: 100%; }
+.scroll-hint { font-size: .9em; }
 table.matrix th[scope=row] { font-weight: normal; color: var(--ink); white-space: nowrap; }
+table.matrix th[scope=row], table.matrix thead th:first-child { position: sticky; left: 0; z-index: 1; background: var(--card); box-shadow: 1px 0 0 var(--line); }
+button.small { font-size: .8em; padding: 0 .4em; margin-left: .4em; }
 table.matrix td, table.matrix th { white-space: nowrap; }
 td.nowrap { white-space: nowrap; }
 figure.coverage-chart { margin: .5rem 0 1rem; }

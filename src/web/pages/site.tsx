@@ -1,5 +1,6 @@
 import type { FC } from 'hono/jsx';
-import { AcceptButton, IntentSection } from './intent.js';
+import { IntentSection } from './intent.js';
+import { VerdictMatrixSection } from './matrix.js';
 import { formatBytes } from '../../policy/wording/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
 import { answers } from '../../policy/wording/status-words.js';
@@ -16,13 +17,9 @@ import {
   Notice,
   Pager,
   Time,
-  Verdict,
-  causeText,
-  pathOf,
   statusText,
 } from './components.js';
 import { Timeline } from './svg.js';
-import { UsageNote } from './tester.js';
 
 /** The kinds of change the list filters by, as people call them. */
 const KIND_LABELS: readonly [ChangeKind, string][] = [
@@ -125,23 +122,7 @@ export const SitePageView: FC<SitePageProps> = ({
   const { site, current } = view;
   const base = `/sites/${site.id}`;
   // Folded columns hold several crawlers each.
-  const shownCrawlers =
-    view.matrix.members?.reduce((n, m) => n + m.length, 0) ?? view.matrix.agents.length;
   const agents = (site.config?.agents ?? []).map((a) => a.token);
-  // Cells that differ from the intent are marked; where it may be changed here, each cell,
-  // row and column can be accepted as intended.
-  const differs = (url: string, column: number, allowed: boolean) => {
-    const members = view.matrix.members?.[column] ?? [view.matrix.agents[column]!];
-    return members.some((agent) => {
-      const expected = view.intent?.expected(url, agent) ?? null;
-      return expected !== null && (expected === 'allowed') !== allowed;
-    });
-  };
-  const accept =
-    canCheck &&
-    view.intent !== undefined &&
-    view.intent.intent.from !== 'site-file' &&
-    view.intent.judgement?.state === 'not-as-intended';
   return (
     <Layout
       title={site.config?.name ?? site.origin}
@@ -312,132 +293,12 @@ export const SitePageView: FC<SitePageProps> = ({
         </p>
       ) : null}
 
-      <h2 id="verdicts">Watched URLs now</h2>
-      <form method="get" action={base} class="filter">
-        <label>
-          Crawlers{' '}
-          <input
-            type="text"
-            name="crawlers"
-            value={crawlers}
-            placeholder="e.g. Googlebot, GPT"
-            aria-label="Show only crawlers whose name contains"
-          />
-        </label>{' '}
-        <label>
-          <input type="checkbox" name="blocking" value="1" checked={blockingOnly} /> only those that
-          block a watched URL
-        </label>{' '}
-        <button type="submit">Show</button>
-        {shownCrawlers < view.matrixAgents ? (
-          <span class="muted">
-            {' '}
-            {shownCrawlers} of {view.matrixAgents} crawlers shown ·{' '}
-            <a href={`${base}#verdicts`}>show all</a>
-          </span>
-        ) : null}
-      </form>
-      {view.matrix.members !== undefined ? (
-        <p class="muted">
-          {shownCrawlers} crawlers in {view.matrix.members.length} columns: crawlers with the same
-          verdicts, for the same reasons, share one (its heading lists them).
-        </p>
-      ) : null}
-      {view.matrix.rows.length === 0 ? (
-        <p class="muted">No verdicts yet.</p>
-      ) : view.matrix.agents.length === 0 ? (
-        <p class="muted">No crawler matches this filter.</p>
-      ) : (
-        <div
-          class="scroll"
-          role="region"
-          aria-label="Verdicts by watched URL and crawler"
-          tabindex={0}
-        >
-          <table class="matrix">
-            <thead>
-              <tr>
-                <th>URL</th>
-                {view.matrix.agents.map((a, i) => {
-                  const members = view.matrix.members?.[i] ?? [a];
-                  const column = accept ? (
-                    <AcceptButton
-                      siteId={site.id}
-                      agent={a}
-                      label="accept column"
-                      title={`Take what ${a} may fetch now as intended`}
-                    />
-                  ) : null;
-                  return members.length === 1 ? (
-                    <th>
-                      {a}
-                      {column}
-                    </th>
-                  ) : (
-                    <th title={members.join(', ')}>
-                      {a} <span class="muted">and {members.length - 1} more</span>
-                      {column}
-                    </th>
-                  );
-                })}
-              </tr>
-            </thead>
-            <tbody>
-              {view.matrix.rows.map((row) => (
-                <tr>
-                  <th class="mono" scope="row">
-                    <span class="path">{pathOf(row.url)}</span>
-                    {accept ? (
-                      <AcceptButton
-                        siteId={site.id}
-                        url={row.url}
-                        label="accept row"
-                        title="Take what every crawler may fetch of this URL now as intended"
-                      />
-                    ) : null}
-                  </th>
-                  {row.cells.map((cell, i) =>
-                    cell === undefined ? (
-                      <td class="muted">–</td>
-                    ) : (
-                      <td
-                        class={differs(row.url, i, cell.allowed) ? 'differs' : undefined}
-                        title={
-                          differs(row.url, i, cell.allowed)
-                            ? `not as intended: meant to be ${cell.allowed ? 'kept out' : 'crawled'}`
-                            : undefined
-                        }
-                      >
-                        <a
-                          href={`${base}/verdicts?${new URLSearchParams({ url: row.url, agent: view.matrix.agents[i]! }).toString()}`}
-                        >
-                          <Verdict allowed={cell.allowed} />
-                        </a>
-                        <br />
-                        <span class="muted mono">{causeText(cell.cause)}</span>
-                        <UsageNote
-                          preferences={view.matrixUsage.get(
-                            `${row.url}\n${view.matrix.agents[i]!}`,
-                          )}
-                        />
-                        {accept && differs(row.url, i, cell.allowed) ? (
-                          <AcceptButton
-                            siteId={site.id}
-                            url={row.url}
-                            agent={view.matrix.agents[i]}
-                            label="accept"
-                            title="Take this verdict as intended"
-                          />
-                        ) : null}
-                      </td>
-                    ),
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <VerdictMatrixSection
+        view={view}
+        crawlers={crawlers}
+        blockingOnly={blockingOnly}
+        canEdit={canCheck}
+      />
 
       <h2>Changes</h2>
       <p class="muted">
