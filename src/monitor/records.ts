@@ -7,7 +7,7 @@ import type { IncidentStep } from '../policy/incidents.js';
 import type { IntentEntry, IntentEvaluation, SiteState, Violation } from '../policy/intent.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
-import type { AlertDraft } from '../policy/alerts.js';
+import type { AlertDraft, AlertTargets } from '../policy/alerts.js';
 import type { ChangeCause, ChangeCauseType } from '../policy/changes/cause-model.js';
 import type { CoverageAt, DigestChange, DigestNow } from '../policy/digest.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
@@ -456,6 +456,15 @@ export interface NewJudgement {
   readonly at: Date;
   /** A relapse within this long of a resolution reopens the incident. */
   readonly flapWindowMs: number;
+  /**
+   * Who hears of the incident's transitions (when its topics include `incidents`), and
+   * what changed in robots.txt at the check that judged it, in words.
+   */
+  readonly alerts?: {
+    readonly site: { readonly origin: string; readonly name: string | null };
+    readonly targets: AlertTargets;
+    readonly changes: readonly string[];
+  };
 }
 
 /** What recording a judgement did to the site's incidents. */

@@ -2,6 +2,7 @@ import type { Transporter } from 'nodemailer';
 import type { Channel, Delivery } from '../policy/alerts.js';
 import { renderAlertEmail } from './render-alert.js';
 import { renderTestEmail } from './render-test.js';
+import { renderIncidentEmail } from './render-incident.js';
 import type { RenderContext, RenderedEmail } from './render-alert.js';
 
 export interface EmailChannelOptions {
@@ -24,6 +25,8 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
       const { payload } = delivery;
       let message: RenderedEmail | undefined;
       if (payload.kind === 'alert') message = renderAlertEmail(payload, options.context());
+      else if (payload.kind === 'incident')
+        message = renderIncidentEmail(payload, options.context());
       else if (payload.kind === 'test') message = renderTestEmail(payload, options.context());
       else {
         message = await options.loadDigest(payload.digestId);

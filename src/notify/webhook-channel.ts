@@ -3,6 +3,7 @@ import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Channel, Delivery } from '../policy/alerts.js';
 import { renderWebhookBody } from './render-alert.js';
+import { renderIncidentWebhookBody } from './render-incident.js';
 import { renderTestWebhookBody } from './render-test.js';
 import type { RenderContext } from './render-alert.js';
 import { renderDigestWebhookBody } from './render-digest.js';
@@ -38,6 +39,13 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
       let body: string;
       if (payload.kind === 'alert')
         body = renderWebhookBody(payload, payload.format ?? 'json', delivery, options.context());
+      else if (payload.kind === 'incident')
+        body = renderIncidentWebhookBody(
+          payload,
+          payload.format ?? 'json',
+          delivery,
+          options.context(),
+        );
       else if (payload.kind === 'test')
         body = renderTestWebhookBody(
           payload,

@@ -5,6 +5,7 @@
 import { causeAlerts, DEFAULT_ALERT_TOPICS } from './changes/cause-model.js';
 import type { AlertTopic, ChangeCause } from './changes/cause-model.js';
 import type { ChangeEvent, ChangeEventType } from './changes/events.js';
+import type { IncidentPayload } from './incident-alerts.js';
 
 /** The topics that alert when the configuration does not say. */
 export const DEFAULT_ALERT_EVENTS: readonly AlertTopic[] = DEFAULT_ALERT_TOPICS;
@@ -112,7 +113,7 @@ export function rankEvents(events: readonly ChangeEvent[]): ChangeEvent[] {
 export type { ChangeEventType };
 
 /** What a queued notification asks to send. */
-export type OutboxPayload = AlertPayload | DigestPayload | TestPayload;
+export type OutboxPayload = AlertPayload | IncidentPayload | DigestPayload | TestPayload;
 
 /**
  * A test notification ("Send a test" in the web UI and API): sent at once, never queued,

@@ -8,6 +8,9 @@ import type { SQL } from 'drizzle-orm';
 import { intentCauses, incidentStep } from '../policy/incidents.js';
 import type { LatestIncident } from '../policy/incidents.js';
 import type { IntentEntry } from '../policy/intent.js';
+import { incidentAlerts } from '../policy/incident-alerts.js';
+import type { IncidentNote, IncidentTransition } from '../policy/incident-alerts.js';
+import { insertIncidentAlerts, withdrawResolution } from './outbox.js';
 import type {
   IncidentQuery,
   IncidentRecord,
@@ -67,11 +70,46 @@ export async function recordJudgement(
       judgement.flapWindowMs,
     );
     if (step.kind === 'none') return { step: 'none', incidentId: null, worse: false };
+    /** Queues the transition's alerts (none unless the site's topics include `incidents`). */
+    const notify = async (
+      id: number,
+      transition: IncidentTransition,
+      openedAt: Date,
+      notBefore = at,
+    ) => {
+      if (judgement.alerts === undefined) return;
+      const { site: named, targets, changes } = judgement.alerts;
+      const note: IncidentNote = {
+        id,
+        transition,
+        openedAt: openedAt.toISOString(),
+        resolvedAt: transition === 'resolved' ? at.toISOString() : null,
+        state: evaluation.state,
+        causes: intentCauses(evaluation),
+        violations: evaluation.violations,
+        violationCount: evaluation.violationCount,
+        changes,
+      };
+      await insertIncidentAlerts(
+        tx,
+        incidentAlerts(named, targets, note, at),
+        siteId,
+        at,
+        notBefore,
+      );
+    };
     if (step.kind === 'resolve') {
       await tx
         .update(incidents)
         .set({ state: 'resolved', resolvedAt: at, updatedAt: at })
         .where(eq(incidents.id, step.id));
+      // Told once the flap window has passed without a relapse (a relapse withdraws it).
+      await notify(
+        step.id,
+        'resolved',
+        latest!.openedAt,
+        new Date(at.getTime() + judgement.flapWindowMs),
+      );
       return { step: 'resolve', incidentId: step.id, worse: false };
     }
     const siteState: 'cannot-check' | 'not-as-intended' =
@@ -94,6 +132,7 @@ export async function recordJudgement(
           ...now,
         })
         .returning({ id: incidents.id });
+      await notify(row!.id, 'opened', at);
       return { step: 'open', incidentId: row!.id, worse: true };
     }
     const worstCount = sql`GREATEST(${incidents.worstCount}, ${evaluation.violationCount})`;
@@ -108,12 +147,17 @@ export async function recordJudgement(
           ...now,
         })
         .where(eq(incidents.id, step.id));
+      // Back within the flap window: its resolution was not sent yet, and now never is;
+      // said again only if it was (a window of 0).
+      if ((await withdrawResolution(tx, step.id)) === 0)
+        await notify(step.id, 'opened', latest!.openedAt);
       return { step: 'reopen', incidentId: step.id, worse: false };
     }
     await tx
       .update(incidents)
       .set({ worstCount, ...now })
       .where(eq(incidents.id, step.id));
+    if (step.worse) await notify(step.id, 'worse', latest!.openedAt);
     return { step: 'update', incidentId: step.id, worse: step.worse };
   });
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { FailingChannel } from '../monitor/records.js';
 import type { AlertDraft, Delivery, OutboxPayload } from '../policy/alerts.js';
+import type { IncidentDraft, IncidentPayload } from '../policy/incident-alerts.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { jobId } from '../lib/job-id.js';
@@ -89,6 +90,74 @@ export async function insertAlerts(
       now,
     );
   }
+}
+
+/**
+ * Queues the alerts of an incident's transition, in the caller's transaction: sent from
+ * `notBefore` (a resolution waits out the flap window, in case the incident comes back).
+ */
+export async function insertIncidentAlerts(
+  tx: Writer,
+  drafts: readonly IncidentDraft[],
+  siteId: number,
+  now: Date,
+  notBefore: Date,
+): Promise<void> {
+  if (drafts.length === 0) return;
+  const rows = await tx
+    .insert(outbox)
+    .values(
+      drafts.map((draft) => {
+        const { channel, ...content } = draft;
+        const payload: IncidentPayload = {
+          kind: 'incident',
+          site: content.site,
+          ...(content.name === undefined ? {} : { name: content.name }),
+          siteId,
+          incident: content.incident,
+          at: content.at,
+          ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
+        };
+        return {
+          key: randomUUID(),
+          channel,
+          destination: draft.channel === 'email' ? draft.to.join(', ') : draft.url,
+          payload,
+          siteId,
+          snapshotId: null,
+          createdAt: now,
+          nextAttemptAt: notBefore,
+        };
+      }),
+    )
+    .returning({ id: outbox.id });
+  await queueFirstAttempts(
+    tx,
+    rows.map((r) => r.id),
+    notBefore,
+  );
+}
+
+/**
+ * Withdraws an incident's resolution not sent yet (it came back within the flap window:
+ * nobody was told it had gone). Returns how many notifications were withdrawn.
+ */
+export async function withdrawResolution(
+  tx: Pick<Database, 'delete'>,
+  incidentId: number,
+): Promise<number> {
+  const rows = await tx
+    .delete(outbox)
+    .where(
+      and(
+        isNull(outbox.sentAt),
+        sql`${outbox.payload}->>'kind' = 'incident'`,
+        sql`(${outbox.payload}->'incident'->>'id')::bigint = ${incidentId}`,
+        sql`${outbox.payload}->'incident'->>'transition' = 'resolved'`,
+      ),
+    )
+    .returning({ id: outbox.id });
+  return rows.length;
 }
 
 /** Outbox rows one INSERT writes. */

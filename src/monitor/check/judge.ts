@@ -12,6 +12,8 @@ import type { IntentEvaluation } from '../../policy/intent.js';
 import type { FileCondition } from '../../policy/file-condition.js';
 import type { WatchVerdict } from '../../policy/verdicts.js';
 import type { FetchOutcome } from '../../policy/access.js';
+import type { ChangeCause } from '../../policy/changes/cause-model.js';
+import { causeHeadline } from '../../policy/wording/explain.js';
 import type { JudgementRecorded } from '../records.js';
 import type { CheckDeps } from '../ports.js';
 import { verdictsKey } from './record-state.js';
@@ -50,6 +52,8 @@ export async function judge(
     readonly verdicts: readonly WatchVerdict[];
   },
   at: Date,
+  /** What changed in robots.txt at this check (none when only the settings changed). */
+  causes: readonly ChangeCause[] = [],
 ): Promise<Judged> {
   const evaluation = evaluateIntent(site.intent.rules, state.verdicts, {
     status: fetchStatusOf(state.fetch, site.profile, state.stale),
@@ -63,13 +67,28 @@ export async function judge(
     evaluation,
     at,
     flapWindowMs: deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS,
+    alerts: alertsOf(site, causes, at),
   });
   return { evaluation, recorded };
 }
 
+/** Who hears of the site's incidents, and the changes of the check in a few words. */
+function alertsOf(site: SiteConfig, causes: readonly ChangeCause[], at: Date) {
+  const agents = site.agents.map((a) => a.token);
+  return {
+    site: { origin: site.origin, name: site.name },
+    targets: site.alerts,
+    changes: causes.slice(0, CHANGES_SAID).map((c) => causeHeadline(c, { agents, at })),
+  };
+}
+
+/** Changes of a check an incident alert names (the rest are on the site's page). */
+const CHANGES_SAID = 5;
+
 /** A site robowatch refused to check: it cannot be judged (and is judged again once checked). */
 export async function judgeRefused(
   deps: Pick<CheckDeps, 'store' | 'flapWindowMs'>,
+  site: SiteConfig,
   siteId: number,
   reason: string,
   at: Date,

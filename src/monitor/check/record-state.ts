@@ -216,6 +216,7 @@ export async function recordNewState(
     stored.id,
     { snapshotId, fetch: result, stale: seen.stale, fileCondition, verdicts },
     checkedAt,
+    causes,
   );
   const next: CurrentState = {
     snapshotId,

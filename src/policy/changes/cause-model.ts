@@ -326,6 +326,8 @@ export const ALERT_TOPICS = [
   'coverage_changed',
   'preferences_changed',
   'registry_changed',
+  // Not a kind of change: an incident opening, getting worse or resolving.
+  'incidents',
 ] as const;
 
 export type AlertTopic = (typeof ALERT_TOPICS)[number];

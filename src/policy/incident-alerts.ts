@@ -1,0 +1,82 @@
+/**
+ * Alerts that follow incidents (the `incidents` alert topic): one when an incident opens,
+ * one when it gets worse, one when it resolves; not one per check. Pure: an incident's
+ * transition and the site's targets go in, the notifications to queue come out.
+ */
+import type { AlertTargets, WebhookTarget } from './alerts.js';
+import type { Violation } from './intent.js';
+
+/** What happened to the incident: it opened (or came back), got worse, or resolved. */
+export type IncidentTransition = 'opened' | 'worse' | 'resolved';
+
+/** Cells an incident alert lists; the count says how many there are. */
+export const ALERTED_CELLS = 10;
+
+/** An incident's transition as its alert says it. */
+export interface IncidentNote {
+  readonly id: number;
+  readonly transition: IncidentTransition;
+  /** ISO 8601 (payloads are JSON). */
+  readonly openedAt: string;
+  readonly resolvedAt: string | null;
+  /** The site's state against its intent now. */
+  readonly state: 'as-intended' | 'not-as-intended' | 'cannot-check';
+  /** Why it is not as intended, in words (policy/incidents.ts intentCauses). */
+  readonly causes: readonly string[];
+  readonly violations: readonly Pick<Violation, 'url' | 'agent' | 'expected'>[];
+  readonly violationCount: number;
+  /** What changed in robots.txt at the check that made the transition, in words (titles). */
+  readonly changes: readonly string[];
+}
+
+/** An incident alert as queued: the site, the transition, where it points in the web UI. */
+export interface IncidentPayload {
+  readonly kind: 'incident';
+  readonly site: string;
+  readonly name?: string;
+  readonly siteId: number;
+  readonly incident: IncidentNote;
+  /** When the check (or the change of intent) that made the transition ran (ISO 8601). */
+  readonly at: string;
+  readonly format?: WebhookTarget['format'];
+}
+
+/** One incident notification to queue, for one channel. */
+export type IncidentDraft = Omit<IncidentPayload, 'kind' | 'format' | 'siteId'> &
+  (
+    | { readonly channel: 'email'; readonly to: readonly string[] }
+    | {
+        readonly channel: 'webhook';
+        readonly url: string;
+        readonly format: WebhookTarget['format'];
+      }
+  );
+
+/**
+ * The notifications of one transition, when the site's alerts follow incidents (its
+ * topics include `incidents`): one email to its recipients and one POST per webhook.
+ */
+export function incidentAlerts(
+  site: { readonly origin: string; readonly name: string | null },
+  targets: AlertTargets,
+  incident: IncidentNote,
+  at: Date,
+): IncidentDraft[] {
+  if (!(targets.events as readonly string[]).includes('incidents')) return [];
+  const content = {
+    site: site.origin,
+    ...(site.name === null ? {} : { name: site.name }),
+    incident: {
+      ...incident,
+      violations: incident.violations
+        .slice(0, ALERTED_CELLS)
+        .map(({ url, agent, expected }) => ({ url, agent, expected })),
+    },
+    at: at.toISOString(),
+  };
+  const drafts: IncidentDraft[] = [];
+  if (targets.email.length > 0) drafts.push({ ...content, channel: 'email', to: targets.email });
+  for (const webhook of targets.webhooks)
+    drafts.push({ ...content, channel: 'webhook', url: webhook.url, format: webhook.format });
+  return drafts;
+}
