@@ -2,7 +2,7 @@
  * Alerts (DESIGN.md: "alert"): which changes go where. Pure: takes the events and causes
  * of one check and a site's targets, returns what to send.
  */
-import { causeAlerts, DEFAULT_ALERT_TOPICS } from './changes/cause-model.js';
+import { CHANGED_TOPICS, causeAlerts, DEFAULT_ALERT_TOPICS } from './changes/cause-model.js';
 import type { AlertTopic, ChangeCause } from './changes/cause-model.js';
 import type { ChangeEvent, ChangeEventType } from './changes/events.js';
 import type { IncidentPayload } from './incident-alerts.js';
@@ -70,7 +70,13 @@ export function routeAlerts(
     site,
     ...(name === null ? {} : { name }),
     events: rankEvents(
-      events.filter((e) => (targets.events as readonly string[]).includes(e.type)),
+      events.filter((e) => {
+        const topics = targets.events as readonly string[];
+        return (
+          topics.includes(e.type) ||
+          (topics.includes('changed') && (CHANGED_TOPICS as readonly string[]).includes(e.type))
+        );
+      }),
     ),
     causes: marked,
     agents,

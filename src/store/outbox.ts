@@ -103,39 +103,40 @@ export async function insertIncidentAlerts(
   now: Date,
   notBefore: Date,
 ): Promise<void> {
-  if (drafts.length === 0) return;
-  const rows = await tx
-    .insert(outbox)
-    .values(
-      drafts.map((draft) => {
-        const { channel, ...content } = draft;
-        const payload: IncidentPayload = {
-          kind: 'incident',
-          site: content.site,
-          ...(content.name === undefined ? {} : { name: content.name }),
-          siteId,
-          incident: content.incident,
-          at: content.at,
-          ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
-        };
-        return {
-          key: randomUUID(),
-          channel,
-          destination: draft.channel === 'email' ? draft.to.join(', ') : draft.url,
-          payload,
-          siteId,
-          snapshotId: null,
-          createdAt: now,
-          nextAttemptAt: notBefore,
-        };
-      }),
-    )
-    .returning({ id: outbox.id });
-  await queueFirstAttempts(
-    tx,
-    rows.map((r) => r.id),
-    notBefore,
-  );
+  for (let start = 0; start < drafts.length; start += ALERT_ROWS_PER_STATEMENT) {
+    const rows = await tx
+      .insert(outbox)
+      .values(
+        drafts.slice(start, start + ALERT_ROWS_PER_STATEMENT).map((draft) => {
+          const { channel, ...content } = draft;
+          const payload: IncidentPayload = {
+            kind: 'incident',
+            site: content.site,
+            ...(content.name === undefined ? {} : { name: content.name }),
+            siteId,
+            incident: content.incident,
+            at: content.at,
+            ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
+          };
+          return {
+            key: randomUUID(),
+            channel,
+            destination: draft.channel === 'email' ? draft.to.join(', ') : draft.url,
+            payload,
+            siteId,
+            snapshotId: null,
+            createdAt: now,
+            nextAttemptAt: notBefore,
+          };
+        }),
+      )
+      .returning({ id: outbox.id });
+    await queueFirstAttempts(
+      tx,
+      rows.map((r) => r.id),
+      notBefore,
+    );
+  }
 }
 
 /**

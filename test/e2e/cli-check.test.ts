@@ -239,15 +239,16 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
       );
       expect(server.requests.length).toBe(requests);
       expect(hook.received).toHaveLength(1);
+      // An incident: the site cannot be checked, never that crawlers are blocked.
       const alert = JSON.parse(hook.received[0]!.body) as {
         subject: string;
-        causes: { type: string; title: string; consequence: string }[];
+        incident: { state: string; causes: string[] };
       };
       expect(alert.subject).toBe(
-        `${new URL(server.origin).host}: robowatch could not check this site: it resolves to a private address`,
+        `${new URL(server.origin).host}: cannot be checked: robowatch refused to fetch its robots.txt (127.0.0.1 is a private or reserved address); fetch.allowPrivateAddresses allows it`,
       );
-      expect(alert.causes[0]!.consequence).toContain('so it cannot say what crawlers may do now');
-      expect(alert.causes[0]!.consequence).not.toMatch(/disallowed|blocked/);
+      expect(alert.incident.state).toBe('cannot-check');
+      expect(alert.subject).not.toMatch(/disallowed|blocked/);
       // No state: history has nothing; a second refusal alerts nothing more.
       const history = await robowatch('history', '--config', guarded, server.origin);
       expect(history.stdout).not.toMatch(/unreachable|blocked/);

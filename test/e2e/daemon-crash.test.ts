@@ -138,7 +138,8 @@ notify:
     expect(smtp.received.map((m) => m.parsed.subject!.split(': ')[0]).sort()).toEqual(hosts);
     for (const mail of smtp.received) {
       expect(mail.envelopeTo).toEqual(['seo@example.com']);
-      expect(mail.parsed.subject).toMatch(/: \/pricing is now disallowed for (Googlebot|GPTBot)/);
+      // Googlebot is meant to crawl every watched page: the change opened an incident.
+      expect(mail.parsed.subject).toMatch(/: not as intended: \/pricing is blocked for Googlebot$/);
     }
     expect(new Set(smtp.received.map((m) => m.parsed.messageId)).size).toBe(SITES);
     const hooks = webhook.received.map((h) => JSON.parse(h.body) as { site: string });

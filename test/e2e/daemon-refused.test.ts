@@ -51,8 +51,16 @@ web: {listen: 0}
       await vi.waitFor(() => expect(refusals().length).toBeGreaterThanOrEqual(3), wait);
       await vi.waitFor(() => expect(hook.received).toHaveLength(1), wait);
       expect(refusals()[0]).toMatchObject({ level: 40, site: site.origin });
-      const alert = JSON.parse(hook.received[0]!.body) as { causes: { type: string }[] };
-      expect(alert.causes.map((c) => c.type)).toEqual(['refused']);
+      // An incident: the site cannot be checked (never that crawlers are blocked).
+      const alert = JSON.parse(hook.received[0]!.body) as {
+        subject: string;
+        incident: { transition: string; state: string; causes: string[] };
+      };
+      expect(alert.incident).toMatchObject({ transition: 'opened', state: 'cannot-check' });
+      expect(alert.subject).toBe(
+        `${new URL(site.origin).host}: cannot be checked: robowatch refused to fetch its robots.txt (127.0.0.1 is a private or reserved address); fetch.allowPrivateAddresses allows it`,
+      );
+      expect(alert.subject).not.toMatch(/disallowed|blocked/);
       expect(site.requests).toHaveLength(0);
       const document = (await (await fetch(`${base}/api/v1/sites/1`)).json()) as {
         current: unknown;

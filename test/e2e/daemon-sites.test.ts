@@ -95,7 +95,8 @@ describe('robowatch start with sites that change while it runs', () => {
       expect(alert.signatureValid).toBe(true);
       const body = JSON.parse(alert.body) as { site: string; subject: string };
       expect(body.site).toBe(fileSite.origin);
-      expect(body.subject).toContain('now disallowed');
+      // Its incident got worse: every watched page is blocked for Googlebot now.
+      expect(body.subject).toMatch(/: (worse|not as intended): \/ is blocked for Googlebot/);
       fileSite.serve('/robots.txt', 200, ROBOTS);
 
       // SIGHUP: the file now lists another site; it is checked from then on.

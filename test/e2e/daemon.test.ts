@@ -144,12 +144,15 @@ describe('robowatch digest', () => {
     await runRobowatch(['check', '--config', config], { env });
     site.serve('/robots.txt', 200, V2);
     const checked = await runRobowatch(['check', '--config', config], { env });
-    // check sends the alerts it queued: one email, one webhook.
+    // check sends the alerts it queued: one email, one webhook. Googlebot is meant to crawl
+    // every watched page (the built-in intent): the baseline (/private/x blocked) opened an
+    // incident, and the change made it worse.
     expect(checked.stdout).toMatch(/\n2 notifications sent\n$/);
     expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
-      expect.stringContaining('/pricing is now disallowed for Googlebot and GPTBot'),
+      expect.stringContaining(': not as intended: /private/x is blocked for Googlebot'),
+      expect.stringContaining(': worse: /pricing is blocked for Googlebot (and 1 more)'),
     ]);
-    expect(webhook.received).toHaveLength(1);
+    expect(webhook.received).toHaveLength(2);
 
     const printed = await runRobowatch(['digest', '--config', config], { env });
     expect(printed.code).toBe(0);
@@ -169,14 +172,14 @@ describe('robowatch digest', () => {
     expect(printed.stdout).toContain('    AI crawlers: partly blocked: GPTBot 2/3 (falls under *)');
     // The webhook's team gets the digest too.
     expect(printed.stdout).toMatch(/\nTo: webhook http:\/\/127\.0\.0\.1:\d+\/… #[0-9a-f]{8}\n/);
-    expect(smtp.received).toHaveLength(1); // printing sends nothing
+    expect(smtp.received).toHaveLength(2); // printing sends nothing
 
     const sent = await runRobowatch(['digest', '--send', '--config', config], { env });
     expect(sent.stdout).toMatch(
       /^seo@example.com: queued \(digest \d+\)\nwebhook .*: queued \(digest \d+\)\n2 notifications sent\n$/,
     );
-    expect(smtp.received).toHaveLength(2);
-    const digest = smtp.received[1]!;
+    expect(smtp.received).toHaveLength(3);
+    const digest = smtp.received[2]!;
     expect(digest.envelopeTo).toEqual(['seo@example.com']);
     expect(digest.parsed.subject).toMatch(
       /^robowatch digest .*: 1 site needs attention \(1 site\)$/,
@@ -194,7 +197,7 @@ describe('robowatch digest', () => {
     expect(again.stdout).toMatch(
       /^seo@example.com: already sent for this period\nwebhook .*: already sent for this period\n0 notifications sent\n$/,
     );
-    expect(smtp.received).toHaveLength(2);
+    expect(smtp.received).toHaveLength(3);
   });
 
   it.each([

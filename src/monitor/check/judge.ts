@@ -105,6 +105,7 @@ export async function judgeRefused(
     evaluation,
     at,
     flapWindowMs: deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS,
+    alerts: alertsOf(site, [], at),
   });
   return { evaluation, recorded };
 }

@@ -117,7 +117,9 @@ async function recordRefused(
           )
         : [],
   });
-  const judged = began ? await judgeRefused(deps, site, stored.id, cause.reason, checkedAt) : undefined;
+  const judged = began
+    ? await judgeRefused(deps, site, stored.id, cause.reason, checkedAt)
+    : undefined;
   const outcome: CheckOutcome = {
     ...(judged === undefined ? {} : { judged }),
     site: site.origin,

@@ -328,12 +328,20 @@ export const ALERT_TOPICS = [
   'registry_changed',
   // Not a kind of change: an incident opening, getting worse or resolving.
   'incidents',
+  // Every change that mattered before incidents did: the topics of CHANGED_TOPICS.
+  'changed',
 ] as const;
 
 export type AlertTopic = (typeof ALERT_TOPICS)[number];
 
-/** The topics that alert when the configuration does not say. */
-export const DEFAULT_ALERT_TOPICS: readonly AlertTopic[] = [
+/**
+ * The topics that alert when the configuration does not say: a site's incidents (it is
+ * not as its owner intends), and a change that newly blocks a large share of its sitemaps.
+ */
+export const DEFAULT_ALERT_TOPICS: readonly AlertTopic[] = ['incidents', 'coverage_changed'];
+
+/** What `changed` stands for: a page newly blocked, robots.txt's status or file changing. */
+export const CHANGED_TOPICS: readonly AlertTopic[] = [
   'newly_disallowed',
   'fetch_status_changed',
   'file_condition_changed',
@@ -384,7 +392,10 @@ export function causeTopics(cause: ChangeCause): AlertTopic[] {
 
 /** Whether a cause alerts under a configuration's topics. */
 export function causeAlerts(cause: ChangeCause, topics: readonly AlertTopic[]): boolean {
-  return causeTopics(cause).some((t) => topics.includes(t));
+  const changed = topics.includes('changed');
+  return causeTopics(cause).some(
+    (t) => topics.includes(t) || (changed && CHANGED_TOPICS.includes(t)),
+  );
 }
 
 /**

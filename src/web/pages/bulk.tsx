@@ -82,7 +82,8 @@ export const BulkAddPageView: FC<{
         </label>
         <p class="muted">
           Each site gets the configuration's crawlers, schedule and recipients; a line that names no
-          watched URLs watches {watch.map((w, i) => (
+          watched URLs watches{' '}
+          {watch.map((w, i) => (
             <>
               {i === 0 ? '' : ', '}
               <code>{w}</code>

@@ -78,7 +78,7 @@ describe.each(databaseKinds())('a check the address guard refuses, on %s', (kind
 sites:
   - url: http://shop.example:${new URL(site.origin).port}
     watch: [/, /private/x]
-notify: {webhooks: [{url: 'http://127.0.0.1:9/hook'}]}
+notify: {events: [changed], webhooks: [{url: 'http://127.0.0.1:9/hook'}]}
 `,
       { file: 'test.yaml', cwd: '/tmp', env: {}, version: 'test' },
     ).sites[0]!;

@@ -159,6 +159,8 @@ sites:
   - url: ${site.origin}
     watch: [/, /pricing, /cart, /politics/vote, /private/x, /blog/post]
 notify:
+  # Every change, as alerts said it before incidents: what these scenarios show.
+  events: [changed]
   email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}
   webhooks:
     - {url: '${hooks.url}/json', secret: hook-secret}

@@ -215,12 +215,8 @@ sites:
     expect(config.sites[0]!.alerts).toEqual({
       email: [],
       webhooks: [],
-      events: [
-        'newly_disallowed',
-        'fetch_status_changed',
-        'file_condition_changed',
-        'coverage_changed',
-      ],
+      // A site's incidents (not each change), and a change blocking much of its sitemaps.
+      events: ['incidents', 'coverage_changed'],
     });
   });
 
@@ -446,7 +442,7 @@ sites:
     ],
     [
       'notify: {events: [newly_blocked]}',
-      'robowatch.yaml: notify.events[0]: must be one of newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed, file_condition_changed, directives_changed, fetch_status_same_effect, coverage_changed, preferences_changed, registry_changed, incidents',
+      'robowatch.yaml: notify.events[0]: must be one of newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed, file_condition_changed, directives_changed, fetch_status_same_effect, coverage_changed, preferences_changed, registry_changed, incidents, changed',
     ],
     [
       'notify: {email: {smtp: "smtp://h", from: a@b.c, to: [not-an-address]}}',

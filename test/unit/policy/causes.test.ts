@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { builtInPresets, DEFAULT_AGENTS } from '../../../src/config/agents.js';
 import { shippedRegistry } from '../../../src/config/registry.js';
 import {
-  DEFAULT_ALERT_TOPICS,
+  CHANGED_TOPICS,
   causeAlerts,
   flippedCount,
 } from '../../../src/policy/changes/cause-model.js';
@@ -104,7 +104,7 @@ describe('status changes, in crawl terms', () => {
     ).length;
     expect(flippedCount(cause!)).toBe(allowedBefore);
     expect(cause!.pairs.every((p) => !p.allowed)).toBe(true);
-    expect(causeAlerts(cause!, DEFAULT_ALERT_TOPICS)).toBe(true);
+    expect(causeAlerts(cause!, CHANGED_TOPICS)).toBe(true);
   });
 
   it('a 404: every URL crawlable, and the file’s Disallow rules set aside', () => {
@@ -133,7 +133,7 @@ describe('status changes, in crawl terms', () => {
     expect(cause).toMatchObject({ type: 'fetch_status', effectChanged: false, pairs: [] });
     expect(headline(cause!)).toBe('robots.txt answers 410 instead of 404');
     expect(words(cause!).consequence).toBe('Same effect for crawlers: every URL stays crawlable.');
-    expect(causeAlerts(cause!, DEFAULT_ALERT_TOPICS)).toBe(false);
+    expect(causeAlerts(cause!, CHANGED_TOPICS)).toBe(false);
   });
 
   it('a recovery says how long the incident lasted', () => {
@@ -156,7 +156,7 @@ describe('a file that is not robots.txt', () => {
       "Crawlers find no rules in an HTML page, so every URL is crawlable, as with a 404; the previous file's 13 Disallow rules no longer apply.",
     );
     expect(causes[0]!.pairs.length).toBeGreaterThan(0);
-    expect(causeAlerts(causes[0]!, DEFAULT_ALERT_TOPICS)).toBe(true);
+    expect(causeAlerts(causes[0]!, CHANGED_TOPICS)).toBe(true);
   });
 
   it('a file past 500 KiB: cut, and its 14,000 rules summed up in one cause', () => {
@@ -173,7 +173,7 @@ describe('a file that is not robots.txt', () => {
     );
     const cut = causes.find((c) => c.type === 'file_condition')!;
     expect(headline(cut)).toBe('robots.txt is over 500 KiB (the rest is ignored)');
-    expect(causeAlerts(cut, DEFAULT_ALERT_TOPICS)).toBe(true);
+    expect(causeAlerts(cut, CHANGED_TOPICS)).toBe(true);
     // The rules that decided watched pages are causes of their own …
     expect(causes.filter((c) => c.type === 'rule').map((c) => words(c).title)).toEqual([
       '`Disallow: /cart` removed from the `*` group (it was line 2)',
