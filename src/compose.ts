@@ -19,6 +19,7 @@ import type { Metrics } from './lib/metrics.js';
 import type { CheckOutcome } from './monitor/check/site.js';
 import { checkNow } from './monitor/check/batch.js';
 import { rejudge } from './monitor/check/rejudge.js';
+import { renderDelivery } from './notify/render-delivery.js';
 import { deliverDueJobs } from './monitor/delivery/deliver.js';
 import { sendTestNotification } from './monitor/delivery/send-test.js';
 import { webhookSecrets } from './monitor/delivery/webhook-secrets.js';
@@ -327,10 +328,11 @@ export function wireWeb(
   const presentation = parts.presentation ?? new Presentation(config);
   const digests = wireDigests(platform, parts.db, presentation);
   const { catalog } = parts;
+  const webStore = createWebStore(parts.db);
   return createApp({
     config,
     catalog,
-    store: createWebStore(parts.db),
+    store: webStore,
     // A test goes out at once, through channels made for it and closed after it: the
     // running configuration's (a reload may have changed them), never queued.
     sendTest: async (channel) => {
@@ -349,6 +351,10 @@ export function wireWeb(
     },
     checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
     rejudge: (site) => rejudge(parts.check, site),
+    renderDelivery: (delivery, createdAt) =>
+      renderDelivery({ ...delivery, createdAt }, presentation.context(), (id) =>
+        webStore.loadDigest(id),
+      ),
     previewDigests: (period, recipient) =>
       prepareDigests(digests, catalog.config, period, {
         record: false,

@@ -4,7 +4,7 @@
  * keeps AI crawlers out), on the embedded database, with no internet needed.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,13 +25,15 @@ interface DemoSite {
   readonly name: string;
   readonly tags: readonly string[];
   readonly watch: readonly string[];
+  /** Its other pages, listed in its sitemap with the watched ones. */
+  readonly pages: readonly string[];
   /** Its robots.txt, step after step (then again from the start). */
   readonly story: readonly Answer[];
 }
 
 const robots = (body: string): Answer => ({ status: 200, body });
 
-const SHOP = `User-agent: *\nDisallow: /cart\nDisallow: /checkout\n\nSitemap: https://shop.example/sitemap.xml\n`;
+const SHOP = `User-agent: *\nDisallow: /cart\nDisallow: /checkout\n`;
 const NEWS = `User-agent: *\nDisallow: /admin/\n\nUser-agent: GPTBot\nDisallow: /\n`;
 const BLOG = `User-agent: *\nAllow: /\n`;
 const DOCS = `User-agent: *\nDisallow: /search\n\nUser-agent: GPTBot\nUser-agent: ClaudeBot\nUser-agent: CCBot\nDisallow: /\n`;
@@ -42,6 +44,7 @@ export const DEMO_SITES: readonly DemoSite[] = [
     name: 'Shop',
     tags: ['shop'],
     watch: ['/', '/products/shoes', '/cart', '/pricing'],
+    pages: ['/products/hats', '/products/socks', '/products/coats', '/about', '/contact'],
     story: [
       robots(SHOP),
       robots(SHOP),
@@ -56,6 +59,7 @@ export const DEMO_SITES: readonly DemoSite[] = [
     name: 'News',
     tags: ['news'],
     watch: ['/', '/world/today', '/admin/login'],
+    pages: ['/world/yesterday', '/sport/today', '/culture/books', '/about'],
     story: [
       robots(NEWS),
       // The file answers 503: Google crawls nothing while it lasts.
@@ -68,6 +72,7 @@ export const DEMO_SITES: readonly DemoSite[] = [
     name: 'Blog',
     tags: ['content'],
     watch: ['/', '/2026/hello-world'],
+    pages: ['/2026/second-post', '/2025/archive', '/about'],
     story: [
       robots(BLOG),
       robots(BLOG),
@@ -84,6 +89,7 @@ export const DEMO_SITES: readonly DemoSite[] = [
     name: 'Docs',
     tags: ['content'],
     watch: ['/', '/guide/start', '/search'],
+    pages: ['/guide/install', '/guide/configure', '/reference/api', '/search?q=robots'],
     story: [robots(DOCS)],
   },
 ];
@@ -92,8 +98,12 @@ export const DEMO_SITES: readonly DemoSite[] = [
 async function startFarm(
   stepMs: number,
   now: () => number,
+  /** The ports of the last run, taken again where they are free (its history carries on). */
+  ports: readonly number[] = [],
 ): Promise<{
   origins: string[];
+  /** Where the demo's alerts go (a loopback receiver that takes them all). */
+  chat: string;
   close(): Promise<void>;
 }> {
   const started = now();
@@ -101,6 +111,17 @@ async function startFarm(
   const origins: string[] = [];
   for (const site of DEMO_SITES) {
     const server = createServer((req, res) => {
+      if (req.url === '/sitemap.xml') {
+        // Its pages, for coverage: the watched ones and a few more of each section.
+        const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
+        const paths = [...site.watch, ...site.pages];
+        res
+          .writeHead(200, { 'content-type': 'application/xml' })
+          .end(
+            `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${paths.map((p) => `  <url><loc>${origin}${p}</loc></url>`).join('\n')}\n</urlset>\n`,
+          );
+        return;
+      }
       if (req.url !== '/robots.txt') {
         res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>${site.name}</h1>`);
         return;
@@ -111,12 +132,31 @@ async function startFarm(
         .writeHead(answer.status, { 'content-type': answer.type ?? 'text/plain' })
         .end(answer.body);
     });
-    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    const wanted = ports[servers.length] ?? 0;
+    await new Promise<void>((ready, fail) => {
+      server.once('error', fail);
+      server.listen(wanted, '127.0.0.1', ready);
+    }).catch(
+      // Taken by something else since: another port (that site's history starts afresh).
+      () => new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready)),
+    );
     servers.push(server);
     origins.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   }
+  // A team's chat on loopback: it takes every alert (Slack's form), so that the alert log
+  // shows what the demo sent and that it arrived.
+  const chat = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+  });
+  await new Promise<void>((ready, fail) => {
+    chat.once('error', fail);
+    chat.listen(ports[DEMO_SITES.length] ?? 0, '127.0.0.1', ready);
+  }).catch(() => new Promise<void>((ready) => chat.listen(0, '127.0.0.1', ready)));
+  servers.push(chat);
   return {
     origins,
+    chat: `http://127.0.0.1:${(chat.address() as AddressInfo).port}/chat`,
     close: async () => {
       await Promise.all(servers.map((s) => new Promise<void>((done) => s.close(() => done()))));
     },
@@ -127,6 +167,8 @@ async function startFarm(
 export function demoConfig(options: {
   dataDir: string;
   origins: readonly string[];
+  /** The loopback receiver its alerts go to. */
+  chat?: string;
   listen: string;
   token: string;
   schedule: string;
@@ -146,7 +188,24 @@ ${sites}
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
 schedule: {check: ${q(options.schedule)}}
 web: {listen: ${q(options.listen)}, token: ${q(options.token)}}
-`;
+${options.chat === undefined ? '' : `notify: {webhooks: [{url: ${q(options.chat)}, format: slack}], flapWindow: 2m}\n`}`;
+}
+
+/** The last run's token and site ports, if it left them (and they read as such). */
+function readDemoState(file: string): { token: string; ports: number[] } | undefined {
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as { token?: unknown; ports?: unknown };
+    if (
+      typeof value.token === 'string' &&
+      /^[0-9a-f]{24}$/.test(value.token) &&
+      Array.isArray(value.ports) &&
+      value.ports.every((p) => Number.isInteger(p) && (p as number) > 0 && (p as number) < 65536)
+    )
+      return { token: value.token, ports: value.ports as number[] };
+  } catch {
+    // none, or unreadable: a fresh start
+  }
+  return undefined;
 }
 
 export function registerDemo(program: Command, context: CliContext): void {
@@ -171,17 +230,30 @@ export function registerDemo(program: Command, context: CliContext): void {
         );
       const dataDir = resolve(context.cwd, options.dataDir);
       mkdirSync(dataDir, { recursive: true });
-      const farm = await startFarm(step * 1000, () => context.now().getTime());
+      // The last run's sites (their ports) and token are kept in the data directory: the
+      // demo's history, sites and sign-in carry on across restarts.
+      const state = join(dataDir, 'demo-state.json');
+      const previous = readDemoState(state);
+      const farm = await startFarm(step * 1000, () => context.now().getTime(), previous?.ports);
       // Each site is checked twice per step: every change is seen.
       const every = Math.max(1, Math.floor(step / 2));
       const schedule = every < 60 ? `*/${every} * * * * *` : `*/${Math.floor(every / 60)} * * * *`;
-      const token = randomBytes(12).toString('hex');
+      const token = previous?.token ?? randomBytes(12).toString('hex');
+      const ports = [...farm.origins, farm.chat].map((o) => Number(new URL(o).port));
+      writeFileSync(state, JSON.stringify({ token, ports }), { mode: 0o600 });
+      const fresh =
+        previous === undefined
+          ? 'starting fresh'
+          : ports.every((p, i) => p === previous.ports[i])
+            ? 'carrying on from its last run (delete the data directory to start fresh)'
+            : 'carrying on from its last run; some sites got new ports, so their history starts afresh';
       const file = join(dataDir, 'robowatch-demo.yaml');
       writeFileSync(
         file,
         demoConfig({
           dataDir: join(dataDir, 'data'),
           origins: farm.origins,
+          chat: farm.chat,
           listen: options.listen,
           token,
           schedule,
@@ -193,7 +265,7 @@ export function registerDemo(program: Command, context: CliContext): void {
           web: true,
           onListening: (url) =>
             context.io.stderr.write(
-              `robowatch demo: ${DEMO_SITES.length} local sites whose robots.txt changes every ${step} s.\n` +
+              `robowatch demo: ${DEMO_SITES.length} local sites whose robots.txt changes every ${step} s, ${fresh} (${dataDir}).\n` +
                 `Open ${url} and sign in with the token ${token} (its configuration: ${file}).\n`,
             ),
         });

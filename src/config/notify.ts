@@ -16,6 +16,8 @@ export interface NotifyConfig {
   readonly coverage: { readonly minUrls: number; readonly minShare: number };
   /** A relapse within this long of an incident's resolution reopens it. */
   readonly flapWindowMs: number;
+  /** How long sent notifications are kept (the alert log), in days. */
+  readonly alertLogDays: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -85,6 +87,7 @@ export function resolveNotify(notify: ConfigFile['notify'], env: Env, file: stri
     unhealthyAfterMs: notify.unhealthyAfterMs,
     coverage: notify.coverage,
     flapWindowMs: notify.flapWindow,
+    alertLogDays: notify.alertLogDays,
   };
 }
 

@@ -265,7 +265,7 @@ const schedule = z.strictObject({
    * retried: a crashed process's work is taken over by another within this long.
    */
   leaseMs: integer(1_000, 3_600_000, ' (milliseconds)').default(300_000),
-  /** How long finished jobs and sent notifications are kept (days). */
+  /** How long finished jobs are kept (days); sent notifications: notify.alertLogDays. */
   retentionDays: integer(1, 3650, ' (days)').default(7),
 });
 
@@ -300,6 +300,8 @@ const notify = z.strictObject({
     .default({ baseDelayMs: 30_000, maxDelayMs: 3_600_000 }),
   /** /healthz turns unhealthy when a notification has been failing for longer than this. */
   unhealthyAfterMs: integer(1_000, 30 * 86_400_000, ' (milliseconds)').default(3_600_000),
+  /** How long the alert log keeps notifications once sent (days). */
+  alertLogDays: integer(1, 3650, ' (days)').default(90),
   /** A relapse within this long of an incident's resolution reopens the same incident. */
   flapWindow: duration(0, 7 * 86_400_000).default(3_600_000),
   /**

@@ -18,6 +18,8 @@ import type {
   ChangeQuery,
   EventQuery,
   IncidentStart,
+  AlertLogEntry,
+  AlertLogQuery,
   IncidentQuery,
   IncidentRecord,
   StoredJudgement,
@@ -139,6 +141,8 @@ export interface ReadStore {
   ping(): Promise<void>;
   /** A site's state against its intent as last judged (null: not judged yet). */
   loadJudgement(siteId: number): Promise<StoredJudgement | null>;
+  /** The alert log: notifications with their deliveries, newest first. */
+  listAlertLog(query: AlertLogQuery): Promise<AlertLogEntry[]>;
   listIncidents(query: IncidentQuery): Promise<IncidentRecord[]>;
   getIncident(id: number): Promise<IncidentRecord | undefined>;
   /** The one write people make to an incident: acknowledging it, with a note. */

@@ -7,7 +7,7 @@ import type { IncidentStep } from '../policy/incidents.js';
 import type { IntentEntry, IntentEvaluation, SiteState, Violation } from '../policy/intent.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
-import type { AlertDraft, AlertTargets } from '../policy/alerts.js';
+import type { AlertDraft, AlertTargets, OutboxPayload } from '../policy/alerts.js';
 import type { ChangeCause, ChangeCauseType } from '../policy/changes/cause-model.js';
 import type { CoverageAt, DigestChange, DigestNow } from '../policy/digest.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
@@ -509,4 +509,52 @@ export interface StoredJudgement {
   readonly violationCount: number;
   readonly judged: number;
   readonly reason: string | null;
+}
+
+/** Which entries of the alert log to read. */
+export interface AlertLogQuery {
+  readonly siteId?: number;
+  readonly channel?: 'email' | 'webhook';
+  /** Entries with a delivery in this state. */
+  readonly state?: 'queued' | 'sent' | 'failed';
+  /** One entry, by the id of its first delivery. */
+  readonly id?: number;
+  /** Entries older than this id (paging, newest first). */
+  readonly before?: number;
+  readonly limit: number;
+}
+
+/** One delivery of a notification: where it went, and how that went. */
+export interface AlertLogDelivery {
+  readonly id: number;
+  readonly key: string;
+  readonly channel: 'email' | 'webhook';
+  /** Recipients of an email (comma-separated), or a webhook's URL (show it redacted). */
+  readonly destination: string;
+  readonly payload: OutboxPayload;
+  readonly attempts: number;
+  readonly sentAt: Date | null;
+  readonly nextAttemptAt: Date;
+  /** The receiver's last refusal, while it fails. */
+  readonly error: string | null;
+}
+
+/** One notification in the alert log: an alert, an incident alert or a digest. */
+export interface AlertLogEntry {
+  /** The id of its first delivery. */
+  readonly id: number;
+  readonly siteId: number | null;
+  readonly origin: string | null;
+  readonly createdAt: Date;
+  readonly payload: OutboxPayload;
+  /** For a digest: its subject as recorded. */
+  readonly digestSubject: string | null;
+  readonly deliveries: readonly AlertLogDelivery[];
+}
+
+/** What a delivery said: its subject, and the email's parts or the webhook's body. */
+export interface RenderedDelivery {
+  readonly subject: string;
+  readonly email?: { readonly text: string; readonly html: string };
+  readonly body?: string;
 }

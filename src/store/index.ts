@@ -104,6 +104,7 @@ import {
 import type { DeliveryJob, OutboxRow } from './outbox.js';
 import { lastCheckAt } from './snapshots.js';
 
+import { listAlertLog } from './alert-log.js';
 import {
   acknowledgeIncident,
   getIncident,
@@ -235,6 +236,7 @@ export function createWebStore(db: Database): ReadStore {
       await db.execute(sql`SELECT 1`);
     },
     loadJudgement: (siteId) => loadJudgement(db, siteId),
+    listAlertLog: (query) => listAlertLog(db, query),
     listIncidents: (query) => listIncidents(db, query),
     getIncident: (id) => getIncident(db, id),
     acknowledgeIncident: (id, ack) => acknowledgeIncident(db, id, ack),

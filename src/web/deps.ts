@@ -8,6 +8,8 @@ import type { ReadStore, SchedulerPort } from '../monitor/ports.js';
 import type { SiteCatalog } from '../monitor/sites/catalog.js';
 import type { TesterThread } from '../monitor/threads/tester-thread.js';
 import type { NotificationChannel } from '../monitor/views/notifications.js';
+import type { AlertLogDelivery } from '../monitor/records.js';
+import type { RenderedDelivery } from '../monitor/documents/alerts.js';
 
 /** What the web app is given by main.ts (through the CLI): no driver, no listener. */
 export interface WebDeps {
@@ -34,6 +36,11 @@ export interface WebDeps {
    * when its receiver does not accept it. Absent: "Send a test" is not offered.
    */
   sendTest?(channel: NotificationChannel): Promise<void>;
+  /**
+   * A queued notification as its channel sends it (the alert log shows exactly what was
+   * sent). Absent: the log shows subjects only.
+   */
+  renderDelivery?(delivery: AlertLogDelivery, createdAt: Date): Promise<RenderedDelivery>;
   /** Where tests of proposed files run (its own thread); one is made when absent. */
   readonly tester?: TesterThread;
   /** Accepted as a Bearer token beside web.token: the local commands of the running daemon. */

@@ -45,6 +45,10 @@ td.changed { background: var(--changed); }
 .intent-as-intended { background: var(--ok); color: #fff; }
 .intent-not-as-intended { background: var(--unreachable); color: #fff; }
 .intent-cannot-check { background: var(--none); color: var(--ink); border: 1px dashed var(--unreachable); }
+.delivery { display: inline-block; padding: 0 .4em; border-radius: 3px; font-size: .85em; }
+.delivery-sent { background: var(--ok); color: #fff; } .delivery-failed { background: var(--unreachable); color: #fff; }
+.delivery-queued { background: var(--none); color: var(--ink); }
+pre.sent { white-space: pre-wrap; word-break: break-word; max-height: 40em; overflow: auto; border: 1px solid var(--line); padding: .6em; }
 td.differs { outline: 2px solid var(--unreachable); outline-offset: -2px; }
 .scroll { overflow-x: auto; max-width: 100%; }
 .scroll-hint { font-size: .9em; }

@@ -52,5 +52,27 @@ describe('robowatch demo', () => {
       },
       { timeout: 90_000, interval: 1_000 },
     );
-  }, 150_000);
+    expect(demo.stderr).toContain('starting fresh');
+    const before = await api<{
+      sites: { id: number; origin: string; currentSnapshotId: number }[];
+    }>('/api/v1/sites');
+
+    // Restarted on the same data directory: the same token, sites and history.
+    demo.child.kill('SIGTERM');
+    expect(await demo.exit).toBe(0);
+    demo = startCommand(['demo', '--listen', '127.0.0.1:0', '--data-dir', dir, '--step', '4'], {
+      DATABASE_URL: '',
+    });
+    await vi.waitFor(() => expect(said(), demo!.stderr).not.toBeNull(), { timeout: 30_000 });
+    expect(demo.stderr).toContain('carrying on from its last run');
+    const [, again, sameToken] = said()!;
+    expect(sameToken).toBe(token);
+    const after = (await (
+      await fetch(`${again}/api/v1/sites`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { sites: { id: number; origin: string; currentSnapshotId: number | null }[] };
+    expect(after.sites.map((s) => [s.id, s.origin])).toEqual(
+      before.sites.map((s) => [s.id, s.origin]),
+    );
+    expect(after.sites.every((s) => s.currentSnapshotId !== null)).toBe(true);
+  }, 180_000);
 });

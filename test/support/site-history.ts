@@ -1,4 +1,5 @@
 import { rejudge } from '../../src/monitor/check/rejudge.js';
+import { renderDelivery } from '../../src/notify/render-delivery.js';
 import { parseConfig } from '../../src/config/config.js';
 import type { Config } from '../../src/config/config.js';
 import type { RobotsFetcher } from '../../src/fetch/robots-fetcher.js';
@@ -137,6 +138,12 @@ export function historyApp(
       return outcome!;
     },
     rejudge: (site) => rejudge(deps, site),
+    renderDelivery: (delivery, createdAt) =>
+      renderDelivery(
+        { ...delivery, createdAt },
+        { links: linksFrom(''), timeZone: config.schedule.timezone },
+        (id) => createWebStore(db).loadDigest(id),
+      ),
     metrics,
     logger: silentLogger,
     now: () => clock.now,

@@ -39,6 +39,15 @@ export function intentKey(site: SiteConfig): string {
   return key;
 }
 
+/**
+ * What a state's judgement is recorded under: what it depends on besides the file, and
+ * the state itself. A check that finds another (a process died between recording a new
+ * state and judging it) judges the state again, and its incident's alert is not lost.
+ */
+export function judgedKey(site: SiteConfig, snapshotId: number): string {
+  return `${intentKey(site)}:${snapshotId}`;
+}
+
 /** Judges one state of a site (its verdicts, fetch and file) and records the judgement. */
 export async function judge(
   deps: Pick<CheckDeps, 'store' | 'now' | 'flapWindowMs'>,
@@ -63,7 +72,7 @@ export async function judge(
   const recorded = await deps.store.recordJudgement({
     siteId,
     snapshotId: state.snapshotId,
-    key: intentKey(site),
+    key: judgedKey(site, state.snapshotId),
     evaluation,
     at,
     flapWindowMs: deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS,

@@ -23,7 +23,7 @@ import { parseRobotsTxt } from '../../robots/index.js';
 import type { CurrentState, IncidentStart, StoredSite } from '../records.js';
 import type { CheckDeps, CheckStore } from '../ports.js';
 import type { CheckOutcome, Fetched } from './site.js';
-import { intentKey, judge } from './judge.js';
+import { judge, judgedKey } from './judge.js';
 
 /**
  * The state was seen again: one check row. If the watches or agents changed since its
@@ -46,7 +46,7 @@ export async function recordSeenAgain(
     transient,
   });
   const judged =
-    verdicts === null && current.intentKey === intentKey(site)
+    verdicts === null && current.intentKey === judgedKey(site, current.snapshotId)
       ? undefined
       : await judge(
           deps,
@@ -82,7 +82,7 @@ export async function recordSeenAgain(
     current:
       verdicts === null && judged === undefined
         ? current
-        : { ...current, verdictsKey: key, intentKey: intentKey(site) },
+        : { ...current, verdictsKey: key, intentKey: judgedKey(site, current.snapshotId) },
   };
 }
 
@@ -230,7 +230,7 @@ export async function recordNewState(
     lastGoodTruncated: lastGood?.truncated ?? false,
     verdictsKey: key,
     unreachableSince: seen.unreachableSince,
-    intentKey: intentKey(site),
+    intentKey: judgedKey(site, snapshotId),
     fileCondition: fileCondition ?? current?.fileCondition ?? null,
   };
   const outcome: CheckOutcome = {

@@ -6,7 +6,7 @@
  */
 import type { SiteConfig } from '../../config/config.js';
 import type { CheckDeps } from '../ports.js';
-import { intentKey, judge } from './judge.js';
+import { judge, judgedKey } from './judge.js';
 import type { Judged } from './judge.js';
 import { recomputeVerdicts, verdictsKey } from './record-state.js';
 
@@ -18,7 +18,10 @@ export async function rejudge(
   const [stored] = await deps.store.loadSites([site.origin]);
   const current = stored?.current ?? null;
   if (stored === undefined || current === null || stored.refused !== null) return undefined;
-  if (current.verdictsKey === verdictsKey(site) && current.intentKey === intentKey(site))
+  if (
+    current.verdictsKey === verdictsKey(site) &&
+    current.intentKey === judgedKey(site, current.snapshotId)
+  )
     return undefined;
   const verdicts =
     current.verdictsKey === verdictsKey(site)
@@ -53,7 +56,10 @@ export async function rejudgeAll(
     for (const site of batch) {
       const current = stored.get(site.origin)?.current;
       if (current === undefined || current === null) continue;
-      if (current.verdictsKey === verdictsKey(site) && current.intentKey === intentKey(site))
+      if (
+        current.verdictsKey === verdictsKey(site) &&
+        current.intentKey === judgedKey(site, current.snapshotId)
+      )
         continue;
       if ((await rejudge(deps, site)) !== undefined) changed++;
     }

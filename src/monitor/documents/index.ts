@@ -12,3 +12,4 @@ export * from './notifications.js';
 export * from './sites.js';
 export * from './tester.js';
 export * from './intent.js';
+export * from './alerts.js';

@@ -29,7 +29,8 @@ export function upkeepJobKind(context: DaemonContext): JobKind<UpkeepJob> {
       const { task } = job.data;
       if (task === 'prune') {
         const now = deps.now();
-        const before = new Date(now.getTime() - deps.config.schedule.retentionDays * 86_400_000);
+        // Sent notifications are the alert log: kept notify.alertLogDays.
+        const before = new Date(now.getTime() - deps.config.notify.alertLogDays * 86_400_000);
         const pruned = await deps.store.pruneDeliveries(before);
         events.emit('upkeep:done', { task, pruned, before });
         return;

@@ -8,6 +8,7 @@ import type { WebEnv } from '../auth.js';
 import { crawlersApi } from './crawlers.js';
 import { historyApi } from './history.js';
 import { intentApi } from './intent.js';
+import { alertsApi } from './alerts.js';
 import { notificationsApi } from './notifications.js';
 import { API } from './route.js';
 import type { ApiContext } from './route.js';
@@ -19,7 +20,15 @@ const DESCRIPTION =
 
 export function apiApp(context: ApiContext): OpenAPIHono<WebEnv> {
   const api = new OpenAPIHono<WebEnv>();
-  for (const part of [sitesApi, intentApi, historyApi, crawlersApi, notificationsApi, testerApi])
+  for (const part of [
+    sitesApi,
+    intentApi,
+    alertsApi,
+    historyApi,
+    crawlersApi,
+    notificationsApi,
+    testerApi,
+  ])
     api.route('/', part(context));
   api.openAPIRegistry.registerComponent('securitySchemes', 'token', {
     type: 'http',

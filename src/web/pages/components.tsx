@@ -46,6 +46,7 @@ export const Layout: FC<
           <nav>
             <a href="/">Sites</a>
             <a href="/incidents">Incidents</a>
+            <a href="/alerts">Alerts</a>
             <a href="/crawlers">Crawlers</a>
             <a href="/trends">Trends</a>
             <a href="/tester">Tester</a>

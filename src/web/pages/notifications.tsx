@@ -68,6 +68,10 @@ export const NotificationsPageView: FC<{
         </>
       )}
     </p>
+    <p>
+      <a href="/alerts">The alert log</a>: every alert and digest sent, queued or failing, and
+      exactly what each said.
+    </p>
     <p class="muted">
       Every site without recipients of its own alerts the default recipients and webhooks: those of
       the configuration file and those added below. A site’s own are edited with the site (Edit on
@@ -76,7 +80,8 @@ export const NotificationsPageView: FC<{
     </p>
     {view.channels.length === 0 ? (
       <p class="muted">
-        No channel is set up: alerts are recorded and shown here, and sent nowhere.
+        No channel is set up: incidents are recorded and shown on the{' '}
+        <a href="/incidents">Incidents</a> page, and sent nowhere.
       </p>
     ) : (
       <div class="scroll">

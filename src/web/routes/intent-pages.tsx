@@ -9,7 +9,9 @@ import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { acceptIntent, acknowledge } from '../intent.js';
 import { IncidentsPageView } from '../pages/intent.js';
-import { parseId } from '../sites.js';
+import { optionalId, parseId } from '../sites.js';
+import { logFilters, readAlert, readAlertLog } from '../alert-log.js';
+import { AlertLogPageView, AlertPageView } from '../pages/alerts.js';
 import type { ConfiguredSites } from '../sites.js';
 import type { Render } from './render.js';
 
@@ -72,3 +74,46 @@ export function registerIntentPages(
     );
   });
 }
+
+/** The alert log's pages: the list (by site, channel, state) and one alert as sent. */
+export function registerAlertPages(app: Hono<WebEnv>, deps: WebDeps, render: Render): void {
+  app.get('/alerts', async (c) => {
+    const site = optionalId(c.req.query('site') || undefined, 'site');
+    const before = optionalId(c.req.query('before') || undefined, 'before');
+    const filters = logFilters(c.req.query('channel'), c.req.query('state'));
+    const log = await readAlertLog(deps, {
+      ...(site === undefined ? {} : { siteId: site }),
+      ...(before === undefined ? {} : { before }),
+      ...filters,
+      limit: PER_PAGE + 1,
+    });
+    const page = log.slice(0, PER_PAGE);
+    const params = new URLSearchParams(c.req.query());
+    params.set('before', String(page[page.length - 1]?.entry.id ?? 0));
+    return render(
+      c,
+      <AlertLogPageView
+        log={page}
+        sites={deps.catalog.entries().map((e) => ({
+          id: e.id,
+          label: e.site.name ?? e.site.origin,
+        }))}
+        site={site}
+        channel={filters.channel}
+        state={filters.state}
+        older={log.length > PER_PAGE ? `/alerts?${params.toString()}` : null}
+        signedIn={c.get('signedIn')}
+      />,
+    );
+  });
+
+  app.get('/alerts/:id', async (c) => {
+    const one = await readAlert(deps, parseId(c.req.param('id'), 'alert'));
+    return render(
+      c,
+      <AlertPageView entry={one} contents={one.contents} signedIn={c.get('signedIn')} />,
+    );
+  });
+}
+
+const PER_PAGE = 50;

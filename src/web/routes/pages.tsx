@@ -22,7 +22,7 @@ import { CrawlerPageView } from '../pages/crawlers.js';
 import { isCrawlerVerdict, viewCrawler } from '../../monitor/views/crawlers.js';
 import { pageRenderer } from './render.js';
 import { registerSettingsPages } from './settings-pages.js';
-import { registerIntentPages } from './intent-pages.js';
+import { registerAlertPages, registerIntentPages } from './intent-pages.js';
 import type { FeedSite } from '../feed.js';
 import type { SiteConfig } from '../../config/config.js';
 import type { BulkLine } from '../bulk.js';
@@ -72,6 +72,7 @@ export function registerPages(
   const render = pageRenderer(deps);
   registerSettingsPages(app, deps, sites, render);
   registerIntentPages(app, deps, sites, render);
+  registerAlertPages(app, deps, render);
 
   app.get('/', async (c) => {
     const query = c.req.query('q') ?? '';

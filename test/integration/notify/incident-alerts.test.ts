@@ -97,13 +97,13 @@ notify:
       }),
     );
   };
-  const check = async (body: string, at: Date) => {
+  const check = async (body: string, at: Date, store = createCheckStore(database.handle.db)) => {
     now = at;
     site.serve('/robots.txt', 200, body);
     const summary = await checkSites(
       {
         fetchRobots: (origin) => fetcher.fetchRobots(origin),
-        store: createCheckStore(database.handle.db),
+        store,
         now: () => now,
         sleep: () => Promise.resolve(),
         confirmRetries: 0,
@@ -178,6 +178,41 @@ notify:
     expect(resolved.text).toContain(`incident #${body.incident.id}`);
     // Two notifications per channel in all: opened and resolved.
     expect(webhook.received.filter((h) => h.path === '/hook')).toHaveLength(2);
+  });
+
+  it('judges a state the process died before judging at the next check: its alert is not lost', async () => {
+    await check(FINE, at(0));
+    // The new state is recorded, then the process dies before it is judged.
+    const dying = createCheckStore(database.handle.db);
+    const died = {
+      ...dying,
+      recordJudgement: () => Promise.reject(new Error('killed')),
+    };
+    now = at(10);
+    site.serve('/robots.txt', 200, BROKEN);
+    const summary = await checkSites(
+      {
+        fetchRobots: (origin) => fetcher.fetchRobots(origin),
+        store: died,
+        now: () => now,
+        sleep: () => Promise.resolve(),
+        confirmRetries: 0,
+        confirmDelayMs: 0,
+      },
+      config.sites,
+      { concurrency: 1 },
+    );
+    expect(summary.failures).toHaveLength(1);
+    expect(await listIncidents(database.handle.db, { limit: 1 })).toEqual([]);
+    // The next check sees the same state, finds it not judged, and judges it.
+    await check(BROKEN, at(20));
+    expect(await listIncidents(database.handle.db, { limit: 1 })).toMatchObject([
+      { state: 'open' },
+    ]);
+    await deliver();
+    expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
+      expect.stringContaining('not as intended: /pricing is blocked for Googlebot'),
+    ]);
   });
 
   it('says when an open incident gets worse, and not when it gets better', async () => {

@@ -39,7 +39,11 @@ describe('the OpenAPI document', () => {
   let doc: OpenApi;
   beforeAll(async () => {
     database = await createTestDatabase('pglite');
-    const config = historyConfig(server.origin);
+    // A webhook nobody answers: the history's incident alerts wait in the alert log.
+    const config = historyConfig(
+      server.origin,
+      `notify: {webhooks: [{url: 'http://127.0.0.1:9/hook'}]}`,
+    );
     const { deps, clock } = await buildHistory(database.handle.db, server, fetcher, config);
     app = historyApp(database.handle.db, config, deps, clock);
     const response = await app.request('/api/v1/openapi.json');
@@ -158,6 +162,8 @@ describe('the OpenAPI document', () => {
     // The history blocks a watched page for Googlebot: the site was not as intended once.
     const incidents = (await get('/api/v1/incidents')) as { incidents: { id: number }[] };
     const incident = incidents.incidents[0]!.id;
+    const alerts = (await get('/api/v1/alerts')) as { alerts: { id: number }[] };
+    const alert = alerts.alerts[0]!.id;
     const example: Record<string, string> = { url: `${server.origin}/pricing`, agent: 'Googlebot' };
     const checked: string[] = [];
     for (const [path, methods] of Object.entries(doc.paths)) {
@@ -176,6 +182,7 @@ describe('the OpenAPI document', () => {
         .replace('/sites/{id}', `/sites/${site}`)
         .replace('/snapshots/{id}', `/snapshots/${snapshot}`)
         .replace('/incidents/{id}', `/incidents/${incident}`)
+        .replace('/alerts/{id}', `/alerts/${alert}`)
         .replace('{agent}', 'GPTBot');
       const required = (methods['get']!.parameters ?? [])
         .filter((p) => p.in === 'query' && p.required === true)
