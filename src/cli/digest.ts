@@ -7,7 +7,7 @@ import { readConfig } from './context.js';
 import { openStoreOrDaemon } from './daemon-client.js';
 import { describeDelivery } from './deliver.js';
 import { write } from './io.js';
-import { withReads } from './reads.js';
+import { runningConfig, withReads } from './reads.js';
 import { digestPeriod } from '../monitor/reads.js';
 import type { DigestText } from '../monitor/reads.js';
 import { parseDuration } from '../policy/wording/format.js';
@@ -52,13 +52,28 @@ export function registerDigest(program: Command, context: CliContext): void {
         throw new UsageError('--print and --send exclude each other');
       const since = parseSince(options.since);
       const config = await readConfig(context, options.config);
-      const recipients = new Set(digestTargets(config).map((t) => t.recipient));
+      // Every recipient the daemon sends to: the file's, and those added in the web UI (a
+      // daemon holding the embedded database answers for its own).
+      const opened = await openStoreOrDaemon(context, config);
+      let running = config;
+      if (!('daemon' in opened)) {
+        try {
+          running = await runningConfig(context, config, opened.handle.db);
+        } catch (error) {
+          await opened.handle.close();
+          throw error;
+        }
+        if (!options.send) await opened.handle.close();
+      }
+      const recipients = new Set(digestTargets(running).map((t) => t.recipient));
       if (recipients.size === 0) {
+        if (options.send && !('daemon' in opened)) await opened.handle.close();
         throw new UsageError(
-          `${config.file} sends alerts to nobody (notify.email.to, notify.webhooks, or a site's notify)`,
+          `${config.file} sends alerts to nobody (notify.email.to, notify.webhooks, a site's notify, or the default recipients added in the web UI)`,
         );
       }
       if (options.to !== undefined && !recipients.has(options.to)) {
+        if (options.send && !('daemon' in opened)) await opened.handle.close();
         throw new UsageError(`--to ${options.to} receives no site's alerts in ${config.file}`);
       }
       const printed = (digests: readonly DigestText[]) =>
@@ -72,7 +87,6 @@ export function registerDigest(program: Command, context: CliContext): void {
         );
         return;
       }
-      const opened = await openStoreOrDaemon(context, config);
       if ('daemon' in opened)
         throw new FatalError(
           `the daemon (process ${opened.daemon.info.pid}) holds the embedded database and sends the digest itself on schedule.digest; stop it to send one now`,
@@ -81,8 +95,8 @@ export function registerDigest(program: Command, context: CliContext): void {
         // The period runs to now and starts on the hour: sending twice within an hour names
         // the same period (recorded once), and nothing seen up to now is left out.
         const digests = await prepareDigests(
-          wireDigests(context, opened.handle.db, new Presentation(config)),
-          config,
+          wireDigests(context, opened.handle.db, new Presentation(running)),
+          running,
           digestPeriod(context.now(), since),
           { record: true, ...(options.to === undefined ? {} : { recipient: options.to }) },
         );

@@ -3,7 +3,8 @@
  * holds the embedded one, from that daemon's API, through the same port (monitor/reads.ts).
  */
 import type { Config } from '../config/config.js';
-import { Presentation, wireDigests } from '../compose.js';
+import { Presentation, wireCatalog, wireDigests } from '../compose.js';
+import type { Database } from '../store/index.js';
 import { UsageError } from '../lib/errors.js';
 import { localReads } from '../monitor/reads.js';
 import type { HistoryReads } from '../monitor/reads.js';
@@ -30,16 +31,38 @@ export async function withReads<T>(
         now: () => context.now(),
         config,
         watched: async () => [...(await watchedSites(db, config)).values()],
-        previewDigests: (period, recipient) =>
-          prepareDigests(wireDigests(context, db, new Presentation(config)), config, period, {
-            record: false,
-            ...(recipient === undefined ? {} : { recipient }),
-          }),
+        // The digests the daemon would send: to the recipients and sites added in the UI too.
+        previewDigests: async (period, recipient) => {
+          const running = await runningConfig(context, config, db);
+          return prepareDigests(
+            wireDigests(context, db, new Presentation(running)),
+            running,
+            period,
+            {
+              record: false,
+              ...(recipient === undefined ? {} : { recipient }),
+            },
+          );
+        },
       }),
     );
   } finally {
     await opened.handle.close();
   }
+}
+
+/**
+ * The configuration as the daemon runs it: the file's, with the sites, presets and
+ * default recipients added in the web UI or API.
+ */
+export async function runningConfig(
+  context: CliContext,
+  config: Config,
+  db: Database,
+): Promise<Config> {
+  const catalog = wireCatalog(context, config, db);
+  await catalog.load();
+  return catalog.config;
 }
 
 /** The origin an ORIGIN argument names; a usage error if it is not one. */

@@ -31,7 +31,10 @@ export type IncidentStep =
   | { readonly kind: 'update'; readonly id: number; readonly worse: boolean }
   | { readonly kind: 'resolve'; readonly id: number };
 
-/** The transition one evaluation makes, at `at`, with relapses within `flapWindowMs` reopening. */
+/**
+ * The transition one evaluation makes, at `at`: the same trouble back within
+ * `flapWindowMs` of a resolution reopens the incident.
+ */
 export function incidentStep(
   latest: LatestIncident | null,
   evaluation: Pick<IntentEvaluation, 'state' | 'violationCount' | 'violations' | 'reason'>,
@@ -41,11 +44,14 @@ export function incidentStep(
   if (evaluation.state === 'as-intended')
     return latest?.state === 'open' ? { kind: 'resolve', id: latest.id } : { kind: 'none' };
   if (latest === null) return { kind: 'open' };
+  const causes = intentCauses(evaluation);
+  // A relapse is the same trouble back soon after: another one is an incident of its own.
   if (latest.state === 'resolved')
-    return latest.resolvedAt !== null && at.getTime() - latest.resolvedAt.getTime() <= flapWindowMs
+    return latest.resolvedAt !== null &&
+      at.getTime() - latest.resolvedAt.getTime() <= flapWindowMs &&
+      causes.some((c) => latest.causes.includes(c))
       ? { kind: 'reopen', id: latest.id }
       : { kind: 'open' };
-  const causes = intentCauses(evaluation);
   const same =
     latest.siteState === evaluation.state &&
     latest.violationCount === evaluation.violationCount &&

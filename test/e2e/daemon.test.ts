@@ -8,6 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../../src/store/db.js';
+import { createSiteDirectory } from '../../src/store/index.js';
 import { runRobowatch } from '../support/cli.js';
 import { checksLogged, logged, startDaemon } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
@@ -198,6 +200,40 @@ describe('robowatch digest', () => {
       /^seo@example.com: already sent for this period\nwebhook .*: already sent for this period\n0 notifications sent\n$/,
     );
     expect(smtp.received).toHaveLength(3);
+  });
+
+  it('sends the digest to the recipients added in the web UI too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-digest-ui-'));
+    const config = join(dir, 'robowatch.yaml');
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot]
+sites:
+  - {url: '${site.origin}', watch: [/]}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+notify:
+  email: {smtp: 'smtp://127.0.0.1:${smtp.port}', from: robowatch@example.com}
+`,
+    );
+    const env = { DATABASE_URL: '' };
+    // The file names no recipient: nobody to send to.
+    const nobody = await runRobowatch(['digest', '--config', config], { env });
+    expect(nobody.code).toBe(2);
+    expect(nobody.stderr).toContain('sends alerts to nobody');
+    // A recipient added in the web UI (the default recipients), as the UI stores it.
+    const handle = await openDatabase({ url: undefined, dataDir: join(dir, 'data') });
+    try {
+      await createSiteDirectory(handle.db).saveChannels({ email: ['ui@example.com'] });
+    } finally {
+      await handle.close();
+    }
+    const printed = await runRobowatch(['digest', '--config', config], { env });
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toMatch(/^To: ui@example.com\n/);
+    const sent = await runRobowatch(['digest', '--send', '--config', config], { env });
+    expect(sent.stdout).toMatch(/^ui@example.com: queued \(digest \d+\)\n1 notification sent\n$/);
+    expect(smtp.received.map((m) => m.envelopeTo)).toEqual([['ui@example.com']]);
   });
 
   it.each([

@@ -208,7 +208,7 @@ export function intentApi({ deps, sites }: ApiContext) {
       method: 'post',
       path: `${API}/incidents/{id}/ack`,
       summary:
-        'Acknowledges an incident with a note (and who, `by`): reminders stop; a later acknowledgment replaces the note.',
+        'Acknowledges an incident with a note (and who, `by`); a later acknowledgment replaces the note and keeps the first time.',
       request: { params: ID, body: jsonBody(AckBody) },
       responses: {
         200: answer('the incident', IncidentDocument),

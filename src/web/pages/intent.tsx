@@ -186,7 +186,9 @@ export const IncidentsPageView: FC<{
 }> = ({ open, resolved, now, canEdit, signedIn, done }) => (
   <Layout title="Incidents" signedIn={signedIn}>
     <h1>Incidents</h1>
-    {done === 'acknowledged' ? <Notice>Acknowledged: reminders stop.</Notice> : null}
+    {done === 'acknowledged' ? (
+      <Notice>Acknowledged: the note, and who wrote it, are on the incident.</Notice>
+    ) : null}
     <p class="muted">
       An incident opens when a site stops being as its owner intends (a crawler kept from a page
       meant to be crawled, let into one meant to be kept out, or robots.txt that cannot be read) and

@@ -66,7 +66,8 @@ const DONE: Record<string, string> = {
   resumed: 'Resumed: it is checked on its schedule again.',
   accepted:
     'Accepted as intended: what crawlers may fetch there now is what is intended, and the site was judged again.',
-  acknowledged: 'Acknowledged: the note is on the incident, and reminders stop.',
+  acknowledged:
+    'Acknowledged: the note, and who wrote it, are on the incident for everyone to see.',
   backfill:
     'Loading its history from the Internet Archive: the captures appear below as they are read (a few a minute, to spare the archive).',
 };

@@ -185,8 +185,8 @@ ${extra}`);
     expect(hook.received.filter((h) => h.body.includes('"kind":"digest"'))).toHaveLength(1);
   });
 
-  it('prunes sent notifications once across the daemons, after the retention', async () => {
-    await startTwo();
+  it('prunes sent notifications once across the daemons, after the alert log keeps them', async () => {
+    await startTwo('  alertLogDays: 7\n');
     clock.advance(10_000);
     await until(() => checks().length === 2, 'the first checks');
     shop.serve('/robots.txt', 200, CLOSED);
@@ -195,7 +195,8 @@ ${extra}`);
     daemons[0]!.cron.fire('plan 0 3 * * *', fire);
     clock.advance(DAY - 1);
     await until(() => all('delivery:sent').length === 1, 'the alert');
-    // A week and a day on: one process prunes it, as the hour's upkeep job.
+    // A week and a day on (notify.alertLogDays: 7): one process prunes it, as the hour's
+    // upkeep job.
     clock.advance(8 * DAY);
     await until(
       () => all('upkeep:done').some((u) => u.task === 'prune' && u.pruned > 0),

@@ -212,6 +212,17 @@ describe('incidents', () => {
     };
     expect(incidentStep(resolved, broken, at, 3_600_000)).toEqual({ kind: 'reopen', id: 7 });
     expect(incidentStep(resolved, broken, at, 10 * 60_000)).toEqual({ kind: 'open' });
+    // Other trouble within the window is an incident of its own (and alerts).
+    const other = {
+      ...broken,
+      violations: [
+        {
+          ...broken.violations[0]!,
+          cause: { type: 'rule' as const, directive: 'disallow' as const, pattern: '/', line: 2 },
+        },
+      ],
+    };
+    expect(incidentStep(resolved, other, at, 3_600_000)).toEqual({ kind: 'open' });
   });
 
   it('gets worse with more cells, a new cause, or when the site can no longer be checked; not with fewer cells', () => {
