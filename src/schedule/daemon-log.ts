@@ -8,6 +8,7 @@ import { refusalLine } from '../policy/refusal.js';
 import { describeVersion } from '../policy/registry.js';
 import type { Delivery } from '../policy/alerts.js';
 import type { DaemonEvents, PlannedCheck } from './events.js';
+import type { CheckOutcome } from '../monitor/check/site.js';
 
 /** Up to this many sites, a plan's log line lists each one. */
 const PLAN_LOGGED = 50;
@@ -75,6 +76,7 @@ export function logDaemonEvents(events: DaemonEvents, logger: Logger): () => voi
       };
       if (outcome.kind === 'unchanged') logger.info(fields, 'checked: unchanged');
       else logger.info({ ...fields, events: outcome.events.length }, `checked: ${outcome.kind}`);
+      logIncident(logger, outcome);
     }),
     events.on('check:refused', ({ outcome }) => {
       const cause = outcome.causes.find((c) => c.type === 'refused');
@@ -82,6 +84,7 @@ export function logDaemonEvents(events: DaemonEvents, logger: Logger): () => voi
         { site: outcome.site, since: outcome.refused?.since, reason: cause?.reason },
         cause === undefined ? 'not checked: refused' : refusalLine(cause),
       );
+      logIncident(logger, outcome);
     }),
     events.on('job:failed', ({ what, job, retries, error, unrecorded }) => {
       if (unrecorded)
@@ -177,4 +180,28 @@ export function logDaemonEvents(events: DaemonEvents, logger: Logger): () => voi
   return () => {
     for (const stop of stops) stop();
   };
+}
+
+/** What a check did to the site's incident, when it did anything: one line for operators. */
+function logIncident(logger: Logger, outcome: CheckOutcome): void {
+  const recorded = outcome.judged?.recorded;
+  if (recorded === undefined || recorded.step === 'none') return;
+  const fields = {
+    site: outcome.site,
+    incident: recorded.incidentId,
+    state: outcome.judged!.evaluation.state,
+    cells: outcome.judged!.evaluation.violationCount,
+  };
+  if (recorded.step === 'resolve') logger.info(fields, 'incident resolved: as intended again');
+  else if (recorded.step === 'update' && !recorded.worse)
+    logger.info(fields, 'incident changed: fewer cells differ');
+  else
+    logger.warn(
+      fields,
+      recorded.step === 'open'
+        ? 'incident opened: not as intended'
+        : recorded.step === 'reopen'
+          ? 'incident reopened within the flap window'
+          : 'incident worse',
+    );
 }

@@ -61,6 +61,10 @@ web: {listen: 0}
         `${new URL(site.origin).host}: cannot be checked: robowatch refused to fetch its robots.txt (127.0.0.1 is a private or reserved address); fetch.allowPrivateAddresses allows it`,
       );
       expect(alert.subject).not.toMatch(/disallowed|blocked/);
+      // Operators read it in the log too.
+      expect(
+        daemon.logs.find((l) => l['msg'] === 'incident opened: not as intended'),
+      ).toMatchObject({ level: 40, site: site.origin, state: 'cannot-check' });
       expect(site.requests).toHaveLength(0);
       const document = (await (await fetch(`${base}/api/v1/sites/1`)).json()) as {
         current: unknown;

@@ -148,7 +148,7 @@ export const IntentSection: FC<{
       )}
       {incident === undefined ? null : (
         <p>
-          Incident <a href={`/incidents#incident-${incident.id}`}>#{incident.id}</a>:{' '}
+          Incident <a href={`/incidents?site=${siteId}#incident-${incident.id}`}>#{incident.id}</a>:{' '}
           <IncidentLine incident={incident} now={now} />
         </p>
       )}

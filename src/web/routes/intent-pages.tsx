@@ -57,9 +57,12 @@ export function registerIntentPages(
   });
 
   app.get('/incidents', async (c) => {
+    // ?site=ID: one site's incidents.
+    const site = optionalId(c.req.query('site') || undefined, 'site');
+    const bySite = site === undefined ? {} : { siteId: site };
     const [open, resolved] = await Promise.all([
-      deps.store.listIncidents({ state: 'open', limit: 500 }),
-      deps.store.listIncidents({ state: 'resolved', limit: 100 }),
+      deps.store.listIncidents({ ...bySite, state: 'open', limit: 500 }),
+      deps.store.listIncidents({ ...bySite, state: 'resolved', limit: 100 }),
     ]);
     return render(
       c,

@@ -210,6 +210,14 @@ web: {token: '${TOKEN}'}`,
     ).text();
     expect(page).toContain('Disallow: /pricing (line 3) blocks pages meant to be crawled');
     expect(page).toContain('acknowledged by Ana (SEO)');
+    // One site's incidents: the other site's are not listed.
+    const ownedPage = await (
+      await app.request(`/incidents?site=${ownedId}`, {
+        headers: { ...bearer, accept: 'text/html' },
+      })
+    ).text();
+    expect(ownedPage).not.toContain('acknowledged by Ana (SEO)');
+    expect(ownedPage).toContain(owned.origin);
   });
 
   it('refuses to change an intent the file gives, and a bad entry in one line', async () => {
