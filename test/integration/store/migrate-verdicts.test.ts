@@ -118,6 +118,15 @@ describe.each(databaseKinds())('migrating verdict rows to compact sets on %s', (
       migrate = (folder) => migratePg(node, { migrationsFolder: folder });
       close = async () => {
         await pool.end();
+        // A session still closing is let go rather than terminated: terminated, the server
+        // tells its client (57P01) after the client has stopped listening.
+        for (let waited = 0; waited < 10_000; waited += 50) {
+          const sessions = await adminQuery(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = '${name}'`,
+          );
+          if (sessions === 0) break;
+          await new Promise((done) => setTimeout(done, 50));
+        }
         await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       };
     }
