@@ -134,7 +134,8 @@ function modelOf(payload: AlertPayload, context: RenderContext): Model {
   };
 }
 
-function pathOf(url: string): string {
+/** A URL's path and query, as alerts name pages. */
+export function pathOf(url: string): string {
   try {
     const parsed = new URL(url);
     return parsed.pathname + parsed.search;

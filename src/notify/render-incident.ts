@@ -7,19 +7,10 @@
 import type { IncidentPayload } from '../policy/incident-alerts.js';
 import { formatDuration } from '../policy/wording/words.js';
 import { formatInstant, oneLineText } from '../policy/wording/format.js';
-import { escapeHtml, htmlWithCode, slackEscape } from './render-alert.js';
+import { escapeHtml, htmlWithCode, pathOf, slackEscape } from './render-alert.js';
 import type { RenderContext, RenderedEmail } from './render-alert.js';
 
 const SUBJECT_CHARS = 200;
-
-function pathOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.pathname + parsed.search;
-  } catch {
-    return url;
-  }
-}
 
 interface Model {
   readonly label: string;

@@ -41,28 +41,3 @@ export async function rejudge(
     deps.now(),
   );
 }
-
-/** Judges again every site whose watches, crawlers or intent changed; how many were. */
-export async function rejudgeAll(
-  deps: Pick<CheckDeps, 'store' | 'now' | 'flapWindowMs'>,
-  sites: readonly SiteConfig[],
-): Promise<number> {
-  let changed = 0;
-  for (let i = 0; i < sites.length; i += 1000) {
-    const batch = sites.slice(i, i + 1000);
-    const stored = new Map(
-      (await deps.store.loadSites(batch.map((s) => s.origin))).map((s) => [s.origin, s]),
-    );
-    for (const site of batch) {
-      const current = stored.get(site.origin)?.current;
-      if (current === undefined || current === null) continue;
-      if (
-        current.verdictsKey === verdictsKey(site) &&
-        current.intentKey === judgedKey(site, current.snapshotId)
-      )
-        continue;
-      if ((await rejudge(deps, site)) !== undefined) changed++;
-    }
-  }
-  return changed;
-}
