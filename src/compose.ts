@@ -350,7 +350,11 @@ export function wireWeb(
       }
     },
     checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
-    rejudge: (site) => rejudge(parts.check, site),
+    rejudge: async (site) => {
+      const judged = await rejudge(parts.check, site);
+      parts.scheduler?.deliverNow(); // an incident's alert may be queued
+      return judged;
+    },
     renderDelivery: (delivery, createdAt) =>
       renderDelivery({ ...delivery, createdAt }, presentation.context(), (id) =>
         webStore.loadDigest(id),
@@ -360,6 +364,15 @@ export function wireWeb(
         record: false,
         ...(recipient === undefined ? {} : { recipient }),
       }),
+    // Under `robowatch serve` the daemon beside it (on PostgreSQL) delivers what is queued.
+    sendDigests: async (period, recipient) => {
+      const sent = await prepareDigests(digests, catalog.config, period, {
+        record: true,
+        ...(recipient === undefined ? {} : { recipient }),
+      });
+      parts.scheduler?.deliverNow();
+      return sent;
+    },
     metrics: parts.metrics,
     logger: parts.logger,
     now: () => platform.now(),

@@ -340,4 +340,6 @@ export interface SchedulerPort {
   queueBackfill(job: BackfillJob): Promise<void>;
   /** The sites whose history is loading (running) or waits to be. */
   backfillsPending(): Promise<Map<number, 'waiting' | 'running'>>;
+  /** Delivers what was just queued (a digest sent now, an incident's alert) without waiting for the next poll. */
+  deliverNow(): void;
 }

@@ -9,7 +9,13 @@ import type { Coverage } from '../policy/coverage.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
 import type { AlertDraft, AlertTargets, OutboxPayload } from '../policy/alerts.js';
 import type { ChangeCause, ChangeCauseType } from '../policy/changes/cause-model.js';
-import type { CoverageAt, DigestChange, DigestNow } from '../policy/digest.js';
+import type {
+  CoverageAt,
+  DigestChange,
+  DigestIntent,
+  DigestNow,
+  RecoveredIncident,
+} from '../policy/digest.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
 import type { BodyCut, FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { FileCondition } from '../policy/file-condition.js';
@@ -337,6 +343,10 @@ export interface SitePeriod {
   readonly coverage: { start: CoverageAt | null; end: CoverageAt | null };
   /** robowatch refuses to check it now (its address guard), since when and why; or null. */
   readonly refused: { readonly since: Date; readonly reason: string } | null;
+  /** Its state against its owner's intent as last judged; null before its first judgement. */
+  readonly intent: DigestIntent | null;
+  /** Its incidents resolved in the period (and not open again), oldest first. */
+  readonly recovered: RecoveredIncident[];
 }
 
 /** One check of a snapshot, as its page lists them. */

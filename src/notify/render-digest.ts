@@ -13,8 +13,10 @@ import type {
   DigestChange,
   DigestSite,
   Incident,
+  RecoveredIncident,
   RegistryUpdate,
 } from '../policy/digest.js';
+import { pathOf } from '../policy/intent.js';
 import { causeHeadline, describeCrawlers, explainCause } from '../policy/wording/explain.js';
 import { formatDuration } from '../policy/wording/words.js';
 import { describeUrls } from '../policy/wording/explain.js';
@@ -76,6 +78,18 @@ export function attentionText(site: DigestSite, a: Attention, context: RenderCon
         .flatMap((p) => p.allowedThroughStar);
       return `${said.title} (${names.length <= 5 ? names.join(', ') : `${names.slice(0, 4).join(', ')} and ${names.length - 4} more`}): add them to the group that blocks the others to keep them out.`;
     }
+    case 'intent': {
+      const first = a.violations[0];
+      const what =
+        first === undefined
+          ? `${plural(a.violationCount, 'watched page × crawler pair')} ${a.violationCount === 1 ? 'is' : 'are'} not as intended`
+          : `\`${pathOf(first.url)}\` is ${first.expected === 'allowed' ? 'blocked for' : 'open to'} ${first.agent}, meant to be ${first.expected === 'allowed' ? 'crawled' : 'kept out'}${a.violationCount > 1 ? `, and ${plural(a.violationCount - 1, 'more watched page × crawler pair')} differ${a.violationCount === 2 ? 's' : ''} from the intent` : ''}`;
+      const why =
+        a.causes.length === 0
+          ? ''
+          : ` Why: ${a.causes.slice(0, 2).join('; ')}${a.causes.length > 2 ? `; and ${plural(a.causes.length - 2, 'more cause')}` : ''}.`;
+      return `Not as intended${a.since === null ? '' : ` ${since(a.since)}`}: ${what}.${why}`;
+    }
     case 'blocks': {
       const lead = a.cause.pairs.filter((p) => p.flipped && !p.allowed).length;
       const others = a.pairs - lead;
@@ -102,6 +116,33 @@ function attentionLink(site: DigestSite, a: Attention, context: RenderContext): 
   return a.kind === 'blocks' || a.kind === 'coverage'
     ? context.links.diff(site.siteId, a.previousId, a.snapshotId)
     : context.links.site(site.siteId);
+}
+
+/** An incident that broke and recovered in the period, in a sentence. */
+export function recoveredText(incident: RecoveredIncident, context: RenderContext): string {
+  const what =
+    incident.siteState === 'cannot-check'
+      ? 'could not be checked'
+      : `was not as intended (at worst ${plural(incident.worstCount, 'watched page × crawler pair')})`;
+  const why =
+    incident.causes.length === 0
+      ? ''
+      : `: ${incident.causes.slice(0, 2).join('; ')}${incident.causes.length > 2 ? '; …' : ''}`;
+  return `${what} from ${local(incident.openedAt, context.timeZone)} to ${local(incident.resolvedAt, context.timeZone)} (${formatDuration(incident.resolvedAt.getTime() - incident.openedAt.getTime())})${why}; as intended since.`;
+}
+
+/** The site's state against its owner's intent, for its detail lines. */
+function intentLine(site: DigestSite): string | null {
+  switch (site.intent) {
+    case null:
+      return null;
+    case 'as-intended':
+      return 'as its owner intends.';
+    case 'not-as-intended':
+      return 'not as its owner intends (under "Needs attention").';
+    case 'cannot-check':
+      return 'cannot be checked now (under "Needs attention").';
+  }
 }
 
 function incidentLine(incident: Incident, context: RenderContext): string {
@@ -298,6 +339,28 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     text.push('');
     html.push('</ul>');
   }
+  const recovered = digest.sites.flatMap((site) => site.recovered.map((r) => ({ site, r })));
+  if (recovered.length > 0) {
+    text.push('Broke and recovered this period');
+    html.push('<h2>Broke and recovered this period</h2>', '<ul>');
+    for (const { site, r } of recovered.slice(0, ATTENTION_SITES)) {
+      const line = oneLineText(
+        `${site.name === null ? host(site.origin) : called(site)} ${recoveredText(r, context)}`,
+      );
+      const link = context.links.incident(r.id);
+      text.push(`  - ${line}`, `    ${link}`);
+      html.push(
+        `<li>${htmlWithCode(line)} <a href="${escapeHtml(link)}">Incident #${r.id}</a></li>`,
+      );
+    }
+    if (recovered.length > ATTENTION_SITES) {
+      const line = `and ${plural(recovered.length - ATTENTION_SITES, 'more incident')}: ${context.links.base}/incidents?state=resolved`;
+      text.push(`  ${line}`);
+      html.push(`<li>${escapeHtml(line)}</li>`);
+    }
+    text.push('');
+    html.push('</ul>');
+  }
   if (detailed.length > 0) {
     text.push('Changes and incidents, by site');
     html.push('<h2>Changes and incidents, by site</h2>');
@@ -315,6 +378,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
       );
     }
     const facts = [
+      ...(intentLine(site) === null ? [] : [`Against intent: ${intentLine(site)}`]),
       `Fetch health: ${healthLine(site)}`,
       ...site.health.incidents.map((i) => `Incident: ${incidentLine(i, context)}`),
       ...disallowedLines(site).map((l) => `Disallowed now: ${l}`),
@@ -375,6 +439,17 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
     subject: digestSubject(digest),
     allClear: digest.allClear,
     registry: digest.registry,
+    recovered: digest.sites.slice(0, 1_000).flatMap((site) =>
+      site.recovered.map((r) => ({
+        site: site.origin,
+        name: site.name,
+        incident: r.id,
+        openedAt: r.openedAt.toISOString(),
+        resolvedAt: r.resolvedAt.toISOString(),
+        text: recoveredText(r, context),
+        link: context.links.incident(r.id),
+      })),
+    ),
     attention: digest.sites.slice(0, 1_000).flatMap((site) =>
       site.attention.map((a) => ({
         site: site.origin,
@@ -389,6 +464,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
       name: site.name,
       link: context.links.site(site.siteId),
       clear: site.clear,
+      intent: site.intent,
       checks: site.health.checks,
       okShare: site.health.okShare,
       incidents: site.health.incidents.length,

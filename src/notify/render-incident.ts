@@ -83,7 +83,7 @@ function modelOf(payload: IncidentPayload, context: RenderContext): Model {
     subject,
     lines: lines.map((l) => (l === '' ? l : oneLineText(l))),
     siteLink: context.links.site(payload.siteId),
-    incidentsLink: `${context.links.base}/incidents#incident-${incident.id}`,
+    incidentsLink: context.links.incident(incident.id),
   };
 }
 

@@ -12,6 +12,8 @@ import { fetchStatusOf } from './changes/events.js';
 import type { FetchStatus } from './changes/events.js';
 import { isRobotsFile } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
+import { intentCauses } from './incidents.js';
+import type { SiteState, Violation } from './intent.js';
 import { ParseCache, siteAccess } from './verdicts.js';
 import type { WatchedAgent, WatchVerdict } from './verdicts.js';
 import {
@@ -80,6 +82,35 @@ export interface DigestSiteInput {
   readonly registry?: readonly RegistryFindingAt[];
   /** robowatch refuses to check it (its address guard) at the digest's time, or null. */
   readonly refused?: { readonly since: Date; readonly reason: string } | null;
+  /**
+   * The site judged against its owner's intent at the digest's time (null: not judged
+   * yet; absent: the caller does not judge, and newly blocked pages are what needs attention).
+   */
+  readonly intent?: DigestIntent | null;
+  /** Its incidents that resolved in the period and stayed resolved, oldest first. */
+  readonly recovered?: readonly RecoveredIncident[];
+}
+
+/** A site's state against its owner's intent, as last judged. */
+export interface DigestIntent {
+  readonly state: SiteState;
+  readonly since: Date | null;
+  /** The cells that differ (cut; the count says how many). */
+  readonly violations: readonly Violation[];
+  readonly violationCount: number;
+  /** For `cannot-check`: why. */
+  readonly reason: string | null;
+}
+
+/** An incident that opened and resolved: what broke, and for how long. */
+export interface RecoveredIncident {
+  readonly id: number;
+  readonly openedAt: Date;
+  readonly resolvedAt: Date;
+  readonly siteState: 'not-as-intended' | 'cannot-check';
+  readonly causes: readonly string[];
+  /** The most cells that differed at once. */
+  readonly worstCount: number;
 }
 
 /** A registry update's cause for a site, and when it was recorded. */
@@ -132,7 +163,6 @@ export type Attention =
   | { readonly kind: 'not-robots'; readonly condition: FileCondition; readonly since: Date }
   /** The file is past 500 KiB: the rest is ignored. */
   | { readonly kind: 'cut'; readonly since: Date }
-  /** Watched pages were newly disallowed in the period; `cause` did most of it. */
   /** A change newly blocked a share of the sitemap URLs above notify.coverage; `cause` is the largest. */
   | {
       readonly kind: 'coverage';
@@ -143,6 +173,16 @@ export type Attention =
     }
   /** A registry update's new crawlers may crawl the site though the file keeps others of their purpose out. */
   | { readonly kind: 'registry'; readonly cause: RegistryCause; readonly since: Date }
+  /** Watched cells differ from the owner's intent now (sites judged against intent). */
+  | {
+      readonly kind: 'intent';
+      readonly violations: readonly Violation[];
+      readonly violationCount: number;
+      readonly causes: readonly string[];
+      /** Since when the site has not been as intended (null: not known). */
+      readonly since: Date | null;
+    }
+  /** Watched pages were newly disallowed in the period; `cause` did most of it (sites not judged). */
   | {
       readonly kind: 'blocks';
       readonly pairs: number;
@@ -180,7 +220,11 @@ export interface DigestSite {
   readonly coverage: readonly CoverageStanding[];
   /** What needs attention, most urgent first. */
   readonly attention: readonly Attention[];
-  /** Nothing changed, nothing failed, nothing needs attention. */
+  /** Its state against its owner's intent at the digest's time (null: not judged). */
+  readonly intent: SiteState | null;
+  /** What broke and recovered in the period (its resolved incidents), oldest first. */
+  readonly recovered: readonly RecoveredIncident[];
+  /** Nothing changed, nothing failed, nothing needs attention, nothing broke. */
   readonly clear: boolean;
 }
 
@@ -283,43 +327,43 @@ function summariseSite(
     ai,
     coverage: coverageStandings(input),
     attention,
+    intent: input.intent?.state ?? null,
+    recovered: input.recovered ?? [],
     clear:
-      input.changes.length === 0 && siteHealth.incidents.length === 0 && attention.length === 0,
+      input.changes.length === 0 &&
+      siteHealth.incidents.length === 0 &&
+      attention.length === 0 &&
+      (input.recovered ?? []).length === 0,
   };
 }
 
-/** What needs attention: the state now (down, gone, not robots.txt, cut), then new blocks. */
+/**
+ * What needs attention at the digest's time: the state now (refused, down, gone, not
+ * robots.txt, cut), then, for a site judged against its intent, the cells that differ from
+ * it (a page blocked on purpose is not a problem); for one not judged, new blocks.
+ */
 function attentionOf(input: DigestSiteInput): Attention[] {
   const out: Attention[] = [];
   const now = input.now;
+  const judged = input.intent ?? null;
   // Not known now: what the last check saw may no longer hold.
   if (input.refused !== undefined && input.refused !== null)
     out.push({ kind: 'refused', reason: input.refused.reason, since: input.refused.since });
   if (now !== null) {
     const status = fetchStatusOf(now.fetch, input.profile, now.stale);
     if (status.access === 'unreachable') out.push({ kind: 'down', status, since: now.since });
-    else if (status.access === 'unavailable') out.push({ kind: 'gone', status, since: now.since });
+    // A missing file lets every crawler in: a problem only where the owner meant to keep some out.
+    else if (
+      status.access === 'unavailable' &&
+      (judged === null || judged.state === 'not-as-intended')
+    )
+      out.push({ kind: 'gone', status, since: now.since });
     const condition = now.fileCondition;
     if (status.access === 'ok' && condition !== null && !isRobotsFile(condition))
       out.push({ kind: 'not-robots', condition, since: now.since });
     if (condition === 'cut') out.push({ kind: 'cut', since: now.since });
   }
-  let worst: { cause: ChangeCause; change: DigestChange; pairs: number } | undefined;
-  let blocked = 0;
-  // A page blocked and unblocked again within the period is not a problem at its end.
-  const stillBlocked = new Set(
-    input.verdicts.filter((v) => !v.allowed).map((v) => `${v.url}\n${v.agent}`),
-  );
-  for (const change of input.changes) {
-    for (const cause of change.causes ?? []) {
-      const pairs = cause.pairs.filter(
-        (p) => p.flipped && !p.allowed && stillBlocked.has(`${p.url}\n${p.agent}`),
-      ).length;
-      if (pairs === 0 || cause.type === 'fetch_status') continue; // said as "down" already
-      blocked += pairs;
-      if (worst === undefined || pairs > worst.pairs) worst = { cause, change, pairs };
-    }
-  }
+  // A registry update let new crawlers in against the file's stance.
   const against = (input.registry ?? []).filter((f) => f.cause.purposes.some((p) => p.contradicts));
   const latest = against[against.length - 1];
   if (latest !== undefined) out.push({ kind: 'registry', cause: latest.cause, since: latest.at });
@@ -340,6 +384,34 @@ function attentionOf(input: DigestSiteInput): Attention[] {
       previousId: coverage.change.previousId,
       since: coverage.change.at,
     });
+  // Judged against intent: the cells that differ now, not what changed in the period.
+  if (judged !== null) {
+    if (judged.state === 'not-as-intended')
+      out.push({
+        kind: 'intent',
+        violations: judged.violations,
+        violationCount: judged.violationCount,
+        causes: intentCauses(judged),
+        since: judged.since,
+      });
+    return out;
+  }
+  let worst: { cause: ChangeCause; change: DigestChange; pairs: number } | undefined;
+  let blocked = 0;
+  // A page blocked and unblocked again within the period is not a problem at its end.
+  const stillBlocked = new Set(
+    input.verdicts.filter((v) => !v.allowed).map((v) => `${v.url}\n${v.agent}`),
+  );
+  for (const change of input.changes) {
+    for (const cause of change.causes ?? []) {
+      const pairs = cause.pairs.filter(
+        (p) => p.flipped && !p.allowed && stillBlocked.has(`${p.url}\n${p.agent}`),
+      ).length;
+      if (pairs === 0 || cause.type === 'fetch_status') continue; // said as "down" already
+      blocked += pairs;
+      if (worst === undefined || pairs > worst.pairs) worst = { cause, change, pairs };
+    }
+  }
   if (worst !== undefined)
     out.push({
       kind: 'blocks',

@@ -230,6 +230,11 @@ export class Daemon {
     this.#context.wake('backfill');
   }
 
+  /** Wakes the delivery of queued notifications (the web queued one). */
+  deliverNow(): void {
+    this.#context.wake('deliver');
+  }
+
   /** The sites whose history is being loaded (running) or waits to be (any process's jobs). */
   async backfillsPending(): Promise<Map<number, 'waiting' | 'running'>> {
     const keys = await this.#deps.jobs.pendingKeys('backfill');

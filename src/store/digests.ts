@@ -5,7 +5,7 @@ import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { Database } from './db.js';
 import { queryRows } from './db.js';
 import { insertDigestDelivery } from './outbox.js';
-import { bodies, checks, digests, sites, snapshots } from './schema.js';
+import { bodies, checks, digests, incidents, sites, snapshots } from './schema.js';
 import { loadVerdicts } from './snapshots.js';
 import type {
   DigestDelivery,
@@ -125,6 +125,9 @@ export async function loadSitePeriods(
       body: bodies.content,
       refusedSince: sites.refusedSince,
       refusedReason: sites.refusedReason,
+      intentState: sites.intentState,
+      intentSince: sites.intentSince,
+      intentReport: sites.intentReport,
     })
     .from(sites)
     .leftJoin(snapshots, eq(snapshots.id, sites.currentSnapshotId))
@@ -135,6 +138,19 @@ export async function loadSitePeriods(
     coverageBefore(db, ids, start),
     coverageBefore(db, ids, end),
   ]);
+  // What broke and recovered: incidents resolved in the period that stayed resolved.
+  const recovered = await db
+    .select()
+    .from(incidents)
+    .where(
+      and(
+        inArray(incidents.siteId, ids),
+        eq(incidents.state, 'resolved'),
+        gte(incidents.resolvedAt, start),
+        lt(incidents.resolvedAt, end),
+      ),
+    )
+    .orderBy(asc(incidents.resolvedAt));
   for (const row of current) {
     result.set(row.siteId, {
       coverage: {
@@ -148,6 +164,17 @@ export async function loadSitePeriods(
           ? null
           : { since: row.refusedSince, reason: row.refusedReason ?? '' },
       verdicts: row.snapshotId === null ? [] : await loadVerdicts(db, row.snapshotId),
+      intent:
+        row.intentState === null
+          ? null
+          : {
+              state: row.intentState,
+              since: row.intentSince,
+              violations: row.intentReport?.violations ?? [],
+              violationCount: row.intentReport?.violationCount ?? 0,
+              reason: row.intentReport?.reason ?? null,
+            },
+      recovered: [],
       body: row.body,
       now:
         row.snapshotId === null || row.since === null
@@ -160,6 +187,15 @@ export async function loadSitePeriods(
             },
     });
   }
+  for (const r of recovered)
+    result.get(r.siteId)?.recovered.push({
+      id: r.id,
+      openedAt: r.openedAt,
+      resolvedAt: r.resolvedAt!,
+      siteState: r.siteState,
+      causes: r.causes,
+      worstCount: r.worstCount,
+    });
   for (const c of changed)
     result.get(c.siteId)?.changes.push({
       at: c.at,

@@ -32,6 +32,12 @@ export interface WebDeps {
   /** The digests of a period as they would be sent now (not recorded). */
   previewDigests(period: DigestPeriod, recipient?: string): Promise<PreparedDigest[]>;
   /**
+   * Records the digests of a period (each recipient's, or one's) and queues their delivery
+   * now ("Send now"); a period sent to a recipient before is not sent again (its id is
+   * null). Absent: this process does not send.
+   */
+  sendDigests?(period: DigestPeriod, recipient?: string): Promise<PreparedDigest[]>;
+  /**
    * Sends a channel's test notification at once (not queued); throws with the reason
    * when its receiver does not accept it. Absent: "Send a test" is not offered.
    */

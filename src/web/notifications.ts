@@ -1,6 +1,9 @@
 /** The notification channels as the page and the API show them, and their test. */
 import { HTTPException } from 'hono/http-exception';
 import { oneLine } from '../lib/errors.js';
+import { digestPeriod } from '../monitor/reads.js';
+import type { DigestPeriod } from '../policy/digest.js';
+import { parseDuration } from '../policy/wording/format.js';
 import { viewNotifications } from '../monitor/views/notifications.js';
 import type { NotificationChannel, NotificationsView } from '../monitor/views/notifications.js';
 import type { WebDeps } from './deps.js';
@@ -51,4 +54,45 @@ export async function sendChannelTest(
     sent: true,
     message: `A test was sent to ${to} and accepted${channel.kind === 'email' ? ' by the mail server: check the inbox (and the spam folder)' : ''}.`,
   };
+}
+
+/** The period a digest preview or Send now covers: the last `since` (7d, 24h…), to now. */
+export function digestWindow(deps: WebDeps, since: string | undefined): DigestPeriod {
+  const said = since === undefined || since.trim() === '' ? '7d' : since.trim();
+  const ms = parseDuration(said);
+  if (ms === undefined)
+    throw new HTTPException(400, {
+      message: `since must be a duration such as 7d, 24h or 2w, not "${said.slice(0, 40)}"`,
+    });
+  return digestPeriod(deps.now(), ms);
+}
+
+/** What "Send now" did for each recipient: queued (the digest's id), or sent before for the period. */
+export interface DigestSent {
+  readonly recipient: string;
+  /** The recorded digest; null: this recipient's digest of the period was sent already. */
+  readonly id: number | null;
+}
+
+/**
+ * Records the digests of the period and queues their delivery now (one recipient, or
+ * all): 404 for a recipient who receives none, 503 where this process cannot send.
+ */
+export async function sendDigestsNow(
+  deps: WebDeps,
+  period: DigestPeriod,
+  recipient: string | undefined,
+): Promise<DigestSent[]> {
+  if (deps.sendDigests === undefined)
+    throw new HTTPException(503, { message: 'this process cannot send digests' });
+  const sent = await deps.sendDigests(period, recipient);
+  if (recipient !== undefined && sent.length === 0)
+    throw new HTTPException(404, {
+      message: `${recipient.slice(0, 200)} receives no digest: it receives no site's alerts`,
+    });
+  deps.logger.info(
+    { recipients: sent.map((d) => d.recipient), queued: sent.filter((d) => d.id !== null).length },
+    'digest sent now from the web',
+  );
+  return sent.map((d) => ({ recipient: d.recipient, id: d.id }));
 }

@@ -127,6 +127,11 @@ export function historyApp(
         record: false,
         ...(recipient === undefined ? {} : { recipient }),
       }),
+    sendDigests: (period, recipient) =>
+      prepareDigests(digests, config, period, {
+        record: true,
+        ...(recipient === undefined ? {} : { recipient }),
+      }),
     checkNow: async (site) => {
       let outcome: CheckOutcome | undefined;
       await checkSites(deps, [site], { concurrency: 1, onOutcome: (o) => (outcome = o) });

@@ -127,6 +127,8 @@ export async function prepareDigests(
         ...(site.sitemaps === 'off' || data === undefined ? {} : { coverage: data.coverage }),
         registry: findings.get(siteId) ?? [],
         refused: data?.refused ?? null,
+        intent: data?.intent ?? null,
+        recovered: data?.recovered ?? [],
       };
     });
     const digest = buildDigest(target.recipient, period, inputs, config.registry.active.registry);

@@ -112,3 +112,24 @@ export const DigestPreviewDocument = z
     digests: list(z.object({ recipient: z.string(), subject: z.string(), text: z.string() })),
   })
   .meta({ id: 'DigestPreview' });
+
+/** "Send now": which digests to record and queue. */
+export const DigestSendRequest = z.strictObject({
+  to: z.string().min(1, 'must be a recipient (see GET /api/v1/digests/preview)').optional(),
+  since: z.string().min(1, 'must be a duration such as 7d').optional(),
+});
+
+/** What "Send now" did, per recipient. */
+export const DigestSentDocument = z
+  .object({
+    period: z.object({ start: Timestamp, end: Timestamp }),
+    digests: list(
+      z.object({
+        recipient: z.string(),
+        /** The recorded digest (GET /digests/ID in the UI); null: sent before for this period. */
+        id: z.number().int().nullable(),
+        queued: z.boolean(),
+      }),
+    ),
+  })
+  .meta({ id: 'DigestSent' });

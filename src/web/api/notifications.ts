@@ -3,8 +3,6 @@
  * test, the default recipients, and the digests as they would be sent now.
  */
 import { HTTPException } from 'hono/http-exception';
-import { digestPeriod } from '../../monitor/reads.js';
-import { parseDuration } from '../../policy/wording/format.js';
 import { z } from 'zod';
 import { channelSettings } from '../../config/schema.js';
 import {
@@ -12,13 +10,20 @@ import {
   ChannelTestRequest,
   DefaultsDocument,
   DigestPreviewDocument,
+  DigestSendRequest,
+  DigestSentDocument,
   NotificationsDocument,
   channelDocument,
   defaultsDocument,
   failingDocument,
 } from '../../monitor/documents/index.js';
 import { requireWriteAccess } from '../auth.js';
-import { notificationsNow, sendChannelTest } from '../notifications.js';
+import {
+  digestWindow,
+  notificationsNow,
+  sendChannelTest,
+  sendDigestsNow,
+} from '../notifications.js';
 import {
   API,
   answer,
@@ -137,13 +142,7 @@ export function notificationsApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('the digests', DigestPreviewDocument), ...errors([400]) },
     }),
     async (c) => {
-      const since = c.req.query('since') ?? '7d';
-      const ms = parseDuration(since);
-      if (ms === undefined)
-        throw new HTTPException(400, {
-          message: `since must be a duration such as 7d, 24h or 2w, not "${since.slice(0, 40)}"`,
-        });
-      const { start, end: now } = digestPeriod(deps.now(), ms);
+      const { start, end: now } = digestWindow(deps, c.req.query('since'));
       const digests = await deps.previewDigests({ start, end: now }, c.req.query('to'));
       return c.json(
         {
@@ -156,6 +155,32 @@ export function notificationsApi({ deps, sites }: ApiContext) {
         },
         200,
       );
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${API}/digests/send`,
+      summary:
+        'Records the digests of the last `since` (default 7d), each recipient’s or one’s (`to`), and sends them now; a period is sent to a recipient once.',
+      request: { body: jsonBody(DigestSendRequest) },
+      responses: {
+        200: answer('each recipient’s digest: queued, or sent before', DigestSentDocument),
+        ...errors([400, 404, 503], true),
+      },
+    }),
+    async (c) => {
+      requireWriteAccess(c, deps.config.web.token);
+      // No body: every recipient's digest of the last 7 days.
+      const empty = (await c.req.text()).trim() === '';
+      const body = parseBody(
+        DigestSendRequest,
+        empty ? {} : await readJson(c, '{"to"?: "<recipient>", "since"?: "7d"}'),
+      );
+      const period = digestWindow(deps, body.since);
+      const sent = await sendDigestsNow(deps, period, body.to);
+      return c.json({ period, digests: sent.map((d) => ({ ...d, queued: d.id !== null })) }, 200);
     },
   );
 

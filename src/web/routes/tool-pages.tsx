@@ -3,8 +3,15 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { startingFile, testRobots } from '../../monitor/test-robots.js';
 import { TesterRefused } from '../../monitor/threads/tester-thread.js';
-import { SESSION_COOKIE, safeNext, sessionValue, tokenMatches } from '../auth.js';
-import { DigestPageView, DigestsPageView } from '../pages/digests.js';
+import {
+  SESSION_COOKIE,
+  requireWriteAccess,
+  safeNext,
+  sessionValue,
+  tokenMatches,
+} from '../auth.js';
+import { DigestPageView, DigestPreviewPageView, DigestsPageView } from '../pages/digests.js';
+import { digestWindow, sendDigestsNow } from '../notifications.js';
 import { LoginPageView } from '../pages/errors.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';
@@ -112,6 +119,54 @@ export function registerToolPages(
       <DigestsPageView digests={await deps.store.listDigests(100)} signedIn={c.get('signedIn')} />,
     ),
   );
+
+  // What the next digest will say, per recipient, with Send now.
+  app.get('/digests/preview', async (c) => {
+    const since = c.req.query('since')?.trim() || '7d';
+    const period = digestWindow(deps, since);
+    const digests = await deps.previewDigests(period);
+    return render(
+      c,
+      <DigestPreviewPageView
+        previews={digests.map((d) => ({
+          recipient: d.recipient,
+          subject: d.rendered.subject,
+          text: d.rendered.text,
+        }))}
+        chosen={c.req.query('to')}
+        since={since}
+        period={period}
+        canSend={deps.sendDigests !== undefined && token !== undefined && c.get('signedIn')}
+        done={c.req.query('done')}
+        signedIn={c.get('signedIn')}
+      />,
+    );
+  });
+
+  app.get('/digests/preview/email.html', async (c) => {
+    const to = c.req.query('to');
+    const [digest] = await deps.previewDigests(digestWindow(deps, c.req.query('since')), to);
+    if (digest === undefined || to === undefined)
+      throw new HTTPException(404, {
+        message: `${(to ?? 'no one').slice(0, 200)} receives no digest`,
+      });
+    c.header('content-security-policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'");
+    return c.html(digest.rendered.html);
+  });
+
+  app.post('/digests/send', async (c) => {
+    requireWriteAccess(c, token);
+    const body = await c.req.parseBody();
+    const to = typeof body.to === 'string' && body.to !== '' ? body.to : undefined;
+    const since = typeof body.since === 'string' ? body.since : undefined;
+    const sent = await sendDigestsNow(deps, digestWindow(deps, since), to);
+    const params = new URLSearchParams({
+      ...(to === undefined ? {} : { to }),
+      since: since?.trim() || '7d',
+      done: sent.every((d) => d.id === null) ? 'already' : 'sent',
+    });
+    return c.redirect(`/digests/preview?${params.toString()}`, 303);
+  });
 
   const digestById = async (param: string | undefined) => {
     const id = parseId(param, 'digest');

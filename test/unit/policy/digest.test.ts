@@ -353,6 +353,134 @@ describe('needs attention', () => {
   });
 });
 
+describe('needs attention, for a site judged against its intent', () => {
+  const blockedOnPurpose = site({
+    changes: [change(3, [blocks()])],
+    intent: {
+      state: 'as-intended',
+      since: hour(4),
+      violations: [],
+      violationCount: 0,
+      reason: null,
+    },
+  });
+  const pricing = {
+    url: 'https://a.com/pricing',
+    agent: 'Googlebot',
+    expected: 'allowed' as const,
+    cause: { type: 'rule' as const, directive: 'disallow' as const, pattern: '/pricing', line: 4 },
+  };
+
+  it('does not list a page blocked on purpose, though a change blocked it this period', () => {
+    const digest = buildDigest('seo@a.com', period, [blockedOnPurpose]);
+    expect(digest.sites[0]!.attention).toEqual([]);
+    expect(digest.sites[0]!.intent).toBe('as-intended');
+    // What happened is still said, with the site's standing.
+    const email = renderDigest(digest, context);
+    expect(email.text).not.toContain('Needs attention');
+    expect(email.text).toContain('Against intent: as its owner intends.');
+    expect(email.text).toContain('Disallow: /blog/');
+  });
+
+  it('lists what differs from the intent at the digest’s time, with its cause', () => {
+    const digest = buildDigest('seo@a.com', period, [
+      site({
+        name: 'Shop',
+        intent: {
+          state: 'not-as-intended',
+          since: hour(30),
+          violations: [pricing, { ...pricing, agent: 'Bingbot' }],
+          violationCount: 2,
+          reason: null,
+        },
+      }),
+    ]);
+    expect(digest.sites[0]!.attention.map((a) => a.kind)).toEqual(['intent']);
+    const email = renderDigest(digest, context);
+    expect(email.subject).toContain('1 site needs attention');
+    expect(email.text).toContain(
+      'Shop (a.com): Not as intended since 2026-06-02 14:00: `/pricing` is blocked for Googlebot, meant to be crawled, and 1 more watched page × crawler pair differs from the intent. Why: Disallow: /pricing (line 4) blocks pages meant to be crawled.',
+    );
+    expect(email.html).toContain('<code>/pricing</code>');
+  });
+
+  it('says a missing file only where the owner meant to keep pages out', () => {
+    const gone = {
+      fetch: { status: 404, error: null },
+      stale: false,
+      since: hour(5),
+      fileCondition: null,
+    };
+    const fine = buildDigest('seo@a.com', period, [
+      site({
+        now: gone,
+        intent: {
+          state: 'as-intended',
+          since: hour(5),
+          violations: [],
+          violationCount: 0,
+          reason: null,
+        },
+      }),
+    ]);
+    expect(fine.sites[0]!.attention).toEqual([]);
+    const open = buildDigest('seo@a.com', period, [
+      site({
+        now: gone,
+        intent: {
+          state: 'not-as-intended',
+          since: hour(5),
+          violations: [
+            {
+              url: 'https://a.com/admin',
+              agent: 'Googlebot',
+              expected: 'disallowed',
+              cause: { type: 'access', access: 'unavailable' },
+            },
+          ],
+          violationCount: 1,
+          reason: null,
+        },
+      }),
+    ]);
+    expect(open.sites[0]!.attention.map((a) => a.kind)).toEqual(['gone', 'intent']);
+  });
+
+  it('tells what broke and recovered in the period, with how long, apart from what needs attention', () => {
+    const digest = buildDigest('seo@a.com', period, [
+      site({
+        intent: {
+          state: 'as-intended',
+          since: hour(50),
+          violations: [],
+          violationCount: 0,
+          reason: null,
+        },
+        recovered: [
+          {
+            id: 7,
+            openedAt: hour(48),
+            resolvedAt: hour(50),
+            siteState: 'not-as-intended',
+            causes: ['Disallow: /pricing (line 4) blocks pages meant to be crawled'],
+            worstCount: 3,
+          },
+        ],
+      }),
+    ]);
+    expect(digest.allClear).toBe(false);
+    expect(digest.sites[0]!.attention).toEqual([]);
+    const email = renderDigest(digest, context);
+    expect(email.text).toContain('Broke and recovered this period');
+    expect(email.text).toContain(
+      'a.com was not as intended (at worst 3 watched page × crawler pairs) from 2026-06-03 08:00 to 2026-06-03 10:00 (2 h): Disallow: /pricing (line 4) blocks pages meant to be crawled; as intended since.',
+    );
+    expect(email.text).toContain('https://rw.example.com/incidents#incident-7');
+    const data = digestData(digest, context) as { recovered: { incident: number }[] };
+    expect(data.recovered.map((r) => r.incident)).toEqual([7]);
+  });
+});
+
 describe('digest data, for webhooks', () => {
   it("carries the attention list and each site's changes in words, with links", () => {
     const digest = buildDigest('hook', period, [
