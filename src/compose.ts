@@ -440,6 +440,7 @@ export function wireDaemon(
       failingDelivery: store.deliveries.failing,
       lastCheckAt: store.lastCheckAt,
       lastDigestEnd: store.lastDigestEnd,
+      remindIncidents: store.remindIncidents,
       ...(parts.handle.kind === 'pglite' ? { maintainDatabase: store.maintainDatabase } : {}),
     },
     registry: (catalog, events) =>

@@ -18,6 +18,8 @@ export interface NotifyConfig {
   readonly flapWindowMs: number;
   /** How long sent notifications are kept (the alert log), in days. */
   readonly alertLogDays: number;
+  /** How long after its last notification an unacknowledged open incident is said again; null: never. */
+  readonly remindMs: number | null;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -88,6 +90,7 @@ export function resolveNotify(notify: ConfigFile['notify'], env: Env, file: stri
     coverage: notify.coverage,
     flapWindowMs: notify.flapWindow,
     alertLogDays: notify.alertLogDays,
+    remindMs: notify.remind,
   };
 }
 

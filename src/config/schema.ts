@@ -270,9 +270,23 @@ const schedule = z.strictObject({
 });
 
 /** "90s", "30m", "1h", "2d": a duration, as milliseconds. */
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `off` (null) or a duration as `duration` reads it, within `range`. */
+function offOrDuration(min: number, max: number, range: string) {
+  const message = `must be off or a duration such as "4h" or "1d" (${range})`;
+  return z
+    .string({ error: message })
+    .regex(/^(?:off|\d{1,6}[smhd])$/, message)
+    .transform((text) =>
+      text === 'off' ? null : Number(text.slice(0, -1)) * DURATION_UNITS[text.slice(-1)]!,
+    )
+    .refine((ms) => ms === null || (ms >= min && ms <= max), { error: message });
+}
+
 function duration(min: number, max: number) {
   const message = `must be a duration such as "30m", "1h" or "2d" (from ${min / 1000} s to ${max / 86_400_000} days)`;
-  const units: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+  const units = DURATION_UNITS;
   return z
     .string({ error: message })
     .regex(/^\d{1,6}(?:s|m|h|d)$/, message)
@@ -304,6 +318,11 @@ const notify = z.strictObject({
   alertLogDays: integer(1, 3650, ' (days)').default(90),
   /** A relapse within this long of an incident's resolution reopens the same incident. */
   flapWindow: duration(0, 7 * 86_400_000).default(3_600_000),
+  /**
+   * Reminds the recipients of an open incident nobody has acknowledged, this long after
+   * its last notification, again and again until it is acknowledged or resolves; off by default.
+   */
+  remind: offOrDuration(60_000, 30 * 86_400_000, 'from 1 minute to 30 days').default(null),
   /**
    * A change that newly blocks part of a site's URL set (its sitemaps) alerts when it
    * blocks at least minUrls URLs and at least minShare of the set.

@@ -39,14 +39,17 @@ function modelOf(payload: IncidentPayload, context: RenderContext): Model {
       : first === undefined
         ? 'not as intended'
         : `${pathOf(first.url)} is ${first.expected === 'allowed' ? 'blocked for' : 'open to'} ${first.agent}${cells > 1 ? ` (and ${cells - 1} more)` : ''}`;
+  const open = formatDuration(at.getTime() - openedAt.getTime());
   const head =
     incident.transition === 'resolved'
-      ? `as intended again after ${formatDuration(at.getTime() - openedAt.getTime())}`
-      : incident.transition === 'worse'
-        ? `worse: ${lead}`
-        : incident.state === 'cannot-check'
-          ? lead
-          : `not as intended: ${lead}`;
+      ? `as intended again after ${open}`
+      : incident.transition === 'reminder'
+        ? `still ${incident.state === 'cannot-check' ? 'cannot be checked' : 'not as intended'} after ${open}, not acknowledged: ${lead}`
+        : incident.transition === 'worse'
+          ? `worse: ${lead}`
+          : incident.state === 'cannot-check'
+            ? lead
+            : `not as intended: ${lead}`;
   const room = SUBJECT_CHARS - label.length - 2;
   const oneLine = oneLineText(head);
   const subject = `${label}: ${oneLine.length > room ? `${oneLine.slice(0, room - 1)}…` : oneLine}`;
@@ -58,9 +61,11 @@ function modelOf(payload: IncidentPayload, context: RenderContext): Model {
     );
   } else {
     lines.push(
-      incident.transition === 'worse'
-        ? `Incident #${incident.id} on ${label} got worse (open since ${when}).`
-        : `${label} is not as its owner intends since ${when} (incident #${incident.id}).`,
+      incident.transition === 'reminder'
+        ? `Reminder: incident #${incident.id} on ${label} is still open (since ${when}, ${open}) and nobody has acknowledged it. Acknowledge it, with what is being done, to stop these reminders.`
+        : incident.transition === 'worse'
+          ? `Incident #${incident.id} on ${label} got worse (open since ${when}).`
+          : `${label} is not as its owner intends since ${when} (incident #${incident.id}).`,
     );
     if (incident.state === 'cannot-check')
       lines.push('', ...incident.causes.map((c) => `Why: ${c}`));

@@ -6,8 +6,11 @@
 import type { AlertTargets, WebhookTarget } from './alerts.js';
 import type { Violation } from './intent.js';
 
-/** What happened to the incident: it opened (or came back), got worse, or resolved. */
-export type IncidentTransition = 'opened' | 'worse' | 'resolved';
+/**
+ * What happened to the incident: it opened (or came back), got worse, resolved; or it is
+ * still open and nobody has acknowledged it (`reminder`, notify.remind).
+ */
+export type IncidentTransition = 'opened' | 'worse' | 'resolved' | 'reminder';
 
 /** Cells an incident alert lists; the count says how many there are. */
 export const ALERTED_CELLS = 10;

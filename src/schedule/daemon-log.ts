@@ -153,6 +153,12 @@ export function logDaemonEvents(events: DaemonEvents, logger: Logger): () => voi
       if (e.task === 'prune') {
         if (e.pruned > 0)
           logger.info({ pruned: e.pruned, before: e.before }, 'sent notifications pruned');
+      } else if (e.task === 'remind') {
+        if (e.reminded > 0)
+          logger.info(
+            { incidents: e.reminded },
+            'reminders queued of open incidents nobody has acknowledged',
+          );
       } else
         logger.info(
           { tookMs: e.tookMs },

@@ -10,6 +10,7 @@ import type { CheckDeps, Job, JobQueue, NewJob, QueueName } from '../monitor/por
 import type { DeliveryAttempt } from '../monitor/delivery/deliver.js';
 import type { RegistryInUse } from '../monitor/registry/in-use.js';
 import type { DigestDeps } from '../monitor/delivery/digests.js';
+import type { ReminderStore } from '../monitor/delivery/reminders.js';
 import type { SiteCatalog } from '../monitor/sites/catalog.js';
 import type { DaemonEvents } from './events.js';
 
@@ -23,6 +24,8 @@ export interface UpkeepStore {
   failingDelivery(): Promise<{ since: Date; error: string; channel: string } | null>;
   /** When any site's check last completed, in any process. */
   lastCheckAt(): Promise<Date | null>;
+  /** Queues the reminders of unacknowledged open incidents due at `now` (notify.remind). */
+  remindIncidents: ReminderStore['remindIncidents'];
   /** The end of the latest digest period recorded; null before the first digest. */
   lastDigestEnd(): Promise<Date | null>;
   /**

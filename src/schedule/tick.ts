@@ -13,6 +13,9 @@ import type { ScheduleFires } from './fires.js';
 import type { DaemonContext } from './job-kind.js';
 import { upkeepJob } from './jobs/upkeep-job.js';
 
+/** How often due reminders are looked for. */
+const REMIND_EVERY_MS = 60_000;
+
 /** How often, at most, a process's upkeep runs. */
 export const TICK_MS = 15_000;
 /** Sent notifications are pruned hourly. */
@@ -105,6 +108,9 @@ export class Tick {
     const { deps } = this.context;
     const now = deps.now().getTime();
     const jobs = [upkeepJob('prune', new Date(now - (now % PRUNE_EVERY_MS)))];
+    // Reminders are looked for each minute (notify.remind is at least one).
+    if (deps.catalog.config.notify.remindMs !== null)
+      jobs.push(upkeepJob('remind', new Date(now - (now % REMIND_EVERY_MS))));
     if (
       deps.store.maintainDatabase !== undefined &&
       now - this.#lastAnalyze >= this.#analyzeEvery

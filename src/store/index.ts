@@ -25,7 +25,9 @@ import type {
   NewSnapshot,
   RecordedDigest,
   RegistryUpdateRecord,
+  IncidentRecord,
 } from '../monitor/records.js';
+import type { IncidentDraft } from '../policy/incident-alerts.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
 import type { Database } from './db.js';
@@ -111,6 +113,7 @@ import {
   listIncidents,
   loadJudgement,
   recordJudgement,
+  remindIncidents,
   saveIntent,
 } from './intent.js';
 
@@ -173,6 +176,11 @@ export function createDaemonStore(db: Database) {
     },
     lastCheckAt: () => lastCheckAt(db),
     lastDigestEnd: () => lastDigestEnd(db),
+    remindIncidents: (
+      now: Date,
+      everyMs: number,
+      draftsFor: (incident: IncidentRecord) => readonly IncidentDraft[],
+    ) => remindIncidents(db, now, everyMs, draftsFor),
     maintainDatabase: async (vacuum: boolean) => {
       await db.execute(vacuum ? sql`VACUUM ANALYZE` : sql`ANALYZE`);
     },

@@ -3,13 +3,13 @@
  * with the transition it makes (policy/incidents.ts) in one transaction, the site's row
  * locked so that two judgements of a site never open two incidents.
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import { intentCauses, incidentStep } from '../policy/incidents.js';
 import type { LatestIncident } from '../policy/incidents.js';
 import type { IntentEntry } from '../policy/intent.js';
 import { incidentAlerts } from '../policy/incident-alerts.js';
-import type { IncidentNote, IncidentTransition } from '../policy/incident-alerts.js';
+import type { IncidentDraft, IncidentNote, IncidentTransition } from '../policy/incident-alerts.js';
 import { insertIncidentAlerts, withdrawResolution } from './outbox.js';
 import type {
   IncidentQuery,
@@ -90,13 +90,11 @@ export async function recordJudgement(
         violationCount: evaluation.violationCount,
         changes,
       };
-      await insertIncidentAlerts(
-        tx,
-        incidentAlerts(named, targets, note, at),
-        siteId,
-        at,
-        notBefore,
-      );
+      const drafts = incidentAlerts(named, targets, note, at);
+      await insertIncidentAlerts(tx, drafts, siteId, at, notBefore);
+      // Reminders count from the last thing people were told of it.
+      if (drafts.length > 0 && transition !== 'resolved')
+        await tx.update(incidents).set({ notifiedAt: at }).where(eq(incidents.id, id));
     };
     if (step.kind === 'resolve') {
       await tx
@@ -244,3 +242,47 @@ export async function saveIntent(
     .set({ intent: entries === null ? null : [...entries] })
     .where(eq(sites.id, siteId));
 }
+
+/**
+ * Queues a reminder of each open incident nobody has acknowledged whose last notification
+ * (or opening) is at least `everyMs` old, and counts the next one from now. One
+ * transaction; incidents another process is reminding are skipped. `draftsFor` says who
+ * hears of it (none: the site's alerts do not follow incidents, or it is gone). Returns
+ * how many incidents were reminded.
+ */
+export async function remindIncidents(
+  db: Database,
+  now: Date,
+  everyMs: number,
+  draftsFor: (incident: IncidentRecord) => readonly IncidentDraft[],
+): Promise<number> {
+  const due = new Date(now.getTime() - everyMs);
+  return db.transaction(async (tx) => {
+    const rows = await tx
+      .select(incidentColumns)
+      .from(incidents)
+      .innerJoin(sites, eq(sites.id, incidents.siteId))
+      .where(
+        and(
+          eq(incidents.state, 'open'),
+          isNull(incidents.acknowledgedAt),
+          lte(sql`COALESCE(${incidents.notifiedAt}, ${incidents.openedAt})`, due),
+        ),
+      )
+      .orderBy(asc(incidents.id))
+      .limit(REMINDERS_AT_ONCE)
+      .for('update', { of: incidents, skipLocked: true });
+    let reminded = 0;
+    for (const row of rows) {
+      const drafts = draftsFor(row);
+      await tx.update(incidents).set({ notifiedAt: now }).where(eq(incidents.id, row.id));
+      if (drafts.length === 0) continue;
+      await insertIncidentAlerts(tx, drafts, row.siteId, now, now);
+      reminded++;
+    }
+    return reminded;
+  });
+}
+
+/** Incidents reminded in one transaction (the rest at the next round). */
+const REMINDERS_AT_ONCE = 200;

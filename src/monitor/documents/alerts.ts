@@ -44,7 +44,7 @@ export const AlertDocument = z
     origin: z.string().nullable(),
     kind: z.enum(['change', 'incident', 'digest']),
     incident: Id.nullable(),
-    transition: z.enum(['opened', 'worse', 'resolved']).nullable(),
+    transition: z.enum(['opened', 'worse', 'resolved', 'reminder']).nullable(),
     subject: z.string(),
     createdAt: Timestamp,
     deliveries: list(AlertDeliveryDocument),

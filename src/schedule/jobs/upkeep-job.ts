@@ -1,15 +1,17 @@
 /**
  * Upkeep for the whole fleet, done by one process as a job (pg-boss does its own
  * maintenance that way): pruning the notifications sent before the retention, and the
- * embedded database's statistics and dead rows (it has no autovacuum). Each is named by
+ * embedded database's statistics and dead rows (it has no autovacuum), and reminders of
+ * incidents nobody has acknowledged (notify.remind). Each is named by
  * its time: queued by every process's upkeep, done once.
  */
 import { jobId } from '../../lib/job-id.js';
 import type { Job, NewJob } from '../../monitor/ports.js';
 import type { DaemonContext, JobKind } from '../job-kind.js';
+import { remindIncidents } from '../../monitor/delivery/reminders.js';
 
 export interface UpkeepJob {
-  readonly task: 'prune' | 'analyze' | 'vacuum';
+  readonly task: 'prune' | 'analyze' | 'vacuum' | 'remind';
   /** When it was due: what names it. */
   readonly at: string;
 }
@@ -33,6 +35,18 @@ export function upkeepJobKind(context: DaemonContext): JobKind<UpkeepJob> {
         const before = new Date(now.getTime() - deps.config.notify.alertLogDays * 86_400_000);
         const pruned = await deps.store.pruneDeliveries(before);
         events.emit('upkeep:done', { task, pruned, before });
+        return;
+      }
+      if (task === 'remind') {
+        const { catalog } = deps;
+        const reminded = await remindIncidents(
+          { remindIncidents: deps.store.remindIncidents },
+          catalog.config,
+          (id) => catalog.get(id)?.site,
+          deps.now(),
+        );
+        events.emit('upkeep:done', { task, reminded, at: new Date(job.data.at) });
+        if (reminded > 0) context.wake('deliver');
         return;
       }
       if (deps.store.maintainDatabase === undefined) return;

@@ -96,6 +96,9 @@ const AckForm: FC<{ incident: IncidentRecord }> = ({ incident }) => (
     <button type="submit">
       {incident.acknowledgedAt === null ? 'Acknowledge' : 'Update note'}
     </button>
+    {incident.acknowledgedAt === null ? (
+      <span class="muted"> Tells everyone it is in hand, and stops reminders (notify.remind).</span>
+    ) : null}
   </form>
 );
 

@@ -14,8 +14,10 @@ import type { Config } from '../../../src/config/config.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
 import { deliverDueJobs } from '../../../src/monitor/delivery/deliver.js';
 import type { JobEngine } from '../../../src/store/jobs.js';
-import { createCheckStore } from '../../../src/store/index.js';
-import { listIncidents } from '../../../src/store/intent.js';
+import { createCheckStore, createDaemonStore } from '../../../src/store/index.js';
+import { acknowledgeIncident, listIncidents } from '../../../src/store/intent.js';
+
+import { remindIncidents } from '../../../src/monitor/delivery/reminders.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import { startTestEngine, testDeliveries } from '../../support/job-engine.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
@@ -227,5 +229,60 @@ notify:
       expect.stringContaining('not as intended: /pricing is blocked for Googlebot'),
       expect.stringContaining('worse: / is blocked for Googlebot (and 1 more)'),
     ]);
+  });
+
+  it('reminds of an open incident nobody acknowledged, every notify.remind, until someone does', async () => {
+    const reminding = parseConfig(
+      `agents: [Googlebot]\nsites: [{url: '${site.origin}', watch: [/]}]\nnotify: {remind: 2h}`,
+      { file: 'remind.yaml', cwd: '/tmp', env: {}, version: 'test' },
+    );
+    expect(reminding.notify.remindMs).toBe(7_200_000);
+    const remindAt = (minutes: number) =>
+      remindIncidents(
+        createDaemonStore(database.handle.db),
+        { notify: { remindMs: 2 * 60 * MINUTE } },
+        () => config.sites[0],
+        at(minutes),
+      );
+    await check(FINE, at(0));
+    await check(BROKEN, at(10));
+    await deliver();
+    expect(await remindAt(60)).toBe(0); // told 50 minutes ago
+    expect(await remindAt(130)).toBe(1);
+    expect(await remindAt(131)).toBe(0); // once per round
+    now = at(130);
+    expect(await deliver()).toMatchObject({ sent: 3, failed: 0 });
+    const reminder = smtp.received[1]!.parsed;
+    expect(reminder.subject).toBe(
+      `Shop (${new URL(site.origin).host}): still not as intended after 2 h, not acknowledged: /pricing is blocked for Googlebot`,
+    );
+    expect(reminder.text).toContain(
+      'is still open (since 2026-06-01 12:10 UTC, 2 h) and nobody has acknowledged it',
+    );
+    const hook = JSON.parse(webhook.received.filter((h) => h.path === '/hook')[1]!.body) as {
+      incident: { transition: string };
+    };
+    expect(hook.incident.transition).toBe('reminder');
+    // Counted from the last reminder; acknowledged, never again.
+    expect(await remindAt(200)).toBe(0);
+    expect(await remindAt(250)).toBe(1);
+    const [incident] = await listIncidents(database.handle.db, { limit: 1 });
+    await acknowledgeIncident(database.handle.db, incident!.id, {
+      note: 'rolling back the deploy',
+      by: 'ana',
+      at: at(255),
+    });
+    expect(await remindAt(400)).toBe(0);
+    expect(await remindAt(4000)).toBe(0);
+    // Off by default.
+    expect(config.notify.remindMs).toBeNull();
+    expect(
+      await remindIncidents(
+        createDaemonStore(database.handle.db),
+        config,
+        () => undefined,
+        at(9000),
+      ),
+    ).toBe(0);
   });
 });

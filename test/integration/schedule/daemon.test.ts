@@ -17,6 +17,7 @@ import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { WaybackServer } from '../../support/wayback-server.js';
 import { readFileSync } from 'node:fs';
 import { fixturePath } from '../../support/fixtures.js';
+import { acknowledgeIncident, listIncidents } from '../../../src/store/intent.js';
 
 const shop = new FixtureServer();
 const news = new FixtureServer();
@@ -205,6 +206,47 @@ ${extra}`);
     const pruned = all('upkeep:done').filter((u) => u.task === 'prune' && u.pruned > 0);
     expect(pruned).toHaveLength(1);
     expect(pruned[0]).toMatchObject({ pruned: 1 });
+  });
+
+  it('reminds of an open incident nobody acknowledged, once across the daemons, until someone does', async () => {
+    await startTwo('  remind: 2h\n');
+    clock.advance(10_000);
+    await until(() => checks().length === 2, 'the first checks');
+    shop.serve('/robots.txt', 200, CLOSED);
+    const fire = new Date('2026-03-02T03:00:00Z');
+    clock.advanceTo(fire);
+    daemons[0]!.cron.fire('plan 0 3 * * *', fire);
+    clock.advance(DAY - 1);
+    await until(() => all('delivery:sent').length === 1, 'the incident’s alert');
+    const transitions = () =>
+      hook.received.map(
+        (h) => (JSON.parse(h.body) as { incident?: { transition: string } }).incident?.transition,
+      );
+    expect(transitions()).toEqual(['opened']);
+    // Two hours on, nobody has acknowledged it: one reminder, from one of the two.
+    clock.advance(2 * HOUR + 60_000);
+    await until(() => all('delivery:sent').length === 2, 'the reminder');
+    expect(transitions()).toEqual(['opened', 'reminder']);
+    const reminded = all('upkeep:done').filter((u) => u.task === 'remind' && u.reminded > 0);
+    expect(reminded).toHaveLength(1);
+    // Acknowledged: the rounds after it remind no one.
+    const [incident] = await listIncidents(database.handle.db, { limit: 1 });
+    await acknowledgeIncident(database.handle.db, incident!.id, {
+      note: 'rolled back',
+      by: 'ana',
+      at: clock.now(),
+    });
+    const acknowledged = clock.now().getTime();
+    clock.advance(5 * HOUR);
+    await until(
+      () =>
+        all('upkeep:done').some(
+          (u) => u.task === 'remind' && u.at.getTime() >= acknowledged + 4 * HOUR,
+        ),
+      'a reminder round hours after the acknowledgment',
+    );
+    expect(all('upkeep:done').filter((u) => u.task === 'remind' && u.reminded > 0)).toHaveLength(1);
+    expect(transitions()).toEqual(['opened', 'reminder']);
   });
 
   it('says on /healthz when notifications have failed for longer than allowed', async () => {

@@ -19,6 +19,18 @@ const error = (text: string) => {
 };
 
 describe('configuration', () => {
+  it('reminds of unacknowledged incidents only when notify.remind says how often', () => {
+    expect(parse('{}').notify.remindMs).toBeNull();
+    expect(parse('notify: {remind: off}').notify.remindMs).toBeNull();
+    expect(parse('notify: {remind: 1d}').notify.remindMs).toBe(86_400_000);
+    expect(error('notify: {remind: 10s}')).toBe(
+      'robowatch.yaml: notify.remind: must be off or a duration such as "4h" or "1d" (from 1 minute to 30 days)',
+    );
+    expect(error('notify: {remind: sometimes}')).toBe(
+      'robowatch.yaml: notify.remind: must be off or a duration such as "4h" or "1d" (from 1 minute to 30 days)',
+    );
+  });
+
   it('fills in the defaults', () => {
     const config = parse('sites:\n  - url: https://example.com\n    watch: [/]\n');
     expect(config.dataDir).toBe('/srv/robowatch/data');
