@@ -86,6 +86,8 @@ svg { display: block; max-width: 100%; }
 .diff span { display: block; white-space: pre-wrap; word-break: break-all; }
 .finding-error { color: var(--unreachable); } .finding-warning { color: var(--warning); }
 form.inline { display: inline; }
+form.intent-add { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: .8rem 0; }
+form.intent-add input[type=text] { width: 16rem; }
 ul.tabs { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; padding: 0; }
 button, input[type=submit] { font: inherit; padding: .3rem .9rem; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); border-radius: 4px; cursor: pointer; }
 button[disabled] { background: var(--none); border-color: var(--none); color: var(--muted); cursor: not-allowed; }

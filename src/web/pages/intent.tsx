@@ -161,6 +161,7 @@ export const IntentSection: FC<{
         that matches it ({intent.entries.length} entr{intent.entries.length === 1 ? 'y' : 'ies'}
         ).
       </p>
+      <IntentEntries siteId={siteId} view={view} editable={editable} />
       {editable && judgement?.state === 'not-as-intended' ? (
         <p>
           <AcceptButton
@@ -175,6 +176,112 @@ export const IntentSection: FC<{
         </p>
       ) : null}
     </section>
+  );
+};
+
+/**
+ * The intent's entries, the last one that matches a cell deciding it; where it may be
+ * changed here, each with Remove, a form that adds one, and the way back to the file's.
+ */
+const IntentEntries: FC<{ siteId: number; view: IntentView; editable: boolean }> = ({
+  siteId,
+  view,
+  editable,
+}) => {
+  const { entries, from } = view.intent;
+  return (
+    <details class="intent-entries" open={from === 'web'}>
+      <summary>
+        The intent’s {entries.length} entr{entries.length === 1 ? 'y' : 'ies'}
+        {editable ? ', to change here' : ''}
+      </summary>
+      {entries.length === 0 ? (
+        <p class="muted">No entry: no watched cell is judged.</p>
+      ) : (
+        <table class="entries">
+          <thead>
+            <tr>
+              <th>Watched pages</th>
+              <th>Crawlers</th>
+              <th>Meant to be</th>
+              {editable ? <th></th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((e, i) => (
+              <tr>
+                <td>
+                  <code>{e.watch}</code>
+                </td>
+                <td>{e.agents.join(', ')}</td>
+                <td>{e.expect === 'allowed' ? 'crawled' : 'kept out'}</td>
+                {editable ? (
+                  <td>
+                    <form
+                      class="inline"
+                      method="post"
+                      action={`/sites/${siteId}/intent/entries/${i}/remove`}
+                    >
+                      <input type="hidden" name="entry" value={JSON.stringify(e)} />
+                      <button
+                        type="submit"
+                        class="secondary small"
+                        aria-label={`Remove ${e.watch} for ${e.agents.join(', ')}`}
+                      >
+                        Remove
+                      </button>
+                    </form>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {editable ? (
+        <form method="post" action={`/sites/${siteId}/intent/entries`} class="intent-add">
+          <label>
+            Watched pages{' '}
+            <input
+              type="text"
+              name="watch"
+              required
+              maxlength={2000}
+              placeholder="/pricing, or /admin/* for a prefix"
+            />
+          </label>{' '}
+          <label>
+            Crawlers{' '}
+            <input
+              type="text"
+              name="agents"
+              required
+              maxlength={2000}
+              placeholder="Googlebot, @search, @ai-training"
+            />
+          </label>{' '}
+          <label>
+            Meant to be{' '}
+            <select name="expect">
+              <option value="allowed">crawled</option>
+              <option value="disallowed">kept out</option>
+            </select>
+          </label>{' '}
+          <button type="submit">Add to the intent</button>
+        </form>
+      ) : null}
+      {editable && from === 'web' ? (
+        <form method="post" action={`/sites/${siteId}/intent/reset`}>
+          <button type="submit" class="secondary">
+            Remove the intent set here
+          </button>{' '}
+          <span class="muted">
+            the configuration file’s top-level <code>intent</code> (or the built-in one) applies
+            again.
+          </span>
+        </form>
+      ) : null}
+    </details>
   );
 };
 

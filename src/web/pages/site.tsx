@@ -68,6 +68,10 @@ const DONE: Record<string, string> = {
     'Accepted as intended: what crawlers may fetch there now is what is intended, and the site was judged again.',
   acknowledged:
     'Acknowledged: the note, and who wrote it, are on the incident for everyone to see.',
+  'intent-added': 'Entry added to the intent: the site was judged again against it.',
+  'intent-removed': 'Entry removed from the intent: the site was judged again without it.',
+  'intent-reset':
+    'The intent set here was removed: the configuration’s (or the built-in one) applies again, and the site was judged again.',
   backfill:
     'Loading its history from the Internet Archive: the captures appear below as they are read (a few a minute, to spare the archive).',
 };

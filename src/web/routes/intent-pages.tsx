@@ -7,12 +7,13 @@ import { HTTPException } from 'hono/http-exception';
 import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
-import { acceptIntent, acknowledge } from '../intent.js';
+import { acceptIntent, acknowledge, changeIntent } from '../intent.js';
 import { IncidentsPageView } from '../pages/intent.js';
 import { optionalId, parseId } from '../sites.js';
 import { logFilters, readAlert, readAlertLog } from '../alert-log.js';
 import { AlertLogPageView, AlertPageView } from '../pages/alerts.js';
 import type { ConfiguredSites } from '../sites.js';
+import type { SiteRef } from '../../monitor/views/site.js';
 import type { Render } from './render.js';
 
 /** A form field as text, or undefined when absent or blank. */
@@ -43,6 +44,59 @@ export function registerIntentPages(
       ...(agent === undefined ? {} : { agent }),
     });
     return c.redirect(`/sites/${site.id}?done=accepted#intent`, 303);
+  });
+
+  /** A watched site's intent entries now; 404 for a site no longer watched. */
+  const entriesOf = (site: SiteRef) => {
+    if (site.config === undefined)
+      throw new HTTPException(404, { message: `${site.origin} is no longer watched` });
+    return site.config.intent.entries;
+  };
+
+  // The intent's entries, changed one at a time (the API replaces the list whole).
+  app.post('/sites/:id/intent/entries', async (c) => {
+    requireWriteAccess(c, token);
+    const site = await sites.resolve(c.req.param('id'));
+    const body = await c.req.parseBody();
+    const watch = field(body, 'watch', 2000);
+    const agents = (field(body, 'agents', 2000) ?? '').split(/[\s,]+/).filter(Boolean);
+    if (watch === undefined)
+      throw new HTTPException(400, {
+        message: 'watch: say which watched pages (/pricing, /admin/*)',
+      });
+    if (agents.length === 0)
+      throw new HTTPException(400, { message: 'agents: say which crawlers (Googlebot, @search…)' });
+    const entries = [...entriesOf(site), { watch, agents, expect: field(body, 'expect', 20) }];
+    await changeIntent(deps, site.id, entries, 'intent entry added from the web');
+    return c.redirect(`/sites/${site.id}?done=intent-added#intent`, 303);
+  });
+
+  app.post('/sites/:id/intent/entries/:n/remove', async (c) => {
+    requireWriteAccess(c, token);
+    const site = await sites.resolve(c.req.param('id'));
+    const n = Number(c.req.param('n'));
+    const entries = entriesOf(site);
+    const body = await c.req.parseBody();
+    // Removes the entry the page showed, not whatever is at its place now.
+    if (!Number.isInteger(n) || JSON.stringify(entries[n]) !== body.entry)
+      throw new HTTPException(409, {
+        message:
+          'the intent changed since this page was shown: reload it and remove the entry again',
+      });
+    await changeIntent(
+      deps,
+      site.id,
+      entries.filter((_, i) => i !== n),
+      'intent entry removed from the web',
+    );
+    return c.redirect(`/sites/${site.id}?done=intent-removed#intent`, 303);
+  });
+
+  app.post('/sites/:id/intent/reset', async (c) => {
+    requireWriteAccess(c, token);
+    const site = await sites.resolve(c.req.param('id'));
+    await changeIntent(deps, site.id, null, 'intent set in the web removed');
+    return c.redirect(`/sites/${site.id}?done=intent-reset#intent`, 303);
   });
 
   app.post('/incidents/:id/ack', async (c) => {

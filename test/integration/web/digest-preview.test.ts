@@ -187,4 +187,32 @@ web: {token: '${TOKEN}'}`,
     expect(log).toContain('class="delivery delivery-sent"');
     expect(log).toContain('robowatch digest');
   });
+
+  it('shows code as code on every page: no backtick is left in the text people read', async () => {
+    const pages = [
+      '/',
+      '/sites/1',
+      '/sites/1/diff',
+      '/sites/1/snapshots/1',
+      `/sites/1/verdicts?url=${encodeURIComponent(`${shop.origin}/pricing`)}&agent=Googlebot`,
+      '/incidents',
+      '/alerts',
+      '/alerts/1',
+      '/digests',
+      '/digests/preview',
+      '/notifications',
+      '/crawlers',
+      '/trends',
+      '/tester?site=1',
+    ];
+    for (const path of pages) {
+      const html = await page(path);
+      // The text of the page, without what shows a file or a message as it is.
+      const text = html
+        .replace(/<(pre|textarea|code|script|style)\b[\s\S]*?<\/\1>/g, '')
+        .replace(/<[^>]*>/g, '');
+      const at = text.indexOf('`');
+      expect(at === -1 ? '' : text.slice(Math.max(0, at - 80), at + 80), path).toBe('');
+    }
+  });
 });

@@ -247,4 +247,83 @@ web: {token: '${TOKEN}'}`,
     expect(answer.from).toBe('built-in');
     expect(answer.state.violationCount).toBe(2);
   });
+
+  it('changes the intent one entry at a time from the site page, judging the site at once', async () => {
+    const form = (path: string, fields: Record<string, string>) =>
+      app.request(path, {
+        method: 'POST',
+        headers: {
+          authorization: bearer.authorization,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const page = async (query = '') =>
+      (
+        await app.request(`/sites/${shopId}${query}`, {
+          headers: { ...bearer, accept: 'text/html' },
+        })
+      ).text();
+    // The built-in intent: /admin/ and /pricing are blocked for Googlebot, meant to be crawled.
+    expect((await intent()).from).toBe('built-in');
+    expect(await page()).toContain('The intent’s 1 entry, to change here');
+    const added = await form(`/sites/${shopId}/intent/entries`, {
+      watch: '/admin/*',
+      agents: 'Googlebot, GPTBot',
+      expect: 'disallowed',
+    });
+    expect(added.status).toBe(303);
+    expect(added.headers.get('location')).toBe(`/sites/${shopId}?done=intent-added#intent`);
+    let answer = await intent();
+    expect(answer.from).toBe('web');
+    expect(answer.entries).toEqual([
+      { watch: '/*', agents: ['@search'], expect: 'allowed' },
+      { watch: '/admin/*', agents: ['Googlebot', 'GPTBot'], expect: 'disallowed' },
+    ]);
+    // Judged at once: only /pricing differs now.
+    expect(answer.state.violations.map((v) => v.url)).toEqual([`${shop.origin}/pricing`]);
+    const html = await page('?done=intent-added');
+    expect(html).toContain('Entry added to the intent');
+    expect(html).toContain('aria-label="Remove /admin/* for Googlebot, GPTBot"');
+
+    // A bad entry: one line, nothing changed.
+    const bad = await form(`/sites/${shopId}/intent/entries`, {
+      watch: '/x',
+      agents: '@nonsense',
+      expect: 'allowed',
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('@nonsense');
+    expect((await intent()).entries).toHaveLength(2);
+
+    // Removing what the page showed; a stale page is refused.
+    const stale = await form(`/sites/${shopId}/intent/entries/1/remove`, {
+      entry: JSON.stringify({ watch: '/admin/', agents: ['Googlebot'], expect: 'disallowed' }),
+    });
+    expect(stale.status).toBe(409);
+    const removed = await form(`/sites/${shopId}/intent/entries/1/remove`, {
+      entry: JSON.stringify(answer.entries[1]),
+    });
+    expect(removed.status).toBe(303);
+    answer = await intent();
+    expect(answer.entries).toEqual([{ watch: '/*', agents: ['@search'], expect: 'allowed' }]);
+    expect(answer.state.violationCount).toBe(2);
+
+    // Back to the file's (here the built-in) intent.
+    const reset = await form(`/sites/${shopId}/intent/reset`, {});
+    expect(reset.status).toBe(303);
+    expect((await intent()).from).toBe('built-in');
+    // The file's own intent cannot be changed here.
+    expect(
+      await (
+        await app.request(`/sites/${ownedId}`, { headers: { ...bearer, accept: 'text/html' } })
+      ).text(),
+    ).not.toContain('Add to the intent');
+    const refused = await form(`/sites/${ownedId}/intent/entries`, {
+      watch: '/x',
+      agents: 'Googlebot',
+      expect: 'allowed',
+    });
+    expect(refused.status).toBe(409);
+  });
 });
