@@ -11,7 +11,7 @@ export interface Links {
   diff(siteId: number, from?: number | null, to?: number): string;
   snapshot(siteId: number, snapshotId: number, line?: number): string;
   verdicts(siteId: number, url: string, agent: string): string;
-  /** An incident, on the Incidents page. */
+  /** An incident's page. */
   incident(incidentId: number): string;
 }
 
@@ -32,6 +32,6 @@ export function linksFrom(base: string): Links {
       `${root}/sites/${siteId}/snapshots/${snapshotId}${line === undefined ? '' : `?line=${line}#L${line}`}`,
     verdicts: (siteId, url, agent) =>
       `${root}/sites/${siteId}/verdicts?${new URLSearchParams({ url, agent }).toString()}`,
-    incident: (incidentId) => `${root}/incidents#incident-${incidentId}`,
+    incident: (incidentId) => `${root}/incidents/${incidentId}`,
   };
 }

@@ -293,29 +293,108 @@ export const IncidentsPageView: FC<{
   canEdit: boolean;
   signedIn: boolean;
   done: string | undefined;
-}> = ({ open, resolved, now, canEdit, signedIn, done }) => (
-  <Layout title="Incidents" signedIn={signedIn}>
-    <h1>Incidents</h1>
-    {done === 'acknowledged' ? (
-      <Notice>Acknowledged: the note, and who wrote it, are on the incident.</Notice>
-    ) : null}
-    <p class="muted">
-      An incident opens when a site stops being as its owner intends (a crawler kept from a page
-      meant to be crawled, let into one meant to be kept out, or robots.txt that cannot be read) and
-      resolves when it is back. A relapse within the flap window reopens the same incident.
+  /** The filters: one site, one state (undefined: all). */
+  sites: readonly { readonly id: number; readonly label: string }[];
+  site: number | undefined;
+  state: 'open' | 'resolved' | undefined;
+}> = ({ open, resolved, now, canEdit, signedIn, done, sites, site, state }) => {
+  const unacknowledged = open.filter((i) => i.acknowledgedAt === null).length;
+  return (
+    <Layout title="Incidents" signedIn={signedIn}>
+      <h1>Incidents</h1>
+      {done === 'acknowledged' ? (
+        <Notice>Acknowledged: the note, and who wrote it, are on the incident.</Notice>
+      ) : null}
+      <p class="muted">
+        An incident opens when a site stops being as its owner intends (a crawler kept from a page
+        meant to be crawled, let into one meant to be kept out, or robots.txt that cannot be read)
+        and resolves when it is back. A relapse within the flap window reopens the same incident.
+      </p>
+      <form method="get" action="/incidents" class="filter">
+        <label>
+          Site{' '}
+          <select name="site">
+            <option value="">every site</option>
+            {sites.map((s) => (
+              <option value={String(s.id)} selected={s.id === site}>
+                {s.label}
+              </option>
+            ))}
+          </select>
+        </label>{' '}
+        <label>
+          State{' '}
+          <select name="state">
+            <option value="">open and resolved</option>
+            <option value="open" selected={state === 'open'}>
+              open
+            </option>
+            <option value="resolved" selected={state === 'resolved'}>
+              resolved
+            </option>
+          </select>
+        </label>{' '}
+        <button type="submit">Show</button>
+      </form>
+      {state === 'resolved' ? null : (
+        <>
+          <h2>Open</h2>
+          {open.length === 0 ? (
+            <p>No open incident: every site is as intended, or not checked yet.</p>
+          ) : (
+            <>
+              <p class="muted">
+                {open.length} open, {unacknowledged} not acknowledged.
+              </p>
+              <IncidentList incidents={open} now={now} canEdit={canEdit} />
+            </>
+          )}
+        </>
+      )}
+      {state === 'open' ? null : (
+        <>
+          <h2>Resolved</h2>
+          {resolved.length === 0 ? (
+            <p class="muted">None yet.</p>
+          ) : (
+            <IncidentList incidents={resolved} now={now} canEdit={false} />
+          )}
+        </>
+      )}
+    </Layout>
+  );
+};
+
+/** One incident, where alerts and digests link to. */
+export const IncidentPageView: FC<{
+  incident: IncidentRecord;
+  now: Date;
+  canEdit: boolean;
+  signedIn: boolean;
+}> = ({ incident, now, canEdit, signedIn }) => (
+  <Layout title={`Incident #${incident.id}`} signedIn={signedIn}>
+    <p>
+      <a href={`/incidents?site=${incident.siteId}`}>← The site’s incidents</a>
     </p>
-    <h2>Open</h2>
-    {open.length === 0 ? (
-      <p>No open incident: every site is as intended, or not checked yet.</p>
-    ) : (
-      <IncidentList incidents={open} now={now} canEdit={canEdit} />
+    <h1>Incident #{incident.id}</h1>
+    <IncidentList incidents={[incident]} now={now} canEdit={canEdit} />
+    {incident.violations.length === 0 ? null : (
+      <>
+        <h2>The cells that differ{incident.state === 'resolved' ? ', last' : ''}</h2>
+        <ul class="violations">
+          {incident.violations.slice(0, 200).map((v) => (
+            <li>
+              <code>{pathOf(v.url)}</code> is {v.expected === 'allowed' ? 'blocked for' : 'open to'}{' '}
+              {v.agent}: <Rich text={violationCause(v)} />
+            </li>
+          ))}
+        </ul>
+      </>
     )}
-    <h2>Resolved</h2>
-    {resolved.length === 0 ? (
-      <p class="muted">None yet.</p>
-    ) : (
-      <IncidentList incidents={resolved} now={now} canEdit={false} />
-    )}
+    <p>
+      <a href={`/alerts?site=${incident.siteId}`}>The site’s alerts</a> ·{' '}
+      <a href={`/sites/${incident.siteId}#intent`}>The site</a>
+    </p>
   </Layout>
 );
 
@@ -327,6 +406,7 @@ const IncidentList: FC<{ incidents: readonly IncidentRecord[]; now: Date; canEdi
   <ul class="incidents">
     {incidents.map((incident) => (
       <li id={`incident-${incident.id}`}>
+        <a href={`/incidents/${incident.id}`}>#{incident.id}</a>{' '}
         <IncidentLine incident={incident} now={now} site />
         <ul>
           {incident.causes.map((c) => (

@@ -8,7 +8,7 @@ import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { acceptIntent, acknowledge, changeIntent } from '../intent.js';
-import { IncidentsPageView } from '../pages/intent.js';
+import { IncidentPageView, IncidentsPageView } from '../pages/intent.js';
 import { optionalId, parseId } from '../sites.js';
 import { logFilters, readAlert, readAlertLog } from '../alert-log.js';
 import { AlertLogPageView, AlertPageView } from '../pages/alerts.js';
@@ -111,12 +111,21 @@ export function registerIntentPages(
   });
 
   app.get('/incidents', async (c) => {
-    // ?site=ID: one site's incidents.
+    // ?site=ID: one site's incidents; ?state=open|resolved.
     const site = optionalId(c.req.query('site') || undefined, 'site');
+    const state = c.req.query('state') || undefined;
+    if (state !== undefined && state !== 'open' && state !== 'resolved')
+      throw new HTTPException(400, {
+        message: `state must be open or resolved, not "${state.slice(0, 40)}"`,
+      });
     const bySite = site === undefined ? {} : { siteId: site };
     const [open, resolved] = await Promise.all([
-      deps.store.listIncidents({ ...bySite, state: 'open', limit: 500 }),
-      deps.store.listIncidents({ ...bySite, state: 'resolved', limit: 100 }),
+      state === 'resolved'
+        ? []
+        : deps.store.listIncidents({ ...bySite, state: 'open', limit: 500 }),
+      state === 'open'
+        ? []
+        : deps.store.listIncidents({ ...bySite, state: 'resolved', limit: 100 }),
     ]);
     return render(
       c,
@@ -127,6 +136,28 @@ export function registerIntentPages(
         canEdit={token !== undefined && c.get('signedIn')}
         signedIn={c.get('signedIn')}
         done={c.req.query('done')}
+        sites={deps.catalog.entries().map((e) => ({
+          id: e.id,
+          label: e.site.name ?? e.site.origin,
+        }))}
+        site={site}
+        state={state}
+      />,
+    );
+  });
+
+  app.get('/incidents/:id', async (c) => {
+    const id = parseId(c.req.param('id'), 'incident');
+    const incident = await deps.store.getIncident(id);
+    if (incident === undefined)
+      throw new HTTPException(404, { message: `there is no incident ${id}` });
+    return render(
+      c,
+      <IncidentPageView
+        incident={incident}
+        now={deps.now()}
+        canEdit={token !== undefined && c.get('signedIn')}
+        signedIn={c.get('signedIn')}
       />,
     );
   });

@@ -326,4 +326,26 @@ web: {token: '${TOKEN}'}`,
     });
     expect(refused.status).toBe(409);
   });
+
+  it('lists incidents by site and state, and shows each on its own page', async () => {
+    const html = async (path: string) => {
+      const response = await app.request(path, { headers: { ...bearer, accept: 'text/html' } });
+      return { status: response.status, text: await response.text() };
+    };
+    const [latest] = await incidents();
+    const all = await html(`/incidents?site=${shopId}`);
+    expect(all.text).toContain('<h2>Open</h2>');
+    expect(all.text).toContain('<h2>Resolved</h2>');
+    const resolved = await html(`/incidents?site=${shopId}&state=resolved`);
+    expect(resolved.text).not.toContain('<h2>Open</h2>');
+    expect(resolved.text).toContain('<h2>Resolved</h2>');
+    const bad = await html('/incidents?state=lost');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('state must be open or resolved, not &quot;lost&quot;');
+    const one = await html(`/incidents/${latest!.id}`);
+    expect(one.status).toBe(200);
+    expect(one.text).toContain(`<h1>Incident #${latest!.id}</h1>`);
+    expect(one.text).toContain(latest!.causes[0]!.replace(/`/g, '').slice(0, 20));
+    expect((await html('/incidents/999999')).status).toBe(404);
+  });
 });

@@ -475,7 +475,7 @@ describe('needs attention, for a site judged against its intent', () => {
     expect(email.text).toContain(
       'a.com was not as intended (at worst 3 watched page × crawler pairs) from 2026-06-03 08:00 to 2026-06-03 10:00 (2 h): Disallow: /pricing (line 4) blocks pages meant to be crawled; as intended since.',
     );
-    expect(email.text).toContain('https://rw.example.com/incidents#incident-7');
+    expect(email.text).toContain('https://rw.example.com/incidents/7');
     const data = digestData(digest, context) as { recovered: { incident: number }[] };
     expect(data.recovered.map((r) => r.incident)).toEqual([7]);
   });
