@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { startWeb, wireCatalog, wireCheck, wireWeb } from '../compose.js';
+import { Presentation, startWeb, wireCatalog, wireCheck, wireWeb } from '../compose.js';
 import { createMetrics } from '../lib/metrics.js';
 import type { CliContext } from './context.js';
 import { openStore, readConfig } from './context.js';
@@ -29,7 +29,10 @@ export function registerServe(program: Command, context: CliContext): void {
       const stopReloads = reloadOnHangup(context, catalog, logger, options.config);
       try {
         await catalog.load();
+        // Links in what it renders (digest previews, alerts as sent) point where it listens.
+        const presentation = new Presentation(config);
         const app = wireWeb(context, config, {
+          presentation,
           db: handle.db,
           catalog,
           check: wireCheck(context, config, handle.db, fetcher),
@@ -37,6 +40,7 @@ export function registerServe(program: Command, context: CliContext): void {
           metrics: createMetrics(),
         });
         const listener = await startWeb(context, config, app, logger);
+        presentation.served(listener.url);
         const signal = await context.waitForSignal();
         logger.info({ signal }, 'signal received');
         await listener.close();

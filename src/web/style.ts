@@ -88,6 +88,7 @@ svg { display: block; max-width: 100%; }
 form.inline { display: inline; }
 form.intent-add { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: .8rem 0; }
 form.intent-add input[type=text] { width: 16rem; }
+pre.wrap { white-space: pre-wrap; overflow-wrap: anywhere; }
 ul.tabs { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; padding: 0; }
 button, input[type=submit] { font: inherit; padding: .3rem .9rem; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); border-radius: 4px; cursor: pointer; }
 button[disabled] { background: var(--none); border-color: var(--none); color: var(--muted); cursor: not-allowed; }

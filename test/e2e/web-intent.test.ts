@@ -118,7 +118,7 @@ describe('intent, incidents and the alert log in Chromium', () => {
       await checkNow();
     }
     await page.goto(`${base}/incidents`);
-    const open = page.locator('h2:has-text("Open") + ul.incidents > li');
+    const open = page.locator('h2:has-text("Open") + p + ul.incidents > li');
     expect(await open.count()).toBe(1);
     await expect.poll(() => open.first().textContent()).toContain('came back 5 times');
     // The fix resolves it, with its duration.
@@ -152,7 +152,51 @@ describe('intent, incidents and the alert log in Chromium', () => {
     await entries.nth(3).locator('a').first().click();
     await expect.poll(() => page.textContent('h1')).toContain('Shop (');
     const text = await page.locator('pre.sent').first().textContent();
-    expect(text!.trim()).toBe(smtp.received[0]!.parsed.text!.trim());
+    // Sent by `robowatch check`, which links to web.listen (no web.publicUrl here); shown by
+    // `robowatch serve`, which links to where it listens: the same but for the links' origin.
+    const origins = (t: string) =>
+      t.trim().replace(/http:\/\/127\.0\.0\.1:\d+/g, 'http://robowatch');
+    expect(origins(text!)).toBe(origins(smtp.received[0]!.parsed.text!));
     await shot('alert-sent');
+  });
+
+  it('changes the intent one entry at a time on the site page', async () => {
+    await page.goto(`${base}/`);
+    await page.getByRole('link', { name: 'Shop' }).first().click();
+    // Set here (the accept above): the entries are shown open.
+    expect(await page.locator('details.intent-entries').getAttribute('open')).not.toBeNull();
+    // GPTBot is to be kept out of /pricing; the file lets it in.
+    await page.getByLabel('Watched pages').fill('/pricing');
+    await page.getByLabel('Crawlers', { exact: true }).fill('GPTBot');
+    await page.getByLabel('Meant to be').selectOption('disallowed');
+    await page.getByRole('button', { name: 'Add to the intent' }).click();
+    await expect.poll(() => page.textContent('.notice')).toMatch(/^Entry added to the intent/);
+    await expect
+      .poll(() => page.textContent('section[aria-labelledby=intent]'))
+      .toContain('/pricing is open to GPTBot');
+    expect(await page.locator('td.differs').count()).toBe(1);
+    await shot('intent-editor');
+  });
+
+  it('previews the next digest against intent, and queues it with Send now', async () => {
+    await page.goto(`${base}/digests`);
+    await page.getByRole('link', { name: 'The next digest' }).click();
+    await expect.poll(() => page.textContent('h1')).toBe('The next digest');
+    const digest = page.locator('section pre');
+    // What differs from the intent now; what broke and was fixed this week.
+    await expect.poll(() => digest.textContent()).toContain('`/pricing` is open to GPTBot');
+    expect(await digest.textContent()).toContain('Broke and recovered this period');
+    expect(await digest.textContent()).toMatch(
+      /- Shop \([^)]+\) was not as intended \(at worst 1 watched page × crawler pair\) from .* \(\d+ (s|min)\): Disallow: \/pricing \(line 3\) blocks pages meant to be crawled; as intended since\./,
+    );
+    // Its links point where the web UI listens.
+    expect(await digest.textContent()).toContain(`${base}/sites/1`);
+    await shot('digest-preview');
+    await page.getByRole('button', { name: 'Send now to seo@example.com' }).click();
+    await expect.poll(() => page.textContent('.notice')).toMatch(/^Queued: the daemon/);
+    await page.goto(`${base}/alerts`);
+    await expect
+      .poll(() => page.locator('ul.alert-log > li').first().textContent())
+      .toContain('robowatch digest');
   });
 });

@@ -57,7 +57,7 @@ export const DigestPageView: FC<{ digest: DigestRecord & { id: number }; signedI
       <Time date={digest.periodEnd} />.{' '}
       <a href={`/digests/${digest.id}/email.html`}>The email as HTML</a>
     </p>
-    <pre>{digest.text}</pre>
+    <pre class="wrap">{digest.text}</pre>
   </Layout>
 );
 
@@ -92,6 +92,11 @@ export const DigestPreviewPageView: FC<{
       <h1>The next digest</h1>
       {done === 'sent' ? (
         <Notice>Queued: it goes out now, and the alert log shows how its delivery went.</Notice>
+      ) : done === 'queued' ? (
+        <Notice>
+          Queued: the daemon (robowatch start) sends it; this process only serves the web UI. The
+          alert log shows how its delivery goes.
+        </Notice>
       ) : done === 'already' ? (
         <Notice>
           This recipient’s digest of this period was sent already; robowatch does not send a period
@@ -147,7 +152,7 @@ export const DigestPreviewPageView: FC<{
               ) : (
                 <p class="muted">Sign in with the admin token to send it now.</p>
               )}
-              <pre>{shown.text}</pre>
+              <pre class="wrap">{shown.text}</pre>
             </section>
           )}
         </>

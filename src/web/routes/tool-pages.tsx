@@ -163,7 +163,12 @@ export function registerToolPages(
     const params = new URLSearchParams({
       ...(to === undefined ? {} : { to }),
       since: since?.trim() || '7d',
-      done: sent.every((d) => d.id === null) ? 'already' : 'sent',
+      // Under `robowatch serve` the daemon sends what is queued, when it runs.
+      done: sent.every((d) => d.id === null)
+        ? 'already'
+        : deps.scheduler === undefined
+          ? 'queued'
+          : 'sent',
     });
     return c.redirect(`/digests/preview?${params.toString()}`, 303);
   });
