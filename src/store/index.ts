@@ -112,7 +112,7 @@ import {
   getIncident,
   listIncidents,
   loadJudgement,
-  recordJudgement,
+  recordJudgements,
   remindIncidents,
   saveIntent,
 } from './intent.js';
@@ -124,6 +124,9 @@ export type { Database, DatabaseHandle } from './db.js';
  * The queries a check needs, bound to a database; each alert's delivery job is queued
  * with the alert.
  */
+/** Judgements written in one transaction at most (each holds up to 200 violations). */
+const JUDGEMENTS_AT_ONCE = 100;
+
 export function createCheckStore(db: Database): CheckStore {
   const checks = new CheckWriter(db);
   const states = new SnapshotWriter(db);
@@ -133,6 +136,11 @@ export function createCheckStore(db: Database): CheckStore {
     const found = new Map((await loadSites(db, origins)).map((s) => [s.origin, s]));
     return origins.map((origin) => found.get(origin));
   }, 500);
+  // Judgements by group commit: those of the checks finishing together, one transaction.
+  const judgements = new Batcher(
+    (batch: NewJudgement[]) => recordJudgements(db, batch),
+    JUDGEMENTS_AT_ONCE,
+  );
   return {
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
     loadSites: async (origins: readonly string[]) => {
@@ -153,7 +161,7 @@ export function createCheckStore(db: Database): CheckStore {
     ) => replaceVerdicts(db, siteId, snapshotId, rows, key, registry ?? null),
     loadBody: (sha256: string) => loadBody(db, sha256),
     loadVerdicts: (snapshotId: number) => loadVerdicts(db, snapshotId),
-    recordJudgement: (judgement: NewJudgement) => recordJudgement(db, judgement),
+    recordJudgement: (judgement: NewJudgement) => judgements.add(judgement),
     loadPrevious: (siteId: number, snapshotId: number, lastGoodSha256: string | null) =>
       previous.load(siteId, snapshotId, lastGoodSha256),
   };

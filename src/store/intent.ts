@@ -1,12 +1,13 @@
 /**
  * Sites judged against their intent, and their incidents: each judgement is written
  * with the transition it makes (policy/incidents.ts) in one transaction, the site's row
- * locked so that two judgements of a site never open two incidents.
+ * locked so that two judgements of a site never open two incidents; judgements that
+ * arrive together are written together.
  */
-import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import { intentCauses, incidentStep } from '../policy/incidents.js';
-import type { LatestIncident } from '../policy/incidents.js';
+import type { IncidentStep, LatestIncident } from '../policy/incidents.js';
 import type { IntentEntry } from '../policy/intent.js';
 import { incidentAlerts } from '../policy/incident-alerts.js';
 import type { IncidentDraft, IncidentNote, IncidentTransition } from '../policy/incident-alerts.js';
@@ -26,138 +27,250 @@ export async function recordJudgement(
   db: Database,
   judgement: NewJudgement,
 ): Promise<JudgementRecorded> {
-  const { siteId, evaluation, at } = judgement;
+  return (await recordJudgements(db, [judgement]))[0]!;
+}
+
+/**
+ * Records judgements together (group commit: the checks' judgements that arrive while
+ * one batch is written go in the next), each with its incident transition. A site judged
+ * twice in a batch has its judgements written in order, one transaction after the other.
+ */
+export async function recordJudgements(
+  db: Database,
+  judgements: readonly NewJudgement[],
+): Promise<JudgementRecorded[]> {
+  const results: JudgementRecorded[] = [];
+  let pending = judgements.map((judgement, index) => ({ judgement, index }));
+  while (pending.length > 0) {
+    const round: typeof pending = [];
+    const later: typeof pending = [];
+    const sitesInRound = new Set<number>();
+    for (const p of pending) {
+      if (sitesInRound.has(p.judgement.siteId)) later.push(p);
+      else {
+        sitesInRound.add(p.judgement.siteId);
+        round.push(p);
+      }
+    }
+    const recorded = await recordRound(
+      db,
+      round.map((p) => p.judgement),
+    );
+    round.forEach((p, i) => (results[p.index] = recorded[i]!));
+    pending = later;
+  }
+  return results;
+}
+
+const NONE: JudgementRecorded = { step: 'none', incidentId: null, worse: false };
+
+/**
+ * One transaction for judgements of distinct sites: their rows locked (in id order, so
+ * two batches never wait on each other in a cycle), their latest incidents read at once,
+ * their states written in one statement, each transition applied.
+ */
+async function recordRound(
+  db: Database,
+  judgements: readonly NewJudgement[],
+): Promise<JudgementRecorded[]> {
+  const ids = judgements.map((j) => j.siteId);
   return db.transaction(async (tx) => {
-    const [site] = await tx
+    const locked = await tx
       .select({
+        id: sites.id,
         currentSnapshotId: sites.currentSnapshotId,
         state: sites.intentState,
         since: sites.intentSince,
       })
       .from(sites)
-      .where(eq(sites.id, siteId))
+      .where(inArray(sites.id, ids))
+      .orderBy(asc(sites.id))
       .for('update');
+    const site = new Map(locked.map((row) => [row.id, row]));
     // Judged on a state the site has moved on from: the newer one's judgement stands.
-    if (
-      site === undefined ||
-      (judgement.snapshotId !== null && site.currentSnapshotId !== judgement.snapshotId)
-    )
-      return { step: 'none', incidentId: null, worse: false };
-    await tx
-      .update(sites)
-      .set({
-        intentState: evaluation.state,
-        intentSince: site.state === evaluation.state && site.since !== null ? site.since : at,
-        intentKey: judgement.key,
-        intentReport: {
-          violations: [...evaluation.violations],
+    const current = judgements.filter((j) => {
+      const row = site.get(j.siteId);
+      return row !== undefined && (j.snapshotId === null || row.currentSnapshotId === j.snapshotId);
+    });
+    if (current.length === 0) return judgements.map(() => NONE);
+    const states = current.map((j) => {
+      const row = site.get(j.siteId)!;
+      const { evaluation } = j;
+      return {
+        id: j.siteId,
+        state: evaluation.state,
+        since: (row.state === evaluation.state && row.since !== null
+          ? row.since
+          : j.at
+        ).toISOString(),
+        key: j.key,
+        report: {
+          violations: evaluation.violations,
           violationCount: evaluation.violationCount,
           judged: evaluation.judged,
           reason: evaluation.reason,
         },
-      })
-      .where(eq(sites.id, siteId));
-    const [latest] = await tx
-      .select()
-      .from(incidents)
-      .where(eq(incidents.siteId, siteId))
-      .orderBy(desc(incidents.id))
-      .limit(1);
-    const step = incidentStep(
-      latest === undefined ? null : (latest satisfies LatestIncident),
-      evaluation,
-      at,
-      judgement.flapWindowMs,
-    );
-    if (step.kind === 'none') return { step: 'none', incidentId: null, worse: false };
-    /** Queues the transition's alerts (none unless the site's topics include `incidents`). */
-    const notify = async (
-      id: number,
-      transition: IncidentTransition,
-      openedAt: Date,
-      notBefore = at,
-    ) => {
-      if (judgement.alerts === undefined) return;
-      const { site: named, targets, changes } = judgement.alerts;
-      const note: IncidentNote = {
-        id,
-        transition,
-        openedAt: openedAt.toISOString(),
-        resolvedAt: transition === 'resolved' ? at.toISOString() : null,
-        state: evaluation.state,
-        causes: intentCauses(evaluation),
-        violations: evaluation.violations,
-        violationCount: evaluation.violationCount,
-        changes,
       };
-      const drafts = incidentAlerts(named, targets, note, at);
-      await insertIncidentAlerts(tx, drafts, siteId, at, notBefore);
-      // Reminders count from the last thing people were told of it.
-      if (drafts.length > 0 && transition !== 'resolved')
-        await tx.update(incidents).set({ notifiedAt: at }).where(eq(incidents.id, id));
-    };
-    if (step.kind === 'resolve') {
-      await tx
-        .update(incidents)
-        .set({ state: 'resolved', resolvedAt: at, updatedAt: at })
-        .where(eq(incidents.id, step.id));
-      // Told once the flap window has passed without a relapse (a relapse withdraws it).
-      await notify(
-        step.id,
-        'resolved',
-        latest!.openedAt,
-        new Date(at.getTime() + judgement.flapWindowMs),
-      );
-      return { step: 'resolve', incidentId: step.id, worse: false };
-    }
-    const siteState: 'cannot-check' | 'not-as-intended' =
-      evaluation.state === 'cannot-check' ? 'cannot-check' : 'not-as-intended';
-    const now = {
-      siteState,
-      causes: intentCauses(evaluation),
-      violations: [...evaluation.violations],
-      violationCount: evaluation.violationCount,
-      updatedAt: at,
-    };
-    if (step.kind === 'open') {
-      const [row] = await tx
+    });
+    await tx.execute(sql`
+      UPDATE sites AS s
+         SET intent_state = v.state, intent_since = v.since, intent_key = v.key,
+             intent_report = v.report
+        FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb)
+             AS v(id integer, state text, since timestamptz, key text, report jsonb)
+       WHERE s.id = v.id`);
+    const latest = new Map(
+      (
+        await tx
+          .selectDistinctOn([incidents.siteId])
+          .from(incidents)
+          .where(
+            inArray(
+              incidents.siteId,
+              current.map((j) => j.siteId),
+            ),
+          )
+          .orderBy(asc(incidents.siteId), desc(incidents.id))
+      ).map((row) => [row.siteId, row]),
+    );
+    const steps = new Map(
+      current.map((j) => {
+        const last = latest.get(j.siteId);
+        return [
+          j,
+          incidentStep(
+            last === undefined ? null : (last satisfies LatestIncident),
+            j.evaluation,
+            j.at,
+            j.flapWindowMs,
+          ),
+        ] as const;
+      }),
+    );
+    // The incidents that open, in one statement (a site has one per round at most).
+    const opening = current.filter((j) => steps.get(j)!.kind === 'open');
+    const opened = new Map<number, number>();
+    if (opening.length > 0)
+      for (const row of await tx
         .insert(incidents)
-        .values({
-          siteId,
-          state: 'open',
-          openedAt: at,
-          worstCount: evaluation.violationCount,
-          ...now,
-        })
-        .returning({ id: incidents.id });
-      await notify(row!.id, 'opened', at);
-      return { step: 'open', incidentId: row!.id, worse: true };
+        .values(
+          opening.map((j) => ({
+            siteId: j.siteId,
+            state: 'open' as const,
+            openedAt: j.at,
+            worstCount: j.evaluation.violationCount,
+            ...incidentNow(j),
+          })),
+        )
+        .returning({ id: incidents.id, siteId: incidents.siteId }))
+        opened.set(row.siteId, row.id);
+    const results: JudgementRecorded[] = [];
+    for (const j of judgements) {
+      const step = steps.get(j);
+      results.push(
+        step === undefined
+          ? NONE
+          : await applyStep(tx, j, step, latest.get(j.siteId), opened.get(j.siteId)),
+      );
     }
-    const worstCount = sql`GREATEST(${incidents.worstCount}, ${evaluation.violationCount})`;
-    if (step.kind === 'reopen') {
-      await tx
-        .update(incidents)
-        .set({
-          state: 'open',
-          resolvedAt: null,
-          reopened: sql`${incidents.reopened} + 1`,
-          worstCount,
-          ...now,
-        })
-        .where(eq(incidents.id, step.id));
-      // Back within the flap window: its resolution was not sent yet, and now never is;
-      // said again only if it was (a window of 0).
-      if ((await withdrawResolution(tx, step.id)) === 0)
-        await notify(step.id, 'opened', latest!.openedAt);
-      return { step: 'reopen', incidentId: step.id, worse: false };
-    }
+    return results;
+  });
+}
+
+type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/** An incident's columns as a judgement says them now. */
+function incidentNow(j: NewJudgement) {
+  const { evaluation } = j;
+  return {
+    siteState: (evaluation.state === 'cannot-check' ? 'cannot-check' : 'not-as-intended') as
+      'cannot-check' | 'not-as-intended',
+    causes: intentCauses(evaluation),
+    violations: [...evaluation.violations],
+    violationCount: evaluation.violationCount,
+    updatedAt: j.at,
+  };
+}
+
+/** Applies one judgement's transition (an opening is inserted already: `openedId`). */
+async function applyStep(
+  tx: Transaction,
+  judgement: NewJudgement,
+  step: IncidentStep,
+  latest: typeof incidents.$inferSelect | undefined,
+  openedId: number | undefined,
+): Promise<JudgementRecorded> {
+  const { siteId, evaluation, at } = judgement;
+  if (step.kind === 'none') return NONE;
+  /** Queues the transition's alerts (none unless the site's topics include `incidents`). */
+  const notify = async (
+    id: number,
+    transition: IncidentTransition,
+    openedAt: Date,
+    notBefore = at,
+  ) => {
+    if (judgement.alerts === undefined) return;
+    const { site: named, targets, changes } = judgement.alerts;
+    const note: IncidentNote = {
+      id,
+      transition,
+      openedAt: openedAt.toISOString(),
+      resolvedAt: transition === 'resolved' ? at.toISOString() : null,
+      state: evaluation.state,
+      causes: intentCauses(evaluation),
+      violations: evaluation.violations,
+      violationCount: evaluation.violationCount,
+      changes,
+    };
+    const drafts = incidentAlerts(named, targets, note, at);
+    if (drafts.length === 0) return;
+    await insertIncidentAlerts(tx, drafts, siteId, at, notBefore);
+    // Reminders count from the last thing people were told of it.
+    if (transition !== 'resolved')
+      await tx.update(incidents).set({ notifiedAt: at }).where(eq(incidents.id, id));
+  };
+  if (step.kind === 'open') {
+    await notify(openedId!, 'opened', at);
+    return { step: 'open', incidentId: openedId!, worse: true };
+  }
+  if (step.kind === 'resolve') {
     await tx
       .update(incidents)
-      .set({ worstCount, ...now })
+      .set({ state: 'resolved', resolvedAt: at, updatedAt: at })
       .where(eq(incidents.id, step.id));
-    if (step.worse) await notify(step.id, 'worse', latest!.openedAt);
-    return { step: 'update', incidentId: step.id, worse: step.worse };
-  });
+    // Told once the flap window has passed without a relapse (a relapse withdraws it).
+    await notify(
+      step.id,
+      'resolved',
+      latest!.openedAt,
+      new Date(at.getTime() + judgement.flapWindowMs),
+    );
+    return { step: 'resolve', incidentId: step.id, worse: false };
+  }
+  const worstCount = sql`GREATEST(${incidents.worstCount}, ${evaluation.violationCount})`;
+  if (step.kind === 'reopen') {
+    await tx
+      .update(incidents)
+      .set({
+        state: 'open',
+        resolvedAt: null,
+        reopened: sql`${incidents.reopened} + 1`,
+        worstCount,
+        ...incidentNow(judgement),
+      })
+      .where(eq(incidents.id, step.id));
+    // Back within the flap window: its resolution was not sent yet, and now never is;
+    // said again only if it was (a window of 0).
+    if ((await withdrawResolution(tx, step.id)) === 0)
+      await notify(step.id, 'opened', latest!.openedAt);
+    return { step: 'reopen', incidentId: step.id, worse: false };
+  }
+  await tx
+    .update(incidents)
+    .set({ worstCount, ...incidentNow(judgement) })
+    .where(eq(incidents.id, step.id));
+  if (step.worse) await notify(step.id, 'worse', latest!.openedAt);
+  return { step: 'update', incidentId: step.id, worse: step.worse };
 }
 
 const incidentColumns = {

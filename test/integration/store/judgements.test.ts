@@ -1,0 +1,99 @@
+/**
+ * Judgements by group commit: many sites' judgements at once are written in one
+ * transaction, each site's state and incident as if alone; a site judged twice in one
+ * batch is judged in order (opened, then resolved), and a judgement of a state the site
+ * has moved on from changes nothing.
+ */
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewJudgement } from '../../../src/monitor/records.js';
+import type { IntentEvaluation } from '../../../src/policy/intent.js';
+import { listIncidents, recordJudgements } from '../../../src/store/intent.js';
+import { sites } from '../../../src/store/schema.js';
+import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import type { TestDatabase } from '../../support/database.js';
+
+const AT = new Date('2026-05-01T00:00:00Z');
+const blocked: IntentEvaluation = {
+  state: 'not-as-intended',
+  violations: [
+    {
+      url: 'https://s.example/pricing',
+      agent: 'Googlebot',
+      expected: 'allowed',
+      cause: { type: 'rule', directive: 'disallow', pattern: '/pricing', line: 2 },
+    },
+  ],
+  violationCount: 1,
+  judged: 3,
+  reason: null,
+};
+const fine: IntentEvaluation = {
+  state: 'as-intended',
+  violations: [],
+  violationCount: 0,
+  judged: 3,
+  reason: null,
+};
+const judgement = (siteId: number, evaluation: IntentEvaluation, minutes = 0): NewJudgement => ({
+  siteId,
+  snapshotId: null,
+  key: `k${siteId}`,
+  evaluation,
+  at: new Date(AT.getTime() + minutes * 60_000),
+  flapWindowMs: 3_600_000,
+});
+
+describe.each(databaseKinds())('judgements on %s', (kind) => {
+  let database: TestDatabase;
+  let ids: number[];
+  beforeEach(async () => {
+    database = await createTestDatabase(kind);
+    ids = (
+      await database.handle.db
+        .insert(sites)
+        .values(Array.from({ length: 40 }, (_, i) => ({ origin: `https://s${i}.example` })))
+        .returning({ id: sites.id })
+    ).map((r) => r.id);
+  });
+  afterEach(() => database.close());
+
+  it('writes forty sites’ judgements at once, each with its own incident', async () => {
+    const recorded = await recordJudgements(
+      database.handle.db,
+      ids.map((id, i) => judgement(id, i % 2 === 0 ? blocked : fine)),
+    );
+    expect(recorded.filter((r) => r.step === 'open')).toHaveLength(20);
+    expect(recorded.filter((r) => r.step === 'none')).toHaveLength(20);
+    const open = await listIncidents(database.handle.db, { state: 'open', limit: 100 });
+    expect(open.map((i) => i.siteId).sort((a, b) => a - b)).toEqual(
+      ids.filter((_, i) => i % 2 === 0),
+    );
+    // Each incident is its own site's.
+    for (const r of recorded.filter((r) => r.step === 'open'))
+      expect(open.find((i) => i.id === r.incidentId)!.siteId).toBe(ids[recorded.indexOf(r)]);
+    const [row] = await database.handle.db.select().from(sites).where(eq(sites.id, ids[0]!));
+    expect(row).toMatchObject({ intentState: 'not-as-intended', intentKey: `k${ids[0]}` });
+    expect(row!.intentReport!.violationCount).toBe(1);
+  });
+
+  it('judges a site twice in one batch in order, and ignores a state it has moved on from', async () => {
+    const [a, b] = ids;
+    const recorded = await recordJudgements(database.handle.db, [
+      judgement(a!, blocked, 0),
+      judgement(b!, blocked, 0),
+      judgement(a!, fine, 5),
+    ]);
+    expect(recorded.map((r) => r.step)).toEqual(['open', 'open', 'resolve']);
+    expect(recorded[2]!.incidentId).toBe(recorded[0]!.incidentId);
+    const [incident] = await listIncidents(database.handle.db, { siteId: a!, limit: 1 });
+    expect(incident).toMatchObject({ state: 'resolved' });
+    // The site's current state is snapshot 7 (none here): a judgement of another changes nothing.
+    const moved = await recordJudgements(database.handle.db, [
+      { ...judgement(b!, fine, 10), snapshotId: 7 },
+    ]);
+    expect(moved[0]!.step).toBe('none');
+    const [row] = await database.handle.db.select().from(sites).where(eq(sites.id, b!));
+    expect(row!.intentState).toBe('not-as-intended');
+  });
+});
