@@ -1,6 +1,8 @@
+import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import type { Dispatcher } from 'undici';
 import type { Config } from '../../src/config/config.js';
+import { deliverDueJobs } from '../../src/monitor/delivery/deliver.js';
 import type { DeliveryJobDeps } from '../../src/monitor/delivery/deliver.js';
 import { createEmailChannel } from '../../src/notify/email-channel.js';
 import type { RenderContext } from '../../src/notify/render-alert.js';
@@ -64,4 +66,22 @@ export function testDeliveries(
     now: parts.now,
     retry: parts.retry,
   };
+}
+
+/**
+ * Delivers every notification due now, as a one-shot command does: its own job engine,
+ * an SMTP transport to `smtpUrl` and the given webhook dispatcher, stopped after.
+ */
+export async function deliverOnce(
+  handle: { readonly db: Database; readonly executor: SqlExecutor },
+  parts: Omit<Parameters<typeof testDeliveries>[1], 'transport'> & { readonly smtpUrl: string },
+): Promise<{ sent: number; failed: number }> {
+  const engine = await startTestEngine(handle.executor);
+  const transport = nodemailer.createTransport({ url: parts.smtpUrl, connectionTimeout: 2_000 });
+  try {
+    return await deliverDueJobs(engine, testDeliveries(handle.db, { ...parts, transport }));
+  } finally {
+    transport.close();
+    await engine.stop();
+  }
 }

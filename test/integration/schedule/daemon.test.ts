@@ -83,6 +83,20 @@ ${extra}`);
   const all = <E extends Parameters<InProcessDaemon['heardOf']>[0]>(event: E) =>
     daemons.flatMap(({ daemon }) => daemon.heardOf(event));
   const checks = () => all('check:done').map((e) => e.outcome);
+  /**
+   * The first checks, then the shop blocks /pricing and the next period's checks run
+   * (one daemon's plan fire); `before` runs just before the change is served.
+   */
+  const blockPricingNextPeriod = async (before?: () => void) => {
+    clock.advance(10_000);
+    await until(() => checks().length === 2, 'the first checks');
+    before?.();
+    shop.serve('/robots.txt', 200, CLOSED);
+    const fire = new Date('2026-03-02T03:00:00Z');
+    clock.advanceTo(fire);
+    daemons[0]!.cron.fire('plan 0 3 * * *', fire);
+    clock.advance(DAY - 1);
+  };
 
   beforeEach(async () => {
     database = await createTestDatabase(kind);
@@ -188,13 +202,7 @@ ${extra}`);
 
   it('prunes sent notifications once across the daemons, after the alert log keeps them', async () => {
     await startTwo('  alertLogDays: 7\n');
-    clock.advance(10_000);
-    await until(() => checks().length === 2, 'the first checks');
-    shop.serve('/robots.txt', 200, CLOSED);
-    const fire = new Date('2026-03-02T03:00:00Z');
-    clock.advanceTo(fire);
-    daemons[0]!.cron.fire('plan 0 3 * * *', fire);
-    clock.advance(DAY - 1);
+    await blockPricingNextPeriod();
     await until(() => all('delivery:sent').length === 1, 'the alert');
     // A week and a day on (notify.alertLogDays: 7): one process prunes it, as the hour's
     // upkeep job.
@@ -210,13 +218,7 @@ ${extra}`);
 
   it('reminds of an open incident nobody acknowledged, once across the daemons, until someone does', async () => {
     await startTwo('  remind: 2h\n');
-    clock.advance(10_000);
-    await until(() => checks().length === 2, 'the first checks');
-    shop.serve('/robots.txt', 200, CLOSED);
-    const fire = new Date('2026-03-02T03:00:00Z');
-    clock.advanceTo(fire);
-    daemons[0]!.cron.fire('plan 0 3 * * *', fire);
-    clock.advance(DAY - 1);
+    await blockPricingNextPeriod();
     await until(() => all('delivery:sent').length === 1, 'the incident’s alert');
     const transitions = () =>
       hook.received.map(
@@ -251,14 +253,7 @@ ${extra}`);
 
   it('says on /healthz when notifications have failed for longer than allowed', async () => {
     await startTwo('  unhealthyAfterMs: 3600000\n');
-    clock.advance(10_000);
-    await until(() => checks().length === 2, 'the first checks');
-    hook.status = 500;
-    shop.serve('/robots.txt', 200, CLOSED);
-    const fire = new Date('2026-03-02T03:00:00Z');
-    clock.advanceTo(fire);
-    daemons[0]!.cron.fire('plan 0 3 * * *', fire);
-    clock.advance(DAY - 1);
+    await blockPricingNextPeriod(() => (hook.status = 500));
     await until(() => all('delivery:failed').length >= 1, 'a failed delivery');
     const { daemon } = daemons[0]!;
     expect((await daemon.daemon.health()).deliveries.ok).toBe(true);

@@ -4,20 +4,18 @@
  * webhook (a loopback receiver answering 500: failed, with its answer and next attempt);
  * the log lists it with each delivery's state, and shows exactly what each sent.
  */
-import nodemailer from 'nodemailer';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import type { Config } from '../../../src/config/config.js';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
-import { deliverDueJobs } from '../../../src/monitor/delivery/deliver.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { FixtureServer } from '../../support/fixture-server.js';
-import { startTestEngine, testDeliveries } from '../../support/job-engine.js';
+import { deliverOnce } from '../../support/job-engine.js';
 import { START, checkDepsOn, historyApp } from '../../support/site-history.js';
 import { TestSmtpServer } from '../../support/smtp.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
@@ -87,24 +85,14 @@ web: {token: '${TOKEN}'}`,
     await checkSites(deps, config.sites, { concurrency: 1 });
     // The webhook's receiver refuses; the mail server takes the email.
     webhook.status = 500;
-    const engine = await startTestEngine(database.handle.executor);
-    const transport = nodemailer.createTransport({ url: smtp.url, connectionTimeout: 2_000 });
-    try {
-      await deliverDueJobs(
-        engine,
-        testDeliveries(database.handle.db, {
-          transport,
-          dispatcher,
-          secretFor: () => 'log-secret',
-          context: () => ({ links: linksFrom(''), timeZone: 'UTC' }),
-          now: () => clock.now,
-          retry: config.notify.retry,
-        }),
-      );
-    } finally {
-      transport.close();
-      await engine.stop();
-    }
+    await deliverOnce(database.handle, {
+      smtpUrl: smtp.url,
+      dispatcher,
+      secretFor: () => 'log-secret',
+      context: () => ({ links: linksFrom(''), timeZone: 'UTC' }),
+      now: () => clock.now,
+      retry: config.notify.retry,
+    });
     app = historyApp(database.handle.db, config, deps, clock);
   });
   afterAll(async () => {

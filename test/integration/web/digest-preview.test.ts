@@ -4,20 +4,18 @@
  * blocks /pricing is, while it lasts; once fixed it is "Broke and recovered". Send now
  * records the digest once per period and the mail server receives it.
  */
-import nodemailer from 'nodemailer';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import type { Config } from '../../../src/config/config.js';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
-import { deliverDueJobs } from '../../../src/monitor/delivery/deliver.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { FixtureServer } from '../../support/fixture-server.js';
-import { startTestEngine, testDeliveries } from '../../support/job-engine.js';
+import { deliverOnce } from '../../support/job-engine.js';
 import { START, checkDepsOn, historyApp } from '../../support/site-history.js';
 import { TestSmtpServer } from '../../support/smtp.js';
 
@@ -161,24 +159,14 @@ web: {token: '${TOKEN}'}`,
     const unsigned = await app.request('/api/v1/digests/send', { method: 'POST' });
     expect(unsigned.status).toBe(401);
 
-    const engine = await startTestEngine(database.handle.executor);
-    const transport = nodemailer.createTransport({ url: smtp.url, connectionTimeout: 2_000 });
-    try {
-      await deliverDueJobs(
-        engine,
-        testDeliveries(database.handle.db, {
-          transport,
-          dispatcher,
-          secretFor: () => undefined,
-          context: () => ({ links: linksFrom(''), timeZone: 'UTC' }),
-          now: () => clock.now,
-          retry: config.notify.retry,
-        }),
-      );
-    } finally {
-      transport.close();
-      await engine.stop();
-    }
+    await deliverOnce(database.handle, {
+      smtpUrl: smtp.url,
+      dispatcher,
+      secretFor: () => undefined,
+      context: () => ({ links: linksFrom(''), timeZone: 'UTC' }),
+      now: () => clock.now,
+      retry: config.notify.retry,
+    });
     const digests = smtp.received.filter((m) => m.parsed.subject?.startsWith('robowatch digest'));
     expect(digests).toHaveLength(1);
     expect(digests[0]!.parsed.text).toContain('Broke and recovered this period');
