@@ -8,7 +8,7 @@ import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import { intentCauses, incidentStep } from '../policy/incidents.js';
 import type { IncidentStep, LatestIncident } from '../policy/incidents.js';
-import type { IntentEntry } from '../policy/intent.js';
+import type { IntentEntry, Violation } from '../policy/intent.js';
 import { incidentAlerts } from '../policy/incident-alerts.js';
 import type { IncidentDraft, IncidentNote, IncidentTransition } from '../policy/incident-alerts.js';
 import { insertIncidentAlerts, withdrawResolution } from './outbox.js';
@@ -180,11 +180,16 @@ async function recordRound(
 type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 /** An incident's columns as a judgement says them now. */
-function incidentNow(j: NewJudgement) {
+function incidentNow(j: NewJudgement): {
+  siteState: 'cannot-check' | 'not-as-intended';
+  causes: string[];
+  violations: Violation[];
+  violationCount: number;
+  updatedAt: Date;
+} {
   const { evaluation } = j;
   return {
-    siteState: (evaluation.state === 'cannot-check' ? 'cannot-check' : 'not-as-intended') as
-      'cannot-check' | 'not-as-intended',
+    siteState: evaluation.state === 'cannot-check' ? 'cannot-check' : 'not-as-intended',
     causes: intentCauses(evaluation),
     violations: [...evaluation.violations],
     violationCount: evaluation.violationCount,
