@@ -163,8 +163,12 @@ describe('robowatch digest', () => {
     );
     const host = new URL(site.origin).host;
     // What needs attention first, then the site's changes as causes, its health, its crawlers.
-    expect(printed.stdout).toContain(
-      `Needs attention\n  - ${host}: /pricing is now disallowed for Googlebot and GPTBot (Disallow: /pricing, line 3).\n`,
+    // Googlebot is meant to crawl every watched page (the built-in intent): /pricing and
+    // /private/x differ from it.
+    expect(printed.stdout).toMatch(
+      new RegExp(
+        `Needs attention\n  - ${host.replace(/\./g, '\\.')}: Not as intended since [^:]+:\\d\\d: \`/pricing\` is blocked for Googlebot, meant to be crawled, and 1 more watched page × crawler pair differs from the intent\\. Why: Disallow: /pricing \\(line 3\\) blocks pages meant to be crawled; Disallow: /private/ \\(line 2\\) blocks pages meant to be crawled\\.\n`,
+      ),
     );
     expect(printed.stdout).toContain('`Disallow: /pricing` added to the `*` group (line 3)');
     expect(printed.stdout).toContain('    Fetch health: 2 checks, all found robots.txt.');
@@ -192,7 +196,7 @@ describe('robowatch digest', () => {
     expect(hook.signatureValid).toBe(true);
     expect(JSON.parse(hook.body)).toMatchObject({
       kind: 'digest',
-      digest: { attention: [{ site: site.origin, kind: 'blocks' }] },
+      digest: { attention: [{ site: site.origin, kind: 'intent' }] },
     });
 
     const again = await runRobowatch(['digest', '--send', '--config', config], { env });

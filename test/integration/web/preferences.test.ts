@@ -44,7 +44,8 @@ describe.each(databaseKinds())('usage preferences on %s', (kind) => {
 
   it('shows them in the verdict matrix, for the cells a crawler may fetch', async () => {
     const html = await (await app.request('/sites/1', { headers: { accept: 'text/html' } })).text();
-    const matrix = html.slice(html.indexOf('<table class="matrix">'), html.indexOf('</table>'));
+    const start = html.indexOf('<table class="matrix">');
+    const matrix = html.slice(start, html.indexOf('</table>', start));
     const row = (path: string) =>
       matrix.slice(matrix.indexOf(`class="path">${path}</span>`)).split('</tr>')[0]!;
     // Googlebot may fetch / and /blog/post; GPTBot may fetch nothing: no preference.
