@@ -63,7 +63,7 @@ describe.each(databaseKinds())('a daemon killed mid-run on %s', (kind) => {
   it('loses no change and sends every alert exactly once after a restart', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-crash-'));
     smtp = new TestSmtpServer();
-    await smtp.reservePort(); // down until the restart
+    await smtp.holdPort(); // down until the restart
     webhook = new WebhookReceiver('crash-secret');
     await webhook.start();
     webhook.status = 503; // failing until the restart

@@ -14,12 +14,13 @@ export interface ReceivedMail {
 export class TestSmtpServer {
   readonly received: ReceivedMail[] = [];
   #server: SMTPServer | undefined;
+  #holder: ReturnType<typeof createNetServer> | undefined;
   port = 0;
 
   /** `maxBytes`: refuse larger messages (552), as real servers do; none by default. */
   constructor(private readonly maxBytes?: number) {}
 
-  /** A free port to listen on later (to test a server that is down, then up). */
+  /** A free port to listen on later (to test a server that is down, then up: refused). */
   async reservePort(): Promise<number> {
     const probe = createNetServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
@@ -28,7 +29,24 @@ export class TestSmtpServer {
     return this.port;
   }
 
+  /**
+   * A port to listen on later, held meanwhile by a server that drops every connection (a
+   * mail server that is down for long, then up): released only as start() takes it, so
+   * that none of the many connections a daemon makes meanwhile (each outgoing one takes
+   * an ephemeral port) can take it first, as one did in CI (EADDRINUSE).
+   */
+  async holdPort(): Promise<number> {
+    const holder = createNetServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    this.port = (holder.address() as AddressInfo).port;
+    this.#holder = holder;
+    return this.port;
+  }
+
   async start(): Promise<this> {
+    const holder = this.#holder;
+    this.#holder = undefined;
+    if (holder !== undefined) await new Promise<void>((resolve) => holder.close(() => resolve()));
     this.#server = new SMTPServer({
       ...(this.maxBytes === undefined ? {} : { size: this.maxBytes }),
       authOptional: true,
@@ -69,6 +87,9 @@ export class TestSmtpServer {
   }
 
   async stop(): Promise<void> {
+    const holder = this.#holder;
+    this.#holder = undefined;
+    if (holder !== undefined) await new Promise<void>((resolve) => holder.close(() => resolve()));
     if (this.#server === undefined) return;
     await new Promise<void>((resolve) => this.#server!.close(() => resolve()));
     this.#server = undefined;
