@@ -56,8 +56,28 @@ function resolveWebhooks(
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw new ConfigError(`${where}[${i}].url: must be http or https`);
     }
+    if (parsed.hash !== '') throw new ConfigError(`${where}[${i}].url: must not have a #fragment`);
+    // PagerDuty's routing key and Telegram's chat ride in the fragment (never sent).
+    const needs = (field: 'routingKey' | 'chat', format: string, what: string) => {
+      if (entry.format === format && entry[field] === undefined)
+        throw new ConfigError(`${where}[${i}].${field}: ${what}`);
+      if (entry.format !== format && entry[field] !== undefined)
+        throw new ConfigError(`${where}[${i}].${field}: only a ${format} webhook has one`);
+    };
+    needs(
+      'routingKey',
+      'pagerduty',
+      'PagerDuty needs the integration’s routing key (Events API v2)',
+    );
+    needs('chat', 'telegram', 'Telegram needs the chat to post in (its id, or @channelname)');
+    const fragment =
+      entry.routingKey !== undefined
+        ? `#${new URLSearchParams({ routing_key: interpolate(entry.routingKey, env, `${where}[${i}].routingKey`) }).toString()}`
+        : entry.chat !== undefined
+          ? `#${new URLSearchParams({ chat_id: String(entry.chat) }).toString()}`
+          : '';
     return {
-      url,
+      url: `${url}${fragment}`,
       secret:
         entry.secret === undefined
           ? undefined

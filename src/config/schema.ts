@@ -1,3 +1,4 @@
+import { WEBHOOK_FORMATS } from '../policy/alerts.js';
 import { CronExpressionParser } from 'cron-parser';
 import cron from 'node-cron';
 import { z } from 'zod';
@@ -107,7 +108,13 @@ const webhook = z.strictObject({
   url: z.string({ error: 'must be an http(s) URL' }),
   /** Signs each delivery (HMAC-SHA256); from the environment with ${NAME}. */
   secret: z.string().min(1, 'must not be empty').optional(),
-  format: z.enum(['json', 'slack'], { error: 'must be json or slack' }).default('json'),
+  format: z
+    .enum(WEBHOOK_FORMATS, { error: `must be one of ${WEBHOOK_FORMATS.join(', ')}` })
+    .default('json'),
+  /** PagerDuty: the Events API v2 integration's routing key; from the environment with ${NAME}. */
+  routingKey: z.string().min(1, 'must not be empty').optional(),
+  /** Telegram: the chat to post in (its id, or @channelname). */
+  chat: z.union([z.string().min(1, 'must not be empty'), z.number().int()]).optional(),
 });
 
 /**

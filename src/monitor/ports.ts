@@ -3,6 +3,7 @@
  * composition module (and by tests). The store adapter implements these interfaces; the
  * records they exchange are declared in records.ts.
  */
+import type { IncidentDraft } from '../policy/incident-alerts.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import type { DayStates } from '../policy/history.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
@@ -145,10 +146,14 @@ export interface ReadStore {
   listAlertLog(query: AlertLogQuery): Promise<AlertLogEntry[]>;
   listIncidents(query: IncidentQuery): Promise<IncidentRecord[]>;
   getIncident(id: number): Promise<IncidentRecord | undefined>;
-  /** The one write people make to an incident: acknowledging it, with a note. */
+  /**
+   * The one write people make to an incident: acknowledging it, with a note; the first
+   * acknowledgment queues what `draftsFor` says (PagerDuty acknowledges its incident).
+   */
   acknowledgeIncident(
     id: number,
     ack: { readonly by: string; readonly note: string; readonly at: Date },
+    draftsFor?: (incident: IncidentRecord) => readonly IncidentDraft[],
   ): Promise<IncidentRecord | undefined>;
   syncSites(origins: readonly string[]): Promise<StoredSite[]>;
   findSite(origin: string): Promise<SiteRow | undefined>;

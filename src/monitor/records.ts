@@ -3,6 +3,7 @@
  * ports.ts) so that the use cases depend on what they need, and the store adapter
  * implements it (DESIGN.md: adapters implement the monitor's ports).
  */
+import type { WebhookFormat } from '../policy/alerts.js';
 import type { IncidentStep } from '../policy/incidents.js';
 import type { IntentEntry, IntentEvaluation, SiteState, Violation } from '../policy/intent.js';
 import type { Coverage } from '../policy/coverage.js';
@@ -323,7 +324,7 @@ export interface RecordedDigest extends DigestRecord {
 /** Where a recorded digest is sent. */
 export type DigestDelivery =
   | { readonly channel: 'email'; readonly to: string }
-  | { readonly channel: 'webhook'; readonly url: string; readonly format: 'json' | 'slack' };
+  | { readonly channel: 'webhook'; readonly url: string; readonly format: WebhookFormat };
 
 /** What a digest is built from, for one site and one period. */
 export interface SitePeriod {

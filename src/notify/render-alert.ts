@@ -6,6 +6,7 @@
  * string that came from a robots.txt (patterns, paths, sitemap URLs) is hostile: escaped
  * in HTML and stripped of control characters wherever it could reach a header line.
  */
+import type { WebhookFormat } from '../policy/alerts.js';
 import { rankEvents } from '../policy/alerts.js';
 import type { AlertCause, AlertPayload } from '../policy/alerts.js';
 import { causeHeadline, explainCause } from '../policy/wording/explain.js';
@@ -132,6 +133,12 @@ function modelOf(payload: AlertPayload, context: RenderContext): Model {
     siteLink: payload.siteId === undefined ? links.overview() : links.site(payload.siteId),
     subject,
   };
+}
+
+/** Where an alert points first: the diff of its change, else the site. */
+export function alertLink(payload: AlertPayload, context: RenderContext): string {
+  const model = modelOf(payload, context);
+  return model.diff ?? model.siteLink;
 }
 
 /** A URL's path and query, as alerts name pages. */
@@ -321,7 +328,7 @@ export function renderSlackText(payload: AlertPayload, context: RenderContext): 
 /** The body of a webhook delivery: the causes (structured and in words), and the events. */
 export function renderWebhookBody(
   payload: AlertPayload,
-  format: 'json' | 'slack',
+  format: WebhookFormat,
   delivery: { readonly key: string; readonly createdAt: Date },
   context: RenderContext,
 ): string {

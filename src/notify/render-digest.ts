@@ -5,6 +5,7 @@
  * digest as structured data for webhooks, and as a Slack message. Pure, bounded in size,
  * every file-derived string escaped.
  */
+import type { WebhookFormat } from '../policy/alerts.js';
 import { isProblem } from '../policy/changes/cause-model.js';
 import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type {
@@ -486,7 +487,7 @@ const SLACK_CHARS = 3_000;
 /** The body a webhook receives for a digest: the structured digest, or a Slack `text`. */
 export function renderDigestWebhookBody(
   digest: StoredDigest,
-  format: 'json' | 'slack',
+  format: WebhookFormat,
   delivery: { readonly key: string; readonly createdAt: Date },
   context: RenderContext,
 ): string {

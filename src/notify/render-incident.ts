@@ -4,6 +4,7 @@
  * how long it was not. Pure. Cause lines and paths came from a robots.txt: escaped in
  * HTML, kept on one line in subjects and Slack.
  */
+import type { WebhookFormat } from '../policy/alerts.js';
 import type { IncidentPayload } from '../policy/incident-alerts.js';
 import { formatDuration } from '../policy/wording/words.js';
 import { formatInstant, oneLineText } from '../policy/wording/format.js';
@@ -12,7 +13,7 @@ import type { RenderContext, RenderedEmail } from './render-alert.js';
 
 const SUBJECT_CHARS = 200;
 
-interface Model {
+export interface IncidentModel {
   readonly label: string;
   readonly subject: string;
   /** The lines of the message, plain (code in backticks). */
@@ -21,7 +22,8 @@ interface Model {
   readonly incidentsLink: string;
 }
 
-function modelOf(payload: IncidentPayload, context: RenderContext): Model {
+/** An incident alert's words: its label, subject, lines and links. */
+export function incidentModel(payload: IncidentPayload, context: RenderContext): IncidentModel {
   const host = new URL(payload.site).host;
   const label =
     payload.name === undefined || payload.name === ''
@@ -43,13 +45,15 @@ function modelOf(payload: IncidentPayload, context: RenderContext): Model {
   const head =
     incident.transition === 'resolved'
       ? `as intended again after ${open}`
-      : incident.transition === 'reminder'
-        ? `still ${incident.state === 'cannot-check' ? 'cannot be checked' : 'not as intended'} after ${open}, not acknowledged: ${lead}`
-        : incident.transition === 'worse'
-          ? `worse: ${lead}`
-          : incident.state === 'cannot-check'
-            ? lead
-            : `not as intended: ${lead}`;
+      : incident.transition === 'acknowledged'
+        ? `acknowledged${incident.acknowledgedBy === undefined ? '' : ` by ${incident.acknowledgedBy}`}: ${lead}`
+        : incident.transition === 'reminder'
+          ? `still ${incident.state === 'cannot-check' ? 'cannot be checked' : 'not as intended'} after ${open}, not acknowledged: ${lead}`
+          : incident.transition === 'worse'
+            ? `worse: ${lead}`
+            : incident.state === 'cannot-check'
+              ? lead
+              : `not as intended: ${lead}`;
   const room = SUBJECT_CHARS - label.length - 2;
   const oneLine = oneLineText(head);
   const subject = `${label}: ${oneLine.length > room ? `${oneLine.slice(0, room - 1)}…` : oneLine}`;
@@ -61,11 +65,13 @@ function modelOf(payload: IncidentPayload, context: RenderContext): Model {
     );
   } else {
     lines.push(
-      incident.transition === 'reminder'
-        ? `Reminder: incident #${incident.id} on ${label} is still open (since ${when}, ${open}) and nobody has acknowledged it. Acknowledge it, with what is being done, to stop these reminders.`
-        : incident.transition === 'worse'
-          ? `Incident #${incident.id} on ${label} got worse (open since ${when}).`
-          : `${label} is not as its owner intends since ${when} (incident #${incident.id}).`,
+      incident.transition === 'acknowledged'
+        ? `Incident #${incident.id} on ${label} was acknowledged${incident.acknowledgedBy === undefined ? '' : ` by ${incident.acknowledgedBy}`}${incident.note === undefined ? '' : `: “${incident.note}”`} (open since ${when}).`
+        : incident.transition === 'reminder'
+          ? `Reminder: incident #${incident.id} on ${label} is still open (since ${when}, ${open}) and nobody has acknowledged it. Acknowledge it, with what is being done, to stop these reminders.`
+          : incident.transition === 'worse'
+            ? `Incident #${incident.id} on ${label} got worse (open since ${when}).`
+            : `${label} is not as its owner intends since ${when} (incident #${incident.id}).`,
     );
     if (incident.state === 'cannot-check')
       lines.push('', ...incident.causes.map((c) => `Why: ${c}`));
@@ -94,7 +100,7 @@ function modelOf(payload: IncidentPayload, context: RenderContext): Model {
 
 /** The subject of an incident alert. */
 export function incidentSubject(payload: IncidentPayload, context: RenderContext): string {
-  return modelOf(payload, context).subject;
+  return incidentModel(payload, context).subject;
 }
 
 /** The email of one incident transition. */
@@ -102,7 +108,7 @@ export function renderIncidentEmail(
   payload: IncidentPayload,
   context: RenderContext,
 ): RenderedEmail {
-  const model = modelOf(payload, context);
+  const model = incidentModel(payload, context);
   const text = [
     ...model.lines,
     '',
@@ -131,7 +137,7 @@ export function renderIncidentEmail(
 
 /** A Slack message of one incident transition. */
 export function renderIncidentSlackText(payload: IncidentPayload, context: RenderContext): string {
-  const model = modelOf(payload, context);
+  const model = incidentModel(payload, context);
   const lines = [`*robowatch: ${slackEscape(model.subject)}*`];
   for (const line of model.lines.slice(1))
     if (line !== '')
@@ -143,13 +149,13 @@ export function renderIncidentSlackText(payload: IncidentPayload, context: Rende
 /** The body of a webhook delivery of one incident transition. */
 export function renderIncidentWebhookBody(
   payload: IncidentPayload,
-  format: 'json' | 'slack',
+  format: WebhookFormat,
   delivery: { readonly key: string; readonly createdAt: Date },
   context: RenderContext,
 ): string {
   if (format === 'slack')
     return JSON.stringify({ text: renderIncidentSlackText(payload, context) });
-  const model = modelOf(payload, context);
+  const model = incidentModel(payload, context);
   return JSON.stringify({
     delivery: delivery.key,
     createdAt: delivery.createdAt.toISOString(),

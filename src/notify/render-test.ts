@@ -1,4 +1,5 @@
 /** The test notification of a channel: what it is for, and that nothing changed. */
+import type { WebhookFormat } from '../policy/alerts.js';
 import type { TestPayload } from '../policy/alerts.js';
 import type { RenderContext, RenderedEmail } from './render-alert.js';
 import { slackEscape } from './render-alert.js';
@@ -27,7 +28,7 @@ export function renderTestEmail(payload: TestPayload, context: RenderContext): R
 /** A webhook's test body: `{"type": "test", …}`, or for Slack a `text`. */
 export function renderTestWebhookBody(
   payload: TestPayload,
-  format: 'json' | 'slack',
+  format: WebhookFormat,
   delivery: { readonly key: string; readonly createdAt: Date },
   context: RenderContext,
 ): string {

@@ -2,12 +2,9 @@ import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Channel, Delivery } from '../policy/alerts.js';
-import { renderWebhookBody } from './render-alert.js';
-import { renderIncidentWebhookBody } from './render-incident.js';
-import { renderTestWebhookBody } from './render-test.js';
 import type { RenderContext } from './render-alert.js';
-import { renderDigestWebhookBody } from './render-digest.js';
 import type { StoredDigest } from './render-digest.js';
+import { webhookRequests } from './render-delivery.js';
 import { redactUrl } from '../lib/redact.js';
 
 export interface WebhookChannelOptions {
@@ -28,66 +25,81 @@ export function signBody(body: string, secret: string): string {
 }
 
 /**
- * POSTs alerts and digests as JSON (or a Slack `text`). Headers: X-Robowatch-Delivery (the same on
- * every attempt: receivers can drop a repeat), X-Robowatch-Signature when a secret is set.
- * Anything but a 2xx is a failure, retried later.
+ * POSTs alerts, incidents and digests in the webhook's format (JSON, Slack, Teams,
+ * Discord, Telegram, PagerDuty). Headers: X-Robowatch-Delivery (the same on every
+ * attempt: receivers can drop a repeat), X-Robowatch-Signature when a secret is set.
+ * Anything but a 2xx is a failure, retried later, with what the receiver said.
  */
 export function createWebhookChannel(options: WebhookChannelOptions): Channel {
   return {
     async send(delivery: Delivery): Promise<void> {
-      const { payload } = delivery;
-      let body: string;
-      if (payload.kind === 'alert')
-        body = renderWebhookBody(payload, payload.format ?? 'json', delivery, options.context());
-      else if (payload.kind === 'incident')
-        body = renderIncidentWebhookBody(
-          payload,
-          payload.format ?? 'json',
-          delivery,
-          options.context(),
-        );
-      else if (payload.kind === 'test')
-        body = renderTestWebhookBody(
-          payload,
-          payload.format ?? 'json',
-          delivery,
-          options.context(),
-        );
-      else {
-        const digest = await options.loadDigest(payload.digestId);
-        if (digest === undefined) throw new Error(`digest ${payload.digestId} is not in the store`);
-        body = renderDigestWebhookBody(
-          digest,
-          payload.format ?? 'json',
-          delivery,
-          options.context(),
+      const requests = await webhookRequests(delivery, options.context(), (id) =>
+        options.loadDigest(id),
+      );
+      if (requests === undefined) {
+        const { payload } = delivery;
+        throw new Error(
+          `digest ${'digestId' in payload ? payload.digestId : ''} is not in the store`,
         );
       }
       const secret = options.secretFor(delivery.destination);
-      // A deadline cleared when the request ends, so that nothing aborts it afterwards.
-      const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
-      let response: Dispatcher.ResponseData;
-      try {
-        response = await request(delivery.destination, {
-          method: 'POST',
-          dispatcher: options.dispatcher,
-          body,
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': options.userAgent,
-            'x-robowatch-delivery': delivery.key,
-            ...(secret === undefined ? {} : { 'x-robowatch-signature': signBody(body, secret) }),
-          },
-          signal: deadline.signal,
-        });
-        await response.body.dump();
-      } finally {
-        clearTimeout(timer);
-      }
-      if (response.statusCode < 200 || response.statusCode > 299) {
-        throw new Error(`${redactUrl(delivery.destination)} answered ${response.statusCode}`);
-      }
+      for (const body of requests.bodies) await post(options, delivery, requests.url, body, secret);
     },
   };
+}
+
+/** One POST; anything but a 2xx is a failure, with what the receiver said. */
+async function post(
+  options: WebhookChannelOptions,
+  delivery: Delivery,
+  url: string,
+  body: string,
+  secret: string | undefined,
+): Promise<void> {
+  // A deadline cleared when the request ends, so that nothing aborts it afterwards.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  let response: Dispatcher.ResponseData;
+  let said: string;
+  try {
+    response = await request(url, {
+      method: 'POST',
+      dispatcher: options.dispatcher,
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': options.userAgent,
+        'x-robowatch-delivery': delivery.key,
+        ...(secret === undefined ? {} : { 'x-robowatch-signature': signBody(body, secret) }),
+      },
+      signal: deadline.signal,
+    });
+    said = await answerOf(response);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (response.statusCode < 200 || response.statusCode > 299)
+    throw new Error(
+      `${redactUrl(delivery.destination)} answered ${response.statusCode}${said === '' ? '' : `: ${said}`}`,
+    );
+}
+
+/** What a receiver said, in a line: Telegram's `description`, PagerDuty's `errors`, or the start of the body. */
+async function answerOf(response: Dispatcher.ResponseData): Promise<string> {
+  if (response.statusCode >= 200 && response.statusCode <= 299) {
+    await response.body.dump();
+    return '';
+  }
+  let text = '';
+  for await (const chunk of response.body) {
+    if (text.length < 2_000) text += Buffer.from(chunk as Uint8Array).toString('utf8');
+  }
+  try {
+    const json = JSON.parse(text) as { description?: unknown; errors?: unknown; message?: unknown };
+    const said = json.description ?? json.errors ?? json.message;
+    if (said !== undefined) text = typeof said === 'string' ? said : JSON.stringify(said);
+  } catch {
+    // Not JSON: its first words.
+  }
+  return text.replace(/\s+/g, ' ').trim().slice(0, 200);
 }

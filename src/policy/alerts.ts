@@ -10,12 +10,30 @@ import type { IncidentPayload } from './incident-alerts.js';
 /** The topics that alert when the configuration does not say. */
 export const DEFAULT_ALERT_EVENTS: readonly AlertTopic[] = DEFAULT_ALERT_TOPICS;
 
+/**
+ * What a webhook receives: `json`, the causes and events as they are; `slack`, a readable
+ * `text` (Slack, Mattermost, …); `teams`, an Adaptive Card; `discord`, an embed;
+ * `telegram`, a Bot API sendMessage; `pagerduty`, Events API v2 events (incidents only).
+ */
+export const WEBHOOK_FORMATS = [
+  'json',
+  'slack',
+  'teams',
+  'discord',
+  'telegram',
+  'pagerduty',
+] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
 export interface WebhookTarget {
+  /**
+   * Where to POST. PagerDuty's routing key and Telegram's chat ride in the fragment
+   * (`#routing_key=…`, `#chat_id=…`), never sent as part of the URL: one target per key.
+   */
   readonly url: string;
   /** Signs each delivery with HMAC-SHA256 when set. */
   readonly secret: string | undefined;
-  /** `json`: the causes and events as they are; `slack`: a readable `text` (Slack, Mattermost, …). */
-  readonly format: 'json' | 'slack';
+  readonly format: WebhookFormat;
 }
 
 /** Where a site's alerts go, and which changes alert (`notify.events`). */
@@ -83,7 +101,8 @@ export function routeAlerts(
   };
   const drafts: AlertDraft[] = [];
   if (targets.email.length > 0) drafts.push({ ...content, channel: 'email', to: targets.email });
-  for (const webhook of targets.webhooks)
+  // PagerDuty pages for incidents, not for each change.
+  for (const webhook of targets.webhooks.filter((w) => w.format !== 'pagerduty'))
     drafts.push({ ...content, channel: 'webhook', url: webhook.url, format: webhook.format });
   return drafts;
 }

@@ -8,9 +8,10 @@ import type { Violation } from './intent.js';
 
 /**
  * What happened to the incident: it opened (or came back), got worse, resolved; or it is
- * still open and nobody has acknowledged it (`reminder`, notify.remind).
+ * still open and nobody has acknowledged it (`reminder`, notify.remind); someone
+ * acknowledged it (`acknowledged`: for PagerDuty only).
  */
-export type IncidentTransition = 'opened' | 'worse' | 'resolved' | 'reminder';
+export type IncidentTransition = 'opened' | 'worse' | 'resolved' | 'reminder' | 'acknowledged';
 
 /** Cells an incident alert lists; the count says how many there are. */
 export const ALERTED_CELLS = 10;
@@ -28,6 +29,9 @@ export interface IncidentNote {
   readonly causes: readonly string[];
   readonly violations: readonly Pick<Violation, 'url' | 'agent' | 'expected'>[];
   readonly violationCount: number;
+  /** Who acknowledged it, and their note (`acknowledged`). */
+  readonly acknowledgedBy?: string;
+  readonly note?: string;
   /** What changed in robots.txt at the check that made the transition, in words (titles). */
   readonly changes: readonly string[];
 }
@@ -78,8 +82,14 @@ export function incidentAlerts(
     at: at.toISOString(),
   };
   const drafts: IncidentDraft[] = [];
-  if (targets.email.length > 0) drafts.push({ ...content, channel: 'email', to: targets.email });
-  for (const webhook of targets.webhooks)
+  // PagerDuty hears of acknowledgments (it acknowledges its incident too) and has its own
+  // escalation instead of reminders; the others hear of reminders, not acknowledgments.
+  const paging = incident.transition === 'acknowledged';
+  if (targets.email.length > 0 && !paging)
+    drafts.push({ ...content, channel: 'email', to: targets.email });
+  for (const webhook of targets.webhooks.filter((w) =>
+    w.format === 'pagerduty' ? incident.transition !== 'reminder' : !paging,
+  ))
     drafts.push({ ...content, channel: 'webhook', url: webhook.url, format: webhook.format });
   return drafts;
 }

@@ -255,7 +255,7 @@ export function createWebStore(db: Database): ReadStore {
     listAlertLog: (query) => listAlertLog(db, query),
     listIncidents: (query) => listIncidents(db, query),
     getIncident: (id) => getIncident(db, id),
-    acknowledgeIncident: (id, ack) => acknowledgeIncident(db, id, ack),
+    acknowledgeIncident: (id, ack, draftsFor) => acknowledgeIncident(db, id, ack, draftsFor),
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
     findSite: (origin: string) => findSite(db, origin),
     findSiteById: (id: number) => findSiteById(db, id),

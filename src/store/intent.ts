@@ -327,16 +327,34 @@ export async function acknowledgeIncident(
   db: Database,
   id: number,
   ack: { readonly by: string; readonly note: string; readonly at: Date },
+  /** Who hears of a first acknowledgment (PagerDuty acknowledges its incident too). */
+  draftsFor?: (incident: IncidentRecord) => readonly IncidentDraft[],
 ): Promise<IncidentRecord | undefined> {
-  await db
-    .update(incidents)
-    .set({
-      acknowledgedAt: sql`COALESCE(${incidents.acknowledgedAt}, ${ack.at.toISOString()}::timestamptz)`,
-      acknowledgedBy: ack.by,
-      note: ack.note,
-    })
-    .where(eq(incidents.id, id));
-  return getIncident(db, id);
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ acknowledgedAt: incidents.acknowledgedAt })
+      .from(incidents)
+      .where(eq(incidents.id, id))
+      .for('update');
+    if (before === undefined) return undefined;
+    await tx
+      .update(incidents)
+      .set({
+        acknowledgedAt: sql`COALESCE(${incidents.acknowledgedAt}, ${ack.at.toISOString()}::timestamptz)`,
+        acknowledgedBy: ack.by,
+        note: ack.note,
+      })
+      .where(eq(incidents.id, id));
+    const [incident] = await tx
+      .select(incidentColumns)
+      .from(incidents)
+      .innerJoin(sites, eq(sites.id, incidents.siteId))
+      .where(eq(incidents.id, id));
+    // Said once: a changed note acknowledges nothing new.
+    const drafts = before.acknowledgedAt === null ? (draftsFor?.(incident!) ?? []) : [];
+    if (drafts.length > 0) await insertIncidentAlerts(tx, drafts, incident!.siteId, ack.at, ack.at);
+    return incident;
+  });
 }
 
 /** A site's state against its intent as last judged (null: not judged yet). */

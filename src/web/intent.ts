@@ -4,6 +4,7 @@
  */
 import { HTTPException } from 'hono/http-exception';
 import { acceptAsIntended } from '../policy/intent.js';
+import { incidentAlerts } from '../policy/incident-alerts.js';
 import type { AcceptScope } from '../policy/intent.js';
 import type { IncidentRecord } from '../monitor/records.js';
 import type { WebDeps } from './deps.js';
@@ -57,13 +58,34 @@ export async function acknowledge(
   id: number,
   ack: { readonly note: string; readonly by?: string | undefined },
 ): Promise<IncidentRecord> {
-  const incident = await deps.store.acknowledgeIncident(id, {
-    by: ack.by ?? SOMEONE,
-    note: ack.note,
-    at: deps.now(),
+  const at = deps.now();
+  const by = ack.by ?? SOMEONE;
+  const incident = await deps.store.acknowledgeIncident(id, { by, note: ack.note, at }, (found) => {
+    // PagerDuty acknowledges its incident too (the other channels are not told).
+    const site = deps.catalog.get(found.siteId)?.site;
+    if (site === undefined) return [];
+    return incidentAlerts(
+      { origin: site.origin, name: site.name },
+      site.alerts,
+      {
+        id: found.id,
+        transition: 'acknowledged',
+        openedAt: found.openedAt.toISOString(),
+        resolvedAt: null,
+        state: found.siteState,
+        causes: found.causes,
+        violations: found.violations,
+        violationCount: found.violationCount,
+        acknowledgedBy: by,
+        note: ack.note,
+        changes: [],
+      },
+      at,
+    );
   });
   if (incident === undefined)
     throw new HTTPException(404, { message: `there is no incident ${id}` });
   deps.logger.info({ incident: id, site: incident.origin }, 'incident acknowledged');
+  deps.scheduler?.deliverNow();
   return incident;
 }

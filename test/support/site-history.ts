@@ -108,7 +108,7 @@ export function historyApp(
   deps: CheckDeps,
   clock: { now: Date },
   metrics: Metrics = createMetrics(),
-  extra: Partial<Pick<WebDeps, 'tester'>> = {},
+  extra: Partial<Pick<WebDeps, 'tester' | 'sendTest'>> = {},
 ) {
   const digests = {
     ...createDaemonStore(db).digests,

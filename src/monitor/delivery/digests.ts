@@ -1,3 +1,4 @@
+import type { WebhookFormat } from '../../policy/alerts.js';
 import { createHash } from 'node:crypto';
 import type { Config, SiteConfig } from '../../config/config.js';
 import { redactUrl } from '../../lib/redact.js';
@@ -63,10 +64,11 @@ export interface PreparedDigest {
  */
 export function digestTargets(config: Pick<Config, 'sites'>): DigestTarget[] {
   const emails = [...new Set(config.sites.flatMap((s) => s.alerts.email))].sort();
-  const hooks = new Map<string, 'json' | 'slack'>();
+  const hooks = new Map<string, WebhookFormat>();
   for (const site of config.sites)
     for (const hook of site.alerts.webhooks)
-      if (!hooks.has(hook.url)) hooks.set(hook.url, hook.format);
+      // PagerDuty pages for incidents: it gets no digest.
+      if (!hooks.has(hook.url) && hook.format !== 'pagerduty') hooks.set(hook.url, hook.format);
   return [
     ...emails.map((to) => ({
       recipient: to,

@@ -2,6 +2,7 @@
  * The alert log as documents: each notification (an alert, an incident's alert, a digest)
  * with its deliveries per channel and how each went, and, for one, exactly what was sent.
  */
+import { WEBHOOK_FORMATS } from '../../policy/alerts.js';
 import { z } from 'zod';
 import { redactUrl } from '../../lib/redact.js';
 import type { AlertLogDelivery, AlertLogEntry } from '../records.js';
@@ -21,7 +22,7 @@ export const AlertDeliveryDocument = z
     id: Id,
     channel: z.enum(['email', 'webhook']),
     destination: z.string().meta({ description: 'the recipients, or the webhook by origin' }),
-    format: z.enum(['json', 'slack']).nullable(),
+    format: z.enum(WEBHOOK_FORMATS).nullable(),
     state: DeliveryState,
     attempts: z.number().int(),
     error: z.string().nullable(),
@@ -44,7 +45,7 @@ export const AlertDocument = z
     origin: z.string().nullable(),
     kind: z.enum(['change', 'incident', 'digest']),
     incident: Id.nullable(),
-    transition: z.enum(['opened', 'worse', 'resolved', 'reminder']).nullable(),
+    transition: z.enum(['opened', 'worse', 'resolved', 'reminder', 'acknowledged']).nullable(),
     subject: z.string(),
     createdAt: Timestamp,
     deliveries: list(AlertDeliveryDocument),

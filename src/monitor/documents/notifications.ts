@@ -3,6 +3,7 @@
  * failing), the default recipients, a channel's test, and the digests as they would be
  * sent now. A webhook is shown by its origin only: its path may hold a secret.
  */
+import { WEBHOOK_FORMATS } from '../../policy/alerts.js';
 import { z } from 'zod';
 import { redactUrl } from '../../lib/redact.js';
 import { ALERT_TOPICS } from '../../policy/changes/cause-model.js';
@@ -42,7 +43,7 @@ export const ChannelDocument = z
     kind: z.enum(['email', 'webhook']),
     site: z.object({ id: Id, origin: z.string(), name: z.string().nullable() }).nullable(),
     to: z.string(),
-    format: z.enum(['json', 'slack']).nullable(),
+    format: z.enum(WEBHOOK_FORMATS).nullable(),
     signed: z.boolean(),
     events: list(z.enum(ALERT_TOPICS)),
     failing: FailingDocument.nullable(),

@@ -3,6 +3,7 @@
  * with recipients of its own), which of them are failing now, and what "Send a test"
  * sends to. Built from the running configuration and the outbox.
  */
+import type { WebhookFormat } from '../../policy/alerts.js';
 import type { Config, SiteConfig } from '../../config/config.js';
 import { redactUrl } from '../../lib/redact.js';
 import type { AlertTopic } from '../../policy/changes/cause-model.js';
@@ -22,7 +23,7 @@ export interface NotificationChannel {
   readonly destination: string;
   /** What may be shown: the recipients, or the webhook's origin only. */
   readonly shown: string;
-  readonly format: 'json' | 'slack' | null;
+  readonly format: WebhookFormat | null;
   readonly signed: boolean;
   /** Which changes alert through it. */
   readonly events: readonly AlertTopic[];

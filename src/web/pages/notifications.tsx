@@ -6,6 +6,7 @@ import type { NotificationsView } from '../../monitor/views/notifications.js';
 import type { TestResult } from '../notifications.js';
 import { Layout, Notice } from './components.js';
 import { webhookLines } from './site-form.js';
+import type { WebhookFormat } from '../../policy/alerts.js';
 
 /** The default-recipients form as typed. */
 export interface ChannelsForm {
@@ -24,6 +25,16 @@ const EVENT_WORDS: Record<string, string> = {
   preferences_changed: 'AI usage preferences changed',
   coverage_changed: 'a share of the sitemaps newly blocked',
   fetch_status_same_effect: 'status changes with the same effect',
+};
+
+/** What a webhook receives, in words. */
+const FORMAT_WORDS: Record<WebhookFormat, string> = {
+  json: 'JSON',
+  slack: 'Slack message',
+  teams: 'Microsoft Teams card',
+  discord: 'Discord message',
+  telegram: 'Telegram message',
+  pagerduty: 'PagerDuty events (incidents)',
 };
 
 /**
@@ -109,7 +120,7 @@ export const NotificationsPageView: FC<{
                   {c.kind === 'email' ? `Email to ${c.shown}` : `Webhook ${c.shown}`}
                   {c.kind === 'webhook' ? (
                     <div class="muted">
-                      {c.format === 'slack' ? 'Slack message' : 'JSON'}
+                      {FORMAT_WORDS[c.format ?? 'json']}
                       {c.signed ? ', signed' : ''}
                     </div>
                   ) : null}
@@ -181,8 +192,10 @@ export const NotificationsPageView: FC<{
             {form?.webhooks ?? webhookLines(defaults.added.webhooks)}
           </textarea>
           <span class="muted">
-            One per line: the URL, then “slack” for a Slack incoming webhook (JSON otherwise). A
-            webhook kept by URL keeps its signing secret (secrets are set through the API).
+            One per line: the URL, then its format unless JSON: “slack”, “teams” (an Adaptive Card),
+            “discord”, “telegram chat=ID” (the Bot API’s sendMessage URL), or “pagerduty
+            routingKey=KEY” (Events API v2: pages for incidents only). A webhook kept by URL keeps
+            its signing secret (secrets are set through the API).
           </span>
         </label>
         <button type="submit">Save default recipients</button>

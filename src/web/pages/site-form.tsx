@@ -55,11 +55,18 @@ export function webhooksOfText(
     .map((l) => l.trim())
     .filter((l) => l !== '')
     .map((line) => {
-      const [url, format] = line.split(/\s+/);
+      const [url, ...rest] = line.split(/\s+/);
+      const format = rest.find((t) => !t.includes('='));
+      const named = (name: string) =>
+        rest.find((t) => t.startsWith(`${name}=`))?.slice(name.length + 1);
+      const routingKey = named('routingKey');
+      const chat = named('chat');
       const secret = secrets.get(url!);
       return {
         url: url!,
         ...(format === undefined ? {} : { format }),
+        ...(routingKey === undefined ? {} : { routingKey }),
+        ...(chat === undefined ? {} : { chat }),
         ...(secret === undefined ? {} : { secret }),
       };
     });
@@ -317,7 +324,10 @@ export const SiteFormPageView: FC<SiteFormPageProps> = ({
         </label>
         <label>
           Webhooks{' '}
-          <span class="muted">(one per line: a URL, then “slack” for a Slack message)</span>
+          <span class="muted">
+            (one per line: a URL, then its format unless JSON: “slack”, “teams”, “discord”,
+            “telegram chat=ID” or “pagerduty routingKey=KEY”)
+          </span>
           <textarea name="webhooks" rows={2}>
             {form.webhooks}
           </textarea>
