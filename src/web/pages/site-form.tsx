@@ -37,14 +37,31 @@ export interface WebhookSetting {
   readonly url: string;
   readonly format?: string;
   readonly secret?: string;
+  readonly routingKey?: string;
+  readonly chat?: string | number;
 }
 
-/** Webhooks as a form shows them: one per line, "URL" or "URL slack". */
+/**
+ * Webhooks as a form shows them: one per line, the URL, its format unless JSON, and
+ * PagerDuty's `routingKey=…` or Telegram's `chat=…`.
+ */
 export function webhookLines(webhooks: readonly WebhookSetting[]): string {
-  return webhooks.map((w) => (w.format === 'slack' ? `${w.url} slack` : w.url)).join('\n');
+  return webhooks
+    .map((w) =>
+      [
+        w.url,
+        ...(w.format === undefined || w.format === 'json' ? [] : [w.format]),
+        ...(w.routingKey === undefined ? [] : [`routingKey=${w.routingKey}`]),
+        ...(w.chat === undefined ? [] : [`chat=${String(w.chat)}`]),
+      ].join(' '),
+    )
+    .join('\n');
 }
 
-/** A form's webhooks ("URL" or "URL slack" per line); one kept by URL keeps its secret. */
+/**
+ * A form's webhooks ("URL [format] [routingKey=…|chat=…]" per line); one kept by URL
+ * keeps its secret.
+ */
 export function webhooksOfText(
   text: string,
   previous: readonly WebhookSetting[],

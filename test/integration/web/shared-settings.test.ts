@@ -276,6 +276,43 @@ describe.each(databaseKinds())('presets and default recipients from the web on %
       { url: 'https://hooks.example/…', format: 'slack', signed: true },
       { url: 'https://second.example/…', format: 'json', signed: false },
     ]);
+    // Paging and chat services, one per line with what each needs.
+    const services = await app.request('/notifications/defaults', {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({
+        email: '',
+        webhooks: [
+          'https://events.pagerduty.example/v2/enqueue pagerduty routingKey=R0UT1NGKEY0123456789abcdefABCDEF',
+          'https://api.telegram.example/bot1:AB/sendMessage telegram chat=-1001234',
+          'https://teams.example/webhook teams',
+        ].join('\n'),
+      }).toString(),
+    });
+    expect(services.status).toBe(303);
+    const formats = (await send('GET', '/api/v1/notifications')).body as {
+      channels: { format: string | null }[];
+    };
+    expect(formats.channels.map((c) => c.format)).toEqual(
+      expect.arrayContaining(['pagerduty', 'telegram', 'teams']),
+    );
+    const page = await (
+      await app.request('/notifications', { headers: { ...form, accept: 'text/html' } })
+    ).text();
+    expect(page).toContain('routingKey=R0UT1NGKEY0123456789abcdefABCDEF');
+    expect(page).toContain('PagerDuty events (incidents)');
+    const keyless = await app.request('/notifications/defaults', {
+      method: 'POST',
+      headers: form,
+      body: new URLSearchParams({
+        email: '',
+        webhooks: 'https://events.pagerduty.example/v2/enqueue pagerduty',
+      }).toString(),
+    });
+    expect(keyless.status).toBe(400);
+    expect(await keyless.text()).toContain(
+      'Webhooks (https://events.pagerduty.example/v2/enqueue): PagerDuty needs the integration’s routing key (Events API v2)',
+    );
     const refused = await app.request('/notifications/defaults', {
       method: 'POST',
       headers: form,
