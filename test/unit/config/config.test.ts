@@ -19,6 +19,31 @@ const error = (text: string) => {
 };
 
 describe('configuration', () => {
+  it('takes paging and chat services as webhooks, each with what it needs', () => {
+    const hooks = parse(
+      `notify:
+  webhooks:
+    - {url: 'https://events.pagerduty.com/v2/enqueue', format: pagerduty, routingKey: '\${PD}'}
+    - {url: 'https://api.telegram.org/bot1:AB/sendMessage', format: telegram, chat: -100123}
+    - {url: 'https://discord.com/api/webhooks/1/x', format: discord}`,
+      { PD: 'key-from-env' },
+    ).notify.defaults.webhooks;
+    expect(hooks.map((h) => [h.format, h.url])).toEqual([
+      ['pagerduty', 'https://events.pagerduty.com/v2/enqueue#routing_key=key-from-env'],
+      ['telegram', 'https://api.telegram.org/bot1:AB/sendMessage#chat_id=-100123'],
+      ['discord', 'https://discord.com/api/webhooks/1/x'],
+    ]);
+    expect(error("notify: {webhooks: [{url: 'https://a.example/x', format: telegram}]}")).toBe(
+      'robowatch.yaml: notify.webhooks[0].chat: Telegram needs the chat to post in (its id, or @channelname)',
+    );
+    expect(error("notify: {webhooks: [{url: 'https://a.example/x', routingKey: abc}]}")).toBe(
+      'robowatch.yaml: notify.webhooks[0].routingKey: only a pagerduty webhook has one',
+    );
+    expect(error("notify: {webhooks: [{url: 'https://a.example/x', format: sms}]}")).toBe(
+      'robowatch.yaml: notify.webhooks[0].format: must be one of json, slack, teams, discord, telegram, pagerduty',
+    );
+  });
+
   it('reminds of unacknowledged incidents only when notify.remind says how often', () => {
     expect(parse('{}').notify.remindMs).toBeNull();
     expect(parse('notify: {remind: off}').notify.remindMs).toBeNull();
