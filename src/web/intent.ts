@@ -4,7 +4,7 @@
  */
 import { HTTPException } from 'hono/http-exception';
 import { acceptAsIntended } from '../policy/intent.js';
-import { incidentAlerts } from '../policy/incident-alerts.js';
+import { recordedIncidentAlerts } from '../monitor/delivery/reminders.js';
 import type { AcceptScope } from '../policy/intent.js';
 import type { IncidentRecord } from '../monitor/records.js';
 import type { WebDeps } from './deps.js';
@@ -60,29 +60,13 @@ export async function acknowledge(
 ): Promise<IncidentRecord> {
   const at = deps.now();
   const by = ack.by ?? SOMEONE;
-  const incident = await deps.store.acknowledgeIncident(id, { by, note: ack.note, at }, (found) => {
-    // PagerDuty acknowledges its incident too (the other channels are not told).
-    const site = deps.catalog.get(found.siteId)?.site;
-    if (site === undefined) return [];
-    return incidentAlerts(
-      { origin: site.origin, name: site.name },
-      site.alerts,
-      {
-        id: found.id,
-        transition: 'acknowledged',
-        openedAt: found.openedAt.toISOString(),
-        resolvedAt: null,
-        state: found.siteState,
-        causes: found.causes,
-        violations: found.violations,
-        violationCount: found.violationCount,
-        acknowledgedBy: by,
-        note: ack.note,
-        changes: [],
-      },
-      at,
-    );
-  });
+  // PagerDuty acknowledges its incident too (the other channels are not told).
+  const incident = await deps.store.acknowledgeIncident(id, { by, note: ack.note, at }, (found) =>
+    recordedIncidentAlerts(deps.catalog.get(found.siteId)?.site, found, 'acknowledged', at, {
+      by,
+      note: ack.note,
+    }),
+  );
   if (incident === undefined)
     throw new HTTPException(404, { message: `there is no incident ${id}` });
   deps.logger.info({ incident: id, site: incident.origin }, 'incident acknowledged');

@@ -7,11 +7,16 @@ import { incidentAlerts } from '../../policy/incident-alerts.js';
 import type { IncidentDraft } from '../../policy/incident-alerts.js';
 import type { IncidentRecord } from '../records.js';
 
-/** A reminder of `incident` at `now` for its site's recipients (none when the site is gone). */
-export function reminderDrafts(
+/**
+ * What a recorded incident's site is told of it at `now`, outside a check (a reminder, an
+ * acknowledgment): none when the site is gone.
+ */
+export function recordedIncidentAlerts(
   site: SiteConfig | undefined,
   incident: IncidentRecord,
+  transition: 'reminder' | 'acknowledged',
   now: Date,
+  ack?: { readonly by: string; readonly note: string },
 ): IncidentDraft[] {
   if (site === undefined) return [];
   return incidentAlerts(
@@ -19,13 +24,14 @@ export function reminderDrafts(
     site.alerts,
     {
       id: incident.id,
-      transition: 'reminder',
+      transition,
       openedAt: incident.openedAt.toISOString(),
       resolvedAt: null,
       state: incident.siteState,
       causes: incident.causes,
       violations: incident.violations,
       violationCount: incident.violationCount,
+      ...(ack === undefined ? {} : { acknowledgedBy: ack.by, note: ack.note }),
       changes: [],
     },
     now,
@@ -52,6 +58,6 @@ export async function remindIncidents(
   const every = config.notify.remindMs;
   if (every === null) return 0;
   return store.remindIncidents(now, every, (incident) =>
-    reminderDrafts(siteOf(incident.siteId), incident, now),
+    recordedIncidentAlerts(siteOf(incident.siteId), incident, 'reminder', now),
   );
 }

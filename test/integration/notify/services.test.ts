@@ -9,7 +9,6 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import type { Config } from '../../../src/config/config.js';
-import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
 import { sendTestNotification } from '../../../src/monitor/delivery/send-test.js';
 import { createWebhookChannel } from '../../../src/notify/webhook-channel.js';
@@ -17,7 +16,7 @@ import { linksFrom } from '../../../src/policy/links.js';
 import { createDaemonStore } from '../../../src/store/index.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
-import { FixtureServer } from '../../support/fixture-server.js';
+import { useLoopbackSite } from '../../support/loopback-site.js';
 import { deliverOnce } from '../../support/job-engine.js';
 import { ServiceReceivers } from '../../support/service-receivers.js';
 import { START, checkDepsOn, historyApp } from '../../support/site-history.js';
@@ -29,21 +28,13 @@ const FINE = 'User-agent: *\nDisallow: /admin/\n';
 const BROKEN = 'User-agent: *\nDisallow: /admin/\nDisallow: /pricing\n';
 const MINUTE = 60_000;
 
-const shop = new FixtureServer();
+const { server: shop, fetcher } = useLoopbackSite();
 const services = new ServiceReceivers();
 const dispatcher = new Agent({ pipelining: 0 });
-const fetcher = createRobotsFetcher({
-  userAgent: 'robowatch-test',
-  timeoutMs: 3_000,
-  allowPrivateAddresses: true,
-});
-beforeAll(async () => {
-  await Promise.all([shop.start(), services.start()]);
-});
+beforeAll(() => services.start());
 afterAll(async () => {
-  await fetcher.close();
   await dispatcher.close();
-  await Promise.all([shop.stop(), services.stop()]);
+  await services.stop();
 });
 
 interface Trigger {

@@ -8,32 +8,21 @@ import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import type { Config } from '../../../src/config/config.js';
-import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
-import { FixtureServer } from '../../support/fixture-server.js';
+import { useLoopbackSite } from '../../support/loopback-site.js';
 import { deliverOnce } from '../../support/job-engine.js';
 import { START, checkDepsOn, historyApp } from '../../support/site-history.js';
 import { TestSmtpServer } from '../../support/smtp.js';
 
 const TOKEN = 'digest-preview-token-0123456789ab';
 const bearer = { authorization: `Bearer ${TOKEN}` };
-const shop = new FixtureServer();
+const { server: shop, fetcher } = useLoopbackSite();
 const dispatcher = new Agent({ pipelining: 0 });
-const fetcher = createRobotsFetcher({
-  userAgent: 'robowatch-test',
-  timeoutMs: 3_000,
-  allowPrivateAddresses: true,
-});
-beforeAll(() => shop.start());
-afterAll(async () => {
-  await fetcher.close();
-  await dispatcher.close();
-  await shop.stop();
-});
+afterAll(() => dispatcher.close());
 
 const FILE = 'User-agent: *\nDisallow: /admin/\n';
 const DEPLOY = 'User-agent: *\nDisallow: /admin/\nDisallow: /pricing\n';
