@@ -108,13 +108,18 @@ function fit(lines: readonly string[], max: number, cost = (l: string) => l.leng
 const cut = (text: string, max: number) =>
   text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 
-/** Markdown (Discord) with the file's text inert: escaped outside `code`, code kept. */
+/**
+ * Markdown (Discord) with the file's text inert: no link (`[` `]` escaped), mention, emphasis,
+ * heading or quote of its own; code kept as code.
+ */
 export function discordMarkdown(line: string): string {
   const item = line.startsWith('- ');
   const escaped = (item ? line.slice(2) : line)
     .split(/(`[^`]+`)/)
-    .map((part, i) => (i % 2 === 1 ? part : part.replace(/[\\*_~|>#[\]()<@-]/g, (c) => `\\${c}`)))
-    .join('');
+    .map((part, i) => (i % 2 === 1 ? part : part.replace(/[\\*_~|[\]<@]/g, (c) => `\\${c}`)))
+    .join('')
+    // A heading or a quote only where a line starts.
+    .replace(/^([#>])/, '\\$1');
   return item ? `- ${escaped}` : escaped;
 }
 

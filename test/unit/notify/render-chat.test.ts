@@ -57,7 +57,7 @@ describe('Discord', () => {
     // In code the text is shown as it is; outside, Markdown is escaped.
     expect(embed!.description).toContain('- `/[click](https://evil.example)` is blocked');
     expect(discordMarkdown('see [x](https://evil) @everyone *b*')).toBe(
-      'see \\[x\\]\\(https://evil\\) \\@everyone \\*b\\*',
+      'see \\[x\\](https://evil) \\@everyone \\*b\\*',
     );
   });
 
