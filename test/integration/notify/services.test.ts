@@ -175,6 +175,29 @@ web: {token: '${TOKEN}'}`,
     expect(services.received.filter((r) => r.refused !== null)).toEqual([]);
   });
 
+  it('sends the chats the digest, and PagerDuty none', async () => {
+    services.received.length = 0;
+    const sent = await app.request('/api/v1/digests/send', {
+      method: 'POST',
+      headers: bearer,
+      body: '{}',
+    });
+    expect(sent.status).toBe(200);
+    const { digests } = (await sent.json()) as { digests: { recipient: string }[] };
+    expect(digests).toHaveLength(3); // Teams, Discord, Telegram
+    expect(await deliver()).toEqual({ sent: 3, failed: 0 });
+    expect(services.received.filter((r) => r.refused !== null)).toEqual([]);
+    expect(services.of('pagerduty')).toEqual([]);
+    const discord = services.of('discord')[0] as {
+      embeds: { title: string; description: string }[];
+    };
+    expect(discord.embeds[0]!.title).toMatch(/^robowatch digest /);
+    expect(discord.embeds[0]!.description).toContain('Broke and recovered this period');
+    const telegram = services.of('telegram')[0] as { text: string };
+    expect(telegram.text).toContain('Broke and recovered this period');
+    expect(services.of('teams')).toHaveLength(1);
+  });
+
   it('sends a test through each service, PagerDuty’s resolved at once', async () => {
     services.received.length = 0;
     const { channels } = (await (
