@@ -276,7 +276,6 @@ const schedule = z.strictObject({
   retentionDays: integer(1, 3650, ' (days)').default(7),
 });
 
-/** "90s", "30m", "1h", "2d": a duration, as milliseconds. */
 const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `off` (null) or a duration as `duration` reads it, within `range`. */
@@ -291,13 +290,13 @@ function offOrDuration(min: number, max: number, range: string) {
     .refine((ms) => ms === null || (ms >= min && ms <= max), { error: message });
 }
 
+/** "90s", "30m", "1h", "2d": a duration, as milliseconds. */
 function duration(min: number, max: number) {
   const message = `must be a duration such as "30m", "1h" or "2d" (from ${min / 1000} s to ${max / 86_400_000} days)`;
-  const units = DURATION_UNITS;
   return z
     .string({ error: message })
     .regex(/^\d{1,6}(?:s|m|h|d)$/, message)
-    .transform((text) => Number(text.slice(0, -1)) * units[text.slice(-1)]!)
+    .transform((text) => Number(text.slice(0, -1)) * DURATION_UNITS[text.slice(-1)]!)
     .refine((ms) => ms >= min && ms <= max, { error: message });
 }
 
