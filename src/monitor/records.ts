@@ -3,12 +3,17 @@
  * ports.ts) so that the use cases depend on what they need, and the store adapter
  * implements it (DESIGN.md: adapters implement the monitor's ports).
  */
-import type { WebhookFormat } from '../policy/alerts.js';
 import type { IncidentStep } from '../policy/incidents.js';
 import type { IntentEntry, IntentEvaluation, SiteState, Violation } from '../policy/intent.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
-import type { AlertDraft, AlertTargets, OutboxPayload } from '../policy/alerts.js';
+import type {
+  AlertDraft,
+  AlertTargets,
+  Delivery,
+  OutboxPayload,
+  WebhookFormat,
+} from '../policy/alerts.js';
 import type { ChangeCause, ChangeCauseType } from '../policy/changes/cause-model.js';
 import type {
   CoverageAt,
@@ -536,14 +541,10 @@ export interface AlertLogQuery {
 }
 
 /** One delivery of a notification: where it went, and how that went. */
-export interface AlertLogDelivery {
-  readonly id: number;
-  readonly key: string;
-  readonly channel: 'email' | 'webhook';
-  /** Recipients of an email (comma-separated), or a webhook's URL (show it redacted). */
-  readonly destination: string;
-  readonly payload: OutboxPayload;
-  readonly attempts: number;
+export interface AlertLogDelivery extends Pick<
+  Delivery,
+  'id' | 'key' | 'channel' | 'destination' | 'payload' | 'attempts'
+> {
   readonly sentAt: Date | null;
   readonly nextAttemptAt: Date;
   /** The receiver's last refusal, while it fails. */

@@ -5,10 +5,9 @@
  * tester, and checks the site now; hostile robots.txt content stays inert text.
  * Screenshots of the main pages go to test-results/screenshots/.
  */
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHistory, SHOTS } from '../support/browser-site.js';
+import { screenshot, serveHistory } from '../support/browser-site.js';
 import type { ServedHistory } from '../support/browser-site.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { HISTORY } from '../support/site-history.js';
@@ -82,8 +81,7 @@ afterAll(async () => {
   await hook.stop();
 });
 
-const shot = (name: string) =>
-  page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+const shot = (name: string) => screenshot(page, name);
 
 describe('the web UI in Chromium', () => {
   it('asks for the token, then shows the sites', async () => {

@@ -7,10 +7,9 @@
  * alert log shows each alert with its delivery states and exactly what was sent.
  * Screenshots go to test-results/screenshots/.
  */
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveHistory, SHOTS } from '../support/browser-site.js';
+import { screenshot, serveHistory } from '../support/browser-site.js';
 import type { ServedHistory } from '../support/browser-site.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { TestSmtpServer } from '../support/smtp.js';
@@ -60,8 +59,7 @@ afterAll(async () => {
   await hook.stop();
 });
 
-const shot = (name: string) =>
-  page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+const shot = (name: string) => screenshot(page, name);
 const checkNow = async () => {
   await page.getByRole('button', { name: 'Check now' }).click();
   await expect.poll(() => page.textContent('.notice')).toMatch(/^Checked now/);

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { expect, vi } from 'vitest';
 import { runRobowatch } from './cli.js';
 import { startDaemon } from './daemon.js';
@@ -16,6 +16,10 @@ import type { FixtureServer } from './fixture-server.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const SHOTS = join(process.cwd(), 'test-results', 'screenshots');
+
+/** A full-page screenshot of `page`, as SHOTS/NAME.png. */
+export const screenshot = (page: Page, name: string) =>
+  page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
 export interface ServedHistory {
   readonly serve: DaemonProcess;
