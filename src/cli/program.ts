@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
     const { registerLint } = await import('./lint.js');
     return (program, context) => registerLint(program, context.io);
   },
+  gate: async () => (await import('./gate.js')).registerGate,
   registry: async () => {
     const { registerRegistry } = await import('./registry.js');
     return (program, context) => registerRegistry(program, context.io);
@@ -89,7 +90,9 @@ Examples:
   robowatch history example.com         a site's robots.txt states, newest first
   robowatch coverage example.com        how much of its sitemaps each crawler may fetch
   robowatch eval --robots https://example.com --agent GPTBot https://example.com/blog/
-  robowatch lint --strict robots.txt    exit 1 on an error (to gate a deploy)
+  robowatch lint --strict robots.txt    exit 1 on an error in the file
+  robowatch gate robots.txt --site https://example.com
+                                        exit 1 if the draft breaks the site's intent
   robowatch <command> --help            a command's options`,
   );
 

@@ -17,7 +17,7 @@ import type {
   RecoveredIncident,
   RegistryUpdate,
 } from '../policy/digest.js';
-import { pathOf } from '../policy/intent.js';
+import { violationText } from '../policy/incidents.js';
 import { causeHeadline, describeCrawlers, explainCause } from '../policy/wording/explain.js';
 import { formatDuration } from '../policy/wording/words.js';
 import { describeUrls } from '../policy/wording/explain.js';
@@ -84,7 +84,7 @@ export function attentionText(site: DigestSite, a: Attention, context: RenderCon
       const what =
         first === undefined
           ? `${plural(a.violationCount, 'watched page × crawler pair')} ${a.violationCount === 1 ? 'is' : 'are'} not as intended`
-          : `\`${pathOf(first.url)}\` is ${first.expected === 'allowed' ? 'blocked for' : 'open to'} ${first.agent}, meant to be ${first.expected === 'allowed' ? 'crawled' : 'kept out'}${a.violationCount > 1 ? `, and ${plural(a.violationCount - 1, 'more watched page × crawler pair')} differ${a.violationCount === 2 ? 's' : ''} from the intent` : ''}`;
+          : `${violationText(first)}${a.violationCount > 1 ? `, and ${plural(a.violationCount - 1, 'more watched page × crawler pair')} differ${a.violationCount === 2 ? 's' : ''} from the intent` : ''}`;
       const why =
         a.causes.length === 0
           ? ''

@@ -9,6 +9,7 @@ import type { IncidentPayload } from '../policy/incident-alerts.js';
 import { formatDuration } from '../policy/wording/words.js';
 import { formatInstant, oneLineText } from '../policy/wording/format.js';
 import { escapeHtml, htmlWithCode, pathOf, slackEscape } from './render-alert.js';
+import { violationText } from '../policy/incidents.js';
 import type { RenderContext, RenderedEmail } from './render-alert.js';
 
 const SUBJECT_CHARS = 200;
@@ -77,10 +78,7 @@ export function incidentModel(payload: IncidentPayload, context: RenderContext):
       lines.push('', ...incident.causes.map((c) => `Why: ${c}`));
     else {
       lines.push('', `${cellWords} differ${cells === 1 ? 's' : ''} from the intent:`);
-      for (const v of incident.violations)
-        lines.push(
-          `- \`${pathOf(v.url)}\` is ${v.expected === 'allowed' ? 'blocked for' : 'open to'} ${v.agent}, meant to be ${v.expected === 'allowed' ? 'crawled' : 'kept out'}`,
-        );
+      for (const v of incident.violations) lines.push(`- ${violationText(v)}`);
       if (cells > incident.violations.length)
         lines.push(`- and ${cells - incident.violations.length} more`);
       if (incident.causes.length > 0)

@@ -3,6 +3,7 @@
  * does to its latest incident. Pure: the incident as stored and the evaluation go in,
  * the transition comes out; store/ applies it and queues its alerts.
  */
+import { pathOf } from './intent.js';
 import type { IntentEvaluation, Violation } from './intent.js';
 
 /** The flap window when the configuration does not say (notify.flapWindow). */
@@ -90,4 +91,11 @@ export function violationCause(v: Violation): string {
       : 'robots.txt cannot be fetched: Google crawls nothing';
   const written = `${cause.directive === 'allow' ? 'Allow' : 'Disallow'}: ${cause.pattern}`;
   return `${written} (line ${cause.line}) ${v.expected === 'allowed' ? 'blocks pages meant to be crawled' : 'lets crawlers into pages meant to be kept out'}`;
+}
+
+/** One cell that differs from the intent, as people read it: "`/pricing` is blocked for Googlebot, meant to be crawled". */
+export function violationText(v: Pick<Violation, 'url' | 'agent' | 'expected'>): string {
+  return v.expected === 'allowed'
+    ? `\`${pathOf(v.url)}\` is blocked for ${v.agent}, meant to be crawled`
+    : `\`${pathOf(v.url)}\` is open to ${v.agent}, meant to be kept out`;
 }

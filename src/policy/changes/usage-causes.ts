@@ -149,7 +149,10 @@ export function preferencesCauses(
  * crawlers that see the same change. Only between two files read: a status change or
  * a file that is not robots.txt says it for the whole site already.
  */
-export function coverageCauses(input: ChangeInput, filesDiffer: boolean): CoverageCause[] {
+export function coverageCauses(
+  input: Pick<ChangeInput, 'coverage'>,
+  filesDiffer: boolean,
+): CoverageCause[] {
   const coverage = input.coverage;
   if (coverage === undefined || !filesDiffer) return [];
   const { minUrls, minShare } = coverage.thresholds;

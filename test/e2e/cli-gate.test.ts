@@ -1,0 +1,201 @@
+/**
+ * `robowatch gate` as CI runs it: a draft robots.txt in a checkout, a configuration that
+ * names the site (its watched pages, crawlers and intent), the live site on loopback with
+ * its sitemap. Exit 0 lets the deploy go on, 1 stops it, 2 is a mistake in the command;
+ * every format is read as its reader reads it. No database is opened.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRobowatch } from '../support/cli.js';
+import { FixtureServer } from '../support/fixture-server.js';
+
+const site = new FixtureServer();
+let repo = '';
+let elsewhere = '';
+const env = { DATABASE_URL: '' };
+
+const POSTS = Array.from({ length: 200 }, (_, i) => `/blog/post-${i}`);
+const ITEMS = Array.from({ length: 50 }, (_, i) => `/shop/item-${i}`);
+const GOOD = 'User-agent: *\nDisallow: /admin\n\nUser-agent: GPTBot\nDisallow: /shop\n';
+/** Blocks the pricing page (line 4) and the blog (line 3) for every crawler. */
+const BAD = 'User-agent: *\nDisallow: /admin\nDisallow: /blog\nDisallow: /pricing\n';
+
+beforeAll(async () => {
+  await site.start();
+  site.serve(
+    '/robots.txt',
+    200,
+    `User-agent: *\nDisallow: /admin\nSitemap: ${site.origin}/sitemap.xml\n`,
+  );
+  site.serve(
+    '/sitemap.xml',
+    200,
+    `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${[...POSTS, ...ITEMS, '/pricing'].map((p) => `<url><loc>${site.origin}${p}</loc></url>`).join('')}</urlset>`,
+    { 'content-type': 'application/xml' },
+  );
+  // A checkout: the configuration and the draft, as a repository holds them.
+  repo = mkdtempSync(join(tmpdir(), 'robowatch-gate-'));
+  mkdirSync(join(repo, 'config'));
+  mkdirSync(join(repo, 'public'));
+  writeFileSync(
+    join(repo, 'config', 'robowatch.yaml'),
+    `dataDir: ${join(repo, 'data')}
+fetch: {allowPrivateAddresses: true, timeoutMs: 5000}
+sites:
+  - url: ${site.origin}
+    name: Shop
+    watch: [/, /pricing, /blog/post-1, /shop/item-1]
+    agents: [Googlebot, Bingbot, GPTBot]
+    intent:
+      - {watch: /*, agents: [Googlebot, Bingbot], expect: allowed}
+      - {watch: /shop/*, agents: [GPTBot], expect: disallowed}
+`,
+  );
+  writeFileSync(join(repo, 'public', 'good.txt'), GOOD);
+  writeFileSync(join(repo, 'public', 'bad.txt'), BAD);
+  elsewhere = mkdtempSync(join(tmpdir(), 'robowatch-gate-bare-'));
+});
+afterAll(async () => {
+  await site.stop();
+});
+
+const gate = (args: string[], options: { cwd?: string; stdin?: string } = {}) =>
+  runRobowatch(['gate', ...args], { cwd: options.cwd ?? repo, env, ...options });
+
+describe('robowatch gate', () => {
+  it('passes a draft that keeps the site as intended (exit 0), reading the live file and its sitemap', async () => {
+    const before = site.requests.length;
+    const run = await gate(['public/good.txt', '--site', site.origin]);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toContain('Live file: ' + site.origin + '/robots.txt answers 200');
+    expect(run.stdout).toContain('sitemap URL set: 251 URLs');
+    expect(run.stdout).toContain(
+      'PASS: the draft keeps Shop (127.0.0.1:' + new URL(site.origin).port + ') as intended',
+    );
+    const paths = site.requests.slice(before).map((r) => r.path);
+    expect(paths).toEqual(expect.arrayContaining(['/robots.txt', '/sitemap.xml']));
+    // No database: the data directory is never made.
+    expect(() => readFileSync(join(repo, 'data'))).toThrow();
+  });
+
+  it('stops a draft that breaks the intent (exit 1), with GitHub annotations on its lines', async () => {
+    const run = await gate(['public/bad.txt', '--site', site.origin, '--format', 'github']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `robowatch: gate failed: the draft must not ship for ${site.origin} (the report above says why)\n`,
+    );
+    const errors = run.stdout.split('\n').filter((l) => l.startsWith('::error '));
+    expect(errors).toContain(
+      '::error file=public/bad.txt,line=4,title=robowatch gate%3A Not as intended::`/pricing` is blocked for Googlebot and Bingbot, meant to be crawled. Why: Disallow: /pricing (line 4) blocks pages meant to be crawled.',
+    );
+    expect(errors.some((l) => l.startsWith('::error file=public/bad.txt,line=3,'))).toBe(true);
+  });
+
+  it('writes a JUnit report to -o FILE that a JUnit reader takes in', async () => {
+    const out = join(repo, 'gate.xml');
+    const run = await gate([
+      'public/bad.txt',
+      '--site',
+      site.origin,
+      '--format',
+      'junit',
+      '-o',
+      out,
+    ]);
+    expect([run.code, run.stdout]).toEqual([1, '']);
+    const xml = readFileSync(out, 'utf8');
+    expect(XMLValidator.validate(xml)).toBe(true);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '' }).parse(xml) as {
+      testsuites: {
+        testsuite: { failures: string; testcase: { name: string; failure?: object }[] };
+      };
+    };
+    const failed = doc.testsuites.testsuite.testcase.filter((c) => c.failure).map((c) => c.name);
+    expect(failed).toEqual([
+      `as intended: ${site.origin}/pricing`,
+      `as intended: ${site.origin}/blog/post-1`,
+      // GPTBot is meant to be kept out of the shop: the live file and the draft let it in.
+      `as intended: ${site.origin}/shop/item-1`,
+      'sitemap URL set: Googlebot',
+      'sitemap URL set: Bingbot',
+      // The blog, newly blocked for GPTBot too (the shop, meant to be, is not counted).
+      'sitemap URL set: GPTBot',
+    ]);
+    expect(doc.testsuites.testsuite.failures).toBe('6');
+  });
+
+  it('judges any site with --against, without a configuration: the draft on standard input, as JSON', async () => {
+    const args = [
+      '-',
+      '--against',
+      site.origin,
+      '--watch',
+      '/pricing',
+      '--agent',
+      'Googlebot',
+      '--allow-private-addresses',
+      '--format',
+      'json',
+    ];
+    const bad = await gate(args, { cwd: elsewhere, stdin: BAD });
+    expect(bad.code).toBe(1);
+    const doc = JSON.parse(bad.stdout) as {
+      passed: boolean;
+      intent: { violations: { url: string; line: number }[] };
+    };
+    expect(doc.passed).toBe(false);
+    expect(doc.intent.violations).toEqual([
+      expect.objectContaining({ url: `${site.origin}/pricing`, line: 4 }),
+    ]);
+    const good = await gate(args, { cwd: elsewhere, stdin: GOOD });
+    expect([good.code, good.stderr]).toEqual([0, '']);
+    expect((JSON.parse(good.stdout) as { passed: boolean }).passed).toBe(true);
+  });
+
+  it('finds a site added outside the file (imported, in the database) when the file does not list it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-gate-db-'));
+    const config = join(dir, 'robowatch.yaml');
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}\nwatch: [/, /pricing]\nagents: [Googlebot]\nfetch: {allowPrivateAddresses: true}\n`,
+    );
+    writeFileSync(join(dir, 'list.txt'), `${site.origin}\n`);
+    const imported = await runRobowatch(
+      ['sites', 'import', '--config', config, join(dir, 'list.txt')],
+      {
+        env,
+      },
+    );
+    expect([imported.code, imported.stderr]).toEqual([0, '']);
+    const run = await gate([
+      join(repo, 'public', 'bad.txt'),
+      '--site',
+      site.origin,
+      '--config',
+      config,
+      '--no-sitemaps',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('Watched: 2 pages × 1 crawler');
+    expect(run.stdout).toContain('line 4: Not as intended: `/pricing` is blocked for Googlebot');
+  });
+
+  it.each([
+    [['public/good.txt'], 'name the site: --site ORIGIN'],
+    [['public/good.txt', '--site', 'SITE', '--format', 'xml'], '--format must be one of'],
+    [['public/missing.txt', '--site', 'http://127.0.0.1:1'], 'is not a site of'],
+    [['public/missing.txt', '--against', 'http://127.0.0.1:1'], 'cannot read draft robots.txt'],
+    [['public/good.txt', '--site', 'x', '--watch', '/'], '--watch and --agent go with --against'],
+    [['public/good.txt', '--against', 'https://example.com/blog'], '--against must be a site'],
+    [['public/good.txt', '--site', 'x', '--config', 'nope.yaml'], 'cannot read the configuration'],
+  ])('exits 2 with one line on a usage error: %j', async (args, message) => {
+    const run = await gate(args.map((a) => a.replace('SITE', site.origin)));
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(message);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
