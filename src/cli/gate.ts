@@ -18,8 +18,8 @@ import { runningConfig } from './reads.js';
 interface GateOptions {
   site?: string;
   against?: string;
-  watch: string[];
-  agent: string[];
+  watch?: string[];
+  agent?: string[];
   sitemaps: boolean;
   newOnly?: boolean;
   format: string;
@@ -51,13 +51,11 @@ export function registerGate(program: Command, context: CliContext): void {
       '--watch <url>',
       'with --against alone: a page to judge (a path or URL); repeat for several (default: the home page)',
       collect,
-      [],
     )
     .option(
       '--agent <token>',
       'with --against alone: a crawler or preset (@search, @ai-training); repeat for several (default: the configuration’s agents)',
       collect,
-      [],
     )
     .option('--no-sitemaps', 'do not read the sitemap URL set (only the watched pages)')
     .option(
@@ -88,7 +86,10 @@ Examples:
         throw new UsageError(
           'name the site: --site ORIGIN (a site of the configuration) or --against URL (any site, with --watch)',
         );
-      if (options.site !== undefined && (options.watch.length > 0 || options.agent.length > 0))
+      if (
+        options.site !== undefined &&
+        (options.watch !== undefined || options.agent !== undefined)
+      )
         throw new UsageError(
           '--watch and --agent go with --against alone: a configured site’s watched pages and crawlers come from the configuration',
         );
@@ -138,8 +139,8 @@ Examples:
     });
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 function formatOf(value: string): GateFormat {
@@ -231,8 +232,8 @@ async function configuredSite(
 function adHocSite(config: Config, origin: string, options: GateOptions): SiteConfig {
   try {
     return resolveSiteSettings(config, origin, {
-      watch: options.watch.length === 0 ? ['/'] : options.watch,
-      ...(options.agent.length === 0 ? {} : { agents: options.agent }),
+      watch: options.watch ?? ['/'],
+      ...(options.agent === undefined ? {} : { agents: options.agent }),
     }).site;
   } catch (error) {
     if (error instanceof ConfigError)
