@@ -53,6 +53,8 @@ import {
   createSiteDirectory,
   createWebStore,
 } from './store/index.js';
+import { Accounts } from './monitor/accounts.js';
+import { createAccountStore } from './store/accounts.js';
 import { createApp } from './web/app.js';
 import type { WebDeps } from './web/deps.js';
 
@@ -378,7 +380,13 @@ export function wireWeb(
     now: () => platform.now(),
     ...(parts.scheduler === undefined ? {} : { scheduler: parts.scheduler }),
     ...(parts.localToken === undefined ? {} : { localToken: parts.localToken }),
+    accounts: wireAccounts(platform, parts.db),
   });
+}
+
+/** Users, sessions, keys and the audit log, over a database. */
+export function wireAccounts(platform: Pick<Platform, 'now'>, db: Database): Accounts {
+  return new Accounts(createAccountStore(db), () => platform.now());
 }
 
 /** Serves an app on web.listen and says where. */

@@ -26,6 +26,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
     return (program, context) => registerRegistry(program, context.io);
   },
   sites: async () => (await import('./sites.js')).registerSites,
+  users: async () => (await import('./users.js')).registerUsers,
+  keys: async () => (await import('./keys.js')).registerKeys,
   export: async () => (await import('./export.js')).registerExport,
   trends: async () => (await import('./trends.js')).registerTrends,
   backfill: async () => (await import('./backfill.js')).registerBackfill,

@@ -376,6 +376,11 @@ const webSettings = z.strictObject({
    * in alerts and digests; without it, links point to web.listen.
    */
   publicUrl: z.string().optional(),
+  /**
+   * Behind a reverse proxy: take the client's address (for the sign-in throttle and the
+   * audit log) from the last X-Forwarded-For entry the proxy adds.
+   */
+  trustProxy: z.boolean({ error: 'must be true or false' }).default(false),
 });
 
 /**

@@ -10,6 +10,8 @@ export interface WebConfig {
   readonly token: string | undefined;
   /** Where people reach the web UI (no trailing slash), for links; undefined: not said. */
   readonly publicUrl: string | undefined;
+  /** The client's address is the last X-Forwarded-For entry (a reverse proxy adds it). */
+  readonly trustProxy: boolean;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -51,6 +53,7 @@ export function resolveWeb(web: ConfigFile['web'], env: Env, file: string): WebC
     port,
     token: token === '' ? undefined : token,
     publicUrl: publicUrl === '' ? undefined : publicUrl.replace(/\/+$/, ''),
+    trustProxy: web.trustProxy,
   };
 }
 

@@ -28,6 +28,7 @@ import type { FileCondition } from '../policy/file-condition.js';
 import type { IntentEntry, SiteState, Violation } from '../policy/intent.js';
 import type { FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { VerdictCause } from '../policy/verdicts.js';
+import type { Role, Scope } from '../policy/access-roles.js';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
   dataType: () => 'bytea',
@@ -481,4 +482,117 @@ export const coverage = pgTable(
     data: jsonb('data').$type<Coverage>().notNull(),
   },
   (t) => [unique('coverage_key').on(t.snapshotId, t.urlSetId, t.agentsKey)],
+);
+
+/**
+ * A person who signs in (DESIGN.md: "user"): a role, and optionally only the sites with
+ * some tags. Signs in with a password (its scrypt hash), or by single sign-on (the
+ * OpenID Connect issuer and subject it was made for), or both.
+ */
+export const users = pgTable(
+  'users',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull().unique(),
+    role: text('role').$type<Role>().notNull(),
+    /** Only the sites with one of these tags; empty: every site. */
+    tags: jsonb('tags').$type<string[]>().notNull().default([]),
+    /** `scrypt$N$r$p$salt$hash` (lib/passwords.ts); null: single sign-on only. */
+    passwordHash: text('password_hash'),
+    oidcIssuer: text('oidc_issuer'),
+    oidcSubject: text('oidc_subject'),
+    createdAt: at('created_at').notNull(),
+  },
+  (t) => [unique('users_oidc').on(t.oidcIssuer, t.oidcSubject)],
+);
+
+/**
+ * A signed-in browser: the SHA-256 of its cookie's secret (the secret is never stored),
+ * until it expires or is signed out. Removing a user removes its sessions.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    lastSeenAt: at('last_seen_at').notNull(),
+    /** How it signed in: `password` or `oidc`. */
+    method: text('method').notNull(),
+    address: text('address'),
+    userAgent: text('user_agent'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+/**
+ * A user's API key: its SHA-256 (the key, 32 random bytes, is shown once and never
+ * stored), a scope no wider than the user's role, an optional expiry, its last use.
+ */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    scope: text('scope').$type<Scope>().notNull(),
+    hash: text('hash').notNull().unique(),
+    /** The key's first characters, to tell keys apart in lists. */
+    prefix: text('prefix').notNull(),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at'),
+    lastUsedAt: at('last_used_at'),
+    revokedAt: at('revoked_at'),
+  },
+  (t) => [index('api_keys_user_idx').on(t.userId)],
+);
+
+/** Sign-in attempts, to slow down guessing: by name and by address, over a window. */
+export const signInAttempts = pgTable(
+  'sign_in_attempts',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    at: at('at').notNull(),
+    name: text('name').notNull(),
+    address: text('address').notNull(),
+    ok: boolean('ok').notNull(),
+  },
+  (t) => [
+    index('sign_in_attempts_name_idx').on(t.name, t.at),
+    index('sign_in_attempts_address_idx').on(t.address, t.at),
+  ],
+);
+
+/**
+ * Every change a person or key made (DESIGN.md: "audit log"): who, how they were signed
+ * in, from where, what, on which site, and the values before and after (secrets masked).
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    at: at('at').notNull(),
+    /** The user's name, `web.token`, or `robowatch` (a command on this machine). */
+    actor: text('actor').notNull(),
+    userId: integer('user_id'),
+    /** `session`, `key` (and its name), `token`, `local`, `cli`. */
+    via: text('via').notNull(),
+    address: text('address'),
+    action: text('action').notNull(),
+    siteId: integer('site_id'),
+    /** What it acted on, in words: a site's origin, a user's name, a preset's. */
+    target: text('target'),
+    before: jsonb('before'),
+    after: jsonb('after'),
+  },
+  (t) => [
+    index('audit_log_site_idx').on(t.siteId, t.id),
+    index('audit_log_actor_idx').on(t.actor, t.id),
+    index('audit_log_at_idx').on(t.at),
+  ],
 );

@@ -7,7 +7,7 @@ import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { oneLine } from '../lib/errors.js';
-import { SESSION_COOKIE, bearerOf, requireToken } from './auth.js';
+import { SESSION_COOKIE, authenticate, bearerOf } from './auth.js';
 import type { WebEnv } from './auth.js';
 import type { WebDeps } from './deps.js';
 import { ErrorPageView } from './pages/errors.js';
@@ -53,7 +53,7 @@ export function createApp(deps: WebDeps): Hono<WebEnv> {
   const crossSite = csrf();
   app.use(async (c, next) => {
     // Only a request that signs in by its Bearer token skips the check: any other
-    // Authorization header is judged by the cookie's rules (see isAuthenticated).
+    // Authorization header is judged by the cookie's rules.
     if (bearerOf(c) !== undefined || getCookie(c, SESSION_COOKIE) === undefined) return next();
     try {
       return await crossSite(c, next);
@@ -81,7 +81,14 @@ export function createApp(deps: WebDeps): Hono<WebEnv> {
       throw new HTTPException(400, { message: 'the address contains a NUL byte (%00)' });
     return next();
   });
-  app.use(requireToken(deps.config.web.token, deps.localToken));
+  app.use(
+    authenticate({
+      token: deps.config.web.token,
+      localToken: deps.localToken,
+      accounts: deps.accounts,
+      trustProxy: deps.config.web.trustProxy,
+    }),
+  );
 
   app.get('/static/style.css', (c) =>
     c.body(STYLESHEET, 200, {

@@ -1,7 +1,12 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
+import type { Accounts, Actor, Principal } from '../monitor/accounts.js';
+import { allows } from '../policy/access-roles.js';
+import type { Scope } from '../policy/access-roles.js';
+import { requiredScope, SCOPE_WORDS } from './scopes.js';
 
 /** The browser's session cookie: an HMAC of the token, never the token itself. */
 export const SESSION_COOKIE = 'robowatch_session';
@@ -26,19 +31,6 @@ export function bearerOf(c: Context): string | undefined {
 }
 
 /**
- * Whether the request carries the token: Authorization: Bearer, or the session cookie.
- * A request with an Authorization header is judged by it alone, never by its cookie.
- */
-export function isAuthenticated(c: Context, token: string): boolean {
-  if (c.req.header('authorization') !== undefined) {
-    const bearer = bearerOf(c);
-    return bearer !== undefined && tokenMatches(bearer, token);
-  }
-  const cookie = getCookie(c, SESSION_COOKIE);
-  return cookie !== undefined && tokenMatches(cookie, sessionValue(token));
-}
-
-/**
  * The read-only key of the Atom feeds (`?key=`): feed readers rarely send headers, so a
  * feed's link carries this instead of the token. It opens the feeds and nothing else, and
  * changes when the token does.
@@ -49,56 +41,134 @@ export function feedKey(token: string): string {
 
 const isFeed = (path: string) => path === '/feed.atom' || /^\/sites\/\d+\/feed\.atom$/.test(path);
 
-/**
- * Paths served without the token: signing in needs the form and its stylesheet; a
- * prober needs /healthz's status (the rest of its answer needs the token).
- */
-const OPEN = new Set(['/login', '/static/style.css', '/healthz']);
+/** How a request's principal is found: the tokens of the configuration and the accounts. */
+export interface AuthOptions {
+  readonly token: string | undefined;
+  /** The running daemon's own commands' token (a file only the data directory's owner reads). */
+  readonly localToken?: string | undefined;
+  /** Users, sessions and keys; absent: web.token alone, as before users. */
+  readonly accounts?: Accounts | undefined;
+  /** Take the client's address from the last X-Forwarded-For entry (web.trustProxy). */
+  readonly trustProxy?: boolean;
+}
+
+/** The client's address: the socket's, or behind a trusted proxy the one it forwarded. */
+export function clientAddress(c: Context, trustProxy = false): string {
+  if (trustProxy) {
+    const forwarded = c.req.header('x-forwarded-for')?.split(',').at(-1)?.trim();
+    if (forwarded !== undefined && forwarded !== '' && forwarded.length <= 64) return forwarded;
+  }
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming?.socket.remoteAddress ?? 'unknown';
+}
+
+const ADMIN = (name: string, via: Actor['via'], address: string): Principal => ({
+  actor: { name, userId: null, via, address },
+  scope: 'admin',
+  tags: [],
+});
 
 /**
- * With `web.token` set, every request needs it; a browser without it is sent to the
- * sign-in form, anything else gets a 401 (JSON under /api).
+ * Who a request is: the daemon's own command (its local token), web.token (Bearer or its
+ * session cookie), a user's API key (Bearer) or session (cookie), or nobody. A request with
+ * an Authorization header is judged by it alone, never by its cookie; a wrong one is a
+ * 401, whatever the path.
  */
-export function requireToken(
-  token: string | undefined,
-  localToken?: string,
-): MiddlewareHandler<WebEnv> {
-  return async (c, next) => {
-    // The running daemon's own commands (`robowatch history` beside it) carry its local
-    // token, which it wrote to a file only the data directory's owner can read.
+async function principalOf(
+  c: Context,
+  options: AuthOptions,
+  address: string,
+): Promise<Principal | null> {
+  const { token, localToken, accounts } = options;
+  if (c.req.header('authorization') !== undefined) {
     const bearer = bearerOf(c);
-    const local =
-      localToken !== undefined && bearer !== undefined && tokenMatches(bearer, localToken);
-    const signedIn = local || (token !== undefined && isAuthenticated(c, token));
-    c.set('signedIn', signedIn);
-    c.set('local', local);
-    if (token === undefined || signedIn || OPEN.has(c.req.path)) return next();
-    const key = c.req.query('key');
-    if (isFeed(c.req.path) && key !== undefined && tokenMatches(key, feedKey(token))) return next();
-    const wantsHtml =
-      c.req.method === 'GET' &&
-      !c.req.path.startsWith('/api/') &&
-      (c.req.header('accept') ?? '').includes('text/html');
-    if (wantsHtml) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
+    if (bearer !== undefined) {
+      if (localToken !== undefined && tokenMatches(bearer, localToken))
+        return ADMIN('robowatch', 'local', address);
+      if (token !== undefined && tokenMatches(bearer, token))
+        return ADMIN('web.token', 'token', address);
+      const key = await accounts?.key(bearer, address);
+      if (key !== undefined) return key;
+    }
     throw new HTTPException(401, {
-      message: 'this robowatch needs its access token: send Authorization: Bearer <web.token>',
+      message:
+        'the Authorization header is not a valid token or API key (wrong, expired or revoked): send Authorization: Bearer <key>',
     });
+  }
+  const cookie = getCookie(c, SESSION_COOKIE);
+  if (cookie === undefined) return null;
+  if (token !== undefined && tokenMatches(cookie, sessionValue(token)))
+    return ADMIN('web.token', 'token', address);
+  return (await accounts?.session(cookie, address)) ?? null;
+}
+
+/** Nobody signed in, where robowatch has neither web.token nor users: it reads, read-only. */
+const ANONYMOUS = (address: string): Principal => ({
+  actor: { name: 'anonymous', userId: null, via: 'session', address },
+  scope: 'read',
+  tags: [],
+});
+
+/**
+ * Finds who each request is and lets it through only with the scope its route needs
+ * (scopes.ts). With web.token or any user, every route but signing in needs someone: a
+ * browser is sent to the sign-in form, anything else gets a 401 (JSON under /api).
+ * Without either, anyone reads and nobody changes anything (403).
+ */
+export function authenticate(options: AuthOptions): MiddlewareHandler<WebEnv> {
+  return async (c, next) => {
+    const address = clientAddress(c, options.trustProxy);
+    c.set('address', address);
+    let principal = await principalOf(c, options, address);
+    const guarded = options.token !== undefined || ((await options.accounts?.hasUsers()) ?? false);
+    c.set('guarded', guarded);
+    if (principal === null && !guarded) principal = ANONYMOUS(address);
+    c.set('principal', principal);
+    c.set('signedIn', principal !== null && principal.actor.name !== 'anonymous');
+    c.set('local', principal?.actor.via === 'local');
+    const needed = requiredScope(c.req.method, c.req.path);
+    if (needed === null) return next();
+    if (principal === null) {
+      const key = c.req.query('key');
+      if (isFeed(c.req.path) && key !== undefined) {
+        const feed = options.token !== undefined && tokenMatches(key, feedKey(options.token));
+        const reader = feed ? undefined : await options.accounts?.key(key, address);
+        if (feed || reader !== undefined) {
+          c.set('principal', reader ?? ADMIN('web.token', 'token', address));
+          return next();
+        }
+      }
+      const wantsHtml =
+        c.req.method === 'GET' &&
+        !c.req.path.startsWith('/api/') &&
+        (c.req.header('accept') ?? '').includes('text/html');
+      if (wantsHtml) return c.redirect(`/login?next=${encodeURIComponent(c.req.path)}`, 303);
+      throw new HTTPException(401, {
+        message:
+          'sign in first: send Authorization: Bearer <API key or web.token>, or sign in at /login',
+      });
+    }
+    if (!allows(principal.scope, needed)) {
+      throw new HTTPException(403, {
+        message: !guarded
+          ? 'the web UI and API are read-only: set web.token in the configuration, or add a user (robowatch users add), to allow checking and editing sites'
+          : `${principal.actor.name}${principal.actor.keyName === undefined ? '' : ` (key "${principal.actor.keyName}")`} may not do this: it needs the ${needed} scope, to ${SCOPE_WORDS[needed]}`,
+      });
+    }
+    return next();
   };
 }
 
-/**
- * Anything that changes something (checking a site now) needs the token, always: with
- * no token configured, the web cannot change anything.
- */
-export function requireWriteAccess(c: Context<WebEnv>, token: string | undefined): void {
-  if (c.get('local')) return;
-  if (token === undefined) {
-    throw new HTTPException(403, {
-      message:
-        'the web UI and API are read-only: set web.token in the configuration to allow checking and editing sites',
-    });
-  }
-  if (!c.get('signedIn')) throw new HTTPException(401, { message: 'sign in first' });
+/** The principal of a request that got past `authenticate`. */
+export function principal(c: Context<WebEnv>): Principal {
+  const found = c.get('principal');
+  if (found === null) throw new HTTPException(401, { message: 'sign in first' });
+  return found;
+}
+
+/** Whether the request's principal may do what `scope` allows (to show a form or not). */
+export function may(c: Context<WebEnv>, scope: Scope): boolean {
+  return allows(c.get('principal')?.scope ?? null, scope);
 }
 
 /**
@@ -115,5 +185,15 @@ export function safeNext(next: string | undefined): string {
 }
 
 export interface WebEnv {
-  Variables: { signedIn: boolean; local: boolean };
+  Variables: {
+    /** Who the request is; null: nobody (on an open route). */
+    principal: Principal | null;
+    /** Someone is signed in (a token, a key or a session). */
+    signedIn: boolean;
+    /** The running daemon's own command. */
+    local: boolean;
+    /** robowatch has web.token or users: nothing but signing in is open. */
+    guarded: boolean;
+    address: string;
+  };
 }

@@ -1,4 +1,5 @@
 import type { Config, SiteConfig } from '../config/config.js';
+import type { Accounts } from '../monitor/accounts.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { CheckOutcome } from '../monitor/check/site.js';
@@ -51,4 +52,6 @@ export interface WebDeps {
   readonly tester?: TesterThread;
   /** Accepted as a Bearer token beside web.token: the local commands of the running daemon. */
   readonly localToken?: string;
+  /** Users, their sessions and API keys, and the audit log; absent: web.token alone. */
+  readonly accounts?: Accounts;
 }

@@ -13,3 +13,4 @@ export * from './sites.js';
 export * from './tester.js';
 export * from './intent.js';
 export * from './alerts.js';
+export * from './accounts.js';

@@ -25,7 +25,6 @@ import {
 } from '../../monitor/views/crawlers.js';
 import { TREND_BY, viewTrends } from '../../monitor/views/trends.js';
 import type { TrendBy } from '../../monitor/views/trends.js';
-import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import {
   AGENT,
@@ -181,7 +180,6 @@ export function crawlersApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('the preset', PresetDocument), ...errors([400, 409], true) },
     }),
     async (c) => {
-      requireWriteAccess(c, deps.config.web.token);
       const name = presetName(c);
       const body = await readJson(c, '{"agents": ["Googlebot", …]}');
       const preset = await catalogChange(() => deps.catalog.setPreset(name, body));
@@ -198,7 +196,6 @@ export function crawlersApi({ deps, sites }: ApiContext) {
       responses: { 204: { description: 'deleted' }, ...errors([404, 409], true) },
     }),
     async (c) => {
-      requireWriteAccess(c, deps.config.web.token);
       const name = presetName(c);
       await catalogChange(() => deps.catalog.deletePreset(name));
       deps.logger.info({ preset: name }, 'preset deleted from the API');

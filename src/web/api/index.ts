@@ -5,6 +5,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { WebEnv } from '../auth.js';
+import { accountsApi } from './accounts.js';
 import { crawlersApi } from './crawlers.js';
 import { historyApi } from './history.js';
 import { intentApi } from './intent.js';
@@ -16,7 +17,7 @@ import { sitesApi } from './sites.js';
 import { testerApi } from './tester.js';
 
 const DESCRIPTION =
-  'Every error is {"error": {"status": <the HTTP status>, "message": "one line saying what is wrong"}}. With web.token set, every request needs Authorization: Bearer <token>.';
+  'Every error is {"error": {"status": <the HTTP status>, "message": "one line saying what is wrong"}}. With web.token or users, every request needs Authorization: Bearer <API key or web.token>; each route says the scope it needs in x-robowatch-scope (read, write, admin).';
 
 export function apiApp(context: ApiContext): OpenAPIHono<WebEnv> {
   const api = new OpenAPIHono<WebEnv>();
@@ -28,6 +29,7 @@ export function apiApp(context: ApiContext): OpenAPIHono<WebEnv> {
     crawlersApi,
     notificationsApi,
     testerApi,
+    accountsApi,
   ])
     api.route('/', part(context));
   api.openAPIRegistry.registerComponent('securitySchemes', 'token', {

@@ -19,6 +19,7 @@ import type { WebDeps } from '../deps.js';
 import { MAX_ID, refusalStatus } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
 import type { TesterThread } from '../../monitor/threads/tester-thread.js';
+import { requiredScope } from '../scopes.js';
 
 /** What the API's routes are built from. */
 export interface ApiContext {
@@ -36,8 +37,8 @@ const MAX_LIMIT = 500;
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'a bad parameter or body',
-  401: 'the token is missing or wrong (when web.token is set)',
-  403: 'read-only: web.token is not set',
+  401: 'no credentials, or a token or API key that is wrong, expired or revoked',
+  403: 'the key or user lacks the scope this needs (or: read-only, with neither web.token nor users)',
   404: 'no such site, snapshot, channel or preset',
   409: 'the site or preset is the configuration file’s (or built in), or still in use',
   413: 'the file to test is too large',
@@ -125,7 +126,13 @@ export const jsonBody = (schema: z.ZodType) => ({
 });
 
 /** A route's description; its path as OpenAPI writes it, under /api/v1. */
-export const route = <R extends RouteConfig>(config: R) => createRoute(config);
+export const route = <R extends RouteConfig>(config: R) =>
+  createRoute({
+    ...config,
+    // The scope it needs, from the one table every route and form is checked against.
+    'x-robowatch-scope':
+      requiredScope(config.method.toUpperCase(), config.path.replace(/\{[^}]+\}/g, '1')) ?? 'none',
+  });
 
 /** A request's JSON body, or a 400 that says what it should be. */
 export async function readJson(c: Context, shape: string): Promise<unknown> {

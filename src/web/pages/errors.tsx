@@ -20,20 +20,63 @@ export const ErrorPageView: FC<{ status: number; message: string; signedIn: bool
   </Layout>
 );
 
-/** The sign-in form, for browsers (API clients send Authorization: Bearer). */
-export const LoginPageView: FC<{ failed: boolean; next: string }> = ({ failed, next }) => (
+/** Why the last sign-in failed, as the form says it. */
+export type LoginFailure = 'token' | 'user' | 'throttled';
+
+/**
+ * The sign-in form, for browsers (API clients send Authorization: Bearer): a user's name
+ * and password, and the access token (web.token) where one is configured.
+ */
+export const LoginPageView: FC<{
+  failed: LoginFailure | undefined;
+  next: string;
+  withUsers: boolean;
+  withToken: boolean;
+  message?: string | undefined;
+}> = ({ failed, next, withUsers, withToken, message }) => (
   <Layout title="Sign in">
     <h1>Sign in</h1>
-    {failed ? <p class="error-message">That token is not the one configured (web.token).</p> : null}
-    <form method="post" action="/login">
-      <input type="hidden" name="next" value={next} />
-      <label>
-        Access token (web.token)
-        <input type="password" name="token" autocomplete="current-password" />
-      </label>
+    {failed === 'token' ? (
+      <p class="error-message">That token is not the one configured (web.token).</p>
+    ) : failed === 'user' ? (
+      <p class="error-message">That name and password do not match a user.</p>
+    ) : failed === 'throttled' ? (
+      <p class="error-message">{message ?? 'Too many failed sign-ins: wait and try again.'}</p>
+    ) : null}
+    {withUsers ? (
+      <form method="post" action="/login">
+        <input type="hidden" name="next" value={next} />
+        <label>
+          Name
+          <input type="text" name="name" autocomplete="username" required />
+        </label>
+        <label>
+          Password
+          <input type="password" name="password" autocomplete="current-password" required />
+        </label>
+        <p>
+          <button type="submit">Sign in</button>
+        </p>
+      </form>
+    ) : null}
+    {withToken ? (
+      <form method="post" action="/login">
+        <input type="hidden" name="next" value={next} />
+        {withUsers ? <h2>Or with the access token</h2> : null}
+        <label>
+          Access token (web.token)
+          <input type="password" name="token" autocomplete="current-password" />
+        </label>
+        <p>
+          <button type="submit">{withUsers ? 'Sign in with the token' : 'Sign in'}</button>
+        </p>
+      </form>
+    ) : null}
+    {!withUsers && !withToken ? (
       <p>
-        <button type="submit">Sign in</button>
+        This robowatch has no users and no access token: everyone may read it, nobody may change it.
+        Add a user with <code>robowatch users add NAME --role admin</code>.
       </p>
-    </form>
+    ) : null}
   </Layout>
 );

@@ -4,8 +4,8 @@
  */
 import type { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
+import { may } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { acceptIntent, acknowledge, changeIntent } from '../intent.js';
 import { IncidentPageView, IncidentsPageView } from '../pages/intent.js';
@@ -31,10 +31,7 @@ export function registerIntentPages(
   sites: ConfiguredSites,
   render: Render,
 ): void {
-  const token = deps.config.web.token;
-
   app.post('/sites/:id/intent/accept', async (c) => {
-    requireWriteAccess(c, token);
     const site = await sites.resolve(c.req.param('id'));
     const body = await c.req.parseBody();
     const url = field(body, 'url', 4000);
@@ -55,7 +52,6 @@ export function registerIntentPages(
 
   // The intent's entries, changed one at a time (the API replaces the list whole).
   app.post('/sites/:id/intent/entries', async (c) => {
-    requireWriteAccess(c, token);
     const site = await sites.resolve(c.req.param('id'));
     const body = await c.req.parseBody();
     const watch = field(body, 'watch', 2000);
@@ -72,7 +68,6 @@ export function registerIntentPages(
   });
 
   app.post('/sites/:id/intent/entries/:n/remove', async (c) => {
-    requireWriteAccess(c, token);
     const site = await sites.resolve(c.req.param('id'));
     const n = Number(c.req.param('n'));
     const entries = entriesOf(site);
@@ -93,14 +88,12 @@ export function registerIntentPages(
   });
 
   app.post('/sites/:id/intent/reset', async (c) => {
-    requireWriteAccess(c, token);
     const site = await sites.resolve(c.req.param('id'));
     await changeIntent(deps, site.id, null, 'intent set in the web removed');
     return c.redirect(`/sites/${site.id}?done=intent-reset#intent`, 303);
   });
 
   app.post('/incidents/:id/ack', async (c) => {
-    requireWriteAccess(c, token);
     const id = parseId(c.req.param('id'), 'incident');
     const body = await c.req.parseBody();
     const note = field(body, 'note', 2000);
@@ -133,7 +126,7 @@ export function registerIntentPages(
         open={open}
         resolved={resolved}
         now={deps.now()}
-        canEdit={token !== undefined && c.get('signedIn')}
+        canEdit={may(c, 'write')}
         signedIn={c.get('signedIn')}
         done={c.req.query('done')}
         sites={deps.catalog.entries().map((e) => ({
@@ -156,7 +149,7 @@ export function registerIntentPages(
       <IncidentPageView
         incident={incident}
         now={deps.now()}
-        canEdit={token !== undefined && c.get('signedIn')}
+        canEdit={may(c, 'write')}
         signedIn={c.get('signedIn')}
       />,
     );

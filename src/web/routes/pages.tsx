@@ -10,7 +10,7 @@ import { isChangeKind, viewSite } from '../../monitor/views/site.js';
 import { viewSnapshot } from '../../monitor/views/snapshot.js';
 import { viewVerdictHistory } from '../../monitor/views/verdict-history.js';
 import type { TesterThread } from '../../monitor/threads/tester-thread.js';
-import { feedKey, requireWriteAccess } from '../auth.js';
+import { feedKey, may } from '../auth.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { DiffPageView } from '../pages/diff.js';
@@ -109,7 +109,7 @@ export function registerPages(
         feedQuery={feedQuery}
         signedIn={c.get('signedIn')}
         now={now}
-        canEdit={token !== undefined && c.get('signedIn')}
+        canEdit={may(c, 'write')}
         paused={paused}
         removed={c.req.query('removed')}
         problems={deps.catalog.problems()}
@@ -260,11 +260,9 @@ export function registerPages(
       outcome.error === undefined ? 200 : 400,
     );
   app.get('/sites/bulk', (c) => {
-    requireWriteAccess(c, token);
     return bulkPage(c, '', {});
   });
   app.post('/sites/bulk', async (c) => {
-    requireWriteAccess(c, token);
     const body = await c.req.parseBody();
     const file = body['file'];
     const pasted = typeof body['sites'] === 'string' ? body['sites'] : '';
@@ -289,12 +287,10 @@ export function registerPages(
   });
 
   app.get('/sites/new', (c) => {
-    requireWriteAccess(c, token);
     return formPage(c, undefined, EMPTY_SITE_FORM);
   });
 
   app.post('/sites/new', async (c) => {
-    requireWriteAccess(c, token);
     const form = await readSiteForm(c);
     let entry;
     try {
@@ -310,7 +306,6 @@ export function registerPages(
   });
 
   app.get('/sites/:id/edit', async (c) => {
-    requireWriteAccess(c, token);
     const entry = await editable(c.req.param('id'));
     return formPage(
       c,
@@ -320,7 +315,6 @@ export function registerPages(
   });
 
   app.post('/sites/:id/edit', async (c) => {
-    requireWriteAccess(c, token);
     const entry = await editable(c.req.param('id'));
     const form = await readSiteForm(c);
     try {
@@ -341,7 +335,6 @@ export function registerPages(
     ['resume', false],
   ] as const)
     app.post(`/sites/:id/${action}`, async (c) => {
-      requireWriteAccess(c, token);
       const site = await sites.resolve(c.req.param('id'));
       try {
         await deps.catalog.setPaused(site.id, paused);
@@ -355,7 +348,6 @@ export function registerPages(
     });
 
   app.get('/sites/:id/remove', async (c) => {
-    requireWriteAccess(c, token);
     const entry = await editable(c.req.param('id'));
     return render(
       c,
@@ -364,7 +356,6 @@ export function registerPages(
   });
 
   app.post('/sites/:id/remove', async (c) => {
-    requireWriteAccess(c, token);
     const entry = await editable(c.req.param('id'));
     await deps.catalog.remove(entry.id);
     deps.logger.info(
@@ -408,7 +399,7 @@ export function registerPages(
         crawlers={crawlers}
         blockingOnly={blockingOnly}
         now={now}
-        canCheck={token !== undefined && c.get('signedIn')}
+        canCheck={may(c, 'write')}
         checked={checked !== undefined && CHECK_OUTCOMES.has(checked) ? checked : undefined}
         done={c.req.query('done')}
         pausedAt={deps.catalog.get(site.id)?.pausedAt ?? null}
@@ -420,7 +411,6 @@ export function registerPages(
   });
 
   app.post('/sites/:id/backfill', async (c) => {
-    requireWriteAccess(c, token);
     const site = await sites.resolve(c.req.param('id'));
     await backfillScheduler(deps, site).queueBackfill({ siteId: site.id });
     deps.logger.info({ site: site.origin }, 'history load from the Internet Archive queued');
@@ -428,7 +418,6 @@ export function registerPages(
   });
 
   app.post('/sites/:id/check', async (c) => {
-    requireWriteAccess(c, token);
     const site = await sites.resolve(c.req.param('id'));
     if (site.config === undefined)
       throw new HTTPException(409, { message: `${site.origin} is no longer configured` });

@@ -12,8 +12,8 @@ import { TREND_BY, viewTrends } from '../../monitor/views/trends.js';
 import type { TrendBy } from '../../monitor/views/trends.js';
 import { TrendsPageView } from '../pages/trends.js';
 import { describeVersion } from '../../policy/registry.js';
-import { requireWriteAccess } from '../auth.js';
 import type { WebEnv } from '../auth.js';
+import { may } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { notificationsNow, sendChannelTest } from '../notifications.js';
 import type { TestResult } from '../notifications.js';
@@ -48,8 +48,7 @@ export function registerSettingsPages(
   sites: ConfiguredSites,
   render: Render,
 ): void {
-  const token = deps.config.web.token;
-  const canEdit = (c: Context<WebEnv>) => token !== undefined && c.get('signedIn');
+  const canEdit = (c: Context<WebEnv>) => may(c, 'write');
   const text = (body: Record<string, unknown>, name: string) =>
     typeof body[name] === 'string' ? body[name] : '';
 
@@ -112,7 +111,6 @@ export function registerSettingsPages(
     return crawlersPage(c, notice);
   });
   app.post('/crawlers/presets', async (c) => {
-    requireWriteAccess(c, token);
     const body = await c.req.parseBody();
     const form = { name: text(body, 'name').trim(), agents: text(body, 'agents') };
     const agents = presetAgentsOf(form);
@@ -138,7 +136,6 @@ export function registerSettingsPages(
     return c.redirect(`/crawlers?saved=${encodeURIComponent(form.name)}#presets`, 303);
   });
   app.post('/crawlers/presets/:name/delete', async (c) => {
-    requireWriteAccess(c, token);
     const name = `@${c.req.param('name')}`;
     try {
       await deps.catalog.deletePreset(name);
@@ -161,11 +158,11 @@ export function registerSettingsPages(
       <NotificationsPageView
         view={await notificationsNow(deps, sites)}
         signedIn={c.get('signedIn')}
-        canSend={canEdit(c) && deps.sendTest !== undefined}
-        tokenSet={token !== undefined}
+        canSend={may(c, 'admin') && deps.sendTest !== undefined}
+        tokenSet={c.get('guarded')}
         result={extra.result}
         defaults={deps.catalog.defaultChannels()}
-        canEdit={canEdit(c)}
+        canEdit={may(c, 'admin')}
         notice={extra.notice}
         form={extra.form}
         file={deps.catalog.file.file}
@@ -186,13 +183,11 @@ export function registerSettingsPages(
     ),
   );
   app.post('/notifications/test', async (c) => {
-    requireWriteAccess(c, token);
     const body = await c.req.parseBody();
     const result = await sendChannelTest(deps, sites, text(body, 'channel'));
     return notificationsPage(c, { result });
   });
   app.post('/notifications/defaults', async (c) => {
-    requireWriteAccess(c, token);
     const body = await c.req.parseBody();
     const form = { email: text(body, 'email'), webhooks: text(body, 'webhooks') };
     const email = emailsOfText(form.email);

@@ -1,23 +1,20 @@
 /** The tester, the digests sent, and signing in and out. */
-import { deleteCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { HTTPException } from 'hono/http-exception';
 import { startingFile, testRobots } from '../../monitor/test-robots.js';
 import { TesterRefused } from '../../monitor/threads/tester-thread.js';
-import {
-  SESSION_COOKIE,
-  requireWriteAccess,
-  safeNext,
-  sessionValue,
-  tokenMatches,
-} from '../auth.js';
+import { SESSION_COOKIE, may, safeNext, sessionValue, tokenMatches } from '../auth.js';
 import { DigestPageView, DigestPreviewPageView, DigestsPageView } from '../pages/digests.js';
 import { digestWindow, sendDigestsNow } from '../notifications.js';
 import { LoginPageView } from '../pages/errors.js';
+import type { LoginFailure } from '../pages/errors.js';
+import { SESSION_DAYS, SignInRefused } from '../../monitor/accounts.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';
 import { optionalId, parseId } from '../sites.js';
 import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester-input.js';
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Render } from './render.js';
 import type { WebEnv } from '../auth.js';
 import type { ConfiguredSites } from '../sites.js';
@@ -136,7 +133,7 @@ export function registerToolPages(
         chosen={c.req.query('to')}
         since={since}
         period={period}
-        canSend={deps.sendDigests !== undefined && token !== undefined && c.get('signedIn')}
+        canSend={deps.sendDigests !== undefined && may(c, 'admin')}
         done={c.req.query('done')}
         signedIn={c.get('signedIn')}
       />,
@@ -155,7 +152,6 @@ export function registerToolPages(
   });
 
   app.post('/digests/send', async (c) => {
-    requireWriteAccess(c, token);
     const body = await c.req.parseBody();
     const to = typeof body.to === 'string' && body.to !== '' ? body.to : undefined;
     const since = typeof body.since === 'string' ? body.since : undefined;
@@ -195,31 +191,73 @@ export function registerToolPages(
     return c.html(digest.html);
   });
 
-  app.get('/login', (c) =>
+  const cookieOptions = (c: Context<WebEnv>) => ({
+    httpOnly: true,
+    sameSite: 'Strict' as const,
+    path: '/',
+    secure: new URL(c.req.url).protocol === 'https:',
+    maxAge: SESSION_DAYS * 24 * 3600,
+  });
+  const loginPage = async (
+    c: Context<WebEnv>,
+    failed: LoginFailure | undefined,
+    next: string,
+    status?: ContentfulStatusCode,
+    message?: string,
+  ) =>
     render(
       c,
-      <LoginPageView failed={c.req.query('failed') === '1'} next={safeNext(c.req.query('next'))} />,
-    ),
-  );
+      <LoginPageView
+        failed={failed}
+        next={next}
+        withUsers={(await deps.accounts?.hasUsers()) ?? false}
+        withToken={token !== undefined}
+        message={message}
+      />,
+      status,
+    );
+
+  app.get('/login', (c) => {
+    const failed = c.req.query('failed');
+    return loginPage(
+      c,
+      failed === '1' || failed === 'token' ? 'token' : failed === 'user' ? 'user' : undefined,
+      safeNext(c.req.query('next')),
+    );
+  });
 
   app.post('/login', async (c) => {
     const body = await c.req.parseBody();
     const next = safeNext(typeof body['next'] === 'string' ? body['next'] : undefined);
-    const given = typeof body['token'] === 'string' ? body['token'] : '';
-    if (token === undefined) return c.redirect(next, 303);
-    if (!tokenMatches(given, token))
-      return c.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
-    setCookie(c, SESSION_COOKIE, sessionValue(token), {
-      httpOnly: true,
-      sameSite: 'Strict',
-      path: '/',
-      secure: new URL(c.req.url).protocol === 'https:',
-      maxAge: 30 * 24 * 3600,
-    });
-    return c.redirect(next, 303);
+    const field = (name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
+    const given = field('token');
+    if (given !== undefined) {
+      if (token === undefined || !tokenMatches(given, token))
+        return c.redirect(`/login?failed=1&next=${encodeURIComponent(next)}`, 303);
+      setCookie(c, SESSION_COOKIE, sessionValue(token), cookieOptions(c));
+      return c.redirect(next, 303);
+    }
+    const accounts = deps.accounts;
+    if (accounts === undefined) return c.redirect(next, 303);
+    try {
+      const { secret, user } = await accounts.signIn(field('name') ?? '', field('password') ?? '', {
+        address: c.get('address'),
+        userAgent: c.req.header('user-agent') ?? null,
+      });
+      setCookie(c, SESSION_COOKIE, secret, cookieOptions(c));
+      deps.logger.info({ user: user.name, address: c.get('address') }, 'signed in');
+      return c.redirect(next, 303);
+    } catch (error) {
+      if (!(error instanceof SignInRefused)) throw error;
+      if (error.status === 401)
+        return c.redirect(`/login?failed=user&next=${encodeURIComponent(next)}`, 303);
+      return loginPage(c, 'throttled', next, 429, error.message);
+    }
   });
 
-  app.post('/logout', (c) => {
+  app.post('/logout', async (c) => {
+    const cookie = getCookie(c, SESSION_COOKIE);
+    if (cookie !== undefined) await deps.accounts?.signOut(cookie);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.redirect('/login', 303);
   });

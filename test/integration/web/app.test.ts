@@ -565,7 +565,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
         error: {
           status: 403,
           message:
-            'the web UI and API are read-only: set web.token in the configuration to allow checking and editing sites',
+            'the web UI and API are read-only: set web.token in the configuration, or add a user (robowatch users add), to allow checking and editing sites',
         },
       });
     });
@@ -594,7 +594,8 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       expect(await api.json()).toEqual({
         error: {
           status: 401,
-          message: 'this robowatch needs its access token: send Authorization: Bearer <web.token>',
+          message:
+            'sign in first: send Authorization: Bearer <API key or web.token>, or sign in at /login',
         },
       });
       const page = await secured.request('/sites/1', { headers: html });

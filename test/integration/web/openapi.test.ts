@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import * as documents from '../../../src/monitor/documents/index.js';
+import { Accounts } from '../../../src/monitor/accounts.js';
+import { createAccountStore } from '../../../src/store/accounts.js';
 import { createTestDatabase } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { useLoopbackSite } from '../../support/loopback-site.js';
@@ -37,6 +39,7 @@ describe('the OpenAPI document', () => {
   let database: TestDatabase;
   let app: ReturnType<typeof historyApp>;
   let doc: OpenApi;
+  let auth: Record<string, string> = {};
   beforeAll(async () => {
     database = await createTestDatabase('pglite');
     // A webhook nobody answers: the history's incident alerts wait in the alert log.
@@ -45,8 +48,15 @@ describe('the OpenAPI document', () => {
       `notify: {webhooks: [{url: 'http://127.0.0.1:9/hook'}]}`,
     );
     const { deps, clock } = await buildHistory(database.handle.db, server, fetcher, config);
-    app = historyApp(database.handle.db, config, deps, clock);
-    const response = await app.request('/api/v1/openapi.json');
+    // An admin's key: every route answers it, /api/v1/account/keys and the audit log too.
+    const accounts = new Accounts(createAccountStore(database.handle.db), () => clock.now);
+    const setup = { name: 'test', userId: null, via: 'cli' as const, address: null };
+    await accounts.addUser(setup, { name: 'ada', role: 'admin' });
+    auth = {
+      authorization: `Bearer ${(await accounts.createKey(setup, { user: 'ada', scope: 'admin' })).key}`,
+    };
+    app = historyApp(database.handle.db, config, deps, clock, undefined, { accounts });
+    const response = await app.request('/api/v1/openapi.json', { headers: auth });
     expect(response.status).toBe(200);
     doc = (await response.json()) as OpenApi;
   });
@@ -87,7 +97,7 @@ describe('the OpenAPI document', () => {
     // What the document says is refused is refused, in the error form it declares.
     const response = await app.request('/api/v1/test', {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ robotstxt: 1, agents: [], urls: [] }),
     });
     expect(response.status).toBe(400);
@@ -149,7 +159,7 @@ describe('the OpenAPI document', () => {
 
   it('answers every documented GET with exactly its documented schema: no field more, none missing', async () => {
     const get = async (path: string) => {
-      const response = await app.request(path);
+      const response = await app.request(path, { headers: auth });
       expect(response.status, path).toBe(200);
       return response.json();
     };

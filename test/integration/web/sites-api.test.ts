@@ -77,7 +77,7 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
     });
     expect(response.status).toBe(403);
     expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
-      'the web UI and API are read-only: set web.token in the configuration to allow checking and editing sites',
+      'the web UI and API are read-only: set web.token in the configuration, or add a user (robowatch users add), to allow checking and editing sites',
     );
     const anonymous = await send('POST', '/api/v1/sites', { url: other }, { authorization: '' });
     expect(anonymous.status).toBe(401);

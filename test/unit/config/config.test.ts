@@ -298,6 +298,7 @@ sites:
       host: '127.0.0.1',
       port: 8080,
       token: undefined,
+      trustProxy: false,
       publicUrl: undefined,
     });
     expect(parse('web: {publicUrl: "https://rw.example.com/"}').web.publicUrl).toBe(
@@ -612,6 +613,7 @@ sites:
       host: '0.0.0.0',
       port: 8080,
       token: undefined,
+      trustProxy: false,
       publicUrl: 'http://127.0.0.1:8080',
     });
     const token = 'a'.repeat(32);

@@ -1,0 +1,61 @@
+/**
+ * Who may do what (DESIGN.md: "user", "scope"). Pure. A user has a role; an API key has
+ * a scope; a request carries the lesser of its key's scope and its user's role. The three
+ * scopes are ordered: `read` sees everything it may see, `write` also changes sites,
+ * intent, presets and incidents, `admin` also users, keys, recipients and settings.
+ */
+
+export const ROLES = ['viewer', 'editor', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const SCOPES = ['read', 'write', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** What each role may do. */
+export const ROLE_SCOPE: Readonly<Record<Role, Scope>> = {
+  viewer: 'read',
+  editor: 'write',
+  admin: 'admin',
+};
+
+/** Whether `held` allows what `needed` asks. */
+export function allows(held: Scope | null, needed: Scope): boolean {
+  return held !== null && SCOPES.indexOf(held) >= SCOPES.indexOf(needed);
+}
+
+/** The lesser of two scopes (a key never grants more than its user's role). */
+export function lesser(a: Scope, b: Scope): Scope {
+  return SCOPES.indexOf(a) <= SCOPES.indexOf(b) ? a : b;
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+/** A user's name: what they sign in with, and how the audit log names them. */
+export const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$/;
+
+/** Why a name cannot be a user's, or null when it can. */
+export function userNameProblem(name: string): string | null {
+  return USER_NAME.test(name)
+    ? null
+    : `"${name.length > 40 ? `${name.slice(0, 40)}…` : name}" is not a user name: 1 to 100 letters, digits and . _ @ + -, starting with a letter or digit`;
+}
+
+/** The fewest characters a password may have (NIST SP 800-63B: at least 8; we ask more). */
+export const MIN_PASSWORD_CHARS = 12;
+/** The most: a longer one is a mistake, or an attempt to make hashing slow. */
+export const MAX_PASSWORD_CHARS = 256;
+
+/** Why a password cannot be used, or null when it can. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < MIN_PASSWORD_CHARS)
+    return `the password is too short: at least ${MIN_PASSWORD_CHARS} characters`;
+  if (password.length > MAX_PASSWORD_CHARS)
+    return `the password is too long: at most ${MAX_PASSWORD_CHARS} characters`;
+  return null;
+}

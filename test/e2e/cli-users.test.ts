@@ -1,0 +1,135 @@
+/**
+ * `robowatch users` and `robowatch keys`, as an operator runs them (the built binary):
+ * a user added with a made or piped password and tags, a key printed alone on its last
+ * line that signs its user in with its scope, refusals in one line, revoking and removing.
+ * On PostgreSQL when the tests have it (a fresh database each), else the embedded one.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Accounts } from '../../src/monitor/accounts.js';
+import { createAccountStore } from '../../src/store/accounts.js';
+import { openDatabase } from '../../src/store/db.js';
+import { runRobowatch } from '../support/cli.js';
+import { createTestDatabase, postgresUrl } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
+
+let database: TestDatabase | undefined;
+let config = '';
+let env: Record<string, string> = {};
+let dataDir = '';
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'robowatch-users-'));
+  dataDir = join(dir, 'data');
+  config = join(dir, 'robowatch.yaml');
+  writeFileSync(config, `dataDir: ${dataDir}\nsites: []\n`);
+  database = postgresUrl() === undefined ? undefined : await createTestDatabase('postgres');
+  env = { DATABASE_URL: database?.url ?? '' };
+});
+afterAll(async () => {
+  await database?.close();
+});
+
+const robowatch = (args: string[], stdin?: string) =>
+  runRobowatch([...args, '--config', config], { env, ...(stdin === undefined ? {} : { stdin }) });
+
+/** The accounts, read in this process after each command has closed the database. */
+async function withAccounts<T>(use: (accounts: Accounts) => Promise<T>): Promise<T> {
+  const handle = await openDatabase({ url: database?.url, dataDir });
+  try {
+    return await use(new Accounts(createAccountStore(handle.db), () => new Date()));
+  } finally {
+    await handle.close();
+  }
+}
+
+describe('robowatch users and keys', () => {
+  it('adds users, makes a key that signs its user in with its scope, and revokes and removes', async () => {
+    const ana = await robowatch(['users', 'add', 'ana', '--role', 'admin']);
+    expect([ana.code, ana.stderr]).toEqual([0, '']);
+    const made = /^Their password \(shown once\): (\S{20})$/m.exec(ana.stdout)?.[1];
+    expect(made).toBeDefined();
+
+    const sam = await robowatch(
+      ['users', 'add', 'sam', '--role', 'viewer', '--password-stdin'],
+      'a long enough password\n',
+    );
+    expect(sam.stdout).toBe('Added sam (viewer).\n');
+
+    const key = await robowatch([
+      'keys',
+      'create',
+      '--user',
+      'sam',
+      '--scope',
+      'read',
+      '--name',
+      'grafana',
+    ]);
+    expect(key.code).toBe(0);
+    const lines = key.stdout.trimEnd().split('\n');
+    const secret = lines.at(-1)!;
+    expect(secret).toMatch(/^rwk_[A-Za-z0-9_-]{43}$/);
+
+    const list = await robowatch(['users', 'list']);
+    expect(list.stdout).toBe(
+      'ana\tadmin\tevery site\tpassword\nsam\tviewer\tevery site\tpassword\n',
+    );
+    await withAccounts(async (accounts) => {
+      expect(await accounts.key(secret, null)).toMatchObject({
+        actor: { name: 'sam', via: 'key', keyName: 'grafana' },
+        scope: 'read',
+        tags: [],
+      });
+      const signed = await accounts.signIn('ana', made!, { address: '127.0.0.1', userAgent: null });
+      expect(signed.user.name).toBe('ana');
+      const audit = await accounts.listAudit({ limit: 10 });
+      expect(audit.map((e) => e.action)).toEqual(['key.create', 'user.add', 'user.add']);
+      expect(audit[0]!.actor).toMatch(/^robowatch \(.+\)$/);
+    });
+
+    const keys = await robowatch(['keys', 'list']);
+    expect(keys.stdout).toMatch(/^1\tsam\tgrafana\tread\trwk_\S{8}…\tno expiry\tlast used /);
+    expect((await robowatch(['keys', 'revoke', '1'])).stdout).toBe(
+      'Revoked key 1 "grafana" of sam.\n',
+    );
+    expect((await robowatch(['users', 'remove', 'sam'])).stdout).toBe('Removed sam.\n');
+    await withAccounts(async (accounts) => {
+      expect(await accounts.key(secret, null)).toBeUndefined();
+      expect((await accounts.listUsers()).map((u) => u.name)).toEqual(['ana']);
+    });
+  });
+
+  it.each([
+    [['users', 'add', 'ana', '--role', 'admin'], 'there is already a user "ana"'],
+    [
+      ['users', 'add', 'bo', '--role', 'boss'],
+      'the role must be one of viewer, editor, admin, not "boss"',
+    ],
+    [['users', 'add', 'bad name', '--role', 'viewer'], 'is not a user name'],
+    [['users', 'add', 'bo', '--role', 'viewer', '--password-stdin'], 'the password is too short'],
+    [['keys', 'create', '--user', 'nobody', '--scope', 'read'], 'there is no user "nobody"'],
+    [
+      ['keys', 'create', '--user', 'ana', '--scope', 'root'],
+      'the scope must be one of read, write, admin',
+    ],
+    [
+      ['keys', 'create', '--user', 'ana', '--scope', 'read', '--expires', '0'],
+      '--expires must be a number of days',
+    ],
+    [['keys', 'revoke', '99'], 'there is no API key 99'],
+    // Until every list, count, feed and export honours them, tags are refused, not ignored.
+    [
+      ['users', 'add', 'cy', '--role', 'viewer', '--tags', 'client-a'],
+      'limiting a user to sites with tags is not available yet',
+    ],
+  ])('refuses %j in one line (exit 2)', async (args, message) => {
+    const run = await robowatch(args, 'short\n');
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(message);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
