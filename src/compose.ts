@@ -445,6 +445,8 @@ export function wireDaemon(
     store: {
       unsentDeliveries: store.deliveries.unsent,
       pruneDeliveries: store.deliveries.prune,
+      pruneAudit: (before, attemptsBefore) =>
+        createAccountStore(db).pruneAudit(before, attemptsBefore),
       failingDelivery: store.deliveries.failing,
       lastCheckAt: store.lastCheckAt,
       lastDigestEnd: store.lastDigestEnd,

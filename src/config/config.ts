@@ -79,6 +79,8 @@ export interface ScheduleConfig {
   readonly leaseMs: number;
   /** How long finished jobs and sent notifications are kept. */
   readonly retentionDays: number;
+  /** How long the audit log keeps its entries (days). */
+  readonly auditDays: number;
 }
 
 export interface FetchConfig {

@@ -274,6 +274,8 @@ const schedule = z.strictObject({
   leaseMs: integer(1_000, 3_600_000, ' (milliseconds)').default(300_000),
   /** How long finished jobs are kept (days); sent notifications: notify.alertLogDays. */
   retentionDays: integer(1, 3650, ' (days)').default(7),
+  /** How long the audit log keeps who changed what (days; never less than retentionDays). */
+  auditDays: integer(1, 36_500, ' (days)').default(90),
 });
 
 const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -135,6 +135,6 @@ export interface AccountStore {
   ): Promise<{ pair: number; address: number; name: number }>;
   audit(actor: Actor, entry: AuditInput, at: Date): Promise<void>;
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
-  /** Forgets entries before `before`, and sign-in attempts past their use; how many entries. */
-  pruneAudit(before: Date): Promise<number>;
+  /** Forgets entries before `before`, and sign-in attempts before `attemptsBefore`; how many entries. */
+  pruneAudit(before: Date, attemptsBefore: Date): Promise<number>;
 }

@@ -20,6 +20,8 @@ export interface UpkeepStore {
   unsentDeliveries(): Promise<NewJob<DeliveryAttempt>[]>;
   /** Deletes notifications sent before `before`; returns how many. */
   pruneDeliveries(before: Date): Promise<number>;
+  /** Deletes audit entries before `before` and sign-in attempts before `attemptsBefore`. */
+  pruneAudit?(before: Date, attemptsBefore: Date): Promise<number>;
   /** The oldest notification still failing; null when none is. */
   failingDelivery(): Promise<{ since: Date; error: string; channel: string } | null>;
   /** When any site's check last completed, in any process. */

@@ -325,9 +325,9 @@ export function createAccountStore(db: Database): AccountStore {
       }));
     },
 
-    async pruneAudit(before) {
+    async pruneAudit(before, attemptsBefore) {
       // Sign-in attempts matter for the throttle's window only.
-      await db.delete(signInAttempts).where(lt(signInAttempts.at, new Date(before.getTime())));
+      await db.delete(signInAttempts).where(lt(signInAttempts.at, attemptsBefore));
       const rows = await db
         .delete(auditLog)
         .where(lt(auditLog.at, before))

@@ -9,25 +9,37 @@ import type { AcceptScope } from '../policy/intent.js';
 import type { IncidentRecord } from '../monitor/records.js';
 import type { WebDeps } from './deps.js';
 import { catalogChange } from './api/route.js';
-
-/** Who acknowledged, when the request does not say (there are no user accounts yet). */
-const SOMEONE = 'someone with the admin token';
+import type { Actor } from '../monitor/accounts.js';
+import { audited } from './audit.js';
 
 /** Replaces a site's intent (null: the file's again) and judges it again at once. */
 export async function changeIntent(
   deps: WebDeps,
+  actor: Actor,
   siteId: number,
   input: unknown,
   what: string,
 ): Promise<void> {
+  const before = deps.catalog.get(siteId);
   const entry = await catalogChange(() => deps.catalog.setIntent(siteId, input));
-  deps.logger.info({ site: entry.site.origin, id: siteId }, what);
+  deps.logger.info({ site: entry.site.origin, id: siteId, by: actor.name }, what);
+  await audited(deps, actor, {
+    action: input === null ? 'intent.reset' : 'intent.set',
+    siteId,
+    target: entry.site.origin,
+    before:
+      before === undefined
+        ? null
+        : { from: before.site.intent.from, entries: before.site.intent.entries },
+    after: { from: entry.site.intent.from, entries: entry.site.intent.entries },
+  });
   await deps.rejudge?.(entry.site);
 }
 
 /** Takes the current verdicts of the cells in scope as intended. */
 export async function acceptIntent(
   deps: WebDeps,
+  actor: Actor,
   siteId: number,
   scope: AcceptScope,
 ): Promise<void> {
@@ -49,17 +61,19 @@ export async function acceptIntent(
       message: `no watched cell matches${scope.url === undefined ? '' : ` url ${scope.url}`}${scope.agent === undefined ? '' : ` agent ${scope.agent}`}`,
     });
   const entries = acceptAsIntended(entry.site.intent.entries, chosen, {});
-  await changeIntent(deps, siteId, entries, 'accepted as intended from the web');
+  await changeIntent(deps, actor, siteId, entries, 'accepted as intended from the web');
 }
 
 /** Acknowledges an incident with a note; 404 when there is none. */
 export async function acknowledge(
   deps: WebDeps,
+  actor: Actor,
   id: number,
   ack: { readonly note: string; readonly by?: string | undefined },
 ): Promise<IncidentRecord> {
   const at = deps.now();
-  const by = ack.by ?? SOMEONE;
+  // Who is signed in acknowledges; web.token may say on whose behalf.
+  const by = actor.userId === null ? (ack.by ?? actor.name) : actor.name;
   // PagerDuty acknowledges its incident too (the other channels are not told).
   const incident = await deps.store.acknowledgeIncident(id, { by, note: ack.note, at }, (found) =>
     recordedIncidentAlerts(deps.catalog.get(found.siteId)?.site, found, 'acknowledged', at, {
@@ -69,7 +83,13 @@ export async function acknowledge(
   );
   if (incident === undefined)
     throw new HTTPException(404, { message: `there is no incident ${id}` });
-  deps.logger.info({ incident: id, site: incident.origin }, 'incident acknowledged');
+  deps.logger.info({ incident: id, site: incident.origin, by }, 'incident acknowledged');
+  await audited(deps, actor, {
+    action: 'incident.ack',
+    siteId: incident.siteId,
+    target: `incident #${id} (${incident.origin})`,
+    after: { by, note: ack.note },
+  });
   deps.scheduler?.deliverNow();
   return incident;
 }

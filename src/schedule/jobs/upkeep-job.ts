@@ -34,6 +34,12 @@ export function upkeepJobKind(context: DaemonContext): JobKind<UpkeepJob> {
         // Sent notifications are the alert log: kept notify.alertLogDays.
         const before = new Date(now.getTime() - deps.config.notify.alertLogDays * 86_400_000);
         const pruned = await deps.store.pruneDeliveries(before);
+        // The audit log: schedule.auditDays, never less than schedule.retentionDays.
+        const { auditDays, retentionDays } = deps.config.schedule;
+        await deps.store.pruneAudit?.(
+          new Date(now.getTime() - Math.max(auditDays, retentionDays) * 86_400_000),
+          new Date(now.getTime() - 86_400_000),
+        );
         events.emit('upkeep:done', { task, pruned, before });
         return;
       }

@@ -41,6 +41,7 @@ import {
   route,
 } from './route.js';
 import type { ApiContext } from './route.js';
+import { actorOf, audited } from '../audit.js';
 
 export function crawlersApi({ deps, sites }: ApiContext) {
   const app = apiPart();
@@ -182,7 +183,14 @@ export function crawlersApi({ deps, sites }: ApiContext) {
     async (c) => {
       const name = presetName(c);
       const body = await readJson(c, '{"agents": ["Googlebot", …]}');
+      const before = deps.catalog.presets().find((p) => p.name === name) ?? null;
       const preset = await catalogChange(() => deps.catalog.setPreset(name, body));
+      await audited(deps, actorOf(c), {
+        action: 'preset.set',
+        target: preset.name,
+        before: before === null ? null : { agents: before.agents },
+        after: { agents: preset.agents },
+      });
       deps.logger.info({ preset: name, agents: preset.agents.length }, 'preset saved from the API');
       return c.json(preset, 200);
     },
@@ -197,7 +205,13 @@ export function crawlersApi({ deps, sites }: ApiContext) {
     }),
     async (c) => {
       const name = presetName(c);
+      const before = deps.catalog.presets().find((p) => p.name === name) ?? null;
       await catalogChange(() => deps.catalog.deletePreset(name));
+      await audited(deps, actorOf(c), {
+        action: 'preset.delete',
+        target: name,
+        before: before === null ? null : { agents: before.agents },
+      });
       deps.logger.info({ preset: name }, 'preset deleted from the API');
       return c.body(null, 204);
     },

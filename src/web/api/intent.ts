@@ -3,6 +3,7 @@
  * /api/v1/sites/{id}/intent (read, replace, reset, accept the current verdicts) and
  * /api/v1/incidents (list, one, acknowledge).
  */
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import {
@@ -17,6 +18,8 @@ import {
 import type { SiteRef } from '../../monitor/views/site.js';
 import { optionalId, parseId } from '../sites.js';
 import { acceptIntent, acknowledge, changeIntent } from '../intent.js';
+import { actorOf } from '../audit.js';
+import type { WebEnv } from '../auth.js';
 import {
   API,
   ID,
@@ -70,8 +73,8 @@ export function intentApi({ deps, sites }: ApiContext) {
     return intentDocument(id, site.config.intent, intentStateDocument(judgement, refused));
   };
 
-  const change = async (id: number, input: unknown, what: string) => {
-    await changeIntent(deps, id, input, what);
+  const change = async (c: Context<WebEnv>, id: number, input: unknown, what: string) => {
+    await changeIntent(deps, actorOf(c), id, input, what);
     return intentOf(id);
   };
 
@@ -106,7 +109,7 @@ export function intentApi({ deps, sites }: ApiContext) {
         throw new HTTPException(400, {
           message: 'the body must be the whole list: [{watch, agents, expect}, …]',
         });
-      return c.json(await change(id, body, 'intent set from the web'), 200);
+      return c.json(await change(c, id, body, 'intent set from the web'), 200);
     },
   );
 
@@ -124,7 +127,7 @@ export function intentApi({ deps, sites }: ApiContext) {
     }),
     async (c) => {
       const id = parseId(c.req.param('id'), 'site');
-      return c.json(await change(id, null, 'intent reset from the web'), 200);
+      return c.json(await change(c, id, null, 'intent reset from the web'), 200);
     },
   );
 
@@ -144,7 +147,7 @@ export function intentApi({ deps, sites }: ApiContext) {
       const id = parseId(c.req.param('id'), 'site');
       const scope = parseBody(AcceptBody, await readJson(c, '{url?, agent?}'));
       await configured(String(id));
-      await acceptIntent(deps, id, scope);
+      await acceptIntent(deps, actorOf(c), id, scope);
       return c.json(await intentOf(id), 200);
     },
   );
@@ -213,7 +216,7 @@ export function intentApi({ deps, sites }: ApiContext) {
     async (c) => {
       const id = parseId(c.req.param('id'), 'incident');
       const body = parseBody(AckBody, await readJson(c, '{note, by?}'));
-      const incident = await acknowledge(deps, id, body);
+      const incident = await acknowledge(deps, actorOf(c), id, body);
       return c.json(incidentDocument(incident, deps.now()), 200);
     },
   );

@@ -36,6 +36,7 @@ import {
   route,
 } from './route.js';
 import type { ApiContext } from './route.js';
+import { actorOf, audited } from '../audit.js';
 
 export function notificationsApi({ deps, sites }: ApiContext) {
   const app = apiPart();
@@ -117,7 +118,14 @@ export function notificationsApi({ deps, sites }: ApiContext) {
         c,
         '{"email": [...], "webhooks": [{"url", "secret"?, "format"?}]}',
       );
+      const before = deps.catalog.defaultChannels();
       await catalogChange(() => deps.catalog.setDefaultChannels(body));
+      await audited(deps, actorOf(c), {
+        action: 'recipients.set',
+        target: 'default recipients',
+        before: before.added,
+        after: deps.catalog.defaultChannels().added,
+      });
       deps.logger.info({}, 'default recipients saved from the API');
       return c.json(defaults(), 200);
     },

@@ -45,6 +45,7 @@ import {
   route,
 } from './route.js';
 import type { ApiContext } from './route.js';
+import { actorOf, audited, siteRecord } from '../audit.js';
 
 export function sitesApi({ deps, sites }: ApiContext) {
   const app = apiPart();
@@ -164,6 +165,12 @@ export function sitesApi({ deps, sites }: ApiContext) {
       );
       const entry = await catalogChange(() => deps.catalog.add(body));
       deps.logger.info({ site: entry.site.origin, id: entry.id }, 'site added from the web');
+      await audited(deps, actorOf(c), {
+        action: 'site.add',
+        siteId: entry.id,
+        target: entry.site.origin,
+        after: siteRecord(entry),
+      });
       // Its baseline, at once: the answer says what the site's robots.txt allows now.
       let check: ReturnType<typeof outcomeDocument> | { error: string };
       try {
@@ -189,8 +196,16 @@ export function sitesApi({ deps, sites }: ApiContext) {
     async (c) => {
       const id = parseId(c.req.param('id'), 'site');
       const body = await readJson(c, '{name?, tags?, watch?, …}; null removes a setting');
+      const before = siteRecord(deps.catalog.get(id));
       const entry = await catalogChange(() => deps.catalog.update(id, body));
       deps.logger.info({ site: entry.site.origin, id }, 'site edited from the web');
+      await audited(deps, actorOf(c), {
+        action: 'site.edit',
+        siteId: id,
+        target: entry.site.origin,
+        before,
+        after: siteRecord(entry),
+      });
       // New watched URLs or crawlers: what the current file means for them, at once.
       await deps.rejudge?.(entry.site);
       return c.json(await siteById(id), 200);
@@ -207,8 +222,15 @@ export function sitesApi({ deps, sites }: ApiContext) {
     }),
     async (c) => {
       const id = parseId(c.req.param('id'), 'site');
+      const before = deps.catalog.get(id);
       await catalogChange(() => deps.catalog.remove(id));
       deps.logger.info({ id }, 'site removed from the web (its history is kept)');
+      await audited(deps, actorOf(c), {
+        action: 'site.remove',
+        siteId: id,
+        target: before?.site.origin ?? null,
+        before: siteRecord(before),
+      });
       return c.body(null, 204);
     },
   );
@@ -228,6 +250,11 @@ export function sitesApi({ deps, sites }: ApiContext) {
       async (c) => {
         const id = parseId(c.req.param('id'), 'site');
         const entry = await catalogChange(() => deps.catalog.setPaused(id, paused));
+        await audited(deps, actorOf(c), {
+          action: paused ? 'site.pause' : 'site.resume',
+          siteId: id,
+          target: entry.site.origin,
+        });
         deps.logger.info(
           { site: entry.site.origin, id },
           `site ${paused ? 'paused' : 'resumed'} from the web`,
@@ -260,6 +287,14 @@ export function sitesApi({ deps, sites }: ApiContext) {
       }
       const added = results.filter((r) => r.outcome === 'added').length;
       deps.logger.info({ added, lines: results.length }, 'sites added from a list through the API');
+      for (const r of results)
+        if (r.outcome === 'added')
+          await audited(deps, actorOf(c), {
+            action: 'site.add',
+            siteId: r.id ?? null,
+            target: r.origin,
+            after: { origin: r.origin, from: 'a list' },
+          });
       const refused = results.filter((r) => r.outcome === 'refused').length;
       return c.json({ added, refused, lines: results }, 200);
     },
@@ -281,7 +316,14 @@ export function sitesApi({ deps, sites }: ApiContext) {
       const site = await sites.resolve(c.req.param('id'));
       if (site.config === undefined)
         throw new HTTPException(409, { message: `${site.origin} is no longer configured` });
-      return c.json(outcomeDocument(await deps.checkNow(site.config)), 200);
+      const outcome = await deps.checkNow(site.config);
+      await audited(deps, actorOf(c), {
+        action: 'site.check',
+        siteId: site.id,
+        target: site.origin,
+        after: { outcome: outcome.kind },
+      });
+      return c.json(outcomeDocument(outcome), 200);
     },
   );
 
@@ -354,6 +396,12 @@ export function sitesApi({ deps, sites }: ApiContext) {
         { site: site.origin, ...job },
         'history load from the Internet Archive queued',
       );
+      await audited(deps, actorOf(c), {
+        action: 'site.backfill',
+        siteId: site.id,
+        target: site.origin,
+        after: job,
+      });
       return c.json(await archiveOf(site), 202);
     },
   );

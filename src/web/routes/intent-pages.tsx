@@ -8,6 +8,7 @@ import type { WebEnv } from '../auth.js';
 import { may } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { acceptIntent, acknowledge, changeIntent } from '../intent.js';
+import { actorOf } from '../audit.js';
 import { IncidentPageView, IncidentsPageView } from '../pages/intent.js';
 import { optionalId, parseId } from '../sites.js';
 import { logFilters, readAlert, readAlertLog } from '../alert-log.js';
@@ -36,7 +37,7 @@ export function registerIntentPages(
     const body = await c.req.parseBody();
     const url = field(body, 'url', 4000);
     const agent = field(body, 'agent', 200);
-    await acceptIntent(deps, site.id, {
+    await acceptIntent(deps, actorOf(c), site.id, {
       ...(url === undefined ? {} : { url }),
       ...(agent === undefined ? {} : { agent }),
     });
@@ -63,7 +64,7 @@ export function registerIntentPages(
     if (agents.length === 0)
       throw new HTTPException(400, { message: 'agents: say which crawlers (Googlebot, @search…)' });
     const entries = [...entriesOf(site), { watch, agents, expect: field(body, 'expect', 20) }];
-    await changeIntent(deps, site.id, entries, 'intent entry added from the web');
+    await changeIntent(deps, actorOf(c), site.id, entries, 'intent entry added from the web');
     return c.redirect(`/sites/${site.id}?done=intent-added#intent`, 303);
   });
 
@@ -80,6 +81,7 @@ export function registerIntentPages(
       });
     await changeIntent(
       deps,
+      actorOf(c),
       site.id,
       entries.filter((_, i) => i !== n),
       'intent entry removed from the web',
@@ -89,7 +91,7 @@ export function registerIntentPages(
 
   app.post('/sites/:id/intent/reset', async (c) => {
     const site = await sites.resolve(c.req.param('id'));
-    await changeIntent(deps, site.id, null, 'intent set in the web removed');
+    await changeIntent(deps, actorOf(c), site.id, null, 'intent set in the web removed');
     return c.redirect(`/sites/${site.id}?done=intent-reset#intent`, 303);
   });
 
@@ -99,7 +101,7 @@ export function registerIntentPages(
     const note = field(body, 'note', 2000);
     if (note === undefined)
       throw new HTTPException(400, { message: 'note: must say what is being done about it' });
-    const incident = await acknowledge(deps, id, { note, by: field(body, 'by', 100) });
+    const incident = await acknowledge(deps, actorOf(c), id, { note, by: field(body, 'by', 100) });
     return c.redirect(`/sites/${incident.siteId}?done=acknowledged#intent`, 303);
   });
 

@@ -11,6 +11,7 @@ import { viewSnapshot } from '../../monitor/views/snapshot.js';
 import { viewVerdictHistory } from '../../monitor/views/verdict-history.js';
 import type { TesterThread } from '../../monitor/threads/tester-thread.js';
 import { feedKey, may } from '../auth.js';
+import { actorOf, audited, siteRecord } from '../audit.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { DiffPageView } from '../pages/diff.js';
@@ -269,6 +270,14 @@ export function registerPages(
     const text = file instanceof File && file.size > 0 ? await file.text() : pasted;
     try {
       const results = await addSiteList(deps.catalog, text);
+      for (const r of results)
+        if (r.outcome === 'added')
+          await audited(deps, actorOf(c), {
+            action: 'site.add',
+            siteId: r.id ?? null,
+            target: r.origin,
+            after: { origin: r.origin, from: 'a list' },
+          });
       deps.logger.info(
         { added: results.filter((r) => r.outcome === 'added').length, lines: results.length },
         'sites added from a list on the web',
@@ -300,6 +309,12 @@ export function registerPages(
       throw error;
     }
     deps.logger.info({ site: entry.site.origin, id: entry.id }, 'site added from the web');
+    await audited(deps, actorOf(c), {
+      action: 'site.add',
+      siteId: entry.id,
+      target: entry.site.origin,
+      after: siteRecord(entry),
+    });
     // Its baseline at once: its page opens on what its robots.txt allows now.
     const outcome = await deps.checkNow(entry.site).catch(() => undefined);
     return c.redirect(`/sites/${entry.id}?checked=${outcome?.kind ?? 'failed'}`, 303);
@@ -319,6 +334,13 @@ export function registerPages(
     const form = await readSiteForm(c);
     try {
       const updated = await deps.catalog.update(entry.id, settingsOf(form, true, entry.settings));
+      await audited(deps, actorOf(c), {
+        action: 'site.edit',
+        siteId: entry.id,
+        target: entry.site.origin,
+        before: siteRecord(entry),
+        after: siteRecord(updated),
+      });
       // New watched URLs or crawlers: what the current file means for them, at once.
       await deps.rejudge?.(updated.site);
     } catch (error) {
@@ -344,6 +366,11 @@ export function registerPages(
         throw error;
       }
       deps.logger.info({ site: site.origin, id: site.id }, `site ${action}d from the web`);
+      await audited(deps, actorOf(c), {
+        action: paused ? 'site.pause' : 'site.resume',
+        siteId: site.id,
+        target: site.origin,
+      });
       return c.redirect(`/sites/${site.id}?done=${action}d`, 303);
     });
 
@@ -358,6 +385,12 @@ export function registerPages(
   app.post('/sites/:id/remove', async (c) => {
     const entry = await editable(c.req.param('id'));
     await deps.catalog.remove(entry.id);
+    await audited(deps, actorOf(c), {
+      action: 'site.remove',
+      siteId: entry.id,
+      target: entry.site.origin,
+      before: siteRecord(entry),
+    });
     deps.logger.info(
       { site: entry.site.origin, id: entry.id },
       'site removed from the web (its history is kept)',
@@ -414,6 +447,11 @@ export function registerPages(
     const site = await sites.resolve(c.req.param('id'));
     await backfillScheduler(deps, site).queueBackfill({ siteId: site.id });
     deps.logger.info({ site: site.origin }, 'history load from the Internet Archive queued');
+    await audited(deps, actorOf(c), {
+      action: 'site.backfill',
+      siteId: site.id,
+      target: site.origin,
+    });
     return c.redirect(`/sites/${site.id}?done=backfill`, 303);
   });
 
@@ -422,6 +460,12 @@ export function registerPages(
     if (site.config === undefined)
       throw new HTTPException(409, { message: `${site.origin} is no longer configured` });
     const outcome = await deps.checkNow(site.config);
+    await audited(deps, actorOf(c), {
+      action: 'site.check',
+      siteId: site.id,
+      target: site.origin,
+      after: { outcome: outcome.kind },
+    });
     return c.redirect(`/sites/${site.id}?checked=${outcome.kind}`, 303);
   });
 

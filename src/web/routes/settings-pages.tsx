@@ -14,6 +14,7 @@ import { TrendsPageView } from '../pages/trends.js';
 import { describeVersion } from '../../policy/registry.js';
 import type { WebEnv } from '../auth.js';
 import { may } from '../auth.js';
+import { actorOf, audited } from '../audit.js';
 import type { WebDeps } from '../deps.js';
 import { notificationsNow, sendChannelTest } from '../notifications.js';
 import type { TestResult } from '../notifications.js';
@@ -120,7 +121,14 @@ export function registerSettingsPages(
           'conflict',
           `name: ${form.name} exists already: edit it in the list`,
         );
+      const before = deps.catalog.presets().find((p) => p.name === form.name) ?? null;
       const preset = await deps.catalog.setPreset(form.name, { agents });
+      await audited(deps, actorOf(c), {
+        action: 'preset.set',
+        target: preset.name,
+        before: before === null ? null : { agents: before.agents },
+        after: { agents: preset.agents },
+      });
       deps.logger.info(
         { preset: preset.name, agents: preset.agents.length },
         'preset saved from the web',
@@ -138,7 +146,13 @@ export function registerSettingsPages(
   app.post('/crawlers/presets/:name/delete', async (c) => {
     const name = `@${c.req.param('name')}`;
     try {
+      const before = deps.catalog.presets().find((p) => p.name === name) ?? null;
       await deps.catalog.deletePreset(name);
+      await audited(deps, actorOf(c), {
+        action: 'preset.delete',
+        target: name,
+        before: before === null ? null : { agents: before.agents },
+      });
     } catch (error) {
       if (!(error instanceof SiteChangeRefused)) throw error;
       return crawlersPage(c, { text: error.message, error: true }, undefined, refusalStatus(error));
@@ -193,7 +207,14 @@ export function registerSettingsPages(
     const email = emailsOfText(form.email);
     const webhooks = webhooksOfText(form.webhooks, deps.catalog.defaultChannels().added.webhooks);
     try {
+      const before = deps.catalog.defaultChannels().added;
       await deps.catalog.setDefaultChannels({ email, webhooks });
+      await audited(deps, actorOf(c), {
+        action: 'recipients.set',
+        target: 'default recipients',
+        before,
+        after: deps.catalog.defaultChannels().added,
+      });
     } catch (error) {
       if (!(error instanceof SiteChangeRefused)) throw error;
       const text = fieldMessage(error.message, {

@@ -284,4 +284,80 @@ describe.each(databaseKinds())('users, keys and scopes on %s', (kind) => {
     // A viewer may not read the audit log.
     expect((await request('GET', '/api/v1/audit', as(keys.read))).status).toBe(403);
   });
+
+  it('records every change to a site with who made it, before and after, secrets hidden', async () => {
+    const send = async (method: string, path: string, body: unknown, key = keys.write) => {
+      const response = await app.request(path, {
+        method,
+        headers: { ...as(key), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text === '' ? null : (JSON.parse(text) as unknown) };
+    };
+    const other = server.origin.replace('127.0.0.1', 'localhost');
+    const added = await send('POST', '/api/v1/sites', {
+      url: other,
+      watch: ['/'],
+      notify: {
+        webhooks: [
+          { url: 'https://hooks.example.com/T000/B000/secretpath', secret: 'hmac-secret-value' },
+        ],
+      },
+    });
+    expect(added.status).toBe(201);
+    const id = (added.body as { id: number }).id;
+    expect((await send('PATCH', `/api/v1/sites/${id}`, { name: 'Other' })).status).toBe(200);
+    expect((await send('POST', `/api/v1/sites/${id}/pause`, {})).status).toBe(200);
+    expect(
+      (
+        await send('PUT', `/api/v1/sites/${id}/intent`, [
+          { watch: '/*', agents: ['Googlebot'], expect: 'allowed' },
+        ])
+      ).status,
+    ).toBe(200);
+    const log = (
+      (await (await request('GET', `/api/v1/audit?site=${id}`, as(keys.admin))).json()) as {
+        entries: {
+          actor: string;
+          action: string;
+          origin: string;
+          before: unknown;
+          after: unknown;
+        }[];
+      }
+    ).entries;
+    expect(log.map((e) => [e.actor, e.action, e.origin])).toEqual([
+      ['ed', 'intent.set', other],
+      ['ed', 'site.pause', other],
+      ['ed', 'site.edit', other],
+      ['ed', 'site.add', other],
+    ]);
+    expect(log[2]!.after).toMatchObject({ settings: { name: 'Other' } });
+    expect(log[0]!.after).toEqual({
+      from: 'web',
+      entries: [{ watch: '/*', agents: ['Googlebot'], expect: 'allowed' }],
+    });
+    const text = JSON.stringify(log);
+    expect(text).not.toContain('hmac-secret-value');
+    expect(text).not.toContain('secretpath');
+    expect(text).toContain('https://hooks.example.com/(hidden)');
+    // An acknowledgment is the signed-in user's, whatever the body says.
+    const incidents = (await (await request('GET', '/api/v1/incidents', as(keys.read))).json()) as {
+      incidents: { id: number }[];
+    };
+    const incident = incidents.incidents[0]!.id;
+    const ack = await send('POST', `/api/v1/incidents/${incident}/ack`, {
+      note: 'on it',
+      by: 'someone else',
+    });
+    expect(ack.status).toBe(200);
+    expect(ack.body).toMatchObject({ acknowledgedBy: 'ed', note: 'on it' });
+    const acks = (
+      (await (await request('GET', '/api/v1/audit?actor=ed&limit=1', as(keys.admin))).json()) as {
+        entries: { action: string; after: unknown }[];
+      }
+    ).entries;
+    expect(acks[0]).toMatchObject({ action: 'incident.ack', after: { by: 'ed', note: 'on it' } });
+  });
 });

@@ -246,6 +246,7 @@ sites:
       timezone: 'UTC',
       leaseMs: 300_000,
       retentionDays: 7,
+      auditDays: 90,
     });
     expect(config.sites[0]!.schedule).toBe('0 3 * * *');
     expect(config.notify.email).toBeUndefined();
