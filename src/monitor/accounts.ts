@@ -171,6 +171,29 @@ export class Accounts {
     return after;
   }
 
+  /**
+   * A user changes their own password, giving the current one: every session ends, and a
+   * new one is opened for the browser that asked (its secret).
+   */
+  async changeOwnPassword(
+    actor: Actor,
+    name: string,
+    current: string,
+    password: string,
+    from: { address: string; userAgent: string | null },
+  ): Promise<string> {
+    const user = await this.store.findUser(name);
+    if (
+      user === undefined ||
+      user.passwordHash === null ||
+      current.length > 256 ||
+      !(await verifyPassword(current, user.passwordHash))
+    )
+      throw new UsageError('the current password is not right');
+    const updated = await this.updateUser(actor, name, { password });
+    return this.openSession(updated, 'password', from);
+  }
+
   async removeUser(actor: Actor, name: string): Promise<void> {
     const user = await this.requireUser(name);
     await this.store.removeUser(user.id);

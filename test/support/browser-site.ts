@@ -37,6 +37,8 @@ export async function serveHistory(
   site: FixtureServer,
   config: (dataDir: string) => string,
   versions: readonly (readonly [number, string])[],
+  /** Run with the configuration file before the server starts (adding users, say). */
+  setup?: (file: string, env: Record<string, string>) => Promise<void>,
 ): Promise<ServedHistory> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
@@ -50,6 +52,7 @@ export async function serveHistory(
     const result = await runRobowatch(['check', '--config', file], { env });
     expect(result.code, result.stderr).toBe(0);
   }
+  await setup?.(file, env);
   const serve = startDaemon(file, env, 'serve');
   await vi.waitFor(() => expect(serve.logs.some((l) => l['msg'] === 'web listening')).toBe(true), {
     timeout: 20_000,

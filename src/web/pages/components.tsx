@@ -54,6 +54,7 @@ export const Layout: FC<
             <a href="/notifications">Notifications</a>
             <a href="/api/v1/sites">API</a>
           </nav>
+          {props.signedIn ? <a href="/account">Account</a> : null}
           {props.signedIn ? (
             <form class="inline" method="post" action="/logout">
               <button type="submit">Sign out</button>

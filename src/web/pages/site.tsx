@@ -271,8 +271,8 @@ export const SitePageView: FC<SitePageProps> = ({
         ) : null}
         {canCheck ? null : (
           <span class="muted">
-            Read-only: checking and editing from the web need the access token (web.token in the
-            configuration) and signing in.
+            Read-only: checking and editing need an editor or admin signed in (or the access token,
+            web.token).
           </span>
         )}
         {' · '}

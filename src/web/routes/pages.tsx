@@ -23,6 +23,7 @@ import { CrawlerPageView } from '../pages/crawlers.js';
 import { isCrawlerVerdict, viewCrawler } from '../../monitor/views/crawlers.js';
 import { pageRenderer } from './render.js';
 import { registerSettingsPages } from './settings-pages.js';
+import { registerAccountPages } from './account-pages.js';
 import { registerAlertPages, registerIntentPages } from './intent-pages.js';
 import type { FeedSite } from '../feed.js';
 import type { SiteConfig } from '../../config/config.js';
@@ -72,6 +73,7 @@ export function registerPages(
   /** A page, its times shown in the configured time zone with how long ago. */
   const render = pageRenderer(deps);
   registerSettingsPages(app, deps, sites, render);
+  registerAccountPages(app, deps, render);
   registerIntentPages(app, deps, sites, render);
   registerAlertPages(app, deps, render);
 

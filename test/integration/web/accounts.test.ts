@@ -360,4 +360,69 @@ describe.each(databaseKinds())('users, keys and scopes on %s', (kind) => {
     ).entries;
     expect(acks[0]).toMatchObject({ action: 'incident.ack', after: { by: 'ed', note: 'on it' } });
   });
+
+  it('lets an admin manage users and keys on the Users page, and anyone their own key and password', async () => {
+    const admin = cookieOf(await signIn('ada', PASSWORD));
+    const form = (path: string, fields: Record<string, string>, cookie = admin) =>
+      app.request(path, {
+        method: 'POST',
+        headers: {
+          cookie,
+          origin: 'http://localhost',
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams(fields),
+      });
+    const added = await form('/users', { name: 'pat', role: 'viewer', password: PASSWORD });
+    expect(added.status).toBe(200);
+    expect(await added.text()).toContain('Added pat (viewer).');
+    const short = await form('/users', { name: 'pip', role: 'viewer', password: 'short' });
+    expect(short.status).toBe(400);
+    expect(await short.text()).toContain('the password is too short: at least 12 characters');
+    expect(await (await form('/users/pat/role', { role: 'editor' })).text()).toContain(
+      'pat is now an editor.',
+    );
+
+    // Pat signs in, makes a read key (shown once), and changes the password.
+    const pat = cookieOf(await signIn('pat', PASSWORD));
+    const account = await (await app.request('/account', { headers: { cookie: pat } })).text();
+    expect(account).toContain('Signed in as <strong>pat</strong>, editor');
+    const made = await (
+      await form('/account/keys', { name: 'grafana', scope: 'read', days: '' }, pat)
+    ).text();
+    const key = /<code class="secret">(rwk_[A-Za-z0-9_-]{43})<\/code>/.exec(made)?.[1];
+    expect(key).toBeDefined();
+    expect(await whoami(as(key!))).toBe(200);
+    const again = await (await app.request('/account', { headers: { cookie: pat } })).text();
+    expect(again).not.toContain(key!);
+    const wrong = await form(
+      '/account/password',
+      { current: 'nope', password: 'another long password' },
+      pat,
+    );
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('the current password is not right');
+    const other = cookieOf(await signIn('pat', PASSWORD));
+    const changed = await form(
+      '/account/password',
+      { current: PASSWORD, password: 'another long password' },
+      pat,
+    );
+    expect(changed.status).toBe(200);
+    const renewed = cookieOf(changed);
+    expect(await whoami({ cookie: other })).toBe(401);
+    expect(await whoami({ cookie: renewed })).toBe(200);
+
+    // An editor may not open the Users page; the admin removes pat and its key stops.
+    expect(
+      (await app.request('/users', { headers: { cookie: renewed, accept: 'text/html' } })).status,
+    ).toBe(403);
+    expect(await (await form('/users/pat/remove', {})).text()).toContain('Removed pat');
+    expect(await whoami(as(key!))).toBe(401);
+    const audit = await (
+      await app.request('/audit?actor=pat', { headers: { cookie: admin } })
+    ).text();
+    expect(audit).toContain('key.create');
+    expect(audit).toContain('user.edit');
+  });
 });
