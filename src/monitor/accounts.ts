@@ -30,15 +30,7 @@ import type {
   UserRecord,
 } from './records-accounts.js';
 
-export type {
-  AccountStore,
-  Actor,
-  ApiKeyRecord,
-  AuditEntry,
-  AuditInput,
-  AuditQuery,
-  UserRecord,
-} from './records-accounts.js';
+export type * from './records-accounts.js';
 
 /** How long a browser stays signed in. */
 export const SESSION_DAYS = 30;

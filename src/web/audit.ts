@@ -34,3 +34,23 @@ export function siteRecord(entry: CatalogEntry | undefined): Record<string, unkn
     paused: entry.pausedAt !== null,
   };
 }
+
+/** The sites a list added (each line added is a site.add of its own). */
+export async function auditedList(
+  deps: Pick<WebDeps, 'accounts'>,
+  actor: Actor,
+  results: readonly {
+    readonly outcome: string;
+    readonly origin: string;
+    readonly id?: number | undefined;
+  }[],
+): Promise<void> {
+  for (const r of results)
+    if (r.outcome === 'added')
+      await audited(deps, actor, {
+        action: 'site.add',
+        siteId: r.id ?? null,
+        target: r.origin,
+        after: { origin: r.origin, from: 'a list' },
+      });
+}

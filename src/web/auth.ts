@@ -71,14 +71,14 @@ const ADMIN = (name: string, via: Actor['via'], address: string): Principal => (
 /**
  * Who a request is: the daemon's own command (its local token), web.token (Bearer or its
  * session cookie), a user's API key (Bearer) or session (cookie), or nobody. A request with
- * an Authorization header is judged by it alone, never by its cookie; a wrong one is a
- * 401, whatever the path.
+ * an Authorization header is judged by it alone, never by its cookie: `invalid` when it
+ * is no token or key robowatch knows (or one expired or revoked).
  */
 async function principalOf(
   c: Context,
   options: AuthOptions,
   address: string,
-): Promise<Principal | null> {
+): Promise<Principal | null | 'invalid'> {
   const { token, localToken, accounts } = options;
   if (c.req.header('authorization') !== undefined) {
     const bearer = bearerOf(c);
@@ -90,10 +90,7 @@ async function principalOf(
       const key = await accounts?.key(bearer, address);
       if (key !== undefined) return key;
     }
-    throw new HTTPException(401, {
-      message:
-        'the Authorization header is not a valid token or API key (wrong, expired or revoked): send Authorization: Bearer <key>',
-    });
+    return 'invalid';
   }
   const cookie = getCookie(c, SESSION_COOKIE);
   if (cookie === undefined) return null;
@@ -119,14 +116,22 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<WebEnv> {
   return async (c, next) => {
     const address = clientAddress(c, options.trustProxy);
     c.set('address', address);
-    let principal = await principalOf(c, options, address);
+    const found = await principalOf(c, options, address);
+    const needed = requiredScope(c.req.method, c.req.path);
+    // A wrong header is refused where credentials count; an open route (a prober's
+    // /healthz, the sign-in form) answers as to nobody.
+    if (found === 'invalid' && needed !== null)
+      throw new HTTPException(401, {
+        message:
+          'the Authorization header is not a valid token or API key (wrong, expired or revoked): send Authorization: Bearer <key>',
+      });
+    let principal = found === 'invalid' ? null : found;
     const guarded = options.token !== undefined || ((await options.accounts?.hasUsers()) ?? false);
     c.set('guarded', guarded);
     if (principal === null && !guarded) principal = ANONYMOUS(address);
     c.set('principal', principal);
     c.set('signedIn', principal !== null && principal.actor.name !== 'anonymous');
     c.set('local', principal?.actor.via === 'local');
-    const needed = requiredScope(c.req.method, c.req.path);
     if (needed === null) return next();
     if (principal === null) {
       const key = c.req.query('key');

@@ -73,6 +73,23 @@ export function accountsApi({ deps }: ApiContext) {
     return user;
   };
 
+  /** A key made for `user` as the body asks: 201 with the key, shown this once. */
+  const makeKey = async (
+    c: Context<WebEnv>,
+    user: string,
+    body: { scope: string; name?: string | undefined; expiresInDays?: number | undefined },
+  ) => {
+    const made = await accountChange(() =>
+      accounts().createKey(principal(c).actor, {
+        user,
+        scope: body.scope,
+        ...(body.name === undefined ? {} : { name: body.name }),
+        expiresInMs: body.expiresInDays === undefined ? null : body.expiresInDays * 86_400_000,
+      }),
+    );
+    return c.json({ ...apiKeyDocument(made.record), key: made.key }, 201);
+  };
+
   app.openapi(
     route({
       method: 'get',
@@ -107,15 +124,7 @@ export function accountsApi({ deps }: ApiContext) {
     async (c) => {
       const body = parseBody(ApiKeyRequest, await readJson(c, '{"scope": "read", "name": "…"}'));
       const user = own(c);
-      const made = await accountChange(() =>
-        accounts().createKey(principal(c).actor, {
-          user: user.name,
-          scope: body.scope,
-          ...(body.name === undefined ? {} : { name: body.name }),
-          expiresInMs: body.expiresInDays === undefined ? null : body.expiresInDays * 86_400_000,
-        }),
-      );
-      return c.json({ ...apiKeyDocument(made.record), key: made.key }, 201);
+      return makeKey(c, user.name, body);
     },
   );
 
@@ -255,15 +264,7 @@ export function accountsApi({ deps }: ApiContext) {
         ApiKeyRequest,
         await readJson(c, '{"user": "…", "scope": "read", "name": "…"}'),
       );
-      const made = await accountChange(() =>
-        accounts().createKey(principal(c).actor, {
-          user: body.user ?? own(c).name,
-          scope: body.scope,
-          ...(body.name === undefined ? {} : { name: body.name }),
-          expiresInMs: body.expiresInDays === undefined ? null : body.expiresInDays * 86_400_000,
-        }),
-      );
-      return c.json({ ...apiKeyDocument(made.record), key: made.key }, 201);
+      return makeKey(c, body.user ?? own(c).name, body);
     },
   );
 

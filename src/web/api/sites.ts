@@ -45,7 +45,7 @@ import {
   route,
 } from './route.js';
 import type { ApiContext } from './route.js';
-import { actorOf, audited, siteRecord } from '../audit.js';
+import { actorOf, audited, auditedList, siteRecord } from '../audit.js';
 
 export function sitesApi({ deps, sites }: ApiContext) {
   const app = apiPart();
@@ -287,14 +287,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
       }
       const added = results.filter((r) => r.outcome === 'added').length;
       deps.logger.info({ added, lines: results.length }, 'sites added from a list through the API');
-      for (const r of results)
-        if (r.outcome === 'added')
-          await audited(deps, actorOf(c), {
-            action: 'site.add',
-            siteId: r.id ?? null,
-            target: r.origin,
-            after: { origin: r.origin, from: 'a list' },
-          });
+      await auditedList(deps, actorOf(c), results);
       const refused = results.filter((r) => r.outcome === 'refused').length;
       return c.json({ added, refused, lines: results }, 200);
     },

@@ -43,8 +43,8 @@ export function registerOps(app: Hono<WebEnv>, deps: WebDeps): void {
       failing: failing.map(failingDocument),
     };
     const ok = database.ok && daemonOk && notificationsOk;
-    // Without the token (when one is set), only whether it is healthy: no data.
-    if (deps.config.web.token !== undefined && !c.get('signedIn'))
+    // To nobody (where a token or users guard it), only whether it is healthy: no data.
+    if (c.get('guarded') && !c.get('signedIn'))
       return c.json({ status: ok ? 'ok' : 'failing' }, ok ? 200 : 503);
     return c.json(
       { status: ok ? 'ok' : 'failing', problems, database, daemon, notifications },

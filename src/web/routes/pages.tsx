@@ -11,7 +11,7 @@ import { viewSnapshot } from '../../monitor/views/snapshot.js';
 import { viewVerdictHistory } from '../../monitor/views/verdict-history.js';
 import type { TesterThread } from '../../monitor/threads/tester-thread.js';
 import { feedKey, may } from '../auth.js';
-import { actorOf, audited, siteRecord } from '../audit.js';
+import { actorOf, audited, auditedList, siteRecord } from '../audit.js';
 import type { WebEnv } from '../auth.js';
 import type { WebDeps } from '../deps.js';
 import { DiffPageView } from '../pages/diff.js';
@@ -272,14 +272,7 @@ export function registerPages(
     const text = file instanceof File && file.size > 0 ? await file.text() : pasted;
     try {
       const results = await addSiteList(deps.catalog, text);
-      for (const r of results)
-        if (r.outcome === 'added')
-          await audited(deps, actorOf(c), {
-            action: 'site.add',
-            siteId: r.id ?? null,
-            target: r.origin,
-            after: { origin: r.origin, from: 'a list' },
-          });
+      await auditedList(deps, actorOf(c), results);
       deps.logger.info(
         { added: results.filter((r) => r.outcome === 'added').length, lines: results.length },
         'sites added from a list on the web',

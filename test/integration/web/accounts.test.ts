@@ -130,6 +130,44 @@ describe.each(databaseKinds())('users, keys and scopes on %s', (kind) => {
     }
   });
 
+  it('refuses a wrong key where credentials count, and answers a prober with one as nobody', async () => {
+    const wrong = as('rwk_not-a-key-robowatch-made-0000000000000000000');
+    const api = await request('GET', '/api/v1/sites', wrong);
+    expect(api.status).toBe(401);
+    expect(await api.json()).toEqual({
+      error: {
+        status: 401,
+        message:
+          'the Authorization header is not a valid token or API key (wrong, expired or revoked): send Authorization: Bearer <key>',
+      },
+    });
+    const health = await request('GET', '/healthz', wrong);
+    expect(Object.keys((await health.json()) as object)).toEqual(['status']);
+  });
+
+  it.each([
+    [
+      () => accounts.addUser(SETUP, { name: 'bo', role: 'boss' }),
+      'the role must be one of viewer, editor, admin, not "boss"',
+    ],
+    [() => accounts.addUser(SETUP, { name: 'bad name', role: 'viewer' }), 'is not a user name'],
+    [
+      () => accounts.addUser(SETUP, { name: 'bo', role: 'viewer', password: 'short' }),
+      'the password is too short: at least 12 characters',
+    ],
+    [
+      () => accounts.createKey(SETUP, { user: 'nobody', scope: 'read' }),
+      'there is no user "nobody"',
+    ],
+    [
+      () => accounts.createKey(SETUP, { user: 'ada', scope: 'root' }),
+      'the scope must be one of read, write, admin, not "root"',
+    ],
+    [() => accounts.revokeKey(SETUP, 999), 'there is no API key 999'],
+  ] as const)('refuses a bad request to the accounts in one line (%#)', async (act, message) => {
+    await expect(act()).rejects.toThrow(message);
+  });
+
   it('says who is asking, and refuses a key wider than its user’s role', async () => {
     const me = (await (await request('GET', '/api/v1/account', as(keys.read))).json()) as object;
     expect(me).toEqual({
