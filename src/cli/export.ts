@@ -4,6 +4,7 @@ import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-write
 import { UsageError } from '../lib/errors.js';
 import { setHeapFloor } from '../lib/heap-governor.js';
 import {
+  auditRecord,
   causeRecord,
   checkRecord,
   COLUMNS,
@@ -28,6 +29,8 @@ import type { CliContext } from './context.js';
 import { watchedSites } from './watched-sites.js';
 import type { Config } from '../config/config.js';
 import type { Database } from '../store/db.js';
+import { createAccountStore } from '../store/accounts.js';
+import type { AuditEntry } from '../monitor/accounts.js';
 import { readConfig, withStore } from './context.js';
 import { openOutputFile, streamOutput } from './output.js';
 import type { FileOutput, Output } from './output.js';
@@ -270,11 +273,13 @@ Examples:
                   ? map(causeRows(db, filter), (r) => causeRecord(r, ctx))
                   : what === 'bodies'
                     ? map(bodyRows(db), (r) => ({ ...r }))
-                    : trendRecords(
-                        await trendsOf(context, config, db, flags.by as TrendBy),
-                        engine,
-                        config.registry.active.version.sha256,
-                      );
+                    : what === 'audit'
+                      ? map(auditEntries(db, since), auditRecord)
+                      : trendRecords(
+                          await trendsOf(context, config, db, flags.by as TrendBy),
+                          engine,
+                          config.registry.active.version.sha256,
+                        );
         for await (const row of rows) await sink.write(row);
         await sink.close();
         await output.commit();
@@ -283,6 +288,24 @@ Examples:
         throw error;
       });
     });
+}
+
+/** The audit log, newest first, a page at a time; from `since` on. */
+async function* auditEntries(db: Database, since: Date | null): AsyncIterable<AuditEntry> {
+  const store = createAccountStore(db);
+  let before: number | undefined;
+  for (;;) {
+    const page = await store.listAudit({
+      limit: 1000,
+      ...(before === undefined ? {} : { before }),
+    });
+    for (const entry of page) {
+      if (since !== null && entry.at < since) return;
+      yield entry;
+    }
+    if (page.length < 1000) return;
+    before = page[page.length - 1]!.id;
+  }
 }
 
 /** The trends of the watched sites. */

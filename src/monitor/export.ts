@@ -13,7 +13,17 @@ import type {
   VerdictExportRow,
 } from './records-export.js';
 
-export const EXPORTS = ['snapshots', 'checks', 'verdicts', 'causes', 'bodies', 'trends'] as const;
+export const EXPORTS = [
+  'snapshots',
+  'checks',
+  'verdicts',
+  'causes',
+  'bodies',
+  'trends',
+  'audit',
+] as const;
+import type { AuditEntry } from './records-accounts.js';
+
 export type ExportKind = (typeof EXPORTS)[number];
 
 /** A column's type, as Parquet stores it (CSV and JSON lines write the value as text/JSON). */
@@ -101,7 +111,37 @@ export const COLUMNS: Readonly<Record<ExportKind, readonly Column[]>> = {
     col('engine', 'STRING'),
     col('registry_sha256', 'STRING'),
   ],
+  audit: [
+    col('id', 'INT64'),
+    col('at', 'TIMESTAMP'),
+    col('actor', 'STRING'),
+    col('via', 'STRING'),
+    col('address', 'STRING'),
+    col('action', 'STRING'),
+    col('site_id', 'INT32'),
+    col('origin', 'STRING'),
+    col('target', 'STRING'),
+    col('before', 'STRING'),
+    col('after', 'STRING'),
+  ],
 };
+
+/** An audit entry as a row: its values before and after as JSON text (secrets hidden already). */
+export function auditRecord(entry: AuditEntry): ExportRow {
+  return {
+    id: entry.id,
+    at: entry.at,
+    actor: entry.actor,
+    via: entry.via,
+    address: entry.address,
+    action: entry.action,
+    site_id: entry.siteId,
+    origin: entry.origin,
+    target: entry.target,
+    before: entry.before === null ? null : JSON.stringify(entry.before),
+    after: entry.after === null ? null : JSON.stringify(entry.after),
+  };
+}
 
 /** What the rows are turned with: each site's profile now, and robowatch's version. */
 export interface ExportContext {

@@ -211,7 +211,7 @@ describe('robowatch export', () => {
     const bad = await robowatch('export', '--config', config, '--what', 'everything');
     expect([bad.code, bad.stderr]).toEqual([
       2,
-      'robowatch: --what: "everything" is not one of snapshots, checks, verdicts, causes, bodies, trends\n',
+      'robowatch: --what: "everything" is not one of snapshots, checks, verdicts, causes, bodies, trends, audit\n',
     ]);
     const parquet = await robowatch(
       'export',

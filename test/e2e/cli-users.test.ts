@@ -91,6 +91,20 @@ describe('robowatch users and keys', () => {
       expect(audit[0]!.actor).toMatch(/^robowatch \(.+\)$/);
     });
 
+    const exported = await robowatch(['export', '--what', 'audit', '--format', 'jsonl']);
+    expect(exported.code, exported.stderr).toBe(0);
+    const rows = exported.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string; target: string; via: string; after: string });
+    expect(rows.map((r) => [r.action, r.target, r.via])).toEqual([
+      ['key.create', 'sam: grafana', 'cli'],
+      ['user.add', 'sam', 'cli'],
+      ['user.add', 'ana', 'cli'],
+    ]);
+    expect(JSON.parse(rows[0]!.after)).toMatchObject({ scope: 'read' });
+    expect(exported.stdout).not.toContain(secret);
+
     const keys = await robowatch(['keys', 'list']);
     expect(keys.stdout).toMatch(/^1\tsam\tgrafana\tread\trwk_\S{8}…\tno expiry\tlast used /);
     expect((await robowatch(['keys', 'revoke', '1'])).stdout).toBe(
