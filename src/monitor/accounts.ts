@@ -70,8 +70,13 @@ export class Accounts {
     private readonly now: () => Date,
   ) {}
 
-  hasUsers(): Promise<boolean> {
-    return this.store.hasUsers();
+  /** Once a user exists, robowatch is guarded for good: no query per request after that. */
+  #guarded = false;
+
+  /** Whether any user exists (asked on each request until one does). */
+  async hasUsers(): Promise<boolean> {
+    if (!this.#guarded) this.#guarded = await this.store.hasUsers();
+    return this.#guarded;
   }
 
   listUsers(): Promise<UserRecord[]> {
