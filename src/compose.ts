@@ -361,10 +361,11 @@ export function wireWeb(
       renderDelivery({ ...delivery, createdAt }, presentation.context(), (id) =>
         webStore.loadDigest(id),
       ),
-    previewDigests: (period, recipient) =>
+    previewDigests: (period, recipient, only) =>
       prepareDigests(digests, catalog.config, period, {
         record: false,
         ...(recipient === undefined ? {} : { recipient }),
+        ...(only === undefined ? {} : { only }),
       }),
     // Under `robowatch serve` the daemon beside it (on PostgreSQL) delivers what is queued.
     sendDigests: async (period, recipient) => {

@@ -55,7 +55,10 @@ export function registerUsers(program: Command, context: CliContext): void {
     .summary('add a user')
     .argument('<name>', 'what they sign in with (letters, digits, . _ @ + -)')
     .requiredOption('--role <role>', `their role: ${ROLES.join(', ')}`)
-    .option('--tags <tags>', 'only the sites with one of these tags (not available yet)')
+    .option(
+      '--tags <tags>',
+      'only the sites with one of these tags, comma-separated (viewers and editors)',
+    )
     .option('--password-stdin', 'read their password from standard input (12 characters or more)')
     .option('--no-password', 'no password: they sign in by single sign-on only')
     .option('--config <file>', CONFIG_HELP)
@@ -66,6 +69,7 @@ Without --password-stdin or --no-password, a password is made and printed once.
 
 Examples:
   robowatch users add ana --role admin
+  robowatch users add agency --role editor --tags client-a
   printf '%s' "$PASSWORD" | robowatch users add sam --role viewer --password-stdin`,
     )
     .action(
@@ -131,6 +135,48 @@ Examples:
               .join('\n') + '\n';
       await write(context.io.stdout, text);
     });
+
+  users
+    .command('change')
+    .summary('change a user’s role or the sites they see')
+    .argument('<name>')
+    .option('--role <role>', `their role: ${ROLES.join(', ')}`)
+    .option('--tags <tags>', 'only the sites with one of these tags, comma-separated')
+    .option('--every-site', 'see every site again (no tags)')
+    .option('--config <file>', CONFIG_HELP)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  robowatch users change sam --role editor
+  robowatch users change agency --tags client-a,client-b
+  robowatch users change agency --every-site`,
+    )
+    .action(
+      async (
+        name: string,
+        options: { role?: string; tags?: string; everySite?: boolean; config?: string },
+      ) => {
+        if (options.tags !== undefined && options.everySite === true)
+          throw new UsageError('give --tags or --every-site, not both');
+        if (options.role === undefined && options.tags === undefined && options.everySite !== true)
+          throw new UsageError('say what to change: --role, --tags or --every-site');
+        const tags = options.everySite === true ? [] : options.tags?.split(',');
+        const user = await withAccounts(context, options.config, (accounts) =>
+          accounts.updateUser(cliActor(context), name, {
+            ...(options.role === undefined ? {} : { role: options.role }),
+            ...(tags === undefined ? {} : { tags }),
+          }),
+        );
+        const sees =
+          user.tags.length === 0 ? 'every site' : `the sites tagged ${user.tags.join(', ')}`;
+        await write(
+          context.io.stdout,
+          `${user.name} is ${user.role} and sees ${sees}.
+`,
+        );
+      },
+    );
 
   users
     .command('remove')

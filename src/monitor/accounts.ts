@@ -17,6 +17,7 @@ import {
   ROLE_SCOPE,
   ROLES,
   SCOPES,
+  tagsProblem,
   userNameProblem,
 } from '../policy/access-roles.js';
 import type { Role, Scope } from '../policy/access-roles.js';
@@ -104,8 +105,9 @@ export class Accounts {
     const problem = userNameProblem(input.name);
     if (problem !== null) throw new UsageError(problem);
     const role = roleOf(input.role);
-    const tags = [...new Set((input.tags ?? []).map((t) => t.trim()).filter(Boolean))];
-    refuseTags(tags);
+    const tags = tagsOf(input.tags ?? []);
+    const limited = tagsProblem(role, tags);
+    if (limited !== null) throw new UsageError(limited);
     if (input.password !== undefined) {
       const bad = passwordProblem(input.password);
       if (bad !== null) throw new UsageError(bad);
@@ -135,14 +137,19 @@ export class Accounts {
     change: { role?: string; tags?: readonly string[]; password?: string },
   ): Promise<UserRecord> {
     const before = await this.requireUser(name);
-    refuseTags(change.tags ?? []);
+    const tags = change.tags === undefined ? before.tags : tagsOf(change.tags);
+    const limited = tagsProblem(
+      change.role === undefined ? before.role : roleOf(change.role),
+      tags,
+    );
+    if (limited !== null) throw new UsageError(limited);
     if (change.password !== undefined) {
       const bad = passwordProblem(change.password);
       if (bad !== null) throw new UsageError(bad);
     }
     const after = await this.store.updateUser(before.id, {
       ...(change.role === undefined ? {} : { role: roleOf(change.role) }),
-      ...(change.tags === undefined ? {} : { tags: change.tags }),
+      ...(change.tags === undefined ? {} : { tags }),
       ...(change.password === undefined
         ? {}
         : { passwordHash: await hashPassword(change.password) }),
@@ -379,15 +386,9 @@ function roleOf(value: string): Role {
   return value;
 }
 
-/**
- * Limiting a user to the sites with some tags is not enforced on every list, count, feed,
- * digest and export yet: until it is, a limited user is refused rather than shown all.
- */
-function refuseTags(tags: readonly string[]): void {
-  if (tags.length > 0)
-    throw new UsageError(
-      'limiting a user to sites with tags is not available yet: this version would still show them every site',
-    );
+/** Tags as given (a list from a comma-separated flag or a form): trimmed, once each. */
+function tagsOf(tags: readonly string[]): string[] {
+  return [...new Set(tags.map((t) => t.trim()).filter(Boolean))];
 }
 
 const article = (word: string) => (/^[aeiou]/.test(word) ? 'an' : 'a');

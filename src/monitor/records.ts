@@ -184,6 +184,8 @@ export interface StoredEvent {
 export interface ChangeQuery {
   /** One site's changes; every watched site's when absent. */
   readonly siteId?: number;
+  /** Only these sites' (a person limited to some tags); every site's when absent. */
+  readonly siteIds?: readonly number[];
   /** Only changes with a cause of one of these types (all when empty or absent). */
   readonly types?: readonly ChangeCauseType[];
   readonly beforeId?: number;
@@ -193,6 +195,8 @@ export interface ChangeQuery {
 /** Which change events to list. */
 export interface EventQuery {
   readonly siteId?: number;
+  /** Only these sites' (a person limited to some tags); every site's when absent. */
+  readonly siteIds?: readonly number[];
   readonly types?: readonly ChangeEvent['type'][];
   readonly snapshotId?: number;
   /** Paging: only events older than this id. */
@@ -513,6 +517,8 @@ export interface IncidentRecord {
 /** Which incidents a list shows. */
 export interface IncidentQuery {
   readonly siteId?: number;
+  /** Only these sites' (a person limited to some tags); every site's when absent. */
+  readonly siteIds?: readonly number[];
   readonly state?: 'open' | 'resolved';
   readonly limit: number;
 }
@@ -530,6 +536,8 @@ export interface StoredJudgement {
 /** Which entries of the alert log to read. */
 export interface AlertLogQuery {
   readonly siteId?: number;
+  /** Only these sites' (a person limited to some tags); every site's when absent. */
+  readonly siteIds?: readonly number[];
   readonly channel?: 'email' | 'webhook';
   /** Entries with a delivery in this state. */
   readonly state?: 'queued' | 'sent' | 'failed';

@@ -59,3 +59,30 @@ export function passwordProblem(password: string): string | null {
     return `the password is too long: at most ${MAX_PASSWORD_CHARS} characters`;
   return null;
 }
+
+/** A site's tag, as the configuration allows it. */
+const TAG = /^[\p{L}\p{N}][\p{L}\p{N}_.-]{0,39}$/u;
+/** The most tags a user may be limited to (as many as a site may carry). */
+export const MAX_USER_TAGS = 20;
+
+/**
+ * Why a user cannot be limited to these tags, or null when they can. Admins manage
+ * people, keys and recipients for every site: only viewers and editors are limited.
+ */
+export function tagsProblem(role: Role, tags: readonly string[]): string | null {
+  const bad = tags.find((t) => !TAG.test(t));
+  if (bad !== undefined)
+    return `"${bad.slice(0, 40)}" is not a tag: letters, digits, "-", "_" or "." (at most 40)`;
+  if (tags.length > MAX_USER_TAGS) return `a user may be limited to at most ${MAX_USER_TAGS} tags`;
+  if (tags.length > 0 && role === 'admin')
+    return 'an admin manages people, keys and recipients of every site and cannot be limited to tags: limit a viewer or an editor';
+  return null;
+}
+
+/**
+ * Whether someone limited to `limit` (empty: every site) sees a site with these tags:
+ * when the site has at least one of them.
+ */
+export function seesSite(limit: readonly string[], siteTags: readonly string[]): boolean {
+  return limit.length === 0 || siteTags.some((t) => limit.includes(t));
+}

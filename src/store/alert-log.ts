@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { AlertLogEntry, AlertLogQuery } from '../monitor/records.js';
 import type { OutboxPayload } from '../policy/alerts.js';
-import { queryRows } from './db.js';
+import { inSites, queryRows } from './db.js';
 import type { Database } from './db.js';
 
 interface Row {
@@ -41,6 +41,8 @@ const STATE: Record<NonNullable<AlertLogQuery['state']>, SQL> = {
 export async function listAlertLog(db: Database, query: AlertLogQuery): Promise<AlertLogEntry[]> {
   const where: SQL[] = [sql`true`];
   if (query.siteId !== undefined) where.push(sql`o.site_id = ${query.siteId}`);
+  const only = inSites(sql`o.site_id`, query.siteIds);
+  if (only !== undefined) where.push(only);
   if (query.before !== undefined) where.push(sql`o.id < ${query.before}`);
   const having: SQL[] = [sql`true`];
   if (query.id !== undefined) having.push(sql`min(o.id) = ${query.id}`);

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { x as extractTar } from 'tar';
 import { sql } from 'drizzle-orm';
-import type { SQL } from 'drizzle-orm';
+import type { SQL, SQLWrapper } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
@@ -67,6 +67,19 @@ export function rawStatement(text: string, values: readonly unknown[] = []): SQL
   }
   chunks.push(sql.raw(text.slice(last)));
   return sql.join(chunks);
+}
+
+/**
+ * `column` is one of the sites a person may see, when a list is limited to some (no
+ * site at all: nothing matches); undefined when every site's rows are listed.
+ */
+export function inSites(column: SQLWrapper, ids: readonly number[] | undefined): SQL | undefined {
+  if (ids === undefined) return undefined;
+  if (ids.length === 0) return sql`false`;
+  return sql`${column} IN (${sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  )})`;
 }
 
 /** The job engine's executor inside a drizzle transaction (one statement per call). */

@@ -1,5 +1,6 @@
 import { and, desc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
+import { inSites } from './db.js';
 import type { Database } from './db.js';
 import { changeEvents, sites, snapshots } from './schema.js';
 import type { ChangeQuery, EventQuery, StoredChange, StoredEvent } from '../monitor/records.js';
@@ -8,6 +9,8 @@ import type { ChangeQuery, EventQuery, StoredChange, StoredEvent } from '../moni
 export async function listEvents(db: Database, query: EventQuery): Promise<StoredEvent[]> {
   const where: SQL[] = [];
   if (query.siteId !== undefined) where.push(eq(changeEvents.siteId, query.siteId));
+  const only = inSites(changeEvents.siteId, query.siteIds);
+  if (only !== undefined) where.push(only);
   if (query.snapshotId !== undefined) where.push(eq(changeEvents.snapshotId, query.snapshotId));
   if (query.types !== undefined && query.types.length > 0)
     where.push(inArray(changeEvents.type, [...query.types]));
@@ -59,6 +62,8 @@ export async function listChanges(db: Database, query: ChangeQuery): Promise<Sto
       OR (${snapshots.causes} IS NULL AND EXISTS
         (SELECT 1 FROM change_events e WHERE e.snapshot_id = ${snapshots.id})))`,
   ];
+  const only = inSites(snapshots.siteId, query.siteIds);
+  if (only !== undefined) where.push(only);
   const live = sql`(${snapshots.source} = 'live')`;
   if (query.beforeId !== undefined)
     where.push(

@@ -19,6 +19,7 @@ import type {
   NewJudgement,
   StoredJudgement,
 } from '../monitor/records.js';
+import { inSites } from './db.js';
 import type { Database } from './db.js';
 import { incidents, sites } from './schema.js';
 
@@ -300,6 +301,8 @@ const incidentColumns = {
 export async function listIncidents(db: Database, query: IncidentQuery): Promise<IncidentRecord[]> {
   const where: SQL[] = [];
   if (query.siteId !== undefined) where.push(eq(incidents.siteId, query.siteId));
+  const only = inSites(incidents.siteId, query.siteIds);
+  if (only !== undefined) where.push(only);
   if (query.state !== undefined) where.push(eq(incidents.state, query.state));
   return db
     .select(incidentColumns)

@@ -36,13 +36,18 @@ export async function readAlertLog(deps: WebDeps, query: AlertLogQuery): Promise
   );
 }
 
-/** One entry, with what each of its deliveries sent; 404 when there is none. */
+/**
+ * One entry, with what each of its deliveries sent; 404 when there is none, or when it
+ * is about a site (or, a digest, about every site) the person may not see.
+ */
 export async function readAlert(
   deps: WebDeps,
   id: number,
+  sees: (siteId: number | null) => Promise<boolean>,
 ): Promise<LogEntry & { contents: Map<number, RenderedDelivery> }> {
   const [entry] = await deps.store.listAlertLog({ id, limit: 1 });
-  if (entry === undefined) throw new HTTPException(404, { message: `there is no alert ${id}` });
+  if (entry === undefined || !(await sees(entry.siteId)))
+    throw new HTTPException(404, { message: `there is no alert ${id}` });
   const contents = new Map<number, RenderedDelivery>();
   if (deps.renderDelivery !== undefined)
     for (const d of entry.deliveries)

@@ -6,7 +6,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Accounts, Actor, Principal } from '../monitor/accounts.js';
 import { allows } from '../policy/access-roles.js';
 import type { Scope } from '../policy/access-roles.js';
-import { requiredScope, SCOPE_WORDS } from './scopes.js';
+import { reachesEverySite, requiredScope, SCOPE_WORDS } from './scopes.js';
 
 /** The browser's session cookie: an HMAC of the token, never the token itself. */
 export const SESSION_COOKIE = 'robowatch_session';
@@ -160,6 +160,10 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<WebEnv> {
           : `${principal.actor.name}${principal.actor.keyName === undefined ? '' : ` (key "${principal.actor.keyName}")`} may not do this: it needs the ${needed} scope, to ${SCOPE_WORDS[needed]}`,
       });
     }
+    if (principal.tags.length > 0 && reachesEverySite(c.req.method, c.req.path))
+      throw new HTTPException(403, {
+        message: `${principal.actor.name} sees only the sites tagged ${principal.tags.join(', ')}: this reaches every site (the metrics, crawler presets), so it needs someone who sees them all`,
+      });
     return next();
   };
 }

@@ -62,7 +62,11 @@ export function bulkWatchPaths(catalog: SiteCatalog): readonly string[] {
 }
 
 /** Adds each site of the list, in order; one line's refusal does not stop the others. */
-export async function addSiteList(catalog: SiteCatalog, text: string): Promise<BulkLine[]> {
+export async function addSiteList(
+  catalog: SiteCatalog,
+  text: string,
+  limit: readonly string[] = [],
+): Promise<BulkLine[]> {
   const results: BulkLine[] = [];
   // A line without watched URLs takes the configuration's; without any, the home page.
   const fallback = catalog.config.siteDefaults.watchPaths === undefined ? ['/'] : undefined;
@@ -71,6 +75,7 @@ export async function addSiteList(catalog: SiteCatalog, text: string): Promise<B
     try {
       const entry = await catalog.add(
         fallback === undefined || 'watch' in settings ? settings : { ...settings, watch: fallback },
+        limit,
       );
       results.push({ line, origin: entry.site.origin, outcome: 'added', id: entry.id });
     } catch (error) {

@@ -30,8 +30,15 @@ export interface WebDeps {
   now(): Date;
   /** The daemon in this process, under `robowatch start`; absent under `robowatch serve`. */
   readonly scheduler?: SchedulerPort;
-  /** The digests of a period as they would be sent now (not recorded). */
-  previewDigests(period: DigestPeriod, recipient?: string): Promise<PreparedDigest[]>;
+  /**
+   * The digests of a period as they would be sent now (not recorded); with `only`, as
+   * they would read with only those sites (what a person limited to some tags sees).
+   */
+  previewDigests(
+    period: DigestPeriod,
+    recipient?: string,
+    only?: (site: SiteConfig) => boolean,
+  ): Promise<PreparedDigest[]>;
   /**
    * Records the digests of a period (each recipient's, or one's) and queues their delivery
    * now ("Send now"); a period sent to a recipient before is not sent again (its id is

@@ -2,7 +2,10 @@
  * "Accept as intended" and acknowledging an incident, as the API and the pages both do
  * them: the intent changed through the site catalog, the site judged again at once.
  */
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import type { WebEnv } from './auth.js';
+import type { ConfiguredSites } from './sites.js';
 import { acceptAsIntended } from '../policy/intent.js';
 import { recordedIncidentAlerts } from '../monitor/delivery/reminders.js';
 import type { AcceptScope } from '../policy/intent.js';
@@ -62,6 +65,19 @@ export async function acceptIntent(
     });
   const entries = acceptAsIntended(entry.site.intent.entries, chosen, {});
   await changeIntent(deps, actor, siteId, entries, 'accepted as intended from the web');
+}
+
+/** An incident the request's person may see (its site is theirs); 404 otherwise. */
+export async function visibleIncident(
+  deps: WebDeps,
+  sites: ConfiguredSites,
+  c: Context<WebEnv>,
+  id: number,
+): Promise<IncidentRecord> {
+  const incident = await deps.store.getIncident(id);
+  if (incident === undefined || !(await sites.sees(c, incident.siteId)))
+    throw new HTTPException(404, { message: `there is no incident ${id}` });
+  return incident;
 }
 
 /** Acknowledges an incident with a note; 404 when there is none. */

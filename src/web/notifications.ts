@@ -1,4 +1,6 @@
 /** The notification channels as the page and the API show them, and their test. */
+import type { Context } from 'hono';
+import type { WebEnv } from './auth.js';
 import { HTTPException } from 'hono/http-exception';
 import { oneLine } from '../lib/errors.js';
 import { digestPeriod } from '../monitor/reads.js';
@@ -7,14 +9,22 @@ import { parseDuration } from '../policy/wording/format.js';
 import { viewNotifications } from '../monitor/views/notifications.js';
 import type { NotificationChannel, NotificationsView } from '../monitor/views/notifications.js';
 import type { WebDeps } from './deps.js';
+import { tagLimit } from './sites.js';
 import type { ConfiguredSites } from './sites.js';
 
 export async function notificationsNow(
+  c: Context<WebEnv>,
   deps: WebDeps,
   sites: ConfiguredSites,
 ): Promise<NotificationsView> {
-  const [entries, failing] = await Promise.all([sites.all(), deps.store.failingChannels()]);
-  return viewNotifications(deps.catalog.config, entries, failing);
+  const [entries, failing] = await Promise.all([sites.all(c), deps.store.failingChannels()]);
+  const view = viewNotifications(deps.catalog.config, entries, failing);
+  if (tagLimit(c).length === 0) return view;
+  // Someone who sees some sites hears of the failures of their channels, no others.
+  return {
+    ...view,
+    failing: view.failing.filter((f) => view.channels.some((n) => n.failing === f)),
+  };
 }
 
 /** The outcome of "Send a test", in words for the page and the API. */
@@ -29,11 +39,12 @@ export interface TestResult {
  * may have removed it), 503 when this process cannot send.
  */
 export async function sendChannelTest(
+  c: Context<WebEnv>,
   deps: WebDeps,
   sites: ConfiguredSites,
   id: string,
 ): Promise<TestResult> {
-  const { channels } = await notificationsNow(deps, sites);
+  const { channels } = await notificationsNow(c, deps, sites);
   const channel = channels.find((c) => c.id === id);
   if (channel === undefined)
     throw new HTTPException(404, {

@@ -28,6 +28,20 @@ const READ_POSTS = [
   /^(\/api\/v1)?\/account(\/|$)/,
 ];
 
+/**
+ * What acts on, or counts, every site at once: refused to a person limited to some tags
+ * (Prometheus's counts of every site; crawler presets, which any site may name).
+ */
+const EVERY_SITE_READS = [/^\/metrics$/];
+const EVERY_SITE_CHANGES = [/^(\/api\/v1)?\/presets(\/|$)/, /^\/crawlers\/presets(\/|$)/];
+
+/** Whether a request reaches every site at once (refused to a person limited to tags). */
+export function reachesEverySite(method: string, path: string): boolean {
+  if (EVERY_SITE_READS.some((p) => p.test(path))) return true;
+  const reads = method === 'GET' || method === 'HEAD' || method === 'OPTIONS';
+  return !reads && EVERY_SITE_CHANGES.some((p) => p.test(path));
+}
+
 /** The scope a request needs; null: none (open to anyone). */
 export function requiredScope(method: string, path: string): Scope | null {
   if (OPEN.some((p) => p.test(path))) return null;

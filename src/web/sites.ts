@@ -1,4 +1,8 @@
+import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { seesSite } from '../policy/access-roles.js';
+import type { WebEnv } from './auth.js';
+import type { SiteConfig } from '../config/config.js';
 import type { CatalogEntry, SiteChangeRefused } from '../monitor/sites/entries.js';
 import type { SiteRef } from '../monitor/views/site.js';
 import type { WebDeps } from './deps.js';
@@ -9,19 +13,58 @@ import type { WebDeps } from './deps.js';
  */
 const CATALOG_MAX_AGE_MS = 5_000;
 
-/** The watched sites with their ids, from the site catalog. */
+/** The tags a request's person is limited to; empty: every site. */
+export function tagLimit(c: Context<WebEnv>): readonly string[] {
+  return c.get('principal')?.tags ?? [];
+}
+
+/**
+ * The watched sites with their ids, from the site catalog, as the request's person may
+ * see them: a person limited to some tags sees only the sites with one of them, in every
+ * list, count and page, and a site they may not see is not there (404).
+ */
 export function configuredSites(deps: WebDeps) {
+  const fresh = () => deps.catalog.fresh(CATALOG_MAX_AGE_MS);
   return {
-    async all(): Promise<CatalogEntry[]> {
-      await deps.catalog.fresh(CATALOG_MAX_AGE_MS);
-      return [...deps.catalog.entries()];
+    async all(c: Context<WebEnv>): Promise<CatalogEntry[]> {
+      await fresh();
+      const limit = tagLimit(c);
+      return deps.catalog.entries().filter((e) => seesSite(limit, e.site.tags));
     },
-    /** A site by the id in a URL: 404 unless the store has it. */
-    async resolve(param: string | undefined): Promise<SiteRef> {
+    /**
+     * The ids of the sites the request's person sees, for the lists the store filters;
+     * undefined when they see every site (removed sites' history included).
+     */
+    async visibleIds(c: Context<WebEnv>): Promise<number[] | undefined> {
+      if (tagLimit(c).length === 0) return undefined;
+      return (await this.all(c)).map((e) => e.id);
+    },
+    /** What the request's person sees of a site's settings; undefined: every site. */
+    filter(c: Context<WebEnv>): ((site: SiteConfig) => boolean) | undefined {
+      const limit = tagLimit(c);
+      return limit.length === 0 ? undefined : (site) => seesSite(limit, site.tags);
+    },
+    /** `{siteIds}` for a store query of a person limited to some tags, else nothing. */
+    async only(c: Context<WebEnv>): Promise<{ siteIds?: number[] }> {
+      const siteIds = await this.visibleIds(c);
+      return siteIds === undefined ? {} : { siteIds };
+    },
+    /** Whether the request's person sees the site with this id. */
+    async sees(c: Context<WebEnv>, id: number | null): Promise<boolean> {
+      const limit = tagLimit(c);
+      if (limit.length === 0) return true;
+      if (id === null) return false;
+      await fresh();
+      const entry = deps.catalog.get(id);
+      return entry !== undefined && seesSite(limit, entry.site.tags);
+    },
+    /** A site by the id in a URL: 404 unless the store has it and the person sees it. */
+    async resolve(c: Context<WebEnv>, param: string | undefined): Promise<SiteRef> {
       const id = parseId(param, 'site');
       const found = await deps.store.findSiteById(id);
-      if (found === undefined) throw new HTTPException(404, { message: `there is no site ${id}` });
-      await deps.catalog.fresh(CATALOG_MAX_AGE_MS);
+      if (found === undefined || !(await this.sees(c, id)))
+        throw new HTTPException(404, { message: `there is no site ${id}` });
+      await fresh();
       return { id: found.id, origin: found.origin, config: deps.catalog.get(id)?.site };
     },
   };

@@ -122,10 +122,11 @@ export function historyApp(
     config,
     catalog: new SiteCatalog(createSiteDirectory(db), config, () => clock.now),
     store: createWebStore(db),
-    previewDigests: (period, recipient) =>
+    previewDigests: (period, recipient, only) =>
       prepareDigests(digests, config, period, {
         record: false,
         ...(recipient === undefined ? {} : { recipient }),
+        ...(only === undefined ? {} : { only }),
       }),
     sendDigests: (period, recipient) =>
       prepareDigests(digests, config, period, {

@@ -90,10 +90,19 @@ export function digestTargets(config: Pick<Config, 'sites'>): DigestTarget[] {
  */
 export async function prepareDigests(
   deps: DigestDeps,
-  config: Pick<Config, 'sites' | 'registry'>,
+  given: Pick<Config, 'sites' | 'registry'>,
   period: DigestPeriod,
-  options: { readonly record: boolean; readonly recipient?: string },
+  options: {
+    readonly record: boolean;
+    readonly recipient?: string;
+    /** Only these sites (what a person limited to some tags may read of a digest). */
+    readonly only?: (site: SiteConfig) => boolean;
+  },
 ): Promise<PreparedDigest[]> {
+  if (options.only !== undefined && options.record)
+    throw new Error('a digest of some sites is previewed, never recorded');
+  const config =
+    options.only === undefined ? given : { ...given, sites: given.sites.filter(options.only) };
   const targets = digestTargets(config).filter(
     (t) => options.recipient === undefined || t.recipient === options.recipient,
   );

@@ -14,6 +14,7 @@ import {
 } from '../../config/config.js';
 import { parseIntent } from '../../config/intent.js';
 import type { IntentEntry } from '../../policy/intent.js';
+import { seesSite } from '../../policy/access-roles.js';
 import { WebIntents } from './intents.js';
 import { parsePreset } from '../../config/site-agents.js';
 import { originFromInput } from '../../config/urls.js';
@@ -159,16 +160,21 @@ export class SiteCatalog {
 
   /**
    * Adds a site: `{url, name?, tags?, watch?, agents?, profile?, schedule?, notify?}`, as
-   * the file writes one. "example.com" means https://example.com.
+   * the file writes one. "example.com" means https://example.com. `limit`: the tags the
+   * person adding it is limited to; the site must carry one of them (one alone is given
+   * to a site that names no tags).
    */
-  add(input: unknown): Promise<CatalogEntry> {
+  add(input: unknown, limit: readonly string[] = []): Promise<CatalogEntry> {
     return this.#serial(async () => {
       if (input === null || typeof input !== 'object' || Array.isArray(input))
         throw new SiteChangeRefused(
           'invalid',
           'the site must be an object: {url, name?, tags?, watch?, …}',
         );
-      const { url, ...settings } = input as Record<string, unknown>;
+      const { url, ...given } = input as Record<string, unknown>;
+      const untagged =
+        given['tags'] === undefined || (Array.isArray(given['tags']) && given['tags'].length === 0);
+      const settings = limit.length === 1 && untagged ? { ...given, tags: [...limit] } : given;
       if (typeof url !== 'string')
         throw new SiteChangeRefused(
           'invalid',
@@ -187,6 +193,7 @@ export class SiteCatalog {
           `${origin} is watched already (site ${existing.id})`,
         );
       const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), origin, settings));
+      refuseUnseen(resolved.site.tags, limit);
       refuseFrequentSchedule(resolved.settings.schedule);
       const id = await this.#store.saveSite(origin, resolved.settings);
       await this.#read(false);
@@ -196,9 +203,10 @@ export class SiteCatalog {
 
   /**
    * Changes a site's settings: each key given replaces the site's, null removes it (the
-   * top-level setting applies again). Only sites added in the UI or API.
+   * top-level setting applies again). Only sites added in the UI or API. `limit`: the tags
+   * the person editing it is limited to; the site must keep one of them.
    */
-  update(id: number, patch: unknown): Promise<CatalogEntry> {
+  update(id: number, patch: unknown, limit: readonly string[] = []): Promise<CatalogEntry> {
     return this.#serial(async () => {
       const row = await this.#managed(id, 'edit');
       if (patch === null || typeof patch !== 'object' || Array.isArray(patch))
@@ -219,6 +227,7 @@ export class SiteCatalog {
         else merged[key] = value;
       }
       const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), row.origin, merged));
+      refuseUnseen(resolved.site.tags, limit);
       // A schedule stored before the floor keeps working until it is changed.
       if (changes['schedule'] !== undefined) refuseFrequentSchedule(resolved.settings.schedule);
       await this.#store.updateSettings(id, resolved.settings);
@@ -522,4 +531,13 @@ export class SiteCatalog {
       return this.defaultChannels();
     });
   }
+}
+
+/** A person limited to some tags may not make a site they would no longer see. */
+function refuseUnseen(tags: readonly string[], limit: readonly string[]): void {
+  if (!seesSite(limit, tags))
+    throw new SiteChangeRefused(
+      'invalid',
+      `tags: must include one of yours (${limit.join(', ')}), or you would no longer see this site`,
+    );
 }

@@ -6,7 +6,7 @@ import { optionalId, parseId } from '../sites.js';
 import { API, ID, answer, apiPart, errors, limitOf, query, route } from './route.js';
 import type { ApiContext } from './route.js';
 
-export function alertsApi({ deps }: ApiContext) {
+export function alertsApi({ deps, sites }: ApiContext) {
   const app = apiPart();
 
   app.openapi(
@@ -33,6 +33,7 @@ export function alertsApi({ deps }: ApiContext) {
       const limit = limitOf(c, 50);
       const log = await readAlertLog(deps, {
         ...(siteId === undefined ? {} : { siteId }),
+        ...(await sites.only(c)),
         ...(before === undefined ? {} : { before }),
         ...filters,
         limit: limit + 1,
@@ -66,7 +67,9 @@ export function alertsApi({ deps }: ApiContext) {
       responses: { 200: answer('the alert', AlertDocument), ...errors([400, 404]) },
     }),
     async (c) => {
-      const one = await readAlert(deps, parseId(c.req.param('id'), 'alert'));
+      const one = await readAlert(deps, parseId(c.req.param('id'), 'alert'), (id) =>
+        sites.sees(c, id),
+      );
       return c.json(alertDocument(one.entry, one.subject, one.contents), 200);
     },
   );

@@ -73,7 +73,7 @@ export function crawlersApi({ deps, sites }: ApiContext) {
         throw new HTTPException(400, { message: `since: "${since}" is not a month (YYYY-MM)` });
       const trends = await viewTrends(
         deps.store,
-        (await sites.all()).map((e) => e.site),
+        (await sites.all(c)).map((e) => e.site),
         deps.catalog.config,
         {
           by: by as TrendBy,
@@ -130,7 +130,7 @@ export function crawlersApi({ deps, sites }: ApiContext) {
         throw new HTTPException(400, {
           message: `page must be a positive whole number, not "${(c.req.query('page') ?? '').slice(0, 20)}"`,
         });
-      const view = await viewCrawler(deps.store, await sites.all(), c.req.valid('param').agent, {
+      const view = await viewCrawler(deps.store, await sites.all(c), c.req.valid('param').agent, {
         page,
         perPage: limitOf(c, 100),
         now: deps.now(),

@@ -3,6 +3,8 @@
  * and models, two compared, its verdicts now and through time, its changes with their
  * causes, its coverage of its sitemaps' URLs, and change events across sites.
  */
+import type { Context } from 'hono';
+import type { WebEnv } from '../auth.js';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import {
@@ -45,12 +47,12 @@ import type { ApiContext } from './route.js';
 export function historyApi({ deps, sites }: ApiContext) {
   const app = apiPart();
 
-  const snapshotOf = async (param: string | undefined) => {
+  const snapshotOf = async (c: Context<WebEnv>, param: string | undefined) => {
     const id = parseId(param, 'snapshot');
     const snapshot = await deps.store.findSnapshot(id);
     if (snapshot === undefined)
       throw new HTTPException(404, { message: `there is no snapshot ${id}` });
-    const site = await sites.resolve(String(snapshot.siteId));
+    const site = await sites.resolve(c, String(snapshot.siteId));
     return { snapshot, site };
   };
   const noBody = (snapshot: { id: number; status: number | null; error: string | null }) =>
@@ -67,7 +69,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('its snapshots', SnapshotListDocument), ...errors([400, 404]) },
     }),
     async (c) => {
-      const site = await sites.resolve(c.req.param('id'));
+      const site = await sites.resolve(c, c.req.param('id'));
       const limit = limitOf(c, 50);
       const page = await deps.store.listSnapshots(
         site.id,
@@ -98,7 +100,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('the snapshot', SnapshotDocument), ...errors([400, 404]) },
     }),
     async (c) => {
-      const { snapshot, site } = await snapshotOf(c.req.param('id'));
+      const { snapshot, site } = await snapshotOf(c, c.req.param('id'));
       return c.json(snapshotDocument(snapshot, site), 200);
     },
   );
@@ -116,7 +118,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       },
     }),
     async (c) => {
-      const { snapshot } = await snapshotOf(c.req.param('id'));
+      const { snapshot } = await snapshotOf(c, c.req.param('id'));
       if (snapshot.sha256 === null) throw noBody(snapshot);
       const body = await deps.store.loadBody(snapshot.sha256);
       return bytes(c, body, {
@@ -136,7 +138,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('the model', ModelDocument), ...errors([400, 404]) },
     }),
     async (c) => {
-      const { snapshot, site } = await snapshotOf(c.req.param('id'));
+      const { snapshot, site } = await snapshotOf(c, c.req.param('id'));
       if (snapshot.sha256 === null) throw noBody(snapshot);
       const model = parseRobotsTxt(await deps.store.loadBody(snapshot.sha256), {
         profile: profileOf(site),
@@ -161,7 +163,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('its coverage', CoverageDocument), ...errors([400, 404]) },
     }),
     async (c) => {
-      const site = await sites.resolve(c.req.param('id'));
+      const site = await sites.resolve(c, c.req.param('id'));
       const document = await readCoverage(
         deps.store,
         site,
@@ -188,7 +190,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('the two compared', DiffDocument), ...errors([400, 404]) },
     }),
     async (c) => {
-      const site = await sites.resolve(c.req.param('id'));
+      const site = await sites.resolve(c, c.req.param('id'));
       const view = await viewDiff(
         deps.store,
         site,
@@ -209,7 +211,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('the verdicts now', VerdictsDocument), ...errors([400, 404]) },
     }),
     async (c) => {
-      const site = await sites.resolve(c.req.param('id'));
+      const site = await sites.resolve(c, c.req.param('id'));
       const [latest] = await deps.store.listSnapshots(site.id, 1);
       return c.json(
         {
@@ -236,7 +238,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       },
     }),
     async (c) => {
-      const site = await sites.resolve(c.req.param('id'));
+      const site = await sites.resolve(c, c.req.param('id'));
       const url = c.req.query('url');
       const agent = c.req.query('agent');
       if (!url || !agent) throw new HTTPException(400, { message: 'give both url and agent' });
@@ -258,7 +260,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('its changes', ChangesDocument), ...errors([400, 404]) },
     }),
     async (c) => {
-      const site = await sites.resolve(c.req.param('id'));
+      const site = await sites.resolve(c, c.req.param('id'));
       const requested = (c.req.queries('kind') ?? []).flatMap((k) => k.split(','));
       const kinds = requested.filter(isChangeKind);
       if (kinds.length < requested.length)
@@ -308,7 +310,7 @@ export function historyApi({ deps, sites }: ApiContext) {
     }),
     async (c) => {
       const siteParam = c.req.query('site');
-      const site = siteParam === undefined ? undefined : await sites.resolve(siteParam);
+      const site = siteParam === undefined ? undefined : await sites.resolve(c, siteParam);
       const requested = (c.req.queries('type') ?? []).flatMap((t) => t.split(','));
       const types = requested.filter(isChangeEventType);
       if (types.length < requested.length)
@@ -319,6 +321,7 @@ export function historyApi({ deps, sites }: ApiContext) {
       const before = c.req.query('before');
       const rows = await deps.store.listEvents({
         ...(site === undefined ? {} : { siteId: site.id }),
+        ...(await sites.only(c)),
         types,
         ...(before === undefined ? {} : { beforeId: parseId(before, 'before') }),
         limit: limit + 1,

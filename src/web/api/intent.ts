@@ -17,7 +17,7 @@ import {
 } from '../../monitor/documents/index.js';
 import type { SiteRef } from '../../monitor/views/site.js';
 import { optionalId, parseId } from '../sites.js';
-import { acceptIntent, acknowledge, changeIntent } from '../intent.js';
+import { acceptIntent, acknowledge, changeIntent, visibleIncident } from '../intent.js';
 import { actorOf } from '../audit.js';
 import type { WebEnv } from '../auth.js';
 import {
@@ -57,15 +57,15 @@ const AckBody = z.strictObject({
 export function intentApi({ deps, sites }: ApiContext) {
   const app = apiPart();
 
-  const configured = async (param: string | undefined) => {
-    const site = await sites.resolve(param);
+  const configured = async (c: Context<WebEnv>, param: string | undefined) => {
+    const site = await sites.resolve(c, param);
     if (site.config === undefined)
       throw new HTTPException(404, { message: `${site.origin} is no longer watched` });
     return site as SiteRef & { config: NonNullable<SiteRef['config']> };
   };
 
-  const intentOf = async (id: number) => {
-    const site = await configured(String(id));
+  const intentOf = async (c: Context<WebEnv>, id: number) => {
+    const site = await configured(c, String(id));
     const [judgement, refused] = await Promise.all([
       deps.store.loadJudgement(id),
       deps.store.loadRefusal(id),
@@ -74,8 +74,9 @@ export function intentApi({ deps, sites }: ApiContext) {
   };
 
   const change = async (c: Context<WebEnv>, id: number, input: unknown, what: string) => {
+    await configured(c, String(id)); // 404 for a site this person does not see
     await changeIntent(deps, actorOf(c), id, input, what);
-    return intentOf(id);
+    return intentOf(c, id);
   };
 
   app.openapi(
@@ -87,7 +88,7 @@ export function intentApi({ deps, sites }: ApiContext) {
       request: { params: ID },
       responses: { 200: answer('the intent and the state', IntentDocument), ...errors([400, 404]) },
     }),
-    async (c) => c.json(await intentOf(parseId(c.req.param('id'), 'site')), 200),
+    async (c) => c.json(await intentOf(c, parseId(c.req.param('id'), 'site')), 200),
   );
 
   app.openapi(
@@ -103,7 +104,7 @@ export function intentApi({ deps, sites }: ApiContext) {
       },
     }),
     async (c) => {
-      const id = parseId(c.req.param('id'), 'site');
+      const { id } = await configured(c, c.req.param('id'));
       const body = await readJson(c, '[{watch, agents, expect}, …]');
       if (!Array.isArray(body))
         throw new HTTPException(400, {
@@ -146,9 +147,9 @@ export function intentApi({ deps, sites }: ApiContext) {
     async (c) => {
       const id = parseId(c.req.param('id'), 'site');
       const scope = parseBody(AcceptBody, await readJson(c, '{url?, agent?}'));
-      await configured(String(id));
+      await configured(c, String(id));
       await acceptIntent(deps, actorOf(c), id, scope);
-      return c.json(await intentOf(id), 200);
+      return c.json(await intentOf(c, id), 200);
     },
   );
 
@@ -176,6 +177,7 @@ export function intentApi({ deps, sites }: ApiContext) {
         });
       const incidents = await deps.store.listIncidents({
         ...(siteId === undefined ? {} : { siteId }),
+        ...(await sites.only(c)),
         ...(state === undefined ? {} : { state }),
         limit: limitOf(c, 100),
       });
@@ -194,9 +196,7 @@ export function intentApi({ deps, sites }: ApiContext) {
     }),
     async (c) => {
       const id = parseId(c.req.param('id'), 'incident');
-      const incident = await deps.store.getIncident(id);
-      if (incident === undefined)
-        throw new HTTPException(404, { message: `there is no incident ${id}` });
+      const incident = await visibleIncident(deps, sites, c, id);
       return c.json(incidentDocument(incident, deps.now()), 200);
     },
   );
@@ -216,6 +216,7 @@ export function intentApi({ deps, sites }: ApiContext) {
     async (c) => {
       const id = parseId(c.req.param('id'), 'incident');
       const body = parseBody(AckBody, await readJson(c, '{note, by?}'));
+      await visibleIncident(deps, sites, c, id);
       const incident = await acknowledge(deps, actorOf(c), id, body);
       return c.json(incidentDocument(incident, deps.now()), 200);
     },

@@ -54,7 +54,7 @@ export function notificationsApi({ deps, sites }: ApiContext) {
       },
     }),
     async (c) => {
-      const view = await notificationsNow(deps, sites);
+      const view = await notificationsNow(c, deps, sites);
       return c.json(
         {
           email: view.email,
@@ -80,7 +80,7 @@ export function notificationsApi({ deps, sites }: ApiContext) {
     async (c) => {
       const body = await readJson(c, '{"channel": "<id from GET /api/v1/notifications>"}');
       const { channel } = parseBody(ChannelTestRequest, body);
-      const result = await sendChannelTest(deps, sites, channel);
+      const result = await sendChannelTest(c, deps, sites, channel);
       if (!result.sent) throw new HTTPException(502, { message: result.message });
       return c.json(
         { sent: true as const, channel: channelDocument(result.channel), message: result.message },
@@ -148,7 +148,11 @@ export function notificationsApi({ deps, sites }: ApiContext) {
     }),
     async (c) => {
       const { start, end: now } = digestWindow(deps, c.req.query('since'));
-      const digests = await deps.previewDigests({ start, end: now }, c.req.query('to'));
+      const digests = await deps.previewDigests(
+        { start, end: now },
+        c.req.query('to'),
+        sites.filter(c),
+      );
       return c.json(
         {
           period: { start, end: now },

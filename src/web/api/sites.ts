@@ -3,6 +3,8 @@
  * adding (one, or a list), editing, pausing and removing sites, checking one now, and its
  * history from the Internet Archive.
  */
+import type { Context } from 'hono';
+import type { WebEnv } from '../auth.js';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import { oneLine } from '../../lib/errors.js';
@@ -30,7 +32,7 @@ import {
 import type { SiteRef } from '../../monitor/views/site.js';
 import { siteSchema, siteSettings } from '../../config/schema.js';
 import { BulkListRefused, addSiteList } from '../bulk.js';
-import { backfillScheduler, optionalId, parseId } from '../sites.js';
+import { backfillScheduler, optionalId, tagLimit } from '../sites.js';
 import {
   API,
   ID,
@@ -59,7 +61,8 @@ export function sitesApi({ deps, sites }: ApiContext) {
     ]);
     return siteDocument(site, deps.catalog.get(site.id), latest, refused, judgement);
   };
-  const siteById = async (id: number) => siteOf(await sites.resolve(String(id)));
+  const siteById = async (c: Context<WebEnv>, id: number) =>
+    siteOf(await sites.resolve(c, String(id)));
 
   // Paged by id: `after` is the last id of the previous page, so that a page is found
   // without counting the ones before it and stays put while sites are added.
@@ -94,7 +97,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
         });
       const state = stateParam === '' ? undefined : stateParam;
       const matches = siteFilter(q, tag === '' ? undefined : tag);
-      let all = await sites.all();
+      let all = await sites.all(c);
       if (state !== undefined) {
         // The state filter needs every site's standing; the keyset paging stays by id.
         const bits = await siteStateBitsOf(deps.store, all, deps.now());
@@ -141,7 +144,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
       request: { params: ID },
       responses: { 200: answer('the site', SiteDocument), ...errors([400, 404]) },
     }),
-    async (c) => c.json(await siteOf(await sites.resolve(c.req.param('id'))), 200),
+    async (c) => c.json(await siteOf(await sites.resolve(c, c.req.param('id'))), 200),
   );
 
   // Sites added here are the product's own (kept in the database); the file's sites are
@@ -163,7 +166,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
         c,
         '{url, name?, tags?, watch?, agents?, profile?, schedule?, notify?}',
       );
-      const entry = await catalogChange(() => deps.catalog.add(body));
+      const entry = await catalogChange(() => deps.catalog.add(body, tagLimit(c)));
       deps.logger.info({ site: entry.site.origin, id: entry.id }, 'site added from the web');
       await audited(deps, actorOf(c), {
         action: 'site.add',
@@ -178,7 +181,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
       } catch (error) {
         check = { error: oneLine(error) };
       }
-      return c.json({ ...(await siteById(entry.id)), check }, 201, {
+      return c.json({ ...(await siteById(c, entry.id)), check }, 201, {
         location: `${API}/sites/${entry.id}`,
       });
     },
@@ -194,10 +197,10 @@ export function sitesApi({ deps, sites }: ApiContext) {
       responses: { 200: answer('the site', SiteDocument), ...errors([400, 404, 409], true) },
     }),
     async (c) => {
-      const id = parseId(c.req.param('id'), 'site');
+      const { id } = await sites.resolve(c, c.req.param('id'));
       const body = await readJson(c, '{name?, tags?, watch?, …}; null removes a setting');
       const before = siteRecord(deps.catalog.get(id));
-      const entry = await catalogChange(() => deps.catalog.update(id, body));
+      const entry = await catalogChange(() => deps.catalog.update(id, body, tagLimit(c)));
       deps.logger.info({ site: entry.site.origin, id }, 'site edited from the web');
       await audited(deps, actorOf(c), {
         action: 'site.edit',
@@ -208,7 +211,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
       });
       // New watched URLs or crawlers: what the current file means for them, at once.
       await deps.rejudge?.(entry.site);
-      return c.json(await siteById(id), 200);
+      return c.json(await siteById(c, id), 200);
     },
   );
 
@@ -221,7 +224,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
       responses: { 204: { description: 'removed' }, ...errors([400, 404, 409], true) },
     }),
     async (c) => {
-      const id = parseId(c.req.param('id'), 'site');
+      const { id } = await sites.resolve(c, c.req.param('id'));
       const before = deps.catalog.get(id);
       await catalogChange(() => deps.catalog.remove(id));
       deps.logger.info({ id }, 'site removed from the web (its history is kept)');
@@ -248,7 +251,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
         responses: { 200: answer('the site', SiteDocument), ...errors([400, 404], true) },
       }),
       async (c) => {
-        const id = parseId(c.req.param('id'), 'site');
+        const { id } = await sites.resolve(c, c.req.param('id'));
         const entry = await catalogChange(() => deps.catalog.setPaused(id, paused));
         await audited(deps, actorOf(c), {
           action: paused ? 'site.pause' : 'site.resume',
@@ -259,7 +262,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
           { site: entry.site.origin, id },
           `site ${paused ? 'paused' : 'resumed'} from the web`,
         );
-        return c.json(await siteById(id), 200);
+        return c.json(await siteById(c, id), 200);
       },
     );
 
@@ -279,7 +282,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
       const text = await c.req.text();
       let results;
       try {
-        results = await addSiteList(deps.catalog, text);
+        results = await addSiteList(deps.catalog, text, tagLimit(c));
       } catch (error) {
         if (error instanceof BulkListRefused)
           throw new HTTPException(400, { message: error.message });
@@ -306,7 +309,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
       },
     }),
     async (c) => {
-      const site = await sites.resolve(c.req.param('id'));
+      const site = await sites.resolve(c, c.req.param('id'));
       if (site.config === undefined)
         throw new HTTPException(409, { message: `${site.origin} is no longer configured` });
       const outcome = await deps.checkNow(site.config);
@@ -340,7 +343,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
         ...errors([400, 404]),
       },
     }),
-    async (c) => c.json(await archiveOf(await sites.resolve(c.req.param('id'))), 200),
+    async (c) => c.json(await archiveOf(await sites.resolve(c, c.req.param('id'))), 200),
   );
 
   app.openapi(
@@ -356,7 +359,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
       },
     }),
     async (c) => {
-      const site = await sites.resolve(c.req.param('id'));
+      const site = await sites.resolve(c, c.req.param('id'));
       const scheduler = backfillScheduler(deps, site);
       const text = await c.req.text();
       let body: Record<string, unknown> = {};

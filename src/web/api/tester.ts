@@ -29,7 +29,7 @@ export function testerApi({ deps, sites, tester }: ApiContext) {
     async (c) => {
       const input = await readJson(c, '{robotstxt, agents, urls, site?}');
       const { robotstxt, agents, urls, site: siteId } = parseBody(TestRequest, input);
-      const site = siteId === undefined ? undefined : await sites.resolve(String(siteId));
+      const site = siteId === undefined ? undefined : await sites.resolve(c, String(siteId));
       const body = new TextEncoder().encode(robotstxt);
       const test = {
         origin: site?.origin,

@@ -179,7 +179,7 @@ export const UsersPageView: FC<{
           <thead>
             <tr>
               <th>Name</th>
-              <th>Role</th>
+              <th>Role and sites</th>
               <th>Signs in with</th>
               <th>Added</th>
               <th></th>
@@ -202,6 +202,14 @@ export const UsersPageView: FC<{
                         </option>
                       ))}
                     </select>{' '}
+                    <input
+                      type="text"
+                      name="tags"
+                      value={u.tags.join(', ')}
+                      placeholder="every site"
+                      size={16}
+                      aria-label={`Tags of the sites ${u.name} sees (empty: every site)`}
+                    />{' '}
                     <button type="submit">Change</button>
                   </form>
                 </td>
@@ -250,6 +258,10 @@ export const UsersPageView: FC<{
         </select>
       </label>
       <label>
+        Only the sites tagged (comma-separated; empty: every site; not for admins)
+        <input type="text" name="tags" maxlength={1000} />
+      </label>
+      <label>
         Password (12 characters or more)
         <input type="password" name="password" autocomplete="new-password" required />
       </label>
@@ -284,59 +296,58 @@ export const AuditPageView: FC<{
         </>
       ) : null}
     </p>
-    {entries.length === 0 ? (
-      <p>Nothing recorded.</p>
-    ) : (
-      <div class="scroll">
-        <table>
-          <thead>
-            <tr>
-              <th>When</th>
-              <th>Who</th>
-              <th>What</th>
-              <th>On</th>
-              <th>Before → after</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((e) => (
-              <tr>
-                <td>
-                  <Time date={e.at} />
-                </td>
-                <td>
-                  <a href={`/audit?actor=${encodeURIComponent(e.actor)}`}>{e.actor}</a> ({e.via}
-                  {e.address === null ? '' : `, from ${e.address}`})
-                </td>
-                <td>{e.action}</td>
-                <td>
-                  {e.siteId === null ? (
-                    (e.target ?? '')
-                  ) : (
-                    <a href={`/audit?site=${e.siteId}`}>
-                      {e.origin ?? e.target ?? `site ${e.siteId}`}
-                    </a>
-                  )}
-                </td>
-                <td>
-                  {e.before === null && e.after === null ? null : (
-                    <details>
-                      <summary>values</summary>
-                      <pre>{json(e.before)}</pre>
-                      <pre>{json(e.after)}</pre>
-                    </details>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    )}
+    {entries.length === 0 ? <p>Nothing recorded.</p> : <AuditTable entries={entries} />}
     {next === null ? null : (
       <p>
         <a href={next}>Older</a>
       </p>
     )}
   </Layout>
+);
+
+/** Audit entries, newest first: who, how, what, on which site, and the values. */
+export const AuditTable: FC<{ entries: readonly AuditEntry[] }> = ({ entries }) => (
+  <div class="scroll">
+    <table>
+      <thead>
+        <tr>
+          <th>When</th>
+          <th>Who</th>
+          <th>What</th>
+          <th>On</th>
+          <th>Before → after</th>
+        </tr>
+      </thead>
+      <tbody>
+        {entries.map((e) => (
+          <tr>
+            <td>
+              <Time date={e.at} />
+            </td>
+            <td>
+              <a href={`/audit?actor=${encodeURIComponent(e.actor)}`}>{e.actor}</a> ({e.via}
+              {e.address === null ? '' : `, from ${e.address}`})
+            </td>
+            <td>{e.action}</td>
+            <td>
+              {e.siteId === null ? (
+                (e.target ?? '')
+              ) : (
+                <a href={`/audit?site=${e.siteId}`}>{e.origin ?? e.target ?? `site ${e.siteId}`}</a>
+              )}
+            </td>
+            <td>
+              {e.before === null && e.after === null ? null : (
+                <details>
+                  <summary>values</summary>
+                  <pre>{json(e.before)}</pre>
+                  <pre>{json(e.after)}</pre>
+                </details>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </div>
 );

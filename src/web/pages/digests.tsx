@@ -5,15 +5,22 @@ import { Layout, Notice, Time, day } from './components.js';
 /** The digests sent, newest first. */
 export const DigestsPageView: FC<{
   digests: readonly (DigestRecord & { id: number })[];
+  /** The person sees only some sites: digests as sent (which cover others) are not shown. */
+  limited?: boolean;
   signedIn: boolean;
-}> = ({ digests, signedIn }) => (
+}> = ({ digests, limited = false, signedIn }) => (
   <Layout title="Digests" signedIn={signedIn}>
     <h1>Digests</h1>
     <p>
       <a href="/digests/preview">The next digest</a>: what it will say, per recipient, with Send
       now.
     </p>
-    {digests.length === 0 ? (
+    {limited ? (
+      <p class="muted">
+        Digests as sent cover sites you do not see: the next digest above shows what it says of
+        yours.
+      </p>
+    ) : digests.length === 0 ? (
       <p class="muted">No digest has been sent yet.</p>
     ) : (
       <table>

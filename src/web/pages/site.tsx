@@ -1,4 +1,6 @@
 import type { FC } from 'hono/jsx';
+import { AuditTable } from './accounts.js';
+import type { AuditEntry } from '../../monitor/records-accounts.js';
 import { IntentSection } from './intent.js';
 import { VerdictMatrixSection } from './matrix.js';
 import { formatBytes } from '../../policy/wording/format.js';
@@ -52,6 +54,8 @@ export interface SitePageProps {
   readonly signedIn: boolean;
   /** What a feed link carries so that a feed reader may read it ("?key=…" with a token). */
   readonly feedQuery: string;
+  /** Who changed it lately (the newest audit entries), for admins; undefined: not shown. */
+  readonly audit?: readonly AuditEntry[] | undefined;
   /** Its history from the Internet Archive, and whether more can be, or is being, loaded. */
   readonly archive: ArchiveSummary & {
     readonly loading: 'waiting' | 'running' | null;
@@ -122,6 +126,7 @@ export const SitePageView: FC<SitePageProps> = ({
   file,
   signedIn,
   feedQuery,
+  audit,
   archive,
 }) => {
   const { site, current } = view;
@@ -304,6 +309,20 @@ export const SitePageView: FC<SitePageProps> = ({
         blockingOnly={blockingOnly}
         canEdit={canCheck}
       />
+
+      {audit === undefined ? null : (
+        <>
+          <h2 id="audit">Who changed its settings</h2>
+          {audit.length === 0 ? (
+            <p class="muted">No one has changed it in the UI or API (within the audit log).</p>
+          ) : (
+            <AuditTable entries={audit} />
+          )}
+          <p class="muted">
+            <a href={`/audit?site=${site.id}`}>Its whole audit log</a>
+          </p>
+        </>
+      )}
 
       <h2>Changes</h2>
       <p class="muted">

@@ -161,6 +161,7 @@ export function registerAccountPages(app: Hono<WebEnv>, deps: WebDeps, render: R
         const user = await accounts().addUser(principal(c).actor, {
           name: text(body, 'name'),
           role: text(body, 'role'),
+          tags: tagsField(body),
           password: typeof body['password'] === 'string' ? body['password'] : '',
         });
         return usersPage(c, { text: `Added ${user.name} (${user.role}).` });
@@ -176,9 +177,12 @@ export function registerAccountPages(app: Hono<WebEnv>, deps: WebDeps, render: R
       async () => {
         const user = await accounts().updateUser(principal(c).actor, name, {
           role: text(body, 'role'),
+          ...(typeof body['tags'] === 'string' ? { tags: tagsField(body) } : {}),
         });
+        const sees =
+          user.tags.length === 0 ? 'every site' : `the sites tagged ${user.tags.join(', ')}`;
         return usersPage(c, {
-          text: `${user.name} is now ${/^[aeiou]/.test(user.role) ? 'an' : 'a'} ${user.role}.`,
+          text: `${user.name} is now ${/^[aeiou]/.test(user.role) ? 'an' : 'a'} ${user.role} and sees ${sees}.`,
         });
       },
     );
@@ -247,4 +251,15 @@ export function registerAccountPages(app: Hono<WebEnv>, deps: WebDeps, render: R
       />,
     );
   });
+}
+
+/** A form's comma-separated tags (empty: every site). */
+function tagsField(body: Record<string, unknown>): string[] {
+  const given = body['tags'];
+  return typeof given === 'string'
+    ? given
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)
+    : [];
 }

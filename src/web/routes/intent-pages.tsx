@@ -7,7 +7,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { WebEnv } from '../auth.js';
 import { may } from '../auth.js';
 import type { WebDeps } from '../deps.js';
-import { acceptIntent, acknowledge, changeIntent } from '../intent.js';
+import { acceptIntent, acknowledge, changeIntent, visibleIncident } from '../intent.js';
 import { actorOf } from '../audit.js';
 import { IncidentPageView, IncidentsPageView } from '../pages/intent.js';
 import { optionalId, parseId } from '../sites.js';
@@ -33,7 +33,7 @@ export function registerIntentPages(
   render: Render,
 ): void {
   app.post('/sites/:id/intent/accept', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     const body = await c.req.parseBody();
     const url = field(body, 'url', 4000);
     const agent = field(body, 'agent', 200);
@@ -53,7 +53,7 @@ export function registerIntentPages(
 
   // The intent's entries, changed one at a time (the API replaces the list whole).
   app.post('/sites/:id/intent/entries', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     const body = await c.req.parseBody();
     const watch = field(body, 'watch', 2000);
     const agents = (field(body, 'agents', 2000) ?? '').split(/[\s,]+/).filter(Boolean);
@@ -69,7 +69,7 @@ export function registerIntentPages(
   });
 
   app.post('/sites/:id/intent/entries/:n/remove', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     const n = Number(c.req.param('n'));
     const entries = entriesOf(site);
     const body = await c.req.parseBody();
@@ -90,7 +90,7 @@ export function registerIntentPages(
   });
 
   app.post('/sites/:id/intent/reset', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     await changeIntent(deps, actorOf(c), site.id, null, 'intent set in the web removed');
     return c.redirect(`/sites/${site.id}?done=intent-reset#intent`, 303);
   });
@@ -101,6 +101,7 @@ export function registerIntentPages(
     const note = field(body, 'note', 2000);
     if (note === undefined)
       throw new HTTPException(400, { message: 'note: must say what is being done about it' });
+    await visibleIncident(deps, sites, c, id);
     const incident = await acknowledge(deps, actorOf(c), id, { note, by: field(body, 'by', 100) });
     return c.redirect(`/sites/${incident.siteId}?done=acknowledged#intent`, 303);
   });
@@ -113,7 +114,7 @@ export function registerIntentPages(
       throw new HTTPException(400, {
         message: `state must be open or resolved, not "${state.slice(0, 40)}"`,
       });
-    const bySite = site === undefined ? {} : { siteId: site };
+    const bySite = { ...(site === undefined ? {} : { siteId: site }), ...(await sites.only(c)) };
     const [open, resolved] = await Promise.all([
       state === 'resolved'
         ? []
@@ -131,7 +132,7 @@ export function registerIntentPages(
         canEdit={may(c, 'write')}
         signedIn={c.get('signedIn')}
         done={c.req.query('done')}
-        sites={deps.catalog.entries().map((e) => ({
+        sites={(await sites.all(c)).map((e) => ({
           id: e.id,
           label: e.site.name ?? e.site.origin,
         }))}
@@ -143,9 +144,7 @@ export function registerIntentPages(
 
   app.get('/incidents/:id', async (c) => {
     const id = parseId(c.req.param('id'), 'incident');
-    const incident = await deps.store.getIncident(id);
-    if (incident === undefined)
-      throw new HTTPException(404, { message: `there is no incident ${id}` });
+    const incident = await visibleIncident(deps, sites, c, id);
     return render(
       c,
       <IncidentPageView
@@ -159,13 +158,19 @@ export function registerIntentPages(
 }
 
 /** The alert log's pages: the list (by site, channel, state) and one alert as sent. */
-export function registerAlertPages(app: Hono<WebEnv>, deps: WebDeps, render: Render): void {
+export function registerAlertPages(
+  app: Hono<WebEnv>,
+  deps: WebDeps,
+  sites: ConfiguredSites,
+  render: Render,
+): void {
   app.get('/alerts', async (c) => {
     const site = optionalId(c.req.query('site') || undefined, 'site');
     const before = optionalId(c.req.query('before') || undefined, 'before');
     const filters = logFilters(c.req.query('channel'), c.req.query('state'));
     const log = await readAlertLog(deps, {
       ...(site === undefined ? {} : { siteId: site }),
+      ...(await sites.only(c)),
       ...(before === undefined ? {} : { before }),
       ...filters,
       limit: PER_PAGE + 1,
@@ -177,7 +182,7 @@ export function registerAlertPages(app: Hono<WebEnv>, deps: WebDeps, render: Ren
       c,
       <AlertLogPageView
         log={page}
-        sites={deps.catalog.entries().map((e) => ({
+        sites={(await sites.all(c)).map((e) => ({
           id: e.id,
           label: e.site.name ?? e.site.origin,
         }))}
@@ -191,7 +196,9 @@ export function registerAlertPages(app: Hono<WebEnv>, deps: WebDeps, render: Ren
   });
 
   app.get('/alerts/:id', async (c) => {
-    const one = await readAlert(deps, parseId(c.req.param('id'), 'alert'));
+    const one = await readAlert(deps, parseId(c.req.param('id'), 'alert'), (id) =>
+      sites.sees(c, id),
+    );
     return render(
       c,
       <AlertPageView entry={one} contents={one.contents} signedIn={c.get('signedIn')} />,

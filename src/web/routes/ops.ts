@@ -4,6 +4,7 @@ import { oneLine } from '../../lib/errors.js';
 import { failingDocument } from '../../monitor/documents/index.js';
 import { failingText } from '../../monitor/views/notifications.js';
 import type { WebEnv } from '../auth.js';
+import { tagLimit } from '../sites.js';
 import type { WebDeps } from '../deps.js';
 
 export function registerOps(app: Hono<WebEnv>, deps: WebDeps): void {
@@ -43,8 +44,9 @@ export function registerOps(app: Hono<WebEnv>, deps: WebDeps): void {
       failing: failing.map(failingDocument),
     };
     const ok = database.ok && daemonOk && notificationsOk;
-    // To nobody (where a token or users guard it), only whether it is healthy: no data.
-    if (c.get('guarded') && !c.get('signedIn'))
+    // To nobody (where a token or users guard it), and to a person who sees only some
+    // sites, only whether it is healthy: the details name every site's channels.
+    if ((c.get('guarded') && !c.get('signedIn')) || tagLimit(c).length > 0)
       return c.json({ status: ok ? 'ok' : 'failing' }, ok ? 200 : 503);
     return c.json(
       { status: ok ? 'ok' : 'failing', problems, database, daemon, notifications },

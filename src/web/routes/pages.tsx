@@ -41,7 +41,14 @@ import type { SiteForm } from '../pages/site-form.js';
 import { SiteChangeRefused } from '../../monitor/sites/entries.js';
 import { SnapshotPageView } from '../pages/snapshot.js';
 import { VerdictHistoryPageView } from '../pages/verdict-history.js';
-import { backfillScheduler, diffPair, optionalId, parseId, refusalStatus } from '../sites.js';
+import {
+  backfillScheduler,
+  diffPair,
+  optionalId,
+  parseId,
+  refusalStatus,
+  tagLimit,
+} from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
 import { registerToolPages } from './tool-pages.js';
 
@@ -75,7 +82,7 @@ export function registerPages(
   registerSettingsPages(app, deps, sites, render);
   registerAccountPages(app, deps, render);
   registerIntentPages(app, deps, sites, render);
-  registerAlertPages(app, deps, render);
+  registerAlertPages(app, deps, sites, render);
 
   app.get('/', async (c) => {
     const query = c.req.query('q') ?? '';
@@ -86,7 +93,7 @@ export function registerPages(
     const sort = c.req.query('sort') === 'listed' ? 'listed' : 'problems';
     const page = Number(c.req.query('page') ?? '1') || 1;
     const now = deps.now();
-    const all = await sites.all();
+    const all = await sites.all(c);
     const paused = new Set(all.filter((e) => e.pausedAt !== null).map((e) => e.id));
     const failing = deps.store.failingChannels();
     const view = await viewOverview(deps.store, all, {
@@ -108,14 +115,15 @@ export function registerPages(
         tag={tag}
         state={state}
         sort={sort}
-        failing={await failing}
+        // Channels and stored sites that fail are every site's business: not a limited person's.
+        failing={tagLimit(c).length === 0 ? await failing : []}
         feedQuery={feedQuery}
         signedIn={c.get('signedIn')}
         now={now}
         canEdit={may(c, 'write')}
         paused={paused}
         removed={c.req.query('removed')}
-        problems={deps.catalog.problems()}
+        problems={tagLimit(c).length === 0 ? deps.catalog.problems() : []}
       />,
     );
   });
@@ -125,8 +133,8 @@ export function registerPages(
   const atom = (c: Context<WebEnv>, xml: string) =>
     c.body(xml, 200, { 'content-type': 'application/atom+xml; charset=utf-8' });
   app.get('/feed.atom', async (c) => {
-    const entries = new Map((await sites.all()).map((e) => [e.id, e.site]));
-    const changes = await deps.store.listChanges({ limit: FEED_ENTRIES });
+    const entries = new Map((await sites.all(c)).map((e) => [e.id, e.site]));
+    const changes = await deps.store.listChanges({ ...(await sites.only(c)), limit: FEED_ENTRIES });
     return atom(
       c,
       renderAtom({
@@ -143,7 +151,7 @@ export function registerPages(
     );
   });
   app.get('/sites/:id/feed.atom', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     const changes = await deps.store.listChanges({ siteId: site.id, limit: FEED_ENTRIES });
     const who: FeedSite = {
       id: site.id,
@@ -169,7 +177,7 @@ export function registerPages(
     const agent = c.req.param('agent');
     const verdictParam = c.req.query('verdict') ?? '';
     const verdict = isCrawlerVerdict(verdictParam) ? verdictParam : undefined;
-    const view = await viewCrawler(deps.store, await sites.all(), agent, {
+    const view = await viewCrawler(deps.store, await sites.all(c), agent, {
       page: Number(c.req.query('page') ?? '1') || 1,
       perPage: PER_PAGE,
       now: deps.now(),
@@ -233,8 +241,8 @@ export function registerPages(
       error === undefined ? 200 : refusalStatus(error),
     );
   /** A site the UI may edit or remove (added in the UI or API), or the refusal. */
-  const editable = async (param: string | undefined) => {
-    const site = await sites.resolve(param);
+  const editable = async (c: Context<WebEnv>, param: string | undefined) => {
+    const site = await sites.resolve(c, param);
     const entry = deps.catalog.get(site.id);
     if (entry === undefined)
       throw new HTTPException(404, { message: `${site.origin} is not watched` });
@@ -271,7 +279,7 @@ export function registerPages(
     const pasted = typeof body['sites'] === 'string' ? body['sites'] : '';
     const text = file instanceof File && file.size > 0 ? await file.text() : pasted;
     try {
-      const results = await addSiteList(deps.catalog, text);
+      const results = await addSiteList(deps.catalog, text, tagLimit(c));
       await auditedList(deps, actorOf(c), results);
       deps.logger.info(
         { added: results.filter((r) => r.outcome === 'added').length, lines: results.length },
@@ -298,7 +306,7 @@ export function registerPages(
     const form = await readSiteForm(c);
     let entry;
     try {
-      entry = await deps.catalog.add({ url: form.url, ...settingsOf(form, false) });
+      entry = await deps.catalog.add({ url: form.url, ...settingsOf(form, false) }, tagLimit(c));
     } catch (error) {
       if (error instanceof SiteChangeRefused) return formPage(c, undefined, form, error);
       throw error;
@@ -316,7 +324,7 @@ export function registerPages(
   });
 
   app.get('/sites/:id/edit', async (c) => {
-    const entry = await editable(c.req.param('id'));
+    const entry = await editable(c, c.req.param('id'));
     return formPage(
       c,
       { id: entry.id, origin: entry.site.origin },
@@ -325,10 +333,14 @@ export function registerPages(
   });
 
   app.post('/sites/:id/edit', async (c) => {
-    const entry = await editable(c.req.param('id'));
+    const entry = await editable(c, c.req.param('id'));
     const form = await readSiteForm(c);
     try {
-      const updated = await deps.catalog.update(entry.id, settingsOf(form, true, entry.settings));
+      const updated = await deps.catalog.update(
+        entry.id,
+        settingsOf(form, true, entry.settings),
+        tagLimit(c),
+      );
       await audited(deps, actorOf(c), {
         action: 'site.edit',
         siteId: entry.id,
@@ -352,7 +364,7 @@ export function registerPages(
     ['resume', false],
   ] as const)
     app.post(`/sites/:id/${action}`, async (c) => {
-      const site = await sites.resolve(c.req.param('id'));
+      const site = await sites.resolve(c, c.req.param('id'));
       try {
         await deps.catalog.setPaused(site.id, paused);
       } catch (error) {
@@ -370,7 +382,7 @@ export function registerPages(
     });
 
   app.get('/sites/:id/remove', async (c) => {
-    const entry = await editable(c.req.param('id'));
+    const entry = await editable(c, c.req.param('id'));
     return render(
       c,
       <RemoveSitePageView id={entry.id} origin={entry.site.origin} signedIn={c.get('signedIn')} />,
@@ -378,7 +390,7 @@ export function registerPages(
   });
 
   app.post('/sites/:id/remove', async (c) => {
-    const entry = await editable(c.req.param('id'));
+    const entry = await editable(c, c.req.param('id'));
     await deps.catalog.remove(entry.id);
     await audited(deps, actorOf(c), {
       action: 'site.remove',
@@ -394,7 +406,7 @@ export function registerPages(
   });
 
   app.get('/sites/:id', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     const kinds = (c.req.queries('kind') ?? []).flatMap((k) => k.split(',')).filter(isChangeKind);
     const crawlers = c.req.query('crawlers') ?? '';
     const blockingOnly = c.req.query('blocking') === '1';
@@ -410,9 +422,10 @@ export function registerPages(
       blockingOnly,
     });
     const checked = c.req.query('checked');
-    const [archive, pending] = await Promise.all([
+    const [archive, pending, audit] = await Promise.all([
       deps.store.archiveSummary(site.id),
       deps.scheduler?.backfillsPending() ?? new Map<number, 'waiting' | 'running'>(),
+      may(c, 'admin') ? deps.accounts?.listAudit({ siteId: site.id, limit: 10 }) : undefined,
     ]);
     return render(
       c,
@@ -434,12 +447,13 @@ export function registerPages(
         file={deps.catalog.file.file}
         signedIn={c.get('signedIn')}
         feedQuery={feedQuery}
+        audit={audit}
       />,
     );
   });
 
   app.post('/sites/:id/backfill', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     await backfillScheduler(deps, site).queueBackfill({ siteId: site.id });
     deps.logger.info({ site: site.origin }, 'history load from the Internet Archive queued');
     await audited(deps, actorOf(c), {
@@ -451,7 +465,7 @@ export function registerPages(
   });
 
   app.post('/sites/:id/check', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     if (site.config === undefined)
       throw new HTTPException(409, { message: `${site.origin} is no longer configured` });
     const outcome = await deps.checkNow(site.config);
@@ -465,7 +479,7 @@ export function registerPages(
   });
 
   app.get('/sites/:id/snapshots/:snapshot', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     const view = await viewSnapshot(
       deps.store,
       site,
@@ -490,7 +504,7 @@ export function registerPages(
   });
 
   app.get('/sites/:id/diff', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     const view = await viewDiff(
       deps.store,
       site,
@@ -504,7 +518,7 @@ export function registerPages(
   });
 
   app.get('/sites/:id/verdicts', async (c) => {
-    const site = await sites.resolve(c.req.param('id'));
+    const site = await sites.resolve(c, c.req.param('id'));
     const url = c.req.query('url');
     const agent = c.req.query('agent');
     if (!url || !agent) throw new HTTPException(400, { message: 'give both url and agent' });

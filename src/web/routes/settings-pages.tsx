@@ -87,7 +87,7 @@ export function registerSettingsPages(
     const weighted = c.req.query('weighted') === '1';
     const trends = await viewTrends(
       deps.store,
-      (await sites.all()).map((e) => e.site),
+      (await sites.all(c)).map((e) => e.site),
       deps.catalog.config,
       { by, weighted, now: deps.now() },
     );
@@ -170,7 +170,7 @@ export function registerSettingsPages(
     render(
       c,
       <NotificationsPageView
-        view={await notificationsNow(deps, sites)}
+        view={await notificationsNow(c, deps, sites)}
         signedIn={c.get('signedIn')}
         canSend={may(c, 'admin') && deps.sendTest !== undefined}
         tokenSet={c.get('guarded')}
@@ -198,7 +198,7 @@ export function registerSettingsPages(
   );
   app.post('/notifications/test', async (c) => {
     const body = await c.req.parseBody();
-    const result = await sendChannelTest(deps, sites, text(body, 'channel'));
+    const result = await sendChannelTest(c, deps, sites, text(body, 'channel'));
     return notificationsPage(c, { result });
   });
   app.post('/notifications/defaults', async (c) => {

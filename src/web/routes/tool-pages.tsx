@@ -11,7 +11,7 @@ import type { LoginFailure } from '../pages/errors.js';
 import { SESSION_DAYS, SignInRefused } from '../../monitor/accounts.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';
-import { optionalId, parseId } from '../sites.js';
+import { optionalId, parseId, tagLimit } from '../sites.js';
 import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester-input.js';
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -31,12 +31,12 @@ export function registerToolPages(
   render: Render,
 ): void {
   const token = deps.config.web.token;
-  const testerSites = async () =>
-    (await sites.all()).map(({ id, site }) => ({ id, origin: site.origin }));
+  const testerSites = async (c: Context<WebEnv>) =>
+    (await sites.all(c)).map(({ id, site }) => ({ id, origin: site.origin }));
 
   app.get('/tester', async (c) => {
     const siteParam = c.req.query('site');
-    const site = siteParam ? await sites.resolve(siteParam) : undefined;
+    const site = siteParam ? await sites.resolve(c, siteParam) : undefined;
     let robots = '';
     const snapshotId = optionalId(c.req.query('snapshot'), 'snapshot');
     if (site !== undefined) {
@@ -57,7 +57,7 @@ export function registerToolPages(
     return render(
       c,
       <TesterPageView
-        sites={await testerSites()}
+        sites={await testerSites(c)}
         form={form}
         result={undefined}
         error={undefined}
@@ -79,7 +79,7 @@ export function registerToolPages(
     let error: string | undefined;
     let status: 200 | 400 | 413 | 422 | 503 = 200;
     try {
-      const site = form.siteId === '' ? undefined : await sites.resolve(form.siteId);
+      const site = form.siteId === '' ? undefined : await sites.resolve(c, form.siteId);
       const input = {
         origin: site?.origin,
         body: new TextEncoder().encode(form.robots),
@@ -100,7 +100,7 @@ export function registerToolPages(
     return render(
       c,
       <TesterPageView
-        sites={await testerSites()}
+        sites={await testerSites(c)}
         form={form}
         result={result}
         error={error}
@@ -113,7 +113,11 @@ export function registerToolPages(
   app.get('/digests', async (c) =>
     render(
       c,
-      <DigestsPageView digests={await deps.store.listDigests(100)} signedIn={c.get('signedIn')} />,
+      <DigestsPageView
+        digests={tagLimit(c).length === 0 ? await deps.store.listDigests(100) : []}
+        limited={tagLimit(c).length > 0}
+        signedIn={c.get('signedIn')}
+      />,
     ),
   );
 
@@ -121,7 +125,7 @@ export function registerToolPages(
   app.get('/digests/preview', async (c) => {
     const since = c.req.query('since')?.trim() || '7d';
     const period = digestWindow(deps, since);
-    const digests = await deps.previewDigests(period);
+    const digests = await deps.previewDigests(period, undefined, sites.filter(c));
     return render(
       c,
       <DigestPreviewPageView
@@ -142,7 +146,11 @@ export function registerToolPages(
 
   app.get('/digests/preview/email.html', async (c) => {
     const to = c.req.query('to');
-    const [digest] = await deps.previewDigests(digestWindow(deps, c.req.query('since')), to);
+    const [digest] = await deps.previewDigests(
+      digestWindow(deps, c.req.query('since')),
+      to,
+      sites.filter(c),
+    );
     if (digest === undefined || to === undefined)
       throw new HTTPException(404, {
         message: `${(to ?? 'no one').slice(0, 200)} receives no digest`,
@@ -169,8 +177,13 @@ export function registerToolPages(
     return c.redirect(`/digests/preview?${params.toString()}`, 303);
   });
 
-  const digestById = async (param: string | undefined) => {
+  const digestById = async (c: Context<WebEnv>, param: string | undefined) => {
     const id = parseId(param, 'digest');
+    // A digest sent covers every site its recipient follows, theirs or not.
+    if (tagLimit(c).length > 0)
+      throw new HTTPException(403, {
+        message: `a digest as sent covers sites you do not see: read your sites' digest at /digests/preview`,
+      });
     // Only a digest that is not there is a 404; a store that fails is a 500.
     const digest = await deps.store.loadDigest(id);
     if (digest === undefined) throw new HTTPException(404, { message: `there is no digest ${id}` });
@@ -180,13 +193,16 @@ export function registerToolPages(
   app.get('/digests/:id', async (c) =>
     render(
       c,
-      <DigestPageView digest={await digestById(c.req.param('id'))} signedIn={c.get('signedIn')} />,
+      <DigestPageView
+        digest={await digestById(c, c.req.param('id'))}
+        signedIn={c.get('signedIn')}
+      />,
     ),
   );
 
   // The email's own HTML, as sent: robowatch rendered and escaped it; the sandbox keeps it inert.
   app.get('/digests/:id/email.html', async (c) => {
-    const digest = await digestById(c.req.param('id'));
+    const digest = await digestById(c, c.req.param('id'));
     c.header('content-security-policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'");
     return c.html(digest.html);
   });

@@ -418,7 +418,7 @@ describe.each(databaseKinds())('users, keys and scopes on %s', (kind) => {
     expect(short.status).toBe(400);
     expect(await short.text()).toContain('the password is too short: at least 12 characters');
     expect(await (await form('/users/pat/role', { role: 'editor' })).text()).toContain(
-      'pat is now an editor.',
+      'pat is now an editor and sees every site.',
     );
 
     // Pat signs in, makes a read key (shown once), and changes the password.
