@@ -55,6 +55,7 @@ import {
 } from './store/index.js';
 import { Accounts } from './monitor/accounts.js';
 import { createAccountStore } from './store/accounts.js';
+import { createSsoClient } from './fetch/oidc.js';
 import { createApp } from './web/app.js';
 import type { WebDeps } from './web/deps.js';
 
@@ -382,6 +383,7 @@ export function wireWeb(
     ...(parts.scheduler === undefined ? {} : { scheduler: parts.scheduler }),
     ...(parts.localToken === undefined ? {} : { localToken: parts.localToken }),
     accounts: wireAccounts(platform, parts.db),
+    ...(config.web.sso === undefined ? {} : { sso: createSsoClient(config.web.sso) }),
   });
 }
 

@@ -366,6 +366,49 @@ const fetchSettings = z.strictObject({
   sitemapTimeoutMs: integer(1_000, 3_600_000, ' (milliseconds)').default(120_000),
 });
 
+const groupList = z
+  .array(z.string({ error: 'must be a group name' }).min(1, 'must not be empty').max(200), {
+    error: 'must be a list of group names',
+  })
+  .max(100, 'must list at most 100 groups')
+  .default([]);
+
+/**
+ * Single sign-on with OpenID Connect (authorization code with PKCE): the provider, this
+ * client's registration there, and which of the provider's groups give which role.
+ */
+const ssoSettings = z
+  .strictObject({
+    /** The provider's issuer URL (its discovery document is ISSUER/.well-known/openid-configuration). */
+    issuer: z
+      .string({ error: 'must be the https URL of the OpenID provider' })
+      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), {
+        error: 'must be the https URL of the OpenID provider (its issuer)',
+      }),
+    clientId: z.string({ error: 'must be the client id robowatch has at the provider' }).min(1),
+    /** From the environment with ${NAME}; absent: a public client (PKCE alone). */
+    clientSecret: z.string().optional(),
+    /** The sign-in button's words: "Sign in with …". */
+    label: z.string().min(1).max(60).default('single sign-on'),
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'must be a scope'))
+      .max(20)
+      .default(['openid', 'profile', 'email']),
+    /** The claim that names the person in robowatch (then email, then the subject). */
+    nameClaim: z.string().min(1).default('preferred_username'),
+    /** The claim that lists the person's groups (from the ID token or the userinfo). */
+    groupsClaim: z.string().min(1).default('groups'),
+    roles: z
+      .strictObject({ admin: groupList, editor: groupList, viewer: groupList })
+      .default({ admin: [], editor: [], viewer: [] }),
+    /** Per group, the tags of the sites its members see. */
+    tags: z.record(z.string().min(1).max(200), tagList).default({}),
+  })
+  .refine((s) => s.roles.admin.length + s.roles.editor.length + s.roles.viewer.length > 0, {
+    error: 'give at least one group a role (admin, editor or viewer; "*": anyone)',
+    path: ['roles'],
+  });
+
 const webSettings = z.strictObject({
   /** HOST:PORT (or PORT, on 127.0.0.1) the web UI and API listen on. */
   listen: z
@@ -383,6 +426,7 @@ const webSettings = z.strictObject({
    * audit log) from the last X-Forwarded-For entry the proxy adds.
    */
   trustProxy: z.boolean({ error: 'must be true or false' }).default(false),
+  sso: ssoSettings.optional(),
 });
 
 /**
@@ -461,6 +505,8 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   'notify.coverage': Object.keys(notify.shape.coverage.unwrap().shape),
   fetch: Object.keys(fetchSettings.shape),
   web: Object.keys(webSettings.shape),
+  'web.sso': Object.keys(ssoSettings.shape),
+  'web.sso.roles': ['admin', 'editor', 'viewer'],
   registry: Object.keys(registrySettings.shape),
   archive: Object.keys(archiveSettings.shape),
   backfill: Object.keys(backfillSettings.shape),

@@ -1,6 +1,7 @@
 import { ConfigError } from './errors.js';
 import { interpolate } from './notify.js';
 import type { ConfigFile } from './schema.js';
+import type { SsoMapping } from '../policy/access-roles.js';
 
 export interface WebConfig {
   readonly host: string;
@@ -12,6 +13,46 @@ export interface WebConfig {
   readonly publicUrl: string | undefined;
   /** The client's address is the last X-Forwarded-For entry (a reverse proxy adds it). */
   readonly trustProxy: boolean;
+  /** Single sign-on with OpenID Connect; undefined: names and passwords only. */
+  readonly sso: SsoConfig | undefined;
+}
+
+/** `web.sso`, resolved: the client secret read from the environment. */
+export interface SsoConfig extends SsoMapping {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string | undefined;
+  readonly label: string;
+  readonly scopes: readonly string[];
+  readonly nameClaim: string;
+  readonly groupsClaim: string;
+}
+
+const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost)$/;
+
+/** `web.sso`: https, or http on this machine only (a provider under test or development). */
+function resolveSso(sso: ConfigFile['web']['sso'], env: Env, where: string): SsoConfig | undefined {
+  if (sso === undefined) return undefined;
+  const issuer = new URL(sso.issuer);
+  if (issuer.protocol !== 'https:' && !LOOPBACK.test(issuer.hostname))
+    throw new ConfigError(
+      `${where}.sso.issuer: must be an https URL (http only on this machine), not "${sso.issuer}"`,
+    );
+  const secret =
+    sso.clientSecret === undefined
+      ? ''
+      : interpolate(sso.clientSecret, env, `${where}.sso.clientSecret`);
+  return {
+    issuer: sso.issuer,
+    clientId: sso.clientId,
+    clientSecret: secret === '' ? undefined : secret,
+    label: sso.label,
+    scopes: sso.scopes.includes('openid') ? sso.scopes : ['openid', ...sso.scopes],
+    nameClaim: sso.nameClaim,
+    groupsClaim: sso.groupsClaim,
+    roles: sso.roles,
+    tags: sso.tags,
+  };
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -54,6 +95,7 @@ export function resolveWeb(web: ConfigFile['web'], env: Env, file: string): WebC
     token: token === '' ? undefined : token,
     publicUrl: publicUrl === '' ? undefined : publicUrl.replace(/\/+$/, ''),
     trustProxy: web.trustProxy,
+    sso: resolveSso(web.sso, env, where),
   };
 }
 

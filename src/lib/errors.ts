@@ -44,3 +44,6 @@ export function oneLine(error: unknown, max = 160): string {
 
 /** The Internet Archive refused too often, failed, or answered what is not a CDX listing. */
 export class ArchiveError extends Error {}
+
+/** Single sign-on did not sign someone in: why, in one line for the sign-in page. */
+export class SsoFailed extends Error {}

@@ -17,10 +17,11 @@ import {
   ROLE_SCOPE,
   ROLES,
   SCOPES,
+  ssoAccess,
   tagsProblem,
   userNameProblem,
 } from '../policy/access-roles.js';
-import type { Role, Scope } from '../policy/access-roles.js';
+import type { Role, Scope, SsoMapping } from '../policy/access-roles.js';
 import type {
   AccountStore,
   Actor,
@@ -58,7 +59,7 @@ export interface Principal {
 export class SignInRefused extends Error {
   constructor(
     message: string,
-    readonly status: 401 | 429,
+    readonly status: 401 | 403 | 429,
   ) {
     super(message);
   }
@@ -244,6 +245,86 @@ export class Accounts {
     const { passwordHash: _hash, ...record } = user;
     const secret = await this.openSession(record, 'password', from);
     return { secret, user: record };
+  }
+
+  /**
+   * Signs in someone the single sign-on provider vouched for: the user of that provider's
+   * subject, made at the first sign-in (named by `nameClaim`, else their email, else the
+   * subject) and given, at each sign-in, the role and tags their groups give now. Refused
+   * (403) when no group of theirs gives a role, or when their name is another user's.
+   */
+  async signInBySso(
+    identity: {
+      readonly issuer: string;
+      readonly subject: string;
+      readonly claims: Readonly<Record<string, unknown>>;
+    },
+    sso: SsoMapping & { readonly nameClaim: string; readonly groupsClaim: string },
+    from: { address: string; userAgent: string | null },
+  ): Promise<{ secret: string; user: UserRecord }> {
+    const { claims } = identity;
+    const groupClaim = claims[sso.groupsClaim];
+    const groups = (Array.isArray(groupClaim) ? groupClaim : [groupClaim]).filter(
+      (g): g is string => typeof g === 'string',
+    );
+    const access = ssoAccess(groups, sso);
+    const actor: Actor = {
+      name: 'single sign-on',
+      userId: null,
+      via: 'sso',
+      address: from.address,
+    };
+    let user = await this.store.findUserBySso(identity.issuer, identity.subject);
+    const name = [claims[sso.nameClaim], claims['email'], identity.subject].find(
+      (n): n is string => typeof n === 'string' && userNameProblem(n) === null,
+    );
+    if (access === null) {
+      if (user !== undefined) await this.store.deleteSessions(user.id);
+      throw new SignInRefused(
+        `${user?.name ?? name ?? 'this person'} may not use robowatch: none of their groups (${sso.groupsClaim}: ${groups.join(', ').slice(0, 200) || 'none'}) is given a role in web.sso.roles`,
+        403,
+      );
+    }
+    if (user === undefined) {
+      if (name === undefined)
+        throw new SignInRefused(
+          `the single sign-on provider gave no name robowatch can use (${sso.nameClaim}, email or the subject: letters, digits and . _ @ + -)`,
+          403,
+        );
+      user = await this.store.addUser(
+        { name, role: access.role, tags: access.tags, passwordHash: null, oidc: identity },
+        this.now(),
+      );
+      if (user === undefined)
+        throw new SignInRefused(
+          `there is already a user "${name}" who signs in another way: an admin must remove that user first`,
+          403,
+        );
+      await this.store.audit(
+        actor,
+        {
+          action: 'user.add',
+          target: name,
+          after: { role: user.role, tags: user.tags, sso: identity.issuer },
+        },
+        this.now(),
+      );
+    } else if (user.role !== access.role || user.tags.join(',') !== access.tags.join(',')) {
+      const before = user;
+      user = (await this.store.updateUser(user.id, { role: access.role, tags: access.tags }))!;
+      await this.store.audit(
+        actor,
+        {
+          action: 'user.edit',
+          target: user.name,
+          before: { role: before.role, tags: before.tags },
+          after: { role: user.role, tags: user.tags },
+        },
+        this.now(),
+      );
+    }
+    const secret = await this.openSession(user, 'oidc', from);
+    return { secret, user };
   }
 
   /** A new session for a user (signed in by password or single sign-on): its secret. */

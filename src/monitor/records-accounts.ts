@@ -39,7 +39,7 @@ export interface Actor {
   /** The user's name, `web.token`, or `robowatch` (a command run on this machine). */
   readonly name: string;
   readonly userId: number | null;
-  readonly via: 'session' | 'key' | 'token' | 'local' | 'cli';
+  readonly via: 'session' | 'key' | 'token' | 'local' | 'cli' | 'sso';
   readonly keyName?: string;
   readonly address: string | null;
 }
@@ -80,6 +80,8 @@ export interface AccountStore {
   hasUsers(): Promise<boolean>;
   listUsers(): Promise<UserRecord[]>;
   findUser(name: string): Promise<(UserRecord & { passwordHash: string | null }) | undefined>;
+  /** The user who signs in by single sign-on as this subject of this issuer. */
+  findUserBySso(issuer: string, subject: string): Promise<UserRecord | undefined>;
   /** Adds a user; undefined when the name is taken. */
   addUser(
     user: {
@@ -137,4 +139,27 @@ export interface AccountStore {
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
   /** Forgets entries before `before`, and sign-in attempts before `attemptsBefore`; how many entries. */
   pruneAudit(before: Date, attemptsBefore: Date): Promise<number>;
+}
+
+/** What a sign-in started: kept by the browser (a cookie) until the provider sends it back. */
+export interface SsoPending {
+  readonly state: string;
+  readonly nonce: string;
+  readonly verifier: string;
+}
+
+/** Who the provider says signed in. */
+export interface SsoIdentity {
+  readonly issuer: string;
+  readonly subject: string;
+  /** The ID token's claims, then the userinfo's (which add to them). */
+  readonly claims: Readonly<Record<string, unknown>>;
+}
+
+export interface SsoClient {
+  readonly label: string;
+  /** The provider's authorization URL to send the browser to, and what to keep until it returns. */
+  start(redirectUri: string): Promise<{ url: string; pending: SsoPending }>;
+  /** The provider's answer (the callback URL as requested) checked and exchanged for who signed in. */
+  finish(callback: URL, pending: SsoPending): Promise<SsoIdentity>;
 }

@@ -86,3 +86,29 @@ export function tagsProblem(role: Role, tags: readonly string[]): string | null 
 export function seesSite(limit: readonly string[], siteTags: readonly string[]): boolean {
   return limit.length === 0 || siteTags.some((t) => limit.includes(t));
 }
+
+/** Which groups give which role, and which groups limit people to which tags (web.sso). */
+export interface SsoMapping {
+  /** Per role, the groups that give it; `*` gives it to anyone the provider signs in. */
+  readonly roles: Readonly<Record<Role, readonly string[]>>;
+  /** Per group, the tags of the sites its members see (admins see every site). */
+  readonly tags: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * What someone signed in by single sign-on may do, from their groups: the highest role a
+ * group of theirs gives, limited to the tags their groups give (none: every site); null
+ * when no group of theirs gives a role.
+ */
+export function ssoAccess(
+  groups: readonly string[],
+  mapping: SsoMapping,
+): { role: Role; tags: string[] } | null {
+  const role = [...ROLES]
+    .reverse()
+    .find((r) => mapping.roles[r].some((g) => g === '*' || groups.includes(g)));
+  if (role === undefined) return null;
+  if (role === 'admin') return { role, tags: [] };
+  const tags = [...new Set(groups.flatMap((g) => mapping.tags[g] ?? []))].sort();
+  return { role, tags };
+}

@@ -106,6 +106,14 @@ export function createAccountStore(db: Database): AccountStore {
       return row === undefined ? undefined : { ...userOf(row), passwordHash: row.passwordHash };
     },
 
+    async findUserBySso(issuer, subject) {
+      const [row] = await db
+        .select()
+        .from(users)
+        .where(and(eq(users.oidcIssuer, issuer), eq(users.oidcSubject, subject)));
+      return row === undefined ? undefined : userOf(row);
+    },
+
     async addUser(user, at) {
       const [row] = await db
         .insert(users)

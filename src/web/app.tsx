@@ -87,6 +87,7 @@ export function createApp(deps: WebDeps): Hono<WebEnv> {
       localToken: deps.localToken,
       accounts: deps.accounts,
       trustProxy: deps.config.web.trustProxy,
+      sso: deps.sso !== undefined,
     }),
   );
 

@@ -50,6 +50,8 @@ export interface AuthOptions {
   readonly accounts?: Accounts | undefined;
   /** Take the client's address from the last X-Forwarded-For entry (web.trustProxy). */
   readonly trustProxy?: boolean;
+  /** Single sign-on is configured: people sign in, so nothing is open to nobody. */
+  readonly sso?: boolean;
 }
 
 /** The client's address: the socket's, or behind a trusted proxy the one it forwarded. */
@@ -126,7 +128,10 @@ export function authenticate(options: AuthOptions): MiddlewareHandler<WebEnv> {
           'the Authorization header is not a valid token or API key (wrong, expired or revoked): send Authorization: Bearer <key>',
       });
     let principal = found === 'invalid' ? null : found;
-    const guarded = options.token !== undefined || ((await options.accounts?.hasUsers()) ?? false);
+    const guarded =
+      options.token !== undefined ||
+      options.sso === true ||
+      ((await options.accounts?.hasUsers()) ?? false);
     c.set('guarded', guarded);
     if (principal === null && !guarded) principal = ANONYMOUS(address);
     c.set('principal', principal);

@@ -1,5 +1,6 @@
 import type { Config, SiteConfig } from '../config/config.js';
 import type { Accounts } from '../monitor/accounts.js';
+import type { SsoClient } from '../monitor/records-accounts.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { CheckOutcome } from '../monitor/check/site.js';
@@ -61,4 +62,6 @@ export interface WebDeps {
   readonly localToken?: string;
   /** Users, their sessions and API keys, and the audit log; absent: web.token alone. */
   readonly accounts?: Accounts;
+  /** Single sign-on with the OpenID provider of web.sso; absent: not configured. */
+  readonly sso?: SsoClient;
 }

@@ -108,7 +108,7 @@ export function historyApp(
   deps: CheckDeps,
   clock: { now: Date },
   metrics: Metrics = createMetrics(),
-  extra: Partial<Pick<WebDeps, 'tester' | 'sendTest' | 'accounts'>> = {},
+  extra: Partial<Pick<WebDeps, 'tester' | 'sendTest' | 'accounts' | 'sso'>> = {},
 ) {
   const digests = {
     ...createDaemonStore(db).digests,

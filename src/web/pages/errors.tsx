@@ -21,7 +21,7 @@ export const ErrorPageView: FC<{ status: number; message: string; signedIn: bool
 );
 
 /** Why the last sign-in failed, as the form says it. */
-export type LoginFailure = 'token' | 'user' | 'throttled';
+export type LoginFailure = 'token' | 'user' | 'throttled' | 'sso';
 
 /**
  * The sign-in form, for browsers (API clients send Authorization: Bearer): a user's name
@@ -33,15 +33,27 @@ export const LoginPageView: FC<{
   withUsers: boolean;
   withToken: boolean;
   message?: string | undefined;
-}> = ({ failed, next, withUsers, withToken, message }) => (
+  /** The single sign-on button's words ("Sign in with …"); undefined: none configured. */
+  sso?: string | undefined;
+}> = ({ failed, next, withUsers, withToken, message, sso }) => (
   <Layout title="Sign in">
     <h1>Sign in</h1>
+    {sso === undefined ? null : (
+      <form method="get" action="/login/oidc">
+        <input type="hidden" name="next" value={next} />
+        <p>
+          <button type="submit">Sign in with {sso}</button>
+        </p>
+      </form>
+    )}
     {failed === 'token' ? (
       <p class="error-message">That token is not the one configured (web.token).</p>
     ) : failed === 'user' ? (
       <p class="error-message">That name and password do not match a user.</p>
     ) : failed === 'throttled' ? (
       <p class="error-message">{message ?? 'Too many failed sign-ins: wait and try again.'}</p>
+    ) : failed === 'sso' ? (
+      <p class="error-message">{message ?? 'Single sign-on did not sign you in.'}</p>
     ) : null}
     {withUsers ? (
       <form method="post" action="/login">
@@ -72,7 +84,7 @@ export const LoginPageView: FC<{
         </p>
       </form>
     ) : null}
-    {!withUsers && !withToken ? (
+    {!withUsers && !withToken && sso === undefined ? (
       <p>
         This robowatch has no users and no access token: everyone may read it, nobody may change it.
         Add a user with <code>robowatch users add NAME --role admin</code>.

@@ -9,6 +9,8 @@ import { digestWindow, sendDigestsNow } from '../notifications.js';
 import { LoginPageView } from '../pages/errors.js';
 import type { LoginFailure } from '../pages/errors.js';
 import { SESSION_DAYS, SignInRefused } from '../../monitor/accounts.js';
+import type { SsoPending } from '../../monitor/records-accounts.js';
+import { SsoFailed } from '../../lib/errors.js';
 import { TesterPageView } from '../pages/tester.js';
 import type { TesterForm } from '../pages/tester.js';
 import { optionalId, parseId, tagLimit } from '../sites.js';
@@ -229,6 +231,7 @@ export function registerToolPages(
         withUsers={(await deps.accounts?.hasUsers()) ?? false}
         withToken={token !== undefined}
         message={message}
+        sso={deps.sso?.label}
       />,
       status,
     );
@@ -271,10 +274,105 @@ export function registerToolPages(
     }
   });
 
+  // Single sign-on: to the provider with PKCE, state and nonce kept in a short-lived
+  // cookie that only this path reads; back with a code, exchanged for who signed in.
+  const ssoBase = (c: Context<WebEnv>) => deps.config.web.publicUrl ?? new URL(c.req.url).origin;
+  const ssoCookie = (c: Context<WebEnv>) => ({
+    httpOnly: true,
+    // The provider sends the browser back by a top-level GET: Lax lets the cookie come along.
+    sameSite: 'Lax' as const,
+    path: '/login/oidc',
+    secure: new URL(c.req.url).protocol === 'https:',
+    maxAge: SSO_MINUTES * 60,
+  });
+  app.get('/login/oidc', async (c) => {
+    if (deps.sso === undefined)
+      throw new HTTPException(404, { message: 'single sign-on is not configured (web.sso)' });
+    const next = safeNext(c.req.query('next'));
+    let started;
+    try {
+      started = await deps.sso.start(`${ssoBase(c)}/login/oidc/callback`);
+    } catch (error) {
+      if (!(error instanceof SsoFailed)) throw error;
+      deps.logger.warn({ error: error.message }, 'single sign-on could not start');
+      return loginPage(c, 'sso', next, 502, error.message);
+    }
+    const kept = Buffer.from(JSON.stringify({ ...started.pending, next })).toString('base64url');
+    setCookie(c, SSO_COOKIE, kept, ssoCookie(c));
+    return c.redirect(started.url, 302);
+  });
+  app.get('/login/oidc/callback', async (c) => {
+    if (deps.sso === undefined || deps.accounts === undefined)
+      throw new HTTPException(404, { message: 'single sign-on is not configured (web.sso)' });
+    const kept = keptSignIn(getCookie(c, SSO_COOKIE));
+    deleteCookie(c, SSO_COOKIE, { path: '/login/oidc' });
+    const next = kept?.next ?? '/';
+    const refused = (message: string, status: ContentfulStatusCode) => {
+      deps.logger.warn({ address: c.get('address'), reason: message }, 'single sign-on refused');
+      return loginPage(c, 'sso', next, status, message);
+    };
+    const providerError = c.req.query('error');
+    if (providerError !== undefined)
+      return refused(
+        `the single sign-on provider did not sign you in: ${(c.req.query('error_description') ?? providerError).slice(0, 200)}`,
+        403,
+      );
+    if (kept === undefined)
+      return refused(
+        `this sign-in began more than ${SSO_MINUTES} minutes ago or in another browser: sign in again`,
+        400,
+      );
+    try {
+      const identity = await deps.sso.finish(
+        new URL(`/login/oidc/callback${new URL(c.req.url).search}`, ssoBase(c)),
+        kept,
+      );
+      const { secret, user } = await deps.accounts.signInBySso(identity, deps.config.web.sso!, {
+        address: c.get('address'),
+        userAgent: c.req.header('user-agent') ?? null,
+      });
+      setCookie(c, SESSION_COOKIE, secret, cookieOptions(c));
+      deps.logger.info(
+        { user: user.name, role: user.role, address: c.get('address') },
+        'signed in by single sign-on',
+      );
+      return c.redirect(next, 303);
+    } catch (error) {
+      if (error instanceof SsoFailed) return refused(error.message, 502);
+      if (error instanceof SignInRefused) return refused(error.message, error.status);
+      throw error;
+    }
+  });
+
   app.post('/logout', async (c) => {
     const cookie = getCookie(c, SESSION_COOKIE);
     if (cookie !== undefined) await deps.accounts?.signOut(cookie);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.redirect('/login', 303);
   });
+}
+
+/** The cookie that keeps a single sign-on under way, and how long it may take. */
+const SSO_COOKIE = 'robowatch_sso';
+const SSO_MINUTES = 10;
+
+/** What the cookie kept of a sign-in under way, or undefined when it is missing or not ours. */
+function keptSignIn(
+  value: string | undefined,
+): (SsoPending & { readonly next: string }) | undefined {
+  if (value === undefined || value.length > 2000) return undefined;
+  try {
+    const kept = JSON.parse(Buffer.from(value, 'base64url').toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+    const text = (key: string) => (typeof kept[key] === 'string' ? kept[key] : undefined);
+    const state = text('state');
+    const nonce = text('nonce');
+    const verifier = text('verifier');
+    if (state === undefined || nonce === undefined || verifier === undefined) return undefined;
+    return { state, nonce, verifier, next: safeNext(text('next')) };
+  } catch {
+    return undefined;
+  }
 }

@@ -635,3 +635,44 @@ sites:
     );
   });
 });
+
+describe('web.sso', () => {
+  const sso = (body: string, env: Record<string, string> = {}) =>
+    parseConfig(`sites: [{url: https://example.com, watch: [/]}]\nweb: {sso: {${body}}}`, {
+      file: 'r.yaml',
+      cwd: '/tmp',
+      env,
+      version: 'test',
+    });
+
+  it('reads the provider, the client and the groups, the secret from the environment', () => {
+    const config = sso(
+      "issuer: 'https://login.example.com/realms/acme', clientId: robowatch, clientSecret: '${OIDC_SECRET}', scopes: [profile, groups], roles: {admin: [ops]}",
+      { OIDC_SECRET: 's3cret' },
+    );
+    expect(config.web.sso).toMatchObject({
+      issuer: 'https://login.example.com/realms/acme',
+      clientSecret: 's3cret',
+      label: 'single sign-on',
+      scopes: ['openid', 'profile', 'groups'],
+      nameClaim: 'preferred_username',
+      groupsClaim: 'groups',
+      roles: { admin: ['ops'], editor: [], viewer: [] },
+      tags: {},
+    });
+  });
+
+  it('refuses, in one line, a provider over http elsewhere than this machine, and no role given', () => {
+    expect(() =>
+      sso("issuer: 'http://login.example.com', clientId: robowatch, roles: {viewer: ['*']}"),
+    ).toThrow(
+      'r.yaml: web.sso.issuer: must be an https URL (http only on this machine), not "http://login.example.com"',
+    );
+    expect(() => sso("issuer: 'https://login.example.com', clientId: robowatch")).toThrow(
+      /web\.sso\.roles: give at least one group a role/,
+    );
+    expect(() =>
+      sso("issuer: 'https://login.example.com', clientId: robowatch, role: {viewer: [x]}"),
+    ).toThrow(/roles/);
+  });
+});
