@@ -117,17 +117,50 @@ describe('robowatch users and keys', () => {
     });
   });
 
+  it('limits a user to the sites with some tags, and lets them see every site again', async () => {
+    const added = await robowatch([
+      'users',
+      'add',
+      'agency',
+      '--role',
+      'viewer',
+      '--tags',
+      'client-a, client-b',
+      '--no-password',
+    ]);
+    expect([added.code, added.stdout]).toEqual([
+      0,
+      'Added agency (viewer, only sites tagged client-a, client-b).\n',
+    ]);
+    const changed = await robowatch([
+      'users',
+      'change',
+      'agency',
+      '--role',
+      'editor',
+      '--tags',
+      'client-b',
+    ]);
+    expect(changed.stdout).toBe('agency is editor and sees the sites tagged client-b.\n');
+    expect((await robowatch(['users', 'list'])).stdout).toContain(
+      'agency\teditor\ttags: client-b\t\n',
+    );
+    const widened = await robowatch(['users', 'change', 'agency', '--every-site']);
+    expect(widened.stdout).toBe('agency is editor and sees every site.\n');
+  });
+
   it.each([
     [['users', 'add', 'ana', '--role', 'admin'], 'there is already a user "ana"'],
     [
       ['keys', 'create', '--user', 'ana', '--scope', 'read', '--expires', '0'],
       '--expires must be a number of days',
     ],
-    // Until every list, count, feed and export honours them, tags are refused, not ignored.
     [
-      ['users', 'add', 'cy', '--role', 'viewer', '--tags', 'client-a'],
-      'limiting a user to sites with tags is not available yet',
+      ['users', 'add', 'cy', '--role', 'admin', '--tags', 'client-a'],
+      'an admin manages people, keys and recipients of every site and cannot be limited to tags',
     ],
+    [['users', 'change', 'ana', '--tags', 'a', '--every-site'], 'give --tags or --every-site'],
+    [['users', 'change', 'ana'], 'say what to change: --role, --tags or --every-site'],
   ])('refuses %j in one line (exit 2)', async (args, message) => {
     const run = await robowatch(args, 'short\n');
     expect(run.code).toBe(2);
