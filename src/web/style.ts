@@ -90,7 +90,8 @@ form.intent-add { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: 
 form.intent-add input[type=text] { width: 16rem; }
 pre.wrap { white-space: pre-wrap; overflow-wrap: anywhere; }
 ul.tabs { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; list-style: none; padding: 0; }
-button, input[type=submit] { font: inherit; padding: .3rem .9rem; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); border-radius: 4px; cursor: pointer; }
+button, input[type=submit], a.button { font: inherit; padding: .3rem .9rem; border: 1px solid var(--accent); background: var(--accent); color: var(--on-accent); border-radius: 4px; cursor: pointer; }
+a.button { display: inline-block; text-decoration: none; }
 button[disabled] { background: var(--none); border-color: var(--none); color: var(--muted); cursor: not-allowed; }
 textarea, input[type=text], input[type=password], select { font: inherit; width: 100%; padding: .3rem; border: 1px solid var(--line); background: var(--card); color: var(--ink); }
 textarea { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85rem; }

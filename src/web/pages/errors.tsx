@@ -39,12 +39,12 @@ export const LoginPageView: FC<{
   <Layout title="Sign in">
     <h1>Sign in</h1>
     {sso === undefined ? null : (
-      <form method="get" action="/login/oidc">
-        <input type="hidden" name="next" value={next} />
-        <p>
-          <button type="submit">Sign in with {sso}</button>
-        </p>
-      </form>
+      // A link, not a form: the page's form-action policy would stop the redirect to the provider.
+      <p>
+        <a class="button" href={`/login/oidc?next=${encodeURIComponent(next)}`}>
+          Sign in with {sso}
+        </a>
+      </p>
     )}
     {failed === 'token' ? (
       <p class="error-message">That token is not the one configured (web.token).</p>

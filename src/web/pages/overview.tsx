@@ -118,8 +118,9 @@ export const OverviewPageView: FC<{
           </>
         ) : (
           <span class="muted">
-            Read-only: adding and editing sites from the web need the access token (web.token in the
-            configuration) and signing in.
+            {signedIn
+              ? 'You may read: adding and editing sites needs an editor’s or an admin’s role.'
+              : 'Read-only: adding and editing sites from the web need the access token (web.token in the configuration), or a user, and signing in.'}
           </span>
         )}{' '}
         · <a href={`/feed.atom${feedQuery}`}>Feed of changes (Atom)</a>
