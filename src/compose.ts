@@ -1,7 +1,9 @@
 /**
  * The composition module: builds robowatch's use cases and services (checking, delivery,
- * the daemon, the web app) from the configuration and the drivers main.ts creates (the
- * platform). Commands ask it for what they run; nothing else wires.
+ * digests, backfills) from the configuration and the drivers main.ts creates (the
+ * platform). Commands ask it for what they run; nothing else wires. The web app and the
+ * daemon are wired beside it (compose-web.ts, compose-daemon.ts), so that a command that
+ * checks does not load the web server, the job engine or the scheduler.
  */
 import { DEFAULT_DISCOVERY_LIMITS } from './monitor/check/sitemaps.js';
 import { CoverageThreads } from './monitor/threads/coverage-threads.js';
@@ -9,7 +11,6 @@ import type { Transporter } from 'nodemailer';
 import type { Dispatcher } from 'undici';
 import type { Config, SiteConfig } from './config/config.js';
 import { webBaseUrl } from './config/web.js';
-import { shippedRegistry, shippedRegistryContent } from './config/registry.js';
 import type { WebConfig } from './config/web.js';
 import type { RobotsFetcher } from './fetch/robots-fetcher.js';
 import { ArchiveClient } from './fetch/archive.js';
@@ -18,16 +19,12 @@ import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
 import type { CheckOutcome } from './monitor/check/site.js';
 import { checkNow } from './monitor/check/batch.js';
-import { rejudge } from './monitor/check/rejudge.js';
-import { renderDelivery } from './notify/render-delivery.js';
 import { deliverDueJobs } from './monitor/delivery/deliver.js';
-import { sendTestNotification } from './monitor/delivery/send-test.js';
 import { webhookSecrets } from './monitor/delivery/webhook-secrets.js';
 import type { DeliveryReport } from './monitor/delivery/deliver.js';
 import { jobEngineOptions } from './schedule/engine-options.js';
-import type { CheckDeps, JobQueue } from './monitor/ports.js';
+import type { CheckDeps } from './monitor/ports.js';
 import { SiteCatalog } from './monitor/sites/catalog.js';
-import { prepareDigests } from './monitor/delivery/digests.js';
 import type { DigestDeps } from './monitor/delivery/digests.js';
 import { createEmailChannel } from './notify/email-channel.js';
 import { digestData, renderDigest } from './notify/render-digest.js';
@@ -36,15 +33,9 @@ import { linksFrom } from './policy/links.js';
 import { createWebhookChannel } from './notify/webhook-channel.js';
 import type { Channel, Delivery } from './policy/alerts.js';
 import type { DeliveryJobDeps } from './monitor/delivery/deliver.js';
-import { Daemon } from './schedule/daemon.js';
-import { logDaemonEvents } from './schedule/daemon-log.js';
-import type { DaemonEvents } from './schedule/events.js';
-import { nodeCronScheduler } from './schedule/fires.js';
-import type { CronScheduler } from './schedule/job-kind.js';
-import { RegistryInUse } from './monitor/registry/in-use.js';
-import type { RegistryReports } from './monitor/registry/in-use.js';
 import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
 import type { JobEngine, JobEngineOptions } from './store/jobs.js';
+import { hasDueJobs } from './store/job-schema.js';
 import {
   createBackfillStore,
   createCheckStore,
@@ -55,9 +46,6 @@ import {
 } from './store/index.js';
 import { Accounts } from './monitor/accounts.js';
 import { createAccountStore } from './store/accounts.js';
-import { createSsoClient } from './fetch/oidc.js';
-import { createApp } from './web/app.js';
-import type { WebDeps } from './web/deps.js';
 
 /** Anything that answers a Request with a Response (a Hono app). */
 export interface FetchApp {
@@ -226,6 +214,8 @@ export async function deliverQueued(
   config: Config,
   handle: DatabaseHandle,
 ): Promise<DeliveryReport> {
+  if (!(await hasDueJobs(handle.executor, 'deliver', platform.now())))
+    return { sent: 0, failed: 0 };
   const channels = wireChannels(platform, config, handle.db, new Presentation(config));
   const engine = await platform.startJobEngine(handle.executor, {
     ...jobEngineOptions(config, undefined, platform.now()),
@@ -266,7 +256,7 @@ export function observeCheck(metrics: Metrics, outcome: CheckOutcome): void {
 }
 
 /** Checks one configured site now, for the web's "Check now", measured and logged. */
-function checkNowWith(check: CheckDeps, metrics: Metrics, logger: Logger) {
+export function checkNowWith(check: CheckDeps, metrics: Metrics, logger: Logger) {
   return async (site: SiteConfig): Promise<CheckOutcome> => {
     const outcome = await checkNow(check, site);
     observeCheck(metrics, outcome);
@@ -312,189 +302,7 @@ export function wireCatalog(platform: Platform, config: Config, db: Database): S
   return new SiteCatalog(createSiteDirectory(db), config, () => platform.now());
 }
 
-/** The web UI and API over a database, for `serve` and `start`. */
-export function wireWeb(
-  platform: Platform,
-  config: Config,
-  parts: {
-    readonly db: Database;
-    readonly check: CheckDeps;
-    readonly logger: Logger;
-    readonly metrics: Metrics;
-    readonly catalog: SiteCatalog;
-    readonly scheduler?: WebDeps['scheduler'];
-    /** The daemon's local token (embedded database): its own commands may use the API. */
-    readonly localToken?: string;
-    readonly presentation?: Presentation;
-  },
-): FetchApp {
-  const presentation = parts.presentation ?? new Presentation(config);
-  const digests = wireDigests(platform, parts.db, presentation);
-  const { catalog } = parts;
-  const webStore = createWebStore(parts.db);
-  return createApp({
-    config,
-    catalog,
-    store: webStore,
-    // A test goes out at once, through channels made for it and closed after it: the
-    // running configuration's (a reload may have changed them), never queued.
-    sendTest: async (channel) => {
-      const notifiers = wireChannels(
-        platform,
-        catalog.config,
-        parts.db,
-        presentation,
-        () => catalog.config,
-      );
-      try {
-        await sendTestNotification(notifiers.channels, channel, platform.now());
-      } finally {
-        await notifiers.close();
-      }
-    },
-    checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
-    rejudge: async (site) => {
-      const judged = await rejudge(parts.check, site);
-      parts.scheduler?.deliverNow(); // an incident's alert may be queued
-      return judged;
-    },
-    renderDelivery: (delivery, createdAt) =>
-      renderDelivery({ ...delivery, createdAt }, presentation.context(), (id) =>
-        webStore.loadDigest(id),
-      ),
-    previewDigests: (period, recipient, only) =>
-      prepareDigests(digests, catalog.config, period, {
-        record: false,
-        ...(recipient === undefined ? {} : { recipient }),
-        ...(only === undefined ? {} : { only }),
-      }),
-    // Under `robowatch serve` the daemon beside it (on PostgreSQL) delivers what is queued.
-    sendDigests: async (period, recipient) => {
-      const sent = await prepareDigests(digests, catalog.config, period, {
-        record: true,
-        ...(recipient === undefined ? {} : { recipient }),
-      });
-      parts.scheduler?.deliverNow();
-      return sent;
-    },
-    metrics: parts.metrics,
-    logger: parts.logger,
-    now: () => platform.now(),
-    ...(parts.scheduler === undefined ? {} : { scheduler: parts.scheduler }),
-    ...(parts.localToken === undefined ? {} : { localToken: parts.localToken }),
-    accounts: wireAccounts(platform, parts.db),
-    ...(config.web.sso === undefined ? {} : { sso: createSsoClient(config.web.sso) }),
-  });
-}
-
 /** Users, sessions, keys and the audit log, over a database. */
 export function wireAccounts(platform: Pick<Platform, 'now'>, db: Database): Accounts {
   return new Accounts(createAccountStore(db), () => platform.now());
-}
-
-/** Serves an app on web.listen and says where. */
-export async function startWeb(
-  platform: Platform,
-  config: Config,
-  app: FetchApp,
-  logger: Logger,
-): Promise<Listener> {
-  const listener = await platform.listen(app, config.web);
-  logger.info(
-    { url: listener.url, token: config.web.token === undefined ? 'none (read-only)' : 'required' },
-    'web listening',
-  );
-  return listener;
-}
-
-/**
- * The daemon of `robowatch start`: scheduled checks, the outbox deliverer and the digest,
- * over one database and its job engine; `close` lets go of its connections once it has
- * stopped.
- */
-export function wireDaemon(
-  platform: Platform,
-  config: Config,
-  parts: {
-    readonly handle: DatabaseHandle;
-    readonly jobs: JobQueue;
-    readonly fetcher: RobotsFetcher;
-    readonly catalog: SiteCatalog;
-    readonly logger: Logger;
-    readonly metrics: Metrics;
-    /** Called while the daemon is alive (the heartbeat of `robowatch health`). */
-    readonly heartbeat: () => void;
-    /** Its cron fires; node-cron's by default (tests fire their own). */
-    readonly cron?: CronScheduler;
-  },
-): {
-  readonly daemon: Daemon;
-  readonly check: CheckDeps;
-  readonly presentation: Presentation;
-  readonly close: () => Promise<void>;
-} {
-  const { db } = parts.handle;
-  const presentation = new Presentation(config);
-  const store = createDaemonStore(db);
-  const check = wireCheck(platform, config, db, parts.fetcher);
-  const notifiers = wireChannels(platform, config, db, presentation, () => parts.catalog.config);
-  const daemon = new Daemon({
-    config,
-    catalog: parts.catalog,
-    check,
-    jobs: parts.jobs,
-    deliver: wireDeliveries(platform, config, db, notifiers),
-    digests: wireDigests(platform, db, presentation),
-    store: {
-      unsentDeliveries: store.deliveries.unsent,
-      pruneDeliveries: store.deliveries.prune,
-      pruneAudit: (before, attemptsBefore) =>
-        createAccountStore(db).pruneAudit(before, attemptsBefore),
-      failingDelivery: store.deliveries.failing,
-      lastCheckAt: store.lastCheckAt,
-      lastDigestEnd: store.lastDigestEnd,
-      remindIncidents: store.remindIncidents,
-      ...(parts.handle.kind === 'pglite' ? { maintainDatabase: store.maintainDatabase } : {}),
-    },
-    registry: (catalog, events) =>
-      new RegistryInUse(
-        {
-          fetchDocument: (request) => parts.fetcher.fetchDocument(request),
-          store: store.registry,
-          now: () => platform.now(),
-          shipped: shippedRegistry(),
-          shippedContent: shippedRegistryContent(),
-        },
-        catalog,
-        registryReports(events),
-      ),
-    backfill: wireBackfill(platform, config, db, parts.fetcher),
-    cron: parts.cron ?? nodeCronScheduler(parts.logger),
-    now: () => platform.now(),
-    sleep: (ms, signal) => platform.sleep(ms, signal),
-  });
-  // The daemon says what happens; the log, the metrics and the heartbeat hear it.
-  logDaemonEvents(daemon.events, parts.logger);
-  daemon.events.on('check:done', ({ outcome }) => observeCheck(parts.metrics, outcome));
-  daemon.events.on('check:refused', ({ outcome }) => observeCheck(parts.metrics, outcome));
-  daemon.events.on('check:skipped', ({ sites }) => parts.metrics.countSkipped(sites.length));
-  daemon.events.on('daemon:tick', () => parts.heartbeat());
-  return {
-    daemon,
-    check,
-    presentation,
-    close: async () => {
-      await check.coverage?.computer.close();
-      await notifiers.close();
-    },
-  };
-}
-
-/** The registry's adoption, said as the daemon's events. */
-function registryReports(events: DaemonEvents): RegistryReports {
-  return {
-    refreshed: (outcome, url, inUse) => events.emit('registry:refreshed', { outcome, url, inUse }),
-    used: (version) => events.emit('registry:used', { version }),
-    refused: (version, inUse, error) => events.emit('registry:refused', { version, inUse, error }),
-  };
 }

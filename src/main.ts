@@ -5,6 +5,7 @@
  * commands.
  */
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,10 +14,12 @@ import { commandOf, runCli } from './cli/program.js';
 import { fileProblem } from './cli/output.js';
 import type { DaemonInfo } from './cli/context.js';
 import type * as Drivers from './drivers.js';
+import type Nodemailer from 'nodemailer';
 import type { Config } from './config/config.js';
 import { FatalError } from './lib/errors.js';
 import { startHeapGovernor } from './lib/heap-governor.js';
 
+const require = createRequire(import.meta.url);
 const { version } = JSON.parse(
   readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
 ) as { version: string };
@@ -57,8 +60,9 @@ process.exitCode = await runCli(argv, {
   pid: process.pid,
   openStore: (config) => need().openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }),
   createFetcher: (config) => need().createRobotsFetcher(config.fetch),
+  // nodemailer is CommonJS: required (synchronously) when a command first sends email.
   createMailTransport: (smtpUrl) =>
-    need().nodemailer.createTransport({
+    (need(), require('nodemailer') as typeof Nodemailer).createTransport({
       url: smtpUrl,
       connectionTimeout: 15_000,
       greetingTimeout: 15_000,
@@ -74,7 +78,11 @@ process.exitCode = await runCli(argv, {
       pipelining: 0,
     }),
   createLogger: () => need().createLogger(process.stdout),
-  startJobEngine: (executor, options) => need().JobEngine.start(executor, options),
+  startJobEngine: async (executor, options) => {
+    need();
+    const { JobEngine } = await import('./store/jobs.js');
+    return JobEngine.start(executor, options);
+  },
   waitForSignal: () =>
     new Promise((resolve) => {
       process.once('SIGTERM', () => resolve('SIGTERM'));
@@ -127,9 +135,11 @@ process.exitCode = await runCli(argv, {
       return undefined;
     }
   },
-  listen: (app, web) =>
-    new Promise((resolve, reject) => {
-      const server = need().serve({ fetch: app.fetch, hostname: web.host, port: web.port });
+  listen: async (app, web) => {
+    need();
+    const { serve } = await import('@hono/node-server');
+    return new Promise((resolve, reject) => {
+      const server = serve({ fetch: app.fetch, hostname: web.host, port: web.port });
       server.once('error', (error: NodeJS.ErrnoException) => {
         const where = `${web.host}:${web.port}`;
         reject(
@@ -152,7 +162,8 @@ process.exitCode = await runCli(argv, {
             }),
         });
       });
-    }),
+    });
+  },
   now: () => new Date(),
   sleep: (ms, signal) =>
     sleep(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {

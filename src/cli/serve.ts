@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { Presentation, startWeb, wireCatalog, wireCheck, wireWeb } from '../compose.js';
+import { Presentation, wireCatalog, wireCheck } from '../compose.js';
+import { startWeb, wireWeb } from '../compose-web.js';
 import { createMetrics } from '../lib/metrics.js';
 import type { CliContext } from './context.js';
 import { openStore, readConfig } from './context.js';

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { STOP_DEADLINE_MS, startWeb, wireCatalog, wireDaemon, wireWeb } from '../compose.js';
+import { STOP_DEADLINE_MS, wireCatalog } from '../compose.js';
+import { wireDaemon } from '../compose-daemon.js';
+import { startWeb, wireWeb } from '../compose-web.js';
 import type { Listener } from '../compose.js';
 import { jobEngineOptions } from '../schedule/engine-options.js';
 import { watchDatabase } from '../store/watch-database.js';

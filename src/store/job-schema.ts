@@ -5,7 +5,8 @@
  * transaction, whether or not it runs the engine; a starting engine then sets each
  * queue's policy from the configuration.
  */
-import PgBoss from 'pg-boss';
+import { createRequire } from 'node:module';
+import type PgBoss from 'pg-boss';
 import type { QueueName } from '../monitor/ports.js';
 import type { SqlExecutor } from './db.js';
 
@@ -115,6 +116,10 @@ const DEFAULT_QUEUE_OPTIONS = { leaseSeconds: 300, retentionDays: 7 };
  * meanwhile (PostgreSQL: the migration lock).
  */
 export async function installJobSchema(executor: SqlExecutor): Promise<void> {
+  // Installed and current (every open but the first after an upgrade): pg-boss, its
+  // cron parser and its start-up are not loaded at all.
+  if (await jobSchemaCurrent(executor)) return;
+  const { default: PgBoss } = await import('pg-boss');
   const boss = new PgBoss({
     db: executor,
     schema: SCHEMA,
@@ -131,4 +136,42 @@ export async function installJobSchema(executor: SqlExecutor): Promise<void> {
   } finally {
     await boss.stop({ graceful: false, close: false, wait: true });
   }
+}
+
+/** The schema version of the pg-boss this build installs (its package says it). */
+const SCHEMA_VERSION = (
+  createRequire(import.meta.url)('pg-boss/version.json') as { readonly schema: number }
+).schema;
+
+/** Whether the engine's tables are there, at this pg-boss's version, with every queue. */
+async function jobSchemaCurrent(executor: SqlExecutor): Promise<boolean> {
+  const tables = await executor.executeSql(
+    `SELECT to_regclass('${SCHEMA}.version') IS NOT NULL AND to_regclass('${SCHEMA}.queue') IS NOT NULL AS present`,
+    [],
+  );
+  if ((tables.rows[0] as { present?: boolean } | undefined)?.present !== true) return false;
+  const { rows } = await executor.executeSql(
+    `SELECT (SELECT max(version) FROM ${SCHEMA}.version) AS version, array(SELECT name FROM ${SCHEMA}.queue) AS queues`,
+    [],
+  );
+  const found = rows[0] as { version: number | string | null; queues: string[] } | undefined;
+  if (found === undefined || Number(found.version) !== SCHEMA_VERSION) return false;
+  const queues = new Set(found.queues);
+  return Object.values(queueOptions(DEFAULT_QUEUE_OPTIONS)).every((q) => queues.has(q.name));
+}
+
+/**
+ * Whether a queue has a job due by `dueBy` (a one-shot command starts the engine only
+ * then: a `check` that queued no alert does not load it).
+ */
+export async function hasDueJobs(
+  executor: SqlExecutor,
+  queue: QueueName,
+  dueBy: Date,
+): Promise<boolean> {
+  const { rows } = await executor.executeSql(
+    `SELECT EXISTS (SELECT 1 FROM ${SCHEMA}.job WHERE name = $1 AND state < 'active' AND start_after <= $2::timestamptz) AS due`,
+    [queue, dueBy.toISOString()],
+  );
+  return (rows[0] as { due?: boolean } | undefined)?.due === true;
 }

@@ -6,7 +6,7 @@ import type { IncidentDraft, IncidentPayload } from '../policy/incident-alerts.j
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { jobId } from '../lib/job-id.js';
-import { sendInTransaction } from './jobs.js';
+import { sendInTransaction } from './job-rows.js';
 import { outbox } from './schema.js';
 import type { NewJob } from '../monitor/ports.js';
 import type { DigestDelivery } from '../monitor/records.js';

@@ -4,7 +4,7 @@ import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { DayStates } from '../policy/history.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
-import { plannedChecks } from './jobs.js';
+import { plannedChecks } from './job-rows.js';
 import type {
   CrawlerCounts,
   GroupCounts,
