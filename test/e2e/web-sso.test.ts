@@ -4,29 +4,25 @@
  * provider's sign-in and consent pages, and back signed in as an agency's viewer who sees
  * only the site with the agency's tag. The browser may reach loopback only.
  */
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, serveHistory } from '../support/browser-site.js';
 import type { ServedHistory } from '../support/browser-site.js';
 import { FixtureServer } from '../support/fixture-server.js';
+import { CLIENT_SECRET, startTestProvider } from '../support/oidc-provider.js';
+import type { TestProvider } from '../support/oidc-provider.js';
 
-const SECRET = 'robowatch-client-secret-for-tests';
 const shop = new FixtureServer();
 const blog = new FixtureServer();
-let idp: Server;
+let idp: TestProvider;
 let served: ServedHistory;
 let browser: Browser;
 let page: Page;
 let base: string;
 
 beforeAll(async () => {
-  idp = createServer();
-  await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
+  idp = await startTestProvider(() => ({ preferred_username: 'sam', groups: ['agency'] }));
+  const { issuer } = idp;
   await Promise.all([shop.start(), blog.start()]);
   blog.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /drafts/\n');
   served = await serveHistory(
@@ -43,7 +39,7 @@ web:
   sso:
     issuer: '${issuer}'
     clientId: robowatch
-    clientSecret: '${SECRET}'
+    clientSecret: '${CLIENT_SECRET}'
     label: Acme login
     scopes: [openid, profile, groups]
     roles: {viewer: [agency]}
@@ -53,27 +49,7 @@ web:
   );
   ({ base, browser } = served);
   // The provider knows robowatch's callback once robowatch listens.
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: 'robowatch',
-        client_secret: SECRET,
-        redirect_uris: [`${base}/login/oidc/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-      },
-    ],
-    findAccount: (_ctx, id) => ({
-      accountId: id,
-      claims: () => ({ sub: id, preferred_username: 'sam', groups: ['agency'] }),
-    }),
-    claims: { openid: ['sub'], profile: ['preferred_username'], groups: ['groups'] },
-    scopes: ['openid', 'profile', 'groups'],
-    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
-    cookies: { keys: ['a cookie key for the test provider'] },
-  });
-  const handle = provider.callback();
-  idp.on('request', (request, response) => void handle(request, response));
+  idp.serve(`${base}/login/oidc/callback`);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // The provider's development pages link a web font: nothing leaves this machine.
   await context.route('**/*', (route) =>
@@ -85,8 +61,7 @@ web:
 afterAll(async () => {
   await served?.stop();
   await Promise.all([shop.stop(), blog.stop()]);
-  idp?.closeAllConnections();
-  await new Promise((resolve) => idp?.close(resolve));
+  await idp?.stop();
 });
 
 describe('single sign-on in Chromium', () => {

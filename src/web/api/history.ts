@@ -50,7 +50,8 @@ export function historyApi({ deps, sites }: ApiContext) {
   const snapshotOf = async (c: Context<WebEnv>, param: string | undefined) => {
     const id = parseId(param, 'snapshot');
     const snapshot = await deps.store.findSnapshot(id);
-    if (snapshot === undefined)
+    // Another site's, for a person who may not see it: not there either.
+    if (snapshot === undefined || !(await sites.sees(c, snapshot.siteId)))
       throw new HTTPException(404, { message: `there is no snapshot ${id}` });
     const site = await sites.resolve(c, String(snapshot.siteId));
     return { snapshot, site };

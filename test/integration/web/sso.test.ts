@@ -6,11 +6,8 @@
  * name is another user's, when the sign-in is not the one this browser began, or when the
  * provider says no. On both databases.
  */
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../../src/config/config.js';
 import { createSsoClient } from '../../../src/fetch/oidc.js';
 import { Accounts } from '../../../src/monitor/accounts.js';
 import type { Actor } from '../../../src/monitor/accounts.js';
@@ -18,13 +15,14 @@ import { createAccountStore } from '../../../src/store/accounts.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { useLoopbackSite } from '../../support/loopback-site.js';
+import { CLIENT_SECRET, startTestProvider } from '../../support/oidc-provider.js';
+import type { TestProvider } from '../../support/oidc-provider.js';
 import { START, checkDepsOn, historyApp, historyConfig } from '../../support/site-history.js';
 
 const { server, fetcher } = useLoopbackSite();
 const SETUP: Actor = { name: 'test setup', userId: null, via: 'cli', address: null };
 /** Where robowatch says it is: the provider sends browsers back there (the test reads the URL). */
 const PUBLIC = 'https://robowatch.test';
-const SECRET = 'robowatch-client-secret-for-tests';
 
 /** The provider's people: their subject, and the claims it gives. */
 const people: Record<string, { preferred_username: string; groups: string[] }> = {
@@ -34,39 +32,14 @@ const people: Record<string, { preferred_username: string; groups: string[] }> =
   'sub-bob': { preferred_username: 'bob', groups: ['seo-team'] },
 };
 
-let idp: Server;
+let idp: TestProvider;
 let issuer = '';
 beforeAll(async () => {
-  idp = createServer();
-  await new Promise<void>((resolve) => idp.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: 'robowatch',
-        client_secret: SECRET,
-        redirect_uris: [`${PUBLIC}/login/oidc/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-      },
-    ],
-    findAccount: (_ctx, id) =>
-      people[id] === undefined
-        ? undefined
-        : { accountId: id, claims: () => ({ sub: id, ...people[id] }) },
-    claims: { openid: ['sub'], profile: ['preferred_username'], groups: ['groups'] },
-    scopes: ['openid', 'profile', 'groups'],
-    pkce: { required: () => true },
-    ttl: { Interaction: 600, Session: 600, Grant: 600, AccessToken: 600, IdToken: 600 },
-    cookies: { keys: ['a cookie key for the test provider'] },
-  });
-  const handle = provider.callback();
-  idp.on('request', (request, response) => void handle(request, response));
+  idp = await startTestProvider((subject) => people[subject]);
+  issuer = idp.issuer;
+  idp.serve(`${PUBLIC}/login/oidc/callback`);
 });
-afterAll(async () => {
-  idp.closeAllConnections();
-  await new Promise((resolve) => idp.close(resolve));
-});
+afterAll(() => idp.stop());
 
 /** A browser's cookies for the provider, kept by name. */
 class Jar {
@@ -140,14 +113,22 @@ describe.each(databaseKinds())('single sign-on on %s', (kind) => {
   sso:
     issuer: '${issuer}'
     clientId: robowatch
-    clientSecret: '${SECRET}'
+    clientSecret: '${CLIENT_SECRET}'
     label: Acme login
     scopes: [openid, profile, groups]
     roles: {admin: [seo-admins], editor: [seo-team], viewer: [agency]}
     tags: {agency: [client-a]}`,
     );
     accounts = new Accounts(createAccountStore(database.handle.db), () => clock.now);
-    app = historyApp(
+    app = appOf(config);
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+
+  /** robowatch's web app with single sign-on as `config` says, over the test's database. */
+  const appOf = (config: Config) =>
+    historyApp(
       database.handle.db,
       config,
       checkDepsOn(database.handle.db, fetcher, clock),
@@ -155,10 +136,6 @@ describe.each(databaseKinds())('single sign-on on %s', (kind) => {
       undefined,
       { accounts, sso: createSsoClient(config.web.sso!) },
     );
-  });
-  afterAll(async () => {
-    await database.close();
-  });
 
   /** Signs `subject` in from robowatch's button to its callback: the callback's answer. */
   async function signIn(subject: string, next = '/') {
@@ -269,14 +246,7 @@ describe.each(databaseKinds())('single sign-on on %s', (kind) => {
       server.origin,
       `web: {sso: {issuer: 'http://127.0.0.1:9', clientId: robowatch, roles: {viewer: ['*']}}}`,
     );
-    const unreachable = historyApp(
-      database.handle.db,
-      config,
-      checkDepsOn(database.handle.db, fetcher, clock),
-      clock,
-      undefined,
-      { accounts, sso: createSsoClient(config.web.sso!) },
-    );
+    const unreachable = appOf(config);
     const answer = await unreachable.request('/login/oidc');
     expect(answer.status).toBe(502);
     expect(await answer.text()).toContain(

@@ -131,7 +131,11 @@ notify:
     ]) {
       const response = await send('GET', path, key.agency);
       expect(response.status, path).toBe(404);
-      expect(await response.text(), path).toContain(`there is no site ${ids.beta}`);
+      expect(await response.text(), path).toMatch(
+        path.includes('/snapshots/')
+          ? `there is no snapshot ${snapshots[0]!.id}`
+          : `there is no site ${ids.beta}`,
+      );
     }
     expect((await send('GET', `/sites/${ids.alpha}`, key.agency)).status).toBe(200);
     const crawler = await text('/crawlers/Googlebot', key.agency);
