@@ -7,7 +7,8 @@
  * check.
  *
  * PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL, else
- * postgres://root@127.0.0.1:5432/postgres; a database robowatch_bench is (re)created there.
+ * postgres://root@127.0.0.1:5432/postgres; a database robowatch_bench_PID is made there
+ * for the run and dropped after it.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ const bench = await benchPostgres('robowatch_bench');
 const database = new URL(bench.url);
 const sql = (url: URL, text: string) => queryValue(url.toString(), text);
 const COMMITS =
-  "SELECT xact_commit::text AS value FROM pg_stat_database WHERE datname = 'robowatch_bench'";
+  'SELECT xact_commit::text AS value FROM pg_stat_database WHERE datname = current_database()';
 
 interface Run {
   /** Sites per second, wall clock, start to exit. */

@@ -13,7 +13,7 @@
  *    second, and where the time goes (listing, reading, storing, making the snapshots).
  *
  * PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL, else
- * postgres://root@127.0.0.1:5432/postgres; a database robowatch_history_bench is (re)created.
+ * postgres://root@127.0.0.1:5432/postgres; a database robowatch_history_bench_PID is made for the run.
  */
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -13,7 +13,7 @@
  *
  * BENCH_SITES (100,000), BENCH_PROCESSES ("1,2,3"), BENCH_CONCURRENCY (16 per process),
  * BENCH_PROFILE (a directory: CPU profiles of the daemons).
- * PostgreSQL as for the other benchmarks; a database robowatch_scale is (re)created there.
+ * PostgreSQL as for the other benchmarks; a database robowatch_scale_PID is made there for the run.
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -11,7 +11,7 @@
  *
  * BENCH_SITES shrinks the number of sites; PostgreSQL: BENCH_DATABASE_URL, else
  * TEST_DATABASE_URL, else DATABASE_URL, else postgres://root@127.0.0.1:5432/postgres
- * (a database robowatch_bench_web_scale is (re)created there).
+ * (a database robowatch_bench_web_scale_PID is made there for the run).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -7,7 +7,14 @@ import type { createApp } from '../src/web/app.js';
  * TEST_DATABASE_URL, else DATABASE_URL, else postgres://root@127.0.0.1:5432/postgres),
  * and how to drop it.
  */
-export async function benchPostgres(name: string): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A database for one benchmark run, named `PREFIX_PID` (two runs side by side, or a run
+ * beside the tests, never drop each other's), dropped by `drop()`.
+ */
+export async function benchPostgres(
+  prefix: string,
+): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = `${prefix}_${process.pid}`;
   const adminUrl = new URL(
     process.env['BENCH_DATABASE_URL'] ||
       process.env['TEST_DATABASE_URL'] ||
@@ -24,7 +31,11 @@ export async function benchPostgres(name: string): Promise<{ url: string; drop()
   url.pathname = `/${name}`;
   await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin(`CREATE DATABASE ${name}`);
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  return {
+    url: url.toString(),
+    name,
+    drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  };
 }
 
 export interface Timing {

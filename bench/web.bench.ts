@@ -9,7 +9,7 @@
  * Prints p50 and p95 in milliseconds and the ratio of each p50 to the reference's.
  *
  * PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL, else
- * postgres://root@127.0.0.1:5432/postgres; a database robowatch_bench_web is (re)created
+ * postgres://root@127.0.0.1:5432/postgres; a database robowatch_bench_web_PID is made for the run
  * there. BENCH_DAYS and BENCH_SNAPSHOTS shrink the history for a quick run.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
