@@ -9,6 +9,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The command is bundled with its dependencies after compiling (scripts/bundle.ts).
+COPY scripts/bundle.ts ./scripts/
 # The build ends by migrating the embedded database new data directories start from.
 COPY migrations ./migrations
 RUN npm run build && npm prune --omit=dev --ignore-scripts

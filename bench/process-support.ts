@@ -105,11 +105,35 @@ function processCpu(pid: number, children: boolean): number {
   return (at(14) + at(15) + (children ? at(16) + at(17) : 0)) / TICKS;
 }
 
+/** CPU seconds of the processes this one has reaped (cutime + cstime): exact for a child that exited. */
+export function reapedCpu(): number {
+  const fields = statFields(process.pid);
+  return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / TICKS;
+}
+
+/** CPU seconds of a live process, such as the farm a benchmark forked. */
+export function liveCpu(pid: number): number {
+  return processCpu(pid, false);
+}
+
+/** Measures the CPU of the PostgreSQL backends serving one database, between start and stop. */
+export interface DatabaseCpu {
+  start(): void;
+  /** CPU seconds its backends spent since start(). */
+  stop(): number;
+}
+
 /**
- * The CPU seconds of the PostgreSQL at `url` when it runs on this machine (its postmaster
- * with every backend it reaped, plus the live ones); a function that returns 0 otherwise.
+ * The CPU of the backends of the PostgreSQL at `url` (on this machine) that serve the
+ * database `url` names, and of no other: the postmaster's children whose process title
+ * ("postgres: 15/main: USER DATABASE HOST(PORT) STATE") names the database, autovacuum
+ * workers on it included. Backends come and go with connections, so while it runs it reads
+ * /proc every 10 ms and keeps each backend's last reading; a backend that exits loses at
+ * most its last 10 ms, which the idle end of a connection's life is. PostgreSQL on another
+ * machine: it measures 0.
  */
-export async function postgresCpu(url: string): Promise<() => number> {
+export async function databaseCpu(url: string): Promise<DatabaseCpu> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
@@ -117,22 +141,52 @@ export async function postgresCpu(url: string): Promise<() => number> {
   try {
     postmaster = Number(statFields(rows[0]!.pid)[1]);
   } catch {
-    postmaster = undefined; // PostgreSQL on another machine: its CPU is not measured
+    postmaster = undefined;
   }
   await client.end();
-  if (postmaster === undefined) return () => 0;
-  return () => {
-    let total = processCpu(postmaster, true);
+  const ours = new Map<number, boolean>(); // pid → serves the database
+  const baseline = new Map<number, number>(); // CPU at start(), 0 for backends started since
+  const last = new Map<number, number>();
+  const scan = (first: boolean) => {
+    if (postmaster === undefined) return;
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
+      const pid = Number(entry);
       try {
-        if (Number(statFields(Number(entry))[1]) === postmaster)
-          total += processCpu(Number(entry), false);
+        // Not the postmaster's child: never. Its child: once its title names the database
+        // (a new backend's title is set only once the connection is authenticated).
+        let serves = ours.get(pid);
+        if (serves === undefined && Number(statFields(pid)[1]) !== postmaster)
+          ours.set(pid, (serves = false));
+        if (serves === false) continue;
+        if (serves === undefined) {
+          if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${name} `)) continue;
+          ours.set(pid, true);
+        }
+        const cpu = processCpu(pid, false);
+        if (!baseline.has(pid)) baseline.set(pid, first ? cpu : 0);
+        last.set(pid, cpu);
       } catch {
-        // gone
+        // exited
       }
     }
-    return total;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    start() {
+      ours.clear();
+      baseline.clear();
+      last.clear();
+      scan(true);
+      timer = setInterval(() => scan(false), 10);
+    },
+    stop() {
+      clearInterval(timer);
+      scan(false);
+      let total = 0;
+      for (const [pid, cpu] of last) total += cpu - (baseline.get(pid) ?? 0);
+      return total;
+    },
   };
 }
 

@@ -25,7 +25,7 @@ import {
   AGENTS,
   bareFetch,
   fmt,
-  postgresCpu,
+  databaseCpu,
   queryValue,
   runRobowatch,
   WATCHES,
@@ -89,7 +89,7 @@ async function firstSweep(n: number): Promise<Sweep> {
   const database = await benchPostgres('robowatch_scale');
   const migrate = runRobowatch(['migrate', '--config', config], database.url);
   if ((await migrate.exited).code !== 0) throw new Error('robowatch migrate failed');
-  const pgCpu = await postgresCpu(database.url);
+  const backends = await databaseCpu(database.url);
   const checked = async () =>
     Number(
       await queryValue(
@@ -97,7 +97,7 @@ async function firstSweep(n: number): Promise<Sweep> {
         'SELECT count(*)::text AS value FROM sites WHERE current_snapshot_id IS NOT NULL',
       ),
     );
-  const pgBefore = pgCpu();
+  backends.start();
   const started = performance.now();
   const profile = process.env['BENCH_PROFILE']; // DIR: a CPU profile of each daemon there
   const daemons = Array.from({ length: n }, (_, i) =>
@@ -109,7 +109,7 @@ async function firstSweep(n: number): Promise<Sweep> {
   );
   await waitUntil('the first sweep', async () => (await checked()) >= SITES, daemons);
   const total = (performance.now() - started) / 1000;
-  const postgresCpuMs = ((pgCpu() - pgBefore) * 1000) / SITES;
+  const postgresCpuMs = (backends.stop() * 1000) / SITES;
   const checking = Number(
     await queryValue(
       database.url,
@@ -142,6 +142,8 @@ const sweeps: Sweep[] = [];
 for (const n of PROCESSES) sweeps.push(await firstSweep(n));
 
 // Nothing changed: the day after, on the last sweep's database.
+const unchangedBackends = await databaseCpu(lastDatabase!.url);
+unchangedBackends.start();
 const started = performance.now();
 const unchanged = runRobowatch(
   ['check', '--config', config],
@@ -151,6 +153,7 @@ const unchanged = runRobowatch(
 const unchangedEnd = await unchanged.exited;
 if (unchangedEnd.code !== 0) throw new Error(`robowatch check exited with ${unchangedEnd.code}`);
 const unchangedSeconds = (performance.now() - started) / 1000;
+const unchangedBackendSeconds = unchangedBackends.stop();
 const bareAfter = await bareFetch(origins, CONCURRENCY);
 await lastDatabase!.drop();
 farm.kill();
@@ -178,5 +181,5 @@ for (const sweep of sweeps) {
 }
 const unchangedRate = SITES / unchangedSeconds;
 console.log(
-  `| nothing changed, \`robowatch check\`, 1 process: the daily sweep | ${fmt(unchangedSeconds)} s, ${fmt(unchangedRate)} sites/s (${ratio(unchangedRate)}); peak RSS ${fmt(unchangedEnd.peakMb)} MB; CPU ${((unchangedEnd.cpuSeconds * 1000) / SITES).toFixed(2)} ms per site | ≥ 0.7× bare |`,
+  `| nothing changed, \`robowatch check\`, 1 process: the daily sweep | ${fmt(unchangedSeconds)} s, ${fmt(unchangedRate)} sites/s (${ratio(unchangedRate)}); peak RSS ${fmt(unchangedEnd.peakMb)} MB; CPU ${((unchangedEnd.cpuSeconds * 1000) / SITES).toFixed(2)} + ${((unchangedBackendSeconds * 1000) / SITES).toFixed(2)} ms per site (robowatch + its backends), ${fmt(unchangedEnd.cpuSeconds + unchangedBackendSeconds)} CPU s for the sweep | ≥ 0.7× bare |`,
 );

@@ -18,11 +18,12 @@ import type Nodemailer from 'nodemailer';
 import type { Config } from './config/config.js';
 import { FatalError } from './lib/errors.js';
 import { startHeapGovernor } from './lib/heap-governor.js';
+import { fromRoot } from './lib/package-root.js';
 
 const require = createRequire(import.meta.url);
-const { version } = JSON.parse(
-  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
-) as { version: string };
+const { version } = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
+  version: string;
+};
 
 // A closed pipe (`robowatch eval … | head`) is the reader's choice, not an error. Any
 // other failure to write (a full disk) is one line, unless the command says it itself.

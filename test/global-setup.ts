@@ -4,16 +4,21 @@ import { openDatabase } from '../src/store/db.js';
 import { adminQuery, databaseUrl, postgresUrl, TEMPLATE_ENV } from './support/database.js';
 
 /**
- * Before the suite: build the CLI and its embedded-database seed (end-to-end tests run it
- * as users do), and when a
- * PostgreSQL server is configured, migrate a template database that each test file
- * clones (CREATE DATABASE … TEMPLATE is much faster than migrating each time).
+ * Before the suite: build the CLI as `npm run build` does (compiled, then bundled) and its
+ * embedded-database seed (end-to-end tests run it as users do), and when a PostgreSQL
+ * server is configured, migrate a template database that each test file clones (CREATE
+ * DATABASE … TEMPLATE is much faster than migrating each time).
  */
 export default async function setup(): Promise<() => Promise<void>> {
   const root = fileURLToPath(new URL('..', import.meta.url));
   execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
     cwd: root,
     stdio: 'inherit',
+  });
+  // The command as it ships: dist/main.js bundled with its dependencies.
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle.ts'], {
+    cwd: root,
+    stdio: 'ignore',
   });
   // The migrated embedded database new data directories start from, as `npm run build` makes.
   execFileSync(process.execPath, ['dist/build-seed.js'], { cwd: root, stdio: 'ignore' });

@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { fromRoot } from '../lib/package-root.js';
 import { normaliseRegistry } from '../policy/registry.js';
 import type { ActiveRegistry } from '../policy/registry.js';
 
@@ -12,7 +13,7 @@ export const SHIPPED_REGISTRY_DATE = '2026-08-22';
 
 let shipped: { active: ActiveRegistry; content: Uint8Array } | undefined;
 
-/** The shipped registry's JSON (the same two levels above src/config and dist/config). */
+/** The shipped registry's JSON (registry/ai-robots.json in robowatch's package). */
 export function shippedRegistryContent(): Uint8Array {
   return shippedCopy().content;
 }
@@ -24,7 +25,7 @@ export function shippedRegistry(): ActiveRegistry {
 
 function shippedCopy(): { active: ActiveRegistry; content: Uint8Array } {
   if (shipped === undefined) {
-    const content = readFileSync(new URL('../../registry/ai-robots.json', import.meta.url));
+    const content = readFileSync(fromRoot('registry', 'ai-robots.json'));
     shipped = { active: readRegistry(content, 'shipped', SHIPPED_REGISTRY_DATE), content };
   }
   return shipped;

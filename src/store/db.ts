@@ -3,12 +3,12 @@
  * (DATABASE_URL set), PGlite embedded under the data directory otherwise (db-pglite.ts,
  * loaded only then). Everything else sees a drizzle `Database`, the same on both.
  */
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { SQL, SQLWrapper } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { fromRoot } from '../lib/package-root.js';
 import { installJobSchema } from './job-schema.js';
 import pg from 'pg';
 import * as schema from './schema.js';
@@ -110,7 +110,7 @@ export interface OpenOptions {
   readonly fromDump?: Blob;
 }
 
-export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));
+export const MIGRATIONS_FOLDER = fromRoot('migrations');
 
 /**
  * A migrated embedded database, made by `npm run build` (writeSeed) for the PGlite it
@@ -118,7 +118,7 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', impor
  * inside WebAssembly, which grows PGlite's memory to about 800 MB for good (WebAssembly
  * memory never shrinks): a first `check` of 1,000 sites peaks at 279 MB instead of 797.
  */
-export const SEED_FILE = fileURLToPath(new URL('../../dist/pglite-seed.tar.gz', import.meta.url));
+export const SEED_FILE = fromRoot('dist', 'pglite-seed.tar.gz');
 
 /** Opens the database and applies any pending migration. */
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {

@@ -142,7 +142,7 @@ export class CoverageThreads implements CoverageComputer {
   #worker(slot: number): Worker {
     const running = this.#workers[slot];
     if (running !== undefined) return running;
-    const worker = spawnWorker(import.meta.url, 'coverage-worker');
+    const worker = spawnWorker('coverage-worker');
     worker.on('message', (reply: Reply) => {
       const pending = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);

@@ -104,7 +104,7 @@ export class TesterThread {
 
   #start(): Worker {
     if (this.#worker !== undefined) return this.#worker;
-    const worker = spawnWorker(import.meta.url, 'tester-worker');
+    const worker = spawnWorker('tester-worker');
     // A stopped thread's late events are not about the test running now.
     worker.on('message', (message: { result?: TesterResult; tooLarge?: number }) => {
       if (this.#worker !== worker) return;

@@ -1,0 +1,46 @@
+/**
+ * `npm run build`'s second step: the `robowatch` command as one bundle. tsc has compiled
+ * src/ into dist/ (which the worker threads and the benchmarks load module by module);
+ * this bundles dist/main.js and everything it imports, its dependencies included, into
+ * dist/main.js and the chunks its commands load when they run (dist/chunks/). Node then
+ * opens a few files instead of ~700 and resolves no package at start-up: a one-site
+ * `check` spends about 0.4 s less CPU, `--version` about 0.07 s.
+ *
+ * Left outside: PGlite (it reads its WebAssembly and data files beside its own modules)
+ * and pg-boss (loaded only by the daemon), both from node_modules as before.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+
+const result = await build({
+  entryPoints: { main: join(dist, 'main.js') },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outdir: dist,
+  entryNames: '[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  external: ['@electric-sql/pglite', '@electric-sql/pglite/*', 'pg-boss'],
+  // The CommonJS packages bundled (pg, undici…) call require() for Node's own modules.
+  banner: {
+    js: "import { createRequire as robowatchRequire } from 'node:module'; const require = robowatchRequire(import.meta.url);",
+  },
+  sourcemap: 'linked',
+  legalComments: 'linked',
+  logLevel: 'warning',
+  // dist/main.js is both the entry and an output: read everything, then write.
+  write: false,
+});
+rmSync(join(dist, 'chunks'), { recursive: true, force: true });
+for (const file of result.outputFiles) {
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(file.path, file.contents);
+}
+process.stdout.write(`bundled dist/main.js and ${result.outputFiles.length - 1} other files\n`);
