@@ -25,6 +25,7 @@ import {
   AGENTS,
   bareFetch,
   databaseCpu,
+  type BareKind,
   liveCpu,
   queryValue,
   reapedCpu,
@@ -89,9 +90,9 @@ ${origins.map((o) => `  - {url: '${o}', watch: ${JSON.stringify(WATCHES)}}`).joi
 );
 
 /** The bare GET of every site: sites/s and CPU per GET, the client's and the farm's. */
-async function bare(): Promise<{ rate: number; cpu: Cpu }> {
+async function bare(kind: BareKind): Promise<{ rate: number; cpu: Cpu }> {
   const before = farmCpu();
-  const { rate, cpuMs } = await bareFetch(origins, CONCURRENCY);
+  const { rate, cpuMs } = await bareFetch(origins, CONCURRENCY, kind);
   return { rate, cpu: { own: cpuMs, backends: 0, farm: ((farmCpu() - before) * 1000) / SITES } };
 }
 
@@ -137,23 +138,26 @@ async function repetition(n: number) {
 
   await setVersion(0);
   const empty = await size();
-  const bareBefore = await bare();
+  const bareBefore = await bare('agent');
+  const leanBefore = await bare('client');
   const first = await runCheck('first');
   const before = await size();
   const second = await runCheck('second');
   const growth = ((await size()) - before) / SITES;
   await setVersion(1);
   const third = await runCheck('third');
-  const bareAfter = await bare();
+  const bareAfter = await bare('agent');
+  const leanAfter = await bare('client');
   await bench.drop();
-  const reference: Cpu = {
-    own: (bareBefore.cpu.own + bareAfter.cpu.own) / 2,
+  const mean = (a: Cpu, b: Cpu): Cpu => ({
+    own: (a.own + b.own) / 2,
     backends: 0,
-    farm: (bareBefore.cpu.farm + bareAfter.cpu.farm) / 2,
-  };
+    farm: (a.farm + b.farm) / 2,
+  });
   return {
     bareRate: (bareBefore.rate + bareAfter.rate) / 2,
-    reference,
+    reference: mean(bareBefore.cpu, bareAfter.cpu),
+    lean: mean(leanBefore.cpu, leanAfter.cpu),
     runs: { first, second, third },
     bytesPerSite: (before - empty) / SITES,
     growth,
@@ -197,6 +201,10 @@ row(
 row('CPU ratio without the farm: client ÷ (robowatch + backends)', (k) =>
   spread(of((r) => strict(r.reference, r.runs[k].cpu))),
 );
+row('CPU ratio against the lean bare GET (a Client per site, closed): with the farm', (k) =>
+  spread(of((r) => ratio(r.lean, r.runs[k].cpu))),
+);
+row('… and without the farm', (k) => spread(of((r) => strict(r.lean, r.runs[k].cpu))));
 row('CPU per site, robowatch, ms', (k) => spread(of((r) => r.runs[k].cpu.own)));
 row('CPU per site, its PostgreSQL backends, ms', (k) => spread(of((r) => r.runs[k].cpu.backends)));
 row('CPU per site, the farm, ms', (k) => spread(of((r) => r.runs[k].cpu.farm)));
@@ -214,7 +222,7 @@ row(
   '< 400',
 );
 console.log(
-  `| bare GET per site: client ${spread(of((r) => r.reference.own))} ms, farm ${spread(of((r) => r.reference.farm))} ms; ${spread(
+  `| bare GET per site (an Agent with pipelining 0): client ${spread(of((r) => r.reference.own))} ms, farm ${spread(of((r) => r.reference.farm))} ms; lean (a Client per site): client ${spread(of((r) => r.lean.own))} ms, farm ${spread(of((r) => r.lean.farm))} ms; agent ${spread(
     of((r) => r.bareRate),
     0,
   )} sites/s | | | | |`,

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { Agent } from 'undici';
+import { Agent, Client } from 'undici';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -59,27 +59,40 @@ export async function queryValue(url: string, text: string): Promise<string | un
 }
 
 /**
+ * How the reference GETs: `agent`, an undici Agent told to keep no connection
+ * (pipelining 0), as robowatch's fetcher did until 2026-11-27 and as issue 31 set its
+ * targets against; `client`, the leaner way robowatch fetches now, a Client per site
+ * closed gracefully once its answer is read.
+ */
+export type BareKind = 'agent' | 'client';
+
+/**
  * The reference: GET each robots.txt with undici, `concurrency` at a time, reading the
- * body, one connection per fetch as robowatch's fetcher. Sites/s and CPU ms per site.
+ * body, one connection per site. Sites/s and CPU ms per site.
  */
 export async function bareFetch(
   origins: readonly string[],
   concurrency: number,
+  kind: BareKind = 'agent',
 ): Promise<{ rate: number; cpuMs: number }> {
   const agent = new Agent({ pipelining: 0 });
+  const get = async (origin: string) => {
+    if (kind === 'agent') {
+      const response = await agent.request({ origin, path: '/robots.txt', method: 'GET' });
+      await response.body.arrayBuffer();
+      return;
+    }
+    const client = new Client(origin);
+    const response = await client.request({ path: '/robots.txt', method: 'GET' });
+    await response.body.arrayBuffer();
+    await client.close();
+  };
   const cpu = process.cpuUsage();
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < origins.length; i = next++) {
-        const response = await agent.request({
-          origin: origins[i]!,
-          path: '/robots.txt',
-          method: 'GET',
-        });
-        await response.body.arrayBuffer();
-      }
+      for (let i = next++; i < origins.length; i = next++) await get(origins[i]!);
     }),
   );
   const seconds = (performance.now() - started) / 1000;
