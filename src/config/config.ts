@@ -12,6 +12,7 @@ import type { WebConfig } from './web.js';
 import { channelSettings, configFileSchema, siteSettings } from './schema.js';
 import type { AgentEntry, ChannelSettings, ConfigFile, SiteEntry, SiteSettings } from './schema.js';
 import { checkExpandedSize, refuseUnstorable, describeIssue } from './issues.js';
+import { unstorableText } from './text.js';
 import { sitemapUrls, siteOrigin, normalisePaths, normaliseWatches } from './urls.js';
 import { resolveAgents } from './site-agents.js';
 import { resolveIntent } from './intent.js';
@@ -184,7 +185,10 @@ export function parseConfig(text: string, context: ConfigContext): Config {
     throw new ConfigError(`${context.file}:${where} ${error.reason}`);
   }
   checkExpandedSize(raw, context.file);
-  refuseUnstorable(raw, `${context.file}: `);
+  // Values are made of the file's text: without a backslash (YAML's escapes), a NUL or a
+  // lone surrogate in the text there can be none in them, and the walk is not needed.
+  if (text.includes('\\') || unstorableText(text) !== undefined)
+    refuseUnstorable(raw, `${context.file}: `);
   const parsed = configFileSchema.safeParse(raw);
   if (!parsed.success) {
     throw new ConfigError(`${context.file}: ${describeIssue(parsed.error.issues[0]!, raw)}`);

@@ -1,5 +1,5 @@
-import { compileAgent, parseRobotsTxt } from '../robots/index.js';
-import type { Directive, Profile, RobotsTxt } from '../robots/index.js';
+import { compileAgent, parseRobotsTxt, prepareUrl } from '../robots/index.js';
+import type { Directive, PreparedUrl, Profile, RobotsTxt } from '../robots/index.js';
 import { classifyFetch } from './access.js';
 import type { Access, FetchOutcome } from './access.js';
 
@@ -97,6 +97,14 @@ export function computeVerdicts(
   cache = new ParseCache(),
 ): WatchVerdict[] {
   const verdicts: WatchVerdict[] = [];
+  // Each URL is parsed and normalised once per profile, not once per crawler.
+  const preparedByProfile = new Map<Profile, PreparedUrl[]>();
+  const preparedFor = (profile: Profile): PreparedUrl[] => {
+    let prepared = preparedByProfile.get(profile);
+    if (prepared === undefined)
+      preparedByProfile.set(profile, (prepared = watches.map((url) => prepareUrl(url, profile))));
+    return prepared;
+  };
   for (const agent of agents) {
     const effective = resolveState(state, agent.profile);
     if (effective.kind === 'access') {
@@ -110,8 +118,10 @@ export function computeVerdicts(
     const rules = compileAgent(cache.parse(effective.body, agent.profile), agent.token);
     // One cause object per deciding rule, shared by the URLs it decides (read-only).
     const causes = new Map<object, VerdictCause>();
-    for (const url of watches) {
-      const { allowed, rule } = rules.evaluate(url);
+    const prepared = preparedFor(agent.profile);
+    for (let i = 0; i < watches.length; i++) {
+      const url = watches[i]!;
+      const { allowed, rule } = rules.evaluatePrepared(prepared[i]!);
       let cause: VerdictCause | null = null;
       if (rule !== null) {
         cause = causes.get(rule) ?? null;

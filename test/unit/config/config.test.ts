@@ -676,3 +676,19 @@ describe('web.sso', () => {
     ).toThrow(/roles/);
   });
 });
+
+describe('text the database cannot keep', () => {
+  it('refuses a NUL or a lone surrogate written as a YAML escape, naming where', () => {
+    expect(error('sites: [{url: https://example.com, watch: [/], name: "Shop\\0"}]')).toBe(
+      'robowatch.yaml: sites[0].name: must not contain a NUL character (\\u0000)',
+    );
+    expect(error('sites: [{url: https://example.com, watch: [/]}]\nwebhook: "\\ud800"')).toMatch(
+      /^robowatch\.yaml: webhook: must be Unicode text/,
+    );
+  });
+
+  it('reads a file with no backslash without walking it, and one with escapes as written', () => {
+    const config = parse('sites: [{url: https://example.com, watch: [/], name: "Shop \\u00e9"}]');
+    expect(config.sites[0]!.name).toBe('Shop é');
+  });
+});
