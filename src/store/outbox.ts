@@ -33,63 +33,93 @@ export function deliveryJob(outboxId: number, attempt: number, at: Date): NewJob
 
 /** Each new notification's first attempt, queued as a job in the same transaction. */
 async function queueFirstAttempts(tx: Writer, ids: readonly number[], now: Date): Promise<void> {
+  await queueFirstAttemptsAt(
+    tx,
+    ids.map((id) => ({ id, at: now })),
+  );
+}
+
+async function queueFirstAttemptsAt(
+  tx: Writer,
+  notifications: readonly { readonly id: number; readonly at: Date }[],
+): Promise<void> {
   await sendInTransaction(
     tx,
     'deliver',
-    ids.map((id) => deliveryJob(id, 0, now)),
+    notifications.map(({ id, at }) => deliveryJob(id, 0, at)),
   );
+}
+
+/** The state a new snapshot's alerts are about. */
+export interface AlertedState {
+  readonly siteId: number;
+  /** The state the alerts are about; null: none (a site robowatch never could check). */
+  readonly snapshotId: number | null;
+  readonly previousId: number | null;
 }
 
 /** Queues the alerts of a new snapshot, in the caller's transaction. */
 export async function insertAlerts(
   tx: Writer,
   drafts: readonly AlertDraft[],
-  snapshot: {
-    readonly siteId: number;
-    /** The state the alerts are about; null: none (a site robowatch never could check). */
-    readonly snapshotId: number | null;
-    readonly previousId: number | null;
-  },
+  snapshot: AlertedState,
   now: Date,
 ): Promise<void> {
-  if (drafts.length === 0) return;
-  const { siteId, snapshotId, previousId } = snapshot;
+  await insertAlertsOfStates(tx, [{ drafts, snapshot, now }]);
+}
+
+/**
+ * Queues the alerts of many new snapshots (group commit), in the caller's transaction:
+ * their rows in as few statements as their number allows, each with its first attempt.
+ */
+export async function insertAlertsOfStates(
+  tx: Writer,
+  states: readonly {
+    readonly drafts: readonly AlertDraft[];
+    readonly snapshot: AlertedState;
+    readonly now: Date;
+  }[],
+): Promise<void> {
+  const all = states.flatMap(({ drafts, snapshot, now }) =>
+    drafts.map((draft) => alertRow(draft, snapshot, now)),
+  );
   // In slices: one statement's parameters are bounded (PostgreSQL takes 65,535, and
   // drizzle builds a statement's text on the call stack).
-  for (let start = 0; start < drafts.length; start += ALERT_ROWS_PER_STATEMENT) {
-    const rows = await tx
-      .insert(outbox)
-      .values(
-        drafts.slice(start, start + ALERT_ROWS_PER_STATEMENT).map((draft) => ({
-          key: randomUUID(),
-          channel: draft.channel,
-          destination: draft.channel === 'email' ? draft.to.join(', ') : draft.url,
-          payload: {
-            kind: 'alert',
-            site: draft.site,
-            ...(draft.name === undefined ? {} : { name: draft.name }),
-            events: draft.events,
-            causes: draft.causes,
-            agents: draft.agents,
-            siteId,
-            ...(snapshotId === null ? {} : { snapshotId }),
-            previousId,
-            checkedAt: now.toISOString(),
-            ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
-          } satisfies OutboxPayload,
-          siteId,
-          snapshotId,
-          createdAt: now,
-          nextAttemptAt: now,
-        })),
-      )
-      .returning({ id: outbox.id });
-    await queueFirstAttempts(
+  for (let start = 0; start < all.length; start += ALERT_ROWS_PER_STATEMENT) {
+    const slice = all.slice(start, start + ALERT_ROWS_PER_STATEMENT);
+    const rows = await tx.insert(outbox).values(slice).returning({ id: outbox.id });
+    // Each first attempt is due when its state was checked.
+    await queueFirstAttemptsAt(
       tx,
-      rows.map((r) => r.id),
-      now,
+      rows.map((r, i) => ({ id: r.id, at: slice[i]!.createdAt })),
     );
   }
+}
+
+function alertRow(draft: AlertDraft, snapshot: AlertedState, now: Date) {
+  const { siteId, snapshotId, previousId } = snapshot;
+  return {
+    key: randomUUID(),
+    channel: draft.channel,
+    destination: draft.channel === 'email' ? draft.to.join(', ') : draft.url,
+    payload: {
+      kind: 'alert',
+      site: draft.site,
+      ...(draft.name === undefined ? {} : { name: draft.name }),
+      events: draft.events,
+      causes: draft.causes,
+      agents: draft.agents,
+      siteId,
+      ...(snapshotId === null ? {} : { snapshotId }),
+      previousId,
+      checkedAt: now.toISOString(),
+      ...(draft.channel === 'webhook' ? { format: draft.format } : {}),
+    } satisfies OutboxPayload,
+    siteId,
+    snapshotId,
+    createdAt: now,
+    nextAttemptAt: now,
+  };
 }
 
 /**

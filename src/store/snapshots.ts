@@ -4,7 +4,7 @@ import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
-import { insertAlerts } from './outbox.js';
+import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
 import { decodeVerdicts, encodeVerdicts } from './verdict-sets.js';
 import type { CheckRow, IncidentStart, NewSnapshot } from '../monitor/records.js';
@@ -55,44 +55,53 @@ async function insertChecks(
 
 /**
  * Records new states: each one's body (stored once by hash), snapshot, verdict set,
- * change events, the check that saw it, and the site's pointer to it. States without
- * alerts are written by group commit: while one statement is in flight the next states
- * wait, and the following statement writes them all at once (no timer, nothing held
- * back). A state with alerts is written in a transaction with them, each with its
- * delivery job.
+ * change events, the check that saw it, and the site's pointer to it, by group commit:
+ * while one statement is in flight the next states wait, and the following statement
+ * writes them all at once (no timer, nothing held back). States with alerts are written
+ * the same way, in a transaction with their alerts and each alert's delivery job.
  *
  * The site's row is the guard: a state is recorded only on top of the one it was
  * compared with, so two checks of a site at once cannot both record (and alert) the
  * same change; the loser records nothing and gets StateMovedError (its check is retried).
  */
 export class SnapshotWriter {
-  readonly #db: Database;
   readonly #commit: Batcher<NewSnapshot, number | null>;
+  readonly #commitWithAlerts: Batcher<NewSnapshot, number | null>;
 
   constructor(db: Database) {
-    this.#db = db;
     this.#commit = new Batcher((states) => insertSnapshots(db, states), 200);
+    // States with alerts by group commit too: those that arrive while one transaction
+    // is written go in the next, each state in the same transaction as its alerts.
+    this.#commitWithAlerts = new Batcher(
+      (states) =>
+        db.transaction(async (tx) => {
+          const ids = await insertSnapshots(tx, states);
+          await insertAlertsOfStates(
+            tx,
+            states.flatMap((state, i) => {
+              const id = ids[i];
+              if (id === null || id === undefined) return [];
+              return [
+                {
+                  drafts: state.alerts,
+                  snapshot: { siteId: state.siteId, snapshotId: id, previousId: state.previousId },
+                  now: state.check.checkedAt,
+                },
+              ];
+            }),
+          );
+          return ids;
+        }),
+      200,
+    );
   }
 
   async record(snapshot: NewSnapshot): Promise<number> {
-    if (snapshot.alerts.length > 0) return this.#withAlerts(snapshot);
-    const id = await this.#commit.add(snapshot);
+    const id = await (snapshot.alerts.length > 0 ? this.#commitWithAlerts : this.#commit).add(
+      snapshot,
+    );
     if (id === null) throw new StateMovedError(snapshot.siteId);
     return id;
-  }
-
-  #withAlerts(snapshot: NewSnapshot): Promise<number> {
-    return this.#db.transaction(async (tx) => {
-      const [id] = await insertSnapshots(tx, [snapshot]);
-      if (id === null || id === undefined) throw new StateMovedError(snapshot.siteId);
-      await insertAlerts(
-        tx,
-        snapshot.alerts,
-        { siteId: snapshot.siteId, snapshotId: id, previousId: snapshot.previousId },
-        snapshot.check.checkedAt,
-      );
-      return id;
-    });
   }
 }
 

@@ -3,11 +3,13 @@
  * back whole (body, verdicts, events, check, the site's pointer); two states of one
  * site from the same starting point record one, and the other caller is told.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StateMovedError } from '../../../src/lib/errors.js';
 import type { NewSnapshot } from '../../../src/monitor/records.js';
-import { sites } from '../../../src/store/schema.js';
+import type { AlertDraft } from '../../../src/policy/alerts.js';
+import { queryRows } from '../../../src/store/db.js';
+import { outbox, sites } from '../../../src/store/schema.js';
 import { countRows } from '../../../src/store/sites.js';
 import { SnapshotWriter, loadBody, loadVerdicts } from '../../../src/store/snapshots.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
@@ -104,5 +106,43 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
     expect(rejected.reason).toBeInstanceOf(StateMovedError);
     expect(c.status).toBe('fulfilled');
     expect(await countRows(database.handle.db)).toMatchObject({ snapshots: 2, checks: 2 });
+  });
+
+  it('writes states with alerts together, each with its alerts and their first attempts', async () => {
+    const writer = new SnapshotWriter(database.handle.db);
+    const alerted = (siteId: number, i: number): NewSnapshot => {
+      const alert: AlertDraft = {
+        channel: 'webhook',
+        url: `http://127.0.0.1:9/hook-${i}`,
+        format: 'json',
+        site: `https://s${i}.example`,
+        events: [],
+        causes: [],
+        agents: ['*'],
+      };
+      return { ...state(siteId, i), alerts: [alert, { ...alert, url: `${alert.url}-b` }] };
+    };
+    const results = await Promise.allSettled([
+      ...ids.slice(0, 20).map((id, i) => writer.record(alerted(id, i))),
+      // A second state of the first site from the same starting point: not recorded, and
+      // so neither are its alerts.
+      writer.record(alerted(ids[0]!, 99)),
+    ]);
+    const recorded = results.filter((r) => r.status === 'fulfilled');
+    expect(recorded).toHaveLength(20);
+    const moved = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(moved.reason).toBeInstanceOf(StateMovedError);
+    const rows = await database.handle.db.select().from(outbox);
+    expect(rows).toHaveLength(40);
+    const snapshotIds = new Set(recorded.map((r) => r.value));
+    expect(new Set(rows.map((r) => r.snapshotId))).toEqual(snapshotIds);
+    for (const row of rows)
+      expect(row.payload).toMatchObject({ kind: 'alert', snapshotId: row.snapshotId });
+    // Each notification's first delivery attempt is queued in the same transaction.
+    const [jobs] = await queryRows<{ n: number }>(
+      database.handle.db,
+      sql`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'deliver'`,
+    );
+    expect(jobs!.n).toBe(40);
   });
 });
