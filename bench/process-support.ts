@@ -141,8 +141,9 @@ export interface DatabaseCpu {
  * database `url` names, and of no other: the postmaster's children whose process title
  * ("postgres: 15/main: USER DATABASE HOST(PORT) STATE") names the database, autovacuum
  * workers on it included. Backends come and go with connections, so while it runs it reads
- * /proc every 10 ms and keeps each backend's last reading; a backend that exits loses at
- * most its last 10 ms, which the idle end of a connection's life is. PostgreSQL on another
+ * the known backends every 10 ms (and looks for new ones every 100 ms: a backend found
+ * late is counted from its start) and keeps each one's last reading; a backend that exits
+ * loses at most its last 10 ms, which the idle end of a connection's life is. PostgreSQL on another
  * machine: it measures 0.
  */
 export async function databaseCpu(url: string): Promise<DatabaseCpu> {
@@ -184,14 +185,25 @@ export async function databaseCpu(url: string): Promise<DatabaseCpu> {
       }
     }
   };
+  /** Reads the backends already known (cheap); a scan of /proc finds new ones. */
+  const read = () => {
+    for (const pid of last.keys()) {
+      try {
+        last.set(pid, processCpu(pid, false));
+      } catch {
+        // exited: its last reading stands
+      }
+    }
+  };
   let timer: NodeJS.Timeout | undefined;
+  let ticks = 0;
   return {
     start() {
       ours.clear();
       baseline.clear();
       last.clear();
       scan(true);
-      timer = setInterval(() => scan(false), 10);
+      timer = setInterval(() => (++ticks % 10 === 0 ? scan(false) : read()), 10);
     },
     stop() {
       clearInterval(timer);
