@@ -63,7 +63,9 @@ export function registerCheck(program: Command, context: CliContext): void {
 
       const fetcher = context.createFetcher(config);
       const lines: Promise<void>[] = [];
-      const print = (text: string) => lines.push(write(context.io.stdout, text));
+      const print = (text: string) => {
+        if (text !== '') lines.push(write(context.io.stdout, text));
+      };
       const { links } = new Presentation(config).context();
       const budget = { left: options.all ? Infinity : LINE_BUDGET };
       const agentsOf = new Map<string, readonly string[]>();
