@@ -87,12 +87,12 @@ export async function insertAlertsOfStates(
   // drizzle builds a statement's text on the call stack).
   for (let start = 0; start < all.length; start += ALERT_ROWS_PER_STATEMENT) {
     const slice = all.slice(start, start + ALERT_ROWS_PER_STATEMENT);
-    const rows = await tx.insert(outbox).values(slice).returning({ id: outbox.id });
+    const rows = await tx
+      .insert(outbox)
+      .values(slice)
+      .returning({ id: outbox.id, at: outbox.createdAt });
     // Each first attempt is due when its state was checked.
-    await queueFirstAttemptsAt(
-      tx,
-      rows.map((r, i) => ({ id: r.id, at: slice[i]!.createdAt })),
-    );
+    await queueFirstAttemptsAt(tx, rows);
   }
 }
 
