@@ -8,24 +8,15 @@
  *   npm run bench:startup            (DATABASE_URL or TEST_DATABASE_URL: a PostgreSQL)
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { root } from './process-support.js';
+import { reapedCpu, root } from './process-support.js';
 
 const REPS = Number(process.env['REPS'] ?? 7);
-const TICKS = 100; // USER_HZ: the unit of /proc/<pid>/stat times
-
-/** CPU seconds of this process's reaped children (cutime + cstime). */
-function childrenCpu(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / TICKS;
-}
-
 /**
  * Runs a command REPS times, one after another, and reads the CPU each run took. Spawned
  * asynchronously: the loopback site is served by this process, which must go on
@@ -39,14 +30,14 @@ async function measure(
 ): Promise<number[]> {
   const runs: number[] = [];
   for (let i = 0; i < reps; i++) {
-    const before = childrenCpu();
+    const before = reapedCpu();
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.resume();
     const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
     if (status !== 0) throw new Error(`${args.join(' ')} exited ${status}: ${stderr}`);
-    runs.push(childrenCpu() - before);
+    runs.push(reapedCpu() - before);
   }
   return runs.sort((a, b) => a - b);
 }
