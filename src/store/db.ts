@@ -76,6 +76,39 @@ export function executorOf(db: Pick<Database, 'execute'>): SqlExecutor {
   };
 }
 
+/** How a statement says it is to be prepared: the comment it starts with. */
+const PREPARED = /^\/\* prepared ([a-z][a-z0-9-]*) \*\//;
+
+/**
+ * A statement run often with the same text (only its parameters change: arrays, JSON),
+ * marked to be prepared once per connection under `name` on PostgreSQL: the server parses
+ * it once, and plans it once when a generic plan is as good (PostgreSQL decides after five
+ * runs). For the few large statements of the check path, parsing and planning cost more
+ * of the server's CPU than running them. `name` is the statement's own; two texts must
+ * never share one. PGlite runs it as any other (the comment is all it sees).
+ */
+export function prepared(name: string, query: SQL): SQL {
+  if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`bad prepared statement name: ${name}`);
+  return sql.join([sql.raw(`/* prepared ${name} */ `), query]);
+}
+
+/**
+ * node-postgres runs a query config with a `name` as a prepared statement of that name
+ * (parsed once per connection); drizzle passes its configs to the client as they are,
+ * so a client names the marked ones here.
+ */
+function nameMarkedStatements(client: pg.ClientBase): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
+    if (typeof config === 'object' && config !== null) {
+      const { text, name } = config as { text?: unknown; name?: unknown };
+      const marked = name === undefined && typeof text === 'string' && PREPARED.exec(text);
+      if (marked) return query({ ...config, name: marked[1] }, ...rest);
+    }
+    return query(config, ...rest);
+  };
+}
+
 /** Rows of a raw SQL query; both drivers answer with `{ rows }`. */
 export async function queryRows<T>(db: Pick<Database, 'execute'>, query: SQL): Promise<T[]> {
   const result: unknown = await db.execute(query);
@@ -144,7 +177,10 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   // server ends its session), and an 'error' event nobody listens to kills the process.
   // The pool drops the client; its next query fails and is retried like any other.
   pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    nameMarkedStatements(client);
+  });
   let client: pg.PoolClient;
   try {
     client = await pool.connect();

@@ -19,7 +19,7 @@ import type {
   NewJudgement,
   StoredJudgement,
 } from '../monitor/records.js';
-import { inSites } from './db.js';
+import { inSites, prepared } from './db.js';
 import type { Database } from './db.js';
 import { incidents, sites } from './schema.js';
 
@@ -113,13 +113,18 @@ async function recordRound(
         },
       };
     });
-    await tx.execute(sql`
+    await tx.execute(
+      prepared(
+        'judge-sites',
+        sql`
       UPDATE sites AS s
          SET intent_state = v.state, intent_since = v.since, intent_key = v.key,
              intent_report = v.report
         FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb)
              AS v(id integer, state text, since timestamptz, key text, report jsonb)
-       WHERE s.id = v.id`);
+       WHERE s.id = v.id`,
+      ),
+    );
     // Each site's latest incident by its index (site_id, id), one lookup per site: the
     // plan stays small however many incidents there are and whatever the statistics say
     // (DISTINCT ON over an IN list was planned as a scan of every incident, with JIT,
@@ -166,6 +171,10 @@ async function recordRound(
         )
         .returning({ id: incidents.id, siteId: incidents.siteId }))
         opened.set(row.siteId, row.id);
+    // The incidents that stay open and are updated (the most frequent step: a changed
+    // state of a site already in an incident), in one statement too.
+    const updating = current.filter((j) => steps.get(j)!.kind === 'update');
+    if (updating.length > 0) await updateIncidents(tx, updating, steps);
     const results: JudgementRecorded[] = [];
     for (const j of judgements) {
       const step = steps.get(j);
@@ -180,6 +189,41 @@ async function recordRound(
 }
 
 type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/** Writes the judgements whose incident stays open (step `update`) as they say it now. */
+async function updateIncidents(
+  tx: Transaction,
+  judgements: readonly NewJudgement[],
+  steps: ReadonlyMap<NewJudgement, IncidentStep>,
+): Promise<void> {
+  const rows = judgements.map((j) => {
+    const step = steps.get(j)!;
+    if (step.kind !== 'update') throw new Error(`incident step ${step.kind} is not an update`);
+    const now = incidentNow(j);
+    return {
+      id: step.id,
+      site_state: now.siteState,
+      causes: now.causes,
+      violations: now.violations,
+      violation_count: now.violationCount,
+      updated_at: now.updatedAt.toISOString(),
+    };
+  });
+  await tx.execute(
+    prepared(
+      'update-incidents',
+      sql`
+    UPDATE incidents AS i
+       SET site_state = v.site_state, causes = v.causes, violations = v.violations,
+           violation_count = v.violation_count,
+           worst_count = GREATEST(i.worst_count, v.violation_count), updated_at = v.updated_at
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+           AS v(id bigint, site_state text, causes jsonb, violations jsonb,
+                violation_count integer, updated_at timestamptz)
+     WHERE i.id = v.id`,
+    ),
+  );
+}
 
 /** An incident's columns as a judgement says them now. */
 function incidentNow(j: NewJudgement): {
@@ -254,7 +298,6 @@ async function applyStep(
     );
     return { step: 'resolve', incidentId: step.id, worse: false };
   }
-  const worstCount = sql`GREATEST(${incidents.worstCount}, ${evaluation.violationCount})`;
   if (step.kind === 'reopen') {
     await tx
       .update(incidents)
@@ -262,7 +305,7 @@ async function applyStep(
         state: 'open',
         resolvedAt: null,
         reopened: sql`${incidents.reopened} + 1`,
-        worstCount,
+        worstCount: sql`GREATEST(${incidents.worstCount}, ${evaluation.violationCount})`,
         ...incidentNow(judgement),
       })
       .where(eq(incidents.id, step.id));
@@ -272,10 +315,7 @@ async function applyStep(
       await notify(step.id, 'opened', latest!.openedAt);
     return { step: 'reopen', incidentId: step.id, worse: false };
   }
-  await tx
-    .update(incidents)
-    .set({ worstCount, ...incidentNow(judgement) })
-    .where(eq(incidents.id, step.id));
+  // The update itself is written for the whole round (updateIncidents).
   if (step.worse) await notify(step.id, 'worse', latest!.openedAt);
   return { step: 'update', incidentId: step.id, worse: step.worse };
 }

@@ -2,7 +2,7 @@ import { StateMovedError } from '../lib/errors.js';
 import { and, eq, sql } from 'drizzle-orm';
 import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
-import { queryRows } from './db.js';
+import { prepared, queryRows } from './db.js';
 import type { Database } from './db.js';
 import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
@@ -38,7 +38,10 @@ async function insertChecks(
   db: Pick<Database, 'execute'>,
   rows: readonly CheckRow[],
 ): Promise<void> {
-  await db.execute(sql`
+  await db.execute(
+    prepared(
+      'insert-checks',
+      sql`
     WITH added AS (
       INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
       SELECT * FROM unnest(
@@ -50,7 +53,9 @@ async function insertChecks(
     UPDATE snapshots AS s SET check_count = s.check_count + a.n,
       last_checked_at = GREATEST(s.last_checked_at, a.last)
     FROM (SELECT snapshot_id, count(*)::int AS n, max(checked_at) AS last FROM added GROUP BY 1) AS a
-    WHERE s.id = a.snapshot_id`);
+    WHERE s.id = a.snapshot_id`,
+    ),
+  );
 }
 
 /**
@@ -132,7 +137,9 @@ async function insertSnapshots(
   const events = snapshots.flatMap((s, ord) => s.events.map((e) => [ord, e]));
   const rows = await queryRows<{ ord: number; id: string | number }>(
     db,
-    sql`
+    prepared(
+      'insert-states',
+      sql`
       WITH input AS (
         SELECT * FROM unnest(
           ${sql.param(snapshots.map((_, i) => i))}::int[],
@@ -220,6 +227,7 @@ async function insertSnapshots(
         INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
         SELECT id, checked_at, duration_ms, transient FROM ok)
       SELECT ord, id FROM ok`,
+    ),
   );
   const ids: (number | null)[] = snapshots.map(() => null);
   for (const row of rows) ids[row.ord] = Number(row.id);
@@ -338,7 +346,9 @@ async function loadPreviousParts(
     file: string | Date | null;
   }>(
     db,
-    sql`
+    prepared(
+      'load-previous',
+      sql`
       SELECT r.ord, encode(b.content, 'hex') AS body, v.urls, v.agents, v.profiles, v.causes,
         array_to_string(v.cells, ',') AS cells, i.access, i.file
       FROM unnest(${sql.param(requests.map((_, i) => i))}::int[],
@@ -348,6 +358,7 @@ async function loadPreviousParts(
       LEFT JOIN bodies AS b ON b.sha256 = r.sha256
       LEFT JOIN verdict_sets AS v ON v.snapshot_id = r.snapshot_id
       CROSS JOIN LATERAL (${incidentStartOf(sql`r.site_id`, sql`r.snapshot_id`)}) AS i`,
+    ),
   );
   const date = (value: string | Date | null) => (value ? new Date(value) : null);
   const parts: PreviousParts[] = [];

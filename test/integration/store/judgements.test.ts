@@ -77,6 +77,36 @@ describe.each(databaseKinds())('judgements on %s', (kind) => {
     expect(row!.intentReport!.violationCount).toBe(1);
   });
 
+  it('updates open incidents together: each its own cells now, the worst count kept', async () => {
+    const [a, b] = ids;
+    const worse: IntentEvaluation = {
+      ...blocked,
+      violations: [
+        ...blocked.violations,
+        { ...blocked.violations[0]!, url: 'https://s.example/pricing/team' },
+        { ...blocked.violations[0]!, url: 'https://s.example/pricing/faq' },
+      ],
+      violationCount: 3,
+    };
+    await recordJudgements(database.handle.db, [judgement(a!, worse), judgement(b!, blocked)]);
+    const recorded = await recordJudgements(database.handle.db, [
+      judgement(a!, blocked, 5),
+      judgement(b!, worse, 5),
+    ]);
+    expect(recorded.map((r) => [r.step, r.worse])).toEqual([
+      ['update', false],
+      ['update', true],
+    ]);
+    const [incidentA] = await listIncidents(database.handle.db, { siteId: a!, limit: 1 });
+    const [incidentB] = await listIncidents(database.handle.db, { siteId: b!, limit: 1 });
+    // A's cells went from three to one: the incident says one now and keeps three as its worst.
+    expect(incidentA).toMatchObject({ state: 'open', violationCount: 1, worstCount: 3 });
+    expect(incidentA!.violations.map((v) => v.url)).toEqual(['https://s.example/pricing']);
+    expect(incidentB).toMatchObject({ state: 'open', violationCount: 3, worstCount: 3 });
+    expect(incidentB!.violations).toHaveLength(3);
+    expect(incidentB!.causes).toEqual(incidentA!.causes);
+  });
+
   it('judges a site twice in one batch in order, and ignores a state it has moved on from', async () => {
     const [a, b] = ids;
     const recorded = await recordJudgements(database.handle.db, [
