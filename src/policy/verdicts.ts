@@ -1,6 +1,8 @@
 import { compileAgent, parseRobotsTxt, prepareUrl } from '../robots/index.js';
-import type { Directive, PreparedUrl, Profile, RobotsTxt } from '../robots/index.js';
+import type { AgentRules, Directive, PreparedUrl, Profile, RobotsTxt } from '../robots/index.js';
 import { classifyFetch } from './access.js';
+import { fileCondition } from './file-condition.js';
+import type { FileCondition } from './file-condition.js';
 import type { Access, FetchOutcome } from './access.js';
 
 /** A watched crawler and the profile it reads robots.txt with. */
@@ -72,9 +74,15 @@ export function resolveState(state: RobotsState, profile: Profile): Effective {
   }
 }
 
-/** Parses each body once per profile within one computation. */
+/**
+ * Parses each body once per profile, compiles each crawler's rules once per body and
+ * profile, and tells each body's condition once, within one computation (a new state's
+ * verdicts, events and causes share one).
+ */
 export class ParseCache {
   readonly #parsed = new Map<Uint8Array, Map<Profile, RobotsTxt>>();
+  readonly #compiled = new Map<RobotsTxt, Map<string, AgentRules>>();
+  readonly #conditions = new Map<Uint8Array, Map<boolean, FileCondition>>();
 
   parse(body: Uint8Array, profile: Profile): RobotsTxt {
     let byProfile = this.#parsed.get(body);
@@ -86,6 +94,27 @@ export class ParseCache {
       byProfile.set(profile, parsed);
     }
     return parsed;
+  }
+
+  /** A crawler's rules in a body under a profile (compileAgent), compiled once. */
+  compile(body: Uint8Array, profile: Profile, token: string): AgentRules {
+    const parsed = this.parse(body, profile);
+    let byToken = this.#compiled.get(parsed);
+    if (byToken === undefined)
+      this.#compiled.set(parsed, (byToken = new Map<string, AgentRules>()));
+    let rules = byToken.get(token);
+    if (rules === undefined) byToken.set(token, (rules = compileAgent(parsed, token)));
+    return rules;
+  }
+
+  /** What a body is (fileCondition), told once. */
+  condition(body: Uint8Array, truncated: boolean): FileCondition {
+    let byCut = this.#conditions.get(body);
+    if (byCut === undefined)
+      this.#conditions.set(body, (byCut = new Map<boolean, FileCondition>()));
+    let condition = byCut.get(truncated);
+    if (condition === undefined) byCut.set(truncated, (condition = fileCondition(body, truncated)));
+    return condition;
   }
 }
 
@@ -115,7 +144,7 @@ export function computeVerdicts(
       }
       continue;
     }
-    const rules = compileAgent(cache.parse(effective.body, agent.profile), agent.token);
+    const rules = cache.compile(effective.body, agent.profile, agent.token);
     // One cause object per deciding rule, shared by the URLs it decides (read-only).
     const causes = new Map<object, VerdictCause>();
     const prepared = preparedFor(agent.profile);

@@ -2,7 +2,7 @@
  * The robots.txt engine: pure functions over values, no I/O and no Node APIs.
  * Parse once, compile per agent, evaluate many URLs.
  */
-export { parseRobotsTxt } from './parse.js';
+export { errorFindings, parseRobotsTxt } from './parse.js';
 export type {
   Directive,
   GroupAgent,

@@ -1,5 +1,6 @@
 import { asciiLower, binaryToText as decodeBinary, readInput } from './bytes.js';
 import { bomLength, countLineBreaks, eachLine } from './lines.js';
+import { isUtf16, looksBinary, startsWithMarkup } from './sniff.js';
 import { LintCollector } from './lint.js';
 import type { LintFinding } from './lint.js';
 import { DEFAULT_PROFILE, MAX_LINE_BYTES, MAX_ROBOTS_BYTES } from './profiles.js';
@@ -99,6 +100,26 @@ export interface ParseOptions {
     /** False when the dropped part was not read to its end. */
     readonly complete: boolean;
   };
+}
+
+/**
+ * The error-level findings of a file (UTF-16, binary data, an HTML page, content past the
+ * limit), as parseRobotsTxt's lint gives them, without parsing a file that can have none:
+ * one within the limit and not cut, neither UTF-16 nor binary, whose first character
+ * after a byte order mark and white space is not "<".
+ */
+export function errorFindings(input: Uint8Array, options: ParseOptions = {}): LintFinding[] {
+  const maxBytes = options.maxBytes ?? MAX_ROBOTS_BYTES;
+  const none =
+    options.cut === undefined &&
+    input.length <= maxBytes &&
+    !isUtf16(input[0], input[1]) &&
+    !looksBinary(input) &&
+    !startsWithMarkup(input);
+  if (none) return [];
+  return parseRobotsTxt(input, { ...options, lint: true }).lint.filter(
+    (f) => f.severity === 'error',
+  );
 }
 
 /**

@@ -46,10 +46,31 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return nul > 1 || control * 10 > n;
 }
 
+const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
+
+/** How much of a UTF-8 byte order mark starts the bytes (0 to 3, as bomLength counts it). */
+function bomBytes(bytes: Uint8Array): number {
+  let n = 0;
+  while (n < 3 && n < bytes.length && bytes[n] === UTF8_BOM[n]) n++;
+  return n;
+}
+
+/**
+ * Whether the first character after the byte order mark and white space (as htmlStart
+ * skips it) is "<": only then can the bytes be an HTML page. Most files answer at their
+ * first byte.
+ */
+export function startsWithMarkup(bytes: Uint8Array): boolean {
+  let i = bomBytes(bytes);
+  while (i < bytes.length && /\s/.test(String.fromCharCode(bytes[i]!))) i++;
+  return bytes[i] === 0x3c;
+}
+
 /** What the body is if it is not robots.txt; null when it may well be. */
 export function sniffContent(bytes: Uint8Array): NotRobotsTxt | null {
   if (isUtf16(bytes[0], bytes[1])) return 'utf16';
   if (looksBinary(bytes)) return 'binary';
+  if (!startsWithMarkup(bytes)) return null;
   const head = bytes.subarray(0, SNIFF_BYTES);
   let text = '';
   for (const b of head) text += String.fromCharCode(b);

@@ -137,12 +137,17 @@ export function checkHistory(
         lastGood: s.lastGood && { body: s.lastGood, truncated, cut: null },
         verdicts: s.verdicts,
       });
-      const explained = causesOfChange({
-        profile: 'google',
+      const change = {
+        profile: 'google' as const,
         agents,
         before: side(previous, (previous.lastGood?.length ?? 0) >= MAX_ROBOTS_BYTES),
         after: side(state, (lastGood?.length ?? 0) >= MAX_ROBOTS_BYTES),
-      });
+      };
+      const explained = causesOfChange(change);
+      // As a check computes them: with the parses and compiled rules its verdicts and
+      // events used (their matchers already indexed). The same causes either way.
+      if (JSON.stringify(causesOfChange({ ...change, cache })) !== JSON.stringify(explained))
+        problems.push({ step: version.file, problem: 'the causes differ with a shared cache' });
       causes.push(...explained);
       if (explained.length > 0) byStep.push({ to: version.file, causes: explained });
       const flips = new Map<string, number>();

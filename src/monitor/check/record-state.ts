@@ -15,11 +15,10 @@ import {
   fetchStatusOf,
   sitemapsOf,
 } from '../../policy/changes/events.js';
-import { fileCondition as fileConditionOf } from '../../policy/file-condition.js';
 import type { FetchStatus, StateView } from '../../policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../policy/verdicts.js';
 import type { RobotsState, WatchVerdict } from '../../policy/verdicts.js';
-import { parseRobotsTxt } from '../../robots/index.js';
+import { errorFindings } from '../../robots/index.js';
 import type { CurrentState, IncidentStart, StoredSite } from '../records.js';
 import type { CheckDeps, CheckStore } from '../ports.js';
 import type { CheckOutcome, Fetched } from './site.js';
@@ -172,12 +171,13 @@ export async function recordNewState(
           before: previous.side,
           after: { fetch: result, stale: seen.stale, lastGood, verdicts },
           since: previous.incident,
+          cache,
         };
   const coverage =
     change === null ? undefined : await coverageChanges(deps, site, stored.id, change);
   const causes = change === null ? [] : causesOfChange({ ...change, ...coverage });
   const fileCondition =
-    result.body === null ? null : fileConditionOf(result.body, result.cut !== null);
+    result.body === null ? null : cache.condition(result.body, result.cut !== null);
   const snapshotId = await deps.store.recordSnapshot({
     siteId: stored.id,
     previousId: current?.snapshotId ?? null,
@@ -248,11 +248,7 @@ export async function recordNewState(
     verdicts,
     judged,
     findings:
-      result.body === null
-        ? []
-        : parseRobotsTxt(result.body, result.cut ? { cut: result.cut } : {}).lint.filter(
-            (f) => f.severity === 'error',
-          ),
+      result.body === null ? [] : errorFindings(result.body, result.cut ? { cut: result.cut } : {}),
   };
   return { outcome, current: next };
 }

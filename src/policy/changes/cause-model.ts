@@ -18,7 +18,7 @@ import { CHANGE_EVENT_TYPES } from './events.js';
 import type { FetchStatus } from './events.js';
 import type { BodyCut } from '../fetch-result.js';
 import type { FileCondition } from '../file-condition.js';
-import type { WatchVerdict } from '../verdicts.js';
+import type { ParseCache, WatchVerdict } from '../verdicts.js';
 
 /** One (watched URL, crawler) pair that a cause changed. */
 export interface PairChange {
@@ -311,6 +311,8 @@ export interface ChangeInput {
     readonly changes: readonly CoverageChange[];
     readonly thresholds: CoverageThresholds;
   };
+  /** The parses and compiled rules of the computation this change is part of, to share. */
+  readonly cache?: ParseCache;
 }
 
 /**

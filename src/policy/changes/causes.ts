@@ -6,7 +6,6 @@
  *
  * The model lives in cause-model.ts; this file attributes the changed pairs.
  */
-import { compileAgent } from '../../robots/index.js';
 import type { AgentRules, Profile, RobotsGroup, RobotsTxt } from '../../robots/index.js';
 import { classifyFetch } from '../access.js';
 import type { FetchOutcome } from '../access.js';
@@ -24,7 +23,7 @@ import type {
   StatusCause,
 } from './cause-model.js';
 import { fetchStatusOf } from './events.js';
-import { fileCondition, isRobotsFile } from '../file-condition.js';
+import { isRobotsFile } from '../file-condition.js';
 import type { FileCondition } from '../file-condition.js';
 import type { GroupChange, RuleChange } from './group-diff.js';
 import { ParseCache, resolveState } from '../verdicts.js';
@@ -60,7 +59,7 @@ export function causesOfChange(input: ChangeInput): ChangeCause[] {
 /** The causes being gathered: drafts by identity, pairs added as they are attributed. */
 class Explanation {
   readonly #input: ChangeInput;
-  readonly #cache = new ParseCache();
+  readonly #cache: ParseCache;
   readonly #drafts = new Map<string, Mutable<ChangeCause>>();
   readonly #diffs = new Map<Profile, FileDiff | null>();
   readonly #conditions: { before: FileCondition | null; after: FileCondition | null };
@@ -68,11 +67,12 @@ class Explanation {
 
   constructor(input: ChangeInput) {
     this.#input = input;
+    this.#cache = input.cache ?? new ParseCache();
     const before = input.before.lastGood;
     const after = input.after.lastGood;
     this.#conditions = {
-      before: before && fileCondition(before.body, before.truncated),
-      after: after && fileCondition(after.body, after.truncated),
+      before: before && this.#cache.condition(before.body, before.truncated),
+      after: after && this.#cache.condition(after.body, after.truncated),
     };
     this.#filesDiffer = before !== null && after !== null && !bytesEqual(before.body, after.body);
   }
@@ -114,8 +114,7 @@ class Explanation {
     const accessMoved = !sameEffective(eb, ea);
     const oldBody = before.lastGood?.body ?? null;
     let old: AgentRules | undefined;
-    const oldRules = () =>
-      (old ??= compileAgent(this.#cache.parse(oldBody!, agent.profile), agent.token));
+    const oldRules = () => (old ??= this.#cache.compile(oldBody!, agent.profile, agent.token));
     const was = new Map(
       before.verdicts.filter((v) => v.agent === agent.token).map((v) => [v.url, v]),
     );

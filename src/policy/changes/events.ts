@@ -1,5 +1,4 @@
 import type { Directive, Profile } from '../../robots/index.js';
-import { compileAgent } from '../../robots/index.js';
 import type { Access, FetchOutcome } from '../access.js';
 import type { FetchErrorKind } from '../fetch-result.js';
 import { ParseCache, siteAccess } from '../verdicts.js';
@@ -100,7 +99,7 @@ export function effectiveRules(
   cache = new ParseCache(),
 ): KeyedRule[] {
   return agents.flatMap((agent) =>
-    compileAgent(cache.parse(body, agent.profile), agent.token).rules.map((rule) => ({
+    cache.compile(body, agent.profile, agent.token).rules.map((rule) => ({
       agent: agent.token,
       directive: rule.directive,
       pattern: rule.pattern,

@@ -1,7 +1,7 @@
 /** Telling robots.txt from what servers send instead: HTML pages, UTF-16, binary data. */
 import { describe, expect, it } from 'vitest';
 import { fileCondition } from '../../../src/policy/file-condition.js';
-import { parseRobotsTxt, sniffContent } from '../../../src/robots/index.js';
+import { errorFindings, parseRobotsTxt, sniffContent } from '../../../src/robots/index.js';
 import { readFixture, realWorldFiles } from '../../support/fixtures.js';
 
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -61,5 +61,47 @@ describe('fileCondition', () => {
     expect(fileCondition(encode('User-agent: *\n'), true)).toBe('cut');
     expect(fileCondition(encode(`User-agent: *\n${'#'.repeat(512_001)}`), false)).toBe('cut');
     expect(fileCondition(encode('<html><body>'), true)).toBe('html');
+  });
+});
+
+describe('errorFindings', () => {
+  const lintErrors = (bytes: Uint8Array, cut?: Parameters<typeof parseRobotsTxt>[1]) =>
+    parseRobotsTxt(bytes, cut).lint.filter((f) => f.severity === 'error');
+
+  it('gives what the full lint gives for every real file', () => {
+    for (const f of realWorldFiles()) {
+      const bytes = readFixture(`realworld/${f.path}`);
+      expect(errorFindings(bytes), f.path).toEqual(lintErrors(bytes));
+    }
+  });
+
+  it.each([
+    ['rules', 'User-agent: *\nDisallow: /\n', []],
+    ['a page after white space', ' \t\r\n\v\f<html><body>', ['html']],
+    ['a page after a byte order mark', '\uFEFF\n<!doctype html>', ['html']],
+    ['a page after much white space', `${' '.repeat(5000)}<html>`, ['html']],
+    ['markup that is not a page', '<b>x</b>\nUser-agent: *', []],
+    ['content past the limit', `User-agent: *\n${'#'.repeat(512_001)}`, ['content-past-limit']],
+  ])('finds %s as the lint does', (_, text, codes) => {
+    const bytes = encode(text);
+    expect(errorFindings(bytes).map((f) => f.code)).toEqual(codes);
+    expect(errorFindings(bytes)).toEqual(lintErrors(bytes));
+  });
+
+  it('skips a no-break space byte before a page, as the lint does', () => {
+    const bytes = new Uint8Array([0x20, 0xa0, ...encode('<html><body>')]);
+    expect(errorFindings(bytes).map((f) => f.code)).toEqual(['html']);
+    expect(errorFindings(bytes)).toEqual(lintErrors(bytes));
+  });
+
+  it('finds UTF-16, binary data and a file the fetcher cut', () => {
+    const utf16 = new Uint8Array([0xff, 0xfe, 0x55, 0, 0x73, 0]);
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
+    expect(errorFindings(utf16).map((f) => f.code)).toEqual(['utf16']);
+    expect(errorFindings(png).map((f) => f.code)).toEqual(['binary']);
+    const cut = { droppedBytes: 10, droppedLineBreaks: 1, complete: true };
+    const rules = encode('User-agent: *\nDisallow: /\n');
+    expect(errorFindings(rules, { cut }).map((f) => f.code)).toEqual(['content-past-limit']);
+    expect(errorFindings(rules, { cut })).toEqual(lintErrors(rules, { cut }));
   });
 });
