@@ -58,6 +58,8 @@ interface Run {
   readonly events: number;
   readonly peakMb: number;
   readonly cpu: Cpu;
+  /** The share of robowatch's CPU spent outside its main thread (V8's and libuv's helpers). */
+  readonly helpers: number;
   /** Transactions committed per site. */
   readonly commits: number;
 }
@@ -119,7 +121,7 @@ async function repetition(n: number) {
       database,
       profile ? join(profile, `${name}-${n}`) : undefined,
     );
-    const { code, peakMb } = await run.exited;
+    const { code, peakMb, cpuSeconds, mainThreadSeconds } = await run.exited;
     const backendSeconds = backends.stop();
     if (code !== 0) throw new Error(`robowatch check exited with ${code}`);
     const seconds = (performance.now() - started) / 1000;
@@ -128,6 +130,7 @@ async function repetition(n: number) {
       rate: SITES / seconds,
       events: run.lines(),
       peakMb,
+      helpers: cpuSeconds > 0 ? 1 - mainThreadSeconds / cpuSeconds : 0,
       cpu: {
         own: perSite(reapedCpu() - ownBefore),
         backends: perSite(backendSeconds),
@@ -210,6 +213,12 @@ row('CPU ratio against the lean bare GET (a Client per site, closed): with the f
 );
 row('… and without the farm', (k) => spread(of((r) => strict(r.lean, r.runs[k].cpu))));
 row('CPU per site, robowatch, ms', (k) => spread(of((r) => r.runs[k].cpu.own)));
+row("… of which robowatch's helper threads (GC, optimising compiler, thread pool), %", (k) =>
+  spread(
+    of((r) => r.runs[k].helpers * 100),
+    0,
+  ),
+);
 row('CPU per site, its PostgreSQL backends, ms', (k) => spread(of((r) => r.runs[k].cpu.backends)));
 row('CPU per site, the farm, ms', (k) => spread(of((r) => r.runs[k].cpu.farm)));
 row('transactions per site', (k) => spread(of((r) => r.runs[k].commits)));

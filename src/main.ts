@@ -4,6 +4,7 @@
  * exit status) and creates pools, transports, HTTP agents and timers, handing them to the
  * commands.
  */
+import './tiering.js'; // first: V8's tiering, set before the rest of robowatch is loaded
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
