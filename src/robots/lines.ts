@@ -9,9 +9,10 @@ const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
  * Length of the BOM prefix to skip. Like the reference, this is the longest prefix of
  * the body that is a prefix of the UTF-8 BOM, so a broken BOM loses its first bytes.
  */
-export function bomLength(body: string): number {
+export function bomLength(body: string | Uint8Array): number {
+  const at = (i: number) => (typeof body === 'string' ? body.charCodeAt(i) : body[i]);
   let n = 0;
-  while (n < 3 && n < body.length && body.charCodeAt(n) === UTF8_BOM[n]) n++;
+  while (n < 3 && n < body.length && at(n) === UTF8_BOM[n]) n++;
   return n;
 }
 

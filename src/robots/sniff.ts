@@ -3,6 +3,7 @@
  * with 200), UTF-16 text, or binary data (an image, an archive). Looks at the first
  * bytes only, so it costs the same for any size of file.
  */
+import { bomLength } from './lines.js';
 
 /** The kinds of content that are not robots.txt, as far as the first bytes tell. */
 export type NotRobotsTxt = 'html' | 'utf16' | 'binary';
@@ -46,22 +47,13 @@ export function looksBinary(bytes: Uint8Array): boolean {
   return nul > 1 || control * 10 > n;
 }
 
-const UTF8_BOM = [0xef, 0xbb, 0xbf] as const;
-
-/** How much of a UTF-8 byte order mark starts the bytes (0 to 3, as bomLength counts it). */
-function bomBytes(bytes: Uint8Array): number {
-  let n = 0;
-  while (n < 3 && n < bytes.length && bytes[n] === UTF8_BOM[n]) n++;
-  return n;
-}
-
 /**
  * Whether the first character after the byte order mark and white space (as htmlStart
  * skips it) is "<": only then can the bytes be an HTML page. Most files answer at their
  * first byte.
  */
 export function startsWithMarkup(bytes: Uint8Array): boolean {
-  let i = bomBytes(bytes);
+  let i = bomLength(bytes);
   while (i < bytes.length && /\s/.test(String.fromCharCode(bytes[i]!))) i++;
   return bytes[i] === 0x3c;
 }
