@@ -1,10 +1,10 @@
 import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
-import { queryRows } from './db.js';
+import type { FileCondition } from '../policy/file-condition.js';
+import { prepared, queryRows } from './db.js';
 import type { Database } from './db.js';
-import { sharedSettings, sites, snapshots } from './schema.js';
+import { sharedSettings, sites } from './schema.js';
 import type {
   DirectoryRow,
   IncidentStart,
@@ -31,73 +31,96 @@ export async function syncSites(db: Database, origins: readonly string[]): Promi
   return found;
 }
 
-/** The sites of these origins with their current state, in no particular order. */
+/** A site's row and its current state, as the check reads them. */
+interface SiteRow {
+  id: number;
+  origin: string;
+  verdicts_key: string | null;
+  unreachable_since: Date | string | null;
+  intent_key: string | null;
+  file_condition: FileCondition | null;
+  snapshot_id: number | string | null;
+  status: number | null;
+  error: string | null;
+  body_sha256: string | null;
+  stale: boolean | null;
+  last_good_id: number | string | null;
+  last_good_sha256: string | null;
+  last_good_truncated: boolean | null;
+  dropped_bytes: number | null;
+  dropped_line_breaks: number | null;
+  dropped_complete: boolean | null;
+  refused_since: Date | string | null;
+  refused_reason: string | null;
+  refused_at: Date | string | null;
+}
+
+const date = (value: Date | string | null) =>
+  value === null ? null : value instanceof Date ? value : new Date(value);
+const id = (value: number | string | null) => (value === null ? null : Number(value));
+
+/**
+ * The sites of these origins with their current state, in no particular order. Raw rows
+ * rather than the query builder's: it mapped 20 columns a row at 19 µs a site.
+ */
 export async function loadSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
-  const lastGood = alias(snapshots, 'last_good');
-  const rows = await db
-    .select({
-      id: sites.id,
-      origin: sites.origin,
-      verdictsKey: sites.verdictsKey,
-      unreachableSince: sites.unreachableSince,
-      intentKey: sites.intentKey,
-      fileCondition: sites.currentFileCondition,
-      snapshotId: snapshots.id,
-      status: snapshots.status,
-      error: snapshots.error,
-      bodySha256: snapshots.bodySha256,
-      stale: snapshots.stale,
-      lastGoodId: snapshots.lastGoodId,
-      lastGoodSha256: lastGood.bodySha256,
-      lastGoodTruncated: lastGood.truncated,
-      droppedBytes: lastGood.droppedBytes,
-      droppedLineBreaks: lastGood.droppedLineBreaks,
-      droppedComplete: lastGood.droppedComplete,
-      refusedSince: sites.refusedSince,
-      refusedReason: sites.refusedReason,
-      refusedAt: sites.refusedAt,
-    })
-    .from(sites)
-    .leftJoin(snapshots, eq(snapshots.id, sites.currentSnapshotId))
-    .leftJoin(lastGood, eq(lastGood.id, snapshots.lastGoodId))
-    .where(sql`${sites.origin} = ANY(${sql.param([...origins])}::text[])`);
-  return rows.map((row) => ({
-    id: row.id,
-    origin: row.origin,
-    refused:
-      row.refusedSince === null
-        ? null
-        : {
-            since: row.refusedSince,
-            reason: row.refusedReason ?? '',
-            at: row.refusedAt ?? row.refusedSince,
-          },
-    current:
-      row.snapshotId === null
-        ? null
-        : {
-            snapshotId: row.snapshotId,
-            status: row.status,
-            error: row.error as FetchErrorKind | null,
-            bodySha256: row.bodySha256,
-            stale: row.stale ?? false,
-            lastGoodId: row.lastGoodId,
-            lastGoodSha256: row.lastGoodSha256,
-            lastGoodTruncated: row.lastGoodTruncated ?? false,
-            lastGoodCut:
-              row.droppedBytes === null
-                ? null
-                : {
-                    droppedBytes: row.droppedBytes,
-                    droppedLineBreaks: row.droppedLineBreaks ?? 0,
-                    complete: row.droppedComplete ?? false,
-                  },
-            verdictsKey: row.verdictsKey,
-            unreachableSince: row.unreachableSince,
-            intentKey: row.intentKey,
-            fileCondition: row.fileCondition,
-          },
-  }));
+  const rows = await queryRows<SiteRow>(
+    db,
+    prepared(
+      'load-sites',
+      sql`
+      SELECT s.id, s.origin, s.verdicts_key, s.unreachable_since, s.intent_key,
+        s.current_file_condition AS file_condition, c.id AS snapshot_id, c.status, c.error,
+        c.body_sha256, c.stale, c.last_good_id, g.body_sha256 AS last_good_sha256,
+        g.truncated AS last_good_truncated, g.dropped_bytes, g.dropped_line_breaks,
+        g.dropped_complete, s.refused_since, s.refused_reason, s.refused_at
+      FROM sites AS s
+      LEFT JOIN snapshots AS c ON c.id = s.current_snapshot_id
+      LEFT JOIN snapshots AS g ON g.id = c.last_good_id
+      WHERE s.origin = ANY(${sql.param([...origins])}::text[])`,
+    ),
+  );
+  return rows.map((row) => {
+    const refusedSince = date(row.refused_since);
+    const snapshotId = id(row.snapshot_id);
+    return {
+      id: row.id,
+      origin: row.origin,
+      refused:
+        refusedSince === null
+          ? null
+          : {
+              since: refusedSince,
+              reason: row.refused_reason ?? '',
+              at: date(row.refused_at) ?? refusedSince,
+            },
+      current:
+        snapshotId === null
+          ? null
+          : {
+              snapshotId,
+              status: row.status,
+              error: row.error as FetchErrorKind | null,
+              bodySha256: row.body_sha256,
+              stale: row.stale ?? false,
+              lastGoodId: id(row.last_good_id),
+              lastGoodSha256: row.last_good_sha256,
+              lastGoodTruncated: row.last_good_truncated ?? false,
+              lastGoodCut:
+                row.dropped_bytes === null
+                  ? null
+                  : {
+                      droppedBytes: row.dropped_bytes,
+                      droppedLineBreaks: row.dropped_line_breaks ?? 0,
+                      complete: row.dropped_complete ?? false,
+                    },
+              verdictsKey: row.verdicts_key,
+              unreachableSince: date(row.unreachable_since),
+              intentKey: row.intent_key,
+              fileCondition: row.file_condition,
+            },
+    };
+  });
 }
 
 const directoryColumns = {

@@ -25,15 +25,19 @@ export interface Judged {
 }
 
 const intentKeys = new WeakMap<SiteConfig, string>();
+/** The sites sharing the top-level intent share its rules: written out once. */
+const rulesJson = new WeakMap<SiteConfig['intent']['rules'], string>();
 
 /** Identifies what a judgement depends on besides the file: watches, crawlers, intent. */
 export function intentKey(site: SiteConfig): string {
   let key = intentKeys.get(site);
   if (key === undefined) {
-    key = createHash('sha1')
-      .update(verdictsKey(site))
-      .update(JSON.stringify(site.intent.rules))
-      .digest('hex');
+    let rules = rulesJson.get(site.intent.rules);
+    if (rules === undefined) {
+      rules = JSON.stringify(site.intent.rules);
+      rulesJson.set(site.intent.rules, rules);
+    }
+    key = createHash('sha1').update(verdictsKey(site)).update(rules).digest('hex');
     intentKeys.set(site, key);
   }
   return key;

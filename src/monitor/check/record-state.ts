@@ -312,13 +312,21 @@ export async function stateOf(
 }
 
 const verdictsKeys = new WeakMap<SiteConfig, string>();
+/** The sites sharing the top-level crawlers share their array: written out once. */
+const agentsJson = new WeakMap<SiteConfig['agents'], string>();
 
 /** Identifies the watches × agents verdicts were computed for (once per configuration). */
 export function verdictsKey(site: SiteConfig): string {
   let key = verdictsKeys.get(site);
   if (key === undefined) {
+    let agents = agentsJson.get(site.agents);
+    if (agents === undefined) {
+      agents = JSON.stringify(site.agents);
+      agentsJson.set(site.agents, agents);
+    }
+    // The text of JSON.stringify([watches, agents]): the keys stored before still match.
     key = createHash('sha1')
-      .update(JSON.stringify([site.watches, site.agents]))
+      .update(`[${JSON.stringify(site.watches)},${agents}]`)
       .digest('hex');
     verdictsKeys.set(site, key);
   }
