@@ -4,7 +4,6 @@ import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
 import pLimit from 'p-limit';
-import { buildConnector, Client } from 'undici';
 import type { Dispatcher } from 'undici';
 import type {
   DocumentRequest,
@@ -16,6 +15,7 @@ import type {
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import { isPrivateAddress } from './addresses.js';
 import { discard, readCapped, streamCapped } from './body.js';
+import { buildConnector, Client, errors as undiciErrors } from './undici.js';
 
 export interface FetcherOptions {
   /** Sent as User-Agent; names robowatch and its version. */
@@ -134,6 +134,29 @@ function skipContinue(socket: Duplex): void {
  * bodies decompressed and capped, and an SSRF guard that checks the address each
  * connection actually reached, on every hop.
  */
+/**
+ * What a client closed once its answer is read ends its connection with. undici's close()
+ * ends in destroy() without a reason, which builds a new ClientDestroyedError for every
+ * connection, and the socket reads its stack trace: 0.03 ms of CPU per fetch. Its stack
+ * is read once here.
+ */
+const CLOSED = new undiciErrors.ClientDestroyedError();
+void CLOSED.stack;
+
+/** A client for one request: its connection ends with the shared reason above. */
+class OneRequestClient extends Client {
+  override destroy(): Promise<void>;
+  override destroy(err: Error | null): Promise<void>;
+  override destroy(callback: () => void): void;
+  override destroy(err: Error | null, callback: () => void): void;
+  override destroy(err?: Error | null | (() => void), callback?: () => void): Promise<void> | void {
+    if (typeof err === 'function') return super.destroy(CLOSED, err);
+    return callback === undefined
+      ? super.destroy(err ?? CLOSED)
+      : super.destroy(err ?? CLOSED, callback);
+  }
+}
+
 export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   const maxBytes = options.maxBytes ?? MAX_ROBOTS_BYTES;
   const drainBytes = options.drainBytes ?? 1024 * 1024;
@@ -185,7 +208,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
     origin: string,
     options: Omit<Dispatcher.RequestOptions, 'origin'>,
   ): Promise<Dispatcher.ResponseData> => {
-    const client = new Client(origin, clientOptions);
+    const client = new OneRequestClient(origin, clientOptions);
     open.add(client);
     const response = client.request(options);
     // Graceful: the request already queued is answered (its body read or dropped) first.

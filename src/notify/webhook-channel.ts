@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Channel, Delivery } from '../policy/alerts.js';
 import type { RenderContext } from './render-alert.js';
@@ -62,9 +61,12 @@ async function post(
   let response: Dispatcher.ResponseData;
   let said: string;
   try {
-    response = await request(url, {
+    // The dispatcher's own request (undici's top-level request() would load its index).
+    const target = new URL(url);
+    response = await options.dispatcher.request({
+      origin: target.origin,
+      path: target.pathname + target.search,
       method: 'POST',
-      dispatcher: options.dispatcher,
       body,
       headers: {
         'content-type': 'application/json',
