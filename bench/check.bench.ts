@@ -16,11 +16,17 @@
  * figures are min / median / max. The same ratios against a leaner bare GET (a Client
  * per site, closed once read: how robowatch fetches now) are printed too, and wall-clock
  * rates, peak RSS, transactions and the database's size and growth per site.
+ *
+ * BENCH_COMPARE=DIR (a checkout of another commit, built): each repetition runs the three
+ * checks with that build too, on a database of its own, the two builds in turn (which goes
+ * first alternates), and prints how this build's CPU compares with it, repetition by
+ * repetition. Gains smaller than the machine's drift within an hour (±15% here) show in
+ * these paired ratios where two separate runs of the benchmark cannot show them.
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AGENTS,
@@ -38,6 +44,10 @@ import { benchPostgres } from './web-support.js';
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const REPEAT = Number(process.env['BENCH_REPEAT'] ?? 3);
+const COMPARE = process.env['BENCH_COMPARE'];
+const OTHER_MAIN = COMPARE === undefined ? undefined : join(resolve(COMPARE), 'dist/main.js');
+if (OTHER_MAIN !== undefined && !existsSync(OTHER_MAIN))
+  throw new Error(`BENCH_COMPARE: ${OTHER_MAIN} does not exist (build that checkout first)`);
 const COMMITS =
   'SELECT xact_commit::text AS value FROM pg_stat_database WHERE datname = current_database()';
 
@@ -99,9 +109,9 @@ async function bare(kind: BareKind): Promise<{ rate: number; cpu: Cpu }> {
   return { rate, cpu: { own: cpuMs, backends: 0, farm: ((farmCpu() - before) * 1000) / SITES } };
 }
 
-/** One repetition: a database of its own, the three checks between two bare fetches. */
-async function repetition(n: number) {
-  const bench = await benchPostgres(`robowatch_bench_r${n}`);
+/** The three checks by one build (`main`; this one's by default), on a database of its own. */
+async function checks(n: number, main?: string) {
+  const bench = await benchPostgres(`robowatch_bench_r${n}${main === undefined ? '' : 'b'}`);
   const database = bench.url;
   const sql = (text: string) => queryValue(database, text);
   const backends = await databaseCpu(database);
@@ -119,7 +129,9 @@ async function repetition(n: number) {
     const run = runRobowatch(
       ['check', '--json', '--config', config],
       database,
-      profile ? join(profile, `${name}-${n}`) : undefined,
+      profile ? join(profile, `${name}-${n}${main === undefined ? '' : 'b'}`) : undefined,
+      undefined,
+      main,
     );
     const { code, peakMb, cpuSeconds, mainThreadSeconds } = await run.exited;
     const backendSeconds = backends.stop();
@@ -142,8 +154,6 @@ async function repetition(n: number) {
 
   await setVersion(0);
   const empty = await size();
-  const bareBefore = await bare('agent');
-  const leanBefore = await bare('client');
   const first = await runCheck('first');
   const before = await size();
   const second = await runCheck('second');
@@ -152,9 +162,30 @@ async function repetition(n: number) {
   await setVersion(1);
   const third = await runCheck('third');
   const changedGrowth = ((await size()) - afterSecond) / SITES;
+  await bench.drop();
+  return {
+    runs: { first, second, third },
+    bytesPerSite: (before - empty) / SITES,
+    growth,
+    changedGrowth,
+  };
+}
+
+/** One repetition: the checks (and the other build's, in turn) between two bare fetches. */
+async function repetition(n: number) {
+  const bareBefore = await bare('agent');
+  const leanBefore = await bare('client');
+  let own: Awaited<ReturnType<typeof checks>>;
+  let other: Awaited<ReturnType<typeof checks>> | undefined;
+  if (OTHER_MAIN !== undefined && n % 2 === 0) {
+    other = await checks(n, OTHER_MAIN);
+    own = await checks(n);
+  } else {
+    own = await checks(n);
+    if (OTHER_MAIN !== undefined) other = await checks(n, OTHER_MAIN);
+  }
   const bareAfter = await bare('agent');
   const leanAfter = await bare('client');
-  await bench.drop();
   const mean = (a: Cpu, b: Cpu): Cpu => ({
     own: (a.own + b.own) / 2,
     backends: 0,
@@ -164,10 +195,8 @@ async function repetition(n: number) {
     bareRate: (bareBefore.rate + bareAfter.rate) / 2,
     reference: mean(bareBefore.cpu, bareAfter.cpu),
     lean: mean(leanBefore.cpu, leanAfter.cpu),
-    runs: { first, second, third },
-    bytesPerSite: (before - empty) / SITES,
-    growth,
-    changedGrowth,
+    ...own,
+    other,
   };
 }
 
@@ -261,3 +290,31 @@ console.log(
     0,
   )} | < 200 unchanged |`,
 );
+
+if (OTHER_MAIN !== undefined) {
+  const paired = (pick: (run: Run) => number) => (k: (typeof kinds)[number]) =>
+    spread(of((r) => pick(r.runs[k]) / pick(r.other!.runs[k])));
+  console.log(`\nThis build against BENCH_COMPARE (${COMPARE}), paired by repetition:`);
+  console.log('| this build ÷ the other | first check | unchanged | all changed |');
+  console.log('|---|--:|--:|--:|');
+  const line = (label: string, cell: (k: (typeof kinds)[number]) => string) =>
+    console.log(`| ${label} | ${kinds.map(cell).join(' | ')} |`);
+  line(
+    'CPU per site, robowatch',
+    paired((run) => run.cpu.own),
+  );
+  line(
+    'CPU per site, its backends',
+    paired((run) => run.cpu.backends),
+  );
+  line(
+    'CPU per site, robowatch + backends',
+    paired((run) => run.cpu.own + run.cpu.backends),
+  );
+  line('the other build: CPU per site, robowatch, ms', (k) =>
+    spread(of((r) => r.other!.runs[k].cpu.own)),
+  );
+  line('the other build: CPU per site, its backends, ms', (k) =>
+    spread(of((r) => r.other!.runs[k].cpu.backends)),
+  );
+}

@@ -238,16 +238,18 @@ export interface Robowatch {
 /**
  * Starts `robowatch ARGS` with DATABASE_URL; reads the kernel's high-water mark of its
  * resident memory and its CPU time every 20 ms until it exits (at most 20 ms short).
- * `profileDir` writes a CPU profile there.
+ * `profileDir` writes a CPU profile there; `main` runs another build (bench:check's
+ * BENCH_COMPARE).
  */
 export function runRobowatch(
   args: readonly string[],
   databaseUrl: string,
   profileDir?: string,
   onStdout?: (text: string) => void,
+  main = join(root, 'dist/main.js'),
 ): Robowatch {
   const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...flags, join(root, 'dist/main.js'), ...args], {
+  const child = spawn(process.execPath, [...flags, main, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
