@@ -60,26 +60,30 @@ const date = (value: Date | string | null) =>
 const id = (value: number | string | null) => (value === null ? null : Number(value));
 
 /**
- * The sites of these origins with their current state, in no particular order. Raw rows
- * rather than the query builder's: it mapped 20 columns a row at 19 µs a site.
+ * The sites of these origins with their current state, in no particular order. The rows
+ * travel as one JSON text, parsed by V8 at once: the query builder mapped 20 columns a row
+ * at 19 µs a site, and the driver's parsing of each column of each row cost 30 µs a site
+ * at start-up (3,000 sites).
  */
 export async function loadSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
-  const rows = await queryRows<SiteRow>(
+  const [result] = await queryRows<{ rows: string }>(
     db,
     prepared(
       'load-sites',
       sql`
-      SELECT s.id, s.origin, s.verdicts_key, s.unreachable_since, s.intent_key,
-        s.current_file_condition AS file_condition, c.id AS snapshot_id, c.status, c.error,
-        c.body_sha256, c.stale, c.last_good_id, g.body_sha256 AS last_good_sha256,
-        g.truncated AS last_good_truncated, g.dropped_bytes, g.dropped_line_breaks,
-        g.dropped_complete, s.refused_since, s.refused_reason, s.refused_at
-      FROM sites AS s
-      LEFT JOIN snapshots AS c ON c.id = s.current_snapshot_id
-      LEFT JOIN snapshots AS g ON g.id = c.last_good_id
-      WHERE s.origin = ANY(${sql.param([...origins])}::text[])`,
+      SELECT coalesce(json_agg(t), '[]')::text AS rows FROM (
+        SELECT s.id, s.origin, s.verdicts_key, s.unreachable_since, s.intent_key,
+          s.current_file_condition AS file_condition, c.id AS snapshot_id, c.status, c.error,
+          c.body_sha256, c.stale, c.last_good_id, g.body_sha256 AS last_good_sha256,
+          g.truncated AS last_good_truncated, g.dropped_bytes, g.dropped_line_breaks,
+          g.dropped_complete, s.refused_since, s.refused_reason, s.refused_at
+        FROM sites AS s
+        LEFT JOIN snapshots AS c ON c.id = s.current_snapshot_id
+        LEFT JOIN snapshots AS g ON g.id = c.last_good_id
+        WHERE s.origin = ANY(${sql.param([...origins])}::text[])) AS t`,
     ),
   );
+  const rows = JSON.parse(result?.rows ?? '[]') as SiteRow[];
   return rows.map((row) => {
     const refusedSince = date(row.refused_since);
     const snapshotId = id(row.snapshot_id);

@@ -371,13 +371,16 @@ async function loadPreviousParts(
       verdicts:
         row.urls === null
           ? []
-          : decodeVerdicts({
-              urls: row.urls,
-              agents: row.agents!,
-              profiles: row.profiles!,
-              causes: row.causes!,
-              cells: row.cells === '' ? [] : row.cells!.split(',').map(Number),
-            }),
+          : decodeVerdicts(
+              {
+                urls: row.urls,
+                agents: row.agents!,
+                profiles: row.profiles!,
+                causes: row.causes!,
+                cells: row.cells === '' ? [] : row.cells!.split(',').map(Number),
+              },
+              'by-agent',
+            ),
       incident: { access: date(row.access), file: date(row.file) },
     };
   }

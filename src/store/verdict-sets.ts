@@ -84,15 +84,31 @@ export function cellVerdict(
   return { allowed: (cell & 1) === 1, cause: index === 0 ? null : causes[index - 1]! };
 }
 
-export function decodeVerdicts(set: Omit<VerdictSet, 'counts'>): WatchVerdict[] {
+/**
+ * The set's verdicts, URL by URL (each URL's crawlers together, as exports list them), or
+ * crawler by crawler: the order a check computes them in, so that comparing a new state
+ * with this one pairs the verdicts by position rather than by a lookup each.
+ */
+export function decodeVerdicts(
+  set: Omit<VerdictSet, 'counts'>,
+  order: 'by-url' | 'by-agent' = 'by-url',
+): WatchVerdict[] {
   const rows: WatchVerdict[] = [];
   const width = set.agents.length;
-  set.urls.forEach((url, i) => {
-    set.agents.forEach((agent, j) => {
-      const verdict = cellVerdict(set.cells[i * width + j] ?? NONE, set.causes);
-      if (verdict !== null)
-        rows.push({ url, agent, profile: set.profiles[j] as Profile, ...verdict });
-    });
-  });
+  const add = (i: number, j: number) => {
+    const verdict = cellVerdict(set.cells[i * width + j] ?? NONE, set.causes);
+    if (verdict !== null)
+      rows.push({
+        url: set.urls[i]!,
+        agent: set.agents[j]!,
+        profile: set.profiles[j] as Profile,
+        ...verdict,
+      });
+  };
+  if (order === 'by-url') {
+    for (let i = 0; i < set.urls.length; i++) for (let j = 0; j < width; j++) add(i, j);
+  } else {
+    for (let j = 0; j < width; j++) for (let i = 0; i < set.urls.length; i++) add(i, j);
+  }
   return rows;
 }

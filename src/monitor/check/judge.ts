@@ -3,7 +3,7 @@
  * intent changed): the state it is in, recorded with the incident it opens, changes or
  * resolves.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SiteConfig } from '../../config/config.js';
 import { fetchStatusOf } from '../../policy/changes/events.js';
 import { DEFAULT_FLAP_WINDOW_MS } from '../../policy/incidents.js';
@@ -37,7 +37,7 @@ export function intentKey(site: SiteConfig): string {
       rules = JSON.stringify(site.intent.rules);
       rulesJson.set(site.intent.rules, rules);
     }
-    key = createHash('sha1').update(verdictsKey(site)).update(rules).digest('hex');
+    key = hash('sha1', verdictsKey(site) + rules, 'hex');
     intentKeys.set(site, key);
   }
   return key;

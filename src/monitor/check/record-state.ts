@@ -2,7 +2,7 @@
  * A check's result recorded: a state seen again, or a new state with its verdicts, events
  * and causes.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SiteConfig } from '../../config/config.js';
 import { routeAlerts } from '../../policy/alerts.js';
 import { causesOfChange } from '../../policy/changes/causes.js';
@@ -325,9 +325,7 @@ export function verdictsKey(site: SiteConfig): string {
       agentsJson.set(site.agents, agents);
     }
     // The text of JSON.stringify([watches, agents]): the keys stored before still match.
-    key = createHash('sha1')
-      .update(`[${JSON.stringify(site.watches)},${agents}]`)
-      .digest('hex');
+    key = hash('sha1', `[${JSON.stringify(site.watches)},${agents}]`, 'hex');
     verdictsKeys.set(site, key);
   }
   return key;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SiteConfig } from '../../config/config.js';
 import { STALE_AFTER_MS } from '../../policy/access.js';
 import { routeAlerts } from '../../policy/alerts.js';
@@ -197,8 +197,7 @@ function observe(
   result: FetchResult,
   checkedAt: Date,
 ): Seen {
-  const sha256 =
-    result.body === null ? null : createHash('sha256').update(result.body).digest('hex');
+  const sha256 = result.body === null ? null : hash('sha256', result.body, 'hex');
   const now = deps.now();
   const unreachable = siteAccess({ fetch: result, stale: false }, site.profile) === 'unreachable';
   const unreachableSince = unreachable ? (current?.unreachableSince ?? checkedAt) : null;
@@ -218,13 +217,9 @@ function fetchKey(
   fetch: FetchOutcome & { body?: Uint8Array | null },
   sha256?: string | null,
 ): string {
-  const hash =
-    sha256 !== undefined
-      ? sha256
-      : fetch.body
-        ? createHash('sha256').update(fetch.body).digest('hex')
-        : null;
-  return `${fetch.status ?? ''}|${fetch.error ?? ''}|${hash ?? ''}`;
+  const digest =
+    sha256 !== undefined ? sha256 : fetch.body ? hash('sha256', fetch.body, 'hex') : null;
+  return `${fetch.status ?? ''}|${fetch.error ?? ''}|${digest ?? ''}`;
 }
 
 /** "503", "timeout": a failure in a word, for check rows and output. */

@@ -175,17 +175,25 @@ export function diffStates(
 /**
  * Finds a verdict's counterpart (same URL and agent) among `verdicts`. Both states are
  * usually computed for the same watches × agents, in the same order: the one at the same
- * place is tried first, and a lookup table is built only if the lists differ.
+ * place is tried first, and a lookup table (by agent, then URL: no key is built) only if
+ * the lists differ.
  */
 function verdictFinder(
   verdicts: readonly WatchVerdict[],
 ): (verdict: WatchVerdict, i: number) => WatchVerdict | undefined {
-  let byKey: Map<string, WatchVerdict> | undefined;
+  let byAgent: Map<string, Map<string, WatchVerdict>> | undefined;
   return (verdict, i) => {
     const same = verdicts[i];
     if (same !== undefined && same.url === verdict.url && same.agent === verdict.agent) return same;
-    byKey ??= new Map(verdicts.map((v) => [`${v.url}\n${v.agent}`, v]));
-    return byKey.get(`${verdict.url}\n${verdict.agent}`);
+    if (byAgent === undefined) {
+      byAgent = new Map();
+      for (const v of verdicts) {
+        let byUrl = byAgent.get(v.agent);
+        if (byUrl === undefined) byAgent.set(v.agent, (byUrl = new Map<string, WatchVerdict>()));
+        byUrl.set(v.url, v);
+      }
+    }
+    return byAgent.get(verdict.agent)?.get(verdict.url);
   };
 }
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { computeVerdicts } from '../../../src/policy/verdicts.js';
 import type { VerdictCause, WatchVerdict } from '../../../src/policy/verdicts.js';
 import { decodeVerdicts, encodeVerdicts } from '../../../src/store/verdict-sets.js';
 
@@ -48,6 +49,32 @@ describe('compact verdict sets', () => {
         expect(sorted(decodeVerdicts(encodeVerdicts(rows)))).toEqual(sorted(rows));
       }),
     );
+  });
+
+  it('give the verdicts of a check back in the order it computed them, crawler by crawler', () => {
+    const state = {
+      fetch: { status: 200, error: null },
+      body: new TextEncoder().encode('User-agent: *\nDisallow: /private\n'),
+      lastGoodBody: null,
+      stale: false,
+    };
+    const computed = computeVerdicts(
+      state,
+      ['https://e.com/', 'https://e.com/private/a', 'https://e.com/shop'],
+      [
+        { token: 'Googlebot', profile: 'google' },
+        { token: 'GPTBot', profile: 'rfc9309' },
+      ],
+    );
+    expect(decodeVerdicts(encodeVerdicts(computed), 'by-agent')).toEqual(computed);
+    expect(decodeVerdicts(encodeVerdicts(computed)).map(key)).toEqual([
+      'https://e.com/ Googlebot',
+      'https://e.com/ GPTBot',
+      'https://e.com/private/a Googlebot',
+      'https://e.com/private/a GPTBot',
+      'https://e.com/shop Googlebot',
+      'https://e.com/shop GPTBot',
+    ]);
   });
 
   it('store each distinct URL, agent and cause once, and count what the overview shows', () => {
