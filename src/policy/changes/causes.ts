@@ -22,7 +22,7 @@ import type {
   StaleCause,
   StatusCause,
 } from './cause-model.js';
-import { fetchStatusOf } from './events.js';
+import { fetchStatusOf, verdictFinder } from './events.js';
 import { isRobotsFile } from '../file-condition.js';
 import type { FileCondition } from '../file-condition.js';
 import type { GroupChange, RuleChange } from './group-diff.js';
@@ -79,7 +79,20 @@ class Explanation {
 
   causes(): ChangeCause[] {
     this.#statusAndFile();
-    for (const agent of this.#input.agents) this.#attributeAgent(agent);
+    // Each crawler's pairs (its verdicts after, each with its verdict before), found in one
+    // pass: both lists are usually in the same order, and paired by position.
+    const { before, after } = this.#input;
+    const counterpart = verdictFinder(before.verdicts);
+    const pairs = new Map<string, [WatchVerdict, WatchVerdict][]>();
+    after.verdicts.forEach((va, i) => {
+      const vb = counterpart(va, i);
+      if (vb === undefined) return;
+      let list = pairs.get(va.agent);
+      if (list === undefined) pairs.set(va.agent, (list = []));
+      list.push([vb, va]);
+    });
+    for (const agent of this.#input.agents)
+      this.#attributeAgent(agent, pairs.get(agent.token) ?? []);
     this.#fileLevel();
     const coverage = coverageCauses(this.#input, this.#filesDiffer);
     const preferences = preferencesCauses(
@@ -107,7 +120,8 @@ class Explanation {
       this.#fileCause();
   }
 
-  #attributeAgent(agent: WatchedAgent): void {
+  /** Attributes a crawler's pairs: each verdict after with its verdict before. */
+  #attributeAgent(agent: WatchedAgent, pairs: readonly [WatchVerdict, WatchVerdict][]): void {
     const { before, after } = this.#input;
     const eb = resolveState(sideState(before), agent.profile);
     const ea = resolveState(sideState(after), agent.profile);
@@ -115,13 +129,7 @@ class Explanation {
     const oldBody = before.lastGood?.body ?? null;
     let old: AgentRules | undefined;
     const oldRules = () => (old ??= this.#cache.compile(oldBody!, agent.profile, agent.token));
-    const was = new Map(
-      before.verdicts.filter((v) => v.agent === agent.token).map((v) => [v.url, v]),
-    );
-    for (const va of after.verdicts) {
-      if (va.agent !== agent.token) continue;
-      const vb = was.get(va.url);
-      if (vb === undefined) continue;
+    for (const [vb, va] of pairs) {
       const flipped = vb.allowed !== va.allowed;
       if (accessMoved) {
         // Back to reading a file: what differs from the last file read before is that

@@ -178,7 +178,7 @@ export function diffStates(
  * place is tried first, and a lookup table (by agent, then URL: no key is built) only if
  * the lists differ.
  */
-function verdictFinder(
+export function verdictFinder(
   verdicts: readonly WatchVerdict[],
 ): (verdict: WatchVerdict, i: number) => WatchVerdict | undefined {
   let byAgent: Map<string, Map<string, WatchVerdict>> | undefined;
