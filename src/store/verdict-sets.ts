@@ -1,7 +1,8 @@
 /**
  * A snapshot's verdicts in their compact stored form (the verdict_sets table): distinct
  * URLs, agents and causes, and one number per (URL, agent) cell. Encoding and decoding
- * are pure and inverse: decode(encode(v)) holds the same verdicts, in URL-major order.
+ * are pure and inverse: decode(encode(v)) holds the same verdicts, URL by URL or crawler by
+ * crawler.
  */
 import type { Profile } from '../robots/index.js';
 import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
@@ -26,6 +27,7 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
   const profiles: string[] = [];
   const causes = new Map<string, number>();
   const causeList: VerdictCause[] = [];
+  const indexOf = new Map<VerdictCause, number>();
   // Each row's cause index, found once: rows share few causes (a rule, an access).
   const causeOf = new Int32Array(rows.length);
   rows.forEach((row, i) => {
@@ -35,11 +37,16 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
       profiles.push(row.profile);
     }
     if (row.cause === null) return;
-    const key = causeKey(row.cause);
-    let index = causes.get(key);
+    // The URLs one rule decides share its cause object: its key is built once.
+    let index = indexOf.get(row.cause);
     if (index === undefined) {
-      causes.set(key, (index = causes.size + 1));
-      causeList.push(row.cause);
+      const key = causeKey(row.cause);
+      index = causes.get(key);
+      if (index === undefined) {
+        causes.set(key, (index = causes.size + 1));
+        causeList.push(row.cause);
+      }
+      indexOf.set(row.cause, index);
     }
     causeOf[i] = index;
   });
@@ -96,14 +103,16 @@ export function decodeVerdicts(
   const rows: WatchVerdict[] = [];
   const width = set.agents.length;
   const add = (i: number, j: number) => {
-    const verdict = cellVerdict(set.cells[i * width + j] ?? NONE, set.causes);
-    if (verdict !== null)
-      rows.push({
-        url: set.urls[i]!,
-        agent: set.agents[j]!,
-        profile: set.profiles[j] as Profile,
-        ...verdict,
-      });
+    const cell = set.cells[i * width + j] ?? NONE;
+    if (cell < 0) return;
+    const index = cell >> 1;
+    rows.push({
+      url: set.urls[i]!,
+      agent: set.agents[j]!,
+      profile: set.profiles[j] as Profile,
+      allowed: (cell & 1) === 1,
+      cause: index === 0 ? null : set.causes[index - 1]!,
+    });
   };
   if (order === 'by-url') {
     for (let i = 0; i < set.urls.length; i++) for (let j = 0; j < width; j++) add(i, j);
