@@ -19,7 +19,7 @@ import type {
   NewJudgement,
   StoredJudgement,
 } from '../monitor/records.js';
-import { inSites, prepared } from './db.js';
+import { inSites, prepared, queryRows } from './db.js';
 import type { Database } from './db.js';
 import { incidents, sites } from './schema.js';
 
@@ -158,19 +158,7 @@ async function recordRound(
     const opening = current.filter((j) => steps.get(j)!.kind === 'open');
     const opened = new Map<number, number>();
     if (opening.length > 0)
-      for (const row of await tx
-        .insert(incidents)
-        .values(
-          opening.map((j) => ({
-            siteId: j.siteId,
-            state: 'open' as const,
-            openedAt: j.at,
-            worstCount: j.evaluation.violationCount,
-            ...incidentNow(j),
-          })),
-        )
-        .returning({ id: incidents.id, siteId: incidents.siteId }))
-        opened.set(row.siteId, row.id);
+      for (const row of await openIncidents(tx, opening)) opened.set(row.site_id, Number(row.id));
     // The incidents that stay open and are updated (the most frequent step: a changed
     // state of a site already in an incident), in one statement too.
     const updating = current.filter((j) => steps.get(j)!.kind === 'update');
@@ -189,6 +177,44 @@ async function recordRound(
 }
 
 type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/**
+ * Opens an incident for each of these judgements, in one prepared statement: the rows
+ * travel as one JSON document (the query builder's insert of a round's rows, each with its
+ * violations, cost 5 ms to build per round).
+ */
+async function openIncidents(
+  tx: Transaction,
+  judgements: readonly NewJudgement[],
+): Promise<{ id: string | number; site_id: number }[]> {
+  const rows = judgements.map((j) => {
+    const now = incidentNow(j);
+    return {
+      site_id: j.siteId,
+      opened_at: j.at.toISOString(),
+      site_state: now.siteState,
+      causes: now.causes,
+      violations: now.violations,
+      violation_count: now.violationCount,
+      updated_at: now.updatedAt.toISOString(),
+    };
+  });
+  return queryRows(
+    tx,
+    prepared(
+      'open-incidents',
+      sql`
+    INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
+                           violation_count, worst_count, updated_at)
+    SELECT v.site_id, 'open', v.opened_at, v.site_state, v.causes, v.violations,
+           v.violation_count, v.violation_count, v.updated_at
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+           AS v(site_id integer, opened_at timestamptz, site_state text, causes jsonb,
+                violations jsonb, violation_count integer, updated_at timestamptz)
+    RETURNING id, site_id`,
+    ),
+  );
+}
 
 /** Writes the judgements whose incident stays open (step `update`) as they say it now. */
 async function updateIncidents(
