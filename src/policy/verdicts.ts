@@ -1,5 +1,12 @@
 import { compileAgent, parseRobotsTxt, prepareUrl } from '../robots/index.js';
-import type { AgentRules, Directive, PreparedUrl, Profile, RobotsTxt } from '../robots/index.js';
+import type {
+  AgentRules,
+  Directive,
+  PreparedUrl,
+  Profile,
+  RobotsTxt,
+  SharedMatchers,
+} from '../robots/index.js';
 import { classifyFetch } from './access.js';
 import { fileCondition } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
@@ -82,6 +89,7 @@ export function resolveState(state: RobotsState, profile: Profile): Effective {
 export class ParseCache {
   readonly #parsed = new Map<Uint8Array, Map<Profile, RobotsTxt>>();
   readonly #compiled = new Map<RobotsTxt, Map<string, AgentRules>>();
+  readonly #shared = new Map<RobotsTxt, SharedMatchers>();
   readonly #conditions = new Map<Uint8Array, Map<boolean, FileCondition>>();
 
   parse(body: Uint8Array, profile: Profile): RobotsTxt {
@@ -103,7 +111,12 @@ export class ParseCache {
     if (byToken === undefined)
       this.#compiled.set(parsed, (byToken = new Map<string, AgentRules>()));
     let rules = byToken.get(token);
-    if (rules === undefined) byToken.set(token, (rules = compileAgent(parsed, token)));
+    if (rules === undefined) {
+      // The crawlers obeying the same groups of this file share their compiled rules.
+      let shared = this.#shared.get(parsed);
+      if (shared === undefined) this.#shared.set(parsed, (shared = new Map() as SharedMatchers));
+      byToken.set(token, (rules = compileAgent(parsed, token, {}, shared)));
+    }
     return rules;
   }
 

@@ -116,26 +116,18 @@ export function compileAgent(
   robots: RobotsTxt,
   agent: string,
   options: CompileOptions = {},
+  shared?: SharedMatchers,
 ): AgentRules {
   const { source, groups } = selectGroups(robots, agent);
-  const rules = groups.flatMap((g) => g.rules);
   const { profile } = robots;
-  const indexAfter = options.indexAfter ?? 16;
-  const matcher =
-    profile === 'legacy'
-      ? new FirstMatch(rules, indexAfter)
-      : new LongestMatch(rules, profile, indexAfter);
-  const decide = (prepared: PreparedUrl): Verdict =>
-    prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared);
-  const groupLines = new Set(groups.map((g) => g.line));
-  const stated = (prepared: PreparedUrl): Preferences =>
-    preferencesFor(
-      robots.usage,
-      groupLines,
-      // /robots.txt itself (always allowed under some profiles) is matched as its path.
-      prepared === ALWAYS_ALLOWED ? ROBOTS_TXT_PATH : prepared,
-      profile === 'legacy' ? (p, pattern) => p.startsWith(pattern) : matchesPattern,
-    );
+  // Crawlers that obey the same groups (most fall under "*") share one matcher.
+  const key = shared === undefined ? undefined : groups.map((g) => g.line).join(' ');
+  let compiled = key === undefined ? undefined : shared!.get(key);
+  if (compiled === undefined) {
+    compiled = compileGroups(robots, groups, options);
+    if (key !== undefined) shared!.set(key, compiled);
+  }
+  const { rules, decide, stated } = compiled;
   return {
     agent,
     profile,
@@ -152,9 +144,47 @@ export function compileAgent(
     statedPreferences(url: string): Preferences {
       return stated(prepareUrl(url, profile));
     },
-    evaluatePrepared(prepared: PreparedUrl): Verdict {
-      return prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared);
-    },
+    evaluatePrepared: decide,
+  };
+}
+
+/** What the crawlers obeying one selection of groups share: their rules, compiled. */
+interface CompiledGroups {
+  readonly rules: readonly RobotsRule[];
+  readonly decide: (prepared: PreparedUrl) => Verdict;
+  readonly stated: (prepared: PreparedUrl) => Preferences;
+}
+
+/**
+ * Compiled groups of one parsed file, by the groups selected (their lines): give the same
+ * map to each compileAgent of that file to compile each selection once.
+ */
+export type SharedMatchers = Map<string, CompiledGroups>;
+
+function compileGroups(
+  robots: RobotsTxt,
+  groups: readonly RobotsGroup[],
+  options: CompileOptions,
+): CompiledGroups {
+  const rules = groups.flatMap((g) => g.rules);
+  const { profile } = robots;
+  const indexAfter = options.indexAfter ?? 16;
+  const matcher =
+    profile === 'legacy'
+      ? new FirstMatch(rules, indexAfter)
+      : new LongestMatch(rules, profile, indexAfter);
+  const groupLines = new Set(groups.map((g) => g.line));
+  return {
+    rules,
+    decide: (prepared) => (prepared === ALWAYS_ALLOWED ? ALLOWED : matcher.decide(prepared)),
+    stated: (prepared) =>
+      preferencesFor(
+        robots.usage,
+        groupLines,
+        // /robots.txt itself (always allowed under some profiles) is matched as its path.
+        prepared === ALWAYS_ALLOWED ? ROBOTS_TXT_PATH : prepared,
+        profile === 'legacy' ? (p, pattern) => p.startsWith(pattern) : matchesPattern,
+      ),
   };
 }
 

@@ -14,7 +14,14 @@ export type {
   Sitemap,
 } from './parse.js';
 export { compileAgent, prepareUrl, selectGroups } from './compile.js';
-export type { AgentRules, CompileOptions, DecidingRule, PreparedUrl, Verdict } from './compile.js';
+export type {
+  AgentRules,
+  CompileOptions,
+  DecidingRule,
+  PreparedUrl,
+  SharedMatchers,
+  Verdict,
+} from './compile.js';
 export {
   DEFAULT_PROFILE,
   MAX_LINE_BYTES,

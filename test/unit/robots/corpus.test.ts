@@ -4,7 +4,8 @@
  * a sample of the rest. `npm run corpus:check` runs the same checks on the full corpus.
  */
 import { describe, expect, it } from 'vitest';
-import { parseRobotsTxt } from '../../../src/robots/index.js';
+import { compileAgent, parseRobotsTxt } from '../../../src/robots/index.js';
+import type { SharedMatchers } from '../../../src/robots/index.js';
 import { compareWithReference, parseUnderEveryProfile } from '../../support/corpus-check.js';
 import { readFixture, realWorldFiles } from '../../support/fixtures.js';
 
@@ -42,6 +43,33 @@ describe('real-world files', () => {
       compared++;
     }
     expect(compared).toBe(files.length);
+  });
+
+  it('give each crawler the same verdicts when crawlers obeying the same groups share their compiled rules', () => {
+    const crawlers = ['Googlebot', 'Bingbot', 'GPTBot', 'CCBot', 'Googlebot-Image', 'foo', '*'];
+    let sharedSelections = 0;
+    for (const file of files.slice(0, 120)) {
+      for (const profile of ['google', 'rfc9309', 'legacy'] as const) {
+        const parsed = parseRobotsTxt(readFixture(`realworld/${file.path}`), { profile });
+        const shared: SharedMatchers = new Map();
+        const paths = ['/', ...parsed.groups.flatMap((g) => g.rules.map((r) => r.pattern))]
+          .slice(0, 40)
+          .map((p) => p.replace(/[*$]/g, 'x'));
+        for (const crawler of crawlers) {
+          const alone = compileAgent(parsed, crawler);
+          const together = compileAgent(parsed, crawler, {}, shared);
+          expect(together.groups).toEqual(alone.groups);
+          for (const path of paths) {
+            expect(together.evaluate(path), `${file.path} ${profile} ${crawler} ${path}`).toEqual(
+              alone.evaluate(path),
+            );
+            expect(together.preferences(path)).toEqual(alone.preferences(path));
+          }
+        }
+        sharedSelections += crawlers.length - shared.size;
+      }
+    }
+    expect(sharedSelections).toBeGreaterThan(0);
   });
 
   it('report the files past 500 KiB as truncated, with the lines lost', () => {
