@@ -157,6 +157,62 @@ class OneRequestClient extends Client {
   }
 }
 
+/**
+ * What ends a fetch early: a robots.txt fetch's own deadline, or the signal of the caller
+ * of a document fetch. `watch` is given each client the fetch opens.
+ */
+interface Stop {
+  readonly stopped: boolean;
+  /** The caller's signal, handed to undici; undefined for a deadline. */
+  readonly signal: AbortSignal | undefined;
+  reason(): Error;
+  watch(client: Client): void;
+}
+
+/** The deadline's error: a timeout, by its name. */
+class FetchTimeout extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/**
+ * A robots.txt fetch's deadline. When it passes, the fetch's client is destroyed with a
+ * timeout: its request or body fails with it. No AbortSignal is handed to undici, which
+ * adds and removes a listener on it for every request (0.04 ms of CPU per fetch here).
+ */
+class Deadline implements Stop {
+  stopped = false;
+  readonly signal = undefined;
+  #client: Client | undefined;
+
+  constructor(readonly error: FetchTimeout) {}
+
+  reason(): FetchTimeout {
+    return this.error;
+  }
+
+  watch(client: Client): void {
+    this.#client = client;
+  }
+
+  pass(): void {
+    this.stopped = true;
+    void this.#client?.destroy(this.error).catch(() => undefined);
+  }
+}
+
+/** A document fetch stops with its caller's signal. */
+function signalStop(signal: AbortSignal): Stop {
+  return {
+    get stopped() {
+      return signal.aborted;
+    },
+    signal,
+    reason: () =>
+      signal.reason instanceof Error ? signal.reason : new Error('the fetch was aborted'),
+    watch: () => undefined,
+  };
+}
+
 export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   const maxBytes = options.maxBytes ?? MAX_ROBOTS_BYTES;
   const drainBytes = options.drainBytes ?? 1024 * 1024;
@@ -207,8 +263,11 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   const requestOnce = (
     origin: string,
     options: Omit<Dispatcher.RequestOptions, 'origin'>,
+    stop: Stop,
   ): Promise<Dispatcher.ResponseData> => {
+    if (stop.stopped) return Promise.reject(stop.reason());
     const client = new OneRequestClient(origin, clientOptions);
+    stop.watch(client);
     open.add(client);
     const response = client.request(options);
     // Graceful: the request already queued is answered (its body read or dropped) first.
@@ -220,6 +279,8 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   };
 
   const limit = pLimit(options.concurrency ?? Number.POSITIVE_INFINITY);
+  // What a robots.txt fetch that outlived its deadline ends with (one error for all).
+  const timedOut = new FetchTimeout(`no whole answer within ${options.timeoutMs} ms`);
 
   function fetchRobots(origin: string): Promise<FetchResult> {
     return limit(() => fetchNow(origin));
@@ -227,10 +288,10 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
 
   async function fetchNow(origin: string): Promise<FetchResult> {
     // One deadline for the whole fetch, cleared when it ends so that nothing fires later.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+    const deadline = new Deadline(timedOut);
+    const timer = setTimeout(() => deadline.pass(), options.timeoutMs);
     try {
-      return await fetchWithin(origin, deadline.signal);
+      return await fetchWithin(origin, deadline);
     } finally {
       clearTimeout(timer);
     }
@@ -243,7 +304,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   async function follow(
     url: string,
     headers: Record<string, string>,
-    signal: AbortSignal,
+    stop: Stop,
     redirectsToo = true,
   ): Promise<Reached> {
     const redirects: RedirectHop[] = [];
@@ -252,17 +313,21 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
       let response: Dispatcher.ResponseData;
       try {
         const target = new URL(current);
-        response = await requestOnce(target.origin, {
-          path: target.pathname + target.search,
-          method: 'GET',
-          headers: { 'user-agent': options.userAgent, ...headers },
-          signal,
-        });
+        response = await requestOnce(
+          target.origin,
+          {
+            path: target.pathname + target.search,
+            method: 'GET',
+            headers: { 'user-agent': options.userAgent, ...headers },
+            ...(stop.signal === undefined ? {} : { signal: stop.signal }),
+          },
+          stop,
+        );
       } catch (error) {
         return {
           kind: 'failed',
           status: null,
-          ...describeError(error, signal),
+          ...describeError(error, stop),
           current,
           redirects,
         };
@@ -302,13 +367,13 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
     }
   }
 
-  async function fetchWithin(origin: string, signal: AbortSignal): Promise<FetchResult> {
+  async function fetchWithin(origin: string, stop: Stop): Promise<FetchResult> {
     const started = performance.now();
     const url = `${origin}/robots.txt`;
     const reached = await follow(
       url,
       { accept: 'text/plain, */*;q=0.5', 'accept-encoding': 'gzip, deflate, br' },
-      signal,
+      stop,
     );
     const result = (fields: Partial<FetchResult>): FetchResult => ({
       url,
@@ -335,7 +400,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
       const read = await readCapped(body, headers['content-encoding'], maxBytes, drainBytes);
       return result({ status: statusCode, body: read.bytes, cut: read.cut });
     } catch (error) {
-      return result({ status: statusCode, ...describeError(error, signal) });
+      return result({ status: statusCode, ...describeError(error, stop) });
     }
   }
 
@@ -350,13 +415,14 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
 
   async function fetchDocumentNow(request: DocumentRequest): Promise<DocumentResult> {
     const { url, signal } = request;
+    const stop = signalStop(signal);
     const headers: Record<string, string> = {
       accept: 'application/xml, text/xml, text/plain, */*;q=0.5',
       'accept-encoding': 'gzip, deflate, br',
     };
     if (request.etag) headers['if-none-match'] = request.etag;
     if (request.lastModified) headers['if-modified-since'] = request.lastModified;
-    const reached = await follow(url, headers, signal, request.redirects !== 'report');
+    const reached = await follow(url, headers, stop, request.redirects !== 'report');
     const result = (fields: Partial<DocumentResult>): DocumentResult => ({
       url,
       finalUrl: reached.current,
@@ -402,7 +468,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
       );
       return result({ status: statusCode, ...validators, ...read });
     } catch (error) {
-      return result({ status: statusCode, ...describeError(error, signal) });
+      return result({ status: statusCode, ...describeError(error, stop) });
     }
   }
 
@@ -416,17 +482,14 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
 }
 
 /** Maps a failure to its kind: DNS, refused, reset, timeout, TLS, blocked, or other. */
-function describeError(
-  error: unknown,
-  signal: AbortSignal,
-): { error: FetchErrorKind; errorDetail: string } {
+function describeError(error: unknown, stop: Stop): { error: FetchErrorKind; errorDetail: string } {
   const errors = [error, (error as { cause?: unknown })?.cause].filter(Boolean) as (Error & {
     code?: string;
   })[];
   const codes = errors.map((e) => e.code ?? e.name);
   const detail = errors.map((e) => e.message).find((m) => m !== '') ?? String(error);
   const kind: FetchErrorKind =
-    signal.aborted || codes.some((c) => /TIMEOUT|TimeoutError|AbortError|ETIMEDOUT/.test(c))
+    stop.stopped || codes.some((c) => /TIMEOUT|TimeoutError|AbortError|ETIMEDOUT/.test(c))
       ? 'timeout'
       : codes.includes('ROBOWATCH_BLOCKED_ADDRESS')
         ? 'blocked'

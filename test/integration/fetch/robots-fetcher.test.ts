@@ -229,7 +229,12 @@ describe('limits', () => {
       res.on('close', () => clearInterval(timer));
     });
     const result = await fetcher({ timeoutMs: 600 }).fetchRobots(server.origin);
-    expect(result).toMatchObject({ status: 200, error: 'timeout', body: null });
+    expect(result).toMatchObject({
+      status: 200,
+      error: 'timeout',
+      errorDetail: 'no whole answer within 600 ms',
+      body: null,
+    });
   });
 
   it('times out a server that never answers', async () => {
@@ -237,6 +242,7 @@ describe('limits', () => {
     expect(await fetcher({ timeoutMs: 300 }).fetchRobots(server.origin)).toMatchObject({
       status: null,
       error: 'timeout',
+      errorDetail: 'no whole answer within 300 ms',
     });
   });
 
