@@ -330,6 +330,22 @@ export class PreviousReader {
   }
 }
 
+/**
+ * A stored verdict set, read from one JSON text (V8 parses it at once; the driver's parser
+ * of text[] columns read the URLs and crawlers character by character), in the order a
+ * check computes verdicts.
+ */
+function previousVerdicts(text: string): WatchVerdict[] {
+  const [urls, agents, profiles, causes, cells] = JSON.parse(text) as [
+    string[],
+    string[],
+    string[],
+    VerdictCause[],
+    number[],
+  ];
+  return decodeVerdicts({ urls, agents, profiles, causes, cells }, 'by-agent');
+}
+
 async function loadPreviousParts(
   db: Pick<Database, 'execute'>,
   requests: readonly PreviousRequest[],
@@ -337,11 +353,7 @@ async function loadPreviousParts(
   const rows = await queryRows<{
     ord: number;
     body: string | null;
-    urls: string[] | null;
-    agents: string[] | null;
-    profiles: string[] | null;
-    causes: VerdictCause[] | null;
-    cells: string | null;
+    verdict_set: string | null;
     access: string | Date | null;
     file: string | Date | null;
   }>(
@@ -349,8 +361,10 @@ async function loadPreviousParts(
     prepared(
       'load-previous',
       sql`
-      SELECT r.ord, encode(b.content, 'hex') AS body, v.urls, v.agents, v.profiles, v.causes,
-        array_to_string(v.cells, ',') AS cells, i.access, i.file
+      SELECT r.ord, encode(b.content, 'hex') AS body,
+        CASE WHEN v.snapshot_id IS NOT NULL
+          THEN json_build_array(v.urls, v.agents, v.profiles, v.causes, v.cells)::text
+        END AS verdict_set, i.access, i.file
       FROM unnest(${sql.param(requests.map((_, i) => i))}::int[],
         ${sql.param(requests.map((r) => r.siteId))}::int[],
         ${sql.param(requests.map((r) => r.snapshotId))}::bigint[],
@@ -368,19 +382,7 @@ async function loadPreviousParts(
       throw new Error(`body ${request.lastGoodSha256} is missing from the store`);
     parts[row.ord] = {
       body: row.body === null ? null : new Uint8Array(Buffer.from(row.body, 'hex')),
-      verdicts:
-        row.urls === null
-          ? []
-          : decodeVerdicts(
-              {
-                urls: row.urls,
-                agents: row.agents!,
-                profiles: row.profiles!,
-                causes: row.causes!,
-                cells: row.cells === '' ? [] : row.cells!.split(',').map(Number),
-              },
-              'by-agent',
-            ),
+      verdicts: row.verdict_set === null ? [] : previousVerdicts(row.verdict_set),
       incident: { access: date(row.access), file: date(row.file) },
     };
   }

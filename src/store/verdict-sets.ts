@@ -30,12 +30,26 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
   const indexOf = new Map<VerdictCause, number>();
   // Each row's cause index, found once: rows share few causes (a rule, an access).
   const causeOf = new Int32Array(rows.length);
+  // Each row's URL and agent index, found once; a check lists each agent's rows together,
+  // so the agent is looked up once per run of rows.
+  const urlOf = new Int32Array(rows.length);
+  const agentOf = new Int32Array(rows.length);
+  let lastAgent: string | undefined;
+  let lastAgentIndex = -1;
   rows.forEach((row, i) => {
-    if (!urls.has(row.url)) urls.set(row.url, urls.size);
-    if (!agents.has(row.agent)) {
-      agents.set(row.agent, agents.size);
-      profiles.push(row.profile);
+    let url = urls.get(row.url);
+    if (url === undefined) urls.set(row.url, (url = urls.size));
+    urlOf[i] = url;
+    if (row.agent !== lastAgent) {
+      let agent = agents.get(row.agent);
+      if (agent === undefined) {
+        agents.set(row.agent, (agent = agents.size));
+        profiles.push(row.profile);
+      }
+      lastAgent = row.agent;
+      lastAgentIndex = agent;
     }
+    agentOf[i] = lastAgentIndex;
     if (row.cause === null) return;
     // The URLs one rule decides share its cause object: its key is built once.
     let index = indexOf.get(row.cause);
@@ -52,13 +66,11 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
   });
   const width = agents.size;
   const cells = new Array<number>(urls.size * width).fill(NONE);
-  const counts = new Map<string, { agent: string; disallowed: number; watched: number }>();
+  const counts = [...agents.keys()].map((agent) => ({ agent, disallowed: 0, watched: 0 }));
   rows.forEach((row, i) => {
-    cells[urls.get(row.url)! * width + agents.get(row.agent)!] =
-      causeOf[i]! * 2 + (row.allowed ? 1 : 0);
-    let count = counts.get(row.agent);
-    if (count === undefined)
-      counts.set(row.agent, (count = { agent: row.agent, disallowed: 0, watched: 0 }));
+    const agent = agentOf[i]!;
+    cells[urlOf[i]! * width + agent] = causeOf[i]! * 2 + (row.allowed ? 1 : 0);
+    const count = counts[agent]!;
     count.watched++;
     if (!row.allowed) count.disallowed++;
   });
@@ -68,9 +80,7 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
     profiles,
     causes: causeList,
     cells,
-    counts: [...counts.values()].sort((a, b) =>
-      a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0,
-    ),
+    counts: counts.sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0)),
   };
 }
 

@@ -81,12 +81,29 @@ class Explanation {
     this.#statusAndFile();
     // Each crawler's pairs (its verdicts after, each with its verdict before), found in one
     // pass: both lists are usually in the same order, and paired by position.
+    // Only flipped pairs count, but where a profile's access moved, where every pair does.
     const { before, after } = this.#input;
+    const moved = new Map<Profile, boolean>();
+    const accessMoved = (profile: Profile) => {
+      let answer = moved.get(profile);
+      if (answer === undefined)
+        moved.set(
+          profile,
+          (answer = !sameEffective(
+            resolveState(sideState(before), profile),
+            resolveState(sideState(after), profile),
+          )),
+        );
+      return answer;
+    };
+    const profileOf = new Map(this.#input.agents.map((a) => [a.token, a.profile]));
     const counterpart = verdictFinder(before.verdicts);
     const pairs = new Map<string, [WatchVerdict, WatchVerdict][]>();
     after.verdicts.forEach((va, i) => {
+      const profile = profileOf.get(va.agent);
+      if (profile === undefined) return; // not a crawler watched now: not attributed
       const vb = counterpart(va, i);
-      if (vb === undefined) return;
+      if (vb === undefined || (vb.allowed === va.allowed && !accessMoved(profile))) return;
       let list = pairs.get(va.agent);
       if (list === undefined) pairs.set(va.agent, (list = []));
       list.push([vb, va]);

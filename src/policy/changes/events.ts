@@ -1,4 +1,4 @@
-import type { Directive, Profile } from '../../robots/index.js';
+import type { Directive, Profile, RobotsRule } from '../../robots/index.js';
 import type { Access, FetchOutcome } from '../access.js';
 import type { FetchErrorKind } from '../fetch-result.js';
 import { ParseCache, siteAccess } from '../verdicts.js';
@@ -77,9 +77,13 @@ export function isChangeEventType(value: string): value is ChangeEventType {
   return (CHANGE_EVENT_TYPES as readonly string[]).includes(value);
 }
 
-/** A rule with the form its profile compares it in, so equivalent spellings are equal. */
-export interface KeyedRule extends EffectiveRule {
-  readonly key: string;
+/**
+ * An agent's rules in a body. Agents that obey the same groups share one array (compiled
+ * once: ParseCache), so the comparison of two states compares each pair of arrays once.
+ */
+export interface AgentRuleList {
+  readonly agent: string;
+  readonly rules: readonly RobotsRule[];
 }
 
 /** What the events of a state are computed from. */
@@ -87,7 +91,7 @@ export interface StateView {
   readonly fetchStatus: FetchStatus;
   readonly verdicts: readonly WatchVerdict[];
   /** The agents' rules in the latest body seen up to this state; null if there never was one. */
-  readonly rules: readonly KeyedRule[] | null;
+  readonly rules: readonly AgentRuleList[] | null;
   /** The sitemaps of that body; null if there never was one. */
   readonly sitemaps: readonly string[] | null;
 }
@@ -97,16 +101,11 @@ export function effectiveRules(
   body: Uint8Array,
   agents: readonly WatchedAgent[],
   cache = new ParseCache(),
-): KeyedRule[] {
-  return agents.flatMap((agent) =>
-    cache.compile(body, agent.profile, agent.token).rules.map((rule) => ({
-      agent: agent.token,
-      directive: rule.directive,
-      pattern: rule.pattern,
-      line: rule.line,
-      key: `${agent.token}\n${rule.directive}\n${rule.match}`,
-    })),
-  );
+): AgentRuleList[] {
+  return agents.map((agent) => ({
+    agent: agent.token,
+    rules: cache.compile(body, agent.profile, agent.token).rules,
+  }));
 }
 
 /** The sitemap URLs of a body, in order, without repeats. */
@@ -150,14 +149,14 @@ export function diffStates(
   for (const event of allowedNow) events.push(event);
 
   if (before.rules !== null && after.rules !== null) {
-    const added = difference(after.rules, before.rules);
-    const removed = difference(before.rules, after.rules);
+    const added = ruleChanges(after.rules, before.rules);
+    const removed = ruleChanges(before.rules, after.rules);
     if (added.length > 0 || removed.length > 0) {
       events.push({
         type: 'rules_changed',
         site,
-        added: added.map(plain),
-        removed: removed.map(plain),
+        added,
+        removed,
       });
     }
   }
@@ -197,20 +196,40 @@ export function verdictFinder(
   };
 }
 
-/** Rules of `a` not in `b`, as multisets: a rule written twice and once more counts. */
-function difference(a: readonly KeyedRule[], b: readonly KeyedRule[]): KeyedRule[] {
-  const counts = new Map<string, number>();
-  for (const rule of b) counts.set(rule.key, (counts.get(rule.key) ?? 0) + 1);
-  return a.filter((rule) => {
-    const left = counts.get(rule.key) ?? 0;
-    if (left === 0) return true;
-    counts.set(rule.key, left - 1);
-    return false;
-  });
+/**
+ * Each agent's rules in `a` that its rules in `b` do not have, agent by agent in `a`'s
+ * order: compared in the form their profile reads them (equivalent spellings are equal),
+ * as multisets (a rule written twice and once more counts).
+ */
+function ruleChanges(a: readonly AgentRuleList[], b: readonly AgentRuleList[]): EffectiveRule[] {
+  const other = new Map(b.map((list) => [list.agent, list.rules]));
+  const compared = new Map<readonly RobotsRule[], Map<readonly RobotsRule[], RobotsRule[]>>();
+  const none: readonly RobotsRule[] = [];
+  const changes: EffectiveRule[] = [];
+  for (const { agent, rules } of a) {
+    const against = other.get(agent) ?? none;
+    let byOther = compared.get(rules);
+    if (byOther === undefined)
+      compared.set(rules, (byOther = new Map<readonly RobotsRule[], RobotsRule[]>()));
+    let missing = byOther.get(against);
+    if (missing === undefined) byOther.set(against, (missing = difference(rules, against)));
+    for (const { directive, pattern, line } of missing)
+      changes.push({ agent, directive, pattern, line });
+  }
+  return changes;
 }
 
-function plain({ agent, directive, pattern, line }: KeyedRule): EffectiveRule {
-  return { agent, directive, pattern, line };
+/** Rules of `a` not in `b`, as multisets of the form their profile reads them in. */
+function difference(a: readonly RobotsRule[], b: readonly RobotsRule[]): RobotsRule[] {
+  const key = (rule: RobotsRule) => `${rule.directive}\n${rule.match}`;
+  const counts = new Map<string, number>();
+  for (const rule of b) counts.set(key(rule), (counts.get(key(rule)) ?? 0) + 1);
+  return a.filter((rule) => {
+    const left = counts.get(key(rule)) ?? 0;
+    if (left === 0) return true;
+    counts.set(key(rule), left - 1);
+    return false;
+  });
 }
 
 /** Past this many rules (or sitemaps) in one event, the rest are counted, not listed. */
