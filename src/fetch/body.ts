@@ -2,6 +2,7 @@
  * A response body read within its limits: capped, decoded (gzip, deflate, br) at most
  * twice, discarded when not wanted.
  */
+import { finished } from 'node:stream';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import type { FetchResult } from '../policy/fetch-result.js';
@@ -38,28 +39,43 @@ export async function readCapped(
   let droppedLineBreaks = 0;
   let lastDroppedWasCr = false;
   let complete = true;
+  // Chunks as events rather than through an async iterator (a promise per chunk); the
+  // stream's end, error or premature close settles the read.
   try {
-    for await (const chunk of stream) {
-      const bytes = chunk as Uint8Array;
-      const room = maxBytes - length;
-      if (room > 0) {
-        const kept = bytes.length <= room ? bytes : bytes.subarray(0, room);
-        chunks.push(kept);
-        length += kept.length;
-        // A CRLF split by the cut is one line break, counted with the kept line.
-        lastDroppedWasCr = kept[kept.length - 1] === 0x0d;
-      }
-      for (let i = Math.max(room, 0); i < bytes.length; i++) {
-        const byte = bytes[i]!;
-        if (byte === 0x0d || (byte === 0x0a && !lastDroppedWasCr)) droppedLineBreaks++;
-        lastDroppedWasCr = byte === 0x0d;
-      }
-      dropped += Math.max(0, bytes.length - Math.max(room, 0));
-      if (dropped >= drainBytes) {
-        complete = false;
-        break;
-      }
-    }
+    await new Promise<void>((resolve, reject) => {
+      const onData = (chunk: Uint8Array) => {
+        const bytes = chunk;
+        const room = maxBytes - length;
+        if (room > 0) {
+          const kept = bytes.length <= room ? bytes : bytes.subarray(0, room);
+          chunks.push(kept);
+          length += kept.length;
+          // A CRLF split by the cut is one line break, counted with the kept line.
+          lastDroppedWasCr = kept[kept.length - 1] === 0x0d;
+        }
+        for (let i = Math.max(room, 0); i < bytes.length; i++) {
+          const byte = bytes[i]!;
+          if (byte === 0x0d || (byte === 0x0a && !lastDroppedWasCr)) droppedLineBreaks++;
+          lastDroppedWasCr = byte === 0x0d;
+        }
+        dropped += Math.max(0, bytes.length - Math.max(room, 0));
+        if (dropped >= drainBytes) {
+          complete = false;
+          stop();
+          resolve();
+        }
+      };
+      const stopWatching = finished(stream, (error) => {
+        stop();
+        if (error) reject(error);
+        else resolve();
+      });
+      const stop = () => {
+        stream.off('data', onData);
+        stopWatching();
+      };
+      stream.on('data', onData);
+    });
   } finally {
     // Only a body left unread needs destroying; destroying a finished one costs an error.
     if (!stream.readableEnded) stream.destroy();
