@@ -130,11 +130,6 @@ function skipContinue(socket: Duplex): void {
 }
 
 /**
- * Creates the robots.txt fetcher: undici with connect, header and whole-fetch timeouts,
- * bodies decompressed and capped, and an SSRF guard that checks the address each
- * connection actually reached, on every hop.
- */
-/**
  * What a client closed once its answer is read ends its connection with. undici's close()
  * ends in destroy() without a reason, which builds a new ClientDestroyedError for every
  * connection, and the socket reads its stack trace: 0.03 ms of CPU per fetch. Its stack
@@ -213,6 +208,11 @@ function signalStop(signal: AbortSignal): Stop {
   };
 }
 
+/**
+ * Creates the robots.txt fetcher: undici with connect, header and whole-fetch timeouts,
+ * bodies decompressed and capped, and an SSRF guard that checks the address each
+ * connection actually reached, on every hop.
+ */
 export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   const maxBytes = options.maxBytes ?? MAX_ROBOTS_BYTES;
   const drainBytes = options.drainBytes ?? 1024 * 1024;
