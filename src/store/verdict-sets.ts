@@ -91,16 +91,6 @@ function causeKey(cause: VerdictCause): string {
     : `a\0${cause.access}`;
 }
 
-/** One cell's verdict, or null when the cell holds none. */
-export function cellVerdict(
-  cell: number,
-  causes: readonly VerdictCause[],
-): { allowed: boolean; cause: VerdictCause | null } | null {
-  if (cell < 0) return null;
-  const index = cell >> 1;
-  return { allowed: (cell & 1) === 1, cause: index === 0 ? null : causes[index - 1]! };
-}
-
 /**
  * The set's verdicts, URL by URL (each URL's crawlers together, as exports list them), or
  * crawler by crawler: the order a check computes them in, so that comparing a new state

@@ -62,6 +62,10 @@ class Explanation {
   readonly #cache: ParseCache;
   readonly #drafts = new Map<string, Mutable<ChangeCause>>();
   readonly #diffs = new Map<Profile, FileDiff | null>();
+  readonly #resolved = new Map<
+    Profile,
+    { before: ReturnType<typeof resolveState>; after: ReturnType<typeof resolveState> }
+  >();
   readonly #conditions: { before: FileCondition | null; after: FileCondition | null };
   readonly #filesDiffer: boolean;
 
@@ -80,22 +84,9 @@ class Explanation {
   causes(): ChangeCause[] {
     this.#statusAndFile();
     // Each crawler's pairs (its verdicts after, each with its verdict before), found in one
-    // pass: both lists are usually in the same order, and paired by position.
-    // Only flipped pairs count, but where a profile's access moved, where every pair does.
+    // pass: both lists are usually in the same order, and paired by position. Only flipped
+    // pairs need a cause, except under a profile whose access moved: there every pair does.
     const { before, after } = this.#input;
-    const moved = new Map<Profile, boolean>();
-    const accessMoved = (profile: Profile) => {
-      let answer = moved.get(profile);
-      if (answer === undefined)
-        moved.set(
-          profile,
-          (answer = !sameEffective(
-            resolveState(sideState(before), profile),
-            resolveState(sideState(after), profile),
-          )),
-        );
-      return answer;
-    };
     const profileOf = new Map(this.#input.agents.map((a) => [a.token, a.profile]));
     const counterpart = verdictFinder(before.verdicts);
     const pairs = new Map<string, [WatchVerdict, WatchVerdict][]>();
@@ -103,7 +94,7 @@ class Explanation {
       const profile = profileOf.get(va.agent);
       if (profile === undefined) return; // not a crawler watched now: not attributed
       const vb = counterpart(va, i);
-      if (vb === undefined || (vb.allowed === va.allowed && !accessMoved(profile))) return;
+      if (vb === undefined || (vb.allowed === va.allowed && !this.#accessMoved(profile))) return;
       let list = pairs.get(va.agent);
       if (list === undefined) pairs.set(va.agent, (list = []));
       list.push([vb, va]);
@@ -137,12 +128,33 @@ class Explanation {
       this.#fileCause();
   }
 
+  /** Each state as read under a profile (its rules or its access), resolved once. */
+  #effective(profile: Profile): {
+    before: ReturnType<typeof resolveState>;
+    after: ReturnType<typeof resolveState>;
+  } {
+    let both = this.#resolved.get(profile);
+    if (both === undefined) {
+      both = {
+        before: resolveState(sideState(this.#input.before), profile),
+        after: resolveState(sideState(this.#input.after), profile),
+      };
+      this.#resolved.set(profile, both);
+    }
+    return both;
+  }
+
+  /** Whether the file's access (reachable, readable) reads differently under a profile. */
+  #accessMoved(profile: Profile): boolean {
+    const { before, after } = this.#effective(profile);
+    return !sameEffective(before, after);
+  }
+
   /** Attributes a crawler's pairs: each verdict after with its verdict before. */
   #attributeAgent(agent: WatchedAgent, pairs: readonly [WatchVerdict, WatchVerdict][]): void {
-    const { before, after } = this.#input;
-    const eb = resolveState(sideState(before), agent.profile);
-    const ea = resolveState(sideState(after), agent.profile);
-    const accessMoved = !sameEffective(eb, ea);
+    const { before } = this.#input;
+    const ea = this.#effective(agent.profile).after;
+    const accessMoved = this.#accessMoved(agent.profile);
     const oldBody = before.lastGood?.body ?? null;
     let old: AgentRules | undefined;
     const oldRules = () => (old ??= this.#cache.compile(oldBody!, agent.profile, agent.token));
