@@ -103,5 +103,8 @@ export async function runDaemon(
     await fetcher.close();
     await close();
     await handle.close();
+    // The last line: every connection let go of (a shutdown that stalls says where, by
+    // the lines before this one that it wrote).
+    logger.info({}, 'robowatch stopped');
   }
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { startCommand } from '../support/daemon.js';
+import { startCommand, expectCleanExit } from '../support/daemon.js';
 import type { DaemonProcess } from '../support/daemon.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'robowatch-demo-'));
@@ -59,7 +59,7 @@ describe('robowatch demo', () => {
 
     // Restarted on the same data directory: the same token, sites and history.
     demo.child.kill('SIGTERM');
-    expect(await demo.exit).toBe(0);
+    await expectCleanExit(demo);
     demo = startCommand(['demo', '--listen', '127.0.0.1:0', '--data-dir', dir, '--step', '4'], {
       DATABASE_URL: '',
     });

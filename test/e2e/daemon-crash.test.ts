@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, queryRows } from '../../src/store/db.js';
 import type { Database } from '../../src/store/db.js';
-import { checksLogged, logged, startDaemon } from '../support/daemon.js';
+import { checksLogged, logged, startDaemon, expectCleanExit } from '../support/daemon.js';
 import type { DaemonProcess } from '../support/daemon.js';
 import { createTestDatabase, databaseKinds } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
@@ -130,7 +130,7 @@ notify:
       interval: 200,
     });
     second.child.kill('SIGTERM');
-    expect(await second.exit).toBe(0);
+    await expectCleanExit(second);
     daemons.length = 0;
 
     // Every site alerted once by email and once by webhook, each with its own key.

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { queryRows } from '../../src/store/db.js';
-import { logged, startDaemon } from '../support/daemon.js';
+import { logged, startDaemon, expectCleanExit } from '../support/daemon.js';
 import type { DaemonProcess } from '../support/daemon.js';
 import { adminQuery, createTestDatabase, postgresUrl } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
@@ -80,7 +80,7 @@ web: {listen: 0}
       { timeout: 120_000, interval: 500 },
     );
     daemon.child.kill('SIGTERM');
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
 
     // Each site was fetched once per check job it completed (the one in flight at the stop
     // aside), hanging or not: nobody waited for the slow ones, nothing was fetched twice.
@@ -146,9 +146,10 @@ web: {listen: 0}
     const skipped = /^robowatch_check_periods_skipped_total (\d+)$/m.exec(metrics);
     expect(Number(skipped?.[1])).toBeGreaterThan(0);
     daemon.child.kill('SIGTERM');
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
     expect(logged(daemon, 'daemon stopped')).toBe(true);
-    expect(daemon.logs.at(-1)!['msg']).toMatch(/^daemon stopped/);
+    expect(daemon.logs.at(-2)!['msg']).toMatch(/^daemon stopped/);
+    expect(daemon.logs.at(-1)!['msg']).toBe('robowatch stopped');
   });
 
   it('recovers when the database goes away while checks and deliveries are in flight', async () => {
@@ -259,7 +260,7 @@ notify:
     expect(health.status).toBe(200);
     expect(daemon.logs.slice(cutAt).some((l) => l['level'] === 50)).toBe(true);
     daemon.child.kill('SIGTERM');
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
     expect(daemon.stderr).toBe('');
   });
 
@@ -294,6 +295,6 @@ web: {listen: 0}
       { timeout: 60_000, interval: 250 },
     );
     daemon.child.kill('SIGTERM');
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
   });
 });

@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { logged, startDaemon } from '../support/daemon.js';
+import { logged, startDaemon, expectCleanExit } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -78,7 +78,7 @@ web: {listen: 0}
       daemon.child.kill('SIGTERM');
       await hook.stop();
     }
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
     expect(daemon.stderr).toBe('');
   });
 });

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { logged, startDaemon } from '../support/daemon.js';
+import { logged, startDaemon, expectCleanExit } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { fixturePath } from '../support/fixtures.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -157,7 +157,7 @@ web: {listen: 0}
       daemon.child.kill('SIGTERM');
       await hook.stop();
     }
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
     expect(daemon.stderr).toBe('');
   });
 
@@ -221,7 +221,7 @@ web: {listen: 0}
     } finally {
       daemon.child.kill('SIGTERM');
     }
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
     expect(daemon.stderr).toBe('');
   });
 });

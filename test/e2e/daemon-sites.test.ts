@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { logged, startDaemon } from '../support/daemon.js';
+import { logged, startDaemon, expectCleanExit } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -144,8 +144,11 @@ describe('robowatch start with sites that change while it runs', () => {
       daemon.child.kill('SIGTERM');
       await hook.stop();
     }
-    expect(await daemon.exit).toBe(0);
-    expect(daemon.logs.at(-1)?.['msg']).toBe('daemon stopped');
+    await expectCleanExit(daemon);
+    expect(daemon.logs.slice(-2).map((l) => l['msg'])).toEqual([
+      'daemon stopped',
+      'robowatch stopped',
+    ]);
     expect(daemon.stderr).toBe('');
   });
 });

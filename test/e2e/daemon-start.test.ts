@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runRobowatch } from '../support/cli.js';
-import { checksLogged, logged, startDaemon } from '../support/daemon.js';
+import { checksLogged, logged, startDaemon, expectCleanExit } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -126,7 +126,7 @@ describe('robowatch start', () => {
     } finally {
       daemon.child.kill('SIGTERM');
     }
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
   });
 
   it('exits at once, with a one-line error, when its web port is taken, and checks nothing', async () => {

@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { openDatabase } from '../../src/store/db.js';
 import { createSiteDirectory } from '../../src/store/index.js';
 import { runRobowatch } from '../support/cli.js';
-import { checksLogged, logged, startDaemon } from '../support/daemon.js';
+import { checksLogged, logged, startDaemon, expectCleanExit } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { TestSmtpServer } from '../support/smtp.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -92,7 +92,7 @@ describe('the embedded database', () => {
     } finally {
       first.child.kill('SIGINT');
     }
-    expect(await first.exit).toBe(0);
+    await expectCleanExit(first);
   });
 });
 
@@ -122,7 +122,7 @@ describe('the web, served by the daemon', () => {
     } finally {
       daemon.child.kill('SIGTERM');
     }
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
   });
 
   it('serves nothing with --no-web, and still checks', async () => {
@@ -134,7 +134,7 @@ describe('the web, served by the daemon', () => {
     } finally {
       daemon.child.kill('SIGTERM');
     }
-    expect(await daemon.exit).toBe(0);
+    await expectCleanExit(daemon);
   });
 });
 
