@@ -22,6 +22,10 @@
  * first alternates), and prints how this build's CPU compares with it, repetition by
  * repetition. Gains smaller than the machine's drift within an hour (±15% here) show in
  * these paired ratios where two separate runs of the benchmark cannot show them.
+ *
+ * To look closer: BENCH_PROFILE=DIR (CPU profiles), BENCH_THREADS=1 (CPU per thread of
+ * each robowatch process), BENCH_NODE_FLAGS='…' (node options for robowatch alone),
+ * BENCH_KEEP=1 (the last repetition's database is kept, its URL printed).
  */
 import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -162,7 +166,9 @@ async function checks(n: number, main?: string) {
   await setVersion(1);
   const third = await runCheck('third');
   const changedGrowth = ((await size()) - afterSecond) / SITES;
-  await bench.drop();
+  // BENCH_KEEP=1: the last repetition's database stays, to be looked into.
+  if (process.env['BENCH_KEEP'] && n === REPEAT) console.log(`kept ${bench.url}`);
+  else await bench.drop();
   return {
     runs: { first, second, third },
     bytesPerSite: (before - empty) / SITES,

@@ -248,7 +248,11 @@ export function runRobowatch(
   onStdout?: (text: string) => void,
   main = join(root, 'dist/main.js'),
 ): Robowatch {
-  const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const flags = [
+    // BENCH_NODE_FLAGS: node options for robowatch's processes alone (an experiment's).
+    ...(process.env['BENCH_NODE_FLAGS']?.split(' ').filter((f) => f !== '') ?? []),
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ];
   const child = spawn(process.execPath, [...flags, main, ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -261,6 +265,10 @@ export function runRobowatch(
   let peakKb = 0;
   let cpuSeconds = 0;
   let mainThreadSeconds = 0;
+  // BENCH_THREADS=1: CPU seconds per thread, printed on stderr when it exits.
+  const threads = process.env['BENCH_THREADS']
+    ? new Map<string, { name: string; seconds: number }>()
+    : undefined;
   const poll = setInterval(() => {
     try {
       const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
@@ -269,6 +277,13 @@ export function runRobowatch(
       // The main thread is the task whose id is the process's.
       const fields = statFields(`${child.pid}/task/${child.pid}`);
       mainThreadSeconds = (Number(fields[14 - 3]) + Number(fields[15 - 3])) / TICKS;
+      if (threads !== undefined)
+        for (const tid of readdirSync(`/proc/${child.pid}/task`)) {
+          const stat = readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8');
+          const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          threads.set(tid, { name, seconds: (Number(f[14 - 3]) + Number(f[15 - 3])) / TICKS });
+        }
     } catch {
       // exited
     }
@@ -281,6 +296,13 @@ export function runRobowatch(
   }>((resolve) =>
     child.on('close', (code) => {
       clearInterval(poll);
+      if (threads !== undefined) {
+        const list = [...threads].map(([tid, { name, seconds }]) => ({ tid, name, seconds }));
+        list.sort((a, b) => b.seconds - a.seconds);
+        process.stderr.write(
+          `threads of robowatch ${args[0] ?? ''}: ${list.map((t) => `${t.name}#${t.tid} ${t.seconds.toFixed(2)} s`).join(', ')}\n`,
+        );
+      }
       resolve({ code, peakMb: peakKb / 1024, cpuSeconds, mainThreadSeconds });
     }),
   );
