@@ -1,0 +1,1 @@
+ALTER TABLE "change_events" DROP CONSTRAINT "change_events_site_id_sites_id_fk";
