@@ -32,6 +32,16 @@ import { fromRoot } from './lib/package-root.js';
  * less CPU (docs/performance.md). The daemon optimises the same functions a little later.
  */
 setFlagsFromString('--interrupt-budget=600000');
+/**
+ * How soon V8 recompiles a WebAssembly function with its optimising compiler. undici
+ * parses HTTP with llhttp compiled to WebAssembly, and its parser's state machine (one
+ * 33 KB function) reached V8's default budget within the first response: its optimised
+ * compilation cost 0.15–0.17 s of CPU on a helper thread in every command that fetched,
+ * a quarter of a one-site check. Here it runs as first compiled (V8's baseline compiler)
+ * until it has parsed about a thousand responses (measured: a 6,000-site check), as a
+ * long run or the daemon does.
+ */
+setFlagsFromString('--wasm-tiering-budget=1000000000');
 
 const require = createRequire(import.meta.url);
 const { version } = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
