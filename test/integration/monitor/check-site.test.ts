@@ -206,6 +206,45 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
     expect(outcome.events.some((e) => e.type === 'rules_changed')).toBe(false);
   });
 
+  it('says since when the trouble lasted when a site recovers, from the failing states read back', async () => {
+    await run();
+    const failingFrom = new Date(now.getTime() + DAY);
+    now = failingFrom;
+    server.serve('/robots.txt', 503, 'down');
+    expect((await run()).kind).toBe('changed');
+    now = new Date(now.getTime() + DAY);
+    server.serve('/robots.txt', 500, 'broken');
+    expect((await run()).kind).toBe('changed');
+    now = new Date(now.getTime() + DAY);
+    server.serve('/robots.txt', 200, ROBOTS_V1);
+    const back = await run();
+    expect(back.causes.find((c) => c.type === 'fetch_status')).toMatchObject({
+      before: { access: 'unreachable', status: 500 },
+      after: { access: 'ok', status: 200 },
+      incidentSince: failingFrom.toISOString(),
+    });
+    // A page served in place of the file, then the file again: since the page came.
+    const pageFrom = new Date(now.getTime() + DAY);
+    now = pageFrom;
+    server.serve('/robots.txt', 200, '<!DOCTYPE html><html><body>Welcome</body></html>');
+    expect((await run()).kind).toBe('changed');
+    now = new Date(now.getTime() + DAY);
+    server.serve('/robots.txt', 200, ROBOTS_V1.replace('/blog/', '/news/'));
+    const file = await run();
+    expect(file.causes.find((c) => c.type === 'file_condition')).toMatchObject({
+      before: 'html',
+      since: pageFrom.toISOString(),
+    });
+    // A change from one file to another is part of no trouble.
+    now = new Date(now.getTime() + DAY);
+    server.serve('/robots.txt', 200, ROBOTS_V1);
+    const plain = await run();
+    expect(plain.kind).toBe('changed');
+    expect(plain.causes.some((c) => c.type === 'fetch_status' || c.type === 'file_condition')).toBe(
+      false,
+    );
+  });
+
   it('reads a 404 as "nothing is disallowed"', async () => {
     await run();
     server.serve('/robots.txt', 404, 'no such file');
