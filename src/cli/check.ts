@@ -12,7 +12,7 @@ import { formatStatus } from '../policy/wording/format.js';
 import { causeLines } from './print-causes.js';
 import { describeDelivery } from './deliver.js';
 import { Presentation, deliverQueued, wireCatalog, wireCheck } from '../compose.js';
-import { write } from './io.js';
+import { streamWriter, write } from './io.js';
 
 interface CheckOptions {
   config?: string;
@@ -62,10 +62,8 @@ export function registerCheck(program: Command, context: CliContext): void {
       };
 
       const fetcher = context.createFetcher(config);
-      const lines: Promise<void>[] = [];
-      const print = (text: string) => {
-        if (text !== '') lines.push(write(context.io.stdout, text));
-      };
+      const out = streamWriter(context.io.stdout);
+      const print = (text: string) => out.write(text);
       const { links } = new Presentation(config).context();
       const budget = { left: options.all ? Infinity : LINE_BUDGET };
       const agentsOf = new Map<string, readonly string[]>();
@@ -123,7 +121,7 @@ export function registerCheck(program: Command, context: CliContext): void {
             return { summary, delivery: { sent: 0, failed: 0 } };
           },
         );
-        await Promise.all(lines);
+        await out.done();
         if (!options.json) {
           await write(
             context.io.stdout,

@@ -12,7 +12,12 @@ export interface CliIo {
 /** Writes text, waiting for the stream to drain when it asks to. */
 export async function write(stream: Writable, text: string): Promise<void> {
   if (text.length === 0 || stream.write(text)) return;
-  await new Promise<void>((resolve, reject) => {
+  await drained(stream);
+}
+
+/** Resolves when the stream drains, rejects when it fails first. */
+function drained(stream: Writable): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const onDrain = () => {
       stream.off('error', onError);
       resolve();
@@ -24,6 +29,34 @@ export async function write(stream: Writable, text: string): Promise<void> {
     stream.once('drain', onDrain);
     stream.once('error', onError);
   });
+}
+
+/**
+ * Writes texts as they come without waiting between them (a check prints each site as it
+ * finishes), and waits for the stream to drain once at a time: with a write waiting per
+ * site, a slow reader of a large check's output made Node warn of eleven 'drain' and
+ * 'error' listeners on standard output. `done` settles when all is written, or with the
+ * stream's error.
+ */
+export function streamWriter(stream: Writable): {
+  write(text: string): void;
+  done(): Promise<void>;
+} {
+  let waiting: Promise<void> | null = null;
+  const waits: Promise<void>[] = [];
+  return {
+    write(text) {
+      if (text.length === 0 || stream.write(text) || waiting !== null) return;
+      const wait = drained(stream).finally(() => (waiting = null));
+      // Its failure is the caller's at done(); until then it is not an unhandled one.
+      wait.catch(() => undefined);
+      waiting = wait;
+      waits.push(wait);
+    },
+    done: async () => {
+      await Promise.all(waits);
+    },
+  };
 }
 
 /** The most a command reads of one input file: a file that never ends is not read forever. */
