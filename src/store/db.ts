@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { SQL, SQLWrapper } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePg, NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import { fromRoot } from '../lib/package-root.js';
 import { installJobSchema } from './job-schema.js';
@@ -162,7 +162,77 @@ export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle
   return openPglite(options.inMemory ? undefined : options.dataDir, options.fromDump);
 }
 
+/** What a drizzle node-postgres session holds that its transaction() uses. */
+interface SessionParts {
+  readonly client: pg.Pool | pg.PoolClient | pg.Client;
+  readonly dialect: ConstructorParameters<typeof NodePgTransaction>[0];
+  readonly schema: ConstructorParameters<typeof NodePgTransaction>[2];
+  readonly options: ConstructorParameters<typeof NodePgSession>[3];
+}
+
+let transactionsMended = false;
+
+/**
+ * drizzle-orm's node-postgres transaction() (0.45) runs BEGIN before the try/finally that
+ * releases its pool client (drizzle-team/drizzle-orm#6023 and #6241, open): when BEGIN
+ * fails because the server ended the session (a database outage), the client stays
+ * checked out for good, and pool.end() waits for it forever. A daemon stopped after an
+ * outage then had nothing left to run but that wait, and Node ended it with exit code 13
+ * (seen in CI, about once in fifteen runs of the outage test). And when ROLLBACK failed
+ * too, the dead client went back to the pool as if it were healthy. Here BEGIN is inside
+ * the try, the caller gets the transaction's own error, and a client whose transaction
+ * could not begin or be rolled back is released as broken (pg-pool drops it).
+ */
+function mendTransactions(): void {
+  if (transactionsMended) return;
+  transactionsMended = true;
+  const session = NodePgSession.prototype as unknown as {
+    transaction(
+      this: SessionParts,
+      run: (tx: unknown) => Promise<unknown>,
+      config?: unknown,
+    ): Promise<unknown>;
+  };
+  session.transaction = async function (run, config) {
+    const own = this.client instanceof pg.Pool ? await this.client.connect() : undefined;
+    const tx = new NodePgTransaction(
+      this.dialect,
+      own === undefined
+        ? (this as unknown as NodePgSession<Schema, never>)
+        : new NodePgSession(own, this.dialect, this.schema, this.options),
+      this.schema,
+    );
+    let broken: Error | undefined;
+    let began = false;
+    try {
+      const settings =
+        config === undefined
+          ? undefined
+          : (tx as unknown as { getTransactionConfigSQL(c: unknown): SQL }).getTransactionConfigSQL(
+              config,
+            );
+      await tx.execute(sql`begin${settings === undefined ? undefined : sql` ${settings}`}`);
+      began = true;
+      const result = await run(tx);
+      await tx.execute(sql`commit`);
+      return result;
+    } catch (error) {
+      if (!began) broken = error instanceof Error ? error : new Error(String(error));
+      else
+        try {
+          await tx.execute(sql`rollback`);
+        } catch (failed) {
+          broken = failed instanceof Error ? failed : new Error(String(failed));
+        }
+      throw error;
+    } finally {
+      own?.release(broken);
+    }
+  };
+}
+
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+  mendTransactions();
   const location = redact(url);
   const pool = new pg.Pool({
     connectionString: url,
