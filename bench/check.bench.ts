@@ -24,7 +24,8 @@
  * these paired ratios where two separate runs of the benchmark cannot show them.
  *
  * To look closer: BENCH_PROFILE=DIR (CPU profiles), BENCH_THREADS=1 (CPU per thread of
- * each robowatch process), BENCH_NODE_FLAGS='…' (node options for robowatch alone),
+ * each robowatch process), BENCH_NODE_FLAGS='…' (node options for robowatch alone;
+ * BENCH_COMPARE_FLAGS='…' for the BENCH_COMPARE build's, so BENCH_COMPARE=. pairs flags),
  * BENCH_KEEP=1 (the last repetition's database is kept, its URL printed).
  */
 import { fork } from 'node:child_process';

@@ -248,9 +248,16 @@ export function runRobowatch(
   onStdout?: (text: string) => void,
   main = join(root, 'dist/main.js'),
 ): Robowatch {
+  const own = main === join(root, 'dist/main.js');
   const flags = [
-    // BENCH_NODE_FLAGS: node options for robowatch's processes alone (an experiment's).
-    ...(process.env['BENCH_NODE_FLAGS']?.split(' ').filter((f) => f !== '') ?? []),
+    // BENCH_NODE_FLAGS: node options for robowatch's processes alone (an experiment's);
+    // BENCH_COMPARE_FLAGS: those of the BENCH_COMPARE build's (BENCH_COMPARE=. pairs flags).
+    ...((own
+      ? process.env['BENCH_NODE_FLAGS']
+      : (process.env['BENCH_COMPARE_FLAGS'] ?? process.env['BENCH_NODE_FLAGS'])
+    )
+      ?.split(' ')
+      .filter((f) => f !== '') ?? []),
     ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
   ];
   const child = spawn(process.execPath, [...flags, main, ...args], {

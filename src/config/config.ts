@@ -172,18 +172,28 @@ export interface ConfigContext {
 /** What each configuration was resolved from, to resolve it again with another registry. */
 const sources = new WeakMap<Config, { file: ConfigFile; context: ConfigContext }>();
 
-/** Parses and validates configuration text. Pure but for path resolution; throws ConfigError. */
-export function parseConfig(text: string, context: ConfigContext): Config {
-  let raw: unknown;
+/** The YAML tree of configuration text, not yet validated; throws ConfigError naming the line. */
+export function readConfigTree(text: string, file: string): unknown {
   try {
     // js-yaml: a large configuration (10,000 sites) parses in a fraction of the time and
     // memory of a full document model. The core schema keeps dates and the like as text.
-    raw = load(text, { schema: CORE_SCHEMA, filename: context.file }) ?? {};
+    return load(text, { schema: CORE_SCHEMA, filename: file }) ?? {};
   } catch (error) {
     if (!(error instanceof YAMLException)) throw error;
     const where = error.mark === undefined ? '' : ` line ${error.mark.line + 1}:`;
-    throw new ConfigError(`${context.file}:${where} ${error.reason}`);
+    throw new ConfigError(`${file}:${where} ${error.reason}`);
   }
+}
+
+/**
+ * Parses and validates configuration text (`raw`: its YAML tree, when read already).
+ * Pure but for path resolution; throws ConfigError.
+ */
+export function parseConfig(
+  text: string,
+  context: ConfigContext,
+  raw: unknown = readConfigTree(text, context.file),
+): Config {
   checkExpandedSize(raw, context.file);
   // Values are made of the file's text: without a backslash (YAML's escapes), a NUL or a
   // lone surrogate in the text there can be none in them, and the walk is not needed.

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { ConfigError, parseConfig } from './config.js';
+import { ConfigError, parseConfig, readConfigTree } from './config.js';
 import type { Config } from './config.js';
+import { CACHED_FROM_BYTES, cacheDirectory, TreeCache } from './tree-cache.js';
 
 /** Where the configuration comes from when neither --config nor ROBOWATCH_CONFIG says. */
 export const DEFAULT_CONFIG_PATH = 'config/robowatch.yaml';
@@ -35,7 +36,17 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
       `${file}: the configuration is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB; add large lists of sites with robowatch sites import instead`,
     );
   const text = bytes.toString('utf8');
-  return parseConfig(text, { file, cwd: options.cwd, env: options.env, version: options.version });
+  const context = { file, cwd: options.cwd, env: options.env, version: options.version };
+  // A large file's YAML tree is kept between commands (tree-cache.ts).
+  const directory = bytes.length >= CACHED_FROM_BYTES ? cacheDirectory(options.env) : undefined;
+  if (directory === undefined) return parseConfig(text, context);
+  const cache = new TreeCache(directory, file, options.cwd, bytes, options.version);
+  const kept = await cache.read();
+  if (kept !== undefined) return parseConfig(text, context, kept);
+  const tree = readConfigTree(text, file);
+  const config = parseConfig(text, context, tree);
+  await cache.write(tree);
+  return config;
 }
 
 /** The file's first `limit` + 1 bytes at most (one more than allowed tells it is larger). */

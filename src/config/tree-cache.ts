@@ -1,0 +1,119 @@
+/**
+ * A large configuration's YAML tree, kept between commands. js-yaml reads a 1 MB file
+ * (3,000 sites with their own watch lists) in about 0.2 s of CPU, and each `robowatch`
+ * command, run by cron or a deploy pipeline, read it again; its tree written as JSON is
+ * read back in a twentieth of that. The entry is the tree of exactly these bytes (their
+ * SHA-256, with robowatch's and js-yaml's versions): an edited file, another release or
+ * another YAML reader parses the file again. Everything after the YAML (checks, defaults,
+ * the environment) runs as for a file read afresh.
+ *
+ * One entry per configuration file, in ROBOWATCH_CACHE_DIR, else $XDG_CACHE_HOME/robowatch,
+ * else ~/.cache/robowatch (ROBOWATCH_CACHE_DIR=off: none); entries not written for 30 days
+ * are deleted as another is written. Small files are not kept (they
+ * parse in a millisecond), nor trees that JSON cannot say exactly (a number such as .inf)
+ * or that YAML aliases make much larger than the file. A cache that cannot be read or
+ * written is passed over: the file is parsed, nothing fails.
+ */
+import { hash, randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import yamlPackage from 'js-yaml/package.json' with { type: 'json' };
+
+/** Files from this size are worth an entry (3,000 sites take about 1 MB). */
+export const CACHED_FROM_BYTES = 64 * 1024;
+
+/** Where entries are kept, or undefined (ROBOWATCH_CACHE_DIR=off, or no home to keep them in). */
+export function cacheDirectory(
+  env: Readonly<Record<string, string | undefined>>,
+): string | undefined {
+  const own = env['ROBOWATCH_CACHE_DIR'];
+  if (own === 'off') return undefined;
+  if (own !== undefined && own !== '') return own;
+  const xdg = env['XDG_CACHE_HOME'];
+  if (xdg !== undefined && xdg !== '') return join(xdg, 'robowatch');
+  const home = env['HOME'];
+  return home === undefined || home === '' ? undefined : join(home, '.cache', 'robowatch');
+}
+
+/** The entry of one configuration file's bytes. */
+export class TreeCache {
+  readonly #path: string;
+  readonly #header: string;
+  readonly #bytes: number;
+
+  constructor(directory: string, file: string, cwd: string, bytes: Buffer, version: string) {
+    this.#path = join(directory, `config-${hash('sha1', resolve(cwd, file), 'hex')}.json`);
+    this.#header = `robowatch ${version} config tree ${hash('sha256', bytes, 'hex')} js-yaml ${yamlPackage.version}`;
+    this.#bytes = bytes.length;
+  }
+
+  /** The tree kept for these bytes, if there is one. */
+  async read(): Promise<unknown> {
+    let text: string;
+    try {
+      text = await readFile(this.#path, 'utf8');
+    } catch {
+      return undefined;
+    }
+    const end = text.indexOf('\n');
+    if (end < 0 || text.slice(0, end) !== this.#header) return undefined;
+    try {
+      return JSON.parse(text.slice(end + 1)) as unknown;
+    } catch {
+      return undefined; // cut short (a full disk): parsed again, and written again
+    }
+  }
+
+  /** Keeps the tree of these bytes (written whole, then renamed into place). */
+  async write(tree: unknown): Promise<void> {
+    if (!exact(tree)) return;
+    const json = JSON.stringify(tree);
+    // Aliases (one watch list for 100,000 sites) are written out in full by JSON.
+    if (json.length > 2 * this.#bytes) return;
+    const temporary = `${this.#path}.${randomUUID()}.tmp`;
+    try {
+      await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
+      await writeFile(temporary, `${this.#header}\n${json}`, { mode: 0o600 });
+      await rename(temporary, this.#path);
+      await forgetOld(dirname(this.#path));
+    } catch {
+      // A read-only or full cache directory: the next command parses the file again.
+    }
+  }
+}
+
+/** Entries not written for this long are deleted when another is written. */
+const KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes the entries of files no command has changed or read afresh for 30 days (most
+ * are of files gone: a configuration in a temporary directory), and writes left halfway.
+ */
+async function forgetOld(directory: string): Promise<void> {
+  const before = Date.now() - KEPT_MS;
+  for (const name of await readdir(directory)) {
+    if (!/^config-[0-9a-f]{40}\.json(\.[0-9a-f-]{36}\.tmp)?$/.test(name)) continue;
+    const path = join(directory, name);
+    const written = (await stat(path).catch(() => undefined))?.mtimeMs;
+    const limit = name.endsWith('.tmp') ? Date.now() - 60 * 60 * 1000 : before;
+    if (written !== undefined && written < limit) await unlink(path).catch(() => undefined);
+  }
+}
+
+/** Whether JSON reads back exactly this tree (js-yaml's core schema also makes ±.inf, .nan, -0). */
+function exact(tree: unknown): boolean {
+  const stack: unknown[] = [tree];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value) || Object.is(value, -0)) return false;
+    } else if (Array.isArray(value)) {
+      for (const item of value as unknown[]) stack.push(item);
+    } else if (value !== null && typeof value === 'object') {
+      for (const item of Object.values(value) as unknown[]) stack.push(item);
+    } else if (typeof value !== 'string' && typeof value !== 'boolean' && value !== null) {
+      return false;
+    }
+  }
+  return true;
+}

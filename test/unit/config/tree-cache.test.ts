@@ -1,0 +1,141 @@
+import { hash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/load.js';
+import { CACHED_FROM_BYTES, cacheDirectory, TreeCache } from '../../../src/config/tree-cache.js';
+
+/** A configuration of `sites` sites, each with its own watch list (about 125 bytes a site). */
+function fleet(sites: number, path = '/pricing'): string {
+  const watch = JSON.stringify(['/', path, '/blog/', '/docs/manual.pdf', '/search?q=robots']);
+  const lines = Array.from(
+    { length: sites },
+    (_, i) => `  - {url: 'https://site-${i}.example', name: 'Site ${i}', watch: ${watch}}`,
+  );
+  return `agents: [Googlebot, GPTBot]\nsites:\n${lines.join('\n')}\n`;
+}
+
+function setUp(text: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'robowatch-tree-cache-'));
+  const path = join(dir, 'robowatch.yaml');
+  writeFileSync(path, text);
+  const cacheDir = join(dir, 'cache');
+  const load = (env: Record<string, string> = { ROBOWATCH_CACHE_DIR: cacheDir }) =>
+    loadConfig({ path, cwd: dir, env, version: '1' });
+  const entries = () => {
+    try {
+      return readdirSync(cacheDir);
+    } catch {
+      return [];
+    }
+  };
+  return { dir, path, cacheDir, load, entries };
+}
+
+describe('a large configuration kept between commands', () => {
+  const big = fleet(700);
+
+  it('is read back as the same configuration, from one entry per file', async () => {
+    expect(big.length).toBeGreaterThan(CACHED_FROM_BYTES);
+    const { load, entries, cacheDir } = setUp(big);
+    const first = await load();
+    expect(entries()).toHaveLength(1);
+    const second = await load();
+    expect(second.sites.map((s) => [s.origin, s.name, s.watches])).toEqual(
+      first.sites.map((s) => [s.origin, s.name, s.watches]),
+    );
+    expect(second.sites[699]!.watches).toContain('https://site-699.example/pricing');
+    // The entry is what the second command read: a tree kept for these bytes is used.
+    const [entry] = entries();
+    const [header, json] = readFileSync(join(cacheDir, entry!), 'utf8').split('\n');
+    const tree = JSON.parse(json!) as { sites: { name: string }[] };
+    tree.sites[0]!.name = 'Read from the cache';
+    writeFileSync(join(cacheDir, entry!), `${header}\n${JSON.stringify(tree)}`);
+    expect((await load()).sites[0]!.name).toBe('Read from the cache');
+  });
+
+  it('is parsed again once the file is edited, and still validated and resolved each time', async () => {
+    const { path, load, entries } = setUp(big);
+    await load();
+    writeFileSync(path, fleet(700, '/offers'));
+    const edited = await load();
+    expect(edited.sites[0]!.watches).toContain('https://site-0.example/offers');
+    expect(entries()).toHaveLength(1);
+    // The environment is read afresh: a setting from it is not kept with the tree.
+    writeFileSync(
+      path,
+      `${fleet(700)}notify: {email: {smtp: '\${SMTP_URL}', from: robowatch@example.com, to: [a@example.com]}}\n`,
+    );
+    const env = (smtp?: string) => ({
+      ROBOWATCH_CACHE_DIR: join(path, '..', 'cache'),
+      ...(smtp === undefined ? {} : { SMTP_URL: smtp }),
+    });
+    expect((await load(env('smtp://mail.example:25'))).notify.email).toMatchObject({
+      smtp: 'smtp://mail.example:25',
+    });
+    await expect(load(env())).rejects.toThrow('environment variable SMTP_URL is not set');
+  });
+
+  it('is parsed again when its entry is cut short, and nothing is kept for a small file', async () => {
+    const { load, entries, cacheDir } = setUp(big);
+    await load();
+    const entry = join(cacheDir, entries()[0]!);
+    const whole = readFileSync(entry, 'utf8');
+    writeFileSync(entry, whole.slice(0, whole.length / 2));
+    expect((await load()).sites).toHaveLength(700);
+    expect(readFileSync(entry, 'utf8')).toBe(whole);
+
+    const small = setUp(fleet(3));
+    expect((await small.load()).sites).toHaveLength(3);
+    expect(small.entries()).toEqual([]);
+  });
+
+  it('never stops a command: an unwritable cache directory, or none', async () => {
+    const { dir, load } = setUp(big);
+    const notADirectory = join(dir, 'robowatch.yaml');
+    expect((await load({ ROBOWATCH_CACHE_DIR: notADirectory })).sites).toHaveLength(700);
+    expect((await load({ ROBOWATCH_CACHE_DIR: 'off', HOME: dir })).sites).toHaveLength(700);
+    expect(readdirSync(dir)).toEqual(['robowatch.yaml']);
+  });
+
+  it('keeps no tree JSON would change (.inf) or that aliases make much larger than the file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-tree-cache-'));
+    const bytes = Buffer.from('x'.repeat(CACHED_FROM_BYTES));
+    const cache = new TreeCache(dir, 'robowatch.yaml', dir, bytes, '1');
+    await cache.write({ fetch: { timeoutMs: Number.POSITIVE_INFINITY } });
+    await cache.write({ sites: Array.from({ length: 20_000 }, () => ({ watch: ['/', '/a'] })) });
+    expect(readdirSync(dir)).toEqual([]);
+    await cache.write({ sites: [{ url: 'https://example.com', watch: ['/'] }] });
+    expect(await cache.read()).toEqual({ sites: [{ url: 'https://example.com', watch: ['/'] }] });
+  });
+
+  it('forgets entries not written for 30 days when it writes another', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-tree-cache-'));
+    const bytes = Buffer.from('x'.repeat(CACHED_FROM_BYTES));
+    const tree = { sites: [{ url: 'https://example.com', watch: ['/'] }] };
+    const cacheOf = (file: string) => new TreeCache(dir, file, '/', bytes, '1');
+    const entryOf = (file: string) => join(dir, `config-${hash('sha1', file, 'hex')}.json`);
+    await cacheOf('/gone/robowatch.yaml').write(tree);
+    await cacheOf('/kept/robowatch.yaml').write(tree);
+    const days = (n: number) => new Date(Date.now() - n * 86_400_000);
+    utimesSync(entryOf('/gone/robowatch.yaml'), days(31), days(31));
+    utimesSync(entryOf('/kept/robowatch.yaml'), days(29), days(29));
+    writeFileSync(join(dir, 'notes.txt'), 'not robowatch’s');
+    utimesSync(join(dir, 'notes.txt'), days(400), days(400));
+    await cacheOf('/new/robowatch.yaml').write(tree);
+    expect(await cacheOf('/gone/robowatch.yaml').read()).toBeUndefined();
+    expect(await cacheOf('/kept/robowatch.yaml').read()).toEqual(tree);
+    expect(readdirSync(dir)).toHaveLength(3);
+  });
+
+  it('lives in ROBOWATCH_CACHE_DIR, else $XDG_CACHE_HOME/robowatch, else ~/.cache/robowatch', () => {
+    expect(cacheDirectory({ ROBOWATCH_CACHE_DIR: '/c', XDG_CACHE_HOME: '/x', HOME: '/h' })).toBe(
+      '/c',
+    );
+    expect(cacheDirectory({ XDG_CACHE_HOME: '/x', HOME: '/h' })).toBe('/x/robowatch');
+    expect(cacheDirectory({ HOME: '/h' })).toBe('/h/.cache/robowatch');
+    expect(cacheDirectory({ ROBOWATCH_CACHE_DIR: 'off', HOME: '/h' })).toBeUndefined();
+    expect(cacheDirectory({})).toBeUndefined();
+  });
+});
