@@ -21,6 +21,8 @@ export class FileDiff {
     after: new Map<number, RobotsGroup>(),
   };
   readonly #selections = new Map<string, { source: AgentRules['source']; groups: RobotsGroup[] }>();
+  /** sameSelection, by crawler: asked for each pair of a crawler that flips. */
+  readonly #same = new Map<string, boolean>();
 
   constructor(before: RobotsTxt, after: RobotsTxt) {
     this.before = before;
@@ -75,11 +77,15 @@ export class FileDiff {
 
   /** Whether a crawler reads the same groups (matched across the files) before and after. */
   sameSelection(token: string): boolean {
-    const before = this.selection('before', token).groups;
-    const after = this.selection('after', token).groups;
-    if (before.length !== after.length) return false;
-    const now = new Set(after.map((g) => this.changeOf(g)));
-    return before.every((g) => now.has(this.changeOf(g)));
+    let same = this.#same.get(token);
+    if (same === undefined) {
+      const before = this.selection('before', token).groups;
+      const after = this.selection('after', token).groups;
+      const now = new Set(after.map((g) => this.changeOf(g)));
+      same = before.length === after.length && before.every((g) => now.has(this.changeOf(g)));
+      this.#same.set(token, same);
+    }
+    return same;
   }
 }
 

@@ -34,10 +34,6 @@ function agentKeys(group: RobotsGroup): string[] {
   return [...new Set(group.agents.map((a) => (a.global ? '*' : a.token.toLowerCase())))].sort();
 }
 
-const agentKey = (group: RobotsGroup) => agentKeys(group).join('\n');
-const contentKey = (group: RobotsGroup) =>
-  `${agentKey(group)}\n\n${group.rules.map(ruleKey).join('\n')}`;
-
 /**
  * Matches the groups of two files and diffs the rules of each matched pair. Groups are
  * matched in three passes, each in file order: same crawlers and same rules; same
@@ -45,23 +41,57 @@ const contentKey = (group: RobotsGroup) =>
  * group). What is left was added or removed.
  */
 export function diffGroups(before: RobotsTxt, after: RobotsTxt): GroupChange[] {
-  const unmatchedBefore = [...before.groups];
   const pairs = new Map<RobotsGroup, RobotsGroup>(); // after → before
-  const pass = (same: (b: RobotsGroup, a: RobotsGroup) => boolean) => {
+  const paired = new Set<RobotsGroup>(); // of before
+  const order = new Map(before.groups.map((g, i) => [g, i]));
+  // Each group's keys are made once, and each pass finds a group's match by its keys: a
+  // file of 3,000 groups that all changed took 12 s of CPU to diff pair by pair.
+  const keys = new Map<RobotsGroup, { agents: string[]; agent: string; content: string }>();
+  const keysOf = (group: RobotsGroup) => {
+    let found = keys.get(group);
+    if (found === undefined) {
+      const agents = agentKeys(group);
+      const agent = agents.join('\n');
+      found = { agents, agent, content: `${agent}\n\n${group.rules.map(ruleKey).join('\n')}` };
+      keys.set(group, found);
+    }
+    return found;
+  };
+  /** Pairs each group of `after` left with the first group of `before` left sharing a key. */
+  const pass = (keysOfGroup: (group: RobotsGroup) => readonly string[]) => {
+    const byKey = new Map<string, { groups: RobotsGroup[]; next: number }>();
+    for (const group of before.groups) {
+      if (paired.has(group)) continue;
+      for (const key of keysOfGroup(group)) {
+        const entry = byKey.get(key);
+        if (entry === undefined) byKey.set(key, { groups: [group], next: 0 });
+        else entry.groups.push(group);
+      }
+    }
     for (const group of after.groups) {
       if (pairs.has(group)) continue;
-      const i = unmatchedBefore.findIndex((b) => same(b, group));
-      if (i === -1) continue;
-      pairs.set(group, unmatchedBefore[i]!);
-      unmatchedBefore.splice(i, 1);
+      let first: RobotsGroup | undefined;
+      for (const key of keysOfGroup(group)) {
+        const entry = byKey.get(key);
+        if (entry === undefined) continue;
+        while (entry.next < entry.groups.length && paired.has(entry.groups[entry.next]!))
+          entry.next++;
+        const candidate = entry.groups[entry.next];
+        if (
+          candidate !== undefined &&
+          (first === undefined || order.get(candidate)! < order.get(first)!)
+        )
+          first = candidate;
+      }
+      if (first === undefined) continue;
+      pairs.set(group, first);
+      paired.add(first);
     }
   };
-  pass((b, a) => contentKey(b) === contentKey(a));
-  pass((b, a) => agentKey(b) === agentKey(a));
-  pass((b, a) => {
-    const names = new Set(agentKeys(b));
-    return agentKeys(a).some((k) => names.has(k));
-  });
+  pass((g) => [keysOf(g).content]);
+  pass((g) => [keysOf(g).agent]);
+  pass((g) => keysOf(g).agents);
+  const unmatchedBefore = before.groups.filter((g) => !paired.has(g));
 
   const changes: GroupChange[] = [];
   for (const group of after.groups) {
@@ -72,7 +102,11 @@ export function diffGroups(before: RobotsTxt, after: RobotsTxt): GroupChange[] {
     }
     const rules = diffRules(previous.rules, group.rules);
     const kind =
-      agentKey(previous) !== agentKey(group) ? 'relabelled' : rules.length > 0 ? 'changed' : 'same';
+      keysOf(previous).agent !== keysOf(group).agent
+        ? 'relabelled'
+        : rules.length > 0
+          ? 'changed'
+          : 'same';
     changes.push({ kind, before: previous, after: group, rules });
   }
   for (const group of unmatchedBefore)
