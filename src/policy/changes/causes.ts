@@ -278,8 +278,7 @@ class Explanation {
           const side = rule.change === 'removed' ? 'before' : 'after';
           const group = side === 'before' ? change.before! : change.after!;
           for (const agent of agents)
-            if (diff.selection(side, agent.token).groups.includes(group))
-              addOnce(cause.readers, agent.token);
+            if (diff.reads(side, agent.token, group)) addOnce(cause.readers, agent.token);
         }
       }
       for (const agent of agents) {
@@ -301,8 +300,9 @@ class Explanation {
     const now = this.#cache.parse(after.lastGood!.body, 'google');
     const urls = (file: RobotsTxt) => [...new Set(file.sitemaps.map((s) => s.url))];
     const [was, is] = [urls(old), urls(now)];
-    const added = is.filter((u) => !was.includes(u));
-    const removed = was.filter((u) => !is.includes(u));
+    const [wasSet, isSet] = [new Set(was), new Set(is)];
+    const added = is.filter((u) => !wasSet.has(u));
+    const removed = was.filter((u) => !isSet.has(u));
     if (added.length + removed.length > 0)
       this.#drafts.set('sitemaps', { type: 'sitemaps', added, removed, pairs: [] });
     const lines = (file: RobotsTxt): DirectiveLine[] =>

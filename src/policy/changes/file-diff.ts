@@ -23,6 +23,7 @@ export class FileDiff {
   readonly #selections = new Map<string, { source: AgentRules['source']; groups: RobotsGroup[] }>();
   /** sameSelection, by crawler: asked for each pair of a crawler that flips. */
   readonly #same = new Map<string, boolean>();
+  readonly #read = new Map<string, Set<RobotsGroup>>();
 
   constructor(before: RobotsTxt, after: RobotsTxt) {
     this.before = before;
@@ -73,6 +74,17 @@ export class FileDiff {
       this.#selections.set(key, found);
     }
     return found;
+  }
+
+  /** Whether a crawler reads a group of one side's file (a set per crawler: files of many groups). */
+  reads(side: 'before' | 'after', token: string, group: RobotsGroup): boolean {
+    const key = `${side}\n${token}`;
+    let groups = this.#read.get(key);
+    if (groups === undefined) {
+      groups = new Set(this.selection(side, token).groups);
+      this.#read.set(key, groups);
+    }
+    return groups.has(group);
   }
 
   /** Whether a crawler reads the same groups (matched across the files) before and after. */
