@@ -9,11 +9,12 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-# The command is bundled with its dependencies after compiling (scripts/bundle.ts).
-COPY scripts/bundle.ts ./scripts/
+# Compiled file by file (scripts/transpile.ts), then bundled with its dependencies
+# (scripts/bundle.ts); the types are checked first, as the build itself does not.
+COPY scripts/transpile.ts scripts/bundle.ts ./scripts/
 # The build ends by migrating the embedded database new data directories start from.
 COPY migrations ./migrations
-RUN npm run build && npm prune --omit=dev --ignore-scripts
+RUN npx tsc -p tsconfig.build.json --noEmit && npm run build && npm prune --omit=dev --ignore-scripts
 
 # Run: Node, the compiled code, its dependencies, the migrations; as the unprivileged `node` user.
 FROM node:20-bookworm-slim
