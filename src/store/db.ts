@@ -202,7 +202,8 @@ function mendTransactions(): void {
         : new NodePgSession(own, this.dialect, this.schema, this.options),
       this.schema,
     );
-    let broken: Error | undefined;
+    // Not begun, or not rolled back: the connection is released as broken.
+    let broken = false;
     let began = false;
     try {
       const settings =
@@ -217,13 +218,8 @@ function mendTransactions(): void {
       await tx.execute(sql`commit`);
       return result;
     } catch (error) {
-      if (!began) broken = error instanceof Error ? error : new Error(String(error));
-      else
-        try {
-          await tx.execute(sql`rollback`);
-        } catch (failed) {
-          broken = failed instanceof Error ? failed : new Error(String(failed));
-        }
+      if (!began) broken = true;
+      else await tx.execute(sql`rollback`).catch(() => (broken = true));
       throw error;
     } finally {
       own?.release(broken);
