@@ -94,37 +94,6 @@ async function recordRound(
       return row !== undefined && (j.snapshotId === null || row.currentSnapshotId === j.snapshotId);
     });
     if (current.length === 0) return judgements.map(() => NONE);
-    const states = current.map((j) => {
-      const row = site.get(j.siteId)!;
-      const { evaluation } = j;
-      return {
-        id: j.siteId,
-        state: evaluation.state,
-        since: (row.state === evaluation.state && row.since !== null
-          ? row.since
-          : j.at
-        ).toISOString(),
-        key: j.key,
-        report: {
-          violations: evaluation.violations,
-          violationCount: evaluation.violationCount,
-          judged: evaluation.judged,
-          reason: evaluation.reason,
-        },
-      };
-    });
-    await tx.execute(
-      prepared(
-        'judge-sites',
-        sql`
-      UPDATE sites AS s
-         SET intent_state = v.state, intent_since = v.since, intent_key = v.key,
-             intent_report = v.report
-        FROM jsonb_to_recordset(${JSON.stringify(states)}::jsonb)
-             AS v(id integer, state text, since timestamptz, key text, report jsonb)
-       WHERE s.id = v.id`,
-      ),
-    );
     // Each site's latest incident by its index (site_id, id), one lookup per site: the
     // plan stays small however many incidents there are and whatever the statistics say
     // (DISTINCT ON over an IN list was planned as a scan of every incident, with JIT,
@@ -154,15 +123,7 @@ async function recordRound(
         ] as const;
       }),
     );
-    // The incidents that open, in one statement (a site has one per round at most).
-    const opening = current.filter((j) => steps.get(j)!.kind === 'open');
-    const opened = new Map<number, number>();
-    if (opening.length > 0)
-      for (const row of await openIncidents(tx, opening)) opened.set(row.site_id, Number(row.id));
-    // The incidents that stay open and are updated (the most frequent step: a changed
-    // state of a site already in an incident), in one statement too.
-    const updating = current.filter((j) => steps.get(j)!.kind === 'update');
-    if (updating.length > 0) await updateIncidents(tx, updating, steps);
+    const opened = await writeRound(tx, current, steps, site);
     const results: JudgementRecorded[] = [];
     for (const j of judgements) {
       const step = steps.get(j);
@@ -179,76 +140,80 @@ async function recordRound(
 type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 /**
- * Opens an incident for each of these judgements, in one prepared statement: the rows
- * travel as one JSON document (the query builder's insert of a round's rows, each with its
- * violations, cost 5 ms to build per round).
+ * Writes a round's judgements in one statement: each site's state and report, the
+ * incidents that open (a site has one per round at most) and those that stay open and
+ * are updated (the most frequent step: a changed state of a site already in an
+ * incident). The rows travel as one JSON document, each judgement's violations once: the
+ * site's report and its incident hold the same list (three statements, each with its
+ * copy, sent a changed state's judgement as 3.4 KB).
  */
-async function openIncidents(
-  tx: Transaction,
-  judgements: readonly NewJudgement[],
-): Promise<{ id: string | number; site_id: number }[]> {
-  const rows = judgements.map((j) => {
-    const now = incidentNow(j);
-    return {
-      site_id: j.siteId,
-      opened_at: j.at.toISOString(),
-      site_state: now.siteState,
-      causes: now.causes,
-      violations: now.violations,
-      violation_count: now.violationCount,
-      updated_at: now.updatedAt.toISOString(),
-    };
-  });
-  return queryRows(
-    tx,
-    prepared(
-      'open-incidents',
-      sql`
-    INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
-                           violation_count, worst_count, updated_at)
-    SELECT v.site_id, 'open', v.opened_at, v.site_state, v.causes, v.violations,
-           v.violation_count, v.violation_count, v.updated_at
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-           AS v(site_id integer, opened_at timestamptz, site_state text, causes jsonb,
-                violations jsonb, violation_count integer, updated_at timestamptz)
-    RETURNING id, site_id`,
-    ),
-  );
-}
-
-/** Writes the judgements whose incident stays open (step `update`) as they say it now. */
-async function updateIncidents(
+async function writeRound(
   tx: Transaction,
   judgements: readonly NewJudgement[],
   steps: ReadonlyMap<NewJudgement, IncidentStep>,
-): Promise<void> {
+  locked: ReadonlyMap<number, { state: string | null; since: Date | null }>,
+): Promise<Map<number, number>> {
   const rows = judgements.map((j) => {
+    const row = locked.get(j.siteId)!;
+    const { evaluation } = j;
     const step = steps.get(j)!;
-    if (step.kind !== 'update') throw new Error(`incident step ${step.kind} is not an update`);
-    const now = incidentNow(j);
+    const writes = step.kind === 'open' || step.kind === 'update';
     return {
-      id: step.id,
-      site_state: now.siteState,
-      causes: now.causes,
-      violations: now.violations,
-      violation_count: now.violationCount,
-      updated_at: now.updatedAt.toISOString(),
+      id: j.siteId,
+      state: evaluation.state,
+      since: (row.state === evaluation.state && row.since !== null
+        ? row.since
+        : j.at
+      ).toISOString(),
+      key: j.key,
+      report: {
+        violations: evaluation.violations,
+        violationCount: evaluation.violationCount,
+        judged: evaluation.judged,
+        reason: evaluation.reason,
+      },
+      at: j.at.toISOString(),
+      step: writes ? step.kind : null,
+      incident: step.kind === 'update' ? step.id : null,
+      site_state: writes ? siteStateOf(evaluation) : null,
+      causes: writes ? intentCauses(evaluation) : null,
     };
   });
-  await tx.execute(
+  const opened = await queryRows<{ id: string | number; site_id: number }>(
+    tx,
     prepared(
-      'update-incidents',
+      'judge-round',
       sql`
-    UPDATE incidents AS i
-       SET site_state = v.site_state, causes = v.causes, violations = v.violations,
-           violation_count = v.violation_count,
-           worst_count = GREATEST(i.worst_count, v.violation_count), updated_at = v.updated_at
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-           AS v(id bigint, site_state text, causes jsonb, violations jsonb,
-                violation_count integer, updated_at timestamptz)
-     WHERE i.id = v.id`,
+    WITH v AS (
+      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        AS v(id integer, state text, since timestamptz, key text, report jsonb,
+             at timestamptz, step text, incident bigint, site_state text, causes jsonb)),
+    judged AS (
+      UPDATE sites AS s
+         SET intent_state = v.state, intent_since = v.since, intent_key = v.key,
+             intent_report = v.report
+        FROM v WHERE s.id = v.id),
+    updated AS (
+      UPDATE incidents AS i
+         SET site_state = v.site_state, causes = v.causes, violations = v.report->'violations',
+             violation_count = (v.report->>'violationCount')::int,
+             worst_count = GREATEST(i.worst_count, (v.report->>'violationCount')::int),
+             updated_at = v.at
+        FROM v WHERE v.step = 'update' AND i.id = v.incident)
+    INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
+                           violation_count, worst_count, updated_at)
+    SELECT v.id, 'open', v.at, v.site_state, v.causes, v.report->'violations',
+           (v.report->>'violationCount')::int, (v.report->>'violationCount')::int, v.at
+      FROM v WHERE v.step = 'open'
+    RETURNING id, site_id`,
     ),
   );
+  return new Map(opened.map((row) => [row.site_id, Number(row.id)]));
+}
+
+/** What an incident says of its site: it cannot be checked, or it is not as intended. */
+function siteStateOf(evaluation: NewJudgement['evaluation']): 'cannot-check' | 'not-as-intended' {
+  return evaluation.state === 'cannot-check' ? 'cannot-check' : 'not-as-intended';
 }
 
 /** An incident's columns as a judgement says them now. */
@@ -261,7 +226,7 @@ function incidentNow(j: NewJudgement): {
 } {
   const { evaluation } = j;
   return {
-    siteState: evaluation.state === 'cannot-check' ? 'cannot-check' : 'not-as-intended',
+    siteState: siteStateOf(evaluation),
     causes: intentCauses(evaluation),
     violations: [...evaluation.violations],
     violationCount: evaluation.violationCount,
@@ -341,7 +306,7 @@ async function applyStep(
       await notify(step.id, 'opened', latest!.openedAt);
     return { step: 'reopen', incidentId: step.id, worse: false };
   }
-  // The update itself is written for the whole round (updateIncidents).
+  // The update itself is written for the whole round (writeRound).
   if (step.worse) await notify(step.id, 'worse', latest!.openedAt);
   return { step: 'update', incidentId: step.id, worse: step.worse };
 }
