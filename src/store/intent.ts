@@ -4,7 +4,7 @@
  * locked so that two judgements of a site never open two incidents; judgements that
  * arrive together are written together.
  */
-import { and, asc, desc, eq, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import { intentCauses, incidentStep } from '../policy/incidents.js';
 import type { IncidentStep, LatestIncident } from '../policy/incidents.js';
@@ -74,53 +74,21 @@ async function recordRound(
   db: Database,
   judgements: readonly NewJudgement[],
 ): Promise<JudgementRecorded[]> {
-  const ids = judgements.map((j) => j.siteId);
   return db.transaction(async (tx) => {
-    const locked = await tx
-      .select({
-        id: sites.id,
-        currentSnapshotId: sites.currentSnapshotId,
-        state: sites.intentState,
-        since: sites.intentSince,
-      })
-      .from(sites)
-      .where(inArray(sites.id, ids))
-      .orderBy(asc(sites.id))
-      .for('update');
-    const site = new Map(locked.map((row) => [row.id, row]));
+    const { site, latest } = await lockSites(
+      tx,
+      judgements.map((j) => j.siteId),
+    );
     // Judged on a state the site has moved on from: the newer one's judgement stands.
     const current = judgements.filter((j) => {
       const row = site.get(j.siteId);
       return row !== undefined && (j.snapshotId === null || row.currentSnapshotId === j.snapshotId);
     });
     if (current.length === 0) return judgements.map(() => NONE);
-    // Each site's latest incident by its index (site_id, id), one lookup per site: the
-    // plan stays small however many incidents there are and whatever the statistics say
-    // (DISTINCT ON over an IN list was planned as a scan of every incident, with JIT,
-    // while the table grew faster than it was analysed).
-    const latest = new Map(
-      (
-        await tx
-          .select()
-          .from(incidents)
-          .where(
-            sql`${incidents.id} IN (SELECT (SELECT max(i.id) FROM incidents AS i WHERE i.site_id = s.id)
-              FROM unnest(${sql.param(current.map((j) => j.siteId))}::int[]) AS s(id))`,
-          )
-      ).map((row) => [row.siteId, row]),
-    );
     const steps = new Map(
       current.map((j) => {
         const last = latest.get(j.siteId);
-        return [
-          j,
-          incidentStep(
-            last === undefined ? null : (last satisfies LatestIncident),
-            j.evaluation,
-            j.at,
-            j.flapWindowMs,
-          ),
-        ] as const;
+        return [j, incidentStep(last ?? null, j.evaluation, j.at, j.flapWindowMs)] as const;
       }),
     );
     const opened = await writeRound(tx, current, steps, site);
@@ -139,6 +107,99 @@ async function recordRound(
 
 type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
+/** A judged site's row as the round reads it, locked. */
+interface LockedSite {
+  readonly currentSnapshotId: number | null;
+  readonly state: string | null;
+  readonly since: Date | null;
+}
+
+/** A site's latest incident, as much of it as a transition needs. */
+interface Latest extends LatestIncident {
+  readonly openedAt: Date;
+}
+
+/**
+ * Locks the sites of a round (in id order, so two rounds never wait on each other in a
+ * cycle), then reads each one's latest incident by its index (site_id, id): one lookup per
+ * site, so the plan stays small however many incidents there are and whatever the
+ * statistics say (DISTINCT ON over an IN list was planned as a scan of every incident,
+ * with JIT, while the table grew faster than it was analysed). The incidents are read in
+ * a statement of their own, after the locks: one that waited for another round's lock
+ * sees the incident that round wrote. Their violations stay in the database: a
+ * transition needs only the counts and causes.
+ */
+async function lockSites(
+  tx: Transaction,
+  ids: readonly number[],
+): Promise<{ site: Map<number, LockedSite>; latest: Map<number, Latest> }> {
+  const locked = await queryRows<{
+    id: number;
+    current_snapshot_id: string | number | null;
+    intent_state: string | null;
+    intent_since: string | Date | null;
+  }>(
+    tx,
+    prepared(
+      'lock-judged-sites',
+      sql`
+    SELECT id, current_snapshot_id, intent_state, intent_since FROM sites
+     WHERE id = ANY(${sql.param(ids)}::int[]) ORDER BY id FOR UPDATE`,
+    ),
+  );
+  const date = (value: string | Date) => (value instanceof Date ? value : new Date(value));
+  const site = new Map<number, LockedSite>(
+    locked.map((row) => [
+      row.id,
+      {
+        currentSnapshotId:
+          row.current_snapshot_id === null ? null : Number(row.current_snapshot_id),
+        state: row.intent_state,
+        since: row.intent_since === null ? null : date(row.intent_since),
+      },
+    ]),
+  );
+  const incidentRows = await queryRows<{
+    id: string | number;
+    site_id: number;
+    state: 'open' | 'resolved';
+    site_state: 'not-as-intended' | 'cannot-check';
+    violation_count: number;
+    worst_count: number;
+    causes: string[] | string;
+    resolved_at: string | Date | null;
+    opened_at: string | Date;
+  }>(
+    tx,
+    prepared(
+      'latest-incidents',
+      sql`
+    SELECT i.id, i.site_id, i.state, i.site_state, i.violation_count, i.worst_count,
+           i.causes, i.resolved_at, i.opened_at
+      FROM unnest(${sql.param(ids)}::int[]) AS s(id)
+      CROSS JOIN LATERAL (
+        SELECT * FROM incidents AS i WHERE i.site_id = s.id ORDER BY i.id DESC LIMIT 1
+      ) AS i`,
+    ),
+  );
+  const latest = new Map<number, Latest>(
+    incidentRows.map((row) => [
+      row.site_id,
+      {
+        id: Number(row.id),
+        state: row.state,
+        siteState: row.site_state,
+        violationCount: row.violation_count,
+        worstCount: row.worst_count,
+        causes: typeof row.causes === 'string' ? (JSON.parse(row.causes) as string[]) : row.causes,
+        resolvedAt: row.resolved_at === null ? null : date(row.resolved_at),
+        openedAt: date(row.opened_at),
+      },
+    ]),
+  );
+  return { site, latest };
+}
+
 /**
  * Writes a round's judgements in one statement: each site's state and report, the
  * incidents that open (a site has one per round at most) and those that stay open and
@@ -151,7 +212,7 @@ async function writeRound(
   tx: Transaction,
   judgements: readonly NewJudgement[],
   steps: ReadonlyMap<NewJudgement, IncidentStep>,
-  locked: ReadonlyMap<number, { state: string | null; since: Date | null }>,
+  locked: ReadonlyMap<number, LockedSite>,
 ): Promise<Map<number, number>> {
   const rows = judgements.map((j) => {
     const row = locked.get(j.siteId)!;
@@ -239,7 +300,7 @@ async function applyStep(
   tx: Transaction,
   judgement: NewJudgement,
   step: IncidentStep,
-  latest: typeof incidents.$inferSelect | undefined,
+  latest: Latest | undefined,
   openedId: number | undefined,
 ): Promise<JudgementRecorded> {
   const { siteId, evaluation, at } = judgement;

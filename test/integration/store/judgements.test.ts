@@ -77,6 +77,22 @@ describe.each(databaseKinds())('judgements on %s', (kind) => {
     expect(row!.intentReport!.violationCount).toBe(1);
   });
 
+  it('opens one incident per site when rounds judge the same sites at the same time', async () => {
+    // Eight rounds at once, each on a connection of its own (on PostgreSQL): each waits for
+    // the others' locks, then reads the incident they opened and updates it, or leaves it.
+    const rounds = await Promise.all(
+      Array.from({ length: 8 }, (_, round) =>
+        recordJudgements(
+          database.handle.db,
+          ids.map((id) => judgement(id, blocked, round)),
+        ),
+      ),
+    );
+    expect(rounds.flat().filter((r) => r.step === 'open')).toHaveLength(ids.length);
+    const open = await listIncidents(database.handle.db, { state: 'open', limit: 100 });
+    expect(open.map((i) => i.siteId).sort((a, b) => a - b)).toEqual(ids);
+  });
+
   it('updates open incidents together: each its own cells now, the worst count kept', async () => {
     const [a, b] = ids;
     const worse: IntentEvaluation = {
