@@ -11,7 +11,9 @@ import { adminQuery, databaseUrl, postgresUrl, TEMPLATE_ENV } from './support/da
  */
 export default async function setup(): Promise<() => Promise<void>> {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], {
+  // Compiled file by file with esbuild, as `npm run build` does (the types are checked by
+  // `npm run typecheck`, which `npm test` runs first): 2 s instead of tsc's 23.
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/transpile.ts'], {
     cwd: root,
     stdio: 'inherit',
   });
