@@ -6,9 +6,11 @@
  * 700–800 MB of RSS though less than 200 MB was ever live (V8 lets the heap grow to about
  * four times what its last full collection kept). A heap-size flag would cap it, but kills
  * the process when the live data outgrows the cap, and a command cannot set its own. So:
- * when the heap holds twice what the last full collection kept (and at least 224 MB), a
- * full collection is started, marked concurrently as V8 does its own. Measured at 100,000
- * sites: `check` peaks at about 340 MB instead of 460–570 MB, for about a quarter more CPU.
+ * when the heap holds half as much again as the last full collection kept (and at least
+ * 224 MB), a full collection is started, marked concurrently as V8 does its own. Measured
+ * at 100,000 sites: `check` peaks at about 340 MB instead of 460–570 MB, for about a
+ * quarter more CPU. At twice what was kept, the daemon's first sweep (about 160 MB live)
+ * peaked at 420–460 MB; at one and a half times, under 400 (docs/performance.md).
  */
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -23,7 +25,7 @@ export interface HeapGovernorOptions {
 
 const DEFAULTS: HeapGovernorOptions = {
   floorBytes: 224 * 1024 * 1024,
-  growth: 2,
+  growth: 1.5,
   intervalMs: 250,
 };
 

@@ -21,8 +21,8 @@ export async function syncSites(db: Database, origins: readonly string[]): Promi
   // One array parameter per statement: a query builder's row of parameters per site
   // cost 0.1 ms a site (10 s at 100,000) to build.
   const found: StoredSite[] = [];
-  for (let i = 0; i < origins.length; i += 10_000) {
-    const batch = origins.slice(i, i + 10_000);
+  for (let i = 0; i < origins.length; i += SITES_PAGE) {
+    const batch = origins.slice(i, i + SITES_PAGE);
     await db.execute(sql`
       INSERT INTO sites (origin) SELECT unnest(${sql.param(batch)}::text[])
       ON CONFLICT (origin) DO NOTHING`);
@@ -30,6 +30,9 @@ export async function syncSites(db: Database, origins: readonly string[]): Promi
   }
   return found;
 }
+
+/** Sites read (and made) per statement. */
+const SITES_PAGE = 10_000;
 
 /** A site's row and its current state, as the check reads them. */
 interface SiteRow {
@@ -66,6 +69,15 @@ const id = (value: number | string | null) => (value === null ? null : Number(va
  * at start-up (3,000 sites).
  */
 export async function loadSites(db: Database, origins: readonly string[]): Promise<StoredSite[]> {
+  // A page at a time: the daemon's start reads every site it has never checked, and
+  // 100,000 sites' rows as one text held 80 MB of the driver's buffers and V8's large
+  // objects at once, its peak memory (2026-11-28, bench:scale).
+  if (origins.length > SITES_PAGE) {
+    const found: StoredSite[] = [];
+    for (let i = 0; i < origins.length; i += SITES_PAGE)
+      found.push(...(await loadSites(db, origins.slice(i, i + SITES_PAGE))));
+    return found;
+  }
   const [result] = await queryRows<{ rows: string }>(
     db,
     prepared(
