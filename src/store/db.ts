@@ -110,6 +110,14 @@ function nameMarkedStatements(client: pg.ClientBase): void {
   };
 }
 
+/**
+ * A timestamp of a raw SQL row: the drivers answer with text for timestamptz (the query
+ * builder's own columns are mapped), or null.
+ */
+export function rowDate(value: Date | string | null | undefined): Date | null {
+  return value ? (value instanceof Date ? value : new Date(value)) : null;
+}
+
 /** Rows of a raw SQL query; both drivers answer with `{ rows }`. */
 export async function queryRows<T>(db: Pick<Database, 'execute'>, query: SQL): Promise<T[]> {
   const result: unknown = await db.execute(query);

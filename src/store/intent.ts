@@ -19,7 +19,7 @@ import type {
   NewJudgement,
   StoredJudgement,
 } from '../monitor/records.js';
-import { inSites, prepared, queryRows } from './db.js';
+import { inSites, prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { incidents, sites } from './schema.js';
 
@@ -147,7 +147,6 @@ async function lockSites(
      WHERE id = ANY(${sql.param(ids)}::int[]) ORDER BY id FOR UPDATE`,
     ),
   );
-  const date = (value: string | Date) => (value instanceof Date ? value : new Date(value));
   const site = new Map<number, LockedSite>(
     locked.map((row) => [
       row.id,
@@ -155,7 +154,7 @@ async function lockSites(
         currentSnapshotId:
           row.current_snapshot_id === null ? null : Number(row.current_snapshot_id),
         state: row.intent_state,
-        since: row.intent_since === null ? null : date(row.intent_since),
+        since: rowDate(row.intent_since),
       },
     ]),
   );
@@ -166,7 +165,7 @@ async function lockSites(
     site_state: 'not-as-intended' | 'cannot-check';
     violation_count: number;
     worst_count: number;
-    causes: string[] | string;
+    causes: string[];
     resolved_at: string | Date | null;
     opened_at: string | Date;
   }>(
@@ -191,9 +190,9 @@ async function lockSites(
         siteState: row.site_state,
         violationCount: row.violation_count,
         worstCount: row.worst_count,
-        causes: typeof row.causes === 'string' ? (JSON.parse(row.causes) as string[]) : row.causes,
-        resolvedAt: row.resolved_at === null ? null : date(row.resolved_at),
-        openedAt: date(row.opened_at),
+        causes: row.causes,
+        resolvedAt: rowDate(row.resolved_at),
+        openedAt: rowDate(row.opened_at)!,
       },
     ]),
   );

@@ -2,7 +2,7 @@ import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { FileCondition } from '../policy/file-condition.js';
-import { prepared, queryRows } from './db.js';
+import { prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { sharedSettings, sites } from './schema.js';
 import type {
@@ -58,8 +58,6 @@ interface SiteRow {
   refused_at: Date | string | null;
 }
 
-const date = (value: Date | string | null) =>
-  value === null ? null : value instanceof Date ? value : new Date(value);
 const id = (value: number | string | null) => (value === null ? null : Number(value));
 
 /**
@@ -97,7 +95,7 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
   );
   const rows = JSON.parse(result?.rows ?? '[]') as SiteRow[];
   return rows.map((row) => {
-    const refusedSince = date(row.refused_since);
+    const refusedSince = rowDate(row.refused_since);
     const snapshotId = id(row.snapshot_id);
     return {
       id: row.id,
@@ -108,7 +106,7 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
           : {
               since: refusedSince,
               reason: row.refused_reason ?? '',
-              at: date(row.refused_at) ?? refusedSince,
+              at: rowDate(row.refused_at) ?? refusedSince,
             },
       current:
         snapshotId === null
@@ -131,7 +129,7 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
                       complete: row.dropped_complete ?? false,
                     },
               verdictsKey: row.verdicts_key,
-              unreachableSince: date(row.unreachable_since),
+              unreachableSince: rowDate(row.unreachable_since),
               intentKey: row.intent_key,
               fileCondition: row.file_condition,
             },
@@ -308,8 +306,7 @@ export async function loadIncidentStart(
     db,
     incidentStartOf(sql`${siteId}::int`, sql`${snapshotId}::bigint`),
   );
-  const date = (value: string | Date | null | undefined) => (value ? new Date(value) : null);
-  return { access: date(row?.access), file: date(row?.file) };
+  return { access: rowDate(row?.access), file: rowDate(row?.file) };
 }
 
 /** The query behind loadIncidentStart, for a site and snapshot given as SQL expressions. */

@@ -2,7 +2,7 @@ import { StateMovedError } from '../lib/errors.js';
 import { and, eq, sql } from 'drizzle-orm';
 import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
-import { prepared, queryRows } from './db.js';
+import { prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
@@ -408,11 +408,10 @@ async function loadPreviousParts(
         CROSS JOIN LATERAL (${incidentStartOf(sql`r.site_id`, sql`r.snapshot_id`)}) AS i`,
       ),
     );
-    const date = (value: string | Date | null) => (value ? new Date(value) : null);
     for (const row of starts)
       parts[row.ord] = {
         ...parts[row.ord]!,
-        incident: { access: date(row.access), file: date(row.file) },
+        incident: { access: rowDate(row.access), file: rowDate(row.file) },
       };
   }
   return parts;
