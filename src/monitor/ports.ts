@@ -26,6 +26,8 @@ import type {
   StoredJudgement,
   JudgementRecorded,
   NewJudgement,
+  JudgementBasis,
+  RecordedState,
   NewRefusal,
   Refusal,
   NewSnapshot,
@@ -63,7 +65,7 @@ export interface CheckStore {
   syncSites(origins: readonly string[]): Promise<StoredSite[]>;
   loadSites(origins: readonly string[]): Promise<StoredSite[]>;
   recordCheck(check: CheckRow): Promise<void>;
-  recordSnapshot(snapshot: NewSnapshot): Promise<number>;
+  recordSnapshot(snapshot: NewSnapshot): Promise<RecordedState>;
   /** A check refused (the address guard); alerts queued when the refusal begins. */
   recordRefusal(refusal: NewRefusal): Promise<{ since: Date; began: boolean }>;
   /** The site was checked: robowatch no longer refuses it. */
@@ -89,7 +91,13 @@ export interface CheckStore {
     siteId: number,
     snapshotId: number,
     lastGoodSha256: string | null,
-  ): Promise<{ body: Uint8Array | null; verdicts: WatchVerdict[]; incident: IncidentStart }>;
+  ): Promise<{
+    body: Uint8Array | null;
+    verdicts: WatchVerdict[];
+    incident: IncidentStart;
+    /** What the new state's judgement is decided from. */
+    judgement: JudgementBasis;
+  }>;
 }
 
 export interface CheckDeps {

@@ -3,7 +3,7 @@
  * ports.ts) so that the use cases depend on what they need, and the store adapter
  * implements it (DESIGN.md: adapters implement the monitor's ports).
  */
-import type { IncidentStep } from '../policy/incidents.js';
+import type { IncidentStep, LatestIncident } from '../policy/incidents.js';
 import type { IntentEntry, IntentEvaluation, SiteState, Violation } from '../policy/intent.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
@@ -77,6 +77,52 @@ export interface StoredSite {
   readonly current: CurrentState | null;
   /** Since when robowatch has refused to check it (its address guard), and why; or null. */
   readonly refused: Refusal | null;
+  /** How many judgements were written for it (0: never judged, so no incident either). */
+  readonly intentVersion?: number;
+}
+
+/**
+ * What a new state's judgement is decided from, read with the state before it: the
+ * site's state against intent and its latest incident, and the count of judgements that
+ * says whether another came between.
+ */
+export interface JudgementBasis {
+  readonly version: number;
+  readonly state: SiteState | null;
+  readonly since: Date | null;
+  readonly latest: LatestIncident | null;
+}
+
+/**
+ * A new state's judgement written in the state's own statement, when its transition
+ * needs no alert: the site's state and report, and the incident it opens or updates.
+ * Written only if the site's judgements still number `version` (else the state is not
+ * recorded either, and the check is made again).
+ */
+export interface StateJudgement {
+  readonly version: number;
+  readonly state: SiteState;
+  readonly since: Date;
+  /** What the judgement depends on besides the file; the key is `${keyPrefix}:${snapshot id}`. */
+  readonly keyPrefix: string;
+  readonly report: {
+    readonly violations: readonly Violation[];
+    readonly violationCount: number;
+    readonly judged: number;
+    readonly reason: string | null;
+  };
+  readonly at: Date;
+  readonly step:
+    { readonly kind: 'none' | 'open' } | { readonly kind: 'update'; readonly id: number };
+  /** The incident's site state and causes, for `open` and `update`. */
+  readonly siteState: 'cannot-check' | 'not-as-intended' | null;
+  readonly causes: readonly string[] | null;
+}
+
+/** A new state as recorded: its snapshot, and the incident its judgement opened, if any. */
+export interface RecordedState {
+  readonly snapshotId: number;
+  readonly openedIncidentId: number | null;
 }
 
 /** robowatch refusing to check a site: its address guard said no. */
@@ -136,6 +182,8 @@ export interface NewSnapshot {
   readonly alerts: readonly AlertDraft[];
   readonly unreachableSince: Date | null;
   readonly check: Omit<CheckRow, 'snapshotId'>;
+  /** Its judgement, written with it (absent: judged after it is recorded). */
+  readonly judgement?: StateJudgement;
 }
 
 /** A snapshot as history shows it: when it was seen, how often, what it was. */

@@ -60,6 +60,17 @@ export type IncidentDraft = Omit<IncidentPayload, 'kind' | 'format' | 'siteId'> 
   );
 
 /**
+ * Whether anyone hears of a site's incidents opening or getting worse: its topics include
+ * `incidents` and it has a recipient or a webhook (else `incidentAlerts` makes none).
+ */
+export function hearsOfIncidents(targets: AlertTargets): boolean {
+  return (
+    (targets.events as readonly string[]).includes('incidents') &&
+    (targets.email.length > 0 || targets.webhooks.length > 0)
+  );
+}
+
+/**
  * The notifications of one transition, when the site's alerts follow incidents (its
  * topics include `incidents`): one email to its recipients and one POST per webhook.
  */

@@ -149,7 +149,7 @@ export function createCheckStore(db: Database): CheckStore {
       return site === undefined ? [] : [site];
     },
     recordCheck: (check: CheckRow) => checks.record(check),
-    recordSnapshot: (snapshot: NewSnapshot) => states.record(snapshot),
+    recordSnapshot: (snapshot: NewSnapshot) => states.recordState(snapshot),
     recordRefusal: (refusal: NewRefusal) => recordRefusal(db, refusal),
     clearRefusal: (siteId: number) => clearRefusal(db, siteId),
     replaceVerdicts: (

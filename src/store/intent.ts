@@ -251,7 +251,7 @@ async function writeRound(
     judged AS (
       UPDATE sites AS s
          SET intent_state = v.state, intent_since = v.since, intent_key = v.key,
-             intent_report = v.report
+             intent_report = v.report, intent_version = s.intent_version + 1
         FROM v WHERE s.id = v.id),
     updated AS (
       UPDATE incidents AS i

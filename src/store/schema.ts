@@ -97,6 +97,13 @@ export const sites = pgTable('sites', {
    * rules): a check that finds it differs judges the site again; null after a refusal.
    */
   intentKey: text('intent_key'),
+  /**
+   * Counts the judgements written for the site: a check that judged a new state from what
+   * it read writes it with the state only if no other judgement came between (the state's
+   * statement sees other tables as they were when it started, not after a lock it waited
+   * for). 0: never judged, so no incident either.
+   */
+  intentVersion: integer('intent_version').notNull().default(0),
   /** The cells that differ (at most 200), how many there are, and why it cannot be checked. */
   intentReport: jsonb('intent_report').$type<{
     violations: Violation[];

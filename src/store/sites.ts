@@ -56,6 +56,7 @@ interface SiteRow {
   refused_since: Date | string | null;
   refused_reason: string | null;
   refused_at: Date | string | null;
+  intent_version: number;
 }
 
 const id = (value: number | string | null) => (value === null ? null : Number(value));
@@ -86,7 +87,8 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
           s.current_file_condition AS file_condition, c.id AS snapshot_id, c.status, c.error,
           c.body_sha256, c.stale, c.last_good_id, g.body_sha256 AS last_good_sha256,
           g.truncated AS last_good_truncated, g.dropped_bytes, g.dropped_line_breaks,
-          g.dropped_complete, s.refused_since, s.refused_reason, s.refused_at
+          g.dropped_complete, s.refused_since, s.refused_reason, s.refused_at,
+          s.intent_version
         FROM sites AS s
         LEFT JOIN snapshots AS c ON c.id = s.current_snapshot_id
         LEFT JOIN snapshots AS g ON g.id = c.last_good_id
@@ -100,6 +102,7 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
     return {
       id: row.id,
       origin: row.origin,
+      intentVersion: row.intent_version,
       refused:
         refusedSince === null
           ? null

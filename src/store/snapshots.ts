@@ -7,7 +7,14 @@ import type { Database } from './db.js';
 import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
 import { decodeVerdicts, encodeVerdicts } from './verdict-sets.js';
-import type { CheckRow, IncidentStart, NewSnapshot } from '../monitor/records.js';
+import type {
+  CheckRow,
+  IncidentStart,
+  JudgementBasis,
+  NewSnapshot,
+  RecordedState,
+} from '../monitor/records.js';
+import type { SiteState } from '../policy/intent.js';
 import { incidentStartOf } from './sites.js';
 
 /**
@@ -70,8 +77,8 @@ async function insertChecks(
  * same change; the loser records nothing and gets StateMovedError (its check is retried).
  */
 export class SnapshotWriter {
-  readonly #commit: Batcher<NewSnapshot, number | null>;
-  readonly #commitWithAlerts: Batcher<NewSnapshot, number | null>;
+  readonly #commit: Batcher<NewSnapshot, RecordedState | null>;
+  readonly #commitWithAlerts: Batcher<NewSnapshot, RecordedState | null>;
 
   constructor(db: Database) {
     this.#commit = new Batcher((states) => insertSnapshots(db, states), 200);
@@ -80,12 +87,12 @@ export class SnapshotWriter {
     this.#commitWithAlerts = new Batcher(
       (states) =>
         db.transaction(async (tx) => {
-          const ids = await insertSnapshots(tx, states);
+          const written = await insertSnapshots(tx, states);
           await insertAlertsOfStates(
             tx,
             states.flatMap((state, i) => {
-              const id = ids[i];
-              if (id === null || id === undefined) return [];
+              const id = written[i]?.snapshotId;
+              if (id === undefined) return [];
               return [
                 {
                   drafts: state.alerts,
@@ -95,31 +102,43 @@ export class SnapshotWriter {
               ];
             }),
           );
-          return ids;
+          return written;
         }),
       200,
     );
   }
 
+  /** Records a state; its id. */
   async record(snapshot: NewSnapshot): Promise<number> {
-    const id = await (snapshot.alerts.length > 0 ? this.#commitWithAlerts : this.#commit).add(
+    return (await this.recordState(snapshot)).snapshotId;
+  }
+
+  /** Records a state (and its judgement, if it has one): its id and the incident it opened. */
+  async recordState(snapshot: NewSnapshot): Promise<RecordedState> {
+    const written = await (snapshot.alerts.length > 0 ? this.#commitWithAlerts : this.#commit).add(
       snapshot,
     );
-    if (id === null) throw new StateMovedError(snapshot.siteId);
-    return id;
+    if (written === null) throw new StateMovedError(snapshot.siteId);
+    return written;
   }
 }
 
 /**
  * Writes new states in one statement of data-modifying CTEs (they see none of each
  * other's rows; the foreign keys are checked at the end of the statement, when the
- * snapshots are there). Returns each state's new id, or null where the site had moved
- * on (another check recorded a state meanwhile, or an earlier state of the same batch).
+ * snapshots are there), each with its judgement when it has one: the site's state against
+ * intent and the incident it opens or updates. Returns each state's new id (and the
+ * incident it opened), or null where the site had moved on: another check recorded a
+ * state meanwhile (or an earlier state of the same batch), or another judgement of the
+ * site came between the reads this one was decided from and this statement. The site's
+ * row is the guard of both: an update that waited for another transaction's lock on it
+ * checks its condition again on the row that transaction left, while the statement's
+ * other reads see the tables as they were when it began.
  */
 async function insertSnapshots(
   db: Pick<Database, 'execute'>,
   snapshots: readonly NewSnapshot[],
-): Promise<(number | null)[]> {
+): Promise<(RecordedState | null)[]> {
   const col = <T>(pick: (s: NewSnapshot) => T) => sql.param(snapshots.map(pick));
   const iso = (date: Date | null) => (date === null ? null : date.toISOString());
   const json = (value: unknown) => JSON.stringify(value);
@@ -128,14 +147,33 @@ async function insertSnapshots(
   // escapes every quote of every document, on both sides).
   const documents = snapshots.map((s, i) => {
     const set = sets[i];
+    const j = s.judgement;
     return [
       s.redirects,
       s.causes,
       set === null ? null : { ...set, cells: undefined, registry: s.registry ?? null },
+      j === undefined
+        ? null
+        : {
+            version: j.version,
+            state: j.state,
+            since: j.since.toISOString(),
+            key: j.keyPrefix,
+            report: j.report,
+            at: j.at.toISOString(),
+            step: j.step.kind,
+            incident: j.step.kind === 'update' ? j.step.id : null,
+            siteState: j.siteState,
+            causes: j.causes,
+          },
     ];
   });
   const events = snapshots.flatMap((s, ord) => s.events.map((e) => [ord, e]));
-  const rows = await queryRows<{ ord: number; id: string | number }>(
+  const rows = await queryRows<{
+    ord: number;
+    id: string | number;
+    incident: string | number | null;
+  }>(
     db,
     prepared(
       'insert-states',
@@ -170,11 +208,11 @@ async function insertSnapshots(
           checked_at, duration_ms, transient, cells)),
       documents AS (
         SELECT n - 1 AS ord, d->0 AS redirects, d->1 AS causes,
-          NULLIF(d->2, 'null'::jsonb) AS verdict_set
+          NULLIF(d->2, 'null'::jsonb) AS verdict_set, NULLIF(d->3, 'null'::jsonb) AS judgement
         FROM jsonb_array_elements(${json(documents)}::jsonb) WITH ORDINALITY AS x(d, n)),
       fresh AS (
         SELECT input.*, documents.redirects, documents.causes, documents.verdict_set,
-          nextval(pg_get_serial_sequence('snapshots', 'id')) AS id
+          documents.judgement, nextval(pg_get_serial_sequence('snapshots', 'id')) AS id
         FROM input JOIN documents USING (ord)),
       guard AS (
         UPDATE sites AS s SET current_snapshot_id = f.id, verdicts_key = f.verdicts_key,
@@ -183,9 +221,19 @@ async function insertSnapshots(
           current_file_condition = CASE WHEN f.sha256 IS NOT NULL THEN f.file_condition
             ELSE (SELECT p.file_condition FROM snapshots p WHERE p.id = f.last_good_id) END,
           blocking = COALESCE(
-            jsonb_path_exists(f.verdict_set->'counts', '$[*] ? (@.disallowed > 0)'), false)
+            jsonb_path_exists(f.verdict_set->'counts', '$[*] ? (@.disallowed > 0)'), false),
+          intent_state = CASE WHEN f.judgement IS NULL THEN s.intent_state
+            ELSE f.judgement->>'state' END,
+          intent_since = CASE WHEN f.judgement IS NULL THEN s.intent_since
+            ELSE (f.judgement->>'since')::timestamptz END,
+          intent_key = CASE WHEN f.judgement IS NULL THEN s.intent_key
+            ELSE (f.judgement->>'key') || ':' || f.id END,
+          intent_report = CASE WHEN f.judgement IS NULL THEN s.intent_report
+            ELSE f.judgement->'report' END,
+          intent_version = s.intent_version + CASE WHEN f.judgement IS NULL THEN 0 ELSE 1 END
         FROM fresh AS f
         WHERE s.id = f.site_id AND s.current_snapshot_id IS NOT DISTINCT FROM f.previous_id
+          AND (f.judgement IS NULL OR s.intent_version = (f.judgement->>'version')::int)
         RETURNING f.ord),
       ok AS (SELECT f.* FROM fresh AS f JOIN guard AS g ON g.ord = f.ord),
       stored_bodies AS (
@@ -225,13 +273,36 @@ async function insertSnapshots(
         ORDER BY e.n),
       stored_checks AS (
         INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
-        SELECT id, checked_at, duration_ms, transient FROM ok)
-      SELECT ord, id FROM ok`,
+        SELECT id, checked_at, duration_ms, transient FROM ok),
+      opened AS (
+        INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
+                               violation_count, worst_count, updated_at)
+        SELECT site_id, 'open', (judgement->>'at')::timestamptz, judgement->>'siteState',
+          judgement->'causes', judgement->'report'->'violations',
+          (judgement->'report'->>'violationCount')::int,
+          (judgement->'report'->>'violationCount')::int, (judgement->>'at')::timestamptz
+        FROM ok WHERE judgement->>'step' = 'open'
+        RETURNING id, site_id),
+      reported AS (
+        UPDATE incidents AS i
+           SET site_state = ok.judgement->>'siteState', causes = ok.judgement->'causes',
+               violations = ok.judgement->'report'->'violations',
+               violation_count = (ok.judgement->'report'->>'violationCount')::int,
+               worst_count = GREATEST(i.worst_count,
+                 (ok.judgement->'report'->>'violationCount')::int),
+               updated_at = (ok.judgement->>'at')::timestamptz
+          FROM ok
+         WHERE ok.judgement->>'step' = 'update' AND i.id = (ok.judgement->>'incident')::bigint)
+      SELECT ok.ord, ok.id, o.id AS incident FROM ok LEFT JOIN opened AS o USING (site_id)`,
     ),
   );
-  const ids: (number | null)[] = snapshots.map(() => null);
-  for (const row of rows) ids[row.ord] = Number(row.id);
-  return ids;
+  const written: (RecordedState | null)[] = snapshots.map(() => null);
+  for (const row of rows)
+    written[row.ord] = {
+      snapshotId: Number(row.id),
+      openedIncidentId: row.incident === null ? null : Number(row.incident),
+    };
+  return written;
 }
 
 /** Replaces a snapshot's verdicts after the watches or agents changed (no events: the file did not). */
@@ -306,6 +377,7 @@ export interface PreviousParts {
   readonly body: Uint8Array | null;
   readonly verdicts: WatchVerdict[];
   readonly incident: IncidentStart;
+  readonly judgement: JudgementBasis;
 }
 
 interface PreviousRequest {
@@ -355,6 +427,16 @@ async function loadPreviousParts(
     body: string | null;
     verdict_set: string | null;
     troubled: boolean | null;
+    intent_version: number;
+    intent_state: SiteState | null;
+    intent_since: string | Date | null;
+    incident_id: string | number | null;
+    incident_state: 'open' | 'resolved' | null;
+    site_state: 'not-as-intended' | 'cannot-check' | null;
+    violation_count: number | null;
+    worst_count: number | null;
+    causes: string[] | null;
+    resolved_at: string | Date | null;
   }>(
     db,
     prepared(
@@ -365,13 +447,22 @@ async function loadPreviousParts(
           THEN json_build_array(v.urls, v.agents, v.profiles, v.causes, v.cells)::text
         END AS verdict_set,
         NOT (c.status BETWEEN 200 AND 299
-          AND coalesce(c.file_condition, 'robots') IN ('robots', 'cut')) AS troubled
+          AND coalesce(c.file_condition, 'robots') IN ('robots', 'cut')) AS troubled,
+        s.intent_version, s.intent_state, s.intent_since, i.id AS incident_id,
+        i.state AS incident_state, i.site_state, i.violation_count, i.worst_count, i.causes,
+        i.resolved_at
       FROM unnest(${sql.param(requests.map((_, i) => i))}::int[],
+        ${sql.param(requests.map((r) => r.siteId))}::int[],
         ${sql.param(requests.map((r) => r.snapshotId))}::bigint[],
-        ${sql.param(requests.map((r) => r.lastGoodSha256))}::text[]) AS r(ord, snapshot_id, sha256)
+        ${sql.param(requests.map((r) => r.lastGoodSha256))}::text[])
+        AS r(ord, site_id, snapshot_id, sha256)
+      JOIN sites AS s ON s.id = r.site_id
       LEFT JOIN snapshots AS c ON c.id = r.snapshot_id
       LEFT JOIN bodies AS b ON b.sha256 = r.sha256
-      LEFT JOIN verdict_sets AS v ON v.snapshot_id = r.snapshot_id`,
+      LEFT JOIN verdict_sets AS v ON v.snapshot_id = r.snapshot_id
+      LEFT JOIN LATERAL (
+        SELECT * FROM incidents AS i WHERE i.site_id = r.site_id ORDER BY i.id DESC LIMIT 1
+      ) AS i ON true`,
     ),
   );
   const parts: PreviousParts[] = [];
@@ -384,6 +475,23 @@ async function loadPreviousParts(
       body: row.body === null ? null : new Uint8Array(Buffer.from(row.body, 'hex')),
       verdicts: row.verdict_set === null ? [] : previousVerdicts(row.verdict_set),
       incident: NO_INCIDENT,
+      judgement: {
+        version: row.intent_version,
+        state: row.intent_state,
+        since: rowDate(row.intent_since),
+        latest:
+          row.incident_id === null
+            ? null
+            : {
+                id: Number(row.incident_id),
+                state: row.incident_state!,
+                siteState: row.site_state!,
+                violationCount: row.violation_count!,
+                worstCount: row.worst_count!,
+                causes: row.causes!,
+                resolvedAt: rowDate(row.resolved_at),
+              },
+      },
     };
     if (row.troubled !== false) troubled.push(row.ord);
   }

@@ -6,7 +6,9 @@
 import { hash } from 'node:crypto';
 import type { SiteConfig } from '../../config/config.js';
 import { fetchStatusOf } from '../../policy/changes/events.js';
-import { DEFAULT_FLAP_WINDOW_MS } from '../../policy/incidents.js';
+import { DEFAULT_FLAP_WINDOW_MS, incidentStep, intentCauses } from '../../policy/incidents.js';
+import type { IncidentStep } from '../../policy/incidents.js';
+import { hearsOfIncidents } from '../../policy/incident-alerts.js';
 import { evaluateIntent } from '../../policy/intent.js';
 import type { IntentEvaluation } from '../../policy/intent.js';
 import type { FileCondition } from '../../policy/file-condition.js';
@@ -14,7 +16,7 @@ import type { WatchVerdict } from '../../policy/verdicts.js';
 import type { FetchOutcome } from '../../policy/access.js';
 import type { ChangeCause } from '../../policy/changes/cause-model.js';
 import { causeHeadline } from '../../policy/wording/explain.js';
-import type { JudgementRecorded } from '../records.js';
+import type { JudgementBasis, JudgementRecorded, StateJudgement } from '../records.js';
 import type { CheckDeps } from '../ports.js';
 import { verdictsKey } from './record-state.js';
 
@@ -52,27 +54,97 @@ export function judgedKey(site: SiteConfig, snapshotId: number): string {
   return `${intentKey(site)}:${snapshotId}`;
 }
 
+/** A state of a site as it is judged: its verdicts, fetch and file. */
+interface JudgedState {
+  readonly fetch: FetchOutcome;
+  readonly stale: boolean;
+  readonly fileCondition: FileCondition | null;
+  readonly verdicts: readonly WatchVerdict[];
+}
+
+/** A state of a site against its intent. */
+export function evaluateState(site: SiteConfig, state: JudgedState): IntentEvaluation {
+  return evaluateIntent(site.intent.rules, state.verdicts, {
+    status: fetchStatusOf(state.fetch, site.profile, state.stale),
+    fileCondition: state.fileCondition,
+    refused: null,
+  });
+}
+
+/**
+ * A new state's judgement decided from what was read with the state before it, to be
+ * written in the state's own statement: when its transition makes no alert (nobody hears
+ * of the incident that opens or gets worse, none resolves or reopens). Null: the state is
+ * judged after it is recorded (`judge`), as when `basis` was not read.
+ */
+export function judgementWithState(
+  deps: Pick<CheckDeps, 'flapWindowMs'>,
+  site: SiteConfig,
+  basis: JudgementBasis | null,
+  evaluation: IntentEvaluation,
+  at: Date,
+): { readonly write: StateJudgement; readonly step: IncidentStep } | null {
+  if (basis === null) return null;
+  const step = incidentStep(
+    basis.latest,
+    evaluation,
+    at,
+    deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS,
+  );
+  const heard = hearsOfIncidents(site.alerts);
+  if (step.kind === 'resolve' || step.kind === 'reopen') return null;
+  if (heard && (step.kind === 'open' || (step.kind === 'update' && step.worse))) return null;
+  const writes = step.kind !== 'none';
+  const write: StateJudgement = {
+    version: basis.version,
+    state: evaluation.state,
+    since: basis.state === evaluation.state && basis.since !== null ? basis.since : at,
+    keyPrefix: intentKey(site),
+    report: {
+      violations: evaluation.violations,
+      violationCount: evaluation.violationCount,
+      judged: evaluation.judged,
+      reason: evaluation.reason,
+    },
+    at,
+    step: step.kind === 'update' ? { kind: 'update', id: step.id } : { kind: step.kind },
+    siteState: !writes
+      ? null
+      : evaluation.state === 'cannot-check'
+        ? 'cannot-check'
+        : 'not-as-intended',
+    causes: writes ? intentCauses(evaluation) : null,
+  };
+  return { write, step };
+}
+
+/** What a judgement written with its state did, as `judge` reports it. */
+export function judgedWithState(
+  evaluation: IntentEvaluation,
+  step: IncidentStep,
+  openedIncidentId: number | null,
+): Judged {
+  const recorded: JudgementRecorded =
+    step.kind === 'open'
+      ? { step: 'open', incidentId: openedIncidentId, worse: true }
+      : step.kind === 'update'
+        ? { step: 'update', incidentId: step.id, worse: step.worse }
+        : { step: 'none', incidentId: null, worse: false };
+  return { evaluation, recorded };
+}
+
 /** Judges one state of a site (its verdicts, fetch and file) and records the judgement. */
 export async function judge(
   deps: Pick<CheckDeps, 'store' | 'now' | 'flapWindowMs'>,
   site: SiteConfig,
   siteId: number,
-  state: {
-    readonly snapshotId: number;
-    readonly fetch: FetchOutcome;
-    readonly stale: boolean;
-    readonly fileCondition: FileCondition | null;
-    readonly verdicts: readonly WatchVerdict[];
-  },
+  state: JudgedState & { readonly snapshotId: number },
   at: Date,
   /** What changed in robots.txt at this check (none when only the settings changed). */
   causes: readonly ChangeCause[] = [],
+  /** The state's evaluation, when it was made already. */
+  evaluation: IntentEvaluation = evaluateState(site, state),
 ): Promise<Judged> {
-  const evaluation = evaluateIntent(site.intent.rules, state.verdicts, {
-    status: fetchStatusOf(state.fetch, site.profile, state.stale),
-    fileCondition: state.fileCondition,
-    refused: null,
-  });
   const recorded = await deps.store.recordJudgement({
     siteId,
     snapshotId: state.snapshotId,

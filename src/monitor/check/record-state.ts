@@ -19,10 +19,10 @@ import type { FetchStatus, StateView } from '../../policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../policy/verdicts.js';
 import type { RobotsState, WatchVerdict } from '../../policy/verdicts.js';
 import { errorFindings } from '../../robots/index.js';
-import type { CurrentState, IncidentStart, StoredSite } from '../records.js';
+import type { CurrentState, IncidentStart, JudgementBasis, StoredSite } from '../records.js';
 import type { CheckDeps, CheckStore } from '../ports.js';
 import type { CheckOutcome, Fetched } from './site.js';
-import { judge, judgedKey } from './judge.js';
+import { evaluateState, judge, judgedKey, judgedWithState, judgementWithState } from './judge.js';
 
 /**
  * The state was seen again: one check row. If the watches or agents changed since its
@@ -178,7 +178,18 @@ export async function recordNewState(
   const causes = change === null ? [] : causesOfChange({ ...change, ...coverage });
   const fileCondition =
     result.body === null ? null : cache.condition(result.body, result.cut !== null);
-  const snapshotId = await deps.store.recordSnapshot({
+  // Judged now, and written with the state when its transition alerts no one: what it is
+  // decided from was read with the state before (a first state: a site never judged).
+  const judgedState = { fetch: result, stale: seen.stale, fileCondition, verdicts };
+  const evaluation = evaluateState(site, judgedState);
+  const withState = judgementWithState(
+    deps,
+    site,
+    previous?.judgement ?? (current === null && stored.intentVersion === 0 ? NEVER_JUDGED : null),
+    evaluation,
+    checkedAt,
+  );
+  const { snapshotId, openedIncidentId } = await deps.store.recordSnapshot({
     siteId: stored.id,
     previousId: current?.snapshotId ?? null,
     status: result.status,
@@ -209,15 +220,20 @@ export async function recordNewState(
     ),
     unreachableSince: seen.unreachableSince,
     check: { checkedAt, durationMs: seen.durationMs, transient },
+    ...(withState === null ? {} : { judgement: withState.write }),
   });
-  const judged = await judge(
-    deps,
-    site,
-    stored.id,
-    { snapshotId, fetch: result, stale: seen.stale, fileCondition, verdicts },
-    checkedAt,
-    causes,
-  );
+  const judged =
+    withState === null
+      ? await judge(
+          deps,
+          site,
+          stored.id,
+          { ...judgedState, snapshotId },
+          checkedAt,
+          causes,
+          evaluation,
+        )
+      : judgedWithState(evaluation, withState.step, openedIncidentId);
   const next: CurrentState = {
     snapshotId,
     status: result.status,
@@ -259,8 +275,13 @@ async function previousState(
   site: SiteConfig,
   siteId: number,
   current: CurrentState,
-): Promise<{ side: CauseSide; status: FetchStatus; incident: IncidentStart }> {
-  const { body, verdicts, incident } = await deps.store.loadPrevious(
+): Promise<{
+  side: CauseSide;
+  status: FetchStatus;
+  incident: IncidentStart;
+  judgement: JudgementBasis;
+}> {
+  const { body, verdicts, incident, judgement } = await deps.store.loadPrevious(
     siteId,
     current.snapshotId,
     current.lastGoodSha256,
@@ -277,8 +298,17 @@ async function previousState(
     },
     status: fetchStatusOf(current, site.profile, current.stale),
     incident,
+    judgement,
   };
 }
+
+/** A site judged never: no state against intent, no incident. */
+const NEVER_JUDGED: JudgementBasis = Object.freeze({
+  version: 0,
+  state: null,
+  since: null,
+  latest: null,
+});
 
 /** What the change events of a state are computed from. */
 function stateView(
