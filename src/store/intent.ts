@@ -2,7 +2,10 @@
  * Sites judged against their intent, and their incidents: each judgement is written
  * with the transition it makes (policy/incidents.ts) in one transaction, the site's row
  * locked so that two judgements of a site never open two incidents; judgements that
- * arrive together are written together.
+ * arrive together are written together. (A new state whose transition alerts no one is
+ * judged in the state's own statement instead, store/snapshots.ts; every judgement counts
+ * itself on the site's row, `intent_version`, which is how that statement knows whether
+ * another came between.)
  */
 import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
