@@ -4,26 +4,20 @@
  * three profiles), reads back the same verdicts, verdict history and overview counts,
  * and (migration 0008) the site's standing.
  */
-import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 import type { RobotsState, WatchVerdict } from '../../../src/policy/verdicts.js';
-import { MIGRATIONS_FOLDER, queryRows } from '../../../src/store/db.js';
+import { queryRows } from '../../../src/store/db.js';
 import type { Database } from '../../../src/store/db.js';
 import { loadOverview, loadSiteStandings } from '../../../src/store/overview.js';
 import { loadVerdicts } from '../../../src/store/snapshots.js';
 import { loadVerdictHistory } from '../../../src/store/verdict-history.js';
-import { adminQuery, databaseKinds, databaseUrl } from '../../support/database.js';
+import { databaseKinds } from '../../support/database.js';
+import { bareDatabase, migrationsBefore } from '../../support/migrations.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/realworld/protego', import.meta.url));
 const WATCHES = [
@@ -41,20 +35,6 @@ const AGENTS = [
   { token: '*', profile: 'legacy' as const },
   { token: 'googlebot-news', profile: 'google' as const },
 ];
-
-/** The migrations up to the one before `tag` (it and every later one left out). */
-function migrationsBefore(tag: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'robowatch-migrations-'));
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journal = JSON.parse(readFileSync(join(dir, 'meta/_journal.json'), 'utf8')) as {
-    entries: { tag: string }[];
-  };
-  const at = journal.entries.findIndex((e) => e.tag === tag);
-  for (const entry of journal.entries.slice(at)) rmSync(join(dir, `${entry.tag}.sql`));
-  journal.entries = journal.entries.slice(0, at);
-  writeFileSync(join(dir, 'meta/_journal.json'), JSON.stringify(journal));
-  return dir;
-}
 
 async function writeOldVerdicts(db: Database): Promise<Map<number, WatchVerdict[]>> {
   const written = new Map<number, WatchVerdict[]>();
@@ -96,44 +76,11 @@ const byCell = (rows: readonly WatchVerdict[]) =>
 describe.each(databaseKinds())('migrating verdict rows to compact sets on %s', (kind) => {
   it('reads back every verdict, the verdict history and the overview counts', async () => {
     const before = migrationsBefore('0005_compact_verdicts');
-    let db: Database;
-    let migrate: (folder: string) => Promise<void>;
-    let close: () => Promise<void>;
-    if (kind === 'pglite') {
-      const client = new PGlite();
-      const lite = drizzlePglite(client);
-      db = lite as unknown as Database;
-      migrate = (folder) => migratePglite(lite, { migrationsFolder: folder });
-      close = () => client.close();
-    } else {
-      const name = `robowatch_migrate_${process.pid}`;
-      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await adminQuery(`CREATE DATABASE ${name}`);
-      const pool = new pg.Pool({ connectionString: databaseUrl(name) });
-      // As the product's pool does: a client still closing when the database is dropped
-      // hears the server end its session; that is not this test's failure.
-      pool.on('connect', (client) => client.on('error', () => {}));
-      const node = drizzlePg(pool);
-      db = node as unknown as Database;
-      migrate = (folder) => migratePg(node, { migrationsFolder: folder });
-      close = async () => {
-        await pool.end();
-        // A session still closing is let go rather than terminated: terminated, the server
-        // tells its client (57P01) after the client has stopped listening.
-        for (let waited = 0; waited < 10_000; waited += 50) {
-          const sessions = await adminQuery(
-            `SELECT 1 FROM pg_stat_activity WHERE datname = '${name}'`,
-          );
-          if (sessions === 0) break;
-          await new Promise((done) => setTimeout(done, 50));
-        }
-        await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      };
-    }
+    const { db, migrate, close } = await bareDatabase(kind, 'robowatch_migrate');
     try {
       await migrate(before);
       const written = await writeOldVerdicts(db);
-      await migrate(MIGRATIONS_FOLDER);
+      await migrate();
 
       for (const [id, rows] of written)
         expect(byCell(await loadVerdicts(db, id))).toEqual(byCell(rows));
