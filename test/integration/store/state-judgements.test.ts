@@ -16,7 +16,7 @@ import { sites } from '../../../src/store/schema.js';
 import { countRows } from '../../../src/store/sites.js';
 import { SnapshotWriter } from '../../../src/store/snapshots.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
-import type { TestDatabase } from '../../support/database.js';
+import type { DatabaseKind, TestDatabase } from '../../support/database.js';
 
 const AT = new Date('2026-05-01T00:00:00Z');
 const later = (minutes: number) => new Date(AT.getTime() + minutes * 60_000);
@@ -74,33 +74,38 @@ function judgement(
   };
 }
 
-describe.each(databaseKinds())('states judged in their own statement on %s', (kind) => {
-  let database: TestDatabase;
-  let siteId: number;
+/** A fresh database with one site, for each test of the block that calls it. */
+function oneSite(kind: DatabaseKind): { database: TestDatabase; siteId: number } {
+  const fixture = {} as { database: TestDatabase; siteId: number };
   beforeEach(async () => {
-    database = await createTestDatabase(kind);
-    const [row] = await database.handle.db
+    fixture.database = await createTestDatabase(kind);
+    const [row] = await fixture.database.handle.db
       .insert(sites)
       .values({ origin: 'https://s.example' })
       .returning({ id: sites.id });
-    siteId = row!.id;
+    fixture.siteId = row!.id;
   });
-  afterEach(() => database.close());
+  afterEach(() => fixture.database.close());
+  return fixture;
+}
+
+describe.each(databaseKinds())('states judged in their own statement on %s', (kind) => {
+  const fixture = oneSite(kind);
 
   const siteRow = async () =>
-    (await database.handle.db.select().from(sites).where(eq(sites.id, siteId)))[0]!;
+    (await fixture.database.handle.db.select().from(sites).where(eq(sites.id, fixture.siteId)))[0]!;
 
   it('writes a first state with its judgement: the site’s state and report, and the incident it opens', async () => {
-    const writer = new SnapshotWriter(database.handle.db);
+    const writer = new SnapshotWriter(fixture.database.handle.db);
     const first = await writer.recordState({
-      ...state(siteId, null, 0),
+      ...state(fixture.siteId, null, 0),
       judgement: judgement(0, [blockedPricing], { kind: 'open' }, 0),
     });
     expect(first.openedIncidentId).not.toBeNull();
-    const [incident] = await listIncidents(database.handle.db, { limit: 10 });
+    const [incident] = await listIncidents(fixture.database.handle.db, { limit: 10 });
     expect(incident).toMatchObject({
       id: first.openedIncidentId,
-      siteId,
+      siteId: fixture.siteId,
       state: 'open',
       siteState: 'not-as-intended',
       violationCount: 1,
@@ -120,7 +125,7 @@ describe.each(databaseKinds())('states judged in their own statement on %s', (ki
 
     // The next state updates that incident: its cells now, the worst count kept.
     const second = await writer.recordState({
-      ...state(siteId, first.snapshotId, 1),
+      ...state(fixture.siteId, first.snapshotId, 1),
       judgement: judgement(
         1,
         [blockedPricing, blockedBlog],
@@ -130,10 +135,10 @@ describe.each(databaseKinds())('states judged in their own statement on %s', (ki
     });
     expect(second.openedIncidentId).toBeNull();
     const third = await writer.recordState({
-      ...state(siteId, second.snapshotId, 2),
+      ...state(fixture.siteId, second.snapshotId, 2),
       judgement: judgement(2, [blockedBlog], { kind: 'update', id: first.openedIncidentId! }, 2),
     });
-    const incidents = await listIncidents(database.handle.db, { limit: 10 });
+    const incidents = await listIncidents(fixture.database.handle.db, { limit: 10 });
     expect(incidents).toHaveLength(1);
     expect(incidents[0]).toMatchObject({ violationCount: 1, worstCount: 2, state: 'open' });
     expect(await siteRow()).toMatchObject({
@@ -143,12 +148,12 @@ describe.each(databaseKinds())('states judged in their own statement on %s', (ki
   });
 
   it('records neither the state nor its judgement when another judgement came between', async () => {
-    const writer = new SnapshotWriter(database.handle.db);
+    const writer = new SnapshotWriter(fixture.database.handle.db);
     // Decided from a site never judged (version 0); a round of judgements then opens an
     // incident (a refused check, say): the state would open a second one.
-    const [round] = await recordJudgements(database.handle.db, [
+    const [round] = await recordJudgements(fixture.database.handle.db, [
       {
-        siteId,
+        siteId: fixture.siteId,
         snapshotId: null,
         key: null,
         evaluation: {
@@ -166,12 +171,12 @@ describe.each(databaseKinds())('states judged in their own statement on %s', (ki
     expect((await siteRow()).intentVersion).toBe(1);
     await expect(
       writer.recordState({
-        ...state(siteId, null, 1),
+        ...state(fixture.siteId, null, 1),
         judgement: judgement(0, [blockedPricing], { kind: 'open' }, 1),
       }),
     ).rejects.toBeInstanceOf(StateMovedError);
-    expect(await countRows(database.handle.db)).toMatchObject({ snapshots: 0, checks: 0 });
-    expect(await listIncidents(database.handle.db, { limit: 10 })).toHaveLength(1);
+    expect(await countRows(fixture.database.handle.db)).toMatchObject({ snapshots: 0, checks: 0 });
+    expect(await listIncidents(fixture.database.handle.db, { limit: 10 })).toHaveLength(1);
     expect(await siteRow()).toMatchObject({ currentSnapshotId: null, intentState: 'cannot-check' });
   });
 });
@@ -180,40 +185,30 @@ describe.each(databaseKinds())('states judged in their own statement on %s', (ki
 describe.each(databaseKinds().filter((k) => k === 'postgres'))(
   'a state that waits for a judgement on %s',
   (kind) => {
-    let database: TestDatabase;
-    let siteId: number;
-    beforeEach(async () => {
-      database = await createTestDatabase(kind);
-      const [row] = await database.handle.db
-        .insert(sites)
-        .values({ origin: 'https://s.example' })
-        .returning({ id: sites.id });
-      siteId = row!.id;
-    });
-    afterEach(() => database.close());
+    const fixture = oneSite(kind);
 
     it('is not recorded on top of the judgement it waited for', async () => {
       // Another process judges the site (locks its row, opens an incident) and has not
       // committed yet; the state's statement waits for the row, then finds it judged.
-      const other = new pg.Client({ connectionString: database.url });
+      const other = new pg.Client({ connectionString: fixture.database.url });
       await other.connect();
       try {
         await other.query('BEGIN');
-        await other.query('SELECT id FROM sites WHERE id = $1 FOR UPDATE', [siteId]);
+        await other.query('SELECT id FROM sites WHERE id = $1 FOR UPDATE', [fixture.siteId]);
         await other.query(
           `INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
              violation_count, worst_count, updated_at)
            VALUES ($1, 'open', $2, 'not-as-intended', '[]', '[]', 1, 1, $2)`,
-          [siteId, AT],
+          [fixture.siteId, AT],
         );
         await other.query(
           `UPDATE sites SET intent_version = intent_version + 1, intent_state = 'not-as-intended'
             WHERE id = $1`,
-          [siteId],
+          [fixture.siteId],
         );
-        const writer = new SnapshotWriter(database.handle.db);
+        const writer = new SnapshotWriter(fixture.database.handle.db);
         const write = writer.recordState({
-          ...state(siteId, null, 1),
+          ...state(fixture.siteId, null, 1),
           judgement: judgement(0, [blockedPricing], { kind: 'open' }, 1),
         });
         const settled = write.then(
@@ -224,7 +219,7 @@ describe.each(databaseKinds().filter((k) => k === 'postgres'))(
         const deadline = Date.now() + 60_000;
         for (;;) {
           const [waiting] = await queryRows<{ n: number }>(
-            database.handle.db,
+            fixture.database.handle.db,
             sql`SELECT count(*)::int AS n FROM pg_stat_activity
                  WHERE wait_event_type = 'Lock' AND query LIKE '%prepared insert-states%'`,
           );
@@ -234,8 +229,8 @@ describe.each(databaseKinds().filter((k) => k === 'postgres'))(
         }
         await other.query('COMMIT');
         expect(await settled).toBeInstanceOf(StateMovedError);
-        expect(await listIncidents(database.handle.db, { limit: 10 })).toHaveLength(1);
-        expect(await countRows(database.handle.db)).toMatchObject({ snapshots: 0 });
+        expect(await listIncidents(fixture.database.handle.db, { limit: 10 })).toHaveLength(1);
+        expect(await countRows(fixture.database.handle.db)).toMatchObject({ snapshots: 0 });
       } finally {
         await other.end();
       }
