@@ -108,11 +108,6 @@ export class SnapshotWriter {
     );
   }
 
-  /** Records a state; its id. */
-  async record(snapshot: NewSnapshot): Promise<number> {
-    return (await this.recordState(snapshot)).snapshotId;
-  }
-
   /** Records a state (and its judgement, if it has one): its id and the incident it opened. */
   async recordState(snapshot: NewSnapshot): Promise<RecordedState> {
     const written = await (snapshot.alerts.length > 0 ? this.#commitWithAlerts : this.#commit).add(

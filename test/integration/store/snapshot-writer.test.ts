@@ -74,7 +74,9 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
 
   it('writes fifty states at once, each whole', async () => {
     const writer = new SnapshotWriter(database.handle.db);
-    const snapshotIds = await Promise.all(ids.map((id, i) => writer.record(state(id, i))));
+    const snapshotIds = (
+      await Promise.all(ids.map((id, i) => writer.recordState(state(id, i))))
+    ).map((r) => r.snapshotId);
     expect(new Set(snapshotIds).size).toBe(50);
     expect(await countRows(database.handle.db)).toMatchObject({
       snapshots: 50,
@@ -96,9 +98,9 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
   it('records one of two states of a site from the same starting point', async () => {
     const writer = new SnapshotWriter(database.handle.db);
     const results = await Promise.allSettled([
-      writer.record(state(ids[0]!, 0)),
-      writer.record(state(ids[0]!, 1)),
-      writer.record(state(ids[1]!, 2)),
+      writer.recordState(state(ids[0]!, 0)),
+      writer.recordState(state(ids[0]!, 1)),
+      writer.recordState(state(ids[1]!, 2)),
     ]);
     const [a, b, c] = results;
     expect([a.status, b.status].sort()).toEqual(['fulfilled', 'rejected']);
@@ -123,10 +125,10 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
       return { ...state(siteId, i), alerts: [alert, { ...alert, url: `${alert.url}-b` }] };
     };
     const results = await Promise.allSettled([
-      ...ids.slice(0, 20).map((id, i) => writer.record(alerted(id, i))),
+      ...ids.slice(0, 20).map((id, i) => writer.recordState(alerted(id, i))),
       // A second state of the first site from the same starting point: not recorded, and
       // so neither are its alerts.
-      writer.record(alerted(ids[0]!, 99)),
+      writer.recordState(alerted(ids[0]!, 99)),
     ]);
     const recorded = results.filter((r) => r.status === 'fulfilled');
     expect(recorded).toHaveLength(20);
@@ -134,7 +136,7 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
     expect(moved.reason).toBeInstanceOf(StateMovedError);
     const rows = await database.handle.db.select().from(outbox);
     expect(rows).toHaveLength(40);
-    const snapshotIds = new Set(recorded.map((r) => r.value));
+    const snapshotIds = new Set(recorded.map((r) => r.value.snapshotId));
     expect(new Set(rows.map((r) => r.snapshotId))).toEqual(snapshotIds);
     for (const row of rows)
       expect(row.payload).toMatchObject({ kind: 'alert', snapshotId: row.snapshotId });
