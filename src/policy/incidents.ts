@@ -66,6 +66,13 @@ export function incidentStep(
   return { kind: 'update', id: latest.id, worse };
 }
 
+/** What an incident says of its site: it cannot be checked, or it is not as intended. */
+export function incidentSiteState(
+  evaluation: Pick<IntentEvaluation, 'state'>,
+): 'cannot-check' | 'not-as-intended' {
+  return evaluation.state === 'cannot-check' ? 'cannot-check' : 'not-as-intended';
+}
+
 /**
  * Why a site is not as intended, one line per distinct reason, as an SEO lead reads
  * them: the rule that blocks (or lets through) the cells that differ, or why it cannot

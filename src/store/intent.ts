@@ -9,7 +9,7 @@
  */
 import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
-import { intentCauses, incidentStep } from '../policy/incidents.js';
+import { incidentSiteState, intentCauses, incidentStep } from '../policy/incidents.js';
 import type { IncidentStep, LatestIncident } from '../policy/incidents.js';
 import type { IntentEntry, Violation } from '../policy/intent.js';
 import { incidentAlerts } from '../policy/incident-alerts.js';
@@ -238,7 +238,7 @@ async function writeRound(
       at: j.at.toISOString(),
       step: writes ? step.kind : null,
       incident: step.kind === 'update' ? step.id : null,
-      site_state: writes ? siteStateOf(evaluation) : null,
+      site_state: writes ? incidentSiteState(evaluation) : null,
       causes: writes ? intentCauses(evaluation) : null,
     };
   });
@@ -274,11 +274,6 @@ async function writeRound(
   return new Map(opened.map((row) => [row.site_id, Number(row.id)]));
 }
 
-/** What an incident says of its site: it cannot be checked, or it is not as intended. */
-function siteStateOf(evaluation: NewJudgement['evaluation']): 'cannot-check' | 'not-as-intended' {
-  return evaluation.state === 'cannot-check' ? 'cannot-check' : 'not-as-intended';
-}
-
 /** An incident's columns as a judgement says them now. */
 function incidentNow(j: NewJudgement): {
   siteState: 'cannot-check' | 'not-as-intended';
@@ -289,7 +284,7 @@ function incidentNow(j: NewJudgement): {
 } {
   const { evaluation } = j;
   return {
-    siteState: siteStateOf(evaluation),
+    siteState: incidentSiteState(evaluation),
     causes: intentCauses(evaluation),
     violations: [...evaluation.violations],
     violationCount: evaluation.violationCount,

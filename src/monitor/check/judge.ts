@@ -6,7 +6,12 @@
 import { hash } from 'node:crypto';
 import type { SiteConfig } from '../../config/config.js';
 import { fetchStatusOf } from '../../policy/changes/events.js';
-import { DEFAULT_FLAP_WINDOW_MS, incidentStep, intentCauses } from '../../policy/incidents.js';
+import {
+  DEFAULT_FLAP_WINDOW_MS,
+  incidentSiteState,
+  incidentStep,
+  intentCauses,
+} from '../../policy/incidents.js';
 import type { IncidentStep } from '../../policy/incidents.js';
 import { hearsOfIncidents } from '../../policy/incident-alerts.js';
 import { evaluateIntent } from '../../policy/intent.js';
@@ -108,11 +113,7 @@ export function judgementWithState(
     },
     at,
     step: step.kind === 'update' ? { kind: 'update', id: step.id } : { kind: step.kind },
-    siteState: !writes
-      ? null
-      : evaluation.state === 'cannot-check'
-        ? 'cannot-check'
-        : 'not-as-intended',
+    siteState: writes ? incidentSiteState(evaluation) : null,
     causes: writes ? intentCauses(evaluation) : null,
   };
   return { write, step };
