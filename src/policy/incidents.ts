@@ -66,6 +66,27 @@ export function incidentStep(
   return { kind: 'update', id: latest.id, worse };
 }
 
+/** What a judgement keeps on its site's row: the cells that differ, how many, and why. */
+export function intentReport(
+  evaluation: IntentEvaluation,
+): Pick<IntentEvaluation, 'violations' | 'violationCount' | 'judged' | 'reason'> {
+  return {
+    violations: evaluation.violations,
+    violationCount: evaluation.violationCount,
+    judged: evaluation.judged,
+    reason: evaluation.reason,
+  };
+}
+
+/** Since when a site is in the state a judgement finds: as before if it was in it already. */
+export function stateSince(
+  before: { readonly state: string | null; readonly since: Date | null },
+  evaluation: Pick<IntentEvaluation, 'state'>,
+  at: Date,
+): Date {
+  return before.state === evaluation.state && before.since !== null ? before.since : at;
+}
+
 /** What an incident says of its site: it cannot be checked, or it is not as intended. */
 export function incidentSiteState(
   evaluation: Pick<IntentEvaluation, 'state'>,

@@ -9,7 +9,13 @@
  */
 import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
-import { incidentSiteState, intentCauses, incidentStep } from '../policy/incidents.js';
+import {
+  incidentSiteState,
+  intentCauses,
+  intentReport,
+  incidentStep,
+  stateSince,
+} from '../policy/incidents.js';
 import type { IncidentStep, LatestIncident } from '../policy/incidents.js';
 import type { IntentEntry, Violation } from '../policy/intent.js';
 import { incidentAlerts } from '../policy/incident-alerts.js';
@@ -224,17 +230,9 @@ async function writeRound(
     return {
       id: j.siteId,
       state: evaluation.state,
-      since: (row.state === evaluation.state && row.since !== null
-        ? row.since
-        : j.at
-      ).toISOString(),
+      since: stateSince(row, evaluation, j.at).toISOString(),
       key: j.key,
-      report: {
-        violations: evaluation.violations,
-        violationCount: evaluation.violationCount,
-        judged: evaluation.judged,
-        reason: evaluation.reason,
-      },
+      report: intentReport(evaluation),
       at: j.at.toISOString(),
       step: writes ? step.kind : null,
       incident: step.kind === 'update' ? step.id : null,
@@ -256,22 +254,41 @@ async function writeRound(
          SET intent_state = v.state, intent_since = v.since, intent_key = v.key,
              intent_report = v.report, intent_version = s.intent_version + 1
         FROM v WHERE s.id = v.id),
-    updated AS (
-      UPDATE incidents AS i
-         SET site_state = v.site_state, causes = v.causes, violations = v.report->'violations',
-             violation_count = (v.report->>'violationCount')::int,
-             worst_count = GREATEST(i.worst_count, (v.report->>'violationCount')::int),
-             updated_at = v.at
-        FROM v WHERE v.step = 'update' AND i.id = v.incident)
-    INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
-                           violation_count, worst_count, updated_at)
-    SELECT v.id, 'open', v.at, v.site_state, v.causes, v.report->'violations',
-           (v.report->>'violationCount')::int, (v.report->>'violationCount')::int, v.at
-      FROM v WHERE v.step = 'open'
-    RETURNING id, site_id`,
+    updated AS (${updateIncidents(sql.raw('v'))})
+    ${openIncidents(sql.raw('v'))}`,
     ),
   );
   return new Map(opened.map((row) => [row.site_id, Number(row.id)]));
+}
+
+/*
+ * How judgements write their incidents, in a round's statement and in a state's own: each
+ * reads a relation of judgements with the site (`id`), `at`, `step` ('open', 'update' or
+ * null), `incident` (the one updated), `site_state`, `causes` and `report` (its
+ * violations and their count).
+ */
+
+/** The open incidents the judgements update: their cells now, the worst count kept. */
+export function updateIncidents(v: SQL): SQL {
+  return sql`
+      UPDATE incidents AS i
+         SET site_state = ${v}.site_state, causes = ${v}.causes,
+             violations = ${v}.report->'violations',
+             violation_count = (${v}.report->>'violationCount')::int,
+             worst_count = GREATEST(i.worst_count, (${v}.report->>'violationCount')::int),
+             updated_at = ${v}.at
+        FROM ${v} WHERE ${v}.step = 'update' AND i.id = ${v}.incident`;
+}
+
+/** The incidents the judgements open, returning their ids and sites. */
+export function openIncidents(v: SQL): SQL {
+  return sql`
+    INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
+                           violation_count, worst_count, updated_at)
+    SELECT ${v}.id, 'open', ${v}.at, ${v}.site_state, ${v}.causes, ${v}.report->'violations',
+           (${v}.report->>'violationCount')::int, (${v}.report->>'violationCount')::int, ${v}.at
+      FROM ${v} WHERE ${v}.step = 'open'
+    RETURNING id, site_id`;
 }
 
 /** An incident's columns as a judgement says them now. */

@@ -15,6 +15,7 @@ import type {
   RecordedState,
 } from '../monitor/records.js';
 import type { SiteState } from '../policy/intent.js';
+import { openIncidents, updateIncidents } from './intent.js';
 import { incidentStartOf } from './sites.js';
 
 /**
@@ -156,9 +157,9 @@ async function insertSnapshots(
             key: j.keyPrefix,
             report: j.report,
             at: j.at.toISOString(),
-            step: j.step.kind,
+            step: j.step.kind === 'none' ? null : j.step.kind,
             incident: j.step.kind === 'update' ? j.step.id : null,
-            siteState: j.siteState,
+            site_state: j.siteState,
             causes: j.causes,
           },
     ];
@@ -269,25 +270,14 @@ async function insertSnapshots(
       stored_checks AS (
         INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
         SELECT id, checked_at, duration_ms, transient FROM ok),
-      opened AS (
-        INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
-                               violation_count, worst_count, updated_at)
-        SELECT site_id, 'open', (judgement->>'at')::timestamptz, judgement->>'siteState',
-          judgement->'causes', judgement->'report'->'violations',
-          (judgement->'report'->>'violationCount')::int,
-          (judgement->'report'->>'violationCount')::int, (judgement->>'at')::timestamptz
-        FROM ok WHERE judgement->>'step' = 'open'
-        RETURNING id, site_id),
-      reported AS (
-        UPDATE incidents AS i
-           SET site_state = ok.judgement->>'siteState', causes = ok.judgement->'causes',
-               violations = ok.judgement->'report'->'violations',
-               violation_count = (ok.judgement->'report'->>'violationCount')::int,
-               worst_count = GREATEST(i.worst_count,
-                 (ok.judgement->'report'->>'violationCount')::int),
-               updated_at = (ok.judgement->>'at')::timestamptz
-          FROM ok
-         WHERE ok.judgement->>'step' = 'update' AND i.id = (ok.judgement->>'incident')::bigint)
+      judged AS (
+        SELECT ok.site_id AS id, j.*
+        FROM ok CROSS JOIN LATERAL jsonb_to_record(ok.judgement)
+          AS j(at timestamptz, step text, incident bigint, site_state text, causes jsonb,
+               report jsonb)
+        WHERE ok.judgement IS NOT NULL),
+      opened AS (${openIncidents(sql.raw('judged'))}),
+      reported AS (${updateIncidents(sql.raw('judged'))})
       SELECT ok.ord, ok.id, o.id AS incident FROM ok LEFT JOIN opened AS o USING (site_id)`,
     ),
   );

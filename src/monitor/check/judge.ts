@@ -11,6 +11,8 @@ import {
   incidentSiteState,
   incidentStep,
   intentCauses,
+  intentReport,
+  stateSince,
 } from '../../policy/incidents.js';
 import type { IncidentStep } from '../../policy/incidents.js';
 import { hearsOfIncidents } from '../../policy/incident-alerts.js';
@@ -103,14 +105,9 @@ export function judgementWithState(
   const write: StateJudgement = {
     version: basis.version,
     state: evaluation.state,
-    since: basis.state === evaluation.state && basis.since !== null ? basis.since : at,
+    since: stateSince(basis, evaluation, at),
     keyPrefix: intentKey(site),
-    report: {
-      violations: evaluation.violations,
-      violationCount: evaluation.violationCount,
-      judged: evaluation.judged,
-      reason: evaluation.reason,
-    },
+    report: intentReport(evaluation),
     at,
     step: step.kind === 'update' ? { kind: 'update', id: step.id } : { kind: step.kind },
     siteState: writes ? incidentSiteState(evaluation) : null,
