@@ -74,3 +74,24 @@ export async function bareDatabase(kind: DatabaseKind, name: string): Promise<Ba
     },
   };
 }
+
+/**
+ * Runs `test` on a database of its own migrated up to the one before `tag`: it writes rows
+ * as the code before that migration did, then calls `migrateRest()` and reads them back.
+ */
+export async function beforeMigration(
+  kind: DatabaseKind,
+  tag: string,
+  name: string,
+  test: (db: Database, migrateRest: () => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const before = migrationsBefore(tag);
+  const database = await bareDatabase(kind, name);
+  try {
+    await database.migrate(before);
+    await test(database.db, () => database.migrate());
+  } finally {
+    await database.close();
+    rmSync(before, { recursive: true, force: true });
+  }
+}

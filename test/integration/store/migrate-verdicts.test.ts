@@ -4,7 +4,7 @@
  * three profiles), reads back the same verdicts, verdict history and overview counts,
  * and (migration 0008) the site's standing.
  */
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
@@ -17,7 +17,7 @@ import { loadOverview, loadSiteStandings } from '../../../src/store/overview.js'
 import { loadVerdicts } from '../../../src/store/snapshots.js';
 import { loadVerdictHistory } from '../../../src/store/verdict-history.js';
 import { databaseKinds } from '../../support/database.js';
-import { bareDatabase, migrationsBefore } from '../../support/migrations.js';
+import { beforeMigration } from '../../support/migrations.js';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/realworld/protego', import.meta.url));
 const WATCHES = [
@@ -75,47 +75,46 @@ const byCell = (rows: readonly WatchVerdict[]) =>
 
 describe.each(databaseKinds())('migrating verdict rows to compact sets on %s', (kind) => {
   it('reads back every verdict, the verdict history and the overview counts', async () => {
-    const before = migrationsBefore('0005_compact_verdicts');
-    const { db, migrate, close } = await bareDatabase(kind, 'robowatch_migrate');
-    try {
-      await migrate(before);
-      const written = await writeOldVerdicts(db);
-      await migrate();
+    await beforeMigration(
+      kind,
+      '0005_compact_verdicts',
+      'robowatch_migrate',
+      async (db, migrateRest) => {
+        const written = await writeOldVerdicts(db);
+        await migrateRest();
 
-      for (const [id, rows] of written)
-        expect(byCell(await loadVerdicts(db, id))).toEqual(byCell(rows));
-      const pricing = [...written].flatMap(([id, rows]) =>
-        rows
-          .filter((v) => v.url === 'https://e.com/pricing' && v.agent === 'Googlebot')
-          .map((v) => ({ snapshotId: id, allowed: v.allowed, cause: v.cause })),
-      );
-      const history = await loadVerdictHistory(db, 1, 'https://e.com/pricing', 'Googlebot');
-      expect(
-        history.map(({ snapshotId, allowed, cause }) => ({ snapshotId, allowed, cause })),
-      ).toEqual(pricing);
-      const last = [...written.values()].at(-1)!;
-      const [overview] = await loadOverview(db, [1]);
-      expect(overview!.disallowed).toEqual(
-        [...new Set(last.map((v) => v.agent))].sort().map((agent) => ({
-          agent,
-          disallowed: last.filter((v) => v.agent === agent && !v.allowed).length,
-          watched: last.filter((v) => v.agent === agent).length,
-        })),
-      );
-      // Migration 0008 writes each site's standing into the sites table.
-      const standings = await loadSiteStandings(db, new Date(0));
-      expect(standings.groups).toEqual([
-        {
-          current: { status: 200, error: null, stale: false, fileCondition: null },
-          blocking: last.some((v) => !v.allowed),
-          intent: null,
-          ids: [1],
-        },
-      ]);
-      expect([...standings.newBlocks]).toEqual([]);
-    } finally {
-      await close();
-      rmSync(before, { recursive: true, force: true });
-    }
+        for (const [id, rows] of written)
+          expect(byCell(await loadVerdicts(db, id))).toEqual(byCell(rows));
+        const pricing = [...written].flatMap(([id, rows]) =>
+          rows
+            .filter((v) => v.url === 'https://e.com/pricing' && v.agent === 'Googlebot')
+            .map((v) => ({ snapshotId: id, allowed: v.allowed, cause: v.cause })),
+        );
+        const history = await loadVerdictHistory(db, 1, 'https://e.com/pricing', 'Googlebot');
+        expect(
+          history.map(({ snapshotId, allowed, cause }) => ({ snapshotId, allowed, cause })),
+        ).toEqual(pricing);
+        const last = [...written.values()].at(-1)!;
+        const [overview] = await loadOverview(db, [1]);
+        expect(overview!.disallowed).toEqual(
+          [...new Set(last.map((v) => v.agent))].sort().map((agent) => ({
+            agent,
+            disallowed: last.filter((v) => v.agent === agent && !v.allowed).length,
+            watched: last.filter((v) => v.agent === agent).length,
+          })),
+        );
+        // Migration 0008 writes each site's standing into the sites table.
+        const standings = await loadSiteStandings(db, new Date(0));
+        expect(standings.groups).toEqual([
+          {
+            current: { status: 200, error: null, stale: false, fileCondition: null },
+            blocking: last.some((v) => !v.allowed),
+            intent: null,
+            ids: [1],
+          },
+        ]);
+        expect([...standings.newBlocks]).toEqual([]);
+      },
+    );
   });
 });
