@@ -147,6 +147,11 @@ export function computeVerdicts(
       preparedByProfile.set(profile, (prepared = watches.map((url) => prepareUrl(url, profile))));
     return prepared;
   };
+  // Crawlers that obey the same groups share one compiled matcher (ParseCache.compile):
+  // most fall under "*", so each URL is decided once per matcher, not once per crawler.
+  // A decision's cause is one object per deciding rule, shared by the URLs and crawlers
+  // it decides (read-only).
+  const decided = new Map<AgentRules['evaluatePrepared'], Decision[]>();
   for (const agent of agents) {
     const effective = resolveState(state, agent.profile);
     if (effective.kind === 'access') {
@@ -157,22 +162,44 @@ export function computeVerdicts(
       }
       continue;
     }
-    const rules = cache.compile(effective.body, agent.profile, agent.token);
-    // One cause object per deciding rule, shared by the URLs it decides (read-only).
-    const causes = new Map<object, VerdictCause>();
-    const prepared = preparedFor(agent.profile);
+    const decide = cache.compile(effective.body, agent.profile, agent.token).evaluatePrepared;
+    let decisions = decided.get(decide);
+    if (decisions === undefined) {
+      decided.set(decide, (decisions = decideAll(decide, preparedFor(agent.profile))));
+    }
     for (let i = 0; i < watches.length; i++) {
-      const url = watches[i]!;
-      const { allowed, rule } = rules.evaluatePrepared(prepared[i]!);
-      let cause: VerdictCause | null = null;
-      if (rule !== null) {
-        cause = causes.get(rule) ?? null;
-        if (cause === null) causes.set(rule, (cause = { type: 'rule', ...rule }));
-      }
-      verdicts.push({ url, agent: agent.token, profile: agent.profile, allowed, cause });
+      const { allowed, cause } = decisions[i]!;
+      verdicts.push({
+        url: watches[i]!,
+        agent: agent.token,
+        profile: agent.profile,
+        allowed,
+        cause,
+      });
     }
   }
   return verdicts;
+}
+
+/** One URL decided by one matcher. */
+interface Decision {
+  readonly allowed: boolean;
+  readonly cause: VerdictCause | null;
+}
+
+/** Each prepared URL decided, with one cause object per deciding rule. */
+function decideAll(
+  decide: AgentRules['evaluatePrepared'],
+  prepared: readonly PreparedUrl[],
+): Decision[] {
+  const causes = new Map<object, VerdictCause>();
+  return prepared.map((url) => {
+    const { allowed, rule } = decide(url);
+    if (rule === null) return { allowed, cause: null };
+    let cause = causes.get(rule);
+    if (cause === undefined) causes.set(rule, (cause = { type: 'rule', ...rule }));
+    return { allowed, cause };
+  });
 }
 
 /** The access of a state for the site's own profile, for fetch-status events and history. */

@@ -40,7 +40,7 @@ export interface AgentRules {
    * Evaluates a URL made ready by `prepareUrl` for this profile: the same verdict as
    * `evaluate`, for evaluating one set of URLs against many crawlers' rules.
    */
-  evaluatePrepared(prepared: PreparedUrl): Verdict;
+  readonly evaluatePrepared: (prepared: PreparedUrl) => Verdict;
   /**
    * The usage preferences (Content-Usage, Content-Signal) that apply to a URL for this
    * crawler; null when it may not fetch the URL (preferences apply only to what it may).
