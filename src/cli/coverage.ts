@@ -7,6 +7,7 @@ import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
 import { write } from './io.js';
 import { requireOrigin, requireSite, withReads } from './reads.js';
+import { grouped } from '../policy/wording/words.js';
 
 /** `robowatch coverage ORIGIN`: the site's URL set evaluated for each crawler. */
 export function registerCoverage(program: Command, context: CliContext): void {
@@ -56,7 +57,7 @@ function snapshotId(value: string): number {
   return id;
 }
 
-const count = (n: number) => n.toLocaleString('en');
+const count = (n: number) => grouped(n);
 const share = (n: number, of: number) =>
   of === 0 ? '' : ` (${((100 * n) / of).toFixed(n === of || n === 0 ? 0 : 1)}%)`;
 

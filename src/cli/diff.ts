@@ -16,6 +16,7 @@ import { originOf, readConfig } from './context.js';
 import { write } from './io.js';
 import { causeLines } from './print-causes.js';
 import { requireSite, withReads } from './reads.js';
+import { grouped } from '../policy/wording/words.js';
 
 interface DiffOptions {
   config?: string;
@@ -120,8 +121,7 @@ export function printDiff(view: DiffView, site: SiteRef, all: boolean, now: Date
       ...patch.map((l) => l.text),
     );
     const more = view.patch.length - patch.length;
-    if (more > 0)
-      lines.push(`… ${more.toLocaleString('en-US')} more lines of the diff (--all prints them)`);
+    if (more > 0) lines.push(`… ${grouped(more)} more lines of the diff (--all prints them)`);
   } else lines.push('', 'The two files are the same.');
   return lines.join('\n') + '\n';
 }

@@ -13,7 +13,7 @@ import type { WatchVerdict } from '../policy/verdicts.js';
 import { oneLineText } from '../policy/wording/format.js';
 import { answers } from '../policy/wording/status-words.js';
 import type { ExplainContext } from '../policy/wording/words.js';
-import { count } from '../policy/wording/words.js';
+import { count, grouped } from '../policy/wording/words.js';
 import type { GateReport } from '../monitor/gate.js';
 import { causeLines } from './print-causes.js';
 
@@ -186,7 +186,7 @@ function coverageFindings(report: GateReport, cause: CoverageCause, at: Date): G
     kind: 'coverage',
     line: rule.line,
     title,
-    message: `\`${ruleString(rule)}\` (line ${rule.line}) newly blocks ${rule.urls.toLocaleString('en-US')} of ${count(cause.urls, 'sitemap URL')} for ${who}. ${total}`,
+    message: `\`${ruleString(rule)}\` (line ${rule.line}) newly blocks ${grouped(rule.urls)} of ${count(cause.urls, 'sitemap URL')} for ${who}. ${total}`,
   }));
 }
 
@@ -194,7 +194,7 @@ function coverageFindings(report: GateReport, cause: CoverageCause, at: Date): G
 function coverageTotal(report: GateReport, cause: CoverageCause): string {
   const { minUrls, minShare } = report.result.coverage!.thresholds;
   const who = describeCrawlers(cause.agents, { agents: report.site.agents.map((a) => a.token) });
-  return `In all, the draft newly blocks ${cause.newlyDisallowed.toLocaleString('en-US')} (${percent(cause.newlyDisallowed, cause.urls)}) of them for ${who}; the gate fails from ${count(minUrls, 'URL')} and ${+(minShare * 100).toFixed(3)}% of the set (notify.coverage).`;
+  return `In all, the draft newly blocks ${grouped(cause.newlyDisallowed)} (${percent(cause.newlyDisallowed, cause.urls)}) of them for ${who}; the gate fails from ${count(minUrls, 'URL')} and ${+(minShare * 100).toFixed(3)}% of the set (notify.coverage).`;
 }
 
 /** Watched pages the draft newly blocks where no intent entry says what is meant. */

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { UsageError } from '../lib/errors.js';
+import { grouped } from '../policy/wording/words.js';
 
 /** The streams a command talks to; main.ts passes the process's, tests their own. */
 export interface CliIo {
@@ -80,7 +81,7 @@ const readReason = (error: unknown): string => {
         : (error as Error).message;
 };
 
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toLocaleString('en')} MiB`;
+const mib = (bytes: number) => `${grouped(bytes / 1024 / 1024)} MiB`;
 
 /**
  * Reads a whole file ("-" is standard input), naming the file in the error if it cannot;
@@ -113,7 +114,7 @@ export async function readInput(
           lineBytes += (newline === -1 ? chunk.length : newline) - from;
           if (lineBytes > limits.maxLineBytes)
             throw new UsageError(
-              `${what} ${name}: line ${line.toLocaleString('en')} is longer than ${limits.maxLineBytes.toLocaleString('en')} bytes (is it a list of lines?)`,
+              `${what} ${name}: line ${grouped(line)} is longer than ${grouped(limits.maxLineBytes)} bytes (is it a list of lines?)`,
             );
           if (newline === -1) break;
           line++;

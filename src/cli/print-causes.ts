@@ -2,6 +2,7 @@ import type { ChangeCause } from '../policy/changes/cause-model.js';
 import { explainCause } from '../policy/wording/explain.js';
 import type { ExplainContext } from '../policy/wording/words.js';
 import { oneLineText } from '../policy/wording/format.js';
+import { grouped } from '../policy/wording/words.js';
 
 /** How much of each cause is printed unless --all. */
 export const CAUSES_SHOWN = 10;
@@ -40,5 +41,5 @@ export function causeLines(
 }
 
 function moreLine(more: number): string[] {
-  return more > 0 ? [`and ${more.toLocaleString('en-US')} more`] : [];
+  return more > 0 ? [`and ${grouped(more)} more`] : [];
 }

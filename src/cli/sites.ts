@@ -5,6 +5,7 @@ import { UsageError } from '../lib/errors.js';
 import type { CliContext } from './context.js';
 import { readConfig, withStore } from './context.js';
 import { MAX_INPUT_BYTES, readInput, write } from './io.js';
+import { grouped } from '../policy/wording/words.js';
 
 interface ImportFlags {
   config?: string;
@@ -18,7 +19,7 @@ interface ImportFlags {
 const MAX_LINE_BYTES = 256 * 1024;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
-const count = (n: number, what: string) => `${n.toLocaleString('en')} ${what}${n === 1 ? '' : 's'}`;
+const count = (n: number, what: string) => `${grouped(n)} ${what}${n === 1 ? '' : 's'}`;
 
 /** `robowatch sites import FILE`: a list of sites, added in one go. */
 export function registerSites(program: Command, context: CliContext): void {
@@ -91,9 +92,7 @@ Examples:
               dryRun: flags.dryRun === true,
               onProgress: (written, total) => {
                 if (progress.isTTY === true)
-                  progress.write(
-                    `\rimporting: ${written.toLocaleString('en')} of ${total.toLocaleString('en')} sites`,
-                  );
+                  progress.write(`\rimporting: ${grouped(written)} of ${grouped(total)} sites`);
               },
             },
           );
@@ -108,7 +107,7 @@ Examples:
       const verb = flags.dryRun === true ? 'would add' : 'added';
       await write(
         context.io.stdout,
-        `${file}: ${count(outcome.lines, 'site')}; ${verb} ${outcome.added.toLocaleString('en')}, ${outcome.alreadyWatched.toLocaleString('en')} already watched\n`,
+        `${file}: ${count(outcome.lines, 'site')}; ${verb} ${grouped(outcome.added)}, ${grouped(outcome.alreadyWatched)} already watched\n`,
       );
     });
 }

@@ -6,6 +6,7 @@ import type { ZodError } from 'zod';
 import { ConfigError } from './errors.js';
 import { findUnstorableText } from './text.js';
 import { KNOWN_KEYS } from './schema.js';
+import { grouped } from '../policy/wording/words.js';
 
 /** Values in a configuration, aliases expanded: 100,000 sites of 20 URLs need 2.5 million. */
 const MAX_VALUES = 5_000_000;
@@ -24,7 +25,7 @@ export function checkExpandedSize(raw: unknown, file: string): void {
     const value = stack.pop();
     if (++values > MAX_VALUES)
       throw new ConfigError(
-        `${file}: more than ${MAX_VALUES.toLocaleString('en')} values once its YAML aliases (*name) are expanded; reuse lists less`,
+        `${file}: more than ${grouped(MAX_VALUES)} values once its YAML aliases (*name) are expanded; reuse lists less`,
       );
     if (Array.isArray(value)) for (const item of value as unknown[]) stack.push(item);
     else if (value !== null && typeof value === 'object')
@@ -39,7 +40,7 @@ export function checkExpandedSize(raw: unknown, file: string): void {
   }
   if (watches > MAX_WATCHES)
     throw new ConfigError(
-      `${file}: sites watch ${watches.toLocaleString('en')} URLs in all; at most ${MAX_WATCHES.toLocaleString('en')} (YAML aliases (*name) count each time they are used)`,
+      `${file}: sites watch ${grouped(watches)} URLs in all; at most ${grouped(MAX_WATCHES)} (YAML aliases (*name) count each time they are used)`,
     );
 }
 

@@ -6,6 +6,7 @@ import { ALERT_TOPICS, DEFAULT_ALERT_TOPICS } from '../policy/changes/cause-mode
 import { MAX_INTENT_ENTRIES } from '../policy/intent.js';
 import { PROFILES } from '../robots/index.js';
 import { DEFAULT_AGENTS, isBuiltInPreset } from './agents.js';
+import { grouped } from '../policy/wording/words.js';
 
 const profile = z.enum(PROFILES as readonly ['google', 'rfc9309', 'legacy'], {
   error: `must be one of ${PROFILES.join(', ')}`,
@@ -155,7 +156,7 @@ const watchList = z
     error: 'must be auto or a list of paths or URLs',
   })
   .min(1, 'must list at least one URL to watch')
-  .max(MAX_WATCHES_PER_SITE, `must list at most ${MAX_WATCHES_PER_SITE.toLocaleString('en')} URLs`);
+  .max(MAX_WATCHES_PER_SITE, `must list at most ${grouped(MAX_WATCHES_PER_SITE)} URLs`);
 
 /**
  * Watched URLs: a list, or `auto` (the home page and a few URLs of each large path prefix
@@ -234,7 +235,7 @@ const intentEntry = z.strictObject({
 
 export const intentList = z
   .array(intentEntry, { error: 'must be a list of {watch, agents, expect}' })
-  .max(MAX_INTENT_ENTRIES, `must list at most ${MAX_INTENT_ENTRIES.toLocaleString('en')} entries`);
+  .max(MAX_INTENT_ENTRIES, `must list at most ${grouped(MAX_INTENT_ENTRIES)} entries`);
 
 /** A site's own settings, as the file and the API write them (the API without url). */
 export const siteSettings = z.strictObject({

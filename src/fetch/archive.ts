@@ -14,6 +14,7 @@ import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js'
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import { ArchiveError } from '../lib/errors.js';
 import { captureTime, cdxTime } from '../policy/capture-time.js';
+import { grouped } from '../policy/wording/words.js';
 
 export { ArchiveError, captureTime, cdxTime };
 
@@ -189,9 +190,7 @@ export class ArchiveClient {
     do {
       if (resumeKey !== null) params.set('resumeKey', resumeKey);
       if (++pages > bounds.pages)
-        throw stop(
-          `runs past ${bounds.pages.toLocaleString('en')} pages, more than ${bounds.period} can hold`,
-        );
+        throw stop(`runs past ${grouped(bounds.pages)} pages, more than ${bounds.period} can hold`);
       base.search = params.toString();
       const { result, body } = await this.#get(base.toString(), MAX_LISTING_BYTES);
       if (result.error !== null)
@@ -207,7 +206,7 @@ export class ArchiveClient {
         fresh++;
         if (++listed > bounds.captures)
           throw stop(
-            `holds more than ${bounds.captures.toLocaleString('en')} captures, more than ${bounds.period} can hold`,
+            `holds more than ${grouped(bounds.captures)} captures, more than ${bounds.period} can hold`,
           );
         if (collapse === 'week') {
           const week = Math.floor(captureTime(capture.timestamp).getTime() / (7 * 86_400_000));
@@ -304,7 +303,7 @@ export function listingBounds(
     collapse === 'none' ? 1440 : collapse === 'digest' ? 24 : collapse === 'month' ? 1 / 28 : 1;
   const captures = Math.max(1_000, Math.ceil(days * perDay) + 1);
   const pages = Math.max(100, Math.ceil((days * 1440) / pageSize) + 1);
-  const period = `${days.toLocaleString('en')} day${days === 1 ? '' : 's'}`;
+  const period = `${grouped(days)} day${days === 1 ? '' : 's'}`;
   return { captures, pages, period };
 }
 

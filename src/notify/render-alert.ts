@@ -15,6 +15,7 @@ import { boundEvents } from '../policy/changes/events.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
 import { formatEvent, formatInstant, headline, oneLineText } from '../policy/wording/format.js';
 import type { Links } from '../policy/links.js';
+import { grouped } from '../policy/wording/words.js';
 
 export interface RenderedEmail {
   readonly subject: string;
@@ -102,9 +103,7 @@ function modelOf(payload: AlertPayload, context: RenderContext): Model {
   const lead = causes.find((c) => c.cause.alerts) ?? causes[0];
   const others = causes.length - 1;
   const more =
-    lead && others > 0
-      ? ` (and ${others.toLocaleString('en-US')} more change${others === 1 ? '' : 's'})`
-      : '';
+    lead && others > 0 ? ` (and ${grouped(others)} more change${others === 1 ? '' : 's'})` : '';
   // The count stays whatever the headline's length: a long pattern is cut, not the count.
   // A site is called by its name where it has one, with its host.
   const label =
@@ -256,7 +255,7 @@ export function renderAlertEmail(payload: AlertPayload, context: RenderContext):
 /** "and 10,888 more" after the examples a summary lists, when there are more. */
 function moreDetails(explained: Explained, shown: number): string[] {
   const more = Math.max(0, explained.details.length - shown) + explained.detailsMore;
-  return more > 0 ? [`  and ${more.toLocaleString('en-US')} more`] : [];
+  return more > 0 ? [`  and ${grouped(more)} more`] : [];
 }
 
 /** The HTML part, cut at the limit between elements when it must be. */

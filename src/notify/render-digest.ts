@@ -19,7 +19,7 @@ import type {
 } from '../policy/digest.js';
 import { violationText } from '../policy/incidents.js';
 import { causeHeadline, describeCrawlers, explainCause } from '../policy/wording/explain.js';
-import { formatDuration } from '../policy/wording/words.js';
+import { formatDuration, grouped } from '../policy/wording/words.js';
 import { describeUrls } from '../policy/wording/explain.js';
 import { answers, crawlEffect } from '../policy/wording/status-words.js';
 import { groupByCrawlers } from '../policy/wording/explain-pairs.js';
@@ -54,7 +54,7 @@ const host = (origin: string) => new URL(origin).host;
 const called = (site: { readonly origin: string; readonly name: string | null }) =>
   site.name === null ? site.origin : `${oneLineText(site.name)} (${host(site.origin)})`;
 const plural = (n: number, one: string, many = `${one}s`) =>
-  `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  `${grouped(n)} ${n === 1 ? one : many}`;
 
 /** One line saying why a site needs attention. */
 export function attentionText(site: DigestSite, a: Attention, context: RenderContext): string {
@@ -174,7 +174,7 @@ function disallowedLines(site: DigestSite): string[] {
 function coverageLine(site: DigestSite): string | null {
   if (site.coverage.length === 0) return null;
   const share = (allowed: number, urls: number) =>
-    `${allowed.toLocaleString('en-US')} of ${urls.toLocaleString('en-US')}${urls === 0 ? '' : ` (${((100 * allowed) / urls).toFixed(allowed === urls || allowed === 0 ? 0 : 1)}%)`}`;
+    `${grouped(allowed)} of ${grouped(urls)}${urls === 0 ? '' : ` (${((100 * allowed) / urls).toFixed(allowed === urls || allowed === 0 ? 0 : 1)}%)`}`;
   const parts = site.coverage.slice(0, 5).map((c) => {
     const was =
       c.before === null || (c.before.allowed === c.allowed && c.before.urls === c.urls)

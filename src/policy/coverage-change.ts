@@ -5,6 +5,7 @@ import { ParseCache, resolveState } from './verdicts.js';
 import type { RobotsState, WatchedAgent } from './verdicts.js';
 import { SAMPLES, TOP_PREFIXES, TOP_RULES, pathPrefix, Evaluator } from './coverage.js';
 import type { PrefixCount, RuleCount, Coverage, Evaluated } from './coverage.js';
+import { grouped } from './wording/words.js';
 
 /** For one crawler: the URLs a change newly disallows (and newly allows), mostly where and by what. */
 export interface CoverageChange {
@@ -139,7 +140,7 @@ export function splitAgents(
 export function submittedBlocked(coverage: Coverage, token = 'Googlebot'): string | null {
   const agent = coverage.agents.find((a) => a.agent.toLowerCase() === token.toLowerCase());
   if (agent === undefined || agent.disallowed === 0) return null;
-  const n = (x: number) => x.toLocaleString('en-US');
+  const n = (x: number) => grouped(x);
   const of = `${n(agent.disallowed)} of the ${n(coverage.urls)} sitemap URL${coverage.urls === 1 ? '' : 's'}`;
   if (agent.access === 'unreachable')
     return `Submitted URLs blocked: robots.txt cannot be read, so ${agent.agent} fetches none of the ${n(coverage.urls)} sitemap URLs.`;

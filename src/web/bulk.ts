@@ -8,6 +8,7 @@ import type { CsvRecord } from '../monitor/sites/import.js';
 import { oneLine } from '../lib/errors.js';
 import { SiteChangeRefused } from '../monitor/sites/entries.js';
 import type { SiteCatalog } from '../monitor/sites/catalog.js';
+import { grouped } from '../policy/wording/words.js';
 
 /** The most lines one list may hold (a larger list is refused whole). */
 export const MAX_BULK_LINES = 1000;
@@ -42,7 +43,7 @@ export function parseSiteList(text: string): { line: number; settings: Record<st
   );
   if (rows.length > MAX_BULK_LINES)
     throw new BulkListRefused(
-      `the list has ${rows.length.toLocaleString('en')} sites; add at most ${MAX_BULK_LINES.toLocaleString('en')} at a time`,
+      `the list has ${grouped(rows.length)} sites; add at most ${grouped(MAX_BULK_LINES)} at a time`,
     );
   const words = (value: string | undefined) =>
     (value ?? '').split(/[\s;]+/).filter((w) => w !== '');

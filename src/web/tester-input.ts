@@ -6,6 +6,7 @@ import type { WatchedAgent } from '../policy/verdicts.js';
 import { isProfile, isValidProductToken } from '../robots/index.js';
 import type { TesterRefused } from '../monitor/threads/tester-thread.js';
 import { TESTER_LIMITS } from '../monitor/threads/tester-thread.js';
+import { grouped } from '../policy/wording/words.js';
 
 const MAX_AGENTS = TESTER_LIMITS.agents;
 const MAX_URLS = TESTER_LIMITS.urls;
@@ -72,11 +73,11 @@ export const lines = (text: string) => text.split(/\r\n|\r|\n/);
 export function checkTestSize(robotsBytes: number, urls: number, agents: number): void {
   if (robotsBytes > TESTER_LIMITS.robotsBytes)
     throw new HTTPException(413, {
-      message: `the robots.txt is ${robotsBytes.toLocaleString('en')} bytes; Google reads only the first ${TESTER_LIMITS.robotsBytes.toLocaleString('en')}, so test at most that`,
+      message: `the robots.txt is ${grouped(robotsBytes)} bytes; Google reads only the first ${grouped(TESTER_LIMITS.robotsBytes)}, so test at most that`,
     });
   if (urls * agents > TESTER_LIMITS.cells)
     throw new HTTPException(422, {
-      message: `${urls} URLs × ${agents} crawlers is ${(urls * agents).toLocaleString('en')} verdicts; test at most ${TESTER_LIMITS.cells.toLocaleString('en')} at a time`,
+      message: `${urls} URLs × ${agents} crawlers is ${grouped(urls * agents)} verdicts; test at most ${grouped(TESTER_LIMITS.cells)} at a time`,
     });
 }
 

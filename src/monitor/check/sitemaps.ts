@@ -9,6 +9,7 @@ import type { DocumentRequest, DocumentResult } from '../../policy/fetch-result.
 import type { SitemapFormat } from '../../policy/sitemap-reader.js';
 import { SITEMAP_MAX_BYTES, SitemapReader } from '../../policy/sitemap-reader.js';
 import type { KnownSitemap } from '../records.js';
+import { grouped } from '../../policy/wording/words.js';
 
 export interface DiscoveryLimits {
   /** URLs of the site kept at most (the rest are counted). */
@@ -109,7 +110,7 @@ export async function discoverSitemaps(
       }
       if (files.length >= limits.maxFiles) {
         problems.push(
-          `more than ${limits.maxFiles.toLocaleString('en')} sitemap files: ${queue.length} not read`,
+          `more than ${grouped(limits.maxFiles)} sitemap files: ${queue.length} not read`,
         );
         break;
       }
@@ -155,7 +156,7 @@ export async function discoverSitemaps(
   }
   if (overCap > 0)
     problems.push(
-      `the sitemaps list more than ${limits.maxUrls.toLocaleString('en')} URLs of the site: ${overCap.toLocaleString('en')} left out`,
+      `the sitemaps list more than ${grouped(limits.maxUrls)} URLs of the site: ${grouped(overCap)} left out`,
     );
   return { paths: [...paths], otherOrigins, overCap, files, problems };
 }
@@ -214,11 +215,11 @@ async function readSitemap(
       problems.push(`is over 50 MB uncompressed (the sitemaps.org limit): read up to there`);
     if (summary.overLimit > 0)
       problems.push(
-        `lists over 50,000 ${summary.format === 'index' ? 'sitemaps' : 'URLs'} (the sitemaps.org limit): ${summary.overLimit.toLocaleString('en')} left out`,
+        `lists over 50,000 ${summary.format === 'index' ? 'sitemaps' : 'URLs'} (the sitemaps.org limit): ${grouped(summary.overLimit)} left out`,
       );
     if (summary.invalid > 0)
       problems.push(
-        `${summary.invalid.toLocaleString('en')} entr${summary.invalid === 1 ? 'y is not an absolute http(s) URL' : 'ies are not absolute http(s) URLs'}`,
+        `${grouped(summary.invalid)} entr${summary.invalid === 1 ? 'y is not an absolute http(s) URL' : 'ies are not absolute http(s) URLs'}`,
       );
   }
   const ok = result.status !== null && result.status >= 200 && result.status <= 299;

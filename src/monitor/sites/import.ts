@@ -11,6 +11,7 @@ import { ConfigError, resolveSiteSettings } from '../../config/config.js';
 import { originFromInput } from '../../config/urls.js';
 import type { Config } from '../../config/config.js';
 import { oneLine } from '../../lib/errors.js';
+import { grouped } from '../../policy/wording/words.js';
 
 /** What importing needs from the store. */
 export interface ImportStore {
@@ -50,7 +51,7 @@ export interface ImportOutcome {
 export class ImportRefused extends Error {
   constructor(readonly problems: readonly string[]) {
     super(
-      `${problems.length.toLocaleString('en')} line${problems.length === 1 ? '' : 's'} cannot be imported, nothing was: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}`,
+      `${grouped(problems.length)} line${problems.length === 1 ? '' : 's'} cannot be imported, nothing was: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; …' : ''}`,
     );
   }
 }

@@ -7,6 +7,7 @@
 import { coverageDocument } from '../documents/coverage.js';
 import type { CoverageDocumentValue } from '../documents/coverage.js';
 import type { StoredCoverage, StoredUrlSet } from '../records.js';
+import { grouped } from '../../policy/wording/words.js';
 
 /** The coverage of a snapshot, or undefined when none was computed (sitemaps off, or not yet). */
 export async function viewCoverage(
@@ -90,7 +91,7 @@ export async function viewCoverageShift(
   };
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = (n: number) => grouped(n);
 const share = (side: CoverageSide) =>
   side.urls === 0
     ? ''

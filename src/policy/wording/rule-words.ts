@@ -10,7 +10,7 @@ import type {
 import { describeCrawlers, groupName, listNames } from './explain-pairs.js';
 import type { RegistryCause } from '../registry-update.js';
 import { describeVersion, PURPOSE_WORDS } from '../registry.js';
-import { capitalise, count } from './words.js';
+import { capitalise, count, grouped } from './words.js';
 import type { ExplainContext, Explained } from './words.js';
 
 /** Text cut to `max` characters with an ellipsis: long patterns in one-line headlines. */
@@ -95,15 +95,15 @@ export function coverageTexts(
   const who = describeCrawlers(cause.agents, { agents: context.agents });
   const parts = [
     cause.newlyDisallowed > 0
-      ? `${cause.newlyDisallowed.toLocaleString('en-US')} of ${count(cause.urls, 'sitemap URL')} (${percent(cause.newlyDisallowed, cause.urls)}) newly disallowed`
+      ? `${grouped(cause.newlyDisallowed)} of ${count(cause.urls, 'sitemap URL')} (${percent(cause.newlyDisallowed, cause.urls)}) newly disallowed`
       : '',
     cause.newlyAllowed > 0
-      ? `${cause.newlyAllowed.toLocaleString('en-US')}${cause.newlyDisallowed > 0 ? '' : ` of ${count(cause.urls, 'sitemap URL')}`} (${percent(cause.newlyAllowed, cause.urls)}) newly allowed`
+      ? `${grouped(cause.newlyAllowed)}${cause.newlyDisallowed > 0 ? '' : ` of ${count(cause.urls, 'sitemap URL')}`} (${percent(cause.newlyAllowed, cause.urls)}) newly allowed`
       : '',
   ].filter(Boolean);
   const where = cause.prefixes
     .slice(0, 3)
-    .map((p) => `${p.prefix} (${p.urls.toLocaleString('en-US')})`)
+    .map((p) => `${p.prefix} (${grouped(p.urls)})`)
     .join(', ');
   const by = cause.rules
     .slice(0, 2)

@@ -2,6 +2,7 @@ import type { FC } from 'hono/jsx';
 import type { BulkLine } from '../bulk.js';
 import { MAX_BULK_LINES } from '../bulk.js';
 import { Layout, Notice } from './components.js';
+import { grouped } from '../../policy/wording/words.js';
 
 /** Adding many sites: a pasted or uploaded list, then what became of each line. */
 export const BulkAddPageView: FC<{
@@ -66,7 +67,7 @@ export const BulkAddPageView: FC<{
           Sites{' '}
           <span class="muted">
             (one origin per line, or CSV: origin, name, tags, watched paths; tags and paths
-            separated by spaces; at most {MAX_BULK_LINES.toLocaleString('en')})
+            separated by spaces; at most {grouped(MAX_BULK_LINES)})
           </span>
           <textarea
             name="sites"

@@ -8,6 +8,7 @@ import {
 } from '../../policy/wording/explain-pairs.js';
 import { explainCause } from '../../policy/wording/explain.js';
 import { Rich } from './components.js';
+import { grouped } from '../../policy/wording/words.js';
 
 const LINES = 5;
 const DETAILS = 10;
@@ -84,9 +85,8 @@ export const CauseItem: FC<{
           ))}
           {words.detailsMore + words.details.length - details.length > 0 ? (
             <li class="muted">
-              and{' '}
-              {(words.detailsMore + words.details.length - details.length).toLocaleString('en-US')}{' '}
-              more (the text diff below has them all)
+              and {grouped(words.detailsMore + words.details.length - details.length)} more (the
+              text diff below has them all)
             </li>
           ) : null}
         </ul>

@@ -15,8 +15,9 @@ import type { CoverageDocumentValue as CoverageDocument } from '../../monitor/do
 import type { CoveragePoint } from '../../monitor/records.js';
 import { groupAlike } from '../../policy/coverage.js';
 import { Time } from './components.js';
+import { grouped } from '../../policy/wording/words.js';
 
-const count = (n: number) => n.toLocaleString('en-US');
+const count = (n: number) => grouped(n);
 const percent = (part: number, whole: number) =>
   whole === 0 ? '–' : `${((100 * part) / whole).toFixed(part === whole || part === 0 ? 0 : 1)}%`;
 

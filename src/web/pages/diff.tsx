@@ -4,6 +4,7 @@ import type { SiteRef } from '../../monitor/views/site.js';
 import { CauseItem } from './causes.js';
 import { CoverageShiftTable } from './coverage.js';
 import { Layout, Notice, Time } from './components.js';
+import { grouped } from '../../policy/wording/words.js';
 
 /** Causes per page of a diff; a file rewritten wholesale has hundreds. */
 export const CAUSES_PER_PAGE = 50;
@@ -100,8 +101,8 @@ export const DiffPageView: FC<{
           </pre>
           {view.patch.length > patch.length ? (
             <Notice>
-              {(view.patch.length - patch.length).toLocaleString('en-US')} more lines of the diff
-              are not shown. The files:{' '}
+              {grouped(view.patch.length - patch.length)} more lines of the diff are not shown. The
+              files:{' '}
               {view.from.sha256 ? (
                 <a href={`/api/v1/snapshots/${view.from.id}/body`}>snapshot {view.from.id}</a>
               ) : null}

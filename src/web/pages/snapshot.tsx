@@ -5,6 +5,7 @@ import type { SiteRef } from '../../monitor/views/site.js';
 import type { SnapshotView } from '../../monitor/views/snapshot.js';
 import { CoverageShiftTable } from './coverage.js';
 import { AccessBadge, Layout, Notice, Time, statusText } from './components.js';
+import { grouped } from '../../policy/wording/words.js';
 
 /** Lines of the file per page; the rules table stops after this many rules. */
 export const LINES_PER_PAGE = 2_000;
@@ -170,8 +171,7 @@ export const SnapshotPageView: FC<{
           <h2>robots.txt</h2>
           {lines.length > LINES_PER_PAGE ? (
             <p class="pager">
-              Lines {start.toLocaleString('en-US')} to {end.toLocaleString('en-US')} of{' '}
-              {lines.length.toLocaleString('en-US')}.{' '}
+              Lines {grouped(start)} to {grouped(end)} of {grouped(lines.length)}.{' '}
               {start > 1 ? (
                 <a href={`${base}/snapshots/${s.id}?line=${start - LINES_PER_PAGE}`}>
                   ← Earlier lines
@@ -223,9 +223,8 @@ export const SnapshotPageView: FC<{
               ))}
               {rulesListed < rulesTotal ? (
                 <p class="muted">
-                  The first {rulesListed.toLocaleString('en-US')} of{' '}
-                  {rulesTotal.toLocaleString('en-US')} rules in {model.groups.length} groups; the
-                  rest are in the file below.
+                  The first {grouped(rulesListed)} of {grouped(rulesTotal)} rules in{' '}
+                  {model.groups.length} groups; the rest are in the file below.
                 </p>
               ) : null}
             </>

@@ -4,6 +4,7 @@ import type { TesterResult } from '../../policy/tester.js';
 import { preferencesText } from '../../policy/preferences.js';
 import type { PreferencesDocument } from '../../policy/preferences.js';
 import { Layout, Notice, Verdict, causeText, pathOf } from './components.js';
+import { grouped } from '../../policy/wording/words.js';
 
 export interface TesterForm {
   readonly siteId: string;
@@ -149,7 +150,7 @@ export const TesterPageView: FC<TesterPageProps> = ({ sites, form, result, error
   );
 };
 
-const n = (value: number) => value.toLocaleString('en-US');
+const n = (value: number) => grouped(value);
 const share = (part: number, whole: number) =>
   whole === 0 ? '0%' : `${((100 * part) / whole).toFixed(part === whole || part === 0 ? 0 : 1)}%`;
 

@@ -1,0 +1,30 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { count, grouped } from '../../../src/policy/wording/words.js';
+
+describe('counts said in English', () => {
+  it('groups thousands as English does, without asking ICU', () => {
+    expect(grouped(0)).toBe('0');
+    expect(grouped(999)).toBe('999');
+    expect(grouped(1000)).toBe('1,000');
+    expect(grouped(500_000)).toBe('500,000');
+    expect(grouped(1_234_567)).toBe('1,234,567');
+    expect(grouped(-45_000)).toBe('-45,000');
+    expect(count(12_500, 'URL')).toBe('12,500 URLs');
+    expect(count(1, 'URL')).toBe('1 URL');
+  });
+
+  it('writes every integer as toLocaleString("en-US") does', () => {
+    fc.assert(
+      fc.property(fc.maxSafeInteger(), (n) => {
+        expect(grouped(n)).toBe(n.toLocaleString('en-US'));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('leaves what is not a whole count to the locale', () => {
+    expect(grouped(1536.25)).toBe('1,536.25');
+    expect(grouped(2 ** 60)).toBe((2 ** 60).toLocaleString('en-US'));
+  });
+});
