@@ -10,7 +10,8 @@
  * Left outside: PGlite (it reads its WebAssembly and data files beside its own modules)
  * and pg-boss (loaded only by the daemon), both from node_modules as before.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -64,6 +65,32 @@ const zodEnglishOnly: Plugin = {
   },
 };
 
+/**
+ * The build's name: a hash of what makes it (the sources, the lockfile that pins the
+ * dependencies, and these build scripts). The command keeps a large configuration's
+ * validated form between runs under it (config/tree-cache.ts), so that any change of the
+ * schema, of the code that resolves a configuration, or of zod validates files again.
+ */
+function buildName(): string {
+  const digest = createHash('sha256');
+  const sources = readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.tsx?$/.test(f))
+    .sort()
+    .map((f) => join('src', f));
+  for (const file of [
+    ...sources,
+    'package-lock.json',
+    'scripts/bundle.ts',
+    'scripts/transpile.ts',
+  ]) {
+    digest
+      .update(`${file}\0`)
+      .update(readFileSync(join(root, file)))
+      .update('\0');
+  }
+  return digest.digest('hex').slice(0, 16);
+}
+
 const result = await build({
   plugins: [pgOnNode, zodEnglishOnly],
   entryPoints: { main: join(dist, 'main.js') },
@@ -85,6 +112,7 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
+  define: { __ROBOWATCH_BUILD__: JSON.stringify(buildName()) },
   // dist/main.js is both the entry and an output: read everything, then write.
   write: false,
 });

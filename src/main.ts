@@ -43,6 +43,13 @@ setFlagsFromString('--interrupt-budget=600000');
  */
 setFlagsFromString('--wasm-tiering-budget=1000000000');
 
+/**
+ * This build's name, set by scripts/bundle.ts (a hash of its sources); undefined when run
+ * as compiled file by file. A large configuration's validated form is kept under it.
+ */
+declare const __ROBOWATCH_BUILD__: string | undefined;
+const build = typeof __ROBOWATCH_BUILD__ === 'string' ? __ROBOWATCH_BUILD__ : undefined;
+
 const require = createRequire(import.meta.url);
 const { version } = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as {
   version: string;
@@ -78,6 +85,7 @@ function need(): typeof Drivers {
 process.exitCode = await runCli(argv, {
   io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
   version,
+  build,
   cwd: process.cwd(),
   env: process.env,
   owner: `${hostname()}:${process.pid}`,

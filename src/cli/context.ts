@@ -15,6 +15,8 @@ import type { FetchResult } from '../policy/fetch-result.js';
 export interface CliContext extends Platform {
   readonly io: CliIo;
   readonly version: string;
+  /** The bundled build's name (config/load.ts), if this is one. */
+  readonly build?: string | undefined;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** This process's id (the daemon names itself by it in its data directory). */
@@ -55,7 +57,13 @@ export interface DaemonInfo {
 /** Loads the configuration (--config, ROBOWATCH_CONFIG, default); bad config is fatal. */
 export async function readConfig(context: CliContext, path: string | undefined): Promise<Config> {
   try {
-    return await loadConfig({ path, cwd: context.cwd, env: context.env, version: context.version });
+    return await loadConfig({
+      path,
+      cwd: context.cwd,
+      env: context.env,
+      version: context.version,
+      build: context.build,
+    });
   } catch (error) {
     if (error instanceof ConfigError) throw new FatalError(error.message);
     throw error;

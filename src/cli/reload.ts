@@ -48,6 +48,7 @@ export function reloadOnHangup(
         cwd: context.cwd,
         env: context.env,
         version: context.version,
+        build: context.build,
       });
     } catch (error) {
       logger.error(

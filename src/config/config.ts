@@ -209,6 +209,24 @@ export function parseConfig(
 }
 
 /**
+ * The configuration of a file this build validated before (its validated form, kept by
+ * load.ts between commands): resolved against this context as parseConfig resolves it,
+ * without reading or validating the file again.
+ */
+export function parseCheckedConfig(file: ConfigFile, context: ConfigContext): Config {
+  const config = deepFreeze(resolveConfig(file, context));
+  sources.set(config, { file, context });
+  return config;
+}
+
+/** The validated form of the file a configuration was made from (parseCheckedConfig's input). */
+export function checkedFileOf(config: Config): ConfigFile {
+  const source = sources.get(config);
+  if (source === undefined) throw new Error('checkedFileOf: not a configuration parseConfig made');
+  return source.file;
+}
+
+/**
  * The same configuration with another AI crawler registry: its presets, and the sites'
  * crawlers that come from them, made again. Throws ConfigError if a preset the file uses
  * no longer exists (an operator the new registry does not know).

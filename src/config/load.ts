@@ -1,6 +1,13 @@
 import { createReadStream } from 'node:fs';
-import { ConfigError, parseConfig, readConfigTree } from './config.js';
+import {
+  checkedFileOf,
+  ConfigError,
+  parseCheckedConfig,
+  parseConfig,
+  readConfigTree,
+} from './config.js';
 import type { Config } from './config.js';
+import type { ConfigFile } from './schema.js';
 import { CACHED_FROM_BYTES, cacheDirectory, TreeCache } from './tree-cache.js';
 
 /** Where the configuration comes from when neither --config nor ROBOWATCH_CONFIG says. */
@@ -18,6 +25,11 @@ export interface LoadOptions {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly version: string;
+  /**
+   * The bundled build's name (a hash of its sources), which lets the validated form of a
+   * large file be kept between commands; absent when running from the sources.
+   */
+  readonly build?: string | undefined;
 }
 
 /** Reads and validates the configuration file; throws ConfigError with a one-line cause. */
@@ -37,15 +49,16 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
     );
   const text = bytes.toString('utf8');
   const context = { file, cwd: options.cwd, env: options.env, version: options.version };
-  // A large file's YAML tree is kept between commands (tree-cache.ts).
+  // A large file's YAML tree, or its validated form, is kept between commands (tree-cache.ts).
   const directory = bytes.length >= CACHED_FROM_BYTES ? cacheDirectory(options.env) : undefined;
   if (directory === undefined) return parseConfig(text, context);
-  const cache = new TreeCache(directory, file, options.cwd, bytes, options.version);
+  const cache = new TreeCache(directory, file, options.cwd, bytes, options.version, options.build);
   const kept = await cache.read();
-  if (kept !== undefined) return parseConfig(text, context, kept);
-  const tree = readConfigTree(text, file);
+  if (kept?.kind === 'checked') return parseCheckedConfig(kept.value as ConfigFile, context);
+  const tree = kept?.value ?? readConfigTree(text, file);
   const config = parseConfig(text, context, tree);
-  await cache.write(tree);
+  if (cache.keepsChecked) await cache.write({ kind: 'checked', value: checkedFileOf(config) });
+  else if (kept === undefined) await cache.write({ kind: 'tree', value: tree });
   return config;
 }
 

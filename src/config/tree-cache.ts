@@ -1,22 +1,29 @@
 /**
- * A large configuration's YAML tree, kept between commands. js-yaml reads a 1 MB file
+ * A large configuration's parsed form, kept between commands. js-yaml reads a 1 MB file
  * (3,000 sites with their own watch lists) in about 0.2 s of CPU, and each `robowatch`
  * command, run by cron or a deploy pipeline, read it again; its tree written as JSON is
- * read back in a twentieth of that. The entry is the tree of exactly these bytes (their
- * SHA-256, with robowatch's and js-yaml's versions): an edited file, another release or
- * another YAML reader parses the file again. Everything after the YAML (checks, defaults,
- * the environment) runs as for a file read afresh.
+ * read back in a twentieth of that. The entry is of exactly these bytes (their SHA-256,
+ * with robowatch's and js-yaml's versions): an edited file, another release or another
+ * YAML reader parses the file again. Everything after the YAML (checks, defaults, the
+ * environment) runs as for a file read afresh.
+ *
+ * A bundled build (`npm run build`) names itself by a hash of its sources and lockfile,
+ * and keeps the file's validated form instead: validating 3,000 sites against the schema
+ * took as long again as reading the tree. Only that build reads it back; any other build
+ * (another release, an edit of the schema) validates the file again. The environment and
+ * the crawler registry are still applied afresh each time.
  *
  * One entry per configuration file, in ROBOWATCH_CACHE_DIR, else $XDG_CACHE_HOME/robowatch,
  * else ~/.cache/robowatch (ROBOWATCH_CACHE_DIR=off: none); entries not written for 30 days
  * are deleted as another is written. Small files are not kept (they
- * parse in a millisecond), nor trees that JSON cannot say exactly (a number such as .inf)
+ * parse in a millisecond), nor forms that JSON cannot say exactly (a number such as .inf)
  * or that YAML aliases make much larger than the file. A cache that cannot be read or
  * written is passed over: the file is parsed, nothing fails.
  */
 import { hash, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import yamlPackage from 'js-yaml/package.json' with { type: 'json' };
 
 /** Files from this size are worth an entry (3,000 sites take about 1 MB). */
@@ -35,20 +42,48 @@ export function cacheDirectory(
   return home === undefined || home === '' ? undefined : join(home, '.cache', 'robowatch');
 }
 
+/**
+ * What an entry keeps: the file's YAML tree, or the file validated (the schema's output,
+ * parseCheckedConfig's input) by the build named in the entry.
+ */
+export type Kept =
+  | { readonly kind: 'tree'; readonly value: unknown }
+  | { readonly kind: 'checked'; readonly value: unknown };
+
 /** The entry of one configuration file's bytes. */
 export class TreeCache {
   readonly #path: string;
-  readonly #header: string;
+  readonly #headers: Readonly<Record<Kept['kind'], string | undefined>>;
   readonly #bytes: number;
 
-  constructor(directory: string, file: string, cwd: string, bytes: Buffer, version: string) {
+  /** `build`: this bundled build's name; without one, only trees are kept and read. */
+  constructor(
+    directory: string,
+    file: string,
+    cwd: string,
+    bytes: Buffer,
+    version: string,
+    build?: string,
+  ) {
     this.#path = join(directory, `config-${hash('sha1', resolve(cwd, file), 'hex')}.json`);
-    this.#header = `robowatch ${version} config tree ${hash('sha256', bytes, 'hex')} js-yaml ${yamlPackage.version}`;
+    const sha256 = hash('sha256', bytes, 'hex');
+    this.#headers = {
+      tree: `robowatch ${version} config tree ${sha256} js-yaml ${yamlPackage.version}`,
+      checked:
+        build === undefined
+          ? undefined
+          : `robowatch ${version} config checked ${sha256} build ${build}`,
+    };
     this.#bytes = bytes.length;
   }
 
-  /** The tree kept for these bytes, if there is one. */
-  async read(): Promise<unknown> {
+  /** Whether this build keeps the validated form (it names itself). */
+  get keepsChecked(): boolean {
+    return this.#headers.checked !== undefined;
+  }
+
+  /** What is kept for these bytes, if anything this build can read. */
+  async read(): Promise<Kept | undefined> {
     let text: string;
     try {
       text = await readFile(this.#path, 'utf8');
@@ -56,24 +91,35 @@ export class TreeCache {
       return undefined;
     }
     const end = text.indexOf('\n');
-    if (end < 0 || text.slice(0, end) !== this.#header) return undefined;
+    const header = end < 0 ? undefined : text.slice(0, end);
+    const kind =
+      header === this.#headers.tree
+        ? 'tree'
+        : header !== undefined && header === this.#headers.checked
+          ? 'checked'
+          : undefined;
+    if (kind === undefined) return undefined;
     try {
-      return JSON.parse(text.slice(end + 1)) as unknown;
+      return { kind, value: JSON.parse(text.slice(end + 1)) as unknown };
     } catch {
       return undefined; // cut short (a full disk): parsed again, and written again
     }
   }
 
-  /** Keeps the tree of these bytes (written whole, then renamed into place). */
-  async write(tree: unknown): Promise<void> {
-    if (!exact(tree)) return;
-    const json = JSON.stringify(tree);
+  /** Keeps a form of these bytes (written whole, then renamed into place). */
+  async write(kept: Kept): Promise<void> {
+    const header = this.#headers[kept.kind];
+    if (header === undefined || (kept.kind === 'tree' && !exact(kept.value))) return;
+    const json = JSON.stringify(kept.value);
     // Aliases (one watch list for 100,000 sites) are written out in full by JSON.
     if (json.length > 2 * this.#bytes) return;
+    // The validated form is kept only if JSON gives it back as it is: no value that JSON
+    // drops or changes (undefined, a Date, .inf), since nothing checks it when read.
+    if (kept.kind === 'checked' && !isDeepStrictEqual(JSON.parse(json), kept.value)) return;
     const temporary = `${this.#path}.${randomUUID()}.tmp`;
     try {
       await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
-      await writeFile(temporary, `${this.#header}\n${json}`, { mode: 0o600 });
+      await writeFile(temporary, `${header}\n${json}`, { mode: 0o600 });
       await rename(temporary, this.#path);
       await forgetOld(dirname(this.#path));
     } catch {

@@ -21,8 +21,8 @@ function setUp(text: string) {
   const path = join(dir, 'robowatch.yaml');
   writeFileSync(path, text);
   const cacheDir = join(dir, 'cache');
-  const load = (env: Record<string, string> = { ROBOWATCH_CACHE_DIR: cacheDir }) =>
-    loadConfig({ path, cwd: dir, env, version: '1' });
+  const load = (env: Record<string, string> = { ROBOWATCH_CACHE_DIR: cacheDir }, build?: string) =>
+    loadConfig({ path, cwd: dir, env, version: '1', build });
   const entries = () => {
     try {
       return readdirSync(cacheDir);
@@ -103,17 +103,25 @@ describe('a large configuration kept between commands', () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-tree-cache-'));
     const bytes = Buffer.from('x'.repeat(CACHED_FROM_BYTES));
     const cache = new TreeCache(dir, 'robowatch.yaml', dir, bytes, '1');
-    await cache.write({ fetch: { timeoutMs: Number.POSITIVE_INFINITY } });
-    await cache.write({ sites: Array.from({ length: 20_000 }, () => ({ watch: ['/', '/a'] })) });
+    const tree = (value: unknown) => ({ kind: 'tree', value }) as const;
+    await cache.write(tree({ fetch: { timeoutMs: Number.POSITIVE_INFINITY } }));
+    await cache.write(
+      tree({ sites: Array.from({ length: 20_000 }, () => ({ watch: ['/', '/a'] })) }),
+    );
     expect(readdirSync(dir)).toEqual([]);
-    await cache.write({ sites: [{ url: 'https://example.com', watch: ['/'] }] });
-    expect(await cache.read()).toEqual({ sites: [{ url: 'https://example.com', watch: ['/'] }] });
+    await cache.write(tree({ sites: [{ url: 'https://example.com', watch: ['/'] }] }));
+    expect(await cache.read()).toEqual(
+      tree({ sites: [{ url: 'https://example.com', watch: ['/'] }] }),
+    );
   });
 
   it('forgets entries not written for 30 days when it writes another', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-tree-cache-'));
     const bytes = Buffer.from('x'.repeat(CACHED_FROM_BYTES));
-    const tree = { sites: [{ url: 'https://example.com', watch: ['/'] }] };
+    const tree = {
+      kind: 'tree',
+      value: { sites: [{ url: 'https://example.com', watch: ['/'] }] },
+    } as const;
     const cacheOf = (file: string) => new TreeCache(dir, file, '/', bytes, '1');
     const entryOf = (file: string) => join(dir, `config-${hash('sha1', file, 'hex')}.json`);
     await cacheOf('/gone/robowatch.yaml').write(tree);
@@ -127,6 +135,75 @@ describe('a large configuration kept between commands', () => {
     expect(await cacheOf('/gone/robowatch.yaml').read()).toBeUndefined();
     expect(await cacheOf('/kept/robowatch.yaml').read()).toEqual(tree);
     expect(readdirSync(dir)).toHaveLength(3);
+  });
+
+  it('keeps the validated form for the bundled build that made it, and no other build reads it', async () => {
+    const { load, entries, cacheDir } = setUp(big);
+    const env = { ROBOWATCH_CACHE_DIR: cacheDir };
+    const first = await load(env, 'build-a');
+    const [entry] = entries();
+    const [header, json] = readFileSync(join(cacheDir, entry!), 'utf8').split('\n');
+    expect(header).toMatch(/^robowatch 1 config checked [0-9a-f]{64} build build-a$/);
+    // What is kept is the schema's output (defaults filled in), not the file's tree.
+    const checked = JSON.parse(json!) as {
+      sites: { name: string }[];
+      fetch: { concurrency?: unknown };
+    };
+    expect(typeof checked.fetch.concurrency).toBe('number');
+    expect((await load(env, 'build-a')).sites.map((s) => [s.origin, s.watches])).toEqual(
+      first.sites.map((s) => [s.origin, s.watches]),
+    );
+    // The entry is what the same build reads back, unchecked...
+    checked.sites[0]!.name = 'Read from the cache';
+    writeFileSync(join(cacheDir, entry!), `${header}\n${JSON.stringify(checked)}`);
+    expect((await load(env, 'build-a')).sites[0]!.name).toBe('Read from the cache');
+    // ...and what another build, or a run from the sources, never reads: it validates the
+    // file again, and keeps its own form.
+    expect((await load(env, 'build-b')).sites[0]!.name).toBe('Site 0');
+    expect(readFileSync(join(cacheDir, entry!), 'utf8')).toMatch(/ build build-b\n/);
+    expect((await load(env)).sites[0]!.name).toBe('Site 0');
+    expect(readFileSync(join(cacheDir, entry!), 'utf8')).toMatch(/^robowatch 1 config tree /);
+  });
+
+  it('applies the environment afresh to a validated form, and turns a kept tree into one', async () => {
+    const text = `${fleet(700)}notify: {email: {smtp: '\${SMTP_URL}', from: robowatch@example.com, to: [a@example.com]}}\n`;
+    const { load, entries, cacheDir } = setUp(text);
+    const env = (smtp?: string) => ({
+      ROBOWATCH_CACHE_DIR: cacheDir,
+      ...(smtp === undefined ? {} : { SMTP_URL: smtp }),
+    });
+    await load(env('smtp://one.example:25'));
+    expect(readFileSync(join(cacheDir, entries()[0]!), 'utf8')).toMatch(/ config tree /);
+    expect((await load(env('smtp://two.example:25'), 'b')).notify.email).toMatchObject({
+      smtp: 'smtp://two.example:25',
+    });
+    expect(readFileSync(join(cacheDir, entries()[0]!), 'utf8')).toMatch(
+      / config checked .* build b\n/,
+    );
+    expect((await load(env('smtp://three.example:25'), 'b')).notify.email).toMatchObject({
+      smtp: 'smtp://three.example:25',
+    });
+    await expect(load(env(), 'b')).rejects.toThrow('environment variable SMTP_URL is not set');
+  });
+
+  it('keeps no validated form that JSON would not give back as it is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-tree-cache-'));
+    const bytes = Buffer.from('x'.repeat(CACHED_FROM_BYTES));
+    const cache = new TreeCache(dir, 'robowatch.yaml', dir, bytes, '1', 'b');
+    await cache.write({ kind: 'checked', value: { web: { sessionDays: undefined } } });
+    await cache.write({ kind: 'checked', value: { at: new Date(0) } });
+    expect(readdirSync(dir)).toEqual([]);
+    await cache.write({ kind: 'checked', value: { fetch: { concurrency: 16 } } });
+    expect(await cache.read()).toEqual({ kind: 'checked', value: { fetch: { concurrency: 16 } } });
+    // A cache without a build keeps trees only.
+    const unnamed = new TreeCache(
+      mkdtempSync(join(tmpdir(), 'robowatch-tree-cache-')),
+      'robowatch.yaml',
+      dir,
+      bytes,
+      '1',
+    );
+    expect(unnamed.keepsChecked).toBe(false);
   });
 
   it('lives in ROBOWATCH_CACHE_DIR, else $XDG_CACHE_HOME/robowatch, else ~/.cache/robowatch', () => {
