@@ -8,17 +8,18 @@
  * environment) runs as for a file read afresh.
  *
  * A bundled build (`npm run build`) names itself by a hash of its sources and lockfile,
- * and keeps the file's validated form instead: validating 3,000 sites against the schema
+ * and keeps the file's validated form as well: validating 3,000 sites against the schema
  * took as long again as reading the tree. Only that build reads it back; any other build
  * (another release, an edit of the schema) validates the file again. The environment and
  * the crawler registry are still applied afresh each time.
  *
- * One entry per configuration file, in ROBOWATCH_CACHE_DIR, else $XDG_CACHE_HOME/robowatch,
- * else ~/.cache/robowatch (ROBOWATCH_CACHE_DIR=off: none); entries not written for 30 days
- * are deleted as another is written. Small files are not kept (they
- * parse in a millisecond), nor forms that JSON cannot say exactly (a number such as .inf)
- * or that YAML aliases make much larger than the file. A cache that cannot be read or
- * written is passed over: the file is parsed, nothing fails.
+ * One entry per configuration file, and one per build for its validated form, in
+ * ROBOWATCH_CACHE_DIR, else $XDG_CACHE_HOME/robowatch, else ~/.cache/robowatch
+ * (ROBOWATCH_CACHE_DIR=off: none); entries not written for 30 days are deleted as another
+ * is written. Small files are not kept (they parse in a millisecond), nor forms that JSON
+ * cannot say exactly (a number such as .inf) or that YAML aliases make much larger than
+ * the file. A cache that cannot be read or written is passed over: the file is parsed,
+ * nothing fails.
  */
 import { hash, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
@@ -50,9 +51,16 @@ export type Kept =
   | { readonly kind: 'tree'; readonly value: unknown }
   | { readonly kind: 'checked'; readonly value: unknown };
 
-/** The entry of one configuration file's bytes. */
+/** A build's name as it may appear in an entry's file name. */
+const BUILD_NAME = /^[0-9A-Za-z_-]{1,64}$/;
+
+/**
+ * The entries of one configuration file's bytes: its tree (any build reads it), and the
+ * validated form of each build that names itself, in a file of its own (two builds in
+ * turn, such as a benchmark pairing them, do not overwrite each other's).
+ */
 export class TreeCache {
-  readonly #path: string;
+  readonly #paths: Readonly<Record<Kept['kind'], string | undefined>>;
   readonly #headers: Readonly<Record<Kept['kind'], string | undefined>>;
   readonly #bytes: number;
 
@@ -65,14 +73,19 @@ export class TreeCache {
     version: string,
     build?: string,
   ) {
-    this.#path = join(directory, `config-${hash('sha1', resolve(cwd, file), 'hex')}.json`);
+    const named = build !== undefined && BUILD_NAME.test(build) ? build : undefined;
+    const entry = `config-${hash('sha1', resolve(cwd, file), 'hex')}`;
     const sha256 = hash('sha256', bytes, 'hex');
+    this.#paths = {
+      tree: join(directory, `${entry}.json`),
+      checked: named === undefined ? undefined : join(directory, `${entry}-${named}.json`),
+    };
     this.#headers = {
       tree: `robowatch ${version} config tree ${sha256} js-yaml ${yamlPackage.version}`,
       checked:
-        build === undefined
+        named === undefined
           ? undefined
-          : `robowatch ${version} config checked ${sha256} build ${build}`,
+          : `robowatch ${version} config checked ${sha256} build ${named}`,
     };
     this.#bytes = bytes.length;
   }
@@ -82,25 +95,28 @@ export class TreeCache {
     return this.#headers.checked !== undefined;
   }
 
-  /** What is kept for these bytes, if anything this build can read. */
+  /** What is kept for these bytes: this build's validated form, else the tree, if any. */
   async read(): Promise<Kept | undefined> {
+    for (const kind of ['checked', 'tree'] as const) {
+      const value = await this.#read(kind);
+      if (value !== undefined) return { kind, value };
+    }
+    return undefined;
+  }
+
+  async #read(kind: Kept['kind']): Promise<unknown> {
+    const path = this.#paths[kind];
+    if (path === undefined) return undefined;
     let text: string;
     try {
-      text = await readFile(this.#path, 'utf8');
+      text = await readFile(path, 'utf8');
     } catch {
       return undefined;
     }
     const end = text.indexOf('\n');
-    const header = end < 0 ? undefined : text.slice(0, end);
-    const kind =
-      header === this.#headers.tree
-        ? 'tree'
-        : header !== undefined && header === this.#headers.checked
-          ? 'checked'
-          : undefined;
-    if (kind === undefined) return undefined;
+    if (end < 0 || text.slice(0, end) !== this.#headers[kind]) return undefined;
     try {
-      return { kind, value: JSON.parse(text.slice(end + 1)) as unknown };
+      return JSON.parse(text.slice(end + 1)) as unknown;
     } catch {
       return undefined; // cut short (a full disk): parsed again, and written again
     }
@@ -108,20 +124,22 @@ export class TreeCache {
 
   /** Keeps a form of these bytes (written whole, then renamed into place). */
   async write(kept: Kept): Promise<void> {
+    const path = this.#paths[kept.kind];
     const header = this.#headers[kept.kind];
-    if (header === undefined || (kept.kind === 'tree' && !exact(kept.value))) return;
+    if (path === undefined || header === undefined) return;
+    if (kept.kind === 'tree' && !exact(kept.value)) return;
     const json = JSON.stringify(kept.value);
     // Aliases (one watch list for 100,000 sites) are written out in full by JSON.
     if (json.length > 2 * this.#bytes) return;
     // The validated form is kept only if JSON gives it back as it is: no value that JSON
     // drops or changes (undefined, a Date, .inf), since nothing checks it when read.
     if (kept.kind === 'checked' && !isDeepStrictEqual(JSON.parse(json), kept.value)) return;
-    const temporary = `${this.#path}.${randomUUID()}.tmp`;
+    const temporary = `${path}.${randomUUID()}.tmp`;
     try {
-      await mkdir(dirname(this.#path), { recursive: true, mode: 0o700 });
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       await writeFile(temporary, `${header}\n${json}`, { mode: 0o600 });
-      await rename(temporary, this.#path);
-      await forgetOld(dirname(this.#path));
+      await rename(temporary, path);
+      await forgetOld(dirname(path));
     } catch {
       // A read-only or full cache directory: the next command parses the file again.
     }
@@ -138,7 +156,8 @@ const KEPT_MS = 30 * 24 * 60 * 60 * 1000;
 async function forgetOld(directory: string): Promise<void> {
   const before = Date.now() - KEPT_MS;
   for (const name of await readdir(directory)) {
-    if (!/^config-[0-9a-f]{40}\.json(\.[0-9a-f-]{36}\.tmp)?$/.test(name)) continue;
+    if (!/^config-[0-9a-f]{40}(-[0-9A-Za-z_-]{1,64})?\.json(\.[0-9a-f-]{36}\.tmp)?$/.test(name))
+      continue;
     const path = join(directory, name);
     const written = (await stat(path).catch(() => undefined))?.mtimeMs;
     const limit = name.endsWith('.tmp') ? Date.now() - 60 * 60 * 1000 : before;

@@ -126,13 +126,18 @@ describe('a large configuration kept between commands', () => {
     const entryOf = (file: string) => join(dir, `config-${hash('sha1', file, 'hex')}.json`);
     await cacheOf('/gone/robowatch.yaml').write(tree);
     await cacheOf('/kept/robowatch.yaml').write(tree);
+    // A build's validated form of a file gone is forgotten too.
+    const built = new TreeCache(dir, '/gone/robowatch.yaml', '/', bytes, '1', 'b');
+    await built.write({ kind: 'checked', value: tree.value });
     const days = (n: number) => new Date(Date.now() - n * 86_400_000);
+    utimesSync(entryOf('/gone/robowatch.yaml').replace(/\.json$/, '-b.json'), days(31), days(31));
     utimesSync(entryOf('/gone/robowatch.yaml'), days(31), days(31));
     utimesSync(entryOf('/kept/robowatch.yaml'), days(29), days(29));
     writeFileSync(join(dir, 'notes.txt'), 'not robowatch’s');
     utimesSync(join(dir, 'notes.txt'), days(400), days(400));
     await cacheOf('/new/robowatch.yaml').write(tree);
     expect(await cacheOf('/gone/robowatch.yaml').read()).toBeUndefined();
+    expect(await built.read()).toBeUndefined();
     expect(await cacheOf('/kept/robowatch.yaml').read()).toEqual(tree);
     expect(readdirSync(dir)).toHaveLength(3);
   });
@@ -141,7 +146,9 @@ describe('a large configuration kept between commands', () => {
     const { load, entries, cacheDir } = setUp(big);
     const env = { ROBOWATCH_CACHE_DIR: cacheDir };
     const first = await load(env, 'build-a');
+    expect(entries()).toHaveLength(1);
     const [entry] = entries();
+    expect(entry).toMatch(/^config-[0-9a-f]{40}-build-a\.json$/);
     const [header, json] = readFileSync(join(cacheDir, entry!), 'utf8').split('\n');
     expect(header).toMatch(/^robowatch 1 config checked [0-9a-f]{64} build build-a$/);
     // What is kept is the schema's output (defaults filled in), not the file's tree.
@@ -157,15 +164,15 @@ describe('a large configuration kept between commands', () => {
     checked.sites[0]!.name = 'Read from the cache';
     writeFileSync(join(cacheDir, entry!), `${header}\n${JSON.stringify(checked)}`);
     expect((await load(env, 'build-a')).sites[0]!.name).toBe('Read from the cache');
-    // ...and what another build, or a run from the sources, never reads: it validates the
-    // file again, and keeps its own form.
+    // ...and what another build, or a run from the sources, never reads: each validates
+    // the file again and keeps an entry of its own, leaving the first build's as it was.
     expect((await load(env, 'build-b')).sites[0]!.name).toBe('Site 0');
-    expect(readFileSync(join(cacheDir, entry!), 'utf8')).toMatch(/ build build-b\n/);
     expect((await load(env)).sites[0]!.name).toBe('Site 0');
-    expect(readFileSync(join(cacheDir, entry!), 'utf8')).toMatch(/^robowatch 1 config tree /);
+    expect(entries()).toHaveLength(3);
+    expect((await load(env, 'build-a')).sites[0]!.name).toBe('Read from the cache');
   });
 
-  it('applies the environment afresh to a validated form, and turns a kept tree into one', async () => {
+  it('applies the environment afresh to a validated form, and makes one from a kept tree', async () => {
     const text = `${fleet(700)}notify: {email: {smtp: '\${SMTP_URL}', from: robowatch@example.com, to: [a@example.com]}}\n`;
     const { load, entries, cacheDir } = setUp(text);
     const env = (smtp?: string) => ({
@@ -173,13 +180,13 @@ describe('a large configuration kept between commands', () => {
       ...(smtp === undefined ? {} : { SMTP_URL: smtp }),
     });
     await load(env('smtp://one.example:25'));
+    expect(entries()).toHaveLength(1);
     expect(readFileSync(join(cacheDir, entries()[0]!), 'utf8')).toMatch(/ config tree /);
     expect((await load(env('smtp://two.example:25'), 'b')).notify.email).toMatchObject({
       smtp: 'smtp://two.example:25',
     });
-    expect(readFileSync(join(cacheDir, entries()[0]!), 'utf8')).toMatch(
-      / config checked .* build b\n/,
-    );
+    const built = entries().find((name) => name.endsWith('-b.json'));
+    expect(readFileSync(join(cacheDir, built!), 'utf8')).toMatch(/ config checked .* build b\n/);
     expect((await load(env('smtp://three.example:25'), 'b')).notify.email).toMatchObject({
       smtp: 'smtp://three.example:25',
     });
