@@ -57,8 +57,10 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
   if (kept?.kind === 'checked') return parseCheckedConfig(kept.value as ConfigFile, context);
   const tree = kept?.value ?? readConfigTree(text, file);
   const config = parseConfig(text, context, tree);
-  if (cache.keepsChecked) await cache.write({ kind: 'checked', value: checkedFileOf(config) });
-  else if (kept === undefined) await cache.write({ kind: 'tree', value: tree });
+  // The validated form if this build keeps it, else (or when it cannot be kept) the tree.
+  const checked =
+    cache.keepsChecked && (await cache.write({ kind: 'checked', value: checkedFileOf(config) }));
+  if (!checked && kept === undefined) await cache.write({ kind: 'tree', value: tree });
   return config;
 }
 

@@ -122,26 +122,31 @@ export class TreeCache {
     }
   }
 
-  /** Keeps a form of these bytes (written whole, then renamed into place). */
-  async write(kept: Kept): Promise<void> {
+  /**
+   * Keeps a form of these bytes (written whole, then renamed into place); false when it
+   * is not kept (a form JSON cannot say exactly, or a cache that cannot be written).
+   */
+  async write(kept: Kept): Promise<boolean> {
     const path = this.#paths[kept.kind];
     const header = this.#headers[kept.kind];
-    if (path === undefined || header === undefined) return;
-    if (kept.kind === 'tree' && !exact(kept.value)) return;
+    if (path === undefined || header === undefined) return false;
+    if (kept.kind === 'tree' && !exact(kept.value)) return false;
     const json = JSON.stringify(kept.value);
     // Aliases (one watch list for 100,000 sites) are written out in full by JSON.
-    if (json.length > 2 * this.#bytes) return;
+    if (json.length > 2 * this.#bytes) return false;
     // The validated form is kept only if JSON gives it back as it is: no value that JSON
     // drops or changes (undefined, a Date, .inf), since nothing checks it when read.
-    if (kept.kind === 'checked' && !isDeepStrictEqual(JSON.parse(json), kept.value)) return;
+    if (kept.kind === 'checked' && !isDeepStrictEqual(JSON.parse(json), kept.value)) return false;
     const temporary = `${path}.${randomUUID()}.tmp`;
     try {
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       await writeFile(temporary, `${header}\n${json}`, { mode: 0o600 });
       await rename(temporary, path);
       await forgetOld(dirname(path));
+      return true;
     } catch {
       // A read-only or full cache directory: the next command parses the file again.
+      return false;
     }
   }
 }

@@ -197,10 +197,15 @@ describe('a large configuration kept between commands', () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-tree-cache-'));
     const bytes = Buffer.from('x'.repeat(CACHED_FROM_BYTES));
     const cache = new TreeCache(dir, 'robowatch.yaml', dir, bytes, '1', 'b');
-    await cache.write({ kind: 'checked', value: { web: { sessionDays: undefined } } });
-    await cache.write({ kind: 'checked', value: { at: new Date(0) } });
+    // Not kept, and said so: the loader then keeps the tree instead.
+    expect(await cache.write({ kind: 'checked', value: { web: { sessionDays: undefined } } })).toBe(
+      false,
+    );
+    expect(await cache.write({ kind: 'checked', value: { at: new Date(0) } })).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
-    await cache.write({ kind: 'checked', value: { fetch: { concurrency: 16 } } });
+    expect(await cache.write({ kind: 'checked', value: { fetch: { concurrency: 16 } } })).toBe(
+      true,
+    );
     expect(await cache.read()).toEqual({ kind: 'checked', value: { fetch: { concurrency: 16 } } });
     // A cache without a build keeps trees only.
     const unnamed = new TreeCache(
