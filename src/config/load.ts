@@ -54,13 +54,21 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
   if (directory === undefined) return parseConfig(text, context);
   const cache = new TreeCache(directory, file, options.cwd, bytes, options.version, options.build);
   const kept = await cache.read();
-  if (kept?.kind === 'checked') return parseCheckedConfig(kept.value as ConfigFile, context);
-  const tree = kept?.value ?? readConfigTree(text, file);
+  if (kept?.kind === 'checked') {
+    try {
+      return parseCheckedConfig(kept.value as ConfigFile, context);
+    } catch (error) {
+      // The environment's errors are the file's; an entry this build cannot resolve (one
+      // edited by hand) is passed over like one cut short: the file is parsed again.
+      if (error instanceof ConfigError) throw error;
+    }
+  }
+  const tree = kept?.kind === 'tree' ? kept.value : readConfigTree(text, file);
   const config = parseConfig(text, context, tree);
   // The validated form if this build keeps it, else (or when it cannot be kept) the tree.
   const checked =
     cache.keepsChecked && (await cache.write({ kind: 'checked', value: checkedFileOf(config) }));
-  if (!checked && kept === undefined) await cache.write({ kind: 'tree', value: tree });
+  if (!checked && kept?.kind !== 'tree') await cache.write({ kind: 'tree', value: tree });
   return config;
 }
 

@@ -170,6 +170,10 @@ describe('a large configuration kept between commands', () => {
     expect((await load(env)).sites[0]!.name).toBe('Site 0');
     expect(entries()).toHaveLength(3);
     expect((await load(env, 'build-a')).sites[0]!.name).toBe('Read from the cache');
+    // An entry this build cannot resolve (edited by hand) is passed over, and written again.
+    writeFileSync(join(cacheDir, entry!), `${header}\n${JSON.stringify({ sites: 5 })}`);
+    expect((await load(env, 'build-a')).sites[0]!.name).toBe('Site 0');
+    expect(readFileSync(join(cacheDir, entry!), 'utf8')).toContain('"name":"Site 0"');
   });
 
   it('applies the environment afresh to a validated form, and makes one from a kept tree', async () => {
