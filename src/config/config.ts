@@ -203,9 +203,7 @@ export function parseConfig(
   if (!parsed.success) {
     throw new ConfigError(`${context.file}: ${describeIssue(parsed.error.issues[0]!, raw)}`);
   }
-  const config = deepFreeze(resolveConfig(parsed.data, context));
-  sources.set(config, { file: parsed.data, context });
-  return config;
+  return parseCheckedConfig(parsed.data, context);
 }
 
 /**
@@ -221,9 +219,13 @@ export function parseCheckedConfig(file: ConfigFile, context: ConfigContext): Co
 
 /** The validated form of the file a configuration was made from (parseCheckedConfig's input). */
 export function checkedFileOf(config: Config): ConfigFile {
+  return sourceOf(config).file;
+}
+
+function sourceOf(config: Config): { file: ConfigFile; context: ConfigContext } {
   const source = sources.get(config);
-  if (source === undefined) throw new Error('checkedFileOf: not a configuration parseConfig made');
-  return source.file;
+  if (source === undefined) throw new Error('not a configuration parseConfig made');
+  return source;
 }
 
 /**
@@ -233,12 +235,8 @@ export function checkedFileOf(config: Config): ConfigFile {
  */
 export function withRegistry(config: Config, registry: ActiveRegistry): Config {
   if (config.registry.active.version.sha256 === registry.version.sha256) return config;
-  const source = sources.get(config);
-  if (source === undefined) throw new Error('withRegistry: not a configuration parseConfig made');
-  const context = { ...source.context, registry };
-  const next = deepFreeze(resolveConfig(source.file, context));
-  sources.set(next, { file: source.file, context });
-  return next;
+  const source = sourceOf(config);
+  return parseCheckedConfig(source.file, { ...source.context, registry });
 }
 
 function resolveConfig(file: ConfigFile, context: ConfigContext): Config {

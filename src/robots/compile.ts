@@ -116,7 +116,7 @@ export interface CompileOptions {
  * they are scanned. A crawler asked about more (sitemap coverage, eval of a URL list, a
  * large watch list) is indexed after its first 32.
  */
-export const INDEX_AFTER = 32;
+const INDEX_AFTER = 32;
 
 /**
  * Compiles the rules an agent obeys. Parse once, compile once per agent, then evaluate
