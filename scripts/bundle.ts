@@ -67,6 +67,30 @@ const zodEnglishOnly: Plugin = {
 };
 
 /**
+ * undici's HTTP/1.1 client loads its HTTP/2 client when its own module loads, and that
+ * loads Node's http2 (with tls and http): 20–30 ms of CPU in every command that fetches,
+ * for a protocol robowatch never offers (no `allowH2`: ALPN never answers h2). The bundle
+ * loads it the first time a connection would speak HTTP/2 instead. The build fails if
+ * undici's text moves.
+ */
+const undiciH2WhenUsed: Plugin = {
+  name: 'undici-h2-when-used',
+  setup(bundle) {
+    bundle.onLoad(
+      { filter: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ },
+      (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        const eager = "const connectH2 = require('./client-h2.js')";
+        if (!text.includes(eager)) throw new Error(`bundle: ${args.path} no longer has "${eager}"`);
+        const lazy =
+          "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)";
+        return { contents: text.replace(eager, lazy), loader: 'js' };
+      },
+    );
+  },
+};
+
+/**
  * The build's name: a hash of what makes it (the sources, the lockfile that pins the
  * dependencies, and these build scripts). The command keeps a large configuration's
  * validated form between runs under it (config/tree-cache.ts), so that any change of the
@@ -93,7 +117,7 @@ function buildName(): string {
 }
 
 const result = await build({
-  plugins: [pgOnNode, zodEnglishOnly],
+  plugins: [pgOnNode, zodEnglishOnly, undiciH2WhenUsed],
   entryPoints: { main: join(dist, 'main.js') },
   bundle: true,
   splitting: true,

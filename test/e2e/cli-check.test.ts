@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runRobowatch } from '../support/cli.js';
+import { recordLoads } from '../support/load-record.js';
 import { createTestDatabase, databaseKinds } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
 import { FixtureServer } from '../support/fixture-server.js';
@@ -277,6 +278,18 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
         '      now allowed for Googlebot and GPTBot: /private/x',
       ].join('\n'),
     );
+  });
+
+  it('loads only what a check uses: no web server, mail, job engine or HTTP/2', async () => {
+    const loads = await recordLoads(['check', '--config', config], env);
+    expect([loads.code, loads.stderr]).toEqual([0, '']);
+    expect(loads.stdout).toMatch(/^1 site checked: 1 baseline/m);
+    const unused = ['hono', '@hono/node-server', 'nodemailer', 'pg-boss'];
+    expect(unused.filter((name) => loads.packages.has(name))).toEqual([]);
+    expect(loads.builtins.has('http2')).toBe(false);
+    // The database driver it does use, seen: the record is not empty by mistake.
+    expect(loads.packages.has(kind === 'postgres' ? 'pg' : '@electric-sql/pglite')).toBe(true);
+    expect(loads.packages.has('@electric-sql/pglite')).toBe(kind === 'pglite');
   });
 
   it('migrates on demand', async () => {
