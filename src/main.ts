@@ -22,28 +22,6 @@ import { startHeapGovernor } from './lib/heap-governor.js';
 import { fromRoot } from './lib/package-root.js';
 
 /**
- * How soon V8 optimises a function, set before any command runs. A robowatch command is
- * a batch that runs each hot function a few thousand times and exits, and V8's default
- * budget (67,584, tuned for pages and long-lived servers) sends hundreds of functions to
- * its optimising compiler on helper threads: a third of a 3,000-site check's CPU,
- * recompiled from scratch by every run. About nine times the bytecode executed before a
- * function is optimised leaves the truly hot ones optimised and skips the rest: the
- * helper threads' share falls to a fifth, and an unchanged check spends about a fifth
- * less CPU (docs/performance.md). The daemon optimises the same functions a little later.
- */
-setFlagsFromString('--interrupt-budget=600000');
-/**
- * How soon V8 recompiles a WebAssembly function with its optimising compiler. undici
- * parses HTTP with llhttp compiled to WebAssembly, and its parser's state machine (one
- * 33 KB function) reached V8's default budget within the first response: its optimised
- * compilation cost 0.15–0.17 s of CPU on a helper thread in every command that fetched,
- * a quarter of a one-site check. Here it runs as first compiled (V8's baseline compiler)
- * until it has parsed about a thousand responses (measured: a 6,000-site check), as a
- * long run or the daemon does.
- */
-setFlagsFromString('--wasm-tiering-budget=1000000000');
-
-/**
  * This build's name, set by scripts/bundle.ts (a hash of its sources); undefined when run
  * as compiled file by file. A large configuration's validated form is kept under it.
  */
@@ -71,12 +49,49 @@ const daemonFile = (config: Config) => join(config.dataDir, 'daemon.json');
 const heartbeatFile = (config: Config) => join(config.dataDir, `heartbeat-${hostname()}`);
 let lastBeat = 0;
 
+/**
+ * How soon V8 optimises a function. A robowatch command is a batch that runs each hot
+ * function a few thousand times and exits, and V8's default budget (67,584, tuned for
+ * pages and long-lived servers) sends hundreds of functions to its optimising compiler on
+ * helper threads: a third of a 3,000-site check's CPU, recompiled from scratch by every
+ * run. About nine times the bytecode executed before a function is optimised leaves the
+ * truly hot ones optimised and skips the rest: the helper threads' share falls to a fifth,
+ * and an unchanged check spends about a fifth less CPU (docs/performance.md). The daemon
+ * optimises the same functions a little later.
+ */
+const INTERRUPT_BUDGET = '--interrupt-budget=600000';
+/**
+ * How soon V8 recompiles a WebAssembly function with its optimising compiler. undici
+ * parses HTTP with llhttp compiled to WebAssembly, and its parser's state machine (one
+ * 33 KB function) reached V8's default budget within the first response: its optimised
+ * compilation cost 0.15–0.17 s of CPU on a helper thread in every command that fetched,
+ * a quarter of a one-site check. Here it runs as first compiled (V8's baseline compiler)
+ * until it has parsed about a thousand responses (measured: a 6,000-site check), as a
+ * long run or the daemon does.
+ */
+const WASM_TIERING_BUDGET = '--wasm-tiering-budget=1000000000';
+
 /** Commands that need no database, network or logger start without loading them. */
 const LIGHT = new Set(['eval', 'lint', undefined]);
 const argv = process.argv.slice(2);
 const drivers = LIGHT.has(commandOf(argv)) ? undefined : await import('./drivers.js');
+
+// Set after the drivers' modules loaded Node's own (setBudgets).
+setBudgets();
 // Commands that may check or serve many sites keep their heap near what they use.
 if (drivers !== undefined) startHeapGovernor();
+
+/**
+ * V8's budgets, set once the drivers (undici, pg, pino) have loaded Node's own modules. A
+ * V8 flag changed at run time changes the hash V8 checks Node's code cache against: each
+ * of Node's modules loaded after it is compiled from its source and its cache made again
+ * (net, http, zlib, worker threads…: 41 M instructions of a two-site check, 2.7%, counted
+ * by callgrind). Loaded first, they come from the cache.
+ */
+function setBudgets(): void {
+  setFlagsFromString(INTERRUPT_BUDGET);
+  setFlagsFromString(WASM_TIERING_BUDGET);
+}
 function need(): typeof Drivers {
   if (drivers === undefined) throw new Error('this command was started without its drivers');
   return drivers;
