@@ -2,10 +2,6 @@
  * undici's modules robowatch loads one by one (see undici.ts): each is the CommonJS
  * export of the class or function undici's index re-exports.
  */
-declare module 'undici/lib/dispatcher/client.js' {
-  import { Client } from 'undici';
-  export = Client;
-}
 declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici';
   export = Agent;
@@ -13,10 +9,6 @@ declare module 'undici/lib/dispatcher/agent.js' {
 declare module 'undici/lib/core/connect.js' {
   import { buildConnector } from 'undici';
   export = buildConnector;
-}
-declare module 'undici/lib/core/errors.js' {
-  import { errors } from 'undici';
-  export = errors;
 }
 declare module 'undici/lib/dispatcher/dispatcher.js' {
   import type { Dispatcher as AnyDispatcher } from 'undici';
