@@ -15,8 +15,8 @@
  * whole is repeated BENCH_REPEAT times (3), each on a fresh database
  * robowatch_bench_rN_PID made on BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
  * DATABASE_URL, else postgres://root@127.0.0.1:5432/postgres, and dropped after it;
- * figures are min / median / max. The same ratios against a leaner bare GET (a Client
- * per site, closed once read: how robowatch fetches now) are printed too, and wall-clock
+ * figures are min / median / max. The same ratios against a leaner bare GET (Node's own
+ * HTTP client, a connection per site: how robowatch fetches now) are printed too, and wall-clock
  * rates, peak RSS, transactions and the database's size and growth per site.
  *
  * BENCH_COMPARE=DIR (a checkout of another commit, built): each repetition runs the three
@@ -197,7 +197,7 @@ async function checks(n: number, main?: string) {
 /** One repetition: the checks (and the other build's, in turn) between two bare fetches. */
 async function repetition(n: number) {
   const bareBefore = await bare('agent');
-  const leanBefore = await bare('client');
+  const leanBefore = await bare('node');
   let own: Awaited<ReturnType<typeof checks>>;
   let other: Awaited<ReturnType<typeof checks>> | undefined;
   if (OTHER_MAIN !== undefined && n % 2 === 0) {
@@ -208,7 +208,7 @@ async function repetition(n: number) {
     if (OTHER_MAIN !== undefined) other = await checks(n, OTHER_MAIN);
   }
   const bareAfter = await bare('agent');
-  const leanAfter = await bare('client');
+  const leanAfter = await bare('node');
   const mean = (a: Cpu, b: Cpu): Cpu => ({
     own: (a.own + b.own) / 2,
     backends: 0,
@@ -223,7 +223,9 @@ async function repetition(n: number) {
   };
 }
 
-await bareFetch(origins.slice(0, 2_000), CONCURRENCY); // warm up the JIT and the farm
+// Warm up the JIT (both clients) and the farm.
+await bareFetch(origins.slice(0, 2_000), CONCURRENCY);
+await bareFetch(origins.slice(0, 2_000), CONCURRENCY, 'node');
 const results: Awaited<ReturnType<typeof repetition>>[] = [];
 for (let n = 1; n <= REPEAT; n++) {
   results.push(await repetition(n));
@@ -260,8 +262,9 @@ row(
 row('CPU ratio without the farm: client ÷ (robowatch + backends)', (k) =>
   spread(of((r) => strict(r.reference, r.runs[k].cpu))),
 );
-row('CPU ratio against the lean bare GET (a Client per site, closed): with the farm', (k) =>
-  spread(of((r) => ratio(r.lean, r.runs[k].cpu))),
+row(
+  "CPU ratio against the lean bare GET (Node's http client, a connection per site): with the farm",
+  (k) => spread(of((r) => ratio(r.lean, r.runs[k].cpu))),
 );
 row('… and without the farm', (k) => spread(of((r) => strict(r.lean, r.runs[k].cpu))));
 row('CPU per site, robowatch, ms', (k) => spread(of((r) => r.runs[k].cpu.own)));
@@ -287,7 +290,7 @@ row(
   '< 400',
 );
 console.log(
-  `| bare GET per site (an Agent with pipelining 0): client ${spread(of((r) => r.reference.own))} ms, farm ${spread(of((r) => r.reference.farm))} ms; lean (a Client per site): client ${spread(of((r) => r.lean.own))} ms, farm ${spread(of((r) => r.lean.farm))} ms; agent ${spread(
+  `| bare GET per site (an Agent with pipelining 0): client ${spread(of((r) => r.reference.own))} ms, farm ${spread(of((r) => r.reference.farm))} ms; lean (Node's http client): client ${spread(of((r) => r.lean.own))} ms, farm ${spread(of((r) => r.lean.farm))} ms; agent ${spread(
     of((r) => r.bareRate),
     0,
   )} sites/s | | | | |`,

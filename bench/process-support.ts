@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -61,10 +62,11 @@ export async function queryValue(url: string, text: string): Promise<string | un
 /**
  * How the reference GETs: `agent`, an undici Agent told to keep no connection
  * (pipelining 0), as robowatch's fetcher did until 2026-11-27 and as issue 31 set its
- * targets against; `client`, the leaner way robowatch fetches now, a Client per site
- * closed gracefully once its answer is read.
+ * targets against; `client`, an undici Client per site closed gracefully once its answer
+ * is read, as it fetched until 2026-11-29; `node`, Node's own HTTP client with a
+ * connection of its own per site (no agent), as it fetches now.
  */
-export type BareKind = 'agent' | 'client';
+export type BareKind = 'agent' | 'client' | 'node';
 
 /**
  * The reference: GET each robots.txt with undici, `concurrency` at a time, reading the
@@ -80,6 +82,17 @@ export async function bareFetch(
     if (kind === 'agent') {
       const response = await agent.request({ origin, path: '/robots.txt', method: 'GET' });
       await response.body.arrayBuffer();
+      return;
+    }
+    if (kind === 'node') {
+      await new Promise<void>((resolve, reject) => {
+        const request = httpGet(`${origin}/robots.txt`, { agent: false }, (response) => {
+          response.on('data', () => undefined);
+          response.on('end', resolve);
+          response.on('error', reject);
+        });
+        request.on('error', reject);
+      });
       return;
     }
     const client = new Client(origin);
