@@ -8,7 +8,7 @@
 import { DEFAULT_DISCOVERY_LIMITS } from './monitor/check/sitemaps.js';
 import { CoverageThreads } from './monitor/threads/coverage-threads.js';
 import type { Transporter } from 'nodemailer';
-import type { Dispatcher } from 'undici';
+import type { RequestDispatcher } from './fetch/lazy-agent.js';
 import type { Config, SiteConfig } from './config/config.js';
 import { webBaseUrl } from './config/web.js';
 import type { WebConfig } from './config/web.js';
@@ -69,7 +69,7 @@ export interface Platform {
   /** An SMTP transport for an smtp(s):// URL. */
   createMailTransport(smtpUrl: string): Transporter;
   /** The HTTP client webhooks are posted with. */
-  createDispatcher(): Dispatcher;
+  createDispatcher(): RequestDispatcher;
   /** Structured logs for the daemon (JSON lines on stdout). */
   createLogger(): Logger;
   /**

@@ -5,7 +5,7 @@
  * are loaded by main.ts when a command listens or starts the engine, and nodemailer when
  * it sends an email (a `check` that queued no alert does none of these).
  */
-export { Agent } from './fetch/undici.js';
+export { lazyAgent } from './fetch/lazy-agent.js';
 export { createRobotsFetcher } from './fetch/robots-fetcher.js';
 export { createLogger } from './lib/logger.js';
 export { openDatabase } from './store/db.js';

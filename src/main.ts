@@ -118,7 +118,7 @@ process.exitCode = await runCli(argv, {
   // Webhooks are minutes apart: a kept-alive connection saves nothing, and one the
   // receiver is just closing makes a delivery fail (ECONNRESET). One connection each.
   createDispatcher: () =>
-    new (need().Agent)({
+    need().lazyAgent({
       connectTimeout: 15_000,
       headersTimeout: 30_000,
       bodyTimeout: 30_000,

@@ -16,7 +16,7 @@ import type {
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import { isPrivateAddress } from './addresses.js';
 import { discard, readCapped, streamCapped } from './body.js';
-import { buildConnector } from './undici.js';
+import { buildConnector } from './undici-connector.js';
 
 export interface FetcherOptions {
   /** Sent as User-Agent; names robowatch and its version. */

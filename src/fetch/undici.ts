@@ -1,7 +1,7 @@
 /**
- * The parts of undici robowatch uses, each from its own module: the webhooks' Agent (with
- * the request() it dispatches through) and the connector the robots.txt fetcher opens its
- * connections with. undici's index loads its fetch, WebSocket, cache and cookie code too
+ * The parts of undici the webhooks use, each from its own module: the Agent, with the
+ * request() it dispatches through (the robots.txt fetcher takes only the connector:
+ * undici-connector.ts). undici's index loads its fetch, WebSocket, cache and cookie code too
  * (731 KB of the bundle), and those touch the web globals (File, Headers) that make Node
  * load its own copy of undici: about 0.1 s of CPU at every start, for nothing a check
  * uses. The paths are undici 7's; the fetcher's and the webhooks' tests run through each
@@ -10,10 +10,9 @@
 import Agent from 'undici/lib/dispatcher/agent.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import request from 'undici/lib/api/api-request.js';
-import buildConnector from 'undici/lib/core/connect.js';
 
 // The index gives every dispatcher its request(); the one method robowatch calls, given
 // the same way (undici's index, when a test loads it, assigns the same function).
 Dispatcher.prototype.request ??= request;
 
-export { Agent, buildConnector };
+export { Agent };

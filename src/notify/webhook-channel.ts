@@ -7,7 +7,7 @@ import { webhookRequests } from './render-delivery.js';
 import { redactUrl } from '../lib/redact.js';
 
 export interface WebhookChannelOptions {
-  readonly dispatcher: Dispatcher;
+  readonly dispatcher: Pick<Dispatcher, 'request'>;
   /** The secret configured for a webhook URL, if any (secrets never enter the outbox). */
   secretFor(url: string): string | undefined;
   readonly userAgent: string;
