@@ -27,68 +27,72 @@ if (readFileSync(join(dist, 'main.js'), 'utf8').includes('robowatchRequire')) {
 }
 
 /**
+ * A plugin that edits one dependency's module as the bundle reads it: where `file` ends
+ * a path, `find` is replaced with `replacement` (the whole text, with `whole`). The build
+ * fails if the text to replace is gone, so that an update of the dependency is looked at.
+ */
+function patched(
+  name: string,
+  file: RegExp,
+  find: string,
+  replacement: string,
+  whole = false,
+): Plugin {
+  return {
+    name,
+    setup(bundle) {
+      bundle.onLoad({ filter: file }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes(find)) throw new Error(`bundle: ${args.path} no longer has "${find}"`);
+        return {
+          contents: whole ? replacement : text.replace(find, replacement),
+          loader: 'js',
+          resolveDir: dirname(args.path),
+        };
+      });
+    },
+  };
+}
+
+/**
  * pg asks whether it runs in a Cloudflare Worker by building a web Response, which on Node
  * 20 loads Node's own copy of undici (30-45 ms of CPU at every start). The bundle runs on
- * Node only: it takes pg's Node sockets without asking. The build fails if pg's text moves.
+ * Node only: it takes pg's Node sockets without asking.
  */
-const pgOnNode: Plugin = {
-  name: 'pg-on-node',
-  setup(bundle) {
-    bundle.onLoad({ filter: /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      const probe = 'if (isCloudflareRuntime())';
-      if (!text.includes(probe)) throw new Error(`bundle: ${args.path} no longer has "${probe}"`);
-      return { contents: text.replace(probe, 'if (false)'), loader: 'js' };
-    });
-  },
-};
+const pgOnNode = patched(
+  'pg-on-node',
+  /[\\/]node_modules[\\/]pg[\\/]lib[\\/]stream\.js$/,
+  'if (isCloudflareRuntime())',
+  'if (false)',
+);
 
 /**
  * zod's namespace carries every locale of its error messages (`z.locales`, 49 languages,
  * 297 KB of the 909 KB chunk every command loads for its configuration), kept because the
  * namespace object is exported whole. robowatch speaks English only and names no other
  * locale: the namespace keeps `en`, which zod registers itself, and the rest is not
- * compiled at every start (34 M instructions, about 10 ms). The build fails if zod's
- * text moves.
+ * compiled at every start (34 M instructions, about 10 ms).
  */
-const zodEnglishOnly: Plugin = {
-  name: 'zod-english-only',
-  setup(bundle) {
-    bundle.onLoad(
-      { filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ },
-      (args) => {
-        const text = readFileSync(args.path, 'utf8');
-        const en = 'export { default as en } from "./en.js";';
-        if (!text.includes(en)) throw new Error(`bundle: ${args.path} no longer has "${en}"`);
-        return { contents: en, loader: 'js', resolveDir: dirname(args.path) };
-      },
-    );
-  },
-};
+const zodEnglishOnly = patched(
+  'zod-english-only',
+  /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/,
+  'export { default as en } from "./en.js";',
+  'export { default as en } from "./en.js";',
+  true,
+);
 
 /**
  * undici's HTTP/1.1 client loads its HTTP/2 client when its own module loads, and that
  * loads Node's http2 (with tls and http): 20–30 ms of CPU in every command that fetches,
  * for a protocol robowatch never offers (no `allowH2`: ALPN never answers h2). The bundle
- * loads it the first time a connection would speak HTTP/2 instead. The build fails if
- * undici's text moves.
+ * loads it the first time a connection would speak HTTP/2 instead.
  */
-const undiciH2WhenUsed: Plugin = {
-  name: 'undici-h2-when-used',
-  setup(bundle) {
-    bundle.onLoad(
-      { filter: /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ },
-      (args) => {
-        const text = readFileSync(args.path, 'utf8');
-        const eager = "const connectH2 = require('./client-h2.js')";
-        if (!text.includes(eager)) throw new Error(`bundle: ${args.path} no longer has "${eager}"`);
-        const lazy =
-          "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)";
-        return { contents: text.replace(eager, lazy), loader: 'js' };
-      },
-    );
-  },
-};
+const undiciH2WhenUsed = patched(
+  'undici-h2-when-used',
+  /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/,
+  "const connectH2 = require('./client-h2.js')",
+  "const connectH2 = (client, socket) => require('./client-h2.js')(client, socket)",
+);
 
 /**
  * The build's name: a hash of what makes it (the sources, the lockfile that pins the
