@@ -116,8 +116,8 @@ export interface CheckDeps {
 
 /** Where the site catalog keeps the sites added in the UI or API, and what is paused. */
 export interface SiteDirectoryStore {
-  /** Makes sure every origin has a row; returns them all (the file's sites' ids). */
-  syncSites(origins: readonly string[]): Promise<StoredSite[]>;
+  /** Makes sure every origin has a row; returns each one's id (the file's sites). */
+  ensureSiteIds(origins: readonly string[]): Promise<{ origin: string; id: number }[]>;
   /** The sites added in the UI or API and not removed, and every paused site. */
   loadDirectory(): Promise<DirectoryRow[]>;
   findRow(key: { id: number } | { origin: string }): Promise<DirectoryRow | undefined>;

@@ -67,6 +67,7 @@ import {
   removeManagedSite,
   saveManagedSite,
   setSitePaused,
+  ensureSiteIds,
   syncSites,
   updateSiteSettings,
 } from './sites.js';
@@ -231,7 +232,7 @@ export function createCoverageStore(db: Database): CoverageStore {
 /** The site catalog's rows: sites added in the UI or API, and what is paused. */
 export function createSiteDirectory(db: Database): SiteDirectoryStore {
   return {
-    syncSites: (origins) => syncSites(db, origins),
+    ensureSiteIds: (origins) => ensureSiteIds(db, origins),
     loadDirectory: () => loadDirectory(db),
     findRow: (key) => findDirectoryRow(db, key),
     saveSite: (origin, settings) => saveManagedSite(db, origin, settings),

@@ -283,7 +283,7 @@ export class SiteCatalog {
   }
 
   async #syncFile(): Promise<void> {
-    const stored = await this.#store.syncSites(this.#file.sites.map((s) => s.origin));
+    const stored = await this.#store.ensureSiteIds(this.#file.sites.map((s) => s.origin));
     this.#fileIds = new Map(stored.map((s) => [s.origin, s.id]));
     this.#synced = true;
   }

@@ -4,7 +4,7 @@
  * time), and unknown ones are simply absent.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadSites, syncSites } from '../../../src/store/sites.js';
+import { ensureSiteIds, loadSites, syncSites } from '../../../src/store/sites.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 
@@ -23,5 +23,24 @@ describe.each(databaseKinds())('sites on %s', (kind) => {
     expect(read).toHaveLength(25_000);
     const ids = new Map(made.map((s) => [s.origin, s.id]));
     expect(read.every((s) => ids.get(s.origin) === s.id && s.current === null)).toBe(true);
+  });
+
+  it('adds only the origins it lacks, and gives every one its id, old and new alike', async () => {
+    const db = database.handle.db;
+    const before = await syncSites(db, ['https://a.example', 'https://b.example']);
+    const ids = await ensureSiteIds(db, [
+      'https://a.example',
+      'https://c.example',
+      'https://b.example',
+    ]);
+    expect(ids).toHaveLength(3);
+    const idOf = new Map(ids.map((s) => [s.origin, s.id]));
+    for (const site of before) expect(idOf.get(site.origin)).toBe(site.id);
+    const again = await syncSites(db, ['https://c.example', 'https://d.example']);
+    expect(new Map(again.map((s) => [s.origin, s.id])).get('https://c.example')).toBe(
+      idOf.get('https://c.example'),
+    );
+    expect(again.map((s) => s.origin).sort()).toEqual(['https://c.example', 'https://d.example']);
+    expect(await loadSites(db, ['https://d.example'])).toHaveLength(1);
   });
 });
