@@ -3,6 +3,7 @@ import { FatalError, UsageError } from '../lib/errors.js';
 import { checkSites, SITES_PER_FETCH } from '../monitor/check/batch.js';
 import { outcomeDocument } from '../monitor/documents/index.js';
 import type { RunSummary } from '../monitor/check/batch.js';
+import { eventJson } from '../policy/changes/events.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
 import { daemonSites, DaemonError, withStoreOrDaemon } from './daemon-client.js';
 import type { DaemonClient, DaemonSite } from './daemon-client.js';
@@ -147,7 +148,7 @@ export function registerCheck(program: Command, context: CliContext): void {
 }
 
 function jsonLines(events: readonly ChangeEvent[]): string {
-  return events.map((event) => JSON.stringify(event) + '\n').join('');
+  return events.map((event) => eventJson(event) + '\n').join('');
 }
 
 /** A check as the command prints it: the daemon's API answers the same document. */

@@ -1,5 +1,6 @@
 import { StateMovedError } from '../lib/errors.js';
 import { and, eq, sql } from 'drizzle-orm';
+import { eventJson } from '../policy/changes/events.js';
 import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
 import { prepared, queryRows, rowDate } from './db.js';
@@ -169,7 +170,8 @@ async function insertSnapshots(
           },
     ];
   });
-  const events = snapshots.flatMap((s, ord) => s.events.map((e) => [ord, e]));
+  // Each event's text is made once (eventJson): `check --json` prints the same.
+  const events = `[${snapshots.flatMap((s, ord) => s.events.map((e) => `[${ord},${eventJson(e)}]`)).join(',')}]`;
   const rows = await queryRows<{
     ord: number;
     id: string | number;
@@ -270,7 +272,7 @@ async function insertSnapshots(
         INSERT INTO change_events (site_id, snapshot_id, type, event, created_at)
         SELECT ok.site_id, ok.id, e.type, e.event, ok.checked_at
         FROM (SELECT (x->>0)::int AS ord, x->1->>'type' AS type, x->1 AS event, n
-          FROM jsonb_array_elements(${json(events)}::jsonb) WITH ORDINALITY AS e(x, n)) AS e
+          FROM jsonb_array_elements(${events}::jsonb) WITH ORDINALITY AS e(x, n)) AS e
           JOIN ok ON ok.ord = e.ord
         ORDER BY e.n),
       stored_checks AS (

@@ -232,6 +232,18 @@ function difference(a: readonly RobotsRule[], b: readonly RobotsRule[]): RobotsR
   });
 }
 
+const eventTexts = new WeakMap<ChangeEvent, string>();
+
+/**
+ * An event as JSON text, written out once: the state's statement stores it and
+ * `check --json` prints it (33,000 events in a changed check of 3,000 sites).
+ */
+export function eventJson(event: ChangeEvent): string {
+  let text = eventTexts.get(event);
+  if (text === undefined) eventTexts.set(event, (text = JSON.stringify(event)));
+  return text;
+}
+
 /** Past this many rules (or sitemaps) in one event, the rest are counted, not listed. */
 export const MAX_LISTED_IN_EVENT = 500;
 
