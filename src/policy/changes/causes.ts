@@ -245,12 +245,15 @@ class Explanation {
   #diff(profile: Profile): FileDiff | null {
     if (!this.#diffs.has(profile)) {
       const { before, after } = this.#input;
+      const bodies = { before: before.lastGood?.body, after: after.lastGood?.body };
       this.#diffs.set(
         profile,
         this.#filesDiffer
           ? new FileDiff(
-              this.#cache.parse(before.lastGood!.body, profile),
-              this.#cache.parse(after.lastGood!.body, profile),
+              this.#cache.parse(bodies.before!, profile),
+              this.#cache.parse(bodies.after!, profile),
+              // What each crawler reads, as its rules were compiled (for its verdicts).
+              (side, token) => this.#cache.compile(bodies[side]!, profile, token),
             )
           : null,
       );

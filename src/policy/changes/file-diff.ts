@@ -7,6 +7,12 @@ import type { GroupChange, RuleChange } from './group-diff.js';
 import type { Effective, WatchVerdict } from '../verdicts.js';
 import type { Mutable } from './causes.js';
 
+/** The groups a crawler reads in one side's file, and where it found them. */
+export type Selector = (
+  side: 'before' | 'after',
+  token: string,
+) => { readonly source: AgentRules['source']; readonly groups: readonly RobotsGroup[] };
+
 /** One profile's reading of the two last good files, and how their groups match. */
 export class FileDiff {
   readonly before: RobotsTxt;
@@ -20,14 +26,20 @@ export class FileDiff {
     before: new Map<number, RobotsGroup>(),
     after: new Map<number, RobotsGroup>(),
   };
-  readonly #selections = new Map<string, { source: AgentRules['source']; groups: RobotsGroup[] }>();
+  readonly #selections = new Map<string, ReturnType<Selector>>();
   /** sameSelection, by crawler: asked for each pair of a crawler that flips. */
   readonly #same = new Map<string, boolean>();
   readonly #read = new Map<string, Set<RobotsGroup>>();
+  readonly #select: Selector;
 
-  constructor(before: RobotsTxt, after: RobotsTxt) {
+  /**
+   * `select`: the groups a crawler reads in either file, when they were found already (a
+   * check's ParseCache compiled every crawler's rules of both files); else selectGroups.
+   */
+  constructor(before: RobotsTxt, after: RobotsTxt, select?: Selector) {
     this.before = before;
     this.after = after;
+    this.#select = select ?? ((side, token) => selectGroups(this[side], token));
     this.groups = diffGroups(before, after);
     for (const change of this.groups) {
       if (change.before) this.#byGroup.set(change.before, change);
@@ -70,7 +82,7 @@ export class FileDiff {
     const key = `${side}\n${token}`;
     let found = this.#selections.get(key);
     if (found === undefined) {
-      found = selectGroups(side === 'before' ? this.before : this.after, token);
+      found = this.#select(side, token);
       this.#selections.set(key, found);
     }
     return found;
