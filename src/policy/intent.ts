@@ -118,6 +118,12 @@ export function expectationOf(
   return null;
 }
 
+/** What an intent expects, by path and crawler, as evaluateIntent has looked it up. */
+const expectations = new WeakMap<
+  readonly IntentRule[],
+  Map<string, Map<string, Expectation | null>>
+>();
+
 /** Judges a state's verdicts against the intent. */
 export function evaluateIntent(
   rules: readonly IntentRule[],
@@ -131,10 +137,19 @@ export function evaluateIntent(
   let violationCount = 0;
   let judged = 0;
   const paths = new Map<string, string>();
+  // Sites sharing an intent share its rules and mostly watch the same paths: each
+  // (path, crawler) is looked up in the rules once per process, not once per state.
+  let known = expectations.get(rules);
+  if (known === undefined)
+    expectations.set(rules, (known = new Map<string, Map<string, Expectation | null>>()));
   for (const verdict of verdicts) {
     let path = paths.get(verdict.url);
     if (path === undefined) paths.set(verdict.url, (path = pathOf(verdict.url)));
-    const expected = expectationOf(rules, path, verdict.agent);
+    let byAgent = known.get(path);
+    if (byAgent === undefined) known.set(path, (byAgent = new Map<string, Expectation | null>()));
+    let expected = byAgent.get(verdict.agent);
+    if (expected === undefined)
+      byAgent.set(verdict.agent, (expected = expectationOf(rules, path, verdict.agent)));
     if (expected === null) continue;
     judged++;
     if ((expected === 'allowed') === verdict.allowed) continue;
