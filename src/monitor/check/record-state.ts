@@ -157,11 +157,15 @@ export async function recordNewState(
     stale: seen.stale,
   };
   const verdicts = computeVerdicts(state, site.watches, site.agents, cache);
-  const events = diffStates(
-    site.origin,
-    previous === null ? null : stateView(previous.side, site, cache, previous.status),
-    stateView({ lastGood, verdicts }, site, cache, seen.status),
-  );
+  // A first state has no events: its rules and sitemaps are not gathered for them.
+  const events =
+    previous === null
+      ? []
+      : diffStates(
+          site.origin,
+          stateView(previous.side, site, cache, previous.status),
+          stateView({ lastGood, verdicts }, site, cache, seen.status),
+        );
   const change =
     previous === null
       ? null
