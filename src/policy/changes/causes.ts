@@ -61,6 +61,7 @@ class Explanation {
   readonly #input: ChangeInput;
   readonly #cache: ParseCache;
   readonly #drafts = new Map<string, Mutable<ChangeCause>>();
+  readonly #ruleKeys = new Map<RuleChange, string>();
   readonly #diffs = new Map<Profile, FileDiff | null>();
   readonly #resolved = new Map<
     Profile,
@@ -403,15 +404,20 @@ class Explanation {
   }
 
   #ruleCause(group: GroupChange, rule: RuleChange): Mutable<RuleCause> {
-    const label = groupLabel(rule.change === 'removed' ? group.before! : group.after!);
-    const previous = rule.previous && ruleText(rule.previous);
-    const key = `rule\n${rule.change}\n${label.line}\n${label.agents.join('\n')}\n${rule.rule.directive}\n${rule.rule.pattern}\n${rule.rule.line}\n${previous?.pattern ?? ''}\n${previous?.line ?? ''}`;
+    // Asked for each pair the rule flips: its key is made once per rule change.
+    let key = this.#ruleKeys.get(rule);
+    if (key === undefined) {
+      const label = groupLabel(rule.change === 'removed' ? group.before! : group.after!);
+      const previous = rule.previous;
+      key = `rule\n${rule.change}\n${label.line}\n${label.agents.join('\n')}\n${rule.rule.directive}\n${rule.rule.pattern}\n${rule.rule.line}\n${previous?.pattern ?? ''}\n${previous?.line ?? ''}`;
+      this.#ruleKeys.set(rule, key);
+    }
     return this.#draft<RuleCause>(key, () => ({
       type: 'rule' as const,
       change: rule.change,
-      group: label,
+      group: groupLabel(rule.change === 'removed' ? group.before! : group.after!),
       rule: ruleText(rule.rule),
-      previous,
+      previous: rule.previous && ruleText(rule.previous),
       readers: [],
       pairs: [],
     }));
