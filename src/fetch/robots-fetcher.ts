@@ -3,7 +3,8 @@ import type { LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { connect as netConnect, isIP } from 'node:net';
 import type { LookupFunction, Socket } from 'node:net';
 import pLimit from 'p-limit';
 import type {
@@ -16,7 +17,6 @@ import type {
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import { isPrivateAddress } from './addresses.js';
 import { discard, readCapped, streamCapped } from './body.js';
-import { buildConnector } from './undici-connector.js';
 
 export interface FetcherOptions {
   /** Sent as User-Agent; names robowatch and its version. */
@@ -158,8 +158,8 @@ function signalStop(signal: AbortSignal): Stop {
 }
 
 /**
- * Creates the robots.txt fetcher: Node's HTTP client over connections opened by undici's
- * connector, with connect, idle and whole-fetch timeouts, bodies decompressed and capped,
+ * Creates the robots.txt fetcher: Node's HTTP client over connections of its own, with
+ * connect, idle and whole-fetch timeouts, bodies decompressed and capped,
  * and an SSRF guard that checks the address each connection actually reached, on every
  * hop, before a byte is sent.
  */
@@ -170,48 +170,68 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
     options.isAddressAllowed ??
     ((address: string) => options.allowPrivateAddresses || !isPrivateAddress(address));
   const connectTimeout = Math.min(options.timeoutMs, 10_000);
-  const connect = buildConnector({
-    timeout: connectTimeout,
-    // With every address allowed there is nothing to filter.
-    ...(options.allowPrivateAddresses && options.isAddressAllowed === undefined
-      ? options.lookup === undefined
-        ? {}
-        : { lookup: options.lookup }
-      : { lookup: publicOnly(options.lookup ?? dnsLookup, allowed) }),
-  });
+  // With every address allowed there is nothing to filter.
+  const lookup =
+    options.allowPrivateAddresses && options.isAddressAllowed === undefined
+      ? options.lookup
+      : publicOnly(options.lookup ?? dnsLookup, allowed);
 
   /**
    * The connection of one request, handed to Node's HTTP client only once its address
-   * passed the guard: nothing is written to a refused one.
+   * passed the guard: nothing is written to a refused one. Opened with Node's own `net`
+   * and `tls` (undici's connector, used before, cost 0.07 ms of CPU more per connection:
+   * its keep-alive, timer wheel and weak reference, for a connection used once).
    */
   const connectTo =
     (target: URL) =>
     (_options: unknown, done: (error: Error | null, socket?: Socket) => void): undefined => {
       // An address written in the URL is judged before connecting: no packet reaches it.
-      const literal = target.hostname.replace(/^\[|\]$/g, '');
-      if (isIP(literal) !== 0 && !allowed(literal)) {
-        done(blockedError(target.hostname, literal));
+      const host = target.hostname.replace(/^\[|\]$/g, '');
+      const literal = isIP(host) !== 0;
+      if (literal && !allowed(host)) {
+        done(blockedError(target.hostname, host));
         return undefined;
       }
-      // A name is judged by the lookup above before connecting; the address reached is
-      // checked again here, so that nothing (a proxy, a test's lookup) slips past.
-      connect(
-        {
-          hostname: target.hostname,
-          host: target.host,
-          protocol: target.protocol,
-          port: target.port,
-        },
-        (error, socket) => {
-          if (error !== null) return done(error);
-          const address = socket.remoteAddress ?? '';
-          if (!allowed(address)) {
-            socket.destroy();
-            return done(blockedError(target.hostname, address));
-          }
-          done(null, socket);
-        },
-      );
+      const tls = target.protocol === 'https:';
+      const port = Number(target.port) || (tls ? 443 : 80);
+      // A name is judged by the lookup before connecting; the address reached is checked
+      // again once connected, so that nothing (a proxy, a test's lookup) slips past.
+      const socket = tls
+        ? tlsConnect({
+            host,
+            port,
+            ...(literal ? {} : { servername: host }),
+            ALPNProtocols: ['http/1.1'],
+            ...(lookup === undefined ? {} : { lookup }),
+          })
+        : netConnect({ host, port, ...(lookup === undefined ? {} : { lookup }) });
+      let settled = false;
+      const settle = (error: Error | null) => {
+        if (settled) return;
+        settled = true;
+        socket.setTimeout(0);
+        socket.removeListener('timeout', timedOut);
+        if (error !== null) {
+          socket.destroy();
+          return done(error);
+        }
+        const address = socket.remoteAddress ?? '';
+        if (!allowed(address)) {
+          socket.destroy();
+          return done(blockedError(target.hostname, address));
+        }
+        done(null, socket);
+      };
+      const timedOut = () =>
+        settle(
+          Object.assign(new Error(`no connection to ${target.host} within ${connectTimeout} ms`), {
+            code: 'ETIMEDOUT',
+          }),
+        );
+      socket.setTimeout(connectTimeout, timedOut);
+      socket.once(tls ? 'secureConnect' : 'connect', () => settle(null));
+      // Kept after the hand-over, like the client's own: a late error is not unhandled.
+      socket.on('error', settle);
       return undefined;
     };
 

@@ -6,10 +6,6 @@ declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici';
   export = Agent;
 }
-declare module 'undici/lib/core/connect.js' {
-  import { buildConnector } from 'undici';
-  export = buildConnector;
-}
 declare module 'undici/lib/dispatcher/dispatcher.js' {
   import type { Dispatcher as AnyDispatcher } from 'undici';
   const Dispatcher: { prototype: Pick<AnyDispatcher, 'request'> };
