@@ -23,6 +23,8 @@ export interface FetcherOptions {
   readonly userAgent: string;
   /** Budget for a whole fetch, redirects and body included. */
   readonly timeoutMs: number;
+  /** Budget for each connection to be made, its name looked up (default: 10 s, at most timeoutMs). */
+  readonly connectTimeoutMs?: number;
   /** Allow loopback, private and link-local addresses (tests, intranets). */
   readonly allowPrivateAddresses: boolean;
   /** Overrides the address check (tests use it to call some loopback addresses private). */
@@ -169,7 +171,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   const allowed =
     options.isAddressAllowed ??
     ((address: string) => options.allowPrivateAddresses || !isPrivateAddress(address));
-  const connectTimeout = Math.min(options.timeoutMs, 10_000);
+  const connectTimeout = Math.min(options.timeoutMs, options.connectTimeoutMs ?? 10_000);
   // With every address allowed there is nothing to filter.
   const lookup =
     options.allowPrivateAddresses && options.isAddressAllowed === undefined

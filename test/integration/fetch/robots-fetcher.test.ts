@@ -321,6 +321,19 @@ describe('network failures', () => {
     });
   });
 
+  it('gives up on a connection not made within the connect timeout, before the deadline', async () => {
+    // A name server that never answers: the connection is never made.
+    const lookup = (() => undefined) as unknown as LookupFunction;
+    const result = await fetcher({ lookup, connectTimeoutMs: 200 }).fetchRobots(
+      'http://silent-dns.example',
+    );
+    expect(result).toMatchObject({
+      status: null,
+      error: 'timeout',
+      errorDetail: 'no connection to silent-dns.example within 200 ms',
+    });
+  });
+
   it('reports a TLS failure', async () => {
     server.serve('/robots.txt', 200, 'User-agent: *\n');
     const https = server.origin.replace('http:', 'https:');
