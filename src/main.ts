@@ -82,7 +82,7 @@ setBudgets();
 if (drivers !== undefined) startHeapGovernor();
 
 /**
- * V8's budgets, set once the drivers (undici, pg, pino) have loaded Node's own modules. A
+ * V8's budgets, set once the drivers (the fetcher, pg, pino) have loaded Node's own modules. A
  * V8 flag changed at run time changes the hash V8 checks Node's code cache against: each
  * of Node's modules loaded after it is compiled from its source and its cache made again
  * (net, http, zlib, worker threads…: a two-site check counted 1,543 M instructions

@@ -491,16 +491,9 @@ function describeError(error: unknown, stop: Stop): { error: FetchErrorKind; err
           ? 'dns'
           : codes.includes('ECONNREFUSED')
             ? 'refused'
-            : // A connection dropped mid-body surfaces as a socket error or, when undici
-              // notices first, as a body shorter than its declared length.
-              codes.some((c) =>
-                  [
-                    'ECONNRESET',
-                    'UND_ERR_SOCKET',
-                    'EPIPE',
-                    'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-                  ].includes(c),
-                )
+            : // A connection dropped mid-body surfaces as a socket error (Node's client
+              // reports a body cut short of its declared length as a reset too).
+              codes.some((c) => c === 'ECONNRESET' || c === 'EPIPE')
               ? 'reset'
               : codes.some((c) => /^ERR_TLS|CERT|SSL|^UNABLE_TO|SELF_SIGNED/.test(c))
                 ? 'tls'
@@ -511,7 +504,7 @@ function describeError(error: unknown, stop: Stop): { error: FetchErrorKind; err
                         /^ERR_.*(GZIP|BROTLI|ZLIB)/.test(c),
                     )
                   ? 'invalid-response'
-                  : codes.some((c) => c.startsWith('HPE_') || c === 'UND_ERR_INVALID_ARG')
+                  : codes.some((c) => c.startsWith('HPE_'))
                     ? 'invalid-response'
                     : 'network';
   return { error: kind, errorDetail: detail.split('\n')[0]!.slice(0, 300) };
