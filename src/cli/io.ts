@@ -36,8 +36,10 @@ function drained(stream: Writable): Promise<void> {
  * Writes texts as they come without waiting between them (a check prints each site as it
  * finishes), and waits for the stream to drain once at a time: with a write waiting per
  * site, a slow reader of a large check's output made Node warn of eleven 'drain' and
- * 'error' listeners on standard output. `done` settles when all is written, or with the
- * stream's error.
+ * 'error' listeners on standard output. The texts written in one turn of the event loop
+ * go out as one write (the sites a batched statement finished together: a pipe's write is
+ * a system call each), at the end of that turn. `done` writes what is left and settles
+ * when all is written, or with the stream's error.
  */
 export function streamWriter(stream: Writable): {
   write(text: string): void;
@@ -45,16 +47,30 @@ export function streamWriter(stream: Writable): {
 } {
   let waiting: Promise<void> | null = null;
   const waits: Promise<void>[] = [];
+  let pending: string[] = [];
+  let turn: NodeJS.Immediate | null = null;
+  const flush = () => {
+    turn = null;
+    const text = pending.length === 1 ? pending[0]! : pending.join('');
+    pending = [];
+    if (stream.write(text) || waiting !== null) return;
+    const wait = drained(stream).finally(() => (waiting = null));
+    // Its failure is the caller's at done(); until then it is not an unhandled one.
+    wait.catch(() => undefined);
+    waiting = wait;
+    waits.push(wait);
+  };
   return {
     write(text) {
-      if (text.length === 0 || stream.write(text) || waiting !== null) return;
-      const wait = drained(stream).finally(() => (waiting = null));
-      // Its failure is the caller's at done(); until then it is not an unhandled one.
-      wait.catch(() => undefined);
-      waiting = wait;
-      waits.push(wait);
+      if (text.length === 0) return;
+      pending.push(text);
+      turn ??= setImmediate(flush);
     },
     done: async () => {
+      if (turn !== null) {
+        clearImmediate(turn);
+        flush();
+      }
       await Promise.all(waits);
     },
   };

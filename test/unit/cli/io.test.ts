@@ -17,6 +17,9 @@ function slowReader(fail?: Error): { stream: Writable; received: string[] } {
   return { stream, received };
 }
 
+/** The next turn of the event loop. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('streamWriter', () => {
   it('writes every text in order to a slow reader, waiting with one listener at a time', async () => {
     const { stream, received } = slowReader();
@@ -26,10 +29,14 @@ describe('streamWriter', () => {
     try {
       const out = streamWriter(stream);
       const most = { drain: 0, error: 0 };
-      for (let i = 0; i < 200; i++) {
+      // Sites finishing on each turn, faster than the reader takes them.
+      for (let i = 0; i < 200; i += 2) {
         out.write(`line ${i} of the check's output\n`);
+        out.write(`line ${i + 1} of the check's output\n`);
+        await Promise.resolve();
         most.drain = Math.max(most.drain, stream.listenerCount('drain'));
         most.error = Math.max(most.error, stream.listenerCount('error'));
+        if (i % 20 === 0) await nextTurn();
       }
       await out.done();
       expect(received.join('')).toBe(
@@ -42,6 +49,23 @@ describe('streamWriter', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+
+  it('writes the texts of one turn in one write, and each turn as it ends', async () => {
+    const { stream, received } = slowReader();
+    const out = streamWriter(stream);
+    for (let i = 0; i < 11; i++) out.write(`event ${i} of the first site\n`);
+    expect(received).toEqual([]);
+    await nextTurn();
+    await nextTurn();
+    // A reader of the output sees the first sites before the next are checked.
+    expect(received).toEqual([
+      Array.from({ length: 11 }, (_, i) => `event ${i} of the first site\n`).join(''),
+    ]);
+    out.write('the second site\n');
+    out.write('');
+    await out.done();
+    expect(received).toEqual([received[0], 'the second site\n']);
   });
 
   it("says the stream's failure when done, and not before as an unhandled rejection", async () => {
