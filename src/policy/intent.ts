@@ -133,6 +133,9 @@ export function evaluateIntent(
   const reason = cannotCheckReason(state);
   if (reason !== null)
     return { state: 'cannot-check', violations: [], violationCount: 0, judged: 0, reason };
+  // No intent: nothing is judged, and the state is as intended.
+  if (rules.length === 0)
+    return { state: 'as-intended', violations: [], violationCount: 0, judged: 0, reason: null };
   const violations: Violation[] = [];
   let violationCount = 0;
   let judged = 0;

@@ -251,7 +251,9 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
         }
       } else if (kind === 'sitemap') {
         const url = binaryToText(parts.value);
-        if (!isAbsoluteHttpUrl(url)) {
+        // Only a finding depends on it: a URL parsed per Sitemap line of every file costs
+        // more than the rest of a short file's parse.
+        if (lint.enabled && !isAbsoluteHttpUrl(url)) {
           lint.add(
             'sitemap-not-absolute',
             'warning',

@@ -36,10 +36,11 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
   const agentOf = new Int32Array(rows.length);
   let lastAgent: string | undefined;
   let lastAgentIndex = -1;
+  // URLs in the order first met. Each agent's run lists the watches in the same order: the
+  // URL at the same place in the run is tried before a lookup.
+  const urlList: string[] = [];
+  let runStart = 0;
   rows.forEach((row, i) => {
-    let url = urls.get(row.url);
-    if (url === undefined) urls.set(row.url, (url = urls.size));
-    urlOf[i] = url;
     if (row.agent !== lastAgent) {
       let agent = agents.get(row.agent);
       if (agent === undefined) {
@@ -48,8 +49,16 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
       }
       lastAgent = row.agent;
       lastAgentIndex = agent;
+      runStart = i;
     }
     agentOf[i] = lastAgentIndex;
+    const place = i - runStart;
+    let url = place < urlList.length && urlList[place] === row.url ? place : urls.get(row.url);
+    if (url === undefined) {
+      urls.set(row.url, (url = urls.size));
+      urlList.push(row.url);
+    }
+    urlOf[i] = url;
     if (row.cause === null) return;
     // The URLs one rule decides share its cause object: its key is built once.
     let index = indexOf.get(row.cause);
@@ -75,7 +84,7 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
     if (!row.allowed) count.disallowed++;
   });
   return {
-    urls: [...urls.keys()],
+    urls: urlList,
     agents: [...agents.keys()],
     profiles,
     causes: causeList,

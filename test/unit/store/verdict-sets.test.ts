@@ -51,6 +51,41 @@ describe('compact verdict sets', () => {
     );
   });
 
+  it('give back a grid of verdicts crawler by crawler, whether or not each lists the URLs alike', () => {
+    const urls = [
+      'https://e.com/',
+      'https://e.com/pricing',
+      'https://e.com/a?b=c',
+      'https://e.com/x',
+    ];
+    const grid = fc
+      .tuple(
+        fc.uniqueArray(fc.constantFrom('Googlebot', 'GPTBot', '*', 'Bingbot'), { minLength: 1 }),
+        fc.array(fc.tuple(fc.boolean(), cause), { minLength: 16, maxLength: 16 }),
+        // Some crawlers list the URLs in another order, or fewer of them.
+        fc.array(fc.constantFrom('same', 'reversed', 'fewer'), { minLength: 4, maxLength: 4 }),
+      )
+      .map(([agents, cells, orders]) =>
+        agents.flatMap((agent, a) => {
+          const order = orders[a] ?? 'same';
+          const listed =
+            order === 'reversed' ? [...urls].reverse() : order === 'fewer' ? urls.slice(1) : urls;
+          return listed.map((url, u): WatchVerdict => {
+            const [allowed, c] = cells[a * 4 + u]!;
+            return { url, agent, profile: 'google', allowed, cause: c };
+          });
+        }),
+      );
+    fc.assert(
+      fc.property(grid, (rows) => {
+        expect(decodeVerdicts(encodeVerdicts(rows), 'by-agent').map(key).sort()).toEqual(
+          rows.map(key).sort(),
+        );
+        expect(sorted(decodeVerdicts(encodeVerdicts(rows)))).toEqual(sorted(rows));
+      }),
+    );
+  });
+
   it('give the verdicts of a check back in the order it computed them, crawler by crawler', () => {
     const state = {
       fetch: { status: 200, error: null },
