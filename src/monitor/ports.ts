@@ -6,7 +6,7 @@
 import type { IncidentDraft } from '../policy/incident-alerts.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import type { DayStates } from '../policy/history.js';
-import type { WatchVerdict } from '../policy/verdicts.js';
+import type { VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
 import type { IntentEntry } from '../policy/intent.js';
 import type {
   CheckRow,
@@ -93,7 +93,8 @@ export interface CheckStore {
     lastGoodSha256: string | null,
   ): Promise<{
     body: Uint8Array | null;
-    verdicts: WatchVerdict[];
+    /** Read back compactly: a new state's verdicts are compared with them. */
+    verdicts: VerdictLookup;
     incident: IncidentStart;
     /** What the new state's judgement is decided from. */
     judgement: JudgementBasis;

@@ -37,6 +37,50 @@ export interface WatchVerdict {
   readonly cause: VerdictCause | null;
 }
 
+/**
+ * A state's verdicts as the next state's are compared with them: each next verdict's
+ * counterpart (the same URL and crawler) found without listing them all. A check reads
+ * the state before its new one as a stored set (store/verdict-sets.ts) and makes a verdict
+ * of it only for the pairs that need one (those that flipped).
+ */
+export interface VerdictLookup {
+  /**
+   * Whether the counterpart of `verdict`, the i-th of the next state's, allows; undefined
+   * when there is none. States computed for the same watches and crawlers list their
+   * verdicts in the same order: the one at the same place is tried first.
+   */
+  allowed(verdict: Pick<WatchVerdict, 'url' | 'agent'>, i: number): boolean | undefined;
+  /** The counterpart itself. */
+  find(verdict: Pick<WatchVerdict, 'url' | 'agent'>, i: number): WatchVerdict | undefined;
+}
+
+/** A state's verdicts as recorded: listed, or read back compactly (VerdictLookup). */
+export type RecordedVerdicts = readonly WatchVerdict[] | VerdictLookup;
+
+/** The lookup of recorded verdicts (a list is looked up by place, then by URL and crawler). */
+export function lookupOf(verdicts: RecordedVerdicts): VerdictLookup {
+  if (!isList(verdicts)) return verdicts;
+  let byAgent: Map<string, Map<string, WatchVerdict>> | undefined;
+  const find = (verdict: Pick<WatchVerdict, 'url' | 'agent'>, i: number) => {
+    const same = verdicts[i];
+    if (same !== undefined && same.url === verdict.url && same.agent === verdict.agent) return same;
+    if (byAgent === undefined) {
+      byAgent = new Map();
+      for (const v of verdicts) {
+        let byUrl = byAgent.get(v.agent);
+        if (byUrl === undefined) byAgent.set(v.agent, (byUrl = new Map<string, WatchVerdict>()));
+        byUrl.set(v.url, v);
+      }
+    }
+    return byAgent.get(verdict.agent)?.get(verdict.url);
+  };
+  return { find, allowed: (verdict, i) => find(verdict, i)?.allowed };
+}
+
+function isList(verdicts: RecordedVerdicts): verdicts is readonly WatchVerdict[] {
+  return Array.isArray(verdicts);
+}
+
 /** Everything the verdicts of one state of a site depend on. */
 export interface RobotsState {
   readonly fetch: FetchOutcome;

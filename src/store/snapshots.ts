@@ -1,13 +1,13 @@
 import { StateMovedError } from '../lib/errors.js';
 import { and, eq, sql } from 'drizzle-orm';
 import { eventJson } from '../policy/changes/events.js';
-import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
+import type { VerdictCause, VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
 import { prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
-import { decodeVerdicts, encodeVerdicts } from './verdict-sets.js';
+import { decodeVerdicts, encodeVerdicts, StoredVerdicts } from './verdict-sets.js';
 import type {
   CheckRow,
   IncidentStart,
@@ -368,7 +368,8 @@ export async function lastCheckAt(db: Database): Promise<Date | null> {
 export interface PreviousParts {
   /** The last good copy's body (null when there is none). */
   readonly body: Uint8Array | null;
-  readonly verdicts: WatchVerdict[];
+  /** The current snapshot's verdicts, read back compactly: a new state's are compared with them. */
+  readonly verdicts: VerdictLookup;
   readonly incident: IncidentStart;
   readonly judgement: JudgementBasis;
 }
@@ -395,12 +396,21 @@ export class PreviousReader {
   }
 }
 
+/** A snapshot with no verdicts stored: none to compare with. */
+const NO_VERDICTS = new StoredVerdicts({
+  urls: [],
+  agents: [],
+  profiles: [],
+  causes: [],
+  cells: [],
+});
+
 /**
  * A stored verdict set, read from one JSON text (V8 parses it at once; the driver's parser
  * of text[] columns read the URLs and crawlers character by character), in the order a
  * check computes verdicts.
  */
-function previousVerdicts(text: string): WatchVerdict[] {
+function previousVerdicts(text: string): StoredVerdicts {
   const [urls, agents, profiles, causes, cells] = JSON.parse(text) as [
     string[],
     string[],
@@ -408,7 +418,7 @@ function previousVerdicts(text: string): WatchVerdict[] {
     VerdictCause[],
     number[],
   ];
-  return decodeVerdicts({ urls, agents, profiles, causes, cells }, 'by-agent');
+  return new StoredVerdicts({ urls, agents, profiles, causes, cells });
 }
 
 async function loadPreviousParts(
@@ -466,7 +476,7 @@ async function loadPreviousParts(
       throw new Error(`body ${request.lastGoodSha256} is missing from the store`);
     parts[row.ord] = {
       body: row.body === null ? null : new Uint8Array(Buffer.from(row.body, 'hex')),
-      verdicts: row.verdict_set === null ? [] : previousVerdicts(row.verdict_set),
+      verdicts: row.verdict_set === null ? NO_VERDICTS : previousVerdicts(row.verdict_set),
       incident: NO_INCIDENT,
       judgement: {
         version: row.intent_version,

@@ -5,7 +5,7 @@
  * crawler.
  */
 import type { Profile } from '../robots/index.js';
-import type { VerdictCause, WatchVerdict } from '../policy/verdicts.js';
+import type { VerdictCause, VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
 
 export interface VerdictSet {
   readonly urls: string[];
@@ -129,4 +129,63 @@ export function decodeVerdicts(
     for (let j = 0; j < width; j++) for (let i = 0; i < set.urls.length; i++) add(i, j);
   }
   return rows;
+}
+
+/**
+ * A stored set as a new state's verdicts are compared with it (the state before a changed
+ * check's): each counterpart read from its cell, and made a verdict only when asked for
+ * (a pair that flipped), not 160 verdicts a state of which a few differ.
+ */
+export class StoredVerdicts implements VerdictLookup {
+  readonly #set: Omit<VerdictSet, 'counts'>;
+  #urls: Map<string, number> | undefined;
+  #agents: Map<string, number> | undefined;
+
+  constructor(set: Omit<VerdictSet, 'counts'>) {
+    this.#set = set;
+  }
+
+  allowed(verdict: Pick<WatchVerdict, 'url' | 'agent'>, i: number): boolean | undefined {
+    const cell = this.#cellOf(verdict, i);
+    return cell < 0 ? undefined : (this.#set.cells[cell]! & 1) === 1;
+  }
+
+  find(verdict: Pick<WatchVerdict, 'url' | 'agent'>, i: number): WatchVerdict | undefined {
+    const at = this.#cellOf(verdict, i);
+    if (at < 0) return undefined;
+    const { urls, agents, profiles, causes, cells } = this.#set;
+    const width = agents.length;
+    const cell = cells[at]!;
+    const index = cell >> 1;
+    return {
+      url: urls[Math.floor(at / width)]!,
+      agent: agents[at % width]!,
+      profile: profiles[at % width] as Profile,
+      allowed: (cell & 1) === 1,
+      cause: index === 0 ? null : causes[index - 1]!,
+    };
+  }
+
+  /**
+   * Where the counterpart's cell is, or -1 if there is none. A check computes verdicts
+   * crawler by crawler, each in the order of the watches: the i-th verdict of a state with
+   * the same watches and crawlers is at (URL i mod URLs, crawler i div URLs).
+   */
+  #cellOf(verdict: Pick<WatchVerdict, 'url' | 'agent'>, i: number): number {
+    const { urls, agents, cells } = this.#set;
+    const width = agents.length;
+    const u = urls.length === 0 ? 0 : i % urls.length;
+    const a = urls.length === 0 ? 0 : (i - u) / urls.length;
+    let at: number;
+    if (a < width && urls[u] === verdict.url && agents[a] === verdict.agent) at = u * width + a;
+    else {
+      this.#urls ??= new Map(urls.map((url, k) => [url, k]));
+      this.#agents ??= new Map(agents.map((agent, k) => [agent, k]));
+      const url = this.#urls.get(verdict.url);
+      const agent = this.#agents.get(verdict.agent);
+      if (url === undefined || agent === undefined) return -1;
+      at = url * width + agent;
+    }
+    return (cells[at] ?? NONE) < 0 ? -1 : at;
+  }
 }

@@ -17,6 +17,7 @@ import type { StateView } from '../../src/policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../src/policy/verdicts.js';
 import type { WatchedAgent, WatchVerdict } from '../../src/policy/verdicts.js';
 import { MAX_ROBOTS_BYTES, parseRobotsTxt } from '../../src/robots/index.js';
+import { encodeVerdicts, StoredVerdicts } from '../../src/store/verdict-sets.js';
 
 const HTML = new TextEncoder().encode('<!DOCTYPE html>\n<html><body>Error</body></html>\n');
 
@@ -148,6 +149,20 @@ export function checkHistory(
       // events used (their matchers already indexed). The same causes either way.
       if (JSON.stringify(causesOfChange({ ...change, cache })) !== JSON.stringify(explained))
         problems.push({ step: version.file, problem: 'the causes differ with a shared cache' });
+      // As a check reads the state before: its stored set, read back compactly.
+      const stored = new StoredVerdicts(encodeVerdicts(previous.verdicts));
+      if (
+        JSON.stringify(
+          causesOfChange({ ...change, before: { ...change.before, verdicts: stored } }),
+        ) !== JSON.stringify(explained)
+      )
+        problems.push({ step: version.file, problem: 'the causes differ from a stored set' });
+      if (
+        JSON.stringify(
+          diffStates('https://example.com', { ...view(previous), verdicts: stored }, view(state)),
+        ) !== JSON.stringify(events)
+      )
+        problems.push({ step: version.file, problem: 'the events differ from a stored set' });
       causes.push(...explained);
       if (explained.length > 0) byStep.push({ to: version.file, causes: explained });
       const flips = new Map<string, number>();

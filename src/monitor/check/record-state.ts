@@ -17,7 +17,7 @@ import {
 } from '../../policy/changes/events.js';
 import type { FetchStatus, StateView } from '../../policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../policy/verdicts.js';
-import type { RobotsState, WatchVerdict } from '../../policy/verdicts.js';
+import type { RecordedVerdicts, RobotsState, WatchVerdict } from '../../policy/verdicts.js';
 import { errorFindings } from '../../robots/index.js';
 import type { CurrentState, IncidentStart, JudgementBasis, StoredSite } from '../records.js';
 import type { CheckDeps, CheckStore } from '../ports.js';
@@ -280,7 +280,7 @@ async function previousState(
   siteId: number,
   current: CurrentState,
 ): Promise<{
-  side: CauseSide;
+  side: CauseSide<RecordedVerdicts>;
   status: FetchStatus;
   incident: IncidentStart;
   judgement: JudgementBasis;
@@ -315,12 +315,12 @@ const NEVER_JUDGED: JudgementBasis = Object.freeze({
 });
 
 /** What the change events of a state are computed from. */
-function stateView(
-  side: Pick<CauseSide, 'lastGood' | 'verdicts'>,
+function stateView<Verdicts extends RecordedVerdicts>(
+  side: Pick<CauseSide<Verdicts>, 'lastGood' | 'verdicts'>,
   site: SiteConfig,
   cache: ParseCache,
   status: FetchStatus,
-): StateView {
+): StateView<Verdicts> {
   const body = side.lastGood?.body ?? null;
   return {
     fetchStatus: status,

@@ -18,7 +18,7 @@ import { CHANGE_EVENT_TYPES } from './events.js';
 import type { FetchStatus } from './events.js';
 import type { BodyCut } from '../fetch-result.js';
 import type { FileCondition } from '../file-condition.js';
-import type { ParseCache, WatchVerdict } from '../verdicts.js';
+import type { ParseCache, RecordedVerdicts, WatchVerdict } from '../verdicts.js';
 
 /** One (watched URL, crawler) pair that a cause changed. */
 export interface PairChange {
@@ -283,20 +283,20 @@ export interface LastGood {
 }
 
 /** One of the two states compared. */
-export interface CauseSide {
+export interface CauseSide<Verdicts extends RecordedVerdicts = readonly WatchVerdict[]> {
   readonly fetch: FetchOutcome;
   readonly stale: boolean;
   /** The last good copy up to this state (this state's own body for a 2xx). */
   readonly lastGood: LastGood | null;
-  /** Its verdicts, as recorded. */
-  readonly verdicts: readonly WatchVerdict[];
+  /** Its verdicts, as recorded (the state before: possibly read back compactly). */
+  readonly verdicts: Verdicts;
 }
 
 export interface ChangeInput {
   /** The site's profile (what its fetch status means). */
   readonly profile: Profile;
   readonly agents: readonly { readonly token: string; readonly profile: Profile }[];
-  readonly before: CauseSide;
+  readonly before: CauseSide<RecordedVerdicts>;
   readonly after: CauseSide;
   /**
    * For recoveries: when the run of states that were not ok (`access`), or whose file was

@@ -22,11 +22,11 @@ import type {
   StaleCause,
   StatusCause,
 } from './cause-model.js';
-import { fetchStatusOf, verdictFinder } from './events.js';
+import { fetchStatusOf } from './events.js';
 import { isRobotsFile } from '../file-condition.js';
 import type { FileCondition } from '../file-condition.js';
 import type { GroupChange, RuleChange } from './group-diff.js';
-import { ParseCache, resolveState } from '../verdicts.js';
+import { lookupOf, ParseCache, resolveState } from '../verdicts.js';
 import type { WatchedAgent, WatchVerdict } from '../verdicts.js';
 import {
   FileDiff,
@@ -89,13 +89,14 @@ class Explanation {
     // pairs need a cause, except under a profile whose access moved: there every pair does.
     const { before, after } = this.#input;
     const profileOf = new Map(this.#input.agents.map((a) => [a.token, a.profile]));
-    const counterpart = verdictFinder(before.verdicts);
+    const counterpart = lookupOf(before.verdicts);
     const pairs = new Map<string, [WatchVerdict, WatchVerdict][]>();
     after.verdicts.forEach((va, i) => {
       const profile = profileOf.get(va.agent);
       if (profile === undefined) return; // not a crawler watched now: not attributed
-      const vb = counterpart(va, i);
-      if (vb === undefined || (vb.allowed === va.allowed && !this.#accessMoved(profile))) return;
+      const allowed = counterpart.allowed(va, i);
+      if (allowed === undefined || (allowed === va.allowed && !this.#accessMoved(profile))) return;
+      const vb = counterpart.find(va, i)!;
       let list = pairs.get(va.agent);
       if (list === undefined) pairs.set(va.agent, (list = []));
       list.push([vb, va]);

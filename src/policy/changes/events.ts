@@ -1,8 +1,8 @@
 import type { Directive, Profile, RobotsRule } from '../../robots/index.js';
 import type { Access, FetchOutcome } from '../access.js';
 import type { FetchErrorKind } from '../fetch-result.js';
-import { ParseCache, siteAccess } from '../verdicts.js';
-import type { VerdictCause, WatchedAgent, WatchVerdict } from '../verdicts.js';
+import { lookupOf, ParseCache, siteAccess } from '../verdicts.js';
+import type { RecordedVerdicts, VerdictCause, WatchedAgent, WatchVerdict } from '../verdicts.js';
 
 /** A site's fetch status as change events show it. */
 export interface FetchStatus {
@@ -86,10 +86,10 @@ export interface AgentRuleList {
   readonly rules: readonly RobotsRule[];
 }
 
-/** What the events of a state are computed from. */
-export interface StateView {
+/** What the events of a state are computed from (the state before: its verdicts as recorded). */
+export interface StateView<Verdicts extends RecordedVerdicts = readonly WatchVerdict[]> {
   readonly fetchStatus: FetchStatus;
-  readonly verdicts: readonly WatchVerdict[];
+  readonly verdicts: Verdicts;
   /** The agents' rules in the latest body seen up to this state; null if there never was one. */
   readonly rules: readonly AgentRuleList[] | null;
   /** The sitemaps of that body; null if there never was one. */
@@ -120,7 +120,7 @@ export function sitemapsOf(body: Uint8Array, cache = new ParseCache()): string[]
  */
 export function diffStates(
   site: string,
-  before: StateView | null,
+  before: StateView<RecordedVerdicts> | null,
   after: StateView,
 ): ChangeEvent[] {
   if (before === null) return [];
@@ -131,17 +131,17 @@ export function diffStates(
     events.push({ type: 'fetch_status_changed', site, before: b, after: a });
   }
 
-  const oldVerdict = verdictFinder(before.verdicts);
+  const old = lookupOf(before.verdicts);
   const allowedNow: ChangeEvent[] = [];
   after.verdicts.forEach((verdict, i) => {
-    const old = oldVerdict(verdict, i);
-    if (old === undefined || old.allowed === verdict.allowed) return;
+    const was = old.allowed(verdict, i);
+    if (was === undefined || was === verdict.allowed) return;
     const { url, agent } = verdict;
     if (!verdict.allowed) {
       events.push({ type: 'newly_disallowed', site, url, agent, cause: verdict.cause! });
     } else {
       // Allowed by a rule or by the access state; if by neither, what stopped applying.
-      const cause = verdict.cause ?? old.cause!;
+      const cause = verdict.cause ?? old.find(verdict, i)!.cause!;
       allowedNow.push({ type: 'newly_allowed', site, url, agent, cause });
     }
   });
@@ -169,31 +169,6 @@ export function diffStates(
       events.push({ type: 'sitemaps_changed', site, added, removed });
   }
   return events;
-}
-
-/**
- * Finds a verdict's counterpart (same URL and agent) among `verdicts`. Both states are
- * usually computed for the same watches × agents, in the same order: the one at the same
- * place is tried first, and a lookup table (by agent, then URL: no key is built) only if
- * the lists differ.
- */
-export function verdictFinder(
-  verdicts: readonly WatchVerdict[],
-): (verdict: WatchVerdict, i: number) => WatchVerdict | undefined {
-  let byAgent: Map<string, Map<string, WatchVerdict>> | undefined;
-  return (verdict, i) => {
-    const same = verdicts[i];
-    if (same !== undefined && same.url === verdict.url && same.agent === verdict.agent) return same;
-    if (byAgent === undefined) {
-      byAgent = new Map();
-      for (const v of verdicts) {
-        let byUrl = byAgent.get(v.agent);
-        if (byUrl === undefined) byAgent.set(v.agent, (byUrl = new Map<string, WatchVerdict>()));
-        byUrl.set(v.url, v);
-      }
-    }
-    return byAgent.get(verdict.agent)?.get(verdict.url);
-  };
 }
 
 /**

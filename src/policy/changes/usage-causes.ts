@@ -177,7 +177,11 @@ export function coverageCauses(
 }
 
 /** A side as the verdicts saw it, for one profile's resolution. */
-export function sideState({ fetch, stale, lastGood }: CauseSide): RobotsState {
+export function sideState({
+  fetch,
+  stale,
+  lastGood,
+}: Pick<CauseSide, 'fetch' | 'stale' | 'lastGood'>): RobotsState {
   const ok = fetch.status !== null && fetch.status >= 200 && fetch.status <= 299;
   const body = lastGood?.body ?? null;
   return { fetch, body: ok ? body : null, lastGoodBody: body, stale };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 import type { VerdictCause, WatchVerdict } from '../../../src/policy/verdicts.js';
-import { decodeVerdicts, encodeVerdicts } from '../../../src/store/verdict-sets.js';
+import { decodeVerdicts, encodeVerdicts, StoredVerdicts } from '../../../src/store/verdict-sets.js';
 
 const cause = fc.oneof(
   fc.constant(null),
@@ -82,6 +82,31 @@ describe('compact verdict sets', () => {
           rows.map(key).sort(),
         );
         expect(sorted(decodeVerdicts(encodeVerdicts(rows)))).toEqual(sorted(rows));
+      }),
+    );
+  });
+
+  it("find each verdict's counterpart in a stored set, by place or by URL and crawler", () => {
+    const asked = fc.array(
+      fc.record({
+        url: fc.constantFrom('https://e.com/', 'https://e.com/pricing', 'https://e.com/other'),
+        agent: fc.constantFrom('Googlebot', 'GPTBot', '*', 'Slurp'),
+      }),
+    );
+    fc.assert(
+      fc.property(verdicts, asked, (rows, questions) => {
+        const stored = new StoredVerdicts(encodeVerdicts(rows));
+        const byKey = new Map(rows.map((r) => [key(r), r]));
+        // At the place each was stored, and at any other place.
+        for (const [i, row] of rows.entries()) {
+          expect(stored.find(row, i)).toEqual(row);
+          expect(stored.allowed(row, i)).toBe(row.allowed);
+        }
+        for (const [i, question] of questions.entries()) {
+          const want = byKey.get(`${question.url} ${question.agent}`);
+          expect(stored.find(question, i)).toEqual(want);
+          expect(stored.allowed(question, i)).toBe(want?.allowed);
+        }
       }),
     );
   });
