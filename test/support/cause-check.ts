@@ -12,7 +12,12 @@ import { shippedRegistry } from '../../src/config/registry.js';
 const AGENT_PRESETS = builtInPresets(shippedRegistry().registry);
 import type { ChangeCause } from '../../src/policy/changes/cause-model.js';
 import { causesOfChange } from '../../src/policy/changes/causes.js';
-import { diffStates, effectiveRules, fetchStatusOf } from '../../src/policy/changes/events.js';
+import {
+  diffStates,
+  effectiveRules,
+  eventJson,
+  fetchStatusOf,
+} from '../../src/policy/changes/events.js';
 import type { StateView } from '../../src/policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../src/policy/verdicts.js';
 import type { WatchedAgent, WatchVerdict } from '../../src/policy/verdicts.js';
@@ -163,6 +168,9 @@ export function checkHistory(
         ) !== JSON.stringify(events)
       )
         problems.push({ step: version.file, problem: 'the events differ from a stored set' });
+      for (const event of events)
+        if (eventJson(event) !== JSON.stringify(event))
+          problems.push({ step: version.file, problem: `${event.type}: its JSON differs` });
       causes.push(...explained);
       if (explained.length > 0) byStep.push({ to: version.file, causes: explained });
       const flips = new Map<string, number>();

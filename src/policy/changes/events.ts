@@ -133,16 +133,16 @@ export function diffStates(
 
   const old = lookupOf(before.verdicts);
   const allowedNow: ChangeEvent[] = [];
+  const flipped = flippedEvent(site);
   after.verdicts.forEach((verdict, i) => {
     const was = old.allowed(verdict, i);
     if (was === undefined || was === verdict.allowed) return;
-    const { url, agent } = verdict;
     if (!verdict.allowed) {
-      events.push({ type: 'newly_disallowed', site, url, agent, cause: verdict.cause! });
+      events.push(flipped('newly_disallowed', verdict, verdict.cause!));
     } else {
       // Allowed by a rule or by the access state; if by neither, what stopped applying.
       const cause = verdict.cause ?? old.find(verdict, i)!.cause!;
-      allowedNow.push({ type: 'newly_allowed', site, url, agent, cause });
+      allowedNow.push(flipped('newly_allowed', verdict, cause));
     }
   });
   // A loop, not a spread: a change may flip a hundred thousand pairs.
@@ -208,6 +208,33 @@ function difference(a: readonly RobotsRule[], b: readonly RobotsRule[]): RobotsR
 }
 
 const eventTexts = new WeakMap<ChangeEvent, string>();
+/** A verdict's cause as JSON: the URLs and crawlers one rule decides share its object. */
+const causeTexts = new WeakMap<VerdictCause, string>();
+
+/**
+ * The flipped pairs' events of one site, each with its JSON text made as it is made: the
+ * site's and each cause's text written out once, not once per event (a change flips
+ * thousands of pairs of a few causes). The same text as JSON.stringify gives the event.
+ */
+function flippedEvent(site: string) {
+  const siteText = JSON.stringify(site);
+  return (
+    type: 'newly_disallowed' | 'newly_allowed',
+    { url, agent }: WatchVerdict,
+    cause: VerdictCause,
+  ): ChangeEvent => {
+    const event: ChangeEvent = { type, site, url, agent, cause };
+    // A pair without a cause is not one the check makes; its text is made when asked for.
+    if (cause === undefined || cause === null) return event;
+    let causeText = causeTexts.get(cause);
+    if (causeText === undefined) causeTexts.set(cause, (causeText = JSON.stringify(cause)));
+    eventTexts.set(
+      event,
+      `{"type":"${type}","site":${siteText},"url":${JSON.stringify(url)},"agent":${JSON.stringify(agent)},"cause":${causeText}}`,
+    );
+    return event;
+  };
+}
 
 /**
  * An event as JSON text, written out once: the state's statement stores it and

@@ -1,6 +1,11 @@
 /** The semantic diff: change events between two states of a site. */
 import { describe, expect, it } from 'vitest';
-import { diffStates, effectiveRules, sitemapsOf } from '../../../src/policy/changes/events.js';
+import {
+  diffStates,
+  effectiveRules,
+  eventJson,
+  sitemapsOf,
+} from '../../../src/policy/changes/events.js';
 import type { StateView } from '../../../src/policy/changes/events.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 
@@ -69,6 +74,35 @@ describe('diffStates', () => {
         cause: { type: 'rule', directive: 'disallow', pattern: '/a', line: 2 },
       },
     ]);
+  });
+
+  it('writes each event out as JSON.stringify does, quotes and other scripts included', () => {
+    const site = 'https://xn--bcher-kva.example';
+    const urls = [`${site}/"quoted"/a`, `${site}/b\\ü?q=1`, `${site}/ok`];
+    const agentsWithQuotes = [...agents, { token: 'Bot"1', profile: 'rfc9309' as const }];
+    const state = (text: string): StateView => {
+      const body = new TextEncoder().encode(text);
+      return {
+        fetchStatus: { access: 'ok', status: 200 },
+        verdicts: computeVerdicts(
+          { fetch: { status: 200, error: null }, body, lastGoodBody: body, stale: false },
+          urls,
+          agentsWithQuotes,
+        ),
+        rules: null,
+        sitemaps: null,
+      };
+    };
+    const events = diffStates(
+      site,
+      state('User-agent: *\nDisallow: /"quoted"\n'),
+      state('User-agent: *\nDisallow: /b\\\nDisallow: /ok\n'),
+    );
+    expect(events.map((e) => e.type).sort()).toEqual([
+      ...Array<string>(3).fill('newly_allowed'),
+      ...Array<string>(6).fill('newly_disallowed'),
+    ]);
+    for (const event of events) expect(eventJson(event)).toBe(JSON.stringify(event));
   });
 
   it('compares each URL and agent with its own verdict when the watches were reordered or added', () => {
