@@ -118,7 +118,7 @@ export function expectationOf(
   return null;
 }
 
-/** What an intent expects, by path and crawler, as evaluateIntent has looked it up. */
+/** What an intent expects, by crawler and path, as evaluateIntent has looked it up. */
 const expectations = new WeakMap<
   readonly IntentRule[],
   Map<string, Map<string, Expectation | null>>
@@ -141,18 +141,25 @@ export function evaluateIntent(
   let judged = 0;
   const paths = new Map<string, string>();
   // Sites sharing an intent share its rules and mostly watch the same paths: each
-  // (path, crawler) is looked up in the rules once per process, not once per state.
+  // (crawler, path) is looked up in the rules once per process, not once per state. A
+  // crawler's verdicts come together: its own table is found once per run of them.
   let known = expectations.get(rules);
   if (known === undefined)
     expectations.set(rules, (known = new Map<string, Map<string, Expectation | null>>()));
+  let agent: string | undefined;
+  let byPath = new Map<string, Expectation | null>();
   for (const verdict of verdicts) {
+    if (verdict.agent !== agent) {
+      agent = verdict.agent;
+      const found = known.get(agent);
+      if (found === undefined) known.set(agent, (byPath = new Map<string, Expectation | null>()));
+      else byPath = found;
+    }
     let path = paths.get(verdict.url);
     if (path === undefined) paths.set(verdict.url, (path = pathOf(verdict.url)));
-    let byAgent = known.get(path);
-    if (byAgent === undefined) known.set(path, (byAgent = new Map<string, Expectation | null>()));
-    let expected = byAgent.get(verdict.agent);
+    let expected = byPath.get(path);
     if (expected === undefined)
-      byAgent.set(verdict.agent, (expected = expectationOf(rules, path, verdict.agent)));
+      byPath.set(path, (expected = expectationOf(rules, path, verdict.agent)));
     if (expected === null) continue;
     judged++;
     if ((expected === 'allowed') === verdict.allowed) continue;

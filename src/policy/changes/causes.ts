@@ -91,14 +91,25 @@ class Explanation {
     const profileOf = new Map(this.#input.agents.map((a) => [a.token, a.profile]));
     const counterpart = lookupOf(before.verdicts);
     const pairs = new Map<string, [WatchVerdict, WatchVerdict][]>();
+    // A crawler's verdicts come together: its profile, and whether every pair needs a
+    // cause, are looked up once per run of them.
+    let agent: string | undefined;
+    let watched = false;
+    let every = false;
+    let list: [WatchVerdict, WatchVerdict][] | undefined;
     after.verdicts.forEach((va, i) => {
-      const profile = profileOf.get(va.agent);
-      if (profile === undefined) return; // not a crawler watched now: not attributed
+      if (va.agent !== agent) {
+        agent = va.agent;
+        const profile = profileOf.get(agent);
+        watched = profile !== undefined;
+        every = watched && this.#accessMoved(profile!);
+        list = pairs.get(agent);
+      }
+      if (!watched) return; // not a crawler watched now: not attributed
       const allowed = counterpart.allowed(va, i);
-      if (allowed === undefined || (allowed === va.allowed && !this.#accessMoved(profile))) return;
+      if (allowed === undefined || (allowed === va.allowed && !every)) return;
       const vb = counterpart.find(va, i)!;
-      let list = pairs.get(va.agent);
-      if (list === undefined) pairs.set(va.agent, (list = []));
+      if (list === undefined) pairs.set(agent, (list = []));
       list.push([vb, va]);
     });
     for (const agent of this.#input.agents)
