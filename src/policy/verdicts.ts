@@ -175,6 +175,38 @@ export class ParseCache {
   }
 }
 
+/**
+ * A state's verdicts in the compact form a stored set keeps (store/verdict-sets.ts): the
+ * distinct URLs, crawlers and causes, and one number per (URL, crawler) cell.
+ */
+export interface VerdictCells {
+  readonly urls: readonly string[];
+  readonly agents: readonly string[];
+  readonly profiles: readonly Profile[];
+  /** Distinct by content (causeKey), in the order the verdicts first give them. */
+  readonly causes: readonly VerdictCause[];
+  /** Per cell (URL i, crawler j) at i × crawlers + j: cause index (from 1; 0: none) × 2 + allowed. */
+  readonly cells: readonly number[];
+}
+
+/** What tells causes apart: all their fields, the pattern (free text) last. */
+export function causeKey(cause: VerdictCause): string {
+  return cause.type === 'rule'
+    ? `r\0${cause.directive}\0${cause.line}\0${cause.pattern}`
+    : `a\0${cause.access}`;
+}
+
+const cellsOfComputed = new WeakMap<readonly WatchVerdict[], VerdictCells>();
+
+/**
+ * The compact form of verdicts computeVerdicts made, built as it made them (each crawler
+ * lists every watch, in order: a verdict's cell is known without a lookup); undefined for
+ * any other list.
+ */
+export function computedCells(verdicts: readonly WatchVerdict[]): VerdictCells | undefined {
+  return cellsOfComputed.get(verdicts);
+}
+
 /** Verdicts for every watch × agent of a site in one state. */
 export function computeVerdicts(
   state: RobotsState,
@@ -183,6 +215,33 @@ export function computeVerdicts(
   cache = new ParseCache(),
 ): WatchVerdict[] {
   const verdicts: WatchVerdict[] = [];
+  // The compact form, when each URL and crawler is listed once (as a site's are).
+  const width = agents.length;
+  const cells: number[] | undefined =
+    watches.length > 0 &&
+    width > 0 &&
+    new Set(watches).size === watches.length &&
+    new Set(agents.map((a) => a.token)).size === width
+      ? new Array<number>(watches.length * width)
+      : undefined;
+  const causes: VerdictCause[] = [];
+  const causeIndex = new Map<VerdictCause, number>();
+  const byKey = new Map<string, number>();
+  /** A cause's index in `causes` (from 1), content-equal causes sharing one. */
+  const indexOf = (cause: VerdictCause | null): number => {
+    if (cause === null) return 0;
+    let index = causeIndex.get(cause);
+    if (index === undefined) {
+      const key = causeKey(cause);
+      index = byKey.get(key);
+      if (index === undefined) {
+        causes.push(cause);
+        byKey.set(key, (index = causes.length));
+      }
+      causeIndex.set(cause, index);
+    }
+    return index;
+  };
   // Each URL is parsed and normalised once per profile, not once per crawler.
   const preparedByProfile = new Map<Profile, PreparedUrl[]>();
   const preparedFor = (profile: Profile): PreparedUrl[] => {
@@ -196,13 +255,15 @@ export function computeVerdicts(
   // A decision's cause is one object per deciding rule, shared by the URLs and crawlers
   // it decides (read-only).
   const decided = new Map<AgentRules['evaluatePrepared'], Decision[]>();
-  for (const agent of agents) {
+  for (const [j, agent] of agents.entries()) {
     const effective = resolveState(state, agent.profile);
     if (effective.kind === 'access') {
       const allowed = effective.access === 'unavailable';
       const cause: VerdictCause = { type: 'access', access: effective.access };
-      for (const url of watches) {
+      const cell = cells && indexOf(cause) * 2 + (allowed ? 1 : 0);
+      for (const [i, url] of watches.entries()) {
         verdicts.push({ url, agent: agent.token, profile: agent.profile, allowed, cause });
+        if (cells) cells[i * width + j] = cell!;
       }
       continue;
     }
@@ -220,8 +281,17 @@ export function computeVerdicts(
         allowed,
         cause,
       });
+      if (cells) cells[i * width + j] = indexOf(cause) * 2 + (allowed ? 1 : 0);
     }
   }
+  if (cells)
+    cellsOfComputed.set(verdicts, {
+      urls: watches,
+      agents: agents.map((a) => a.token),
+      profiles: agents.map((a) => a.profile),
+      causes,
+      cells,
+    });
   return verdicts;
 }
 

@@ -7,7 +7,7 @@ import { prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
-import { decodeVerdicts, encodeVerdicts, StoredVerdicts } from './verdict-sets.js';
+import { decodeVerdicts, encodeVerdicts, StoredVerdicts, verdictSetRow } from './verdict-sets.js';
 import type {
   CheckRow,
   IncidentStart,
@@ -327,7 +327,7 @@ async function insertVerdicts(
   if (rows.length === 0) return;
   await tx
     .insert(verdictSets)
-    .values({ snapshotId, ...encodeVerdicts(rows), registrySha256: registry });
+    .values({ snapshotId, ...verdictSetRow(encodeVerdicts(rows)), registrySha256: registry });
 }
 
 /** A snapshot's verdicts. */

@@ -5,15 +5,21 @@
  * crawler.
  */
 import type { Profile } from '../robots/index.js';
-import type { VerdictCause, VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
+import { causeKey, computedCells } from '../policy/verdicts.js';
+import type {
+  VerdictCause,
+  VerdictCells,
+  VerdictLookup,
+  WatchVerdict,
+} from '../policy/verdicts.js';
 
 export interface VerdictSet {
-  readonly urls: string[];
-  readonly agents: string[];
-  readonly profiles: string[];
-  readonly causes: VerdictCause[];
+  readonly urls: readonly string[];
+  readonly agents: readonly string[];
+  readonly profiles: readonly string[];
+  readonly causes: readonly VerdictCause[];
   /** Per cell (url i, agent j) at i × agents + j: cause index × 2 + allowed, or -1. */
-  readonly cells: number[];
+  readonly cells: readonly number[];
   /** Per agent, in code-point order: watched URLs disallowed, of how many. */
   readonly counts: { agent: string; disallowed: number; watched: number }[];
 }
@@ -22,6 +28,39 @@ export interface VerdictSet {
 const NONE = -1;
 
 export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
+  // A check's verdicts come with their cells, made as they were computed.
+  const computed = computedCells(rows);
+  return computed === undefined ? encodeRows(rows) : withCounts(computed);
+}
+
+/** A set as the verdict_sets table's columns take it (the query builder wants its own arrays). */
+export function verdictSetRow(set: VerdictSet) {
+  return {
+    urls: [...set.urls],
+    agents: [...set.agents],
+    profiles: [...set.profiles],
+    causes: [...set.causes],
+    cells: [...set.cells],
+    counts: set.counts,
+  };
+}
+
+/** A computed set with what the overview counts: each crawler's URLs disallowed, of how many. */
+function withCounts(set: VerdictCells): VerdictSet {
+  const width = set.agents.length;
+  const counts = set.agents.map((agent) => ({ agent, disallowed: 0, watched: 0 }));
+  set.cells.forEach((cell, k) => {
+    const count = counts[k % width]!;
+    count.watched++;
+    if ((cell & 1) === 0) count.disallowed++;
+  });
+  return { ...set, counts: counts.sort(byAgent) };
+}
+
+const byAgent = (a: { agent: string }, b: { agent: string }) =>
+  a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0;
+
+function encodeRows(rows: readonly WatchVerdict[]): VerdictSet {
   const urls = new Map<string, number>();
   const agents = new Map<string, number>();
   const profiles: string[] = [];
@@ -89,15 +128,8 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
     profiles,
     causes: causeList,
     cells,
-    counts: counts.sort((a, b) => (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0)),
+    counts: counts.sort(byAgent),
   };
-}
-
-/** What tells causes apart: all their fields, the pattern (free text) last. */
-function causeKey(cause: VerdictCause): string {
-  return cause.type === 'rule'
-    ? `r\0${cause.directive}\0${cause.line}\0${cause.pattern}`
-    : `a\0${cause.access}`;
 }
 
 /**

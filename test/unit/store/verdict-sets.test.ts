@@ -111,6 +111,53 @@ describe('compact verdict sets', () => {
     );
   });
 
+  it("encode a check's verdicts from the cells it made as it computed them, as from the list", () => {
+    const bodies = [
+      'User-agent: *\nDisallow: /private\nAllow: /private/ok\n',
+      'User-agent: GPTBot\nUser-agent: CCBot\nDisallow: /\n\nUser-agent: *\nDisallow: /x\n',
+      'User-agent: Googlebot\nDisallow: /a\n\nUser-agent: googlebot\nDisallow: /b\n\nUser-agent: *\nDisallow: /b\n',
+      '',
+    ];
+    const watchList = [
+      'https://e.com/',
+      'https://e.com/private/a',
+      'https://e.com/private/ok',
+      'https://e.com/x',
+      'https://e.com/a',
+      'https://e.com/b',
+    ];
+    const crawlers = [
+      { token: 'Googlebot', profile: 'google' as const },
+      { token: 'GPTBot', profile: 'rfc9309' as const },
+      { token: 'CCBot', profile: 'google' as const },
+      { token: '*', profile: 'google' as const },
+      { token: 'Slurp', profile: 'legacy' as const },
+    ];
+    const input = fc.record({
+      body: fc.constantFrom(...bodies),
+      status: fc.constantFrom(200, 200, 404, 503),
+      watches: fc.subarray(watchList, { minLength: 1 }),
+      agents: fc.subarray(crawlers, { minLength: 1 }),
+    });
+    fc.assert(
+      fc.property(input, ({ body, status, watches, agents }) => {
+        const bytes = new TextEncoder().encode(body);
+        const computed = computeVerdicts(
+          {
+            fetch: { status, error: null },
+            body: status === 200 ? bytes : null,
+            lastGoodBody: bytes,
+            stale: false,
+          },
+          watches,
+          agents,
+        );
+        // A copy is a list like any other: encoded from its rows.
+        expect(encodeVerdicts(computed)).toEqual(encodeVerdicts([...computed]));
+      }),
+    );
+  });
+
   it('give the verdicts of a check back in the order it computed them, crawler by crawler', () => {
     const state = {
       fetch: { status: 200, error: null },
