@@ -29,7 +29,11 @@ export async function readCapped(
   maxBytes: number,
   drainBytes: number,
 ): Promise<CappedBody> {
-  const stream = await decoded(body, Array.isArray(encoding) ? encoding.join(',') : encoding);
+  // Most robots.txt answers name no coding: read as they come, without a turn of waiting.
+  const stream =
+    encoding === undefined
+      ? body
+      : await decoded(body, Array.isArray(encoding) ? encoding.join(',') : encoding);
   stream.on('error', () => undefined); // surfaces through the loop below
   // Chunks are kept as they come and copied once: most bodies are a few hundred bytes,
   // so a buffer of the maximum size per fetch would cost far more than the body.
