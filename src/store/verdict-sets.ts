@@ -13,13 +13,12 @@ import type {
   WatchVerdict,
 } from '../policy/verdicts.js';
 
-export interface VerdictSet {
-  readonly urls: readonly string[];
-  readonly agents: readonly string[];
+/**
+ * A set as stored: its cells (-1 where a URL has no verdict for a crawler), its crawlers'
+ * profiles as the table holds them, and counts.
+ */
+export interface VerdictSet extends Omit<VerdictCells, 'profiles'> {
   readonly profiles: readonly string[];
-  readonly causes: readonly VerdictCause[];
-  /** Per cell (url i, agent j) at i × agents + j: cause index × 2 + allowed, or -1. */
-  readonly cells: readonly number[];
   /** Per agent, in code-point order: watched URLs disallowed, of how many. */
   readonly counts: { agent: string; disallowed: number; watched: number }[];
 }

@@ -8,6 +8,7 @@ import {
 } from '../../../src/policy/changes/events.js';
 import type { StateView } from '../../../src/policy/changes/events.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
+import type { WatchedAgent } from '../../../src/policy/verdicts.js';
 
 const SITE = 'https://e.com';
 const agents = [
@@ -29,6 +30,25 @@ function view(text: string | null, status = 200): StateView {
     ),
     rules: body ? effectiveRules(body, agents) : null,
     sitemaps: body ? sitemapsOf(body) : null,
+  };
+}
+
+/** A 200 answer's verdicts for these URLs and crawlers, without its rules and sitemaps. */
+function pairsView(
+  text: string,
+  urls: readonly string[],
+  crawlers: readonly WatchedAgent[],
+): StateView {
+  const body = new TextEncoder().encode(text);
+  return {
+    fetchStatus: { access: 'ok', status: 200 },
+    verdicts: computeVerdicts(
+      { fetch: { status: 200, error: null }, body, lastGoodBody: body, stale: false },
+      urls,
+      crawlers,
+    ),
+    rules: null,
+    sitemaps: null,
   };
 }
 
@@ -80,19 +100,7 @@ describe('diffStates', () => {
     const site = 'https://xn--bcher-kva.example';
     const urls = [`${site}/"quoted"/a`, `${site}/b\\ü?q=1`, `${site}/ok`];
     const agentsWithQuotes = [...agents, { token: 'Bot"1', profile: 'rfc9309' as const }];
-    const state = (text: string): StateView => {
-      const body = new TextEncoder().encode(text);
-      return {
-        fetchStatus: { access: 'ok', status: 200 },
-        verdicts: computeVerdicts(
-          { fetch: { status: 200, error: null }, body, lastGoodBody: body, stale: false },
-          urls,
-          agentsWithQuotes,
-        ),
-        rules: null,
-        sitemaps: null,
-      };
-    };
+    const state = (text: string) => pairsView(text, urls, agentsWithQuotes);
     const events = diffStates(
       site,
       state('User-agent: *\nDisallow: /"quoted"\n'),
@@ -210,19 +218,7 @@ describe('diffStates', () => {
       token: `Bot${String.fromCharCode(65 + (i % 26))}${String.fromCharCode(65 + Math.floor(i / 26))}`,
       profile: 'google' as const,
     }));
-    const state = (text: string): StateView => {
-      const body = new TextEncoder().encode(text);
-      return {
-        fetchStatus: { access: 'ok', status: 200 },
-        verdicts: computeVerdicts(
-          { fetch: { status: 200, error: null }, body, lastGoodBody: body, stale: false },
-          many,
-          crawlers,
-        ),
-        rules: null,
-        sitemaps: null,
-      };
-    };
+    const state = (text: string) => pairsView(text, many, crawlers);
     const events = diffStates(SITE, state('User-agent: *\nDisallow: /\n'), state(''));
     expect(events).toHaveLength(200_000);
     expect(events.every((e) => e.type === 'newly_allowed')).toBe(true);
