@@ -31,6 +31,8 @@ export class JobPool<T> {
   readonly #running = new Set<Promise<void>>();
   readonly #stopping = new AbortController();
   #wake = new AbortController();
+  /** The loop waits for a slot to free: a job's end wakes it (else it sleeps until the next job is due). */
+  #full = false;
   #loop: Promise<void> | null = null;
   #jobs = new Map<Promise<void>, Job<T>>();
 
@@ -85,7 +87,9 @@ export class JobPool<T> {
       // takes many jobs, while the rest keep running (no batch waits for its slowest).
       if (free < Math.max(1, Math.floor(concurrency / 4))) {
         // Full: wait until one ends (it wakes the loop) or the pool stops.
+        this.#full = true;
         await this.#idle(pollMs * 10);
+        this.#full = false;
         continue;
       }
       const taken = await jobs
@@ -129,7 +133,11 @@ export class JobPool<T> {
       .finally(() => {
         this.#running.delete(run);
         this.#jobs.delete(run);
-        this.wake();
+        // A slot matters only to a full pool. Otherwise the loop sleeps until the next job
+        // falls due: waking it for each end cost two statements per job (a fetch finding
+        // nothing new, and the next due time), the most of what a check spread over its
+        // period cost the database (docs/performance.md).
+        if (this.#full) this.wake();
       });
     this.#running.add(run);
     this.#jobs.set(run, job);

@@ -297,7 +297,8 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     kind: 'postgres',
     location,
     close: () => pool.end(),
-    executor: { executeSql: (text, values) => pool.query(text, values) },
+    // A config object, so that a statement marked `/* prepared name */` is prepared by name.
+    executor: { executeSql: (text, values) => pool.query({ text, values }) },
   };
 }
 

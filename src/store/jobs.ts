@@ -128,7 +128,7 @@ export class JobEngine implements JobQueue {
    */
   async fetch<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Job<T>[]> {
     const { rows } = await this.#executor.executeSql(
-      `WITH next AS (
+      `/* prepared job-fetch */ WITH next AS (
         SELECT id FROM ${SCHEMA}.job
         WHERE name = $1 AND state < 'active' AND start_after < now()
           AND ($3::timestamptz IS NULL OR start_after <= $3::timestamptz)
@@ -148,7 +148,7 @@ export class JobEngine implements JobQueue {
 
   async nextDue(queue: QueueName): Promise<Date | null> {
     const { rows } = await this.#executor.executeSql(
-      `SELECT min(start_after) AS at FROM ${SCHEMA}.job WHERE name = $1 AND state < 'active'`,
+      `/* prepared job-next-due */ SELECT min(start_after) AS at FROM ${SCHEMA}.job WHERE name = $1 AND state < 'active'`,
       [queue],
     );
     const at = (rows[0] as { at: Date | string | null } | undefined)?.at;
