@@ -245,6 +245,12 @@ export interface Job<T> {
   readonly retries: number;
 }
 
+/** Jobs taken, and when the queue's next waiting job falls due (null: none waits). */
+export interface Taken<T> {
+  readonly jobs: Job<T>[];
+  readonly nextDue: Date | null;
+}
+
 /**
  * The job engine: jobs are taken by one process at a time; one that fails is retried
  * with backoff; one that runs past its lease (its process died) is expired and retried.
@@ -255,8 +261,8 @@ export interface JobQueue {
   existing(queue: QueueName, ids: readonly string[]): Promise<Set<string>>;
   /** Takes up to `count` due jobs (due by `dueBy` too, when given), the longest due first. */
   fetch<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Job<T>[]>;
-  /** When the queue's next waiting job falls due; null when none waits. */
-  nextDue(queue: QueueName): Promise<Date | null>;
+  /** fetch, and when the queue's next waiting job (of those not taken) falls due. */
+  take<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Taken<T>>;
   complete(queue: QueueName, id: string): Promise<void>;
   fail(queue: QueueName, id: string, error: string): Promise<void>;
   /** Jobs waiting and running, per queue. */

@@ -255,7 +255,7 @@ function onClock(jobs: JobQueue, now: () => Date): JobQueue {
       ),
     existing: (queue, ids) => jobs.existing(queue, ids),
     fetch: (queue, count, dueBy) => jobs.fetch(queue, count, dueBy ?? now()),
-    nextDue: (queue) => jobs.nextDue(queue),
+    take: (queue, count, dueBy) => jobs.take(queue, count, dueBy ?? now()),
     complete: (queue, id) => jobs.complete(queue, id),
     fail: (queue, id, error) => jobs.fail(queue, id, error),
     counts: () => jobs.counts(),

@@ -92,22 +92,21 @@ export class JobPool<T> {
         this.#full = false;
         continue;
       }
-      const taken = await jobs
-        .fetch<T>(queue, free, this.#options.now())
-        .catch(() => [] as Job<T>[]);
+      const { jobs: taken, nextDue } = await jobs
+        .take<T>(queue, free, this.#options.now())
+        .catch(() => ({ jobs: [] as Job<T>[], nextDue: null }));
       if (stopping.aborted) {
         for (const job of taken)
           await jobs.fail(queue, job.id, 'the daemon is stopping').catch(() => undefined);
         break;
       }
       for (const job of taken) this.#start(job);
-      if (taken.length < free) await this.#idle(await this.#untilNextDue(pollMs));
+      if (taken.length < free) await this.#idle(this.#untilDue(nextDue, pollMs));
     }
   }
 
   /** How long to wait for the next job to fall due: at most `pollMs` (another process may queue one). */
-  async #untilNextDue(pollMs: number): Promise<number> {
-    const next = await this.#options.jobs.nextDue(this.#options.queue).catch(() => null);
+  #untilDue(next: Date | null, pollMs: number): number {
     if (next === null) return pollMs;
     return Math.min(pollMs, Math.max(100, next.getTime() - this.#options.now().getTime() + 10));
   }
@@ -134,9 +133,9 @@ export class JobPool<T> {
         this.#running.delete(run);
         this.#jobs.delete(run);
         // A slot matters only to a full pool. Otherwise the loop sleeps until the next job
-        // falls due: waking it for each end cost two statements per job (a fetch finding
-        // nothing new, and the next due time), the most of what a check spread over its
-        // period cost the database (docs/performance.md).
+        // falls due: waking it for each end cost statements per job that found nothing
+        // new, the most of what a check spread over its period cost the database
+        // (docs/performance.md).
         if (this.#full) this.wake();
       });
     this.#running.add(run);

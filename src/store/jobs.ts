@@ -15,7 +15,7 @@ export type { JobEngineOptions };
 import { Batcher } from './batcher.js';
 import { toBoss } from './job-rows.js';
 import type { SqlExecutor } from './db.js';
-import type { Job, JobQueue, NewJob, QueueName } from '../monitor/ports.js';
+import type { Job, JobQueue, NewJob, QueueName, Taken } from '../monitor/ports.js';
 
 /** An executor that knows how many of its statements are running (to stop after the last). */
 class CountingExecutor implements SqlExecutor {
@@ -147,33 +147,48 @@ export class JobEngine implements JobQueue {
    * priorities nor the singleton or stately policies that its fetch also handles.
    */
   async fetch<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Job<T>[]> {
+    return (await this.take<T>(queue, count, dueBy)).jobs;
+  }
+
+  /**
+   * fetch, and when the queue's next waiting job falls due, in one statement: a pool
+   * that takes what is due then sleeps until the next one, and asked for each in a
+   * statement of its own (seven queues polled every second by an idle daemon).
+   */
+  async take<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Taken<T>> {
     const table = this.#table(queue);
     const { rows } = await this.#executor.executeSql(
-      `/* prepared job-fetch-${queue} */ WITH next AS (
+      `/* prepared job-take-${queue} */ WITH next AS (
         SELECT id FROM ${table}
         WHERE name = $1 AND state < 'active' AND start_after < now()
           AND ($3::timestamptz IS NULL OR start_after <= $3::timestamptz)
         ORDER BY start_after, created_on, id
         LIMIT $2
-        FOR UPDATE SKIP LOCKED)
-      UPDATE ${table} AS j SET state = 'active', started_on = now(),
-        retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
-      FROM next WHERE j.name = $1 AND j.id = next.id
-      RETURNING j.id::text AS id, j.data, j.retry_count, j.start_after`,
+        FOR UPDATE SKIP LOCKED),
+      taken AS (
+        UPDATE ${table} AS j SET state = 'active', started_on = now(),
+          retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
+        FROM next WHERE j.name = $1 AND j.id = next.id
+        RETURNING j.id::text AS id, j.data, j.retry_count, j.start_after)
+      SELECT id, data, retry_count, start_after, NULL::timestamptz AS next_due FROM taken
+      UNION ALL
+      SELECT NULL, NULL, NULL, NULL, (SELECT min(start_after) FROM ${table}
+        WHERE name = $1 AND state < 'active' AND id NOT IN (SELECT id FROM next))`,
       [queue, count, dueBy?.toISOString() ?? null],
     );
-    return (rows as { id: string; data: T; retry_count: number; start_after: Date | string }[])
+    const all = rows as {
+      id: string | null;
+      data: T;
+      retry_count: number;
+      start_after: Date | string;
+      next_due: Date | string | null;
+    }[];
+    const next = all.find((r) => r.id === null)?.next_due ?? null;
+    const jobs = all
+      .filter((r) => r.id !== null)
       .sort((a, b) => new Date(a.start_after).getTime() - new Date(b.start_after).getTime())
-      .map((j) => ({ id: j.id, data: j.data, retries: j.retry_count }));
-  }
-
-  async nextDue(queue: QueueName): Promise<Date | null> {
-    const { rows } = await this.#executor.executeSql(
-      `/* prepared job-next-due-${queue} */ SELECT min(start_after) AS at FROM ${this.#table(queue)} WHERE name = $1 AND state < 'active'`,
-      [queue],
-    );
-    const at = (rows[0] as { at: Date | string | null } | undefined)?.at;
-    return at ? new Date(at) : null;
+      .map((j) => ({ id: j.id!, data: j.data, retries: j.retry_count }));
+    return { jobs, nextDue: next === null ? null : new Date(next) };
   }
 
   async complete(queue: QueueName, id: string): Promise<void> {

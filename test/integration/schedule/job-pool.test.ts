@@ -34,19 +34,40 @@ describe.each(databaseKinds())('the job pool on %s', (kind) => {
     await database.close();
   });
 
+  it('takes the due jobs and tells when the next waiting one falls due, in one go', async () => {
+    const now = Date.now();
+    const later = new Date(Math.ceil((now + 3_600_000) / 1000) * 1000);
+    const [a, b, c] = [crypto.randomUUID(), crypto.randomUUID(), crypto.randomUUID()];
+    await engine.send('deliver', [
+      { id: a, data: {}, startAfter: new Date(now - 60_000) },
+      { id: b, data: {}, startAfter: new Date(now - 30_000) },
+      { id: c, data: {}, startAfter: later },
+    ]);
+    // One of the two due: the next due is the other, already due (not the one taken).
+    const first = await engine.take('deliver', 1);
+    expect(first.jobs.map((j) => j.id)).toEqual([a]);
+    expect(first.nextDue?.getTime()).toBe(now - 30_000);
+    // The rest of what is due; the next is the one in an hour.
+    const second = await engine.take('deliver', 5);
+    expect(second.jobs.map((j) => j.id)).toEqual([b]);
+    expect(second.nextDue?.getTime()).toBe(later.getTime());
+    await engine.complete('deliver', a);
+    await engine.complete('deliver', b);
+    // Nothing due: when the next one is; with nothing waiting, no next.
+    expect(await engine.take('deliver', 5)).toEqual({ jobs: [], nextDue: later });
+    expect(await engine.take('digest', 5)).toEqual({ jobs: [], nextDue: null });
+  });
+
   it('does not look for jobs again when one ends in a pool that is not full', async () => {
     // The engine as the pool sees it, its calls counted.
-    const calls = { fetch: 0, nextDue: 0 };
+    const calls = { take: 0 };
     const jobs: JobQueue = {
       send: (queue, list) => engine.send(queue, list),
       existing: (queue, ids) => engine.existing(queue, ids),
-      fetch: <T>(queue: Parameters<JobQueue['fetch']>[0], count: number, dueBy?: Date) => {
-        calls.fetch++;
-        return engine.fetch<T>(queue, count, dueBy);
-      },
-      nextDue: (queue) => {
-        calls.nextDue++;
-        return engine.nextDue(queue);
+      fetch: (queue, count, dueBy) => engine.fetch(queue, count, dueBy),
+      take: <T>(queue: Parameters<JobQueue['take']>[0], count: number, dueBy?: Date) => {
+        calls.take++;
+        return engine.take<T>(queue, count, dueBy);
       },
       complete: (queue, id) => engine.complete(queue, id),
       fail: (queue, id, error) => engine.fail(queue, id, error),
@@ -88,10 +109,9 @@ describe.each(databaseKinds())('the job pool on %s', (kind) => {
     // The pool took the three in one fetch, found no other job due and sleeps until one
     // is queued (a wake) or its poll: a job's end is neither. (A woken pool fetches at
     // once, before this test's next poll of its state.)
-    expect(calls).toEqual({ fetch: 1, nextDue: 1 });
+    expect(calls.take).toBe(1);
     pool.wake();
-    await until(() => calls.nextDue === 2, 'the pool to look again after the wake');
-    expect(calls.fetch).toBe(2);
+    await until(() => calls.take === 2, 'the pool to look again after the wake');
     await pool.stop(10_000);
   });
 });
