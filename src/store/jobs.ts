@@ -151,9 +151,9 @@ export class JobEngine implements JobQueue {
   }
 
   /**
-   * fetch, and when the queue's next waiting job falls due, in one statement: a pool
-   * that takes what is due then sleeps until the next one, and asked for each in a
-   * statement of its own (seven queues polled every second by an idle daemon).
+   * fetch, and when the queue's next waiting job (of those it left) falls due, in one
+   * statement. A pool takes what is due and sleeps until the next one; asking for each
+   * in a statement of its own cost an idle daemon two statements a second per queue.
    */
   async take<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Taken<T>> {
     const table = this.#table(queue);
