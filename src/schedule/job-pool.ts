@@ -113,7 +113,8 @@ export class JobPool<T> {
 
   async #idle(ms: number): Promise<void> {
     const wake = this.#wake;
-    await this.#options.sleep(ms, AbortSignal.any([wake.signal, this.#stopping.signal]));
+    // Stopping aborts the wake too: one signal to sleep on, not a composite made per sleep.
+    await this.#options.sleep(ms, wake.signal);
     if (wake.signal.aborted && !this.#stopping.signal.aborted) this.#wake = new AbortController();
   }
 
