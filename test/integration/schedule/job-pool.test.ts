@@ -3,7 +3,7 @@
  * A check spread over its period runs mostly alone, so each statement the pool sends per
  * job is paid by every check (docs/performance.md, the daemon's spread sweep).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Job, JobQueue } from '../../../src/monitor/ports.js';
 import { JobPool } from '../../../src/schedule/job-pool.js';
 import type { JobEngine } from '../../../src/store/jobs.js';
@@ -11,14 +11,8 @@ import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { startTestEngine } from '../../support/job-engine.js';
 
-/** Waits for a condition, polling; a generous deadline (a busy machine is slow, not wrong). */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** Conditions are polled with a generous deadline: a busy machine is slow, not wrong. */
+const waiting = { timeout: 30_000, interval: 5 };
 
 describe.each(databaseKinds())('the job pool on %s', (kind) => {
   let database: TestDatabase;
@@ -105,13 +99,15 @@ describe.each(databaseKinds())('the job pool on %s', (kind) => {
       now: () => new Date(Date.now() + 60_000),
     });
     pool.start();
-    await until(() => done.length === 3 && pool.running === 0, 'the three jobs to end');
+    // The three jobs end.
+    await vi.waitFor(() => expect(done.length === 3 && pool.running === 0).toBe(true), waiting);
     // The pool took the three in one fetch, found no other job due and sleeps until one
     // is queued (a wake) or its poll: a job's end is neither. (A woken pool fetches at
     // once, before this test's next poll of its state.)
     expect(calls.take).toBe(1);
     pool.wake();
-    await until(() => calls.take === 2, 'the pool to look again after the wake');
+    // The pool looks again after the wake.
+    await vi.waitFor(() => expect(calls.take).toBe(2), waiting);
     await pool.stop(10_000);
   });
 });
