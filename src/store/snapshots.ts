@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { eventJson } from '../policy/changes/events.js';
 import type { VerdictCause, VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
-import { prepared, queryRows, rowDate } from './db.js';
+import { batchParam, prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
@@ -54,10 +54,22 @@ async function insertChecks(
     WITH added AS (
       INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
       SELECT * FROM unnest(
-        ${sql.param(rows.map((r) => r.snapshotId))}::bigint[],
-        ${sql.param(rows.map((r) => r.checkedAt.toISOString()))}::timestamptz[],
-        ${sql.param(rows.map((r) => r.durationMs))}::integer[],
-        ${sql.param(rows.map((r) => r.transient))}::text[])
+        ${batchParam(
+          rows.map((r) => r.snapshotId),
+          'bigint[]',
+        )},
+        ${batchParam(
+          rows.map((r) => r.checkedAt.toISOString()),
+          'timestamptz[]',
+        )},
+        ${batchParam(
+          rows.map((r) => r.durationMs),
+          'int[]',
+        )},
+        ${batchParam(
+          rows.map((r) => r.transient),
+          'text[]',
+        )})
       RETURNING snapshot_id, checked_at)
     UPDATE snapshots AS s SET check_count = s.check_count + a.n,
       last_checked_at = GREATEST(s.last_checked_at, a.last)
@@ -141,7 +153,8 @@ async function insertSnapshots(
   db: Pick<Database, 'execute'>,
   snapshots: readonly NewSnapshot[],
 ): Promise<(RecordedState | null)[]> {
-  const col = <T>(pick: (s: NewSnapshot) => T) => sql.param(snapshots.map(pick));
+  const col = <T>(pick: (s: NewSnapshot) => T, type: Parameters<typeof batchParam>[1]) =>
+    batchParam(snapshots.map(pick), type);
   const iso = (date: Date | null) => (date === null ? null : date.toISOString());
   const json = (value: unknown) => JSON.stringify(value);
   const sets = snapshots.map((s) => (s.verdicts.length === 0 ? null : encodeVerdicts(s.verdicts)));
@@ -183,28 +196,34 @@ async function insertSnapshots(
       sql`
       WITH input AS (
         SELECT * FROM unnest(
-          ${sql.param(snapshots.map((_, i) => i))}::int[],
-          ${col((s) => s.siteId)}::int[],
-          ${col((s) => s.previousId)}::bigint[],
-          ${col((s) => s.status)}::int[],
-          ${col((s) => s.error)}::text[],
-          ${col((s) => s.errorDetail)}::text[],
-          ${col((s) => s.body?.sha256 ?? null)}::text[],
-          ${col((s) => (s.body === null ? null : Buffer.from(s.body.bytes).toString('hex')))}::text[],
-          ${col((s) => s.cut?.droppedBytes ?? null)}::int[],
-          ${col((s) => s.cut?.droppedLineBreaks ?? null)}::int[],
-          ${col((s) => s.cut?.complete ?? null)}::boolean[],
-          ${col((s) => s.finalUrl)}::text[],
-          ${col((s) => s.stale)}::boolean[],
-          ${col((s) => s.lastGoodId)}::bigint[],
-          ${col((s) => iso(s.firstSeenAt))}::timestamptz[],
-          ${col((s) => s.fileCondition)}::text[],
-          ${col((s) => s.verdictsKey)}::text[],
-          ${col((s) => iso(s.unreachableSince))}::timestamptz[],
-          ${col((s) => iso(s.check.checkedAt))}::timestamptz[],
-          ${col((s) => s.check.durationMs)}::int[],
-          ${col((s) => s.check.transient)}::text[],
-          ${sql.param(sets.map((v) => (v === null ? null : `{${v.cells.join(',')}}`)))}::text[]
+          ${batchParam(
+            snapshots.map((_, i) => i),
+            'int[]',
+          )},
+          ${col((s) => s.siteId, 'int[]')},
+          ${col((s) => s.previousId, 'bigint[]')},
+          ${col((s) => s.status, 'int[]')},
+          ${col((s) => s.error, 'text[]')},
+          ${col((s) => s.errorDetail, 'text[]')},
+          ${col((s) => s.body?.sha256 ?? null, 'text[]')},
+          ${col((s) => (s.body === null ? null : Buffer.from(s.body.bytes).toString('hex')), 'text[]')},
+          ${col((s) => s.cut?.droppedBytes ?? null, 'int[]')},
+          ${col((s) => s.cut?.droppedLineBreaks ?? null, 'int[]')},
+          ${col((s) => s.cut?.complete ?? null, 'boolean[]')},
+          ${col((s) => s.finalUrl, 'text[]')},
+          ${col((s) => s.stale, 'boolean[]')},
+          ${col((s) => s.lastGoodId, 'bigint[]')},
+          ${col((s) => iso(s.firstSeenAt), 'timestamptz[]')},
+          ${col((s) => s.fileCondition, 'text[]')},
+          ${col((s) => s.verdictsKey, 'text[]')},
+          ${col((s) => iso(s.unreachableSince), 'timestamptz[]')},
+          ${col((s) => iso(s.check.checkedAt), 'timestamptz[]')},
+          ${col((s) => s.check.durationMs, 'int[]')},
+          ${col((s) => s.check.transient, 'text[]')},
+          ${batchParam(
+            sets.map((v) => (v === null ? null : `{${v.cells.join(',')}}`)),
+            'text[]',
+          )}
         ) AS t(ord, site_id, previous_id, status, error, error_detail, sha256, body_hex,
           dropped_bytes, dropped_line_breaks, dropped_complete, final_url, stale,
           last_good_id, first_seen_at, file_condition, verdicts_key, unreachable_since,
@@ -235,7 +254,10 @@ async function insertSnapshots(
             ELSE f.judgement->'report' END,
           intent_version = s.intent_version + CASE WHEN f.judgement IS NULL THEN 0 ELSE 1 END
         FROM fresh AS f
-        WHERE s.id = f.site_id AND s.id = ANY(${sql.param(snapshots.map((s) => s.siteId))}::int[])
+        WHERE s.id = f.site_id AND s.id = ANY(${batchParam(
+          snapshots.map((s) => s.siteId),
+          'int[]',
+        )})
           AND s.current_snapshot_id IS NOT DISTINCT FROM f.previous_id
           AND (f.judgement IS NULL OR s.intent_version = (f.judgement->>'version')::int)
         RETURNING f.ord),
@@ -454,10 +476,22 @@ async function loadPreviousParts(
         s.intent_version, s.intent_state, s.intent_since, i.id AS incident_id,
         i.state AS incident_state, i.site_state, i.violation_count, i.worst_count, i.causes,
         i.resolved_at
-      FROM unnest(${sql.param(requests.map((_, i) => i))}::int[],
-        ${sql.param(requests.map((r) => r.siteId))}::int[],
-        ${sql.param(requests.map((r) => r.snapshotId))}::bigint[],
-        ${sql.param(requests.map((r) => r.lastGoodSha256))}::text[])
+      FROM unnest(${batchParam(
+        requests.map((_, i) => i),
+        'int[]',
+      )},
+        ${batchParam(
+          requests.map((r) => r.siteId),
+          'int[]',
+        )},
+        ${batchParam(
+          requests.map((r) => r.snapshotId),
+          'bigint[]',
+        )},
+        ${batchParam(
+          requests.map((r) => r.lastGoodSha256),
+          'text[]',
+        )})
         AS r(ord, site_id, snapshot_id, sha256)
       JOIN sites AS s ON s.id = r.site_id
       LEFT JOIN snapshots AS c ON c.id = r.snapshot_id
@@ -512,9 +546,15 @@ async function loadPreviousParts(
         'incident-starts',
         sql`
         SELECT r.ord, i.access, i.file
-        FROM unnest(${sql.param(troubled)}::int[],
-          ${sql.param(troubled.map((ord) => requests[ord]!.siteId))}::int[],
-          ${sql.param(troubled.map((ord) => requests[ord]!.snapshotId))}::bigint[])
+        FROM unnest(${batchParam(troubled, 'int[]')},
+          ${batchParam(
+            troubled.map((ord) => requests[ord]!.siteId),
+            'int[]',
+          )},
+          ${batchParam(
+            troubled.map((ord) => requests[ord]!.snapshotId),
+            'bigint[]',
+          )})
           AS r(ord, site_id, snapshot_id)
         CROSS JOIN LATERAL (${incidentStartOf(sql`r.site_id`, sql`r.snapshot_id`)}) AS i`,
       ),
