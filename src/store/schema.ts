@@ -347,14 +347,15 @@ export const changeEvents = pgTable(
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     /**
-     * The snapshot's site, copied for the site index. Not a foreign key of its own: the
-     * snapshot's is the guarantee, and a second check per event was a third of the cost
-     * of writing a changed state's eleven events (bench:check).
+     * The snapshot's site, copied for the site index. Neither column is a foreign key:
+     * a state's events are written only by the statement that writes the state
+     * (store/snapshots.ts, joined to the snapshots it inserts), and deleted only with it
+     * (store/archive.ts). A key's check per event was most of the cost of writing a
+     * changed state's eleven events: the site's a third (bench:check), the snapshot's
+     * 1.9 ms of a 7 ms statement for 29 states (EXPLAIN ANALYZE, 319 events).
      */
     siteId: integer('site_id').notNull(),
-    snapshotId: bigint('snapshot_id', { mode: 'number' })
-      .notNull()
-      .references(() => snapshots.id),
+    snapshotId: bigint('snapshot_id', { mode: 'number' }).notNull(),
     type: text('type').$type<ChangeEvent['type']>().notNull(),
     event: jsonb('event').$type<ChangeEvent>().notNull(),
     createdAt: at('created_at').notNull(),
