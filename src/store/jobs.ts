@@ -194,10 +194,11 @@ export class JobEngine implements JobQueue {
   async complete(queue: QueueName, id: string): Promise<void> {
     let batch = this.#completions.get(queue);
     if (batch === undefined) {
-      // pg-boss's own completion (its `complete`), on the queue's table.
+      // pg-boss's own completion (its `complete`), on the queue's table, its ids behind a
+      // sub-select as db.ts's batchParam puts them: one plan for batches of any size.
       const text = `/* prepared job-complete-${queue} */ UPDATE ${this.#table(queue)}
         SET completed_on = now(), state = 'completed', output = NULL
-        WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`;
+        WHERE name = $1 AND id = ANY((SELECT $2::uuid[])::uuid[]) AND state = 'active'`;
       batch = new Batcher(async (ids) => {
         await this.#executor.executeSql(text, [queue, ids]);
         return ids.map(() => undefined);

@@ -2,7 +2,7 @@ import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { FileCondition } from '../policy/file-condition.js';
-import { prepared, queryRows, rowDate } from './db.js';
+import { batchParam, prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { sharedSettings, sites } from './schema.js';
 import type {
@@ -76,6 +76,14 @@ async function insertMissing(
 /** Sites read (and made) per statement. */
 const SITES_PAGE = 10_000;
 
+/**
+ * Up to this many sites are read by a statement with one plan for all (the daemon reads
+ * each scheduled check's site, a few at once): planning it anew for each list cost the
+ * server more than running it. Past it the list is planned with its values, as a
+ * hashed array: one plan for any list compared each row with every origin.
+ */
+const FEW_SITES = 64;
+
 /** A site's row and its current state, as the check reads them. */
 interface SiteRow {
   id: number;
@@ -119,10 +127,13 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
       found.push(...(await loadSites(db, origins.slice(i, i + SITES_PAGE))));
     return found;
   }
+  // A few sites (a scheduled check's, or the few asking at once): one plan kept for any
+  // few (batchParam). Many: planned for the list at hand, whose array the server hashes.
+  const few = origins.length <= FEW_SITES;
   const [result] = await queryRows<{ rows: string }>(
     db,
     prepared(
-      'load-sites',
+      few ? 'load-sites-few' : 'load-sites',
       sql`
       SELECT coalesce(json_agg(t), '[]')::text AS rows FROM (
         SELECT s.id, s.origin, s.verdicts_key, s.unreachable_since, s.intent_key,
@@ -134,7 +145,7 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
         FROM sites AS s
         LEFT JOIN snapshots AS c ON c.id = s.current_snapshot_id
         LEFT JOIN snapshots AS g ON g.id = c.last_good_id
-        WHERE s.origin = ANY(${sql.param([...origins])}::text[])) AS t`,
+        WHERE s.origin = ANY(${few ? batchParam(origins, 'text[]') : sql`${sql.param([...origins])}::text[]`})) AS t`,
     ),
   );
   const rows = JSON.parse(result?.rows ?? '[]') as SiteRow[];
