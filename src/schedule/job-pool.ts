@@ -26,6 +26,14 @@ export interface JobPoolOptions<T> {
  * each job's end. A completion the database cannot take is retried for a while; after
  * that the engine expires the job and retries it (the work is done again, at least once).
  */
+/**
+ * The least a pool waits between two looks for due jobs: the jobs that fall due
+ * meanwhile are taken, and start, together, and so share their statements (the take,
+ * the sites' rows, the checks' writes, the completions), where a job taken alone as it
+ * falls due pays for each. A job starts at most this late.
+ */
+const GATHER_MS = 1_000;
+
 export class JobPool<T> {
   readonly #options: JobPoolOptions<T>;
   readonly #running = new Set<Promise<void>>();
@@ -108,7 +116,10 @@ export class JobPool<T> {
   /** How long to wait for the next job to fall due: at most `pollMs` (another process may queue one). */
   #untilDue(next: Date | null, pollMs: number): number {
     if (next === null) return pollMs;
-    return Math.min(pollMs, Math.max(100, next.getTime() - this.#options.now().getTime() + 10));
+    return Math.min(
+      pollMs,
+      Math.max(GATHER_MS, next.getTime() - this.#options.now().getTime() + 10),
+    );
   }
 
   async #idle(ms: number): Promise<void> {
