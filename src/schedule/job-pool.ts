@@ -20,13 +20,6 @@ export interface JobPoolOptions<T> {
 }
 
 /**
- * A pool of workers on one queue: it keeps up to `concurrency` jobs running, taking new
- * ones as slots free up (a quarter of the pool at a time under load; no batch waits for
- * its slowest member), and records
- * each job's end. A completion the database cannot take is retried for a while; after
- * that the engine expires the job and retries it (the work is done again, at least once).
- */
-/**
  * The least a pool waits between two looks for due jobs: the jobs that fall due
  * meanwhile are taken, and start, together, and so share their statements (the take,
  * the sites' rows, the checks' writes, the completions), where a job taken alone as it
@@ -34,6 +27,13 @@ export interface JobPoolOptions<T> {
  */
 const GATHER_MS = 1_000;
 
+/**
+ * A pool of workers on one queue: it keeps up to `concurrency` jobs running, taking new
+ * ones as slots free up (a quarter of the pool at a time under load; no batch waits for
+ * its slowest member), and records
+ * each job's end. A completion the database cannot take is retried for a while; after
+ * that the engine expires the job and retries it (the work is done again, at least once).
+ */
 export class JobPool<T> {
   readonly #options: JobPoolOptions<T>;
   readonly #running = new Set<Promise<void>>();
