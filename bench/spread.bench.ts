@@ -9,11 +9,18 @@
  * reference, in the same run, is `robowatch check` of the same sites with nothing
  * changed (one process, every site at once: its statements batched).
  * PostgreSQL as for the other benchmarks; a database robowatch_spread_PID is made for the run.
+ *
+ * BENCH_PERIODS (1): periods measured, one after another, each on its own line.
+ * BENCH_COMPARE=DIR (a built checkout of another commit): that build's daemon runs beside
+ * this one's, at the same time, on a database of its own, checking the same sites; each
+ * period then prints both and this ÷ that. Paired so, the machine's drift moves both
+ * alike (one build paired with itself: within 4%), where two runs an hour apart cannot
+ * compare builds.
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AGENTS,
@@ -28,6 +35,11 @@ import { benchPostgres } from './web-support.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const PERIOD = Number(process.env['BENCH_PERIOD'] ?? 2);
+const PERIODS = Number(process.env['BENCH_PERIODS'] ?? 1);
+const COMPARE = process.env['BENCH_COMPARE'];
+const OTHER_MAIN = COMPARE === undefined ? undefined : join(resolve(COMPARE), 'dist/main.js');
+if (OTHER_MAIN !== undefined && !existsSync(OTHER_MAIN))
+  throw new Error(`BENCH_COMPARE: ${OTHER_MAIN} does not exist (build that checkout first)`);
 if (!Number.isInteger(PERIOD) || PERIOD < 1 || PERIOD > 30 || 60 % PERIOD !== 0)
   throw new Error(`BENCH_PERIOD: ${PERIOD} is not a whole number of minutes dividing an hour`);
 
@@ -49,9 +61,34 @@ ${ports.map((p) => `  - {url: 'http://127.0.0.1:${p}', watch: ${JSON.stringify(W
 `,
 );
 
-const bench = await benchPostgres('robowatch_spread');
-const sql = async (text: string) => Number(await queryValue(bench.url, text));
-const backends = await databaseCpu(bench.url);
+/** A daemon of one build (`main`; this one's by default) on a database of its own. */
+async function daemonOf(name: string, main?: string) {
+  const bench = await benchPostgres(name);
+  const sql = async (text: string) => Number(await queryValue(bench.url, text));
+  const migrate = runRobowatch(
+    ['migrate', '--config', config],
+    bench.url,
+    undefined,
+    undefined,
+    main,
+  );
+  if ((await migrate.exited).code !== 0) throw new Error('robowatch migrate failed');
+  const daemon = runRobowatch(
+    ['start', '--no-web', '--config', config],
+    bench.url,
+    undefined,
+    undefined,
+    main,
+  );
+  return {
+    bench,
+    sql,
+    daemon,
+    backends: await databaseCpu(bench.url),
+    checks: () => sql('SELECT count(*)::text AS value FROM checks'),
+  };
+}
+
 const until = async (what: string, condition: () => Promise<boolean>, minutes: number) => {
   const deadline = Date.now() + minutes * 60_000;
   while (!(await condition())) {
@@ -59,55 +96,82 @@ const until = async (what: string, condition: () => Promise<boolean>, minutes: n
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 };
-const checks = () => sql('SELECT count(*)::text AS value FROM checks');
 
-if ((await runRobowatch(['migrate', '--config', config], bench.url).exited).code !== 0)
-  throw new Error('robowatch migrate failed');
-const daemon = runRobowatch(['start', '--no-web', '--config', config], bench.url);
-await until(
-  'the first sweep',
-  async () =>
-    (await sql(
-      'SELECT count(*)::text AS value FROM sites WHERE current_snapshot_id IS NOT NULL',
-    )) === SITES,
-  10,
-);
-// From the start of the next period to the start of the one after.
+const daemons = [await daemonOf('robowatch_spread')];
+if (OTHER_MAIN !== undefined) daemons.push(await daemonOf('robowatch_spread_b', OTHER_MAIN));
+for (const d of daemons)
+  await until(
+    'the first sweep',
+    async () =>
+      (await d.sql(
+        'SELECT count(*)::text AS value FROM sites WHERE current_snapshot_id IS NOT NULL',
+      )) === SITES,
+    10,
+  );
+
+/** CPU per check over one period of each daemon: ms of robowatch and of its backends. */
+interface Spread {
+  readonly checks: number;
+  readonly own: number;
+  readonly backends: number;
+}
 const periodMs = PERIOD * 60_000;
-const nextPeriod = () => Math.ceil((Date.now() + 1_000) / periodMs) * periodMs;
-const start = nextPeriod();
-await new Promise((resolve) => setTimeout(resolve, start - Date.now()));
-const checksBefore = await checks();
-const daemonBefore = liveCpu(daemon.child.pid!);
-backends.start();
-await new Promise((resolve) => setTimeout(resolve, start + periodMs - Date.now()));
-const spread = {
-  checks: (await checks()) - checksBefore,
-  own: liveCpu(daemon.child.pid!) - daemonBefore,
-  backends: backends.stop(),
-};
-daemon.child.kill('SIGTERM');
-if ((await daemon.exited).code !== 0) throw new Error('the daemon did not stop cleanly');
+const spreads: Spread[][] = [];
+for (let p = 0; p < PERIODS; p++) {
+  // From the start of the next period to the start of the one after.
+  const start = Math.ceil((Date.now() + 1_000) / periodMs) * periodMs;
+  await new Promise((resolve) => setTimeout(resolve, start - Date.now()));
+  const before = await Promise.all(
+    daemons.map(async (d) => ({ checks: await d.checks(), own: liveCpu(d.daemon.child.pid!) })),
+  );
+  for (const d of daemons) d.backends.start();
+  await new Promise((resolve) => setTimeout(resolve, start + periodMs - Date.now()));
+  spreads.push(
+    await Promise.all(
+      daemons.map(async (d, i) => {
+        const backends = d.backends.stop();
+        const checks = (await d.checks()) - before[i]!.checks;
+        const own = liveCpu(d.daemon.child.pid!) - before[i]!.own;
+        return { checks, own: (own * 1000) / checks, backends: (backends * 1000) / checks };
+      }),
+    ),
+  );
+}
+for (const d of daemons) {
+  d.daemon.child.kill('SIGTERM');
+  if ((await d.daemon.exited).code !== 0) throw new Error('the daemon did not stop cleanly');
+}
 
 // The reference: the same sites checked at once by `robowatch check` (nothing changed).
+const [ours] = daemons;
 const ownBefore = reapedCpu();
-backends.start();
-const once = runRobowatch(['check', '--config', config], bench.url);
+ours!.backends.start();
+const once = runRobowatch(['check', '--config', config], ours!.bench.url);
 if ((await once.exited).code !== 0) throw new Error('robowatch check failed');
-const batched = { own: reapedCpu() - ownBefore, backends: backends.stop() };
-await bench.drop();
+const batched = { own: reapedCpu() - ownBefore, backends: ours!.backends.stop() };
+for (const d of daemons) await d.bench.drop();
 farm.kill();
 
-const ms = (seconds: number, n: number) => ((seconds * 1000) / n).toFixed(2);
+const ms = (n: number) => n.toFixed(2);
 console.log(
   `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SITES.toLocaleString('en-US')} sites × 20 watches × 8 agents, a check every ${PERIOD} min, PostgreSQL on this machine`,
 );
 console.log('| nothing changed, CPU per check | robowatch, ms | its backends, ms | checks |');
 console.log('|---|--:|--:|--:|');
-console.log(
-  `| the daemon's spread sweep (one period) | ${ms(spread.own, spread.checks)} | ${ms(spread.backends, spread.checks)} | ${spread.checks.toLocaleString('en-US')} |`,
+spreads.forEach((row, p) =>
+  row.forEach((r, i) =>
+    console.log(
+      `| the daemon's spread sweep, period ${p + 1}${i === 0 ? '' : `, ${COMPARE}`} | ${ms(r.own)} | ${ms(r.backends)} | ${r.checks.toLocaleString('en-US')} |`,
+    ),
+  ),
 );
 console.log(
-  `| \`robowatch check\`, all at once | ${ms(batched.own, SITES)} | ${ms(batched.backends, SITES)} | ${SITES.toLocaleString('en-US')} |`,
+  `| \`robowatch check\`, all at once | ${ms((batched.own * 1000) / SITES)} | ${ms((batched.backends * 1000) / SITES)} | ${SITES.toLocaleString('en-US')} |`,
 );
+if (COMPARE !== undefined)
+  console.log(
+    `\nthis build ÷ ${COMPARE}, CPU per check (robowatch + backends), period by period: ${spreads
+      .map(([a, b]) => ((a!.own + a!.backends) / (b!.own + b!.backends)).toFixed(2))
+      .join(', ')}`,
+  );
 process.exit(0);
