@@ -87,13 +87,23 @@ export function nextCheckAt(
 
 /** The longest of a schedule's next few periods (months and weeks vary). */
 export function longestPeriodMs(expression: string, timezone: string, from: Date): number {
+  return Math.max(...nextPeriodsMs(expression, timezone, from));
+}
+
+/** The shortest of a schedule's next few periods. */
+export function shortestPeriodMs(expression: string, timezone: string, from: Date): number {
+  return Math.min(...nextPeriodsMs(expression, timezone, from));
+}
+
+/** The lengths of a schedule's next four periods. */
+function nextPeriodsMs(expression: string, timezone: string, from: Date): number[] {
   const fires = CronExpressionParser.parse(expression, { currentDate: from, tz: timezone });
   let previous = fires.next().toDate().getTime();
-  let longest = 0;
+  const lengths: number[] = [];
   for (let i = 0; i < 4; i++) {
     const next = fires.next().toDate().getTime();
-    longest = Math.max(longest, next - previous);
+    lengths.push(next - previous);
     previous = next;
   }
-  return longest;
+  return lengths;
 }

@@ -85,6 +85,7 @@ export class Daemon {
       jobs,
       concurrency: kind.concurrency,
       pollMs: POLL_MS,
+      ...(kind.gatherMs === undefined ? {} : { gatherMs: kind.gatherMs }),
       settleForMs: config.schedule.leaseMs,
       sleep: (ms, signal) => this.#deps.sleep(ms, signal),
       now: () => this.#deps.now(),

@@ -89,6 +89,8 @@ export interface JobKind<T> {
   readonly queue: QueueName;
   /** Jobs of this kind run at once in this process. */
   readonly concurrency: number;
+  /** How long its jobs falling due are gathered to start together (JobPool's gatherMs). */
+  readonly gatherMs?: number;
   /** What a job is, in words, for its failure ("check of https://…"). */
   describe(job: Job<T>): string;
   /** Runs a job; throwing fails it, for the engine to retry with backoff. */

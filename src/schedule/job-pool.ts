@@ -8,6 +8,13 @@ export interface JobPoolOptions<T> {
   readonly concurrency: number;
   /** How often an idle pool looks for jobs that fell due (it is woken for those it queues). */
   readonly pollMs: number;
+  /**
+   * The least it waits between two looks for due jobs (100 ms by default): the jobs that
+   * fall due meanwhile are taken, and start, together, and so share their statements (the
+   * take, the sites' rows, the checks' writes, the completions), where a job taken alone
+   * as it falls due pays for each. A job starts at most this late.
+   */
+  readonly gatherMs?: number;
   /** How long a finished job's completion is retried while the database is away; then the job expires and is retried. */
   readonly settleForMs: number;
   /** Runs a job; throwing fails it, for the engine to retry with backoff. */
@@ -18,14 +25,6 @@ export interface JobPoolOptions<T> {
   /** The daemon's clock: a job is due when its time has come by it (tests set it). */
   now(): Date;
 }
-
-/**
- * The least a pool waits between two looks for due jobs: the jobs that fall due
- * meanwhile are taken, and start, together, and so share their statements (the take,
- * the sites' rows, the checks' writes, the completions), where a job taken alone as it
- * falls due pays for each. A job starts at most this late.
- */
-const GATHER_MS = 1_000;
 
 /**
  * A pool of workers on one queue: it keeps up to `concurrency` jobs running, taking new
@@ -118,7 +117,7 @@ export class JobPool<T> {
     if (next === null) return pollMs;
     return Math.min(
       pollMs,
-      Math.max(GATHER_MS, next.getTime() - this.#options.now().getTime() + 10),
+      Math.max(this.#options.gatherMs ?? 100, next.getTime() - this.#options.now().getTime() + 10),
     );
   }
 

@@ -61,13 +61,17 @@ describe.each(databaseKinds())('the job pool on %s', (kind) => {
       due.map((startAfter, n) => ({ id: crypto.randomUUID(), data: { n }, startAfter })),
     );
     const started: { n: number; early: boolean }[] = [];
-    const pool = poolOf(jobs, (job) => {
-      started.push({ n: job.data.n, early: Date.now() < due[job.data.n]!.getTime() });
-    });
+    const pool = poolOf(
+      jobs,
+      (job) => {
+        started.push({ n: job.data.n, early: Date.now() < due[job.data.n]!.getTime() });
+      },
+      1_000,
+    );
     pool.start();
     await vi.waitFor(() => expect(started.length === 4 && pool.running === 0).toBe(true), waiting);
-    // The first look found none due (or, on a slow machine, the first); the next, a
-    // second later, took the rest together. Looking as each fell due took them one at a
+    // Gathering for a second: the first look found none due (or, on a slow machine, the
+    // first); the next, a second later, took the rest together. Looking as each fell due took them one at a
     // time, their statements shared by none.
     expect(calls.withJobs).toBeLessThanOrEqual(2);
     expect(started.map((s) => s.n).sort()).toEqual([0, 1, 2, 3]);
@@ -127,12 +131,17 @@ function counted(engine: JobEngine): {
 }
 
 /** A pool on the deliver queue on the real clock, polling seldom (a wake or a due job moves it). */
-function poolOf(jobs: JobQueue, handle: (job: Job<{ n: number }>) => void): JobPool<{ n: number }> {
+function poolOf(
+  jobs: JobQueue,
+  handle: (job: Job<{ n: number }>) => void,
+  gatherMs?: number,
+): JobPool<{ n: number }> {
   return new JobPool<{ n: number }>({
     queue: 'deliver',
     jobs,
     concurrency: 16,
     pollMs: 600_000,
+    ...(gatherMs === undefined ? {} : { gatherMs }),
     settleForMs: 10_000,
     handle: (job) => {
       handle(job);
