@@ -31,12 +31,13 @@
  * BENCH_KEEP=1 (the last repetition's database is kept, its URL printed).
  */
 import { fork } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AGENTS,
+  compareBuild,
   bareFetch,
   databaseCpu,
   type BareKind,
@@ -51,10 +52,9 @@ import { benchPostgres } from './web-support.js';
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const REPEAT = Number(process.env['BENCH_REPEAT'] ?? 3);
-const COMPARE = process.env['BENCH_COMPARE'];
-const OTHER_MAIN = COMPARE === undefined ? undefined : join(resolve(COMPARE), 'dist/main.js');
-if (OTHER_MAIN !== undefined && !existsSync(OTHER_MAIN))
-  throw new Error(`BENCH_COMPARE: ${OTHER_MAIN} does not exist (build that checkout first)`);
+const OTHER = compareBuild();
+const COMPARE = OTHER?.dir;
+const OTHER_MAIN = OTHER?.main;
 const COMMITS =
   'SELECT xact_commit::text AS value FROM pg_stat_database WHERE datname = current_database()';
 

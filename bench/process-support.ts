@@ -4,9 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Agent, Client } from 'undici';
@@ -330,3 +330,16 @@ export function runRobowatch(
 }
 
 export const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+
+/**
+ * BENCH_COMPARE=DIR: the entry point of another build (a checkout of another commit,
+ * built) to pair with this one, or undefined.
+ */
+export function compareBuild(): { dir: string; main: string } | undefined {
+  const dir = process.env['BENCH_COMPARE'];
+  if (dir === undefined) return undefined;
+  const main = join(resolve(dir), 'dist/main.js');
+  if (!existsSync(main))
+    throw new Error(`BENCH_COMPARE: ${main} does not exist (build that checkout first)`);
+  return { dir, main };
+}

@@ -18,12 +18,13 @@
  * compare builds.
  */
 import { fork } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   AGENTS,
+  compareBuild,
   databaseCpu,
   liveCpu,
   queryValue,
@@ -36,10 +37,9 @@ import { benchPostgres } from './web-support.js';
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const PERIOD = Number(process.env['BENCH_PERIOD'] ?? 2);
 const PERIODS = Number(process.env['BENCH_PERIODS'] ?? 1);
-const COMPARE = process.env['BENCH_COMPARE'];
-const OTHER_MAIN = COMPARE === undefined ? undefined : join(resolve(COMPARE), 'dist/main.js');
-if (OTHER_MAIN !== undefined && !existsSync(OTHER_MAIN))
-  throw new Error(`BENCH_COMPARE: ${OTHER_MAIN} does not exist (build that checkout first)`);
+const OTHER = compareBuild();
+const COMPARE = OTHER?.dir;
+const OTHER_MAIN = OTHER?.main;
 if (!Number.isInteger(PERIOD) || PERIOD < 1 || PERIOD > 30 || 60 % PERIOD !== 0)
   throw new Error(`BENCH_PERIOD: ${PERIOD} is not a whole number of minutes dividing an hour`);
 

@@ -11,12 +11,11 @@ export function jobEngineOptions(
   logger: Logger | undefined,
   now: Date,
 ): JobEngineOptions {
-  const { leaseMs, retentionDays, timezone, check } = config.schedule;
+  const { leaseMs, retentionDays, timezone } = config.schedule;
   // A finished job's id keeps its work from being queued again while it is remembered:
   // twice the longest check period, so that a period is planned and checked once. (A
   // digest is recorded once per recipient and period, whatever its job.)
-  const schedules = new Set([check, ...config.sites.map((s) => s.schedule)]);
-  const longest = Math.max(...[...schedules].map((e) => longestPeriodMs(e, timezone, now)));
+  const longest = Math.max(...checkSchedules(config).map((e) => longestPeriodMs(e, timezone, now)));
   return {
     leaseSeconds: Math.ceil(leaseMs / 1000),
     retentionDays,
@@ -27,4 +26,9 @@ export function jobEngineOptions(
         logger?.error({ component: 'pg-boss', error: oneLine(error) }, 'job engine error');
     },
   };
+}
+
+/** The distinct check schedules of a configuration: the default and each site's own. */
+export function checkSchedules(config: Config): string[] {
+  return [...new Set([config.schedule.check, ...config.sites.map((s) => s.schedule)])];
 }

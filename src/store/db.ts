@@ -111,6 +111,15 @@ export function batchParam(values: readonly unknown[], type: ArrayType): SQL {
   return sql`(SELECT ${sql.param(values)}::${sql.raw(type)})::${sql.raw(type)}`;
 }
 
+/** One column of a batch's rows as a `batchParam`: `pick` of each row (and its place). */
+export function batchColumn<T>(
+  rows: readonly T[],
+  type: ArrayType,
+  pick: (row: T, i: number) => unknown,
+): SQL {
+  return batchParam(rows.map(pick), type);
+}
+
 /**
  * node-postgres runs a query config with a `name` as a prepared statement of that name
  * (parsed once per connection); drizzle passes its configs to the client as they are,

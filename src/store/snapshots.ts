@@ -3,7 +3,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { eventJson } from '../policy/changes/events.js';
 import type { VerdictCause, VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
-import { batchParam, prepared, queryRows, rowDate } from './db.js';
+import { batchColumn, batchParam, prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
@@ -54,22 +54,10 @@ async function insertChecks(
     WITH added AS (
       INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
       SELECT * FROM unnest(
-        ${batchParam(
-          rows.map((r) => r.snapshotId),
-          'bigint[]',
-        )},
-        ${batchParam(
-          rows.map((r) => r.checkedAt.toISOString()),
-          'timestamptz[]',
-        )},
-        ${batchParam(
-          rows.map((r) => r.durationMs),
-          'int[]',
-        )},
-        ${batchParam(
-          rows.map((r) => r.transient),
-          'text[]',
-        )})
+        ${batchColumn(rows, 'bigint[]', (r) => r.snapshotId)},
+        ${batchColumn(rows, 'timestamptz[]', (r) => r.checkedAt.toISOString())},
+        ${batchColumn(rows, 'int[]', (r) => r.durationMs)},
+        ${batchColumn(rows, 'text[]', (r) => r.transient)})
       RETURNING snapshot_id, checked_at)
     UPDATE snapshots AS s SET check_count = s.check_count + a.n,
       last_checked_at = GREATEST(s.last_checked_at, a.last)
@@ -153,8 +141,10 @@ async function insertSnapshots(
   db: Pick<Database, 'execute'>,
   snapshots: readonly NewSnapshot[],
 ): Promise<(RecordedState | null)[]> {
-  const col = <T>(pick: (s: NewSnapshot) => T, type: Parameters<typeof batchParam>[1]) =>
-    batchParam(snapshots.map(pick), type);
+  const col = (
+    pick: (s: NewSnapshot, i: number) => unknown,
+    type: Parameters<typeof batchParam>[1],
+  ) => batchColumn(snapshots, type, pick);
   const iso = (date: Date | null) => (date === null ? null : date.toISOString());
   const json = (value: unknown) => JSON.stringify(value);
   const sets = snapshots.map((s) => (s.verdicts.length === 0 ? null : encodeVerdicts(s.verdicts)));
@@ -196,10 +186,7 @@ async function insertSnapshots(
       sql`
       WITH input AS (
         SELECT * FROM unnest(
-          ${batchParam(
-            snapshots.map((_, i) => i),
-            'int[]',
-          )},
+          ${col((_, i) => i, 'int[]')},
           ${col((s) => s.siteId, 'int[]')},
           ${col((s) => s.previousId, 'bigint[]')},
           ${col((s) => s.status, 'int[]')},
@@ -254,10 +241,7 @@ async function insertSnapshots(
             ELSE f.judgement->'report' END,
           intent_version = s.intent_version + CASE WHEN f.judgement IS NULL THEN 0 ELSE 1 END
         FROM fresh AS f
-        WHERE s.id = f.site_id AND s.id = ANY(${batchParam(
-          snapshots.map((s) => s.siteId),
-          'int[]',
-        )})
+        WHERE s.id = f.site_id AND s.id = ANY(${col((s) => s.siteId, 'int[]')})
           AND s.current_snapshot_id IS NOT DISTINCT FROM f.previous_id
           AND (f.judgement IS NULL OR s.intent_version = (f.judgement->>'version')::int)
         RETURNING f.ord),
@@ -476,22 +460,10 @@ async function loadPreviousParts(
         s.intent_version, s.intent_state, s.intent_since, i.id AS incident_id,
         i.state AS incident_state, i.site_state, i.violation_count, i.worst_count, i.causes,
         i.resolved_at
-      FROM unnest(${batchParam(
-        requests.map((_, i) => i),
-        'int[]',
-      )},
-        ${batchParam(
-          requests.map((r) => r.siteId),
-          'int[]',
-        )},
-        ${batchParam(
-          requests.map((r) => r.snapshotId),
-          'bigint[]',
-        )},
-        ${batchParam(
-          requests.map((r) => r.lastGoodSha256),
-          'text[]',
-        )})
+      FROM unnest(${batchColumn(requests, 'int[]', (_, i) => i)},
+        ${batchColumn(requests, 'int[]', (r) => r.siteId)},
+        ${batchColumn(requests, 'bigint[]', (r) => r.snapshotId)},
+        ${batchColumn(requests, 'text[]', (r) => r.lastGoodSha256)})
         AS r(ord, site_id, snapshot_id, sha256)
       JOIN sites AS s ON s.id = r.site_id
       LEFT JOIN snapshots AS c ON c.id = r.snapshot_id
@@ -547,14 +519,8 @@ async function loadPreviousParts(
         sql`
         SELECT r.ord, i.access, i.file
         FROM unnest(${batchParam(troubled, 'int[]')},
-          ${batchParam(
-            troubled.map((ord) => requests[ord]!.siteId),
-            'int[]',
-          )},
-          ${batchParam(
-            troubled.map((ord) => requests[ord]!.snapshotId),
-            'bigint[]',
-          )})
+          ${batchColumn(troubled, 'int[]', (ord) => requests[ord]!.siteId)},
+          ${batchColumn(troubled, 'bigint[]', (ord) => requests[ord]!.snapshotId)})
           AS r(ord, site_id, snapshot_id)
         CROSS JOIN LATERAL (${incidentStartOf(sql`r.site_id`, sql`r.snapshot_id`)}) AS i`,
       ),

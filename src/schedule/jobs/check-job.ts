@@ -6,6 +6,7 @@ import { SITES_PER_FETCH } from '../../monitor/check/batch.js';
 import type { DaemonContext, JobKind } from '../job-kind.js';
 import type { Config } from '../../config/config.js';
 import { shortestPeriodMs } from '../../policy/periods.js';
+import { checkSchedules } from '../engine-options.js';
 
 /**
  * How long the checks falling due are gathered to start together, sharing their
@@ -15,9 +16,10 @@ import { shortestPeriodMs } from '../../policy/periods.js';
  * that late, which a five-second period (the tests') would feel.
  */
 function checkGatherMs(config: Config, now: Date): number {
-  const { check, timezone } = config.schedule;
-  const schedules = new Set([check, ...config.sites.map((s) => s.schedule)]);
-  const shortest = Math.min(...[...schedules].map((e) => shortestPeriodMs(e, timezone, now)));
+  const { timezone } = config.schedule;
+  const shortest = Math.min(
+    ...checkSchedules(config).map((e) => shortestPeriodMs(e, timezone, now)),
+  );
   return Math.max(100, Math.min(1_000, Math.floor(shortest / 50)));
 }
 
