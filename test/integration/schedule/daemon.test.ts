@@ -120,6 +120,8 @@ ${extra}`);
     clock.advance(10_000);
     await until(() => checks().length === 2, 'the two first checks');
     expect(checks().map((c) => c.kind)).toEqual(['baseline', 'baseline']);
+    // The outcomes are listed daemon by daemon, not in time: the period's are the others.
+    const first = new Set(checks());
 
     // The next period: both processes' fires, one plan.
     shop.serve('/robots.txt', 200, CLOSED);
@@ -140,7 +142,7 @@ ${extra}`);
     expect(planned[0]!.lastDueAt!.getTime()).toBeLessThan(fire.getTime() + 0.9 * DAY);
     clock.advance(DAY - 1);
     await until(() => checks().length === 4, 'the period’s checks');
-    const period = checks().slice(2);
+    const period = checks().filter((c) => !first.has(c));
     expect(period.map((c) => [c.site, c.kind]).sort()).toEqual(
       [
         [news.origin, 'unchanged'],
@@ -159,6 +161,7 @@ ${extra}`);
     await startTwo();
     clock.advance(10_000);
     await until(() => checks().length === 2, 'the first checks');
+    const first = new Set(checks());
     // Period one is planned, its checks due later in the period…
     const one = new Date('2026-03-02T03:00:00Z');
     clock.advanceTo(one);
@@ -179,7 +182,7 @@ ${extra}`);
     await until(() => checks().length === 4, 'the waiting checks');
     expect(
       checks()
-        .slice(2)
+        .filter((c) => !first.has(c))
         .map((c) => c.site)
         .sort(),
     ).toEqual([news.origin, shop.origin].sort());
