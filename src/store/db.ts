@@ -279,6 +279,11 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // A connection idle for a minute is closed (pg's default: 10 s). An idle daemon uses
+    // one every few seconds (its pools' looks, its upkeep every 15 s), and closing them
+    // after 10 s opened a session every 15 s: the server forking a backend, reading its
+    // catalogue afresh, and each statement prepared again.
+    idleTimeoutMillis: 60_000,
     connectionTimeoutMillis: 10_000,
     // No JIT compilation: robowatch's statements are short, and a misestimate on a table
     // that grew faster than it was analysed (a first sweep) made PostgreSQL compile each
