@@ -30,8 +30,17 @@ import { Tick } from './tick.js';
 
 export type { BackfillJob, DaemonDeps, DaemonHealth };
 
-/** How often an idle pool looks for jobs that fell due. */
-const POLL_MS = 1_000;
+/**
+ * How often an idle pool looks for jobs it was not told of: those another process queued
+ * (a web process of its own, another replica) and those whose lease ran out. It is woken
+ * for the jobs its own process queues, and sleeps until the next one it knows of falls
+ * due; so, at most ten seconds, and half the lease when that is shorter (the engine's
+ * maintenance hands an expired job back on the same beat). Seven queues looking every
+ * second were most of an idle daemon's CPU (docs/performance.md).
+ */
+export function idleLookMs(leaseMs: number): number {
+  return Math.min(10_000, Math.max(1_000, Math.floor(leaseMs / 2)));
+}
 /** Up to this many sites, the first checks queued are listed. */
 const FIRST_LISTED = 50;
 
@@ -84,7 +93,7 @@ export class Daemon {
       queue: kind.queue,
       jobs,
       concurrency: kind.concurrency,
-      pollMs: POLL_MS,
+      pollMs: idleLookMs(config.schedule.leaseMs),
       ...(kind.gatherMs === undefined ? {} : { gatherMs: kind.gatherMs }),
       settleForMs: config.schedule.leaseMs,
       sleep: (ms, signal) => this.#deps.sleep(ms, signal),

@@ -6,7 +6,11 @@ export interface JobPoolOptions<T> {
   readonly jobs: JobQueue;
   /** Jobs run at once by this process. */
   readonly concurrency: number;
-  /** How often an idle pool looks for jobs that fell due (it is woken for those it queues). */
+  /**
+   * How often an idle pool looks for jobs it was not woken for (those another process
+   * queued); it sleeps until the next job it knows of falls due, and is woken for those
+   * its own process queues and for the retry of a job that failed.
+   */
   readonly pollMs: number;
   /**
    * The least it waits between two looks for due jobs (100 ms by default): the jobs that
@@ -112,11 +116,16 @@ export class JobPool<T> {
     }
   }
 
-  /** How long to wait for the next job to fall due: at most `pollMs` (another process may queue one). */
+  /**
+   * How long to wait for the next job to fall due: at most `pollMs` (another process may
+   * queue one), from half of it at random, so that a daemon's seven pools look at
+   * different moments (one connection serves them) rather than all at once.
+   */
   #untilDue(next: Date | null, pollMs: number): number {
-    if (next === null) return pollMs;
+    const look = Math.round(pollMs * (0.5 + Math.random() / 2));
+    if (next === null) return look;
     return Math.min(
-      pollMs,
+      look,
       Math.max(this.#options.gatherMs ?? 100, next.getTime() - this.#options.now().getTime() + 10),
     );
   }
@@ -133,11 +142,13 @@ export class JobPool<T> {
       .handle(job)
       .then(
         () => this.#settle(job, () => this.#options.jobs.complete(this.#options.queue, job.id)),
-        (error: unknown) => {
+        async (error: unknown) => {
           this.#options.onError(job, oneLine(error), 'failed');
-          return this.#settle(job, () =>
+          await this.#settle(job, () =>
             this.#options.jobs.fail(this.#options.queue, job.id, oneLine(error)),
           );
+          // Its retry falls due after a backoff the loop has not seen: it looks again.
+          this.wake();
         },
       )
       .finally(() => {

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Job, JobQueue } from '../../../src/monitor/ports.js';
 import { JobPool } from '../../../src/schedule/job-pool.js';
-import type { JobEngine } from '../../../src/store/jobs.js';
+import { JobEngine } from '../../../src/store/jobs.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { startTestEngine } from '../../support/job-engine.js';
@@ -102,6 +102,39 @@ describe.each(databaseKinds())('the job pool on %s', (kind) => {
     await vi.waitFor(() => expect(calls.take).toBe(2), waiting);
     await pool.stop(10_000);
   });
+
+  it('takes a failed job again when its retry falls due, however seldom it polls', async () => {
+    // Short leases: the engine retries a failed job after a second or two (not a minute).
+    const quick = await JobEngine.start(database.handle.executor, {
+      leaseSeconds: 1,
+      retentionDays: 7,
+      keepFinishedSeconds: 3_600,
+      maintenanceSeconds: 60,
+      onError: () => undefined,
+      supervise: false,
+    });
+    const { jobs, calls } = counted(quick);
+    const attempts: number[] = [];
+    const failures: string[] = [];
+    await quick.send('deliver', [{ id: crypto.randomUUID(), data: { n: 1 } }]);
+    const pool = new JobPool<{ n: number }>({
+      ...poolOptions(jobs),
+      handle: (job) => {
+        attempts.push(job.retries);
+        return attempts.length === 1 ? Promise.reject(new Error('refused')) : Promise.resolve();
+      },
+      onError: (_job, error) => {
+        failures.push(error);
+      },
+    });
+    pool.start();
+    // It polls every ten minutes: only a look after the failure finds the retry's time.
+    await vi.waitFor(() => expect(attempts).toEqual([0, 1]), waiting);
+    expect(failures).toEqual(['refused']);
+    expect(calls.withJobs).toBe(2);
+    await pool.stop(10_000);
+    await quick.stop();
+  });
 });
 
 /** The engine as a pool sees it, its takes counted. */
@@ -137,12 +170,8 @@ function poolOf(
   gatherMs?: number,
 ): JobPool<{ n: number }> {
   return new JobPool<{ n: number }>({
-    queue: 'deliver',
-    jobs,
-    concurrency: 16,
-    pollMs: 600_000,
+    ...poolOptions(jobs),
     ...(gatherMs === undefined ? {} : { gatherMs }),
-    settleForMs: 10_000,
     handle: (job) => {
       handle(job);
       return Promise.resolve();
@@ -150,8 +179,19 @@ function poolOf(
     onError: (_job, error) => {
       throw new Error(error);
     },
-    sleep: (ms, signal) =>
-      new Promise((resolve) => {
+  });
+}
+
+/** What every test's pool shares: the deliver queue, ten-minute polls, the real clock. */
+function poolOptions(jobs: JobQueue) {
+  return {
+    queue: 'deliver' as const,
+    jobs,
+    concurrency: 16,
+    pollMs: 600_000,
+    settleForMs: 10_000,
+    sleep: (ms: number, signal: AbortSignal) =>
+      new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, ms);
         signal.addEventListener('abort', () => {
           clearTimeout(timer);
@@ -159,5 +199,5 @@ function poolOf(
         });
       }),
     now: () => new Date(),
-  });
+  };
 }
