@@ -30,11 +30,9 @@
  * BENCH_COMPARE_FLAGS='…' for the BENCH_COMPARE build's, so BENCH_COMPARE=. pairs flags),
  * BENCH_KEEP=1 (the last repetition's database is kept, its URL printed).
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   AGENTS,
   compareBuild,
@@ -45,6 +43,7 @@ import {
   queryValue,
   reapedCpu,
   runRobowatch,
+  startFarm,
   WATCHES,
 } from './process-support.js';
 import { benchPostgres } from './web-support.js';
@@ -81,12 +80,7 @@ interface Run {
   readonly commits: number;
 }
 
-const farm = fork(fileURLToPath(new URL('./farm.ts', import.meta.url)), [String(SITES)], {
-  execArgv: ['--import', 'tsx'],
-});
-const ports = await new Promise<number[]>((resolve) =>
-  farm.once('message', (m: { ports: number[] }) => resolve(m.ports)),
-);
+const { farm, ports } = await startFarm(SITES);
 const setVersion = (version: number) =>
   new Promise<void>((resolve) => {
     farm.once('message', () => resolve());

@@ -12,21 +12,18 @@
  * this ÷ that.
  * PostgreSQL as for the other benchmarks; databases robowatch_idle(_b)_PID are made for the run.
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   AGENTS,
   compareBuild,
-  databaseCpu,
   liveCpu,
   queryValue,
-  runRobowatch,
+  startDaemon,
+  startFarm,
   WATCHES,
 } from './process-support.js';
-import { benchPostgres } from './web-support.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 60);
@@ -34,12 +31,7 @@ const SETTLE = Number(process.env['BENCH_SETTLE'] ?? 30);
 const REPEAT = Number(process.env['BENCH_REPEAT'] ?? 3);
 const OTHER = compareBuild();
 
-const farm = fork(fileURLToPath(new URL('./farm.ts', import.meta.url)), [String(SITES)], {
-  execArgv: ['--import', 'tsx'],
-});
-const ports = await new Promise<number[]>((resolve) =>
-  farm.once('message', (m: { ports: number[] }) => resolve(m.ports)),
-);
+const { farm, ports } = await startFarm(SITES);
 const config = join(mkdtempSync(join(tmpdir(), 'robowatch-idle-')), 'robowatch.yaml');
 writeFileSync(
   config,
@@ -53,29 +45,8 @@ ${ports.map((p) => `  - {url: 'http://127.0.0.1:${p}', watch: ${JSON.stringify(W
 `,
 );
 
-/** A daemon of one build (`main`; this one's by default) on a database of its own. */
-async function daemonOf(name: string, main?: string) {
-  const bench = await benchPostgres(name);
-  const migrate = runRobowatch(
-    ['migrate', '--config', config],
-    bench.url,
-    undefined,
-    undefined,
-    main,
-  );
-  if ((await migrate.exited).code !== 0) throw new Error('robowatch migrate failed');
-  const daemon = runRobowatch(
-    ['start', '--no-web', '--config', config],
-    bench.url,
-    undefined,
-    undefined,
-    main,
-  );
-  return { bench, daemon, backends: await databaseCpu(bench.url) };
-}
-
-const daemons = [await daemonOf('robowatch_idle')];
-if (OTHER !== undefined) daemons.push(await daemonOf('robowatch_idle_b', OTHER.main));
+const daemons = [await startDaemon(config, 'robowatch_idle')];
+if (OTHER !== undefined) daemons.push(await startDaemon(config, 'robowatch_idle_b', OTHER.main));
 const deadline = Date.now() + 10 * 60_000;
 for (const d of daemons) {
   for (;;) {

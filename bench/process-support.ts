@@ -2,7 +2,7 @@
  * What the check and scale benchmarks share: the bare-GET reference, and measuring the
  * robowatch processes they start and the local PostgreSQL (CPU from /proc, peak RSS).
  */
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Agent, Client } from 'undici';
+import { benchPostgres } from './web-support.js';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -342,4 +343,40 @@ export function compareBuild(): { dir: string; main: string } | undefined {
   if (!existsSync(main))
     throw new Error(`BENCH_COMPARE: ${main} does not exist (build that checkout first)`);
   return { dir, main };
+}
+
+/** The loopback farm (bench/farm.ts) answering for `sites` sites, each on a port of its own. */
+export async function startFarm(sites: number): Promise<{ farm: ChildProcess; ports: number[] }> {
+  const farm = fork(fileURLToPath(new URL('./farm.ts', import.meta.url)), [String(sites)], {
+    execArgv: ['--import', 'tsx'],
+  });
+  const ports = await new Promise<number[]>((resolve) =>
+    farm.once('message', (m: { ports: number[] }) => resolve(m.ports)),
+  );
+  return { farm, ports };
+}
+
+/**
+ * A daemon (`robowatch start --no-web`) of one build (`main`; this checkout's by default)
+ * on a database of its own named after `name`, its schema made first as the README runs
+ * `robowatch migrate`; with the CPU of the backends serving that database.
+ */
+export async function startDaemon(config: string, name: string, main?: string) {
+  const bench = await benchPostgres(name);
+  const migrate = runRobowatch(
+    ['migrate', '--config', config],
+    bench.url,
+    undefined,
+    undefined,
+    main,
+  );
+  if ((await migrate.exited).code !== 0) throw new Error('robowatch migrate failed');
+  const daemon = runRobowatch(
+    ['start', '--no-web', '--config', config],
+    bench.url,
+    undefined,
+    undefined,
+    main,
+  );
+  return { bench, daemon, backends: await databaseCpu(bench.url) };
 }

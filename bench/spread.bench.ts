@@ -17,22 +17,20 @@
  * alike (one build paired with itself: within 4%), where two runs an hour apart cannot
  * compare builds.
  */
-import { fork } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   AGENTS,
   compareBuild,
-  databaseCpu,
   liveCpu,
   queryValue,
   reapedCpu,
   runRobowatch,
+  startDaemon,
+  startFarm,
   WATCHES,
 } from './process-support.js';
-import { benchPostgres } from './web-support.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const PERIOD = Number(process.env['BENCH_PERIOD'] ?? 2);
@@ -43,12 +41,7 @@ const OTHER_MAIN = OTHER?.main;
 if (!Number.isInteger(PERIOD) || PERIOD < 1 || PERIOD > 30 || 60 % PERIOD !== 0)
   throw new Error(`BENCH_PERIOD: ${PERIOD} is not a whole number of minutes dividing an hour`);
 
-const farm = fork(fileURLToPath(new URL('./farm.ts', import.meta.url)), [String(SITES)], {
-  execArgv: ['--import', 'tsx'],
-});
-const ports = await new Promise<number[]>((resolve) =>
-  farm.once('message', (m: { ports: number[] }) => resolve(m.ports)),
-);
+const { farm, ports } = await startFarm(SITES);
 const config = join(mkdtempSync(join(tmpdir(), 'robowatch-spread-')), 'robowatch.yaml');
 writeFileSync(
   config,
@@ -63,30 +56,9 @@ ${ports.map((p) => `  - {url: 'http://127.0.0.1:${p}', watch: ${JSON.stringify(W
 
 /** A daemon of one build (`main`; this one's by default) on a database of its own. */
 async function daemonOf(name: string, main?: string) {
-  const bench = await benchPostgres(name);
-  const sql = async (text: string) => Number(await queryValue(bench.url, text));
-  const migrate = runRobowatch(
-    ['migrate', '--config', config],
-    bench.url,
-    undefined,
-    undefined,
-    main,
-  );
-  if ((await migrate.exited).code !== 0) throw new Error('robowatch migrate failed');
-  const daemon = runRobowatch(
-    ['start', '--no-web', '--config', config],
-    bench.url,
-    undefined,
-    undefined,
-    main,
-  );
-  return {
-    bench,
-    sql,
-    daemon,
-    backends: await databaseCpu(bench.url),
-    checks: () => sql('SELECT count(*)::text AS value FROM checks'),
-  };
+  const daemon = await startDaemon(config, name, main);
+  const sql = async (text: string) => Number(await queryValue(daemon.bench.url, text));
+  return { ...daemon, sql, checks: () => sql('SELECT count(*)::text AS value FROM checks') };
 }
 
 const until = async (what: string, condition: () => Promise<boolean>, minutes: number) => {
