@@ -5,15 +5,27 @@ export interface Period {
   readonly end: Date;
 }
 
+/** Each schedule's period as last computed: no fire falls inside it, so it holds until its end. */
+const lastPeriods = new Map<string, Period>();
+
 /** The period of a schedule that `now` falls in: from its last fire (at or before now) to the next. */
 export function periodAt(expression: string, timezone: string, now: Date): Period {
+  // The daemon asks for the current period at every upkeep round (every 15 s), and the
+  // cron arithmetic was a seventh of an idle daemon's CPU: a period is kept until it ends.
+  const key = `${timezone}\0${expression}`;
+  const last = lastPeriods.get(key);
+  const at = now.getTime();
+  if (last !== undefined && last.start.getTime() <= at && at < last.end.getTime()) return last;
   // prev() is strictly before its start date: start 1 ms later so a fire at `now` counts.
   const previous = CronExpressionParser.parse(expression, {
-    currentDate: new Date(now.getTime() + 1),
+    currentDate: new Date(at + 1),
     tz: timezone,
   }).prev();
   const next = CronExpressionParser.parse(expression, { currentDate: now, tz: timezone }).next();
-  return { start: previous.toDate(), end: next.toDate() };
+  const period = Object.freeze({ start: previous.toDate(), end: next.toDate() });
+  if (lastPeriods.size >= 1_000) lastPeriods.clear();
+  lastPeriods.set(key, period);
+  return period;
 }
 
 /**

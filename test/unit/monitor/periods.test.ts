@@ -66,6 +66,32 @@ describe('periodAt', () => {
     const period = periodAt(expression, tz, new Date(now));
     expect([period.start.toISOString(), period.end.toISOString()]).toEqual([start, end]);
   });
+
+  it('answers the same period anywhere within it, and the next from its end on', () => {
+    const iso = (p: { start: Date; end: Date }) => [p.start.toISOString(), p.end.toISOString()];
+    const day = ['2026-03-10T03:00:00.000Z', '2026-03-11T03:00:00.000Z'];
+    // Asked in turn, as the daemon asks at each upkeep round (a period is kept until it ends).
+    expect(iso(periodAt('0 3 * * *', 'UTC', new Date('2026-03-10T10:00:00Z')))).toEqual(day);
+    expect(iso(periodAt('0 3 * * *', 'UTC', new Date('2026-03-10T03:00:00Z')))).toEqual(day);
+    expect(iso(periodAt('0 3 * * *', 'UTC', new Date('2026-03-11T02:59:59.999Z')))).toEqual(day);
+    expect(iso(periodAt('0 3 * * *', 'UTC', new Date('2026-03-11T03:00:00Z')))).toEqual([
+      '2026-03-11T03:00:00.000Z',
+      '2026-03-12T03:00:00.000Z',
+    ]);
+    // Back in time, another time zone, another schedule: each its own.
+    expect(iso(periodAt('0 3 * * *', 'UTC', new Date('2026-03-10T02:59:59Z')))).toEqual([
+      '2026-03-09T03:00:00.000Z',
+      '2026-03-10T03:00:00.000Z',
+    ]);
+    expect(iso(periodAt('0 3 * * *', 'Europe/Paris', new Date('2026-03-10T10:00:00Z')))).toEqual([
+      '2026-03-10T02:00:00.000Z',
+      '2026-03-11T02:00:00.000Z',
+    ]);
+    expect(iso(periodAt('0 3 * * 2', 'UTC', new Date('2026-03-10T10:00:00Z')))).toEqual([
+      '2026-03-10T03:00:00.000Z',
+      '2026-03-17T03:00:00.000Z',
+    ]);
+  });
 });
 
 describe('siteOffset and dueAt', () => {
