@@ -9,6 +9,7 @@
 import { oneLine } from '../lib/errors.js';
 import { periodAt } from '../policy/periods.js';
 import { planJob } from '../monitor/check/plan.js';
+import type { NewJob } from '../monitor/ports.js';
 import type { ScheduleFires } from './fires.js';
 import type { DaemonContext } from './job-kind.js';
 import { upkeepJob } from './jobs/upkeep-job.js';
@@ -35,6 +36,13 @@ export class Tick {
   #analyzeEvery = FIRST_ANALYZE_MS;
   #lastAnalyze: number;
   #lastVacuum: number;
+  /**
+   * The jobs the rounds have queued, by queue and id, while their id is still the one a
+   * round makes: a round queues (and wakes a pool for) only a new period's planning, a
+   * new hour's pruning, a new minute's reminders. Queuing the same jobs again at every
+   * round (a no-op for the engine) was two statements and two pools' looks every 15 s.
+   */
+  #queued = new Set<string>();
 
   constructor(
     private readonly context: DaemonContext,
@@ -95,12 +103,23 @@ export class Tick {
     const plans = [...this.context.bySchedule().keys()].map((expression) =>
       planJob(expression, periodAt(expression, timezone, now)),
     );
-    await deps.jobs.send('plan', plans);
+    const planned = await this.#queueNew('plan', plans);
     const lastDigest = await deps.store.lastDigestEnd();
     const fire = periodAt(deps.catalog.file.schedule.digest, timezone, now).start;
     if (lastDigest !== null && lastDigest.getTime() < fire.getTime())
       await this.fires.queueDigest(fire);
-    this.context.wake('plan');
+    if (planned) this.context.wake('plan');
+  }
+
+  /** Queues the jobs a round makes that no round queued before; whether there were any. */
+  async #queueNew(queue: 'plan' | 'upkeep', jobs: readonly NewJob<unknown>[]): Promise<boolean> {
+    const keys = jobs.map((job) => `${queue}:${job.id}`);
+    const fresh = jobs.filter((_, i) => !this.#queued.has(keys[i]!));
+    if (fresh.length > 0) await this.context.deps.jobs.send(queue, fresh);
+    // Only this round's ids are kept: an older period's or hour's comes no more.
+    for (const key of [...this.#queued]) if (key.startsWith(`${queue}:`)) this.#queued.delete(key);
+    for (const key of keys) this.#queued.add(key);
+    return fresh.length > 0;
   }
 
   /** The fleet's upkeep jobs due now: pruning each hour; the embedded database's statistics. */
@@ -121,7 +140,6 @@ export class Tick {
       this.#analyzeEvery = Math.min(this.#analyzeEvery * 4, ANALYZE_MS);
       if (vacuum) this.#lastVacuum = now;
     }
-    await deps.jobs.send('upkeep', jobs);
-    this.context.wake('upkeep');
+    if (await this.#queueNew('upkeep', jobs)) this.context.wake('upkeep');
   }
 }

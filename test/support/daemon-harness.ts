@@ -95,6 +95,8 @@ export interface InProcessDaemon {
   readonly heard: { event: DaemonEventName; payload: unknown }[];
   /** Events of one kind heard so far. */
   heardOf<E extends DaemonEventName>(event: E): DaemonEventMap[E][];
+  /** The jobs it queued, by queue, in the order it queued them (ids). */
+  readonly queued: { queue: string; id: string }[];
   stop(): Promise<void>;
 }
 
@@ -132,6 +134,12 @@ export async function startInProcess(
     onError: () => undefined,
     supervise: false,
   });
+  const queued: InProcessDaemon['queued'] = [];
+  const send = jobs.send.bind(jobs);
+  jobs.send = (queue, list) => {
+    for (const job of list) queued.push({ queue, id: job.id });
+    return send(queue, list);
+  };
   const fetcher = test.createFetcher(config);
   const catalog = wireCatalog(test, config, handle.db);
   const wired = wireDaemon(test, config, {
@@ -147,6 +155,7 @@ export async function startInProcess(
   const heard: InProcessDaemon['heard'] = [];
   const names: DaemonEventName[] = [
     'daemon:started',
+    'daemon:tick',
     'daemon:stopped',
     'sites:first-checks',
     'period:planned',
@@ -174,6 +183,7 @@ export async function startInProcess(
     heard,
     heardOf: <E extends DaemonEventName>(event: E) =>
       heard.filter((h) => h.event === event).map((h) => h.payload as DaemonEventMap[E]),
+    queued,
     stop: async () => {
       await wired.daemon.stop(5_000);
       await fetcher.close();

@@ -157,6 +157,35 @@ ${extra}`);
     expect(all('job:failed')).toEqual([]);
   });
 
+  it('queues a period’s planning once, and the next period’s when its fire was missed', async () => {
+    await startTwo();
+    const [one] = daemons;
+    const ticks = () => one!.daemon.heardOf('daemon:tick').length;
+    const plans = () => one!.daemon.queued.filter((q) => q.queue === 'plan').map((q) => q.id);
+    // Four upkeep rounds in the start's period: its planning was queued at the start, once.
+    // (A round still at work when the clock moves sleeps from the new time: the clock
+    // moves again until the round comes.)
+    for (let round = 1; round <= 4; round++) {
+      const before = ticks();
+      const deadline = Date.now() + 60_000;
+      while (ticks() === before) {
+        if (Date.now() > deadline) throw new Error('no upkeep round within a minute');
+        clock.advance(15_000);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+    expect(plans()).toHaveLength(1);
+    // The next period begins and no fire comes (the process was busy, the database
+    // away): the next round plans it all the same.
+    const next = new Date('2026-03-02T03:00:00Z');
+    clock.advanceTo(next);
+    await until(
+      () => all('period:planned').some((p) => p.period.start.getTime() === next.getTime()),
+      'the next period planned by the upkeep',
+    );
+    expect(plans()).toHaveLength(2);
+  });
+
   it('skips a site whose check of an earlier period still waits', async () => {
     await startTwo();
     clock.advance(10_000);
