@@ -38,9 +38,10 @@ export type { BackfillJob, DaemonDeps, DaemonHealth };
  * maintenance hands an expired job back on the same beat). Seven queues looking every
  * second were most of an idle daemon's CPU (docs/performance.md).
  */
-export function idleLookMs(leaseMs: number): number {
+function idleLookMs(leaseMs: number): number {
   return Math.min(10_000, Math.max(1_000, Math.floor(leaseMs / 2)));
 }
+
 /** Up to this many sites, the first checks queued are listed. */
 const FIRST_LISTED = 50;
 

@@ -37,12 +37,12 @@ export class Tick {
   #lastAnalyze: number;
   #lastVacuum: number;
   /**
-   * The jobs the rounds have queued, by queue and id, while their id is still the one a
-   * round makes: a round queues (and wakes a pool for) only a new period's planning, a
-   * new hour's pruning, a new minute's reminders. Queuing the same jobs again at every
-   * round (a no-op for the engine) was two statements and two pools' looks every 15 s.
+   * The ids of the jobs the last round queued, by queue: a round queues (and wakes a pool
+   * for) only a new period's planning, a new hour's pruning, a new minute's reminders.
+   * Queuing the same jobs again at every round (a no-op for the engine) was two
+   * statements and two pools' looks every 15 s.
    */
-  #queued = new Set<string>();
+  readonly #queued = new Map<'plan' | 'upkeep', ReadonlySet<string>>();
 
   constructor(
     private readonly context: DaemonContext,
@@ -113,12 +113,11 @@ export class Tick {
 
   /** Queues the jobs a round makes that no round queued before; whether there were any. */
   async #queueNew(queue: 'plan' | 'upkeep', jobs: readonly NewJob<unknown>[]): Promise<boolean> {
-    const keys = jobs.map((job) => `${queue}:${job.id}`);
-    const fresh = jobs.filter((_, i) => !this.#queued.has(keys[i]!));
+    const queued = this.#queued.get(queue);
+    const fresh = jobs.filter((job) => queued?.has(job.id) !== true);
     if (fresh.length > 0) await this.context.deps.jobs.send(queue, fresh);
     // Only this round's ids are kept: an older period's or hour's comes no more.
-    for (const key of [...this.#queued]) if (key.startsWith(`${queue}:`)) this.#queued.delete(key);
-    for (const key of keys) this.#queued.add(key);
+    this.#queued.set(queue, new Set(jobs.map((job) => job.id)));
     return fresh.length > 0;
   }
 
