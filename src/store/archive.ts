@@ -143,8 +143,6 @@ export async function replaceArchiveChain(
       const dropped = sql`(SELECT id FROM snapshots WHERE site_id = ${siteId}
         AND source = 'archive' AND id >= ${stored[kept]!.id}::bigint)`;
       await tx.execute(sql`DELETE FROM verdict_sets WHERE snapshot_id IN ${dropped}`);
-      // Archived states have causes, not events; any there go with their state all the same.
-      await tx.execute(sql`DELETE FROM change_events WHERE snapshot_id IN ${dropped}`);
       await tx.execute(
         sql`DELETE FROM snapshots WHERE site_id = ${siteId} AND source = 'archive'
           AND id >= ${stored[kept]!.id}::bigint`,

@@ -85,7 +85,7 @@ export async function loadSitePeriods(
       previousId: snapshots.previousId,
       at: snapshots.firstSeenAt,
       causes: snapshots.causes,
-      events: sql<number>`(SELECT count(*)::int FROM change_events e WHERE e.snapshot_id = ${snapshots.id})`,
+      events: sql<number>`COALESCE(json_array_length(${snapshots.events}), 0)`,
     })
     .from(snapshots)
     .where(

@@ -1,34 +1,64 @@
-import { and, desc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
-import { inSites } from './db.js';
+import { inSites, queryRows } from './db.js';
 import type { Database } from './db.js';
-import { changeEvents, sites, snapshots } from './schema.js';
+import { sites, snapshots } from './schema.js';
+import type { ChangeEvent } from '../policy/changes/events.js';
 import type { ChangeQuery, EventQuery, StoredChange, StoredEvent } from '../monitor/records.js';
+
+/**
+ * An event's id: its state's id × 2^20 + its place among the state's events (a state has
+ * at most 1,000 watches × 500 crawlers of flipped pairs, and three more events), so that
+ * ids order events as they were recorded, newest state first.
+ */
+const PLACES = 2 ** 20;
+
+/** The state and place an event id names. */
+function placeOf(id: number): { snapshotId: number; place: number } {
+  return { snapshotId: Math.floor(id / PLACES), place: id % PLACES };
+}
 
 /** Change events, newest first, filtered by site, snapshot and type, a page at a time. */
 export async function listEvents(db: Database, query: EventQuery): Promise<StoredEvent[]> {
-  const where: SQL[] = [];
-  if (query.siteId !== undefined) where.push(eq(changeEvents.siteId, query.siteId));
-  const only = inSites(changeEvents.siteId, query.siteIds);
+  const where: SQL[] = [sql`${snapshots.events} IS NOT NULL`];
+  if (query.siteId !== undefined) where.push(sql`${snapshots.siteId} = ${query.siteId}`);
+  const only = inSites(snapshots.siteId, query.siteIds);
   if (only !== undefined) where.push(only);
-  if (query.snapshotId !== undefined) where.push(eq(changeEvents.snapshotId, query.snapshotId));
-  if (query.types !== undefined && query.types.length > 0)
-    where.push(inArray(changeEvents.type, [...query.types]));
-  if (query.beforeId !== undefined) where.push(lt(changeEvents.id, query.beforeId));
-  return db
-    .select({
-      id: changeEvents.id,
-      siteId: changeEvents.siteId,
-      origin: sites.origin,
-      snapshotId: changeEvents.snapshotId,
-      at: changeEvents.createdAt,
-      event: changeEvents.event,
-    })
-    .from(changeEvents)
-    .innerJoin(sites, eq(sites.id, changeEvents.siteId))
-    .where(and(...where))
-    .orderBy(desc(changeEvents.id))
-    .limit(query.limit);
+  if (query.snapshotId !== undefined) where.push(sql`${snapshots.id} = ${query.snapshotId}`);
+  const types = query.types !== undefined && query.types.length > 0 ? [...query.types] : null;
+  // A state's types are read without its events' text; its events, by their own type.
+  if (types !== null) where.push(sql`${snapshots.eventTypes} && ${sql.param(types)}::text[]`);
+  const before = query.beforeId === undefined ? null : placeOf(query.beforeId);
+  if (before !== null) where.push(sql`${snapshots.id} <= ${before.snapshotId}`);
+  const rows = await queryRows<{
+    snapshot_id: number | string;
+    site_id: number;
+    origin: string;
+    at: Date | string;
+    place: number;
+    event: ChangeEvent;
+  }>(
+    db,
+    sql`SELECT ${snapshots.id} AS snapshot_id, ${snapshots.siteId} AS site_id, ${sites.origin} AS origin,
+        ${snapshots.firstSeenAt} AS at, e.place, e.event
+      FROM ${snapshots} JOIN ${sites} ON ${sites.id} = ${snapshots.siteId}
+      CROSS JOIN LATERAL (
+        SELECT (n - 1)::int AS place, x AS event
+        FROM json_array_elements(${snapshots.events}) WITH ORDINALITY AS j(x, n)) AS e
+      WHERE ${and(...where)}
+        ${types === null ? sql`` : sql`AND e.event->>'type' = ANY(${sql.param(types)}::text[])`}
+        ${before === null ? sql`` : sql`AND (${snapshots.id}, e.place) < (${before.snapshotId}::bigint, ${before.place}::int)`}
+      ORDER BY ${snapshots.id} DESC, e.place DESC
+      LIMIT ${query.limit}`,
+  );
+  return rows.map((r) => ({
+    id: Number(r.snapshot_id) * PLACES + r.place,
+    siteId: r.site_id,
+    origin: r.origin,
+    snapshotId: Number(r.snapshot_id),
+    at: new Date(r.at),
+    event: r.event,
+  }));
 }
 
 /** How many change events each snapshot of a site introduced (snapshots with none omitted). */
@@ -37,10 +67,9 @@ export async function countEventsBySnapshot(
   siteId: number,
 ): Promise<Map<number, number>> {
   const rows = await db
-    .select({ snapshotId: changeEvents.snapshotId, n: sql<number>`count(*)::int` })
-    .from(changeEvents)
-    .where(eq(changeEvents.siteId, siteId))
-    .groupBy(changeEvents.snapshotId);
+    .select({ snapshotId: snapshots.id, n: sql<number>`json_array_length(${snapshots.events})` })
+    .from(snapshots)
+    .where(and(eq(snapshots.siteId, siteId), isNotNull(snapshots.events)));
   return new Map(rows.map((r) => [r.snapshotId, Number(r.n)]));
 }
 
@@ -59,8 +88,7 @@ export async function listChanges(db: Database, query: ChangeQuery): Promise<Sto
       : eq(snapshots.siteId, query.siteId),
     isNotNull(snapshots.previousId),
     sql`(jsonb_array_length(COALESCE(${snapshots.causes}, '[]'::jsonb)) > 0
-      OR (${snapshots.causes} IS NULL AND EXISTS
-        (SELECT 1 FROM change_events e WHERE e.snapshot_id = ${snapshots.id})))`,
+      OR (${snapshots.causes} IS NULL AND ${snapshots.events} IS NOT NULL))`,
   ];
   const only = inSites(snapshots.siteId, query.siteIds);
   if (only !== undefined) where.push(only);
@@ -85,22 +113,17 @@ export async function listChanges(db: Database, query: ChangeQuery): Promise<Sto
       at: snapshots.firstSeenAt,
       causes: snapshots.causes,
       source: snapshots.source,
+      // The events of a change recorded before causes were, which it is shown by.
+      events: sql<
+        ChangeEvent[] | null
+      >`CASE WHEN ${snapshots.causes} IS NULL THEN ${snapshots.events} END`,
     })
     .from(snapshots)
     .where(and(...where))
     .orderBy(desc(live), desc(snapshots.id))
     .limit(query.limit);
-  const legacy = rows.filter((r) => r.causes === null).map((r) => r.snapshotId);
-  const events =
-    legacy.length === 0
-      ? []
-      : await db
-          .select({ snapshotId: changeEvents.snapshotId, event: changeEvents.event })
-          .from(changeEvents)
-          .where(inArray(changeEvents.snapshotId, legacy))
-          .orderBy(changeEvents.id);
-  return rows.map((r) => ({
+  return rows.map(({ events, ...r }) => ({
     ...r,
-    events: events.filter((e) => e.snapshotId === r.snapshotId).map((e) => e.event),
+    events: r.causes === null ? (events ?? []) : [],
   }));
 }

@@ -58,26 +58,18 @@ export async function loadOverview(
     previous_id: number | string | null;
     first_seen_at: string | Date;
     causes: ChangeCause[] | null;
+    events: ChangeEvent[] | null;
   }>(
     db,
     sql`SELECT DISTINCT ON (n.site_id) n.site_id, n.id AS snapshot_id, n.previous_id,
-        n.first_seen_at, n.causes
+        n.first_seen_at, n.causes, CASE WHEN n.causes IS NULL THEN n.events END AS events
       FROM snapshots n
       WHERE n.site_id = ANY(${ids(siteIds)}) AND n.previous_id IS NOT NULL
         AND n.source = 'live'
         AND (jsonb_array_length(COALESCE(n.causes, '[]'::jsonb)) > 0
-          OR (n.causes IS NULL AND EXISTS (SELECT 1 FROM change_events e WHERE e.snapshot_id = n.id)))
+          OR (n.causes IS NULL AND n.events IS NOT NULL))
       ORDER BY n.site_id, n.id DESC`,
   );
-  const legacy = changes.filter((c) => c.causes === null).map((c) => Number(c.snapshot_id));
-  const events =
-    legacy.length === 0
-      ? []
-      : await queryRows<{ snapshot_id: number | string; event: ChangeEvent }>(
-          db,
-          sql`SELECT snapshot_id, event FROM change_events
-            WHERE snapshot_id = ANY(${sql.param(legacy)}::bigint[]) ORDER BY id`,
-        );
   const current = rows.flatMap((r) => (r.snapshot_id === null ? [] : [Number(r.snapshot_id)]));
   const counts =
     current.length === 0
@@ -93,7 +85,6 @@ export async function loadOverview(
           )
         ).flatMap((r) => r.counts.map((c) => ({ ...c, snapshot_id: r.snapshot_id })));
   // Grouped once: a lookup per site, not a scan of every site's rows (10,000 sites).
-  const eventsBySnapshot = groupBy(events, (e) => Number(e.snapshot_id));
   const countsBySnapshot = groupBy(counts, (c) => Number(c.snapshot_id));
   const lastChange = new Map<number, StoredChange>();
   for (const c of changes) {
@@ -103,7 +94,7 @@ export async function loadOverview(
       previousId: c.previous_id === null ? null : Number(c.previous_id),
       at: new Date(c.first_seen_at),
       causes: c.causes,
-      events: (eventsBySnapshot.get(id) ?? []).map((e) => e.event),
+      events: c.events ?? [],
     });
   }
   const planned = await plannedChecks(db, siteIds);

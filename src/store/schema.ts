@@ -15,6 +15,7 @@ import {
   customType,
   index,
   integer,
+  json,
   jsonb,
   pgTable,
   text,
@@ -199,6 +200,14 @@ export const snapshots = pgTable(
      */
     causes: jsonb('causes').$type<ChangeCause[]>(),
     /**
+     * The change events against the snapshot before, in order (policy/changes/events.ts),
+     * as one JSON text (PostgreSQL keeps it as written, no tree built on the way in: a
+     * changed check writes them and people rarely read them); null when there are none.
+     */
+    events: json('events').$type<ChangeEvent[]>(),
+    /** The types among those events, for reading them by type without their text. */
+    eventTypes: text('event_types').array().$type<ChangeEvent['type'][]>(),
+    /**
      * How many checks saw this state, and the last one's time: kept with each check write
      * so that pages never count a site's checks (ten years of hourly checks is 87,600).
      */
@@ -339,28 +348,6 @@ export const registryFindings = pgTable(
     createdAt: at('created_at').notNull(),
   },
   (t) => [index('registry_findings_site_idx').on(t.siteId, t.createdAt)],
-);
-
-/** Differences between consecutive snapshots. */
-export const changeEvents = pgTable(
-  'change_events',
-  {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    /**
-     * The snapshot's site, copied for the site index. Neither column is a foreign key:
-     * a state's events are written only by the statement that writes the state
-     * (store/snapshots.ts, joined to the snapshots it inserts), and deleted only with it
-     * (store/archive.ts). A key's check per event was most of the cost of writing a
-     * changed state's eleven events: the site's a third (bench:check), the snapshot's
-     * 1.9 ms of a 7 ms statement for 29 states (EXPLAIN ANALYZE, 319 events).
-     */
-    siteId: integer('site_id').notNull(),
-    snapshotId: bigint('snapshot_id', { mode: 'number' }).notNull(),
-    type: text('type').$type<ChangeEvent['type']>().notNull(),
-    event: jsonb('event').$type<ChangeEvent>().notNull(),
-    createdAt: at('created_at').notNull(),
-  },
-  (t) => [index('change_events_site_idx').on(t.siteId, t.id)],
 );
 
 /** A digest as sent: one per recipient and period, kept for the web UI. */

@@ -174,7 +174,11 @@ async function insertSnapshots(
     ];
   });
   // Each event's text is made once (eventJson): `check --json` prints the same.
-  const events = `[${snapshots.flatMap((s, ord) => s.events.map((e) => `[${ord},${eventJson(e)}]`)).join(',')}]`;
+  // As one JSON text (an array literal would escape every quote of every event).
+  const events = `[${snapshots.map((s) => (s.events.length === 0 ? 'null' : `[${s.events.map(eventJson).join(',')}]`)).join(',')}]`;
+  const eventTypes = snapshots.map((s) =>
+    s.events.length === 0 ? null : `{${[...new Set(s.events.map((e) => e.type))].join(',')}}`,
+  );
   const rows = await queryRows<{
     ord: number;
     id: string | number;
@@ -210,19 +214,24 @@ async function insertSnapshots(
           ${batchParam(
             sets.map((v) => (v === null ? null : `{${v.cells.join(',')}}`)),
             'text[]',
-          )}
+          )},
+          ${batchParam(eventTypes, 'text[]')}
         ) AS t(ord, site_id, previous_id, status, error, error_detail, sha256, body_hex,
           dropped_bytes, dropped_line_breaks, dropped_complete, final_url, stale,
           last_good_id, first_seen_at, file_condition, verdicts_key, unreachable_since,
-          checked_at, duration_ms, transient, cells)),
+          checked_at, duration_ms, transient, cells, event_types)),
       documents AS (
         SELECT n - 1 AS ord, d->0 AS redirects, d->1 AS causes,
           NULLIF(d->2, 'null'::jsonb) AS verdict_set, NULLIF(d->3, 'null'::jsonb) AS judgement
         FROM jsonb_array_elements(${json(documents)}::jsonb) WITH ORDINALITY AS x(d, n)),
+      state_events AS (
+        SELECT n - 1 AS ord, CASE WHEN json_typeof(e) = 'null' THEN NULL ELSE e END AS events
+        FROM json_array_elements(${events}::json) WITH ORDINALITY AS x(e, n)),
       fresh AS (
         SELECT input.*, documents.redirects, documents.causes, documents.verdict_set,
-          documents.judgement, nextval(pg_get_serial_sequence('snapshots', 'id')) AS id
-        FROM input JOIN documents USING (ord)),
+          documents.judgement, state_events.events,
+          nextval(pg_get_serial_sequence('snapshots', 'id')) AS id
+        FROM input JOIN documents USING (ord) JOIN state_events USING (ord)),
       guard AS (
         UPDATE sites AS s SET current_snapshot_id = f.id, verdicts_key = f.verdicts_key,
           unreachable_since = f.unreachable_since,
@@ -255,12 +264,12 @@ async function insertSnapshots(
         INSERT INTO snapshots (id, site_id, previous_id, status, error, error_detail,
           body_sha256, truncated, dropped_bytes, dropped_line_breaks, dropped_complete,
           redirects, final_url, stale, last_good_id, first_seen_at, file_condition, causes,
-          check_count, last_checked_at)
+          events, event_types, check_count, last_checked_at)
         OVERRIDING SYSTEM VALUE
         SELECT id, site_id, previous_id, status, error, error_detail, sha256,
           dropped_bytes IS NOT NULL, dropped_bytes, dropped_line_breaks, dropped_complete,
           redirects, final_url, stale, CASE WHEN sha256 IS NOT NULL THEN id ELSE last_good_id END,
-          first_seen_at, file_condition, causes, 1, checked_at
+          first_seen_at, file_condition, causes, events, event_types::text[], 1, checked_at
         FROM ok),
       stored_verdicts AS (
         INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts,
@@ -274,13 +283,6 @@ async function insertSnapshots(
           verdict_set->'counts',
           verdict_set->>'registry'
         FROM ok WHERE verdict_set IS NOT NULL),
-      stored_events AS (
-        INSERT INTO change_events (site_id, snapshot_id, type, event, created_at)
-        SELECT ok.site_id, ok.id, e.type, e.event, ok.checked_at
-        FROM (SELECT (x->>0)::int AS ord, x->1->>'type' AS type, x->1 AS event, n
-          FROM jsonb_array_elements(${events}::jsonb) WITH ORDINALITY AS e(x, n)) AS e
-          JOIN ok ON ok.ord = e.ord
-        ORDER BY e.n),
       stored_checks AS (
         INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
         SELECT id, checked_at, duration_ms, transient FROM ok),

@@ -158,7 +158,7 @@ notify:
       expect(
         await count(
           db,
-          "SELECT count(*)::int AS n FROM change_events WHERE type = 'newly_disallowed'",
+          "SELECT count(*)::int AS n FROM snapshots, json_array_elements(events) AS e WHERE e->>'type' = 'newly_disallowed'",
         ),
       ).toBe(2 * SITES);
       expect(await count(db, 'SELECT count(*)::int AS n FROM outbox WHERE sent_at IS NULL')).toBe(

@@ -252,7 +252,7 @@ notify:
     );
     // The change was recorded once per site.
     const [changes] = await rows<{ n: number }>(
-      "SELECT count(*)::int AS n FROM change_events WHERE type = 'newly_disallowed'",
+      "SELECT count(*)::int AS n FROM snapshots, json_array_elements(events) AS e WHERE e->>'type' = 'newly_disallowed'",
     );
     expect(changes!.n).toBe(6);
     const base = String(daemon.logs.find((l) => l['msg'] === 'web listening')!['url']);
