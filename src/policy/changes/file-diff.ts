@@ -22,10 +22,9 @@ export class FileDiff {
   /** Added and edited rules by their line in the new file; removed and replaced ones in the old. */
   readonly #addedAt = new Map<number, { group: GroupChange; rule: RuleChange }>();
   readonly #removedAt = new Map<number, { group: GroupChange; rule: RuleChange }>();
-  readonly #groupOfLine = {
-    before: new Map<number, RobotsGroup>(),
-    after: new Map<number, RobotsGroup>(),
-  };
+  /** Each rule's group by its line, per side: made when first asked (few changes ask). */
+  readonly #groupOfLine: { before?: Map<number, RobotsGroup>; after?: Map<number, RobotsGroup> } =
+    {};
   readonly #selections = new Map<string, ReturnType<Selector>>();
   /** sameSelection, by crawler: asked for each pair of a crawler that flips. */
   readonly #same = new Map<string, boolean>();
@@ -50,13 +49,6 @@ export class FileDiff {
         if (old) this.#removedAt.set(old.line, { group: change, rule });
       }
     }
-    for (const [side, file] of [
-      ['before', before],
-      ['after', after],
-    ] as const) {
-      for (const group of file.groups)
-        for (const rule of group.rules) this.#groupOfLine[side].set(rule.line, group);
-    }
   }
 
   changeOf(group: RobotsGroup): GroupChange {
@@ -74,7 +66,14 @@ export class FileDiff {
   }
 
   groupOfLine(side: 'before' | 'after', line: number): RobotsGroup | undefined {
-    return this.#groupOfLine[side].get(line);
+    let groups = this.#groupOfLine[side];
+    if (groups === undefined) {
+      groups = new Map<number, RobotsGroup>();
+      for (const group of this[side].groups)
+        for (const rule of group.rules) groups.set(rule.line, group);
+      this.#groupOfLine[side] = groups;
+    }
+    return groups.get(line);
   }
 
   /** The groups a crawler reads in either file. */

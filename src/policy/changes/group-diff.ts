@@ -131,6 +131,7 @@ export function diffRules(
   let removed: RobotsRule[] = [];
   let added: RobotsRule[] = [];
   const flush = () => {
+    if (removed.length === 0 && added.length === 0) return; // between two kept rules
     // Within a run of removals and additions, a removed rule and an added one at the
     // same place are an edit when they are alike; anything else is a removal and an
     // addition (a file rewritten wholesale is not a series of edits).

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   diffStates,
   effectiveRules,
+  boundEvents,
   eventJson,
   sitemapsOf,
 } from '../../../src/policy/changes/events.js';
@@ -111,6 +112,26 @@ describe('diffStates', () => {
       ...Array<string>(6).fill('newly_disallowed'),
     ]);
     for (const event of events) expect(eventJson(event)).toBe(JSON.stringify(event));
+  });
+
+  it('writes a bounded event out as it was cut, and the others as they were', () => {
+    const many = Array.from({ length: 600 }, (_, i) => `Disallow: /x${i}\n`).join('');
+    const events = diffStates(
+      SITE,
+      view('User-agent: *\nAllow: /\n'),
+      view(`User-agent: *\n${many}Disallow: /a\n`),
+    );
+    expect(events.map((e) => e.type)).toEqual([
+      'newly_disallowed',
+      'newly_disallowed',
+      'rules_changed',
+    ]);
+    const bounded = boundEvents(events);
+    const cut = bounded[2]!;
+    expect(cut.type === 'rules_changed' && [cut.added.length, cut.addedTotal]).toEqual([500, 1202]);
+    expect(bounded.map(eventJson)).toEqual(bounded.map((event) => JSON.stringify(event)));
+    // The events not cut are the same events.
+    expect(bounded.slice(0, 2)).toEqual(events.slice(0, 2));
   });
 
   it('compares each URL and agent with its own verdict when the watches were reordered or added', () => {
