@@ -51,32 +51,35 @@ export async function checkSites(
   );
   const counts = { checked: 0, baseline: 0, changed: 0, unchanged: 0, events: 0, causes: 0 };
   const failures: { site: string; reason: string }[] = [];
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < sites.length; i = next++) {
-      const site = sites[i]!;
-      try {
-        const { outcome } = await checkSiteAgainIfMoved(deps, site, stored.get(site.origin)!);
-        options.onOutcome?.(outcome);
-        // Not checked: robowatch refused the address. Said as a site it could not check.
-        if (outcome.kind === 'refused') {
-          const cause = outcome.causes.find((c) => c.type === 'refused');
-          failures.push({
-            site: site.origin,
-            reason:
-              cause === undefined ? 'robowatch could not check this site' : refusalLine(cause),
-          });
-          continue;
-        }
-        counts.checked++;
-        counts[outcome.kind]++;
-        counts.events += outcome.events.length;
-        counts.causes += outcome.causes.length;
-      } catch (error) {
-        failures.push({ site: site.origin, reason: oneLine(error) });
-        options.onFailure?.(site.origin, error);
+  /** One site's check, counted; its outcome ends with it. */
+  const checkOne = async (site: SiteConfig): Promise<void> => {
+    try {
+      const { outcome } = await checkSiteAgainIfMoved(deps, site, stored.get(site.origin)!);
+      options.onOutcome?.(outcome);
+      // Not checked: robowatch refused the address. Said as a site it could not check.
+      if (outcome.kind === 'refused') {
+        const cause = outcome.causes.find((c) => c.type === 'refused');
+        failures.push({
+          site: site.origin,
+          reason: cause === undefined ? 'robowatch could not check this site' : refusalLine(cause),
+        });
+        return;
       }
+      counts.checked++;
+      counts[outcome.kind]++;
+      counts.events += outcome.events.length;
+      counts.causes += outcome.causes.length;
+    } catch (error) {
+      failures.push({ site: site.origin, reason: oneLine(error) });
+      options.onFailure?.(site.origin, error);
     }
+  };
+  let next = 0;
+  // Each check in a call of its own: a loop's body kept the site's last outcome (its
+  // verdicts, events, file) alive through the next site's check, for every worker at
+  // once, and the young collections copied them all (docs/performance.md).
+  const worker = async () => {
+    for (let i = next++; i < sites.length; i = next++) await checkOne(sites[i]!);
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, sites.length) }, worker));
   return { ...counts, failures };

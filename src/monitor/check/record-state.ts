@@ -7,7 +7,12 @@ import type { SiteConfig } from '../../config/config.js';
 import { routeAlerts } from '../../policy/alerts.js';
 import { causesOfChange } from '../../policy/changes/causes.js';
 import { coverageQuestion } from '../../policy/changes/usage-causes.js';
-import type { CauseSide, ChangeInput, LastGood } from '../../policy/changes/cause-model.js';
+import type {
+  CauseSide,
+  ChangeCause,
+  ChangeInput,
+  LastGood,
+} from '../../policy/changes/cause-model.js';
 import {
   boundEvents,
   diffStates,
@@ -15,11 +20,19 @@ import {
   fetchStatusOf,
   sitemapsOf,
 } from '../../policy/changes/events.js';
-import type { FetchStatus, StateView } from '../../policy/changes/events.js';
+import type { ChangeEvent, FetchStatus, StateView } from '../../policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../policy/verdicts.js';
 import type { RecordedVerdicts, RobotsState, WatchVerdict } from '../../policy/verdicts.js';
 import { errorFindings } from '../../robots/index.js';
-import type { CurrentState, IncidentStart, JudgementBasis, StoredSite } from '../records.js';
+import type { FileCondition } from '../../policy/file-condition.js';
+import type { IntentEvaluation } from '../../policy/intent.js';
+import type {
+  CurrentState,
+  IncidentStart,
+  JudgementBasis,
+  NewSnapshot,
+  StoredSite,
+} from '../records.js';
 import type { CheckDeps, CheckStore } from '../ports.js';
 import type { CheckOutcome, Fetched } from './site.js';
 import { evaluateState, judge, judgedKey, judgedWithState, judgementWithState } from './judge.js';
@@ -140,8 +153,82 @@ export async function recordNewState(
   deps: CheckDeps,
   site: SiteConfig,
   stored: StoredSite,
-  { result, transient, checkedAt, seen }: Fetched,
+  fetched: Fetched,
 ): Promise<{ outcome: CheckOutcome; current: CurrentState }> {
+  const { current } = stored;
+  const { result, transient, checkedAt, seen } = fetched;
+  // What the new state is, computed before its write: what only the computation needs
+  // (both files parsed and compiled, the state before) ends with it, and is not held by
+  // the dozens of checks waiting for their write at once.
+  const made = await newState(deps, site, stored, fetched);
+  const { verdicts, events, causes, evaluation, withState, lastGood, fileCondition } = made;
+  const { snapshotId, openedIncidentId } = await deps.store.recordSnapshot(made.write);
+  const judged =
+    withState === null
+      ? await judge(
+          deps,
+          site,
+          stored.id,
+          { fetch: result, stale: seen.stale, fileCondition, verdicts, snapshotId },
+          checkedAt,
+          causes,
+          evaluation,
+        )
+      : judgedWithState(evaluation, withState.step, openedIncidentId);
+  const next: CurrentState = {
+    snapshotId,
+    status: result.status,
+    error: result.error,
+    bodySha256: seen.sha256,
+    stale: seen.stale,
+    lastGoodId: seen.sha256 === null ? (current?.lastGoodId ?? null) : snapshotId,
+    lastGoodSha256: seen.sha256 ?? current?.lastGoodSha256 ?? null,
+    lastGoodCut: lastGood?.cut ?? null,
+    lastGoodTruncated: lastGood?.truncated ?? false,
+    verdictsKey: made.write.verdictsKey,
+    unreachableSince: seen.unreachableSince,
+    intentKey: judgedKey(site, snapshotId),
+    fileCondition: fileCondition ?? current?.fileCondition ?? null,
+  };
+  const outcome: CheckOutcome = {
+    site: site.origin,
+    siteId: stored.id,
+    previousId: current?.snapshotId ?? null,
+    kind: current === null ? 'baseline' : 'changed',
+    snapshotId,
+    fetch: result,
+    status: seen.status,
+    events,
+    causes,
+    transient,
+    durationMs: seen.durationMs,
+    verdicts,
+    judged,
+    findings:
+      result.body === null ? [] : errorFindings(result.body, result.cut ? { cut: result.cut } : {}),
+  };
+  return { outcome, current: next };
+}
+
+/** A new state as it is recorded, and what its check reports after the write. */
+interface NewState {
+  readonly write: NewSnapshot;
+  readonly verdicts: readonly WatchVerdict[];
+  readonly events: readonly ChangeEvent[];
+  readonly causes: readonly ChangeCause[];
+  readonly evaluation: IntentEvaluation;
+  readonly withState: ReturnType<typeof judgementWithState>;
+  readonly lastGood: LastGood | null;
+  readonly fileCondition: FileCondition | null;
+}
+
+/** A new state's verdicts, events, causes and judgement, and the write that records them. */
+async function newState(
+  deps: CheckDeps,
+  site: SiteConfig,
+  stored: StoredSite,
+  { result, transient, checkedAt, seen }: Fetched,
+): Promise<NewState> {
   const { current } = stored;
   const key = verdictsKey(site);
   const cache = new ParseCache();
@@ -184,8 +271,12 @@ export async function recordNewState(
     result.body === null ? null : cache.condition(result.body, result.cut !== null);
   // Judged now, and written with the state when its transition alerts no one: what it is
   // decided from was read with the state before (a first state: a site never judged).
-  const judgedState = { fetch: result, stale: seen.stale, fileCondition, verdicts };
-  const evaluation = evaluateState(site, judgedState);
+  const evaluation = evaluateState(site, {
+    fetch: result,
+    stale: seen.stale,
+    fileCondition,
+    verdicts,
+  });
   const withState = judgementWithState(
     deps,
     site,
@@ -193,7 +284,7 @@ export async function recordNewState(
     evaluation,
     checkedAt,
   );
-  const { snapshotId, openedIncidentId } = await deps.store.recordSnapshot({
+  const write: NewSnapshot = {
     siteId: stored.id,
     previousId: current?.snapshotId ?? null,
     status: result.status,
@@ -225,52 +316,8 @@ export async function recordNewState(
     unreachableSince: seen.unreachableSince,
     check: { checkedAt, durationMs: seen.durationMs, transient },
     ...(withState === null ? {} : { judgement: withState.write }),
-  });
-  const judged =
-    withState === null
-      ? await judge(
-          deps,
-          site,
-          stored.id,
-          { ...judgedState, snapshotId },
-          checkedAt,
-          causes,
-          evaluation,
-        )
-      : judgedWithState(evaluation, withState.step, openedIncidentId);
-  const next: CurrentState = {
-    snapshotId,
-    status: result.status,
-    error: result.error,
-    bodySha256: seen.sha256,
-    stale: seen.stale,
-    lastGoodId: seen.sha256 === null ? (current?.lastGoodId ?? null) : snapshotId,
-    lastGoodSha256: seen.sha256 ?? current?.lastGoodSha256 ?? null,
-    lastGoodCut: lastGood?.cut ?? null,
-    lastGoodTruncated: lastGood?.truncated ?? false,
-    verdictsKey: key,
-    unreachableSince: seen.unreachableSince,
-    intentKey: judgedKey(site, snapshotId),
-    fileCondition: fileCondition ?? current?.fileCondition ?? null,
   };
-  const outcome: CheckOutcome = {
-    site: site.origin,
-    siteId: stored.id,
-    previousId: current?.snapshotId ?? null,
-    kind: current === null ? 'baseline' : 'changed',
-    snapshotId,
-    fetch: result,
-    status: seen.status,
-    events,
-    causes,
-    transient,
-    durationMs: seen.durationMs,
-    verdicts,
-    judged,
-    findings:
-      result.body === null ? [] : errorFindings(result.body, result.cut ? { cut: result.cut } : {}),
-  };
-  return { outcome, current: next };
+  return { write, verdicts, events, causes, evaluation, withState, lastGood, fileCondition };
 }
 
 /** The current state as a new one is compared with: its verdicts, last good copy, trouble. */
