@@ -6,7 +6,7 @@
 import type { IncidentDraft } from '../policy/incident-alerts.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import type { DayStates } from '../policy/history.js';
-import type { VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
+import type { VerdictAxes, VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
 import type { IntentEntry } from '../policy/intent.js';
 import type {
   CheckRow,
@@ -91,6 +91,11 @@ export interface CheckStore {
     siteId: number,
     snapshotId: number,
     lastGoodSha256: string | null,
+    /**
+     * The URLs, crawlers and profiles the current snapshot's verdicts were computed for,
+     * when the check knows them (its watches and crawlers are the same): not read back.
+     */
+    axes?: VerdictAxes,
   ): Promise<{
     body: Uint8Array | null;
     /** Read back compactly: a new state's verdicts are compared with them. */

@@ -171,6 +171,12 @@ export interface NewSnapshot {
   readonly firstSeenAt: Date;
   readonly verdicts: readonly WatchVerdict[];
   readonly verdictsKey: string;
+  /**
+   * Its verdicts are for the URLs and crawlers of the state before's, in their order (the
+   * same key, each listed once): those are not written again but taken from its set, if
+   * the site's key is still this one when it is written.
+   */
+  readonly axesAsBefore?: boolean;
   /** The AI crawler registry the crawlers came from (its SHA-256), if any did. */
   readonly registry?: string | null;
   readonly events: readonly ChangeEvent[];

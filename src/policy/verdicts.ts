@@ -189,6 +189,9 @@ export interface VerdictCells {
   readonly cells: readonly number[];
 }
 
+/** The URLs and crawlers (with their profiles) a state's verdicts were computed for. */
+export type VerdictAxes = Pick<VerdictCells, 'urls' | 'agents' | 'profiles'>;
+
 /** What tells causes apart: all their fields, the pattern (free text) last. */
 export function causeKey(cause: VerdictCause): string {
   return cause.type === 'rule'

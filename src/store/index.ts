@@ -28,7 +28,7 @@ import type {
   IncidentRecord,
 } from '../monitor/records.js';
 import type { IncidentDraft } from '../policy/incident-alerts.js';
-import type { WatchVerdict } from '../policy/verdicts.js';
+import type { VerdictAxes, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
 import type { Database } from './db.js';
 import { sql } from 'drizzle-orm';
@@ -163,8 +163,12 @@ export function createCheckStore(db: Database): CheckStore {
     loadBody: (sha256: string) => loadBody(db, sha256),
     loadVerdicts: (snapshotId: number) => loadVerdicts(db, snapshotId),
     recordJudgement: (judgement: NewJudgement) => judgements.add(judgement),
-    loadPrevious: (siteId: number, snapshotId: number, lastGoodSha256: string | null) =>
-      previous.load(siteId, snapshotId, lastGoodSha256),
+    loadPrevious: (
+      siteId: number,
+      snapshotId: number,
+      lastGoodSha256: string | null,
+      axes?: VerdictAxes,
+    ) => previous.load(siteId, snapshotId, lastGoodSha256, axes),
   };
 }
 

@@ -1,7 +1,7 @@
 import { StateMovedError } from '../lib/errors.js';
 import { and, eq, sql } from 'drizzle-orm';
 import { eventJson } from '../policy/changes/events.js';
-import type { VerdictCause, VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
+import type { VerdictAxes, VerdictCause, VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
 import { batchColumn, batchParam, prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
@@ -156,7 +156,17 @@ async function insertSnapshots(
     return [
       s.redirects,
       s.causes,
-      set === null ? null : { ...set, cells: undefined, registry: s.registry ?? null },
+      set === null
+        ? null
+        : {
+            ...set,
+            cells: undefined,
+            registry: s.registry ?? null,
+            // The state before's set has them (0.7 KB of URLs for 20 watches).
+            ...(s.axesAsBefore === true
+              ? { urls: undefined, agents: undefined, profiles: undefined }
+              : {}),
+          },
       j === undefined
         ? null
         : {
@@ -253,6 +263,9 @@ async function insertSnapshots(
         WHERE s.id = f.site_id AND s.id = ANY(${col((s) => s.siteId, 'int[]')})
           AND s.current_snapshot_id IS NOT DISTINCT FROM f.previous_id
           AND (f.judgement IS NULL OR s.intent_version = (f.judgement->>'version')::int)
+          -- Axes taken from the state before's set: only while it was made for the same.
+          AND (f.verdict_set IS NULL OR f.verdict_set->'urls' IS NOT NULL
+            OR s.verdicts_key = f.verdicts_key)
         RETURNING f.ord),
       ok AS (SELECT f.* FROM fresh AS f JOIN guard AS g ON g.ord = f.ord),
       stored_bodies AS (
@@ -274,15 +287,21 @@ async function insertSnapshots(
       stored_verdicts AS (
         INSERT INTO verdict_sets (snapshot_id, urls, agents, profiles, causes, cells, counts,
           registry_sha256)
-        SELECT id,
-          ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'urls') WITH ORDINALITY AS e(x, n) ORDER BY n),
-          ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'agents') WITH ORDINALITY AS e(x, n) ORDER BY n),
-          ARRAY(SELECT x FROM jsonb_array_elements_text(verdict_set->'profiles') WITH ORDINALITY AS e(x, n) ORDER BY n),
-          verdict_set->'causes',
-          cells::int[],
-          verdict_set->'counts',
-          verdict_set->>'registry'
-        FROM ok WHERE verdict_set IS NOT NULL),
+        SELECT ok.id,
+          CASE WHEN ok.verdict_set->'urls' IS NULL THEN p.urls ELSE
+          ARRAY(SELECT x FROM jsonb_array_elements_text(ok.verdict_set->'urls') WITH ORDINALITY AS e(x, n) ORDER BY n) END,
+          CASE WHEN ok.verdict_set->'agents' IS NULL THEN p.agents ELSE
+          ARRAY(SELECT x FROM jsonb_array_elements_text(ok.verdict_set->'agents') WITH ORDINALITY AS e(x, n) ORDER BY n) END,
+          CASE WHEN ok.verdict_set->'profiles' IS NULL THEN p.profiles ELSE
+          ARRAY(SELECT x FROM jsonb_array_elements_text(ok.verdict_set->'profiles') WITH ORDINALITY AS e(x, n) ORDER BY n) END,
+          ok.verdict_set->'causes',
+          ok.cells::int[],
+          ok.verdict_set->'counts',
+          ok.verdict_set->>'registry'
+        -- Without the state before's set, its axes are null: the row is refused, not wrong.
+        FROM ok LEFT JOIN verdict_sets AS p
+          ON p.snapshot_id = ok.previous_id AND ok.verdict_set->'urls' IS NULL
+        WHERE ok.verdict_set IS NOT NULL),
       stored_checks AS (
         INSERT INTO checks (snapshot_id, checked_at, duration_ms, transient)
         SELECT id, checked_at, duration_ms, transient FROM ok),
@@ -386,6 +405,8 @@ interface PreviousRequest {
   readonly siteId: number;
   readonly snapshotId: number;
   readonly lastGoodSha256: string | null;
+  /** The verdicts' URLs, crawlers and profiles, when the check knows them. */
+  readonly axes: VerdictAxes | undefined;
 }
 
 /**
@@ -399,8 +420,13 @@ export class PreviousReader {
     this.#batch = new Batcher((requests) => loadPreviousParts(db, requests), 200);
   }
 
-  load(siteId: number, snapshotId: number, lastGoodSha256: string | null): Promise<PreviousParts> {
-    return this.#batch.add({ siteId, snapshotId, lastGoodSha256 });
+  load(
+    siteId: number,
+    snapshotId: number,
+    lastGoodSha256: string | null,
+    axes?: VerdictAxes,
+  ): Promise<PreviousParts> {
+    return this.#batch.add({ siteId, snapshotId, lastGoodSha256, axes });
   }
 }
 
@@ -418,15 +444,22 @@ const NO_VERDICTS = new StoredVerdicts({
  * of text[] columns read the URLs and crawlers character by character), in the order a
  * check computes verdicts.
  */
-function previousVerdicts(text: string): StoredVerdicts {
+function previousVerdicts(text: string, axes: VerdictAxes | undefined): StoredVerdicts {
   const [urls, agents, profiles, causes, cells] = JSON.parse(text) as [
-    string[],
-    string[],
-    string[],
+    string[] | null,
+    string[] | null,
+    string[] | null,
     VerdictCause[],
     number[],
   ];
-  return new StoredVerdicts({ urls, agents, profiles, causes, cells });
+  // Axes the check gave are not read back (a changed site's 20 URLs are 0.7 KB).
+  return new StoredVerdicts({
+    urls: urls ?? axes!.urls,
+    agents: agents ?? axes!.agents,
+    profiles: profiles ?? axes!.profiles,
+    causes,
+    cells,
+  });
 }
 
 async function loadPreviousParts(
@@ -454,8 +487,9 @@ async function loadPreviousParts(
       'load-previous',
       sql`
       SELECT r.ord, encode(b.content, 'hex') AS body,
-        CASE WHEN v.snapshot_id IS NOT NULL
-          THEN json_build_array(v.urls, v.agents, v.profiles, v.causes, v.cells)::text
+        CASE WHEN v.snapshot_id IS NULL THEN NULL
+          WHEN r.axes_known THEN json_build_array(NULL, NULL, NULL, v.causes, v.cells)::text
+          ELSE json_build_array(v.urls, v.agents, v.profiles, v.causes, v.cells)::text
         END AS verdict_set,
         NOT (c.status BETWEEN 200 AND 299
           AND coalesce(c.file_condition, 'robots') IN ('robots', 'cut')) AS troubled,
@@ -465,8 +499,9 @@ async function loadPreviousParts(
       FROM unnest(${batchColumn(requests, 'int[]', (_, i) => i)},
         ${batchColumn(requests, 'int[]', (r) => r.siteId)},
         ${batchColumn(requests, 'bigint[]', (r) => r.snapshotId)},
-        ${batchColumn(requests, 'text[]', (r) => r.lastGoodSha256)})
-        AS r(ord, site_id, snapshot_id, sha256)
+        ${batchColumn(requests, 'text[]', (r) => r.lastGoodSha256)},
+        ${batchColumn(requests, 'boolean[]', (r) => r.axes !== undefined)})
+        AS r(ord, site_id, snapshot_id, sha256, axes_known)
       JOIN sites AS s ON s.id = r.site_id
       LEFT JOIN snapshots AS c ON c.id = r.snapshot_id
       LEFT JOIN bodies AS b ON b.sha256 = r.sha256
@@ -484,7 +519,8 @@ async function loadPreviousParts(
       throw new Error(`body ${request.lastGoodSha256} is missing from the store`);
     parts[row.ord] = {
       body: row.body === null ? null : new Uint8Array(Buffer.from(row.body, 'hex')),
-      verdicts: row.verdict_set === null ? NO_VERDICTS : previousVerdicts(row.verdict_set),
+      verdicts:
+        row.verdict_set === null ? NO_VERDICTS : previousVerdicts(row.verdict_set, request.axes),
       incident: NO_INCIDENT,
       judgement: {
         version: row.intent_version,

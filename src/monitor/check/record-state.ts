@@ -22,7 +22,12 @@ import {
 } from '../../policy/changes/events.js';
 import type { ChangeEvent, FetchStatus, StateView } from '../../policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../policy/verdicts.js';
-import type { RecordedVerdicts, RobotsState, WatchVerdict } from '../../policy/verdicts.js';
+import type {
+  RecordedVerdicts,
+  RobotsState,
+  VerdictAxes,
+  WatchVerdict,
+} from '../../policy/verdicts.js';
 import { errorFindings } from '../../robots/index.js';
 import type { FileCondition } from '../../policy/file-condition.js';
 import type { IntentEvaluation } from '../../policy/intent.js';
@@ -299,6 +304,11 @@ async function newState(
     firstSeenAt: checkedAt,
     verdicts,
     verdictsKey: key,
+    axesAsBefore:
+      current !== null &&
+      current.verdictsKey === key &&
+      verdicts.length > 0 &&
+      axesOf(site) !== null,
     registry: site.registry ?? null,
     // A 14,000-rule change for 160 crawlers lists 2 million rules: the stored event keeps
     // the first 500 of each list and their totals (the bodies hold the rest).
@@ -336,6 +346,8 @@ async function previousState(
     siteId,
     current.snapshotId,
     current.lastGoodSha256,
+    // Verdicts computed for the same watches and crawlers have the site's own axes.
+    current.verdictsKey === verdictsKey(site) ? (axesOf(site) ?? undefined) : undefined,
   );
   return {
     side: {
@@ -390,6 +402,25 @@ export async function stateOf(
         ? await deps.store.loadBody(current.lastGoodSha256)
         : null;
   return { fetch: current, body, lastGoodBody, stale: current.stale };
+}
+
+const siteAxes = new WeakMap<SiteConfig, VerdictAxes | null>();
+
+/**
+ * The URLs and crawlers a site's verdicts are computed for, in their order: its watches
+ * and crawlers; null when one is listed twice (such verdicts have no compact form).
+ */
+function axesOf(site: SiteConfig): VerdictAxes | null {
+  let axes = siteAxes.get(site);
+  if (axes === undefined) {
+    const agents = site.agents.map((a) => a.token);
+    axes =
+      new Set(site.watches).size === site.watches.length && new Set(agents).size === agents.length
+        ? { urls: site.watches, agents, profiles: site.agents.map((a) => a.profile) }
+        : null;
+    siteAxes.set(site, axes);
+  }
+  return axes;
 }
 
 const verdictsKeys = new WeakMap<SiteConfig, string>();

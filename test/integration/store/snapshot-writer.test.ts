@@ -11,7 +11,13 @@ import type { AlertDraft } from '../../../src/policy/alerts.js';
 import { queryRows } from '../../../src/store/db.js';
 import { outbox, sites } from '../../../src/store/schema.js';
 import { countRows } from '../../../src/store/sites.js';
-import { SnapshotWriter, loadBody, loadVerdicts } from '../../../src/store/snapshots.js';
+import {
+  PreviousReader,
+  SnapshotWriter,
+  loadBody,
+  loadVerdicts,
+  replaceVerdicts,
+} from '../../../src/store/snapshots.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 
@@ -108,6 +114,44 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
     expect(rejected.reason).toBeInstanceOf(StateMovedError);
     expect(c.status).toBe('fulfilled');
     expect(await countRows(database.handle.db)).toMatchObject({ snapshots: 2, checks: 2 });
+  });
+
+  it("takes a new state's URLs and crawlers from the state before's set, only while they are its own", async () => {
+    const writer = new SnapshotWriter(database.handle.db);
+    const db = database.handle.db;
+    const first = await writer.recordState(state(ids[0]!, 0));
+    // The same watches and crawlers, other verdicts: the axes are not sent again.
+    const verdicts = state(ids[0]!, 0).verdicts.map((v) => ({ ...v, allowed: true, cause: null }));
+    const next: NewSnapshot = {
+      ...state(ids[0]!, 0),
+      previousId: first.snapshotId,
+      body: { sha256: 'sha-next', bytes: new TextEncoder().encode('User-agent: *\nAllow: /\n') },
+      verdicts,
+      axesAsBefore: true,
+    };
+    const second = await writer.recordState(next);
+    expect(await loadVerdicts(db, second.snapshotId)).toEqual(verdicts);
+    // The state before it read back with the check's own axes: the same verdicts.
+    const reader = new PreviousReader(db);
+    const axes = {
+      urls: ['https://s0.example/', 'https://s0.example/site-0/x'],
+      agents: ['*'],
+      profiles: ['google' as const],
+    };
+    const [given, read] = await Promise.all([
+      reader.load(ids[0]!, second.snapshotId, 'sha-next', axes),
+      reader.load(ids[0]!, second.snapshotId, 'sha-next'),
+    ]);
+    for (const verdict of verdicts)
+      expect(given.verdicts.find(verdict, 0)).toEqual(read.verdicts.find(verdict, 0));
+    expect(given.verdicts.find(verdicts[1]!, 1)).toEqual(verdicts[1]);
+    // Its watches changed meanwhile (another process recomputed the current verdicts for
+    // other URLs): a state made for the old ones cannot take the axes, and is not written.
+    await replaceVerdicts(db, ids[0]!, second.snapshotId, state(ids[0]!, 5).verdicts, 'k2');
+    await expect(
+      writer.recordState({ ...next, previousId: second.snapshotId, body: null }),
+    ).rejects.toBeInstanceOf(StateMovedError);
+    expect(await countRows(db)).toMatchObject({ snapshots: 2 });
   });
 
   it('writes states with alerts together, each with its alerts and their first attempts', async () => {
