@@ -196,15 +196,26 @@ function ruleChanges(a: readonly AgentRuleList[], b: readonly AgentRuleList[]): 
 
 /** Rules of `a` not in `b`, as multisets of the form their profile reads them in. */
 function difference(a: readonly RobotsRule[], b: readonly RobotsRule[]): RobotsRule[] {
-  const key = (rule: RobotsRule) => `${rule.directive}\n${rule.match}`;
-  const counts = new Map<string, number>();
-  for (const rule of b) counts.set(key(rule), (counts.get(key(rule)) ?? 0) + 1);
+  // Most groups are as they were: the same rules in the same order have none.
+  if (a.length === b.length && a.every((rule, i) => sameRule(rule, b[i]!))) return [];
+  // Counted by directive, then by pattern (no key made per rule).
+  const counts = { allow: new Map<string, number>(), disallow: new Map<string, number>() };
+  for (const rule of b) {
+    const byMatch = counts[rule.directive];
+    byMatch.set(rule.match, (byMatch.get(rule.match) ?? 0) + 1);
+  }
   return a.filter((rule) => {
-    const left = counts.get(key(rule)) ?? 0;
+    const byMatch = counts[rule.directive];
+    const left = byMatch.get(rule.match) ?? 0;
     if (left === 0) return true;
-    counts.set(key(rule), left - 1);
+    byMatch.set(rule.match, left - 1);
     return false;
   });
+}
+
+/** The same rule in the form its profile reads it. */
+function sameRule(a: RobotsRule, b: RobotsRule): boolean {
+  return a.directive === b.directive && a.match === b.match;
 }
 
 const eventTexts = new WeakMap<ChangeEvent, string>();

@@ -125,6 +125,14 @@ export function diffRules(
   before: readonly RobotsRule[],
   after: readonly RobotsRule[],
 ): RuleChange[] {
+  // Most groups are as they were: the same rules in the same order have no changes.
+  if (
+    before.length === after.length &&
+    before.every(
+      (rule, i) => rule.directive === after[i]!.directive && rule.match === after[i]!.match,
+    )
+  )
+    return [];
   const ops = editScript(before.map(ruleKey), after.map(ruleKey));
   if (ops === null) return setDifference(before, after);
   const changes: RuleChange[] = [];
