@@ -404,23 +404,29 @@ export async function stateOf(
   return { fetch: current, body, lastGoodBody, stale: current.stale };
 }
 
-const siteAxes = new WeakMap<SiteConfig, VerdictAxes | null>();
+/** The crawlers' tokens and profiles, once per list (the sites sharing the top-level crawlers share it). */
+const agentAxes = new WeakMap<
+  SiteConfig['agents'],
+  Pick<VerdictAxes, 'agents' | 'profiles'> | null
+>();
 
 /**
  * The URLs and crawlers a site's verdicts are computed for, in their order: its watches
  * and crawlers; null when one is listed twice (such verdicts have no compact form).
  */
 function axesOf(site: SiteConfig): VerdictAxes | null {
-  let axes = siteAxes.get(site);
-  if (axes === undefined) {
-    const agents = site.agents.map((a) => a.token);
-    axes =
-      new Set(site.watches).size === site.watches.length && new Set(agents).size === agents.length
-        ? { urls: site.watches, agents, profiles: site.agents.map((a) => a.profile) }
+  let agents = agentAxes.get(site.agents);
+  if (agents === undefined) {
+    const tokens = site.agents.map((a) => a.token);
+    agents =
+      new Set(tokens).size === tokens.length
+        ? { agents: tokens, profiles: site.agents.map((a) => a.profile) }
         : null;
-    siteAxes.set(site, axes);
+    // A list that may still change is read afresh each time.
+    if (Object.isFrozen(site.agents)) agentAxes.set(site.agents, agents);
   }
-  return axes;
+  if (agents === null || new Set(site.watches).size !== site.watches.length) return null;
+  return { urls: site.watches, ...agents };
 }
 
 const verdictsKeys = new WeakMap<SiteConfig, string>();
