@@ -46,16 +46,19 @@ export function diffGroups(before: RobotsTxt, after: RobotsTxt): GroupChange[] {
   const order = new Map(before.groups.map((g, i) => [g, i]));
   // Each group's keys are made once, and each pass finds a group's match by its keys: a
   // file of 3,000 groups that all changed took 12 s of CPU to diff pair by pair.
-  const keys = new Map<RobotsGroup, { agents: string[]; agent: string; content: string }>();
+  const keys = new Map<RobotsGroup, { agents: string[]; agent: string; content?: string }>();
   const keysOf = (group: RobotsGroup) => {
     let found = keys.get(group);
     if (found === undefined) {
       const agents = agentKeys(group);
-      const agent = agents.join('\n');
-      found = { agents, agent, content: `${agent}\n\n${group.rules.map(ruleKey).join('\n')}` };
+      found = { agents, agent: agents.join('\n') };
       keys.set(group, found);
     }
     return found;
+  };
+  const contentOf = (group: RobotsGroup) => {
+    const found = keysOf(group);
+    return (found.content ??= `${found.agent}\n\n${group.rules.map(ruleKey).join('\n')}`);
   };
   /** Pairs each group of `after` left with the first group of `before` left sharing a key. */
   const pass = (keysOfGroup: (group: RobotsGroup) => readonly string[]) => {
@@ -88,9 +91,18 @@ export function diffGroups(before: RobotsTxt, after: RobotsTxt): GroupChange[] {
       paired.add(first);
     }
   };
-  pass((g) => [keysOf(g).content]);
-  pass((g) => [keysOf(g).agent]);
-  pass((g) => keysOf(g).agents);
+  if (samePlaces(before.groups, after.groups, (g) => keysOf(g).agent)) {
+    // The same crawlers' groups in the same places, no two for the same crawlers (a rule
+    // added or removed, the usual change): the passes would pair them place by place.
+    before.groups.forEach((group, i) => {
+      pairs.set(after.groups[i]!, group);
+      paired.add(group);
+    });
+  } else {
+    pass((g) => [contentOf(g)]);
+    pass((g) => [keysOf(g).agent]);
+    pass((g) => keysOf(g).agents);
+  }
   const unmatchedBefore = before.groups.filter((g) => !paired.has(g));
 
   const changes: GroupChange[] = [];
@@ -112,6 +124,25 @@ export function diffGroups(before: RobotsTxt, after: RobotsTxt): GroupChange[] {
   for (const group of unmatchedBefore)
     changes.push({ kind: 'removed', before: group, after: null, rules: [] });
   return changes;
+}
+
+/**
+ * Whether two lists of groups name the same crawlers place by place, each group's
+ * crawlers named by no other group of its file.
+ */
+function samePlaces(
+  before: readonly RobotsGroup[],
+  after: readonly RobotsGroup[],
+  agentsOf: (group: RobotsGroup) => string,
+): boolean {
+  if (before.length !== after.length) return false;
+  const seen = new Set<string>();
+  for (let i = 0; i < before.length; i++) {
+    const agents = agentsOf(before[i]!);
+    if (agents !== agentsOf(after[i]!) || seen.has(agents)) return false;
+    seen.add(agents);
+  }
+  return true;
 }
 
 /** Beyond this many differences, rules are compared as sets (no edits are paired). */

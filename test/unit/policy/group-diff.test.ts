@@ -87,6 +87,36 @@ describe('diffGroups', () => {
     ]);
   });
 
+  it('pairs groups in the same places by place, and two groups of the same crawlers by their rules', () => {
+    const kinds = (before: string, after: string) =>
+      diffGroups(parse(before), parse(after)).map((c) => [
+        c.kind,
+        c.before?.line ?? null,
+        c.after?.line ?? null,
+        c.rules.map((r) => `${r.change} ${r.rule.pattern}`),
+      ]);
+    // A rule added to one group: the others are the same.
+    expect(
+      kinds(
+        'User-agent: *\nDisallow: /a\n\nUser-agent: GPTBot\nDisallow: /\n',
+        'User-agent: *\nDisallow: /a\nDisallow: /b\n\nUser-agent: GPTBot\nDisallow: /\n',
+      ),
+    ).toEqual([
+      ['changed', 1, 1, ['added /b']],
+      ['same', 4, 5, []],
+    ]);
+    // Two "*" groups that traded places: each is the same group, moved, not two edits.
+    expect(
+      kinds(
+        'User-agent: *\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n',
+        'User-agent: *\nDisallow: /b\n\nUser-agent: *\nDisallow: /a\n',
+      ),
+    ).toEqual([
+      ['same', 4, 1, []],
+      ['same', 1, 4, []],
+    ]);
+  });
+
   it('pairs a renamed group with the first old group that shares one of its crawlers', () => {
     // GPTBot's old group comes first in the file, though the new group names CCBot first.
     const changes = diffGroups(
