@@ -237,7 +237,11 @@ async function newState(
   const { current } = stored;
   const key = verdictsKey(site);
   const cache = new ParseCache();
-  const previous = current === null ? null : await previousState(deps, site, stored.id, current);
+  // Verdicts computed for the same watches and crawlers as the current state's have its
+  // axes: they are neither read back nor written again.
+  const axes = current !== null && current.verdictsKey === key ? axesOf(site) : null;
+  const previous =
+    current === null ? null : await previousState(deps, site, stored.id, current, axes);
   const lastGood: LastGood | null =
     result.body !== null
       ? { body: result.body, truncated: result.cut !== null, cut: result.cut }
@@ -304,11 +308,7 @@ async function newState(
     firstSeenAt: checkedAt,
     verdicts,
     verdictsKey: key,
-    axesAsBefore:
-      current !== null &&
-      current.verdictsKey === key &&
-      verdicts.length > 0 &&
-      axesOf(site) !== null,
+    axesAsBefore: axes !== null && verdicts.length > 0,
     registry: site.registry ?? null,
     // A 14,000-rule change for 160 crawlers lists 2 million rules: the stored event keeps
     // the first 500 of each list and their totals (the bodies hold the rest).
@@ -336,6 +336,8 @@ async function previousState(
   site: SiteConfig,
   siteId: number,
   current: CurrentState,
+  /** The axes of the current state's verdicts, when they are the check's own. */
+  axes: VerdictAxes | null,
 ): Promise<{
   side: CauseSide<RecordedVerdicts>;
   status: FetchStatus;
@@ -346,8 +348,7 @@ async function previousState(
     siteId,
     current.snapshotId,
     current.lastGoodSha256,
-    // Verdicts computed for the same watches and crawlers have the site's own axes.
-    current.verdictsKey === verdictsKey(site) ? (axesOf(site) ?? undefined) : undefined,
+    axes ?? undefined,
   );
   return {
     side: {

@@ -2,6 +2,7 @@ import type { Directive, Profile, RobotsRule } from '../../robots/index.js';
 import type { Access, FetchOutcome } from '../access.js';
 import type { FetchErrorKind } from '../fetch-result.js';
 import { lookupOf, ParseCache, siteAccess } from '../verdicts.js';
+import { sameRules } from './group-diff.js';
 import type { RecordedVerdicts, VerdictCause, WatchedAgent, WatchVerdict } from '../verdicts.js';
 
 /** A site's fetch status as change events show it. */
@@ -197,7 +198,7 @@ function ruleChanges(a: readonly AgentRuleList[], b: readonly AgentRuleList[]): 
 /** Rules of `a` not in `b`, as multisets of the form their profile reads them in. */
 function difference(a: readonly RobotsRule[], b: readonly RobotsRule[]): RobotsRule[] {
   // Most groups are as they were: the same rules in the same order have none.
-  if (a.length === b.length && a.every((rule, i) => sameRule(rule, b[i]!))) return [];
+  if (sameRules(a, b)) return [];
   // Counted by directive, then by pattern (no key made per rule).
   const counts = { allow: new Map<string, number>(), disallow: new Map<string, number>() };
   for (const rule of b) {
@@ -211,11 +212,6 @@ function difference(a: readonly RobotsRule[], b: readonly RobotsRule[]): RobotsR
     byMatch.set(rule.match, left - 1);
     return false;
   });
-}
-
-/** The same rule in the form its profile reads it. */
-function sameRule(a: RobotsRule, b: RobotsRule): boolean {
-  return a.directive === b.directive && a.match === b.match;
 }
 
 const eventTexts = new WeakMap<ChangeEvent, string>();

@@ -145,6 +145,14 @@ function samePlaces(
   return true;
 }
 
+/** Whether two lists hold the same rules in the same order, in the form their profile reads them. */
+export function sameRules(a: readonly RobotsRule[], b: readonly RobotsRule[]): boolean {
+  return (
+    a.length === b.length &&
+    a.every((rule, i) => rule.directive === b[i]!.directive && rule.match === b[i]!.match)
+  );
+}
+
 /** Beyond this many differences, rules are compared as sets (no edits are paired). */
 const MAX_EDIT_DISTANCE = 2_000;
 
@@ -157,13 +165,7 @@ export function diffRules(
   after: readonly RobotsRule[],
 ): RuleChange[] {
   // Most groups are as they were: the same rules in the same order have no changes.
-  if (
-    before.length === after.length &&
-    before.every(
-      (rule, i) => rule.directive === after[i]!.directive && rule.match === after[i]!.match,
-    )
-  )
-    return [];
+  if (sameRules(before, after)) return [];
   const ops = editScript(before.map(ruleKey), after.map(ruleKey));
   if (ops === null) return setDifference(before, after);
   const changes: RuleChange[] = [];
