@@ -199,7 +199,13 @@ export function causeKey(cause: VerdictCause): string {
     : `a\0${cause.access}`;
 }
 
-const cellsOfComputed = new WeakMap<readonly WatchVerdict[], VerdictCells>();
+/**
+ * The compact form computeVerdicts made with its verdicts, on the list itself: a WeakMap
+ * entry per computed list cost the young collections a tenth of a check's verdicts (its
+ * entries are weak references each collection must visit).
+ */
+const CELLS = Symbol('cells');
+type Computed = readonly WatchVerdict[] & { [CELLS]?: VerdictCells };
 
 /**
  * The compact form of verdicts computeVerdicts made, built as it made them (each crawler
@@ -207,7 +213,7 @@ const cellsOfComputed = new WeakMap<readonly WatchVerdict[], VerdictCells>();
  * any other list.
  */
 export function computedCells(verdicts: readonly WatchVerdict[]): VerdictCells | undefined {
-  return cellsOfComputed.get(verdicts);
+  return (verdicts as Computed)[CELLS];
 }
 
 /** Verdicts for every watch × agent of a site in one state. */
@@ -217,105 +223,116 @@ export function computeVerdicts(
   agents: readonly WatchedAgent[],
   cache = new ParseCache(),
 ): WatchVerdict[] {
+  const urls = watches.length;
+  const width = agents.length;
   const verdicts: WatchVerdict[] = [];
   // The compact form, when each URL and crawler is listed once (as a site's are).
-  const width = agents.length;
   const cells: number[] | undefined =
-    watches.length > 0 &&
+    urls > 0 &&
     width > 0 &&
-    new Set(watches).size === watches.length &&
+    new Set(watches).size === urls &&
     new Set(agents.map((a) => a.token)).size === width
-      ? new Array<number>(watches.length * width)
+      ? new Array<number>(urls * width)
       : undefined;
   const causes: VerdictCause[] = [];
-  const causeIndex = new Map<VerdictCause, number>();
   const byKey = new Map<string, number>();
   /** A cause's index in `causes` (from 1), content-equal causes sharing one. */
   const indexOf = (cause: VerdictCause | null): number => {
     if (cause === null) return 0;
-    let index = causeIndex.get(cause);
+    const key = causeKey(cause);
+    let index = byKey.get(key);
     if (index === undefined) {
-      const key = causeKey(cause);
-      index = byKey.get(key);
-      if (index === undefined) {
-        causes.push(cause);
-        byKey.set(key, (index = causes.length));
-      }
-      causeIndex.set(cause, index);
+      causes.push(cause);
+      byKey.set(key, (index = causes.length));
     }
     return index;
   };
-  // Each URL is parsed and normalised once per profile, not once per crawler.
-  const preparedByProfile = new Map<Profile, PreparedUrl[]>();
-  const preparedFor = (profile: Profile): PreparedUrl[] => {
-    let prepared = preparedByProfile.get(profile);
-    if (prepared === undefined)
-      preparedByProfile.set(profile, (prepared = watches.map((url) => prepareUrl(url, profile))));
-    return prepared;
-  };
+  // Each URL is parsed and normalised once per profile, not once per crawler; each state
+  // resolved once per profile.
+  const byProfile = new Map<
+    Profile,
+    { effective: Effective; prepared: PreparedUrl[] | undefined; access?: Decided }
+  >();
   // Crawlers that obey the same groups share one compiled matcher (ParseCache.compile):
-  // most fall under "*", so each URL is decided once per matcher, not once per crawler.
-  // A decision's cause is one object per deciding rule, shared by the URLs and crawlers
-  // it decides (read-only).
-  const decided = new Map<AgentRules['evaluatePrepared'], Decision[]>();
-  for (const [j, agent] of agents.entries()) {
-    const effective = resolveState(state, agent.profile);
+  // most fall under "*", so each URL is decided once per matcher, not once per crawler,
+  // and its cell worked out once. A decision's cause is one object per deciding rule,
+  // shared by the URLs and crawlers it decides (read-only).
+  const decided = new Map<AgentRules['evaluatePrepared'], Decided>();
+  for (let j = 0; j < width; j++) {
+    const agent = agents[j]!;
+    const { token, profile } = agent;
+    let reading = byProfile.get(profile);
+    if (reading === undefined) {
+      reading = { effective: resolveState(state, profile), prepared: undefined };
+      byProfile.set(profile, reading);
+    }
+    const { effective } = reading;
+    let decisions: Decided;
     if (effective.kind === 'access') {
-      const allowed = effective.access === 'unavailable';
-      const cause: VerdictCause = { type: 'access', access: effective.access };
-      const cell = cells && indexOf(cause) * 2 + (allowed ? 1 : 0);
-      for (const [i, url] of watches.entries()) {
-        verdicts.push({ url, agent: agent.token, profile: agent.profile, allowed, cause });
-        if (cells) cells[i * width + j] = cell!;
+      if (reading.access === undefined) {
+        const allowed = effective.access === 'unavailable';
+        const cause: VerdictCause = { type: 'access', access: effective.access };
+        const cell = cells && indexOf(cause) * 2 + (allowed ? 1 : 0);
+        reading.access = watches.map(() => ({ allowed, cause, cell: cell ?? 0 }));
       }
-      continue;
+      decisions = reading.access;
+    } else {
+      const decide = cache.compile(effective.body, profile, token).evaluatePrepared;
+      let found = decided.get(decide);
+      if (found === undefined) {
+        reading.prepared ??= watches.map((url) => prepareUrl(url, profile));
+        found = decideAll(decide, reading.prepared, cells === undefined ? undefined : indexOf);
+        decided.set(decide, found);
+      }
+      decisions = found;
     }
-    const decide = cache.compile(effective.body, agent.profile, agent.token).evaluatePrepared;
-    let decisions = decided.get(decide);
-    if (decisions === undefined) {
-      decided.set(decide, (decisions = decideAll(decide, preparedFor(agent.profile))));
-    }
-    for (let i = 0; i < watches.length; i++) {
-      const { allowed, cause } = decisions[i]!;
-      verdicts.push({
-        url: watches[i]!,
-        agent: agent.token,
-        profile: agent.profile,
-        allowed,
-        cause,
-      });
-      if (cells) cells[i * width + j] = indexOf(cause) * 2 + (allowed ? 1 : 0);
+    for (let i = 0; i < urls; i++) {
+      const { allowed, cause, cell } = decisions[i]!;
+      verdicts.push({ url: watches[i]!, agent: token, profile, allowed, cause });
+      if (cells) cells[i * width + j] = cell;
     }
   }
+  // Not enumerable: the list compares and copies as the verdicts alone.
   if (cells)
-    cellsOfComputed.set(verdicts, {
-      urls: watches,
-      agents: agents.map((a) => a.token),
-      profiles: agents.map((a) => a.profile),
-      causes,
-      cells,
+    Object.defineProperty(verdicts, CELLS, {
+      value: {
+        urls: watches,
+        agents: agents.map((a) => a.token),
+        profiles: agents.map((a) => a.profile),
+        causes,
+        cells,
+      } satisfies VerdictCells,
     });
   return verdicts;
 }
 
-/** One URL decided by one matcher. */
+/** One URL decided by one matcher, and its cell (cause index × 2 + allowed). */
 interface Decision {
   readonly allowed: boolean;
   readonly cause: VerdictCause | null;
+  readonly cell: number;
 }
+
+type Decided = readonly Decision[];
 
 /** Each prepared URL decided, with one cause object per deciding rule. */
 function decideAll(
   decide: AgentRules['evaluatePrepared'],
   prepared: readonly PreparedUrl[],
-): Decision[] {
-  const causes = new Map<object, VerdictCause>();
+  indexOf: ((cause: VerdictCause | null) => number) | undefined,
+): Decided {
+  const causes = new Map<object, { cause: VerdictCause; index: number }>();
   return prepared.map((url) => {
     const { allowed, rule } = decide(url);
-    if (rule === null) return { allowed, cause: null };
-    let cause = causes.get(rule);
-    if (cause === undefined) causes.set(rule, (cause = { type: 'rule', ...rule }));
-    return { allowed, cause };
+    const bit = allowed ? 1 : 0;
+    if (rule === null) return { allowed, cause: null, cell: bit };
+    let known = causes.get(rule);
+    if (known === undefined) {
+      const cause: VerdictCause = { type: 'rule', ...rule };
+      known = { cause, index: indexOf === undefined ? 0 : indexOf(cause) };
+      causes.set(rule, known);
+    }
+    return { allowed, cause: known.cause, cell: known.index * 2 + bit };
   });
 }
 
