@@ -124,6 +124,16 @@ const expectations = new WeakMap<
   Map<string, Map<string, Expectation | null>>
 >();
 
+const namedByRules = new WeakMap<readonly IntentRule[], ReadonlySet<string>>();
+
+/** The tokens an intent's rules name (lower-cased), once per intent. */
+function namedTokens(rules: readonly IntentRule[]): ReadonlySet<string> {
+  let named = namedByRules.get(rules);
+  if (named === undefined)
+    namedByRules.set(rules, (named = new Set(rules.flatMap((r) => r.tokens))));
+  return named;
+}
+
 /** Judges a state's verdicts against the intent. */
 export function evaluateIntent(
   rules: readonly IntentRule[],
@@ -148,13 +158,19 @@ export function evaluateIntent(
     expectations.set(rules, (known = new Map<string, Map<string, Expectation | null>>()));
   let agent: string | undefined;
   let byPath = new Map<string, Expectation | null>();
+  // A crawler no rule names is judged on no URL: its verdicts are passed over (most of
+  // the default intent's crawlers: it names the search engines).
+  let unnamed = false;
+  const named = namedTokens(rules);
   for (const verdict of verdicts) {
     if (verdict.agent !== agent) {
       agent = verdict.agent;
+      unnamed = !named.has(agent.toLowerCase());
       const found = known.get(agent);
       if (found === undefined) known.set(agent, (byPath = new Map<string, Expectation | null>()));
       else byPath = found;
     }
+    if (unnamed) continue;
     let path = paths.get(verdict.url);
     if (path === undefined) paths.set(verdict.url, (path = pathOf(verdict.url)));
     let expected = byPath.get(path);
