@@ -16,6 +16,7 @@ import {
   diffStates,
   effectiveRules,
   eventJson,
+  flippedPlaces,
   fetchStatusOf,
 } from '../../src/policy/changes/events.js';
 import type { StateView } from '../../src/policy/changes/events.js';
@@ -168,6 +169,25 @@ export function checkHistory(
         ) !== JSON.stringify(events)
       )
         problems.push({ step: version.file, problem: 'the events differ from a stored set' });
+      // As a check computes them: the flipped pairs found once, for both.
+      const flipped = flippedPlaces(stored, state.verdicts);
+      if (
+        JSON.stringify(
+          diffStates(
+            'https://example.com',
+            { ...view(previous), verdicts: stored },
+            view(state),
+            flipped,
+          ),
+        ) !== JSON.stringify(events)
+      )
+        problems.push({ step: version.file, problem: 'the events differ given the flips' });
+      if (
+        JSON.stringify(
+          causesOfChange({ ...change, before: { ...change.before, verdicts: stored }, flipped }),
+        ) !== JSON.stringify(explained)
+      )
+        problems.push({ step: version.file, problem: 'the causes differ given the flips' });
       for (const event of events)
         if (eventJson(event) !== JSON.stringify(event))
           problems.push({ step: version.file, problem: `${event.type}: its JSON differs` });

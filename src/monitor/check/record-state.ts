@@ -18,6 +18,7 @@ import {
   diffStates,
   effectiveRules,
   fetchStatusOf,
+  flippedPlaces,
   sitemapsOf,
 } from '../../policy/changes/events.js';
 import type { ChangeEvent, FetchStatus, StateView } from '../../policy/changes/events.js';
@@ -253,6 +254,8 @@ async function newState(
     stale: seen.stale,
   };
   const verdicts = computeVerdicts(state, site.watches, site.agents, cache);
+  // The pairs that flipped, found once for the events and the causes.
+  const flipped = previous === null ? undefined : flippedPlaces(previous.side.verdicts, verdicts);
   // A first state has no events: its rules and sitemaps are not gathered for them.
   const events =
     previous === null
@@ -261,6 +264,7 @@ async function newState(
           site.origin,
           stateView(previous.side, site, cache, previous.status),
           stateView({ lastGood, verdicts }, site, cache, seen.status),
+          flipped,
         );
   const change =
     previous === null
@@ -272,6 +276,7 @@ async function newState(
           after: { fetch: result, stale: seen.stale, lastGood, verdicts },
           since: previous.incident,
           cache,
+          flipped,
         };
   const coverage =
     change === null ? undefined : await coverageChanges(deps, site, stored.id, change);

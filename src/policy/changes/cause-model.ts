@@ -313,6 +313,12 @@ export interface ChangeInput {
   };
   /** The parses and compiled rules of the computation this change is part of, to share. */
   readonly cache?: ParseCache;
+  /**
+   * The places in `after.verdicts` whose verdict flipped (flippedPlaces), when the
+   * computation found them already: only those pairs are looked at, unless a profile's
+   * access moved (then every pair is).
+   */
+  readonly flipped?: readonly number[];
 }
 
 /**

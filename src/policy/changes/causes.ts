@@ -97,7 +97,7 @@ class Explanation {
     let watched = false;
     let every = false;
     let list: [WatchVerdict, WatchVerdict][] | undefined;
-    after.verdicts.forEach((va, i) => {
+    const consider = (va: WatchVerdict, i: number) => {
       if (va.agent !== agent) {
         agent = va.agent;
         const profile = profileOf.get(agent);
@@ -111,7 +111,13 @@ class Explanation {
       const vb = counterpart.find(va, i)!;
       if (list === undefined) pairs.set(agent, (list = []));
       list.push([vb, va]);
-    });
+    };
+    // The flipped pairs, when the computation found them, unless a profile's access moved
+    // (its every pair needs a cause, flipped or not).
+    const { flipped } = this.#input;
+    if (flipped !== undefined && !this.#input.agents.some((a) => this.#accessMoved(a.profile)))
+      for (const i of flipped) consider(after.verdicts[i]!, i);
+    else after.verdicts.forEach(consider);
     for (const agent of this.#input.agents)
       this.#attributeAgent(agent, pairs.get(agent.token) ?? []);
     this.#fileLevel();

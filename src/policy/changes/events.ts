@@ -123,6 +123,8 @@ export function diffStates(
   site: string,
   before: StateView<RecordedVerdicts> | null,
   after: StateView,
+  /** The places of `after`'s verdicts that flipped, when found already (flippedPlaces). */
+  flipped?: readonly number[],
 ): ChangeEvent[] {
   if (before === null) return [];
   const events: ChangeEvent[] = [];
@@ -134,18 +136,17 @@ export function diffStates(
 
   const old = lookupOf(before.verdicts);
   const allowedNow: ChangeEvent[] = [];
-  const flipped = flippedEvent(site);
-  after.verdicts.forEach((verdict, i) => {
-    const was = old.allowed(verdict, i);
-    if (was === undefined || was === verdict.allowed) return;
+  const event = flippedEvent(site);
+  for (const i of flipped ?? flippedPlaces(old, after.verdicts)) {
+    const verdict = after.verdicts[i]!;
     if (!verdict.allowed) {
-      events.push(flipped('newly_disallowed', verdict, verdict.cause!));
+      events.push(event('newly_disallowed', verdict, verdict.cause!));
     } else {
       // Allowed by a rule or by the access state; if by neither, what stopped applying.
       const cause = verdict.cause ?? old.find(verdict, i)!.cause!;
-      allowedNow.push(flipped('newly_allowed', verdict, cause));
+      allowedNow.push(event('newly_allowed', verdict, cause));
     }
-  });
+  }
   // A loop, not a spread: a change may flip a hundred thousand pairs.
   for (const event of allowedNow) events.push(event);
 
@@ -170,6 +171,21 @@ export function diffStates(
       events.push({ type: 'sitemaps_changed', site, added, removed });
   }
   return events;
+}
+
+/**
+ * The places in `after` whose verdict differs from its counterpart's before (pairs with
+ * no counterpart are not flips), in order: what a new state's events and causes are about.
+ */
+export function flippedPlaces(before: RecordedVerdicts, after: readonly WatchVerdict[]): number[] {
+  const old = lookupOf(before);
+  const places: number[] = [];
+  for (let i = 0; i < after.length; i++) {
+    const verdict = after[i]!;
+    const was = old.allowed(verdict, i);
+    if (was !== undefined && was !== verdict.allowed) places.push(i);
+  }
+  return places;
 }
 
 /**
@@ -214,9 +230,43 @@ function difference(a: readonly RobotsRule[], b: readonly RobotsRule[]): RobotsR
   });
 }
 
+/**
+ * A flipped pair's event with its JSON text, made as the event is made. The text is a
+ * private field, not a property: JSON, spreads and copies see the event's fields alone.
+ * (A WeakMap from event to text cost every young collection a weak entry per event:
+ * 33,000 in a changed check of 3,000 sites.)
+ */
+class FlippedEvent {
+  readonly type: 'newly_disallowed' | 'newly_allowed';
+  readonly site: string;
+  readonly url: string;
+  readonly agent: string;
+  readonly cause: VerdictCause;
+  readonly #json: string;
+
+  constructor(
+    type: 'newly_disallowed' | 'newly_allowed',
+    site: string,
+    url: string,
+    agent: string,
+    cause: VerdictCause,
+    json: string,
+  ) {
+    this.type = type;
+    this.site = site;
+    this.url = url;
+    this.agent = agent;
+    this.cause = cause;
+    this.#json = json;
+  }
+
+  static json(event: FlippedEvent): string {
+    return event.#json;
+  }
+}
+
+/** The texts of events other than flipped pairs' (a state has one or two). */
 const eventTexts = new WeakMap<ChangeEvent, string>();
-/** A verdict's cause as JSON: the URLs and crawlers one rule decides share its object. */
-const causeTexts = new WeakMap<VerdictCause, string>();
 
 /**
  * The flipped pairs' events of one site, each with its JSON text made as it is made: the
@@ -225,21 +275,25 @@ const causeTexts = new WeakMap<VerdictCause, string>();
  */
 function flippedEvent(site: string) {
   const siteText = JSON.stringify(site);
+  /** A verdict's cause as JSON: the URLs and crawlers one rule decides share its object. */
+  const causeTexts = new Map<VerdictCause, string>();
   return (
     type: 'newly_disallowed' | 'newly_allowed',
     { url, agent }: WatchVerdict,
     cause: VerdictCause,
   ): ChangeEvent => {
-    const event: ChangeEvent = { type, site, url, agent, cause };
     // A pair without a cause is not one the check makes; its text is made when asked for.
-    if (cause === undefined || cause === null) return event;
+    if (cause === undefined || cause === null) return { type, site, url, agent, cause };
     let causeText = causeTexts.get(cause);
     if (causeText === undefined) causeTexts.set(cause, (causeText = JSON.stringify(cause)));
-    eventTexts.set(
-      event,
+    return new FlippedEvent(
+      type,
+      site,
+      url,
+      agent,
+      cause,
       `{"type":"${type}","site":${siteText},"url":${JSON.stringify(url)},"agent":${JSON.stringify(agent)},"cause":${causeText}}`,
     );
-    return event;
   };
 }
 
@@ -248,6 +302,7 @@ function flippedEvent(site: string) {
  * `check --json` prints it (33,000 events in a changed check of 3,000 sites).
  */
 export function eventJson(event: ChangeEvent): string {
+  if (event instanceof FlippedEvent) return FlippedEvent.json(event);
   let text = eventTexts.get(event);
   if (text === undefined) eventTexts.set(event, (text = JSON.stringify(event)));
   return text;
