@@ -118,8 +118,10 @@ class Explanation {
     if (flipped !== undefined && !this.#input.agents.some((a) => this.#accessMoved(a.profile)))
       for (const i of flipped) consider(after.verdicts[i]!, i);
     else after.verdicts.forEach(consider);
-    for (const agent of this.#input.agents)
-      this.#attributeAgent(agent, pairs.get(agent.token) ?? []);
+    for (const agent of this.#input.agents) {
+      const list = pairs.get(agent.token);
+      if (list !== undefined) this.#attributeAgent(agent, list);
+    }
     this.#fileLevel();
     const coverage = coverageCauses(this.#input, this.#filesDiffer);
     const preferences = preferencesCauses(

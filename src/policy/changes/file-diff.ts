@@ -13,6 +13,8 @@ export type Selector = (
   token: string,
 ) => { readonly source: AgentRules['source']; readonly groups: readonly RobotsGroup[] };
 
+type Selection = ReturnType<Selector>;
+
 /** One profile's reading of the two last good files, and how their groups match. */
 export class FileDiff {
   readonly before: RobotsTxt;
@@ -25,10 +27,17 @@ export class FileDiff {
   /** Each rule's group by its line, per side: made when first asked (few changes ask). */
   readonly #groupOfLine: { before?: Map<number, RobotsGroup>; after?: Map<number, RobotsGroup> } =
     {};
-  readonly #selections = new Map<string, ReturnType<Selector>>();
+  /** Each side's selections and read groups by crawler (no key made per question). */
+  readonly #selections = {
+    before: new Map<string, Selection>(),
+    after: new Map<string, Selection>(),
+  };
   /** sameSelection, by crawler: asked for each pair of a crawler that flips. */
   readonly #same = new Map<string, boolean>();
-  readonly #read = new Map<string, Set<RobotsGroup>>();
+  readonly #read = {
+    before: new Map<string, Set<RobotsGroup>>(),
+    after: new Map<string, Set<RobotsGroup>>(),
+  };
   readonly #select: Selector;
 
   /**
@@ -77,23 +86,23 @@ export class FileDiff {
   }
 
   /** The groups a crawler reads in either file. */
-  selection(side: 'before' | 'after', token: string) {
-    const key = `${side}\n${token}`;
-    let found = this.#selections.get(key);
+  selection(side: 'before' | 'after', token: string): Selection {
+    const selections = this.#selections[side];
+    let found = selections.get(token);
     if (found === undefined) {
       found = this.#select(side, token);
-      this.#selections.set(key, found);
+      selections.set(token, found);
     }
     return found;
   }
 
   /** Whether a crawler reads a group of one side's file (a set per crawler: files of many groups). */
   reads(side: 'before' | 'after', token: string, group: RobotsGroup): boolean {
-    const key = `${side}\n${token}`;
-    let groups = this.#read.get(key);
+    const read = this.#read[side];
+    let groups = read.get(token);
     if (groups === undefined) {
       groups = new Set(this.selection(side, token).groups);
-      this.#read.set(key, groups);
+      read.set(token, groups);
     }
     return groups.has(group);
   }
