@@ -131,7 +131,7 @@ export function compileAgent(
   const { source, groups } = selectGroups(robots, agent);
   const { profile } = robots;
   // Crawlers that obey the same groups (most fall under "*") share one matcher.
-  const key = shared === undefined ? undefined : groups.map((g) => g.line).join(' ');
+  const key = shared === undefined ? undefined : selectionKey(groups);
   let compiled = key === undefined ? undefined : shared!.get(key);
   if (compiled === undefined) {
     compiled = compileGroups(robots, groups, options);
@@ -156,6 +156,14 @@ export function compileAgent(
     },
     evaluatePrepared: decide,
   };
+}
+
+/** A selection of groups as a key: their lines. */
+function selectionKey(groups: readonly RobotsGroup[]): string {
+  let key = '';
+  for (let i = 0; i < groups.length; i++)
+    key += i === 0 ? `${groups[i]!.line}` : ` ${groups[i]!.line}`;
+  return key;
 }
 
 /** What the crawlers obeying one selection of groups share: their rules, compiled. */

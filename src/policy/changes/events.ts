@@ -195,14 +195,17 @@ export function flippedPlaces(before: RecordedVerdicts, after: readonly WatchVer
  */
 function ruleChanges(a: readonly AgentRuleList[], b: readonly AgentRuleList[]): EffectiveRule[] {
   const other = new Map(b.map((list) => [list.agent, list.rules]));
-  const compared = new Map<readonly RobotsRule[], Map<readonly RobotsRule[], RobotsRule[]>>();
+  const compared = new Map<
+    readonly RobotsRule[],
+    Map<readonly RobotsRule[], readonly RobotsRule[]>
+  >();
   const none: readonly RobotsRule[] = [];
   const changes: EffectiveRule[] = [];
   for (const { agent, rules } of a) {
     const against = other.get(agent) ?? none;
     let byOther = compared.get(rules);
     if (byOther === undefined)
-      compared.set(rules, (byOther = new Map<readonly RobotsRule[], RobotsRule[]>()));
+      compared.set(rules, (byOther = new Map<readonly RobotsRule[], readonly RobotsRule[]>()));
     let missing = byOther.get(against);
     if (missing === undefined) byOther.set(against, (missing = difference(rules, against)));
     for (const { directive, pattern, line } of missing)
@@ -211,10 +214,17 @@ function ruleChanges(a: readonly AgentRuleList[], b: readonly AgentRuleList[]): 
   return changes;
 }
 
+/**
+ * No rules, as a list of the kind a non-empty difference is (an array literal `[]` is a
+ * list of small integers to V8: a loop over both kinds was optimised for one, then thrown
+ * away and optimised again when the other came, once per check process).
+ */
+const NO_RULES: readonly RobotsRule[] = [null as unknown as RobotsRule].slice(1);
+
 /** Rules of `a` not in `b`, as multisets of the form their profile reads them in. */
-function difference(a: readonly RobotsRule[], b: readonly RobotsRule[]): RobotsRule[] {
+function difference(a: readonly RobotsRule[], b: readonly RobotsRule[]): readonly RobotsRule[] {
   // Most groups are as they were: the same rules in the same order have none.
-  if (sameRules(a, b)) return [];
+  if (sameRules(a, b)) return NO_RULES;
   // Counted by directive, then by pattern (no key made per rule).
   const counts = { allow: new Map<string, number>(), disallow: new Map<string, number>() };
   for (const rule of b) {
