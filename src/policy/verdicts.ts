@@ -52,6 +52,12 @@ export interface VerdictLookup {
   allowed(verdict: Pick<WatchVerdict, 'url' | 'agent'>, i: number): boolean | undefined;
   /** The counterpart itself. */
   find(verdict: Pick<WatchVerdict, 'url' | 'agent'>, i: number): WatchVerdict | undefined;
+  /**
+   * The places of a computed list (its compact form) whose verdict differs from its
+   * counterpart's, cell by cell, when both are for the same URLs and crawlers in the same
+   * order; null otherwise (each verdict is then looked up).
+   */
+  flipsOf?(computed: VerdictCells): number[] | null;
 }
 
 /** A state's verdicts as recorded: listed, or read back compactly (VerdictLookup). */

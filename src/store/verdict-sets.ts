@@ -197,6 +197,22 @@ export class StoredVerdicts implements VerdictLookup {
     };
   }
 
+  flipsOf(computed: VerdictCells): number[] | null {
+    const { urls, agents, cells } = this.#set;
+    const width = agents.length;
+    if (!sameList(urls, computed.urls) || !sameList(agents, computed.agents)) return null;
+    const places: number[] = [];
+    // A computed list is crawler by crawler, each in the order of the URLs.
+    for (let a = 0; a < width; a++)
+      for (let u = 0; u < urls.length; u++) {
+        const at = u * width + a;
+        const was = cells[at] ?? NONE;
+        const now = computed.cells[at]!;
+        if (was >= 0 && (was & 1) !== (now & 1)) places.push(a * urls.length + u);
+      }
+    return places;
+  }
+
   /**
    * Where the counterpart's cell is, or -1 if there is none. A check computes verdicts
    * crawler by crawler, each in the order of the watches: the i-th verdict of a state with
@@ -219,4 +235,12 @@ export class StoredVerdicts implements VerdictLookup {
     }
     return (cells[at] ?? NONE) < 0 ? -1 : at;
   }
+}
+
+/** Whether two lists hold the same strings in the same order (the same list, most often). */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

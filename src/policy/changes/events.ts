@@ -1,7 +1,7 @@
 import type { Directive, Profile, RobotsRule } from '../../robots/index.js';
 import type { Access, FetchOutcome } from '../access.js';
 import type { FetchErrorKind } from '../fetch-result.js';
-import { lookupOf, ParseCache, siteAccess } from '../verdicts.js';
+import { computedCells, lookupOf, ParseCache, siteAccess } from '../verdicts.js';
 import { sameRules } from './group-diff.js';
 import type { RecordedVerdicts, VerdictCause, WatchedAgent, WatchVerdict } from '../verdicts.js';
 
@@ -179,6 +179,11 @@ export function diffStates(
  */
 export function flippedPlaces(before: RecordedVerdicts, after: readonly WatchVerdict[]): number[] {
   const old = lookupOf(before);
+  // A check's verdicts against a stored set for the same watches and crawlers (nearly
+  // every changed state): compared cell by cell, no verdict read.
+  const computed = computedCells(after);
+  const flips = computed === undefined ? null : (old.flipsOf?.(computed) ?? null);
+  if (flips !== null) return flips;
   const places: number[] = [];
   for (let i = 0; i < after.length; i++) {
     const verdict = after[i]!;

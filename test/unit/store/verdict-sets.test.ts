@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeVerdicts } from '../../../src/policy/verdicts.js';
+import { flippedPlaces } from '../../../src/policy/changes/events.js';
+import { computedCells, computeVerdicts } from '../../../src/policy/verdicts.js';
 import type { VerdictCause, WatchVerdict } from '../../../src/policy/verdicts.js';
 import { decodeVerdicts, encodeVerdicts, StoredVerdicts } from '../../../src/store/verdict-sets.js';
 
@@ -154,6 +155,44 @@ describe('compact verdict sets', () => {
         );
         // A copy is a list like any other: encoded from its rows.
         expect(encodeVerdicts(computed)).toEqual(encodeVerdicts([...computed]));
+      }),
+    );
+  });
+
+  it("find a check's flipped verdicts cell by cell against a stored set for the same watches, as verdict by verdict", () => {
+    const bodies = [
+      'User-agent: *\nDisallow: /private\n',
+      'User-agent: *\nDisallow: /private\nDisallow: /blog/\n\nUser-agent: GPTBot\nDisallow: /\n',
+      'User-agent: Googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /\n',
+      '',
+    ];
+    const watches = ['https://e.com/', 'https://e.com/private/a', 'https://e.com/blog/x'];
+    const agents = [
+      { token: 'Googlebot', profile: 'google' as const },
+      { token: 'GPTBot', profile: 'rfc9309' as const },
+      { token: '*', profile: 'google' as const },
+    ];
+    const state = (body: string, status: number) => {
+      const bytes = new TextEncoder().encode(body);
+      return {
+        fetch: { status, error: null },
+        body: status === 200 ? bytes : null,
+        lastGoodBody: bytes,
+        stale: false,
+      };
+    };
+    const side = fc.record({ body: fc.constantFrom(...bodies), status: fc.constantFrom(200, 503) });
+    fc.assert(
+      fc.property(side, side, (a, b) => {
+        const before = new StoredVerdicts(
+          encodeVerdicts(computeVerdicts(state(a.body, a.status), watches, agents)),
+        );
+        const after = computeVerdicts(state(b.body, b.status), watches, agents);
+        const oneByOne = after.flatMap((v, i) => (before.allowed(v, i) === v.allowed ? [] : [i]));
+        expect(flippedPlaces(before, after)).toEqual(oneByOne);
+        // Other watches: no cell-by-cell answer (each verdict is looked up instead).
+        const other = computeVerdicts(state(b.body, b.status), watches.slice(1), agents);
+        expect(before.flipsOf(computedCells(other)!)).toBeNull();
       }),
     );
   });
