@@ -12,16 +12,13 @@
  * database, per site, min / median / max, and this build's over the other's, run by run.
  * Without BENCH_COMPARE, this build's runs alone (a baseline's spread).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   AGENTS,
   compareBuild,
   databaseCpu,
+  farmSites,
   reapedCpu,
   runRobowatch,
-  startFarm,
   WATCHES,
 } from './process-support.js';
 import { benchPostgres } from './web-support.js';
@@ -30,25 +27,9 @@ const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 6);
 const OTHER = compareBuild();
 
-const { farm, ports } = await startFarm(SITES);
+const { farm, config, setVersion } = await farmSites(SITES, { concurrency: 16 });
 let version = 0;
-const changeFiles = () =>
-  new Promise<void>((resolve) => {
-    farm.once('message', () => resolve());
-    farm.send({ version: (version = 1 - version) });
-  });
-
-const dir = mkdtempSync(join(tmpdir(), 'robowatch-bench-'));
-const config = join(dir, 'robowatch.yaml');
-writeFileSync(
-  config,
-  `agents: ${JSON.stringify(AGENTS)}
-fetch: {allowPrivateAddresses: true, concurrency: 16}
-sitemaps: off
-sites:
-${ports.map((port) => `  - {url: 'http://127.0.0.1:${port}', watch: ${JSON.stringify(WATCHES)}}`).join('\n')}
-`,
-);
+const changeFiles = () => setVersion((version = 1 - version));
 
 const bench = await benchPostgres('robowatch_bench_alt');
 const backends = await databaseCpu(bench.url);

@@ -30,20 +30,18 @@
  * BENCH_COMPARE_FLAGS='…' for the BENCH_COMPARE build's, so BENCH_COMPARE=. pairs flags),
  * BENCH_KEEP=1 (the last repetition's database is kept, its URL printed).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   AGENTS,
-  compareBuild,
   bareFetch,
-  databaseCpu,
   type BareKind,
+  compareBuild,
+  databaseCpu,
+  farmSites,
   liveCpu,
   queryValue,
   reapedCpu,
   runRobowatch,
-  startFarm,
   WATCHES,
 } from './process-support.js';
 import { benchPostgres } from './web-support.js';
@@ -80,28 +78,11 @@ interface Run {
   readonly commits: number;
 }
 
-const { farm, ports } = await startFarm(SITES);
-const setVersion = (version: number) =>
-  new Promise<void>((resolve) => {
-    farm.once('message', () => resolve());
-    farm.send({ version });
-  });
+const { farm, origins, config, setVersion } = await farmSites(SITES, {
+  concurrency: CONCURRENCY,
+  defaultAgents: process.env['BENCH_AGENTS'] === 'default',
+});
 const farmCpu = () => liveCpu(farm.pid!);
-const origins = ports.map((port) => `http://127.0.0.1:${port}`);
-
-const dir = mkdtempSync(join(tmpdir(), 'robowatch-bench-'));
-const config = join(dir, 'robowatch.yaml');
-writeFileSync(
-  config,
-  // BENCH_AGENTS=default: the default crawlers (@search, @ai, *: 167), not the 8 below.
-  `${process.env['BENCH_AGENTS'] === 'default' ? '' : `agents: ${JSON.stringify(AGENTS)}`}
-fetch: {allowPrivateAddresses: true, concurrency: ${CONCURRENCY}}
-# The farm's files name sitemaps on hosts that do not resolve: coverage has its own benchmark.
-sitemaps: off
-sites:
-${origins.map((o) => `  - {url: '${o}', watch: ${JSON.stringify(WATCHES)}}`).join('\n')}
-`,
-);
 
 /** The bare GET of every site: sites/s and CPU per GET, the client's and the farm's. */
 async function bare(kind: BareKind): Promise<{ rate: number; cpu: Cpu }> {

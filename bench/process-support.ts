@@ -4,7 +4,8 @@
  */
 import { fork, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { get as httpGet } from 'node:http';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -343,6 +344,43 @@ export function compareBuild(): { dir: string; main: string } | undefined {
   if (!existsSync(main))
     throw new Error(`BENCH_COMPARE: ${main} does not exist (build that checkout first)`);
   return { dir, main };
+}
+
+/**
+ * The check benchmarks' sites: the farm answering for `sites` of them, each on a port of
+ * its own watched at WATCHES for AGENTS (or the default crawlers), written as a
+ * configuration file; `setVersion` changes every file (0 and 1 differ by one rule).
+ */
+export async function farmSites(
+  sites: number,
+  options: { readonly concurrency: number; readonly defaultAgents?: boolean },
+): Promise<{
+  farm: ChildProcess;
+  origins: string[];
+  config: string;
+  setVersion: (version: number) => Promise<void>;
+}> {
+  const { farm, ports } = await startFarm(sites);
+  const origins = ports.map((port) => `http://127.0.0.1:${port}`);
+  const dir = mkdtempSync(join(tmpdir(), 'robowatch-bench-'));
+  const config = join(dir, 'robowatch.yaml');
+  writeFileSync(
+    config,
+    // defaultAgents: the default crawlers (@search, @ai, *: 167), not the 8 of AGENTS.
+    `${options.defaultAgents === true ? '' : `agents: ${JSON.stringify(AGENTS)}`}
+fetch: {allowPrivateAddresses: true, concurrency: ${options.concurrency}}
+# The farm's files name sitemaps on hosts that do not resolve: coverage has its own benchmark.
+sitemaps: off
+sites:
+${origins.map((o) => `  - {url: '${o}', watch: ${JSON.stringify(WATCHES)}}`).join('\n')}
+`,
+  );
+  const setVersion = (version: number) =>
+    new Promise<void>((resolve) => {
+      farm.once('message', () => resolve());
+      farm.send({ version });
+    });
+  return { farm, origins, config, setVersion };
 }
 
 /** The loopback farm (bench/farm.ts) answering for `sites` sites, each on a port of its own. */
