@@ -204,10 +204,9 @@ function ruleChanges(a: readonly AgentRuleList[], b: readonly AgentRuleList[]): 
     readonly RobotsRule[],
     Map<readonly RobotsRule[], readonly RobotsRule[]>
   >();
-  const none: readonly RobotsRule[] = [];
   const changes: EffectiveRule[] = [];
   for (const { agent, rules } of a) {
-    const against = other.get(agent) ?? none;
+    const against = other.get(agent) ?? NO_RULES;
     let byOther = compared.get(rules);
     if (byOther === undefined)
       compared.set(rules, (byOther = new Map<readonly RobotsRule[], readonly RobotsRule[]>()));
