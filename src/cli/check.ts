@@ -148,7 +148,7 @@ export function registerCheck(program: Command, context: CliContext): void {
 }
 
 function jsonLines(events: readonly ChangeEvent[]): string {
-  return events.map((event) => eventJson(event) + '\n').join('');
+  return events.length === 0 ? '' : `${events.map(eventJson).join('\n')}\n`;
 }
 
 /** A check as the command prints it: the daemon's API answers the same document. */

@@ -151,22 +151,24 @@ async function insertSnapshots(
   // The JSON values travel as one jsonb document each (not as jsonb[]: an array literal
   // escapes every quote of every document, on both sides).
   const documents = snapshots.map((s, i) => {
-    const set = sets[i];
+    const set = sets[i] ?? null;
     const j = s.judgement;
     return [
       s.redirects,
       s.causes,
       set === null
         ? null
-        : {
-            ...set,
-            cells: undefined,
-            registry: s.registry ?? null,
-            // The state before's set has them (0.7 KB of URLs for 20 watches).
-            ...(s.axesAsBefore === true
-              ? { urls: undefined, agents: undefined, profiles: undefined }
-              : {}),
-          },
+        : // The state before's set has its axes (0.7 KB of URLs for 20 watches).
+          s.axesAsBefore === true
+          ? { causes: set.causes, counts: set.counts, registry: s.registry ?? null }
+          : {
+              urls: set.urls,
+              agents: set.agents,
+              profiles: set.profiles,
+              causes: set.causes,
+              counts: set.counts,
+              registry: s.registry ?? null,
+            },
       j === undefined
         ? null
         : {
