@@ -110,6 +110,8 @@ export function prepared(name: string, query: SQL): SQL {
 const STATEMENT = Symbol('prepared statement');
 type Marked = SQL & { [STATEMENT]?: string };
 
+let renderingOnce = false;
+
 /** The texts of prepared statements, by dialect and name, and how many parameters each takes. */
 const statementTexts = new WeakMap<object, Map<string, { sql: string; params: number }>>();
 
@@ -123,6 +125,8 @@ const statementTexts = new WeakMap<object, Map<string, { sql: string; params: nu
  * back to drizzle's rendering.
  */
 function renderOnce(): void {
+  if (renderingOnce) return;
+  renderingOnce = true;
   type Render = (
     this: object,
     query: SQL,
@@ -130,7 +134,6 @@ function renderOnce(): void {
   ) => { sql: string; params: unknown[] };
   const dialect = PgDialect.prototype as unknown as { sqlToQuery: Render };
   const render = dialect.sqlToQuery;
-  if ((render as { [STATEMENT]?: true })[STATEMENT]) return;
   const once: Render = function (query, invokeSource) {
     const name = (query as Marked)[STATEMENT];
     if (name === undefined) return render.call(this, query, invokeSource);
@@ -147,7 +150,6 @@ function renderOnce(): void {
     texts.set(name, { sql: rendered.sql, params: rendered.params.length });
     return rendered;
   };
-  (once as { [STATEMENT]?: true })[STATEMENT] = true;
   dialect.sqlToQuery = once;
 }
 
