@@ -17,7 +17,11 @@
  * DATABASE_URL, else postgres://root@127.0.0.1:5432/postgres, and dropped after it;
  * figures are min / median / max. The same ratios against a leaner bare GET (Node's own
  * HTTP client, a connection per site: how robowatch fetches now) are printed too, and wall-clock
- * rates, peak RSS, transactions and the database's size and growth per site.
+ * rates, peak RSS, transactions, page faults and the database's size and growth per site.
+ * Two lines say where a check's CPU goes besides its sites: its start-up (`check --site`
+ * with the same configuration, one unchanged site), and what this machine charges for a
+ * first touch of fresh memory (a page fault: tens of µs in some virtual machines, where a
+ * process's growth costs CPU that a bare client, which hardly grows, does not pay).
  *
  * BENCH_COMPARE=DIR (a checkout of another commit, built): each repetition runs the three
  * checks with that build too, on a database of its own, the two builds in turn (which goes
@@ -38,9 +42,11 @@ import {
   compareBuild,
   databaseCpu,
   farmSites,
+  freshPageCost,
   liveCpu,
   queryValue,
   reapedCpu,
+  reapedFaults,
   runRobowatch,
   WATCHES,
 } from './process-support.js';
@@ -76,6 +82,8 @@ interface Run {
   readonly helpers: number;
   /** Transactions committed per site. */
   readonly commits: number;
+  /** Minor page faults per site: robowatch's, its backends'. */
+  readonly faults: { readonly own: number; readonly backends: number };
 }
 
 const { farm, origins, config, setVersion } = await farmSites(SITES, {
@@ -106,6 +114,7 @@ async function checks(n: number, main?: string) {
     const profile = process.env['BENCH_PROFILE'];
     const started = performance.now();
     const ownBefore = reapedCpu();
+    const faultsBefore = reapedFaults();
     const farmBefore = farmCpu();
     backends.start();
     const run = runRobowatch(
@@ -131,7 +140,27 @@ async function checks(n: number, main?: string) {
         farm: perSite(farmCpu() - farmBefore),
       },
       commits: (Number(await sql(COMMITS)) - commitsBefore) / SITES,
+      faults: { own: (reapedFaults() - faultsBefore) / SITES, backends: backends.faults() / SITES },
     };
+  }
+
+  /**
+   * What a check costs before and around its sites: `check --site` with the same
+   * configuration (read whole, the catalog loaded whole) and one unchanged site. CPU s of
+   * robowatch and its backends.
+   */
+  async function startUp(): Promise<{ own: number; backends: number }> {
+    const ownBefore = reapedCpu();
+    backends.start();
+    const run = runRobowatch(
+      ['check', '--json', '--site', origins[0]!, '--config', config],
+      database,
+      undefined,
+      undefined,
+      main,
+    );
+    if ((await run.exited).code !== 0) throw new Error('robowatch check --site failed');
+    return { own: reapedCpu() - ownBefore, backends: backends.stop() };
   }
 
   // The schema is made first, as the README's `robowatch migrate` makes it once per
@@ -154,6 +183,7 @@ async function checks(n: number, main?: string) {
   const second = await runCheck('second');
   const afterSecond = await size();
   const growth = (afterSecond - before) / SITES;
+  const oneSite = await startUp();
   await setVersion(1);
   const third = await runCheck('third');
   const changedGrowth = ((await size()) - afterSecond) / SITES;
@@ -163,6 +193,7 @@ async function checks(n: number, main?: string) {
   return {
     schema,
     runs: { first, second, third },
+    oneSite,
     bytesPerSite: (before - empty) / SITES,
     growth,
     changedGrowth,
@@ -171,6 +202,7 @@ async function checks(n: number, main?: string) {
 
 /** One repetition: the checks (and the other build's, in turn) between two bare fetches. */
 async function repetition(n: number) {
+  const pageCost = freshPageCost();
   const bareBefore = await bare('agent');
   const leanBefore = await bare('node');
   let own: Awaited<ReturnType<typeof checks>>;
@@ -193,6 +225,7 @@ async function repetition(n: number) {
     bareRate: (bareBefore.rate + bareAfter.rate) / 2,
     reference: mean(bareBefore.cpu, bareAfter.cpu),
     lean: mean(leanBefore.cpu, leanAfter.cpu),
+    pageCost,
     ...own,
     other,
   };
@@ -252,6 +285,17 @@ row("… of which robowatch's helper threads (GC, optimising compiler, thread po
 row('CPU per site, its PostgreSQL backends, ms', (k) => spread(of((r) => r.runs[k].cpu.backends)));
 row('CPU per site, the farm, ms', (k) => spread(of((r) => r.runs[k].cpu.farm)));
 row('transactions per site', (k) => spread(of((r) => r.runs[k].commits)));
+row(
+  'minor page faults per site: robowatch, its backends',
+  (k) =>
+    `${spread(
+      of((r) => r.runs[k].faults.own),
+      1,
+    )}; ${spread(
+      of((r) => r.runs[k].faults.backends),
+      1,
+    )}`,
+);
 row('wall clock: sites/s ÷ bare GET sites/s', (k) =>
   spread(of((r) => r.runs[k].rate / r.bareRate)),
 );
@@ -269,6 +313,14 @@ console.log(
     of((r) => r.bareRate),
     0,
   )} sites/s | | | | |`,
+);
+console.log(
+  `| start-up: \`check --site\` (one unchanged site, the same configuration), CPU s: robowatch ${spread(
+    of((r) => r.oneSite.own),
+  )}, backends ${spread(of((r) => r.oneSite.backends))}; this machine: a first touch of a fresh 4 KB page, ${spread(
+    of((r) => r.pageCost),
+    1,
+  )} µs of CPU | | | | |`,
 );
 console.log(
   `| change events printed by the changed check | | | ${spread(

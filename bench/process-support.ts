@@ -140,6 +140,36 @@ export function reapedCpu(): number {
   return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / TICKS;
 }
 
+/**
+ * Minor page faults of the processes this one has reaped (cminflt): robowatch's, for a
+ * check run as a child. Each is a first touch of a page of memory the process had not used.
+ */
+export function reapedFaults(): number {
+  return Number(statFields(process.pid)[11 - 3]);
+}
+
+/**
+ * What a first touch of a fresh page of memory costs this machine, in µs of CPU: 64 MiB
+ * taken from the kernel and touched page by page, three times, the median. A page fault is
+ * a fraction of a microsecond on bare metal; in some virtual machines it is tens (the host
+ * backs the guest's page on first touch), and then every MB a process grows by costs it
+ * CPU: robowatch and PostgreSQL grow by far more than a bare client (docs/performance.md).
+ */
+export function freshPageCost(): number {
+  const PAGE = 4096;
+  const bytes = 64 * 1024 * 1024;
+  const costs: number[] = [];
+  for (let n = 0; n < 3; n++) {
+    // Not zero-filled, and large enough that the allocator maps it fresh from the kernel.
+    const buffer = Buffer.allocUnsafeSlow(bytes);
+    const before = process.cpuUsage();
+    for (let i = 0; i < bytes; i += PAGE) buffer[i] = 1;
+    const used = process.cpuUsage(before);
+    costs.push((used.user + used.system) / (bytes / PAGE));
+  }
+  return costs.sort((a, b) => a - b)[1]!;
+}
+
 /** CPU seconds of a live process, such as the farm a benchmark forked. */
 export function liveCpu(pid: number): number {
   return processCpu(pid, false);
@@ -150,6 +180,8 @@ export interface DatabaseCpu {
   start(): void;
   /** CPU seconds its backends spent since start(). */
   stop(): number;
+  /** Their minor page faults between start() and the last stop(). */
+  faults(): number;
 }
 
 /**
@@ -177,6 +209,8 @@ export async function databaseCpu(url: string): Promise<DatabaseCpu> {
   const ours = new Map<number, boolean>(); // pid → serves the database
   const baseline = new Map<number, number>(); // CPU at start(), 0 for backends started since
   const last = new Map<number, number>();
+  const faultsAt = new Map<number, { from: number; to: number }>(); // minflt at start, last read
+  const faultsOf = (pid: number) => Number(statFields(pid)[10 - 3]);
   const scan = (first: boolean) => {
     if (postmaster === undefined) return;
     for (const entry of readdirSync('/proc')) {
@@ -196,6 +230,10 @@ export async function databaseCpu(url: string): Promise<DatabaseCpu> {
         const cpu = processCpu(pid, false);
         if (!baseline.has(pid)) baseline.set(pid, first ? cpu : 0);
         last.set(pid, cpu);
+        const faults = faultsOf(pid);
+        const known = faultsAt.get(pid);
+        if (known === undefined) faultsAt.set(pid, { from: first ? faults : 0, to: faults });
+        else known.to = faults;
       } catch {
         // exited
       }
@@ -206,6 +244,7 @@ export async function databaseCpu(url: string): Promise<DatabaseCpu> {
     for (const pid of last.keys()) {
       try {
         last.set(pid, processCpu(pid, false));
+        faultsAt.get(pid)!.to = faultsOf(pid);
       } catch {
         // exited: its last reading stands
       }
@@ -218,6 +257,7 @@ export async function databaseCpu(url: string): Promise<DatabaseCpu> {
       ours.clear();
       baseline.clear();
       last.clear();
+      faultsAt.clear();
       scan(true);
       timer = setInterval(() => (++ticks % 10 === 0 ? scan(false) : read()), 10);
     },
@@ -226,6 +266,11 @@ export async function databaseCpu(url: string): Promise<DatabaseCpu> {
       scan(false);
       let total = 0;
       for (const [pid, cpu] of last) total += cpu - (baseline.get(pid) ?? 0);
+      return total;
+    },
+    faults() {
+      let total = 0;
+      for (const { from, to } of faultsAt.values()) total += to - from;
       return total;
     },
   };
