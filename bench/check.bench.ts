@@ -276,6 +276,9 @@ row(
 );
 row('… and without the farm', (k) => spread(of((r) => strict(r.lean, r.runs[k].cpu))));
 row('CPU per site, robowatch, ms', (k) => spread(of((r) => r.runs[k].cpu.own)));
+row('… beyond its start-up (less `check --site` ÷ sites, below), ms', (k) =>
+  spread(of((r) => r.runs[k].cpu.own - (r.oneSite.own * 1000) / SITES)),
+);
 row("… of which robowatch's helper threads (GC, optimising compiler, thread pool), %", (k) =>
   spread(
     of((r) => r.runs[k].helpers * 100),
