@@ -17,7 +17,7 @@ import {
   compareBuild,
   databaseCpu,
   farmSites,
-  reapedCpu,
+  measuredRun,
   runRobowatch,
   WATCHES,
 } from './process-support.js';
@@ -36,22 +36,10 @@ const backends = await databaseCpu(bench.url);
 
 /** One check by a build (this one's unless `main`): CPU ms per site, robowatch's and its backends'. */
 async function check(main?: string): Promise<{ own: number; backends: number }> {
-  const before = reapedCpu();
-  backends.start();
-  const run = runRobowatch(
-    ['check', '--json', '--config', config],
-    bench.url,
-    undefined,
-    undefined,
+  const run = await measuredRun(['check', '--json', '--config', config], bench.url, backends, {
     main,
-  );
-  const { code } = await run.exited;
-  const backendSeconds = backends.stop();
-  if (code !== 0) throw new Error(`robowatch check exited with ${code}`);
-  return {
-    own: ((reapedCpu() - before) * 1000) / SITES,
-    backends: (backendSeconds * 1000) / SITES,
-  };
+  });
+  return { own: (run.own * 1000) / SITES, backends: (run.backends * 1000) / SITES };
 }
 
 interface Pair {

@@ -44,10 +44,9 @@ import {
   farmSites,
   freshPageCost,
   liveCpu,
+  measuredRun,
   queryValue,
-  reapedCpu,
   reapedFaults,
-  runRobowatch,
   WATCHES,
 } from './process-support.js';
 import { benchPostgres } from './web-support.js';
@@ -113,30 +112,25 @@ async function checks(n: number, main?: string) {
     const commitsBefore = Number(await sql(COMMITS));
     const profile = process.env['BENCH_PROFILE'];
     const started = performance.now();
-    const ownBefore = reapedCpu();
     const faultsBefore = reapedFaults();
     const farmBefore = farmCpu();
-    backends.start();
-    const run = runRobowatch(
-      ['check', '--json', '--config', config],
-      database,
-      profile ? join(profile, `${name}-${n}${main === undefined ? '' : 'b'}`) : undefined,
-      undefined,
+    const run = await measuredRun(['check', '--json', '--config', config], database, backends, {
+      profileDir: profile
+        ? join(profile, `${name}-${n}${main === undefined ? '' : 'b'}`)
+        : undefined,
       main,
-    );
-    const { code, peakMb, cpuSeconds, mainThreadSeconds } = await run.exited;
-    const backendSeconds = backends.stop();
-    if (code !== 0) throw new Error(`robowatch check exited with ${code}`);
+    });
+    const { peakMb, cpuSeconds, mainThreadSeconds } = run;
     const seconds = (performance.now() - started) / 1000;
     const perSite = (s: number) => (s * 1000) / SITES;
     return {
       rate: SITES / seconds,
-      events: run.lines(),
+      events: run.lines,
       peakMb,
       helpers: cpuSeconds > 0 ? 1 - mainThreadSeconds / cpuSeconds : 0,
       cpu: {
-        own: perSite(reapedCpu() - ownBefore),
-        backends: perSite(backendSeconds),
+        own: perSite(run.own),
+        backends: perSite(run.backends),
         farm: perSite(farmCpu() - farmBefore),
       },
       commits: (Number(await sql(COMMITS)) - commitsBefore) / SITES,
@@ -150,32 +144,19 @@ async function checks(n: number, main?: string) {
    * robowatch and its backends.
    */
   async function startUp(): Promise<{ own: number; backends: number }> {
-    const ownBefore = reapedCpu();
-    backends.start();
-    const run = runRobowatch(
+    const run = await measuredRun(
       ['check', '--json', '--site', origins[0]!, '--config', config],
       database,
-      undefined,
-      undefined,
-      main,
+      backends,
+      { main },
     );
-    if ((await run.exited).code !== 0) throw new Error('robowatch check --site failed');
-    return { own: reapedCpu() - ownBefore, backends: backends.stop() };
+    return { own: run.own, backends: run.backends };
   }
 
   // The schema is made first, as the README's `robowatch migrate` makes it once per
   // database: the first check measures checking new sites, not creating the tables.
-  const schemaOwn = reapedCpu();
-  backends.start();
-  const migrate = runRobowatch(
-    ['migrate', '--config', config],
-    database,
-    undefined,
-    undefined,
-    main,
-  );
-  if ((await migrate.exited).code !== 0) throw new Error('robowatch migrate failed');
-  const schema = { own: reapedCpu() - schemaOwn, backends: backends.stop() };
+  const migrate = await measuredRun(['migrate', '--config', config], database, backends, { main });
+  const schema = { own: migrate.own, backends: migrate.backends };
   await setVersion(0);
   const empty = await size();
   const first = await runCheck('first');

@@ -376,6 +376,25 @@ export function runRobowatch(
   return { child, lines: () => lines, exited };
 }
 
+/**
+ * Runs `robowatch ARGS` (runRobowatch) to its end, with the CPU seconds it spent (a reaped
+ * child's, exact) and the backends serving its database spent meanwhile; throws if it fails.
+ */
+export async function measuredRun(
+  args: readonly string[],
+  databaseUrl: string,
+  backends: DatabaseCpu,
+  options: { readonly profileDir?: string | undefined; readonly main?: string | undefined } = {},
+) {
+  const before = reapedCpu();
+  backends.start();
+  const run = runRobowatch(args, databaseUrl, options.profileDir, undefined, options.main);
+  const exited = await run.exited;
+  const backendSeconds = backends.stop();
+  if (exited.code !== 0) throw new Error(`robowatch ${args[0]} exited with ${exited.code}`);
+  return { ...exited, lines: run.lines(), own: reapedCpu() - before, backends: backendSeconds };
+}
+
 export const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 
 /**
