@@ -1,13 +1,24 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../src/store/db.js';
-import { adminQuery, databaseUrl, postgresUrl, TEMPLATE_ENV } from './support/database.js';
+import {
+  adminQuery,
+  databaseUrl,
+  dumpMigratedPglite,
+  PGLITE_TEMPLATE_ENV,
+  postgresUrl,
+  TEMPLATE_ENV,
+} from './support/database.js';
 
 /**
  * Before the suite: build the CLI as `npm run build` does (compiled, then bundled) and its
- * embedded-database seed (end-to-end tests run it as users do), and when a PostgreSQL
- * server is configured, migrate a template database that each test file clones (CREATE
- * DATABASE … TEMPLATE is much faster than migrating each time).
+ * embedded-database seed (end-to-end tests run it as users do); dump the migrated embedded
+ * database once, for each test's own to start from; and when a PostgreSQL server is
+ * configured, migrate a template database that each test file clones (CREATE DATABASE …
+ * TEMPLATE is much faster than migrating each time).
  */
 export default async function setup(): Promise<() => Promise<void>> {
   const root = fileURLToPath(new URL('..', import.meta.url));
@@ -24,7 +35,12 @@ export default async function setup(): Promise<() => Promise<void>> {
   });
   // The migrated embedded database new data directories start from, as `npm run build` makes.
   execFileSync(process.execPath, ['dist/build-seed.js'], { cwd: root, stdio: 'ignore' });
-  if (postgresUrl() === undefined) return () => Promise.resolve();
+  const dumpDir = mkdtempSync(join(tmpdir(), 'robowatch-pglite-template-'));
+  const dump = join(dumpDir, 'migrated.tar');
+  writeFileSync(dump, Buffer.from(await (await dumpMigratedPglite()).arrayBuffer()));
+  process.env[PGLITE_TEMPLATE_ENV] = dump;
+  const removeDump = () => rmSync(dumpDir, { recursive: true, force: true });
+  if (postgresUrl() === undefined) return () => Promise.resolve(removeDump());
   const template = `robowatch_template_${process.pid}`;
   await adminQuery(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
   await adminQuery(`CREATE DATABASE ${template}`);
@@ -32,6 +48,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   await handle.close();
   process.env[TEMPLATE_ENV] = template;
   return async () => {
+    removeDump();
     await adminQuery(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
   };
 }
