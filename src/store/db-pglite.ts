@@ -16,19 +16,20 @@ import {
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { x as extractTar } from 'tar';
 import { installJobSchema } from './job-schema.js';
 import * as schema from './schema.js';
 import { DatabaseError, DatabaseInUseError, MIGRATIONS_FOLDER, SEED_FILE, describe } from './db.js';
-import type { Database, DatabaseHandle, SqlExecutor } from './db.js';
+import type { DatabaseHandle, SqlExecutor } from './db.js';
 
 /**
  * PGlite's settings, with PostgreSQL's shared buffers at 8 MB instead of 128 MB: they
  * live in PGlite's WebAssembly memory, and one process's database needs few (a first
  * `check` of 1,000 sites: 279 MB peak RSS at 8 MB, 303 MB at 16 MB, the same time).
  */
-const PGLITE_START_PARAMS = [
+export const PGLITE_START_PARAMS = [
   ...PGlite.defaultStartParams,
   '-c',
   'shared_buffers=8MB',
@@ -104,26 +105,44 @@ export async function openPglite(
       }
     }
     const db = drizzlePglite(client, { schema });
-    const executor = pgliteExecutor(client);
     await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-    await installJobSchema(executor);
-    return {
-      db: db as unknown as Database,
-      kind: 'pglite',
-      location: directory,
-      close: async () => {
+    const handle = pgliteHandle(
+      client,
+      directory,
+      async () => {
         await client.close();
         releaseLock();
       },
-      dump: () => client.dumpDataDir('none'),
-      executor,
-    };
+      db,
+    );
+    await installJobSchema(handle.executor);
+    return handle;
   } catch (error) {
     releaseLock();
     throw new DatabaseError(
       `cannot open the embedded database in ${directory}: ${describe(error)}`,
     );
   }
+}
+
+/**
+ * A handle on a PGlite client already open (openPglite's, or a test's kept between tests):
+ * `close` is what closing the handle does.
+ */
+export function pgliteHandle(
+  client: PGlite,
+  location: string,
+  close: () => Promise<void>,
+  db: PgliteDatabase<typeof schema> = drizzlePglite(client, { schema }),
+): DatabaseHandle {
+  return {
+    db,
+    kind: 'pglite',
+    location,
+    close,
+    dump: () => client.dumpDataDir('none'),
+    executor: pgliteExecutor(client),
+  };
 }
 
 /**

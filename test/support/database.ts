@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { openDatabase } from '../../src/store/db.js';
 import type { DatabaseHandle } from '../../src/store/db.js';
+import { PglitePool } from './pglite-pool.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
 
@@ -64,6 +65,9 @@ function migratedPglite(): Promise<Blob> {
   return pgliteTemplate;
 }
 
+/** This process's embedded databases, kept between its tests (pglite-pool.ts). */
+const pglitePool = new PglitePool(migratedPglite);
+
 export interface TestDatabase {
   readonly handle: DatabaseHandle;
   /** For PostgreSQL, the URL of this test's own database (CLI tests pass it on). */
@@ -72,17 +76,13 @@ export interface TestDatabase {
 }
 
 /**
- * A fresh, migrated database: PGlite in memory, or a PostgreSQL database cloned from the
- * template that test/global-setup.ts migrated once.
+ * A fresh, migrated database: PGlite in memory (one a test before emptied, or one opened
+ * from the template's dump), or a PostgreSQL database cloned from the template that
+ * test/global-setup.ts migrated once.
  */
 export async function createTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
   if (kind === 'pglite') {
-    const handle = await openDatabase({
-      url: undefined,
-      dataDir: '',
-      inMemory: true,
-      fromDump: await migratedPglite(),
-    });
+    const handle = await pglitePool.take();
     return { handle, url: undefined, close: () => handle.close() };
   }
   const template = process.env[TEMPLATE_ENV];
