@@ -173,9 +173,4 @@ export class PglitePool {
       () => (released ??= release()),
     );
   }
-
-  /** Closes the databases kept (at the end of a test file). */
-  async close(): Promise<void> {
-    for (const client of this.#idle.splice(0)) await client.close();
-  }
 }
