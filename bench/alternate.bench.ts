@@ -10,7 +10,10 @@
  * with BENCH_UNCHANGED=1, as many unchanged checks in turn after them. Printed: the CPU
  * of robowatch's process (a reaped child's, exact) and of the backends serving the
  * database, per site, min / median / max, and this build's over the other's, run by run.
- * Without BENCH_COMPARE, this build's runs alone (a baseline's spread).
+ * Without BENCH_COMPARE, this build's runs alone (a baseline's spread). BENCH_PG_LOG=FILE
+ * (the PostgreSQL server's log file, readable here): the backends' CPU of this build's
+ * changed checks by statement and phase besides (statement-cpu.ts; the logging costs the
+ * backends a little of its own).
  */
 import {
   AGENTS,
@@ -22,6 +25,8 @@ import {
   WATCHES,
 } from './process-support.js';
 import { benchPostgres } from './web-support.js';
+import { statementLog } from './statement-cpu.js';
+import type { StatementLog, StatementTable } from './statement-cpu.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 6);
@@ -33,12 +38,20 @@ const changeFiles = () => setVersion((version = 1 - version));
 
 const bench = await benchPostgres('robowatch_bench_alt');
 const backends = await databaseCpu(bench.url);
+// BENCH_PG_LOG=FILE: the server's log, to tell the backends' CPU by statement (statement-cpu.ts).
+const PG_LOG = process.env['BENCH_PG_LOG'];
+let statements: StatementLog | undefined;
+/** This build's changed checks' statements, one table per check. */
+const statementRuns: StatementTable[] = [];
 
 /** One check by a build (this one's unless `main`): CPU ms per site, robowatch's and its backends'. */
 async function check(main?: string): Promise<{ own: number; backends: number }> {
+  const from = statements?.mark();
   const run = await measuredRun(['check', '--json', '--config', config], bench.url, backends, {
     main,
   });
+  if (statements && from !== undefined && main === undefined)
+    statementRuns.push(statements.read(from, statements.mark()));
   return { own: (run.own * 1000) / SITES, backends: (run.backends * 1000) / SITES };
 }
 
@@ -73,6 +86,7 @@ try {
   const migrate = runRobowatch(['migrate', '--config', config], bench.url);
   if ((await migrate.exited).code !== 0) throw new Error('robowatch migrate failed');
   await check(); // every site's first state
+  if (PG_LOG !== undefined) statements = await statementLog(bench.url, PG_LOG);
   const changed = await alternate(true);
   const unchanged = process.env['BENCH_UNCHANGED'] ? await alternate(false) : [];
 
@@ -105,8 +119,43 @@ try {
           : '| | | |'),
     );
   }
+  if (statementRuns.length > 0) printStatements(statementRuns.slice(0, RUNS), spread);
 } finally {
   farm.kill();
   if (process.env['BENCH_KEEP']) console.log(`kept ${bench.url}`);
   else await bench.drop();
+}
+
+/**
+ * The backends' CPU of this build's changed checks by statement and phase: calls and CPU
+ * µs a site, median of the runs, and each one's share of the CPU the log accounts for.
+ */
+function printStatements(
+  runs: readonly StatementTable[],
+  spread: (values: number[], digits?: number) => string,
+): void {
+  const keys = new Set(runs.flatMap((table) => [...table.keys()]));
+  const total = (table: StatementTable) => [...table.values()].reduce((a, s) => a + s.cpu, 0);
+  const rows = [...keys].map((key) => {
+    const cpu = runs.map((table) => ((table.get(key)?.cpu ?? 0) * 1e6) / SITES);
+    const share = runs.map((table) => (table.get(key)?.cpu ?? 0) / (total(table) || 1));
+    const calls = runs.map((table) => (table.get(key)?.calls ?? 0) / SITES);
+    return { key, cpu, share, calls };
+  });
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+  rows.sort((a, b) => median(b.cpu) - median(a.cpu));
+  console.log(
+    `\nThe backends' CPU by statement, this build's changed checks (${runs.length}; logged: ` +
+      `${spread(
+        runs.map((table) => (total(table) * 1e6) / SITES),
+        0,
+      )} µs a site)`,
+  );
+  console.log('| statement and phase | calls a site | CPU µs a site | share |');
+  console.log('|---|--:|--:|--:|');
+  for (const row of rows.slice(0, 12))
+    console.log(
+      `| ${row.key} | ${median(row.calls).toFixed(3)} | ${spread(row.cpu, 1)} | ${(100 * median(row.share)).toFixed(0)}% |`,
+    );
 }
