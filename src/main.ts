@@ -19,6 +19,7 @@ import type Nodemailer from 'nodemailer';
 import type { Config } from './config/config.js';
 import { FatalError } from './lib/errors.js';
 import { startHeapGovernor } from './lib/heap-governor.js';
+import { v8Budgets } from './lib/v8-budgets.js';
 import { fromRoot } from './lib/package-root.js';
 
 /**
@@ -49,28 +50,6 @@ const daemonFile = (config: Config) => join(config.dataDir, 'daemon.json');
 const heartbeatFile = (config: Config) => join(config.dataDir, `heartbeat-${hostname()}`);
 let lastBeat = 0;
 
-/**
- * How soon V8 optimises a function. A robowatch command is a batch that runs each hot
- * function a few thousand times and exits, and V8's default budget (67,584, tuned for
- * pages and long-lived servers) sends hundreds of functions to its optimising compiler on
- * helper threads: a third of a 3,000-site check's CPU, recompiled from scratch by every
- * run. About nine times the bytecode executed before a function is optimised leaves the
- * truly hot ones optimised and skips the rest: the helper threads' share falls to a fifth,
- * and an unchanged check spends about a fifth less CPU (docs/performance.md). The daemon
- * optimises the same functions a little later.
- */
-const INTERRUPT_BUDGET = '--interrupt-budget=600000';
-/**
- * How soon V8 recompiles a WebAssembly function with its optimising compiler. undici (the
- * webhooks' client; the robots.txt fetcher's until it moved to Node's own) parses HTTP
- * with llhttp compiled to WebAssembly, and its parser's state machine (one 33 KB
- * function) reached V8's default budget within the first response: its optimised
- * compilation cost 0.15–0.17 s of CPU on a helper thread in every command that used it.
- * Here it runs as first compiled (V8's baseline compiler) until it has parsed about a
- * thousand responses, as a long run does. PGlite, WebAssembly too, was measured no slower.
- */
-const WASM_TIERING_BUDGET = '--wasm-tiering-budget=1000000000';
-
 /** Commands that need no database, network or logger start without loading them. */
 const LIGHT = new Set(['eval', 'lint', undefined]);
 const argv = process.argv.slice(2);
@@ -89,8 +68,7 @@ if (drivers !== undefined) startHeapGovernor();
  * instead of 1,516 M, by callgrind). Loaded first, they come from the cache.
  */
 function setBudgets(): void {
-  setFlagsFromString(INTERRUPT_BUDGET);
-  setFlagsFromString(WASM_TIERING_BUDGET);
+  for (const flag of v8Budgets(process.versions.v8)) setFlagsFromString(flag);
 }
 function need(): typeof Drivers {
   if (drivers === undefined) throw new Error('this command was started without its drivers');

@@ -1,0 +1,38 @@
+/**
+ * The V8 flags a robowatch command sets at start (main.ts, once the drivers loaded Node's
+ * own modules), for the V8 it runs on.
+ */
+
+/**
+ * How soon V8 optimises a function. A robowatch command is a batch that runs each hot
+ * function a few thousand times and exits, and V8's default budget (67,584, tuned for
+ * pages and long-lived servers) sends hundreds of functions to its optimising compiler on
+ * helper threads: a third of a 3,000-site check's CPU, recompiled from scratch by every
+ * run. About nine times the bytecode executed before a function is optimised leaves the
+ * truly hot ones optimised and skips the rest: the helper threads' share falls to a fifth,
+ * and an unchanged check spends about a fifth less CPU (docs/performance.md). The daemon
+ * optimises the same functions a little later.
+ *
+ * V8 11 (Node 20) only: V8 12 (Node 22) tiers up by invocation counts, with Maglev between,
+ * and has no such flag; given it, it printed "Error: unrecognized flag" on every command.
+ * Its defaults are left as they are (a changed check measured 5% cheaper on Node 22 than on
+ * Node 20 with this budget: docs/performance.md, nineteenth round).
+ */
+const INTERRUPT_BUDGET = '--interrupt-budget=600000';
+
+/**
+ * How soon V8 recompiles a WebAssembly function with its optimising compiler. undici (the
+ * webhooks' client; the robots.txt fetcher's until it moved to Node's own) parses HTTP
+ * with llhttp compiled to WebAssembly, and its parser's state machine (one 33 KB
+ * function) reached V8's default budget within the first response: its optimised
+ * compilation cost 0.15–0.17 s of CPU on a helper thread in every command that used it.
+ * Here it runs as first compiled (V8's baseline compiler) until it has parsed about a
+ * thousand responses, as a long run does. PGlite, WebAssembly too, was measured no slower.
+ */
+const WASM_TIERING_BUDGET = '--wasm-tiering-budget=1000000000';
+
+/** The flags to set on V8 `version` (`process.versions.v8`, e.g. "11.3.244.8-node.38"). */
+export function v8Budgets(version: string): string[] {
+  const major = Number(/^(\d+)\./.exec(version)?.[1] ?? Number.NaN);
+  return major <= 11 ? [INTERRUPT_BUDGET, WASM_TIERING_BUDGET] : [WASM_TIERING_BUDGET];
+}

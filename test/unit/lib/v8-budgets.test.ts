@@ -1,0 +1,21 @@
+/** The V8 flags a command sets at start: only those the V8 it runs on knows. */
+import { describe, expect, it } from 'vitest';
+import { v8Budgets } from '../../../src/lib/v8-budgets.js';
+
+describe('v8Budgets', () => {
+  it("sets the interrupt budget on Node 20's V8 11", () => {
+    expect(v8Budgets('11.3.244.8-node.38')).toEqual([
+      '--interrupt-budget=600000',
+      '--wasm-tiering-budget=1000000000',
+    ]);
+  });
+
+  it("leaves it out on Node 22's V8 12 and later, which have no such flag", () => {
+    expect(v8Budgets('12.4.254.21-node.57')).toEqual(['--wasm-tiering-budget=1000000000']);
+    expect(v8Budgets('13.6.233.10-node.24')).toEqual(['--wasm-tiering-budget=1000000000']);
+  });
+
+  it('sets nothing V8 might not know when its version cannot be read', () => {
+    expect(v8Budgets('unknown')).toEqual(['--wasm-tiering-budget=1000000000']);
+  });
+});
