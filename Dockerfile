@@ -2,8 +2,8 @@
 # e.g. `docker compose run --rm robowatch check`.
 
 # Node 22, the current LTS line (Node 20's support ended in April 2026): the suite passes
-# on both, and a check costs a sixth to a quarter less CPU on 22 (docs/performance.md,
-# nineteenth round).
+# on both, and a check costs about the same CPU on either (docs/performance.md, nineteenth
+# round).
 # Build: compile TypeScript, then keep only the runtime dependencies.
 FROM node:22-bookworm-slim AS build
 WORKDIR /app

@@ -15,8 +15,8 @@
  *
  * V8 11 (Node 20) only: V8 12 (Node 22) tiers up by invocation counts, with Maglev between,
  * and has no such flag; given it, it printed "Error: unrecognized flag" on every command.
- * Its defaults are left as they are (a changed check measured 5% cheaper on Node 22 than on
- * Node 20 with this budget: docs/performance.md, nineteenth round).
+ * Its defaults are left as they are: a check costs about as much on Node 22 without the
+ * budget as on Node 20 with it (docs/performance.md, nineteenth round).
  */
 const INTERRUPT_BUDGET = '--interrupt-budget=600000';
 
