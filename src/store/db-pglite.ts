@@ -29,7 +29,7 @@ import type { DatabaseHandle, SqlExecutor } from './db.js';
  * live in PGlite's WebAssembly memory, and one process's database needs few (a first
  * `check` of 1,000 sites: 279 MB peak RSS at 8 MB, 303 MB at 16 MB, the same time).
  */
-export const PGLITE_START_PARAMS = [
+const PGLITE_START_PARAMS = [
   ...PGlite.defaultStartParams,
   '-c',
   'shared_buffers=8MB',
@@ -78,6 +78,11 @@ async function unpackSeed(directory: string): Promise<boolean> {
   return true;
 }
 
+/** A PGlite client in memory, started from a dump (its files), with robowatch's settings. */
+export function pgliteInMemory(dump: Blob): Promise<PGlite> {
+  return PGlite.create('memory://', { startParams: PGLITE_START_PARAMS, loadDataDir: dump });
+}
+
 export async function openPglite(
   dataDir: string | undefined,
   fromDump: Blob | undefined,
@@ -91,7 +96,7 @@ export async function openPglite(
     if (dataDir === undefined) {
       const seed =
         fromDump ?? (existsSync(SEED_FILE) ? new Blob([readFileSync(SEED_FILE)]) : undefined);
-      client = await PGlite.create(directory, seed ? { ...options, loadDataDir: seed } : options);
+      client = seed ? await pgliteInMemory(seed) : await PGlite.create(directory, options);
     } else {
       const seeded = await unpackSeed(directory);
       try {

@@ -16,9 +16,9 @@
  *   setting of the database: told by a fingerprint of the catalogues) or that cannot be
  *   emptied is closed instead, and the next test opens a fresh one.
  */
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import type { DatabaseHandle } from '../../src/store/db.js';
-import { PGLITE_START_PARAMS, pgliteHandle } from '../../src/store/db-pglite.js';
+import { pgliteHandle, pgliteInMemory } from '../../src/store/db-pglite.js';
 
 /** What the template holds that emptying a database must restore. */
 interface TemplateFacts {
@@ -147,10 +147,7 @@ export class PglitePool {
   }
 
   async #fresh(): Promise<PGlite> {
-    return PGlite.create('memory://', {
-      startParams: PGLITE_START_PARAMS,
-      loadDataDir: await this.#dump(),
-    });
+    return pgliteInMemory(await this.#dump());
   }
 
   /** A database in the template's state, for one test; closing the handle gives it back. */
