@@ -51,8 +51,8 @@ export const VerdictMatrixSection: FC<{
           />
         </label>{' '}
         <label>
-          <input type="checkbox" name="blocking" value="1" checked={blockingOnly} /> only those that
-          block a watched URL
+          <input type="checkbox" name="blocking" value="1" checked={blockingOnly} /> only crawlers
+          blocked from a watched URL
         </label>{' '}
         <button type="submit">Show</button>
         {shownCrawlers < view.matrixAgents ? (

@@ -264,12 +264,11 @@ export const OverviewPageView: FC<{
                   {row.blocking === null ? (
                     <span class="muted">not checked yet</span>
                   ) : row.blocking.crawlers === 0 ? (
-                    <span class="muted">no crawler blocks a watched URL</span>
+                    <span class="muted">no crawler is blocked from a watched URL</span>
                   ) : (
                     <a href={`/sites/${row.id}#verdicts`}>
                       {row.blocking.crawlers} of {row.blocking.of} crawler
-                      {row.blocking.of === 1 ? '' : 's'} block
-                      {row.blocking.crawlers === 1 ? 's' : ''} a watched URL
+                      {row.blocking.of === 1 ? '' : 's'} blocked from a watched URL
                     </a>
                   )}
                 </td>
