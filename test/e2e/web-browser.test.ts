@@ -97,7 +97,9 @@ describe('the web UI in Chromium', () => {
     await expect.poll(() => page.textContent('h1')).toBe('Sites');
     const row = page.getByRole('row', { name: new RegExp(site.origin.replace(/[.:/]/g, '\\$&')) });
     await expect.poll(() => row.textContent()).toMatch(/ok/);
-    await expect.poll(() => row.textContent()).toContain('2 of 2 crawlers blocked from a watched URL');
+    await expect
+      .poll(() => row.textContent())
+      .toContain('2 of 2 crawlers blocked from a watched URL');
     // The last change in words: the most severe cause of the last new state.
     await expect
       .poll(() => row.locator('a.change').textContent())
