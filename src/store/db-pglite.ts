@@ -21,7 +21,14 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { x as extractTar } from 'tar';
 import { installJobSchema } from './job-schema.js';
 import * as schema from './schema.js';
-import { DatabaseError, DatabaseInUseError, MIGRATIONS_FOLDER, SEED_FILE, describe } from './db.js';
+import {
+  DatabaseError,
+  DatabaseInUseError,
+  MIGRATIONS_FOLDER,
+  pendingMigrations,
+  SEED_FILE,
+  describe,
+} from './db.js';
 import type { DatabaseHandle, SqlExecutor } from './db.js';
 
 /**
@@ -110,16 +117,20 @@ export async function openPglite(
       }
     }
     const db = drizzlePglite(client, { schema });
+    const applied = await pendingMigrations((text) => client.query<{ created_at: unknown }>(text));
     await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
-    const handle = pgliteHandle(
-      client,
-      directory,
-      async () => {
-        await client.close();
-        releaseLock();
-      },
-      db,
-    );
+    const handle = {
+      ...pgliteHandle(
+        client,
+        directory,
+        async () => {
+          await client.close();
+          releaseLock();
+        },
+        db,
+      ),
+      applied,
+    };
     await installJobSchema(handle.executor);
     return handle;
   } catch (error) {

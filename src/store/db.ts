@@ -19,6 +19,8 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePg, NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fromRoot } from '../lib/package-root.js';
 import { installJobSchema } from './job-schema.js';
 import pg from 'pg';
@@ -35,6 +37,8 @@ export interface DatabaseHandle {
   close(): Promise<void>;
   /** The embedded database's files as a tarball, to start others from (tests). */
   dump?(): Promise<Blob>;
+  /** The migrations opening it applied, oldest first (their tags: `0020_snapshot_events`). */
+  readonly applied?: readonly string[];
   /**
    * Raw SQL for the job engine: `$1`… placeholders; several statements at once when
    * there are no values (its migrations and locked maintenance commands).
@@ -270,6 +274,26 @@ export interface OpenOptions {
 export const MIGRATIONS_FOLDER = fromRoot('migrations');
 
 /**
+ * The migrations a database still lacks, oldest first, as drizzle's migrator decides them:
+ * those made after the last one recorded (its journal's `when` against the recorded
+ * `created_at`); all of them where nothing is recorded yet (no migrations table).
+ */
+export async function pendingMigrations(
+  query: (text: string) => Promise<{ rows: readonly { created_at: unknown }[] }>,
+): Promise<string[]> {
+  const last = await query(
+    'SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1',
+  ).then(
+    (result) => (result.rows[0] === undefined ? undefined : Number(result.rows[0].created_at)),
+    () => undefined, // no table yet: a database never migrated
+  );
+  const journal = JSON.parse(
+    readFileSync(join(MIGRATIONS_FOLDER, 'meta', '_journal.json'), 'utf8'),
+  ) as { entries: { when: number; tag: string }[] };
+  return journal.entries.filter((e) => last === undefined || last < e.when).map((e) => e.tag);
+}
+
+/**
  * A migrated embedded database, made by `npm run build` (writeSeed) for the PGlite it
  * was built with. A new data directory is unpacked from it instead of running initdb
  * inside WebAssembly, which grows PGlite's memory to about 800 MB for good (WebAssembly
@@ -389,6 +413,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     nameMarkedStatements(client);
   });
   let client: pg.PoolClient;
+  let applied: string[];
   try {
     client = await pool.connect();
   } catch (error) {
@@ -398,6 +423,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   try {
     // Several processes may start at once: one migrates, the others wait for it.
     await client.query("SELECT pg_advisory_lock(hashtext('robowatch:migrate'))");
+    applied = await pendingMigrations((text) => client.query(text));
     await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
     await installJobSchema({ executeSql: (text, values) => client.query(text, values) });
   } catch (error) {
@@ -417,6 +443,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     db: drizzlePg(pool, { schema }) as unknown as Database,
     kind: 'postgres',
     location,
+    applied,
     close: () => pool.end(),
     // A config object, so that a statement marked `/* prepared name */` is prepared by name.
     executor: { executeSql: (text, values) => pool.query({ text, values }) },

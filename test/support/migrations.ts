@@ -36,6 +36,9 @@ export interface BareDatabase {
   readonly db: Database;
   readonly migrate: (folder?: string) => Promise<void>;
   readonly close: () => Promise<void>;
+  /** Where robowatch would open it: the URL of the PostgreSQL database, or the embedded one's files. */
+  readonly url?: string;
+  readonly dump?: () => Promise<Blob>;
 }
 
 export async function bareDatabase(kind: DatabaseKind, name: string): Promise<BareDatabase> {
@@ -46,6 +49,11 @@ export async function bareDatabase(kind: DatabaseKind, name: string): Promise<Ba
       db: lite as unknown as Database,
       migrate: (folder = MIGRATIONS_FOLDER) => migratePglite(lite, { migrationsFolder: folder }),
       close: () => client.close(),
+      // Only once started: a dump asked of a PGlite still starting never answers.
+      dump: async () => {
+        await client.waitReady;
+        return client.dumpDataDir('none');
+      },
     };
   }
   const database = `${name}_${process.pid}`;
@@ -59,6 +67,7 @@ export async function bareDatabase(kind: DatabaseKind, name: string): Promise<Ba
   return {
     db: node as unknown as Database,
     migrate: (folder = MIGRATIONS_FOLDER) => migratePg(node, { migrationsFolder: folder }),
+    url: databaseUrl(database),
     close: async () => {
       await pool.end();
       // A session still closing is let go rather than terminated: terminated, the server
