@@ -6,7 +6,7 @@
  */
 import type { WebhookFormat } from '../policy/alerts.js';
 import type { IncidentPayload } from '../policy/incident-alerts.js';
-import { formatDuration } from '../policy/wording/words.js';
+import { differingPairs, formatDuration } from '../policy/wording/words.js';
 import { formatInstant, oneLineText } from '../policy/wording/format.js';
 import { escapeHtml, htmlWithCode, pathOf, slackEscape } from './render-alert.js';
 import { violationText } from '../policy/incidents.js';
@@ -34,7 +34,6 @@ export function incidentModel(payload: IncidentPayload, context: RenderContext):
   const openedAt = new Date(incident.openedAt);
   const at = new Date(payload.at);
   const cells = incident.violationCount;
-  const cellWords = `${cells} watched cell${cells === 1 ? '' : 's'}`;
   const first = incident.violations[0];
   const lead =
     incident.state === 'cannot-check'
@@ -77,7 +76,7 @@ export function incidentModel(payload: IncidentPayload, context: RenderContext):
     if (incident.state === 'cannot-check')
       lines.push('', ...incident.causes.map((c) => `Why: ${c}`));
     else {
-      lines.push('', `${cellWords} differ${cells === 1 ? 's' : ''} from the intent:`);
+      lines.push('', `${differingPairs(cells)} from the intent:`);
       for (const v of incident.violations) lines.push(`- ${violationText(v)}`);
       if (cells > incident.violations.length)
         lines.push(`- and ${cells - incident.violations.length} more`);

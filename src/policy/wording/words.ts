@@ -42,6 +42,13 @@ export const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.
 export const count = (n: number, one: string, many = `${one}s`) =>
   `${grouped(n)} ${n === 1 ? one : many}`;
 
+/**
+ * How many (watched page × crawler) pairs differ from the owner's intent, as the alerts,
+ * the digest and the incident pages say it: "1 watched page × crawler pair differs".
+ */
+export const differingPairs = (n: number) =>
+  `${count(n, 'watched page × crawler pair')} differ${n === 1 ? 's' : ''}`;
+
 /** "3 h 20 min", "2 days 4 h", "45 s". */
 export function formatDuration(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));

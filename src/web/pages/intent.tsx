@@ -7,7 +7,7 @@ import type { IncidentRecord } from '../../monitor/records.js';
 import type { IntentView } from '../../monitor/views/site.js';
 import { violationCause } from '../../policy/incidents.js';
 import { pathOf } from '../../policy/intent.js';
-import { formatDuration } from '../../policy/wording/words.js';
+import { differingPairs, formatDuration } from '../../policy/wording/words.js';
 import { IntentBadge, Layout, Notice, Rich, Time } from './components.js';
 
 /** Cells listed under the state before "and N more". */
@@ -380,7 +380,9 @@ export const IncidentPageView: FC<{
     <IncidentList incidents={[incident]} now={now} canEdit={canEdit} />
     {incident.violations.length === 0 ? null : (
       <>
-        <h2>The cells that differ{incident.state === 'resolved' ? ', last' : ''}</h2>
+        <h2>
+          The watched pages and crawlers that differ{incident.state === 'resolved' ? ', last' : ''}
+        </h2>
         <ul class="violations">
           {incident.violations.slice(0, 200).map((v) => (
             <li>
@@ -418,7 +420,7 @@ const IncidentList: FC<{ incidents: readonly IncidentRecord[]; now: Date; canEdi
         <span class="muted">
           {incident.siteState === 'cannot-check'
             ? 'cannot be checked'
-            : `${incident.violationCount} cell${incident.violationCount === 1 ? '' : 's'} differ${incident.violationCount === 1 ? 's' : ''} from the intent (at worst ${incident.worstCount})`}
+            : `${differingPairs(incident.violationCount)} from the intent (at worst ${incident.worstCount})`}
         </span>
         {canEdit && incident.state === 'open' ? <AckForm incident={incident} /> : null}
       </li>

@@ -132,7 +132,7 @@ notify:
     expect(opened.subject).toBe(
       `Shop (${new URL(site.origin).host}): not as intended: /pricing is blocked for Googlebot`,
     );
-    expect(opened.text).toContain('1 watched cell differs from the intent:');
+    expect(opened.text).toContain('1 watched page × crawler pair differs from the intent:');
     expect(opened.text).toContain('- `/pricing` is blocked for Googlebot, meant to be crawled');
     expect(opened.text).toContain('- Disallow: /pricing (line 3) blocks pages meant to be crawled');
     expect(opened.text).toContain(

@@ -161,6 +161,6 @@ web: {token: '${TOKEN}'}`,
     const page = await (
       await app.request(`/alerts/${one.id}`, { headers: { ...bearer, accept: 'text/html' } })
     ).text();
-    expect(page).toContain('1 watched cell differs from the intent:');
+    expect(page).toContain('1 watched page × crawler pair differs from the intent:');
   });
 });
