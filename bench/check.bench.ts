@@ -17,7 +17,8 @@
  * DATABASE_URL, else postgres://root@127.0.0.1:5432/postgres, and dropped after it;
  * figures are min / median / max. The same ratios against a leaner bare GET (Node's own
  * HTTP client, a connection per site: how robowatch fetches now) are printed too, and wall-clock
- * rates, peak RSS, transactions, page faults and the database's size and growth per site.
+ * rates, peak RSS, transactions, page faults, the share of robowatch's CPU and of the bare
+ * client's spent in the kernel, and the database's size and growth per site.
  * Two lines say where a check's CPU goes besides its sites: its start-up (`check --site`
  * with the same configuration, one unchanged site), and what this machine charges for a
  * first touch of fresh memory (a page fault: tens of µs in some virtual machines, where a
@@ -79,6 +80,8 @@ interface Run {
   readonly cpu: Cpu;
   /** The share of robowatch's CPU spent outside its main thread (V8's and libuv's helpers). */
   readonly helpers: number;
+  /** The share of robowatch's CPU spent in the kernel (system time: system calls, page faults). */
+  readonly kernel: number;
   /** Transactions committed per site. */
   readonly commits: number;
   /** Minor page faults per site: robowatch's, its backends'. */
@@ -92,10 +95,14 @@ const { farm, origins, config, setVersion } = await farmSites(SITES, {
 const farmCpu = () => liveCpu(farm.pid!);
 
 /** The bare GET of every site: sites/s and CPU per GET, the client's and the farm's. */
-async function bare(kind: BareKind): Promise<{ rate: number; cpu: Cpu }> {
+async function bare(kind: BareKind): Promise<{ rate: number; cpu: Cpu; kernel: number }> {
   const before = farmCpu();
-  const { rate, cpuMs } = await bareFetch(origins, CONCURRENCY, kind);
-  return { rate, cpu: { own: cpuMs, backends: 0, farm: ((farmCpu() - before) * 1000) / SITES } };
+  const { rate, cpuMs, kernel } = await bareFetch(origins, CONCURRENCY, kind);
+  return {
+    rate,
+    cpu: { own: cpuMs, backends: 0, farm: ((farmCpu() - before) * 1000) / SITES },
+    kernel,
+  };
 }
 
 /** The three checks by one build (`main`; this one's by default), on a database of its own. */
@@ -128,6 +135,7 @@ async function checks(n: number, main?: string) {
       events: run.lines,
       peakMb,
       helpers: cpuSeconds > 0 ? 1 - mainThreadSeconds / cpuSeconds : 0,
+      kernel: run.kernel,
       cpu: {
         own: perSite(run.own),
         backends: perSite(run.backends),
@@ -205,6 +213,7 @@ async function repetition(n: number) {
   return {
     bareRate: (bareBefore.rate + bareAfter.rate) / 2,
     reference: mean(bareBefore.cpu, bareAfter.cpu),
+    referenceKernel: (bareBefore.kernel + bareAfter.kernel) / 2,
     lean: mean(leanBefore.cpu, leanAfter.cpu),
     pageCost,
     ...own,
@@ -266,6 +275,14 @@ row("… of which robowatch's helper threads (GC, optimising compiler, thread po
     0,
   ),
 );
+// The kernel's share tells machines apart: where system calls and first touches of memory
+// are dear (a virtual machine), a check, which grows and talks to its database, pays more.
+row("… of which in the kernel (robowatch's system time), %", (k) =>
+  spread(
+    of((r) => r.runs[k].kernel * 100),
+    0,
+  ),
+);
 row('CPU per site, its PostgreSQL backends, ms', (k) => spread(of((r) => r.runs[k].cpu.backends)));
 row('CPU per site, the farm, ms', (k) => spread(of((r) => r.runs[k].cpu.farm)));
 row('transactions per site', (k) => spread(of((r) => r.runs[k].commits)));
@@ -293,7 +310,10 @@ row(
   '< 400',
 );
 console.log(
-  `| bare GET per site (an Agent with pipelining 0): client ${spread(of((r) => r.reference.own))} ms, farm ${spread(of((r) => r.reference.farm))} ms; lean (Node's http client): client ${spread(of((r) => r.lean.own))} ms, farm ${spread(of((r) => r.lean.farm))} ms; agent ${spread(
+  `| bare GET per site (an Agent with pipelining 0): client ${spread(of((r) => r.reference.own))} ms (${spread(
+    of((r) => r.referenceKernel * 100),
+    0,
+  )} % in the kernel), farm ${spread(of((r) => r.reference.farm))} ms; lean (Node's http client): client ${spread(of((r) => r.lean.own))} ms, farm ${spread(of((r) => r.lean.farm))} ms; agent ${spread(
     of((r) => r.bareRate),
     0,
   )} sites/s | | | | |`,

@@ -78,7 +78,7 @@ export async function bareFetch(
   origins: readonly string[],
   concurrency: number,
   kind: BareKind = 'agent',
-): Promise<{ rate: number; cpuMs: number }> {
+): Promise<{ rate: number; cpuMs: number; kernel: number }> {
   const agent = new Agent({ pipelining: 0 });
   const get = async (origin: string) => {
     if (kind === 'agent') {
@@ -116,6 +116,8 @@ export async function bareFetch(
   return {
     rate: origins.length / seconds,
     cpuMs: (used.user + used.system) / 1000 / origins.length,
+    // The share in the kernel (system time): the connections' system calls, page faults.
+    kernel: used.user + used.system > 0 ? used.system / (used.user + used.system) : 0,
   };
 }
 
@@ -138,6 +140,11 @@ function processCpu(pid: number, children: boolean): number {
 export function reapedCpu(): number {
   const fields = statFields(process.pid);
   return (Number(fields[16 - 3]) + Number(fields[17 - 3])) / TICKS;
+}
+
+/** The system part of reapedCpu (cstime): what the reaped processes spent in the kernel. */
+export function reapedSystemCpu(): number {
+  return Number(statFields(process.pid)[17 - 3]) / TICKS;
 }
 
 /**
@@ -387,12 +394,21 @@ export async function measuredRun(
   options: { readonly profileDir?: string | undefined; readonly main?: string | undefined } = {},
 ) {
   const before = reapedCpu();
+  const systemBefore = reapedSystemCpu();
   backends.start();
   const run = runRobowatch(args, databaseUrl, options.profileDir, undefined, options.main);
   const exited = await run.exited;
   const backendSeconds = backends.stop();
   if (exited.code !== 0) throw new Error(`robowatch ${args[0]} exited with ${exited.code}`);
-  return { ...exited, lines: run.lines(), own: reapedCpu() - before, backends: backendSeconds };
+  const own = reapedCpu() - before;
+  return {
+    ...exited,
+    lines: run.lines(),
+    own,
+    // The share of robowatch's CPU spent in the kernel (its system time).
+    kernel: own > 0 ? (reapedSystemCpu() - systemBefore) / own : 0,
+    backends: backendSeconds,
+  };
 }
 
 export const fmt = (n: number) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
