@@ -15,9 +15,12 @@ import type { StoredSite } from '../records.js';
  * the fetch slots never wait on the database, and the states that wait for a write go
  * in the next one together. Eight (two before) halved the transactions of a check with
  * new states and cut its database CPU by 30% (bench:check, 3,000 sites, concurrency 16),
- * for 25 MB more at peak.
+ * for 25 MB more at peak. Four keeps those batches and as many sites a second, and a
+ * changed check took 3–7% less CPU than with eight (docs/performance.md, the twentieth
+ * round): half as many sites in flight leave less alive for the young collections to
+ * copy and promote. Three made a first check dearer.
  */
-export const SITES_PER_FETCH = 8;
+export const SITES_PER_FETCH = 4;
 
 export interface RunOptions {
   /** Sites in progress at the same time (the fetcher limits the fetches among them). */
