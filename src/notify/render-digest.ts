@@ -19,7 +19,7 @@ import type {
 } from '../policy/digest.js';
 import { violationText } from '../policy/incidents.js';
 import { causeHeadline, describeCrawlers, explainCause } from '../policy/wording/explain.js';
-import { formatDuration, grouped } from '../policy/wording/words.js';
+import { count, formatDuration, grouped } from '../policy/wording/words.js';
 import { describeUrls } from '../policy/wording/explain.js';
 import { answers, crawlEffect } from '../policy/wording/status-words.js';
 import { groupByCrawlers } from '../policy/wording/explain-pairs.js';
@@ -53,8 +53,6 @@ const host = (origin: string) => new URL(origin).host;
 /** A site as the digest names it: its name and host, or its origin. */
 const called = (site: { readonly origin: string; readonly name: string | null }) =>
   site.name === null ? site.origin : `${oneLineText(site.name)} (${host(site.origin)})`;
-const plural = (n: number, one: string, many = `${one}s`) =>
-  `${grouped(n)} ${n === 1 ? one : many}`;
 
 /** One line saying why a site needs attention. */
 export function attentionText(site: DigestSite, a: Attention, context: RenderContext): string {
@@ -83,18 +81,18 @@ export function attentionText(site: DigestSite, a: Attention, context: RenderCon
       const first = a.violations[0];
       const what =
         first === undefined
-          ? `${plural(a.violationCount, 'watched page × crawler pair')} ${a.violationCount === 1 ? 'is' : 'are'} not as intended`
-          : `${violationText(first)}${a.violationCount > 1 ? `, and ${plural(a.violationCount - 1, 'more watched page × crawler pair')} differ${a.violationCount === 2 ? 's' : ''} from the intent` : ''}`;
+          ? `${count(a.violationCount, 'watched page × crawler pair')} ${a.violationCount === 1 ? 'is' : 'are'} not as intended`
+          : `${violationText(first)}${a.violationCount > 1 ? `, and ${count(a.violationCount - 1, 'more watched page × crawler pair')} differ${a.violationCount === 2 ? 's' : ''} from the intent` : ''}`;
       const why =
         a.causes.length === 0
           ? ''
-          : ` Why: ${a.causes.slice(0, 2).join('; ')}${a.causes.length > 2 ? `; and ${plural(a.causes.length - 2, 'more cause')}` : ''}.`;
+          : ` Why: ${a.causes.slice(0, 2).join('; ')}${a.causes.length > 2 ? `; and ${count(a.causes.length - 2, 'more cause')}` : ''}.`;
       return `Not as intended${a.since === null ? '' : ` ${since(a.since)}`}: ${what}.${why}`;
     }
     case 'blocks': {
       const lead = a.cause.pairs.filter((p) => p.flipped && !p.allowed).length;
       const others = a.pairs - lead;
-      return `${causeHeadline(a.cause, { agents: site.agents, at: a.since })}${others > 0 ? `; and ${plural(others, 'more watched page × crawler pair')} newly disallowed by other changes` : ''}.`;
+      return `${causeHeadline(a.cause, { agents: site.agents, at: a.since })}${others > 0 ? `; and ${count(others, 'more watched page × crawler pair')} newly disallowed by other changes` : ''}.`;
     }
   }
 }
@@ -107,9 +105,9 @@ function registryUpdateLine(update: RegistryUpdate, sites: number, context: Rend
       : ` and ${update.removed.length} removed (${update.removed.slice(0, 5).join(', ')}${update.removed.length > 5 ? ', …' : ''})`;
   const against =
     update.against === 0
-      ? `none of the ${plural(sites, 'site')} lets new ones in against crawlers it blocks by name.`
-      : `on ${plural(update.against, 'site')} of ${sites}, new ones may crawl through \`*\` though the file blocks others of their purpose by name (under "Needs attention").`;
-  return `The AI crawler registry was updated ${local(update.at, context.timeZone)}: ${plural(update.added, 'crawler')} added${removed}; ${against} Now ${describeVersion(update.version)}.`;
+      ? `none of the ${count(sites, 'site')} lets new ones in against crawlers it blocks by name.`
+      : `on ${count(update.against, 'site')} of ${sites}, new ones may crawl through \`*\` though the file blocks others of their purpose by name (under "Needs attention").`;
+  return `The AI crawler registry was updated ${local(update.at, context.timeZone)}: ${count(update.added, 'crawler')} added${removed}; ${against} Now ${describeVersion(update.version)}.`;
 }
 
 /** Where to look for an attention line: the diff of a block, else the site. */
@@ -124,7 +122,7 @@ export function recoveredText(incident: RecoveredIncident, context: RenderContex
   const what =
     incident.siteState === 'cannot-check'
       ? 'could not be checked'
-      : `was not as intended (at worst ${plural(incident.worstCount, 'watched page × crawler pair')})`;
+      : `was not as intended (at worst ${count(incident.worstCount, 'watched page × crawler pair')})`;
   const why =
     incident.causes.length === 0
       ? ''
@@ -157,8 +155,8 @@ function incidentLine(incident: Incident, context: RenderContext): string {
 function healthLine(site: DigestSite): string {
   const { checks, okShare } = site.health;
   if (checks === 0) return 'Not checked this period.';
-  if (okShare === 1) return `${plural(checks, 'check')}, all found robots.txt.`;
-  return `${plural(checks, 'check')}, ${Math.round((okShare ?? 0) * 1000) / 10}% found robots.txt.`;
+  if (okShare === 1) return `${count(checks, 'check')}, all found robots.txt.`;
+  return `${count(checks, 'check')}, ${Math.round((okShare ?? 0) * 1000) / 10}% found robots.txt.`;
 }
 
 function disallowedLines(site: DigestSite): string[] {
@@ -266,7 +264,7 @@ function changeLines(
     if (cause === null) {
       lines.push({
         at,
-        text: `${plural(change.events, 'change event')} (recorded before robowatch explained changes)`,
+        text: `${count(change.events, 'change event')} (recorded before robowatch explained changes)`,
       });
       return;
     }
@@ -278,20 +276,20 @@ function changeLines(
     lines.push({ at, text: explained.title, ...(more.length > 0 ? { more } : {}) });
   });
   if (entries.length > shown.length)
-    lines.push({ at: '', text: `and ${plural(entries.length - shown.length, 'more change')}` });
+    lines.push({ at: '', text: `and ${count(entries.length - shown.length, 'more change')}` });
   return lines;
 }
 
 export function digestSubject(digest: Digest): string {
   const n = digest.sites.length;
-  const sites = plural(n, 'site');
+  const sites = count(n, 'site');
   const period = `${formatDay(digest.period.start, 'UTC')} to ${formatDay(digest.period.end, 'UTC')}`;
   if (digest.allClear) return `robowatch digest ${period}: all clear (${sites})`;
   const attention = digest.sites.filter((s) => s.attention.length > 0).length;
   const changed = digest.sites.filter((s) => s.changes.length > 0).length;
   const what =
     attention > 0
-      ? `${plural(attention, 'site')} ${attention === 1 ? 'needs' : 'need'} attention`
+      ? `${count(attention, 'site')} ${attention === 1 ? 'needs' : 'need'} attention`
       : `changes on ${changed} of ${sites}`;
   return `robowatch digest ${period}: ${what}${attention > 0 ? ` (${sites})` : ''}`;
 }
@@ -310,7 +308,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     `<p>${escapeHtml(intro)}</p>`,
   ];
   if (digest.allClear) {
-    const line = `All clear: no robots.txt changes and no fetch incidents on the ${plural(digest.sites.length, 'site')} this period.`;
+    const line = `All clear: no robots.txt changes and no fetch incidents on the ${count(digest.sites.length, 'site')} this period.`;
     text.push(line, '');
     html.push(`<p><strong>${escapeHtml(line)}</strong></p>`);
   }
@@ -333,7 +331,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
       }
     }
     if (attention.length > ATTENTION_SITES) {
-      const line = `and ${plural(attention.length - ATTENTION_SITES, 'more site')}: ${context.links.overview()}`;
+      const line = `and ${count(attention.length - ATTENTION_SITES, 'more site')}: ${context.links.overview()}`;
       text.push(`  ${line}`);
       html.push(`<li>${escapeHtml(line)}</li>`);
     }
@@ -355,7 +353,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
       );
     }
     if (recovered.length > ATTENTION_SITES) {
-      const line = `and ${plural(recovered.length - ATTENTION_SITES, 'more incident')}: ${context.links.base}/incidents?state=resolved`;
+      const line = `and ${count(recovered.length - ATTENTION_SITES, 'more incident')}: ${context.links.base}/incidents?state=resolved`;
       text.push(`  ${line}`);
       html.push(`<li>${escapeHtml(line)}</li>`);
     }
@@ -407,7 +405,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
       html.push(`<li>${htmlWithCode(oneLineText(line))}</li>`);
     }
     if (clear.length > CLEAR_SITES) {
-      const line = `and ${plural(clear.length - CLEAR_SITES, 'more all-clear site')}`;
+      const line = `and ${count(clear.length - CLEAR_SITES, 'more all-clear site')}`;
       text.push(`  ${line}`);
       html.push(`<li>${escapeHtml(line)}</li>`);
     }
