@@ -55,6 +55,25 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
+/**
+ * Resolves once `condition` holds, moving `clock` on by an upkeep round (15 s) every 200 ms
+ * for up to a minute: a round still at work when the clock moves sleeps from the new
+ * time, so one move may come before the round is asleep; the clock moves again until the
+ * round comes.
+ */
+async function untilUpkeep(
+  clock: FakeClock,
+  condition: () => boolean,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within a minute`);
+    clock.advance(15_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 describe.each(databaseKinds())('the daemon in-process on %s', (kind) => {
   let database: TestDatabase;
   let clock: FakeClock;
@@ -163,23 +182,17 @@ ${extra}`);
     const ticks = () => one!.daemon.heardOf('daemon:tick').length;
     const plans = () => one!.daemon.queued.filter((q) => q.queue === 'plan').map((q) => q.id);
     // Four upkeep rounds in the start's period: its planning was queued at the start, once.
-    // (A round still at work when the clock moves sleeps from the new time: the clock
-    // moves again until the round comes.)
     for (let round = 1; round <= 4; round++) {
       const before = ticks();
-      const deadline = Date.now() + 60_000;
-      while (ticks() === before) {
-        if (Date.now() > deadline) throw new Error('no upkeep round within a minute');
-        clock.advance(15_000);
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
+      await untilUpkeep(clock, () => ticks() !== before, 'an upkeep round');
     }
     expect(plans()).toHaveLength(1);
     // The next period begins and no fire comes (the process was busy, the database
     // away): the next round plans it all the same.
     const next = new Date('2026-03-02T03:00:00Z');
     clock.advanceTo(next);
-    await until(
+    await untilUpkeep(
+      clock,
       () => all('period:planned').some((p) => p.period.start.getTime() === next.getTime()),
       'the next period planned by the upkeep',
     );
@@ -331,10 +344,10 @@ ${extra}`);
         ),
       'the refresh',
     );
-    // Both fires were one job: one fetch. The other process takes it at its next upkeep.
+    // Both fires were one job: one fetch. The other process takes it at its next upkeep
+    // round (one at work when the refresh landed read the registry before it).
     expect(registry.requests.length - fetched).toBe(1);
-    clock.advance(15_000);
-    await until(() => all('registry:used').length === 4, 'the new registry in use');
+    await untilUpkeep(clock, () => all('registry:used').length === 4, 'the new registry in use');
     expect(all('registry:used').at(-1)!.version.agents).toBe(160);
   });
 
