@@ -22,7 +22,11 @@
  * Two lines say where a check's CPU goes besides its sites: its start-up (`check --site`
  * with the same configuration, one unchanged site), and what this machine charges for a
  * first touch of fresh memory (a page fault: tens of µs in some virtual machines, where a
- * process's growth costs CPU that a bare client, which hardly grows, does not pay).
+ * process's growth costs CPU that a bare client, which hardly grows, does not pay). Two
+ * more split the changed check by stretches, told by the events it prints as each site
+ * completes: its first tenth of the sites (the code cold: compiled and run unoptimised at
+ * first use) against its second half (warm), and the ratio were every site checked at the
+ * warm cost: how much of what is left is the cold process, how much the work per site.
  *
  * BENCH_COMPARE=DIR (a checkout of another commit, built): each repetition runs the three
  * checks with that build too, on a database of its own, the two builds in turn (which goes
@@ -86,6 +90,33 @@ interface Run {
   readonly commits: number;
   /** Minor page faults per site: robowatch's, its backends'. */
   readonly faults: { readonly own: number; readonly backends: number };
+  /**
+   * robowatch's CPU ms a site in stretches of the run, told by the lines it printed (a
+   * changed check prints each site's events as it completes; undefined for a run that
+   * prints nothing): the first tenth of the sites (its code cold: parsed, compiled, run
+   * unoptimised) and the second half (warm).
+   */
+  readonly stretches: { readonly cold: number; readonly warm: number } | undefined;
+}
+
+/**
+ * CPU ms a site between the points where `from` and `to` (fractions of all its lines)
+ * had been printed, from a run's polled progress.
+ */
+function stretches(
+  progress: readonly (readonly [number, number])[],
+  lines: number,
+): Run['stretches'] {
+  if (lines < SITES) return undefined;
+  const perSite = lines / SITES;
+  const between = (from: number, to: number) => {
+    const a = progress.find(([n]) => n >= from * lines);
+    const b = progress.find(([n]) => n >= to * lines);
+    if (a === undefined || b === undefined || b[0] === a[0]) return Number.NaN;
+    return ((b[1] - a[1]) * 1000) / ((b[0] - a[0]) / perSite);
+  };
+  // From the first site's lines: before them lies the start-up, shown on a line of its own.
+  return { cold: between(1 / SITES, 0.1), warm: between(0.5, 0.95) };
 }
 
 const { farm, origins, config, setVersion } = await farmSites(SITES, {
@@ -143,6 +174,7 @@ async function checks(n: number, main?: string) {
       },
       commits: (Number(await sql(COMMITS)) - commitsBefore) / SITES,
       faults: { own: (reapedFaults() - faultsBefore) / SITES, backends: backends.faults() / SITES },
+      stretches: stretches(run.progress, run.lines),
     };
   }
 
@@ -268,6 +300,23 @@ row('… and without the farm', (k) => spread(of((r) => strict(r.lean, r.runs[k]
 row('CPU per site, robowatch, ms', (k) => spread(of((r) => r.runs[k].cpu.own)));
 row('… beyond its start-up (less `check --site` ÷ sites, below), ms', (k) =>
   spread(of((r) => r.runs[k].cpu.own - (r.oneSite.own * 1000) / SITES)),
+);
+// Where a check's cost per site falls as its code warms: the changed check prints each
+// site's events as it completes, so its progress tells a cold stretch from a warm one.
+console.log(
+  `| … the changed check by stretches (its printed events): the first tenth of the sites, the second half, ms a site | | | ${spread(
+    of((r) => r.runs.third.stretches?.cold ?? Number.NaN),
+  )}; ${spread(of((r) => r.runs.third.stretches?.warm ?? Number.NaN))} | |`,
+);
+console.log(
+  `| … CPU ratio were every site checked at the second half's cost (no start-up, no warm-up: not the target's measure) | | | ${spread(
+    of((r) =>
+      ratio(r.reference, {
+        ...r.runs.third.cpu,
+        own: r.runs.third.stretches?.warm ?? Number.NaN,
+      }),
+    ),
+  )} | |`,
 );
 row("… of which robowatch's helper threads (GC, optimising compiler, thread pool), %", (k) =>
   spread(

@@ -289,6 +289,11 @@ export interface Robowatch {
   /** Lines it printed on stdout so far. */
   lines(): number;
   /**
+   * Its progress as polled every 20 ms: lines printed so far and CPU seconds spent so far
+   * (all threads), in time order: what a site costs early in the run and once warm.
+   */
+  progress(): readonly (readonly [lines: number, cpuSeconds: number])[];
+  /**
    * Its exit code, once it exits, with its peak RSS (MB) and CPU seconds, and the CPU
    * seconds of its main thread alone (the rest is V8's and libuv's helper threads:
    * garbage collection, optimising compilation, the thread pool). Both are polled, so
@@ -339,6 +344,7 @@ export function runRobowatch(
   let peakKb = 0;
   let cpuSeconds = 0;
   let mainThreadSeconds = 0;
+  const progress: (readonly [number, number])[] = [];
   // BENCH_THREADS=1: CPU seconds per thread, printed on stderr when it exits.
   const threads = process.env['BENCH_THREADS']
     ? new Map<string, { name: string; seconds: number }>()
@@ -348,6 +354,7 @@ export function runRobowatch(
       const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
       if (hwm) peakKb = Math.max(peakKb, Number(hwm[1]));
       cpuSeconds = processCpu(child.pid!, false);
+      progress.push([lines, cpuSeconds]);
       // The main thread is the task whose id is the process's.
       const fields = statFields(`${child.pid}/task/${child.pid}`);
       mainThreadSeconds = (Number(fields[14 - 3]) + Number(fields[15 - 3])) / TICKS;
@@ -380,7 +387,7 @@ export function runRobowatch(
       resolve({ code, peakMb: peakKb / 1024, cpuSeconds, mainThreadSeconds });
     }),
   );
-  return { child, lines: () => lines, exited };
+  return { child, lines: () => lines, progress: () => progress, exited };
 }
 
 /**
@@ -404,6 +411,7 @@ export async function measuredRun(
   return {
     ...exited,
     lines: run.lines(),
+    progress: run.progress(),
     own,
     // The share of robowatch's CPU spent in the kernel (its system time).
     kernel: own > 0 ? (reapedSystemCpu() - systemBefore) / own : 0,
