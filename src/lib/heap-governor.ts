@@ -20,13 +20,26 @@ export interface HeapGovernorOptions {
   readonly floorBytes: number;
   /** Collect when the heap holds this many times what the last full collection kept. */
   readonly growth: number;
+  /** How often the heap is read while it grows (a check or a sweep under way). */
   readonly intervalMs: number;
+  /**
+   * The longest between two reads while it holds still (an idle daemon): each read that
+   * finds it within `stillBytes` of the last doubles the wait, up to this.
+   */
+  readonly idleIntervalMs: number;
+  /**
+   * A change between two reads, either way, below which the heap counts as holding still.
+   * Work moves it by more: the young generation alone fills and empties by megabytes.
+   */
+  readonly stillBytes: number;
 }
 
 const DEFAULTS: HeapGovernorOptions = {
   floorBytes: 224 * 1024 * 1024,
   growth: 1.5,
   intervalMs: 250,
+  idleIntervalMs: 4_000,
+  stillBytes: 4 * 1024 * 1024,
 };
 
 /** A floor a command sets for itself (a stream whose live data is one page), else null. */
@@ -40,27 +53,74 @@ export function setHeapFloor(bytes: number): void {
   floorOverride = bytes;
 }
 
+/** What the governor reads and does: this process's heap and timers, or a test's. */
+export interface HeapAccess {
+  /** Bytes of the heap in use now. */
+  used(): number;
+  /** Starts a full collection; settles when it is done. */
+  collect(): Promise<void>;
+  /** Calls `run` once after `ms`; the timer keeps nothing alive. Returns how to cancel it. */
+  after(ms: number, run: () => void): () => void;
+}
+
+/**
+ * Watches a heap: reads it every `intervalMs` while it moves and less often while it holds
+ * still, and starts a full collection when it holds `growth` times what the last one kept
+ * (and at least the floor). Every wake-up of an idle daemon costs CPU (about 0.1 ms each
+ * on a virtual machine): four reads a second were a fifth of an idle daemon's CPU, one
+ * every four seconds is nothing. Returns how to stop.
+ */
+export function governHeap(access: HeapAccess, options: Partial<HeapGovernorOptions> = {}) {
+  const { floorBytes, growth, intervalMs, idleIntervalMs, stillBytes } = {
+    ...DEFAULTS,
+    ...options,
+  };
+  let kept = 0;
+  let collecting = false;
+  let last = access.used();
+  let waitMs = intervalMs;
+  let cancel = access.after(waitMs, read);
+  function read(): void {
+    const used = access.used();
+    // At work (or collecting): read again soon. Holding still: wait twice as long, up to
+    // the idle interval; the first read that sees it move brings the wait back down.
+    waitMs =
+      collecting || Math.abs(used - last) >= stillBytes
+        ? intervalMs
+        : Math.min(waitMs * 2, idleIntervalMs);
+    last = used;
+    if (!collecting && used >= Math.max(floorOverride ?? floorBytes, kept * growth)) {
+      collecting = true;
+      void access.collect().finally(() => {
+        collecting = false;
+        kept = access.used();
+        last = kept;
+      });
+    }
+    cancel = access.after(waitMs, read);
+  }
+  return () => cancel();
+}
+
 /** Starts watching this process's heap; returns how to stop. Its timer keeps nothing alive. */
 export function startHeapGovernor(options: Partial<HeapGovernorOptions> = {}): () => void {
-  const { floorBytes, growth, intervalMs } = { ...DEFAULTS, ...options };
   // The collector, reachable without --expose-gc on the command line.
   v8.setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as (options: {
     type: 'major';
     execution: 'async';
   }) => Promise<void>;
-  let kept = 0;
-  let collecting = false;
-  const timer = setInterval(() => {
-    const used = v8.getHeapStatistics().used_heap_size;
-    if (collecting || used < Math.max(floorOverride ?? floorBytes, kept * growth)) return;
-    // Marked concurrently, as V8 does its own: the event loop goes on meanwhile.
-    collecting = true;
-    void gc({ type: 'major', execution: 'async' }).finally(() => {
-      collecting = false;
-      kept = v8.getHeapStatistics().used_heap_size;
-    });
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return governHeap(
+    {
+      used: () => v8.getHeapStatistics().used_heap_size,
+      // Marked concurrently, as V8 does its own: the event loop goes on meanwhile.
+      collect: () => gc({ type: 'major', execution: 'async' }),
+      after: (ms, run) => {
+        const timer = setTimeout(run, ms);
+        timer.unref();
+        return () => clearTimeout(timer);
+      },
+    },
+    options,
+  );
 }

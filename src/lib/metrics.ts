@@ -23,10 +23,12 @@ export interface Metrics {
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
-  // Node's event-loop delay is sampled by a timer: prom-client's is every 10 ms, a hundred
-  // wake-ups a second that were two fifths of an idle daemon's CPU. Every 100 ms still sees
-  // each stall longer than that (docs/performance.md).
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
+  // Node's event-loop delay is sampled by a timer, and every wake-up of an idle daemon
+  // costs CPU (about 0.1 ms on a virtual machine): prom-client's default, every 10 ms, was
+  // two fifths of an idle daemon's CPU, and every 100 ms still a third of what was left.
+  // Every second, each stall of a second or more is seen whole, and a shorter one as often
+  // as it spans a sample (docs/performance.md).
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 1_000 });
   const checks = new Counter({
     name: 'robowatch_checks_total',
     help: 'Checks made by this process, by the access state they found.',
