@@ -268,6 +268,11 @@ export interface JobQueue {
   fetch<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Job<T>[]>;
   /** fetch, and when the queue's next waiting job (of those not taken) falls due. */
   take<T>(queue: QueueName, count: number, dueBy?: Date): Promise<Taken<T>>;
+  /**
+   * The queues among `queues` with a job due now (and by `dueBy`, when given), in one
+   * look: how a process finds the jobs another one queued, or whose lease ran out.
+   */
+  due(queues: readonly QueueName[], dueBy?: Date): Promise<Set<QueueName>>;
   complete(queue: QueueName, id: string): Promise<void>;
   fail(queue: QueueName, id: string, error: string): Promise<void>;
   /** Jobs waiting and running, per queue. */

@@ -31,16 +31,23 @@ import { Tick } from './tick.js';
 export type { BackfillJob, DaemonDeps, DaemonHealth };
 
 /**
- * How often an idle pool looks for jobs it was not told of: those another process queued
- * (a web process of its own, another replica) and those whose lease ran out. It is woken
- * for the jobs its own process queues, and sleeps until the next one it knows of falls
- * due; so, at most ten seconds, and half the lease when that is shorter (the engine's
- * maintenance hands an expired job back on the same beat). Seven queues looking every
- * second were most of an idle daemon's CPU (docs/performance.md).
+ * How often the daemon looks for jobs its pools were not told of: those another process
+ * queued (a web process of its own, another replica) and those whose lease ran out. A pool
+ * is woken for the jobs its own process queues, and sleeps until the next one it knows of
+ * falls due; so, at most ten seconds, and half the lease when that is shorter (the
+ * engine's maintenance hands an expired job back on the same beat). One look serves the
+ * seven queues (JobQueue.due), and wakes the pools with a job due: seven pools looking
+ * each for itself were two thirds of an idle daemon's CPU (docs/performance.md).
  */
 function idleLookMs(leaseMs: number): number {
   return Math.min(10_000, Math.max(1_000, Math.floor(leaseMs / 2)));
 }
+
+/**
+ * A pool's own look, behind the daemon's: should the daemon's fail for a while (the
+ * database away), each pool still finds its jobs.
+ */
+const POOL_LOOKS_APART = 10;
 
 /** Up to this many sites, the first checks queued are listed. */
 const FIRST_LISTED = 50;
@@ -61,6 +68,7 @@ export class Daemon {
   #applied = false;
   #startedAt: Date | null = null;
   #stopped = false;
+  #looking: Promise<void> | null = null;
 
   constructor(given: DaemonDeps) {
     const deps = { ...given, jobs: onClock(given.jobs, () => given.now()) };
@@ -94,7 +102,7 @@ export class Daemon {
       queue: kind.queue,
       jobs,
       concurrency: kind.concurrency,
-      pollMs: idleLookMs(config.schedule.leaseMs),
+      pollMs: idleLookMs(config.schedule.leaseMs) * POOL_LOOKS_APART,
       ...(kind.gatherMs === undefined ? {} : { gatherMs: kind.gatherMs }),
       settleForMs: config.schedule.leaseMs,
       sleep: (ms, signal) => this.#deps.sleep(ms, signal),
@@ -128,6 +136,7 @@ export class Daemon {
     await this.#tick.queueCurrent();
     await jobs.send('deliver', await store.unsentDeliveries());
     for (const pool of this.#pools.values()) pool.start();
+    this.#looking = this.#look();
     this.#loop = this.#tick.loop();
     this.events.emit('daemon:started', {
       sites: this.#sites.size,
@@ -201,6 +210,25 @@ export class Daemon {
   }
 
   /**
+   * Looks for due jobs the pools were not told of, in one statement for all the queues,
+   * every idleLookMs (from half of it at random: two daemons on one database do not look
+   * in step), and wakes the pools that have one.
+   */
+  async #look(): Promise<void> {
+    const { jobs, config } = this.#deps;
+    const stopping = this.#stopping.signal;
+    const queues = [...this.#pools.keys()];
+    const lookMs = idleLookMs(config.schedule.leaseMs);
+    while (!stopping.aborted) {
+      await this.#deps.sleep(Math.round(lookMs * (0.5 + Math.random() / 2)), stopping);
+      if (stopping.aborted) break;
+      // A failed look is the next one's to make: the pools' own looks cover a long outage.
+      const due = await jobs.due(queues).catch(() => new Set<QueueName>());
+      for (const queue of due) this.#pools.get(queue)?.wake();
+    }
+  }
+
+  /**
    * Stops the schedules and the pools (no new job is taken), lets running jobs finish
    * for up to `deadlineMs` and hands the rest back to the engine, then stops the upkeep.
    * Nothing of the daemon runs once this resolves.
@@ -210,6 +238,7 @@ export class Daemon {
     this.#stopping.abort();
     await this.#fires.stop();
     const left = await Promise.all([...this.#pools.values()].map((p) => p.stop(deadlineMs)));
+    await this.#looking;
     await this.#loop;
     await this.#deps.jobs.stop();
     this.#stopped = true;
@@ -267,6 +296,7 @@ function onClock(jobs: JobQueue, now: () => Date): JobQueue {
     existing: (queue, ids) => jobs.existing(queue, ids),
     fetch: (queue, count, dueBy) => jobs.fetch(queue, count, dueBy ?? now()),
     take: (queue, count, dueBy) => jobs.take(queue, count, dueBy ?? now()),
+    due: (queues, dueBy) => jobs.due(queues, dueBy ?? now()),
     complete: (queue, id) => jobs.complete(queue, id),
     fail: (queue, id, error) => jobs.fail(queue, id, error),
     counts: () => jobs.counts(),

@@ -52,6 +52,24 @@ describe.each(databaseKinds())('the job pool on %s', (kind) => {
     expect(await engine.take('digest', 5)).toEqual({ jobs: [], nextDue: null });
   });
 
+  it('says in one look which queues have a job due, as another process finds them', async () => {
+    const now = Date.now();
+    await engine.send('deliver', [
+      { id: crypto.randomUUID(), data: {}, startAfter: new Date(now - 60_000) },
+    ]);
+    await engine.send('digest', [
+      { id: crypto.randomUUID(), data: {}, startAfter: new Date(now + 3_600_000) },
+    ]);
+    const queues = ['check', 'deliver', 'digest'] as const;
+    expect(await engine.due(queues)).toEqual(new Set(['deliver']));
+    // On a clock before the deliver job's time (a test's), nothing is due yet.
+    expect(await engine.due(queues, new Date(now - 120_000))).toEqual(new Set());
+    // Taken (running), it is no longer waiting for anyone.
+    await engine.take('deliver', 5);
+    expect(await engine.due(queues)).toEqual(new Set());
+    expect(await engine.due([])).toEqual(new Set());
+  });
+
   it('takes the jobs that fall due close together in one go, none before its time', async () => {
     const { jobs, calls } = counted(engine);
     const start = Date.now();
@@ -154,6 +172,7 @@ function counted(engine: JobEngine): {
         return taken;
       });
     },
+    due: (queues, dueBy) => engine.due(queues, dueBy),
     complete: (queue, id) => engine.complete(queue, id),
     fail: (queue, id, error) => engine.fail(queue, id, error),
     counts: () => engine.counts(),
