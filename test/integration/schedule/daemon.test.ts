@@ -4,8 +4,8 @@
  * once per period and alert a change once; a site whose earlier check still waits is
  * skipped for a period; each recipient's digest of a period is sent once whichever
  * daemon's fire wins; sent notifications are pruned once across the daemons; /healthz
- * says when notifications have failed too long. Nothing waits for time: the tests wait
- * for the daemons' events.
+ * says when notifications have failed too long; a job another process queued is found at
+ * the daemon's next look. Nothing waits for time: the tests wait for the daemons' events.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
@@ -18,6 +18,7 @@ import { WaybackServer } from '../../support/wayback-server.js';
 import { readFileSync } from 'node:fs';
 import { fixturePath } from '../../support/fixtures.js';
 import { acknowledgeIncident, listIncidents } from '../../../src/store/intent.js';
+import { startTestEngine } from '../../support/job-engine.js';
 
 const shop = new FixtureServer();
 const news = new FixtureServer();
@@ -174,6 +175,42 @@ ${extra}`);
     expect(hook.received[0]!.signatureValid).toBe(true);
     // Both shared the work, and no check or plan job failed.
     expect(all('job:failed')).toEqual([]);
+  });
+
+  it('finds a job another process queued at its next look, long before a pool would look for itself', async () => {
+    const cron = new FakeCron();
+    daemons = [{ daemon: await startInProcess(database.handle, config(), clock, cron), cron }];
+    clock.advance(10_000);
+    await until(() => checks().length === 2, 'the first checks');
+    const shopId = checks().find((c) => c.site === shop.origin)!.siteId;
+    shop.serve('/robots.txt', 200, CLOSED);
+    // Another process (a web process of its own, a replica) queues a check of the shop:
+    // nothing in this one is told of it.
+    const other = await startTestEngine(database.handle.executor);
+    try {
+      await other.send('check', [
+        {
+          id: crypto.randomUUID(),
+          data: {
+            siteId: shopId,
+            periodStart: '2026-03-02T00:00:00.000Z',
+            periodEnd: '2026-03-03T00:00:00.000Z',
+          },
+          startAfter: clock.now(),
+        },
+      ]);
+      // The daemon looks every 5-10 s (the default lease's half, at most 10 s); its pools
+      // look for themselves every 50-100 s. The clock moves on 5 s at a time, 40 s at most:
+      // only the daemon's look can find the job.
+      for (let moved = 0; moved < 40_000 && checks().length < 3; moved += 5_000) {
+        clock.advance(5_000);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      await until(() => checks().length === 3, 'the check another process queued');
+      expect(checks()[2]).toMatchObject({ site: shop.origin, kind: 'changed' });
+    } finally {
+      await other.stop();
+    }
   });
 
   it('queues a period’s planning once, and the next period’s when its fire was missed', async () => {
