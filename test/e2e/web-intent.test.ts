@@ -72,10 +72,14 @@ describe('intent, incidents and the alert log in Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.textContent('h1')).toBe('Sites');
     // Googlebot is meant to crawl every watched page (the built-in intent): /admin/ is not.
-    await expect.poll(() => page.textContent('main')).toContain('not as intended: 1 cell');
+    await expect
+      .poll(() => page.textContent('main'))
+      .toContain('not as intended: 1 page × crawler pair');
     await shot('intent-overview');
     await page.getByRole('link', { name: 'Shop' }).first().click();
-    await expect.poll(() => page.textContent('#intent + p')).toContain('not as intended: 1 cell');
+    await expect
+      .poll(() => page.textContent('#intent + p'))
+      .toContain('not as intended: 1 page × crawler pair');
     await expect
       .poll(() => page.textContent('ul.violations'))
       .toContain('/admin/ is blocked for Googlebot');

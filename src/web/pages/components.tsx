@@ -7,7 +7,7 @@ import { createContext, useContext } from 'hono/jsx';
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import type { Access } from '../../policy/access.js';
 import type { SiteState } from '../../policy/intent.js';
-import { formatDuration } from '../../policy/wording/words.js';
+import { count, formatDuration } from '../../policy/wording/words.js';
 import { formatInstant, formatStatus } from '../../policy/wording/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
 import type { SiteCondition } from '../../policy/site-condition.js';
@@ -141,7 +141,8 @@ export const IntentBadge: FC<{
       : intent.state === 'cannot-check'
         ? ['cannot check', intent.reason ?? 'robowatch cannot tell what crawlers may fetch now.']
         : [
-            `not as intended: ${intent.violationCount} cell${intent.violationCount === 1 ? '' : 's'}`,
+            // As the incident pages and alerts count them (differingPairs), not as the matrix's cells.
+            `not as intended: ${count(intent.violationCount, 'page × crawler pair')}`,
             'A crawler is kept from a page meant to be crawled, or let into one meant to be kept out.',
           ];
   const badge = (

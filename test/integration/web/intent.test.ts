@@ -144,7 +144,7 @@ web: {token: '${TOKEN}'}`,
     const html = await (
       await app.request(`/sites/${shopId}`, { headers: { ...bearer, accept: 'text/html' } })
     ).text();
-    expect(html).toContain('not as intended: 1 cell');
+    expect(html).toContain('not as intended: 1 page × crawler pair');
     expect(html).toContain('class="differs"');
   });
 
