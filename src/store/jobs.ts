@@ -52,6 +52,8 @@ export class JobEngine implements JobQueue {
    * it); on the partition, a prepared statement is planned once.
    */
   readonly #tables = new Map<QueueName, string>();
+  /** due's statements, by the list of queues they look at. */
+  readonly #dueStatements = new Map<string, string>();
 
   private constructor(boss: PgBoss, executor: CountingExecutor) {
     this.#boss = boss;
@@ -199,20 +201,31 @@ export class JobEngine implements JobQueue {
    */
   async due(queues: readonly QueueName[], dueBy?: Date): Promise<Set<QueueName>> {
     if (queues.length === 0) return new Set();
-    const probes = queues.map(
-      (
-        queue,
-        i,
-      ) => `SELECT $${i + 2}::text AS name WHERE EXISTS (SELECT 1 FROM ${this.#table(queue)}
-        WHERE name = $${i + 2} AND state < 'active' AND start_after < now()
-          AND ($1::timestamptz IS NULL OR start_after <= $1::timestamptz))`,
-    );
-    const { rows } = await this.#executor.executeSql(
-      // Named by its queues (a prepared statement's name is at most 63 bytes).
-      `/* prepared job-due-${hash('sha1', queues.join(','), 'hex').slice(0, 12)} */ ${probes.join('\nUNION ALL ')}`,
-      [dueBy?.toISOString() ?? null, ...queues],
-    );
+    const { rows } = await this.#executor.executeSql(this.#dueStatement(queues), [
+      dueBy?.toISOString() ?? null,
+      ...queues,
+    ]);
     return new Set((rows as { name: QueueName }[]).map((r) => r.name));
+  }
+
+  /** due's statement for a list of queues, made once (a daemon looks with the same list). */
+  #dueStatement(queues: readonly QueueName[]): string {
+    const key = queues.join(',');
+    let text = this.#dueStatements.get(key);
+    if (text === undefined) {
+      const probes = queues.map(
+        (
+          queue,
+          i,
+        ) => `SELECT $${i + 2}::text AS name WHERE EXISTS (SELECT 1 FROM ${this.#table(queue)}
+          WHERE name = $${i + 2} AND state < 'active' AND start_after < now()
+            AND ($1::timestamptz IS NULL OR start_after <= $1::timestamptz))`,
+      );
+      // Named by its queues (a prepared statement's name is at most 63 bytes).
+      text = `/* prepared job-due-${hash('sha1', key, 'hex').slice(0, 12)} */ ${probes.join('\nUNION ALL ')}`;
+      this.#dueStatements.set(key, text);
+    }
+    return text;
   }
 
   async complete(queue: QueueName, id: string): Promise<void> {

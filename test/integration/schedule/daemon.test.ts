@@ -200,11 +200,12 @@ ${extra}`);
         },
       ]);
       // The daemon looks every 5-10 s (the default lease's half, at most 10 s); its pools
-      // look for themselves every 50-100 s. The clock moves on 5 s at a time, 40 s at most:
-      // only the daemon's look can find the job.
-      for (let moved = 0; moved < 40_000 && checks().length < 3; moved += 5_000) {
+      // look for themselves every 50-100 s. The clock moves on 5 s at a time, 35 s at most
+      // (a margin below the pools' 50), half a second apart so that a look at work when the
+      // clock moves sleeps again before the next move: only the daemon's look can find the job.
+      for (let moved = 0; moved < 35_000 && checks().length < 3; moved += 5_000) {
         clock.advance(5_000);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
       await until(() => checks().length === 3, 'the check another process queued');
       expect(checks()[2]).toMatchObject({ site: shop.origin, kind: 'changed' });
