@@ -16,7 +16,14 @@ import type { Database } from './store/db.js';
 import { createWebStore } from './store/index.js';
 import { createApp } from './web/app.js';
 import type { WebDeps } from './web/deps.js';
-import { Presentation, checkNowWith, wireAccounts, wireChannels, wireDigests } from './compose.js';
+import {
+  Presentation,
+  checkManyWith,
+  checkNowWith,
+  wireAccounts,
+  wireChannels,
+  wireDigests,
+} from './compose.js';
 import type { FetchApp, Listener, Platform } from './compose.js';
 
 /** The web UI and API over a database, for `serve` and `start`. */
@@ -60,6 +67,13 @@ export function wireWeb(
       }
     },
     checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
+    checkMany: checkManyWith(
+      parts.check,
+      () => catalog.config,
+      parts.metrics,
+      parts.logger,
+      () => parts.scheduler?.deliverNow(),
+    ),
     rejudge: async (site) => {
       const judged = await rejudge(parts.check, site);
       parts.scheduler?.deliverNow(); // an incident's alert may be queued

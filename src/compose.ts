@@ -15,10 +15,12 @@ import type { WebConfig } from './config/web.js';
 import type { RobotsFetcher } from './fetch/robots-fetcher.js';
 import { ArchiveClient } from './fetch/archive.js';
 import type { BackfillDeps } from './monitor/archive/backfill.js';
+import { oneLine } from './lib/errors.js';
 import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
 import type { CheckOutcome } from './monitor/check/site.js';
-import { checkNow } from './monitor/check/batch.js';
+import { checkNow, checkSites, SITES_PER_FETCH } from './monitor/check/batch.js';
+import type { RunSummary } from './monitor/check/batch.js';
 import { deliverDueJobs } from './monitor/delivery/deliver.js';
 import { webhookSecrets } from './monitor/delivery/webhook-secrets.js';
 import type { DeliveryReport } from './monitor/delivery/deliver.js';
@@ -253,6 +255,35 @@ export function observeCheck(metrics: Metrics, outcome: CheckOutcome): void {
     durationMs: outcome.durationMs,
     eventTypes: outcome.events.map((e) => e.type),
   });
+}
+
+/**
+ * Checks many configured sites now, in this process, at `robowatch check`'s concurrency
+ * (POST /api/v1/checks: the command beside a running daemon), each measured; `deliver`
+ * wakes the delivery of the alerts a change queued.
+ */
+export function checkManyWith(
+  check: CheckDeps,
+  config: () => Config,
+  metrics: Metrics,
+  logger: Logger,
+  deliver: () => void,
+) {
+  return (
+    sites: readonly SiteConfig[],
+    onOutcome: (outcome: CheckOutcome) => void,
+    signal: AbortSignal,
+  ): Promise<RunSummary> =>
+    checkSites(check, sites, {
+      concurrency: config().fetch.concurrency * SITES_PER_FETCH,
+      signal,
+      onOutcome: (outcome) => {
+        observeCheck(metrics, outcome);
+        if (outcome.events.length > 0) deliver();
+        onOutcome(outcome);
+      },
+      onFailure: (site, error) => logger.error({ site, error: oneLine(error) }, 'not checked'),
+    });
 }
 
 /** Checks one configured site now, for the web's "Check now", measured and logged. */

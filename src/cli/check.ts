@@ -154,8 +154,47 @@ function jsonLines(events: readonly ChangeEvent[]): string {
 /** A check as the command prints it: the daemon's API answers the same document. */
 type CheckReport = ReturnType<typeof outcomeDocument>;
 
-/** Checks sites through the running daemon, one after another; failures are counted. */
+/**
+ * Checks sites through the running daemon: all in one request, at its concurrency, each
+ * report printed as its check completes. A daemon of an earlier version, without that
+ * request, checks them one after another.
+ */
 async function checkThrough(
+  daemon: DaemonClient,
+  sites: readonly DaemonSite[],
+  onReport: (report: CheckReport) => void,
+): Promise<RunSummary> {
+  let summary: RunSummary | undefined;
+  try {
+    await daemon.postLines(CHECKS, { sites: sites.map((s) => s.id) }, (line) => {
+      const last = line as { summary?: RunSummary; error?: { message?: string } };
+      if (last.error !== undefined)
+        throw new FatalError(
+          `the daemon (process ${daemon.info.pid}) stopped the checks: ${last.error.message ?? 'no reason given'}`,
+        );
+      if (last.summary !== undefined) summary = last.summary;
+      else onReport(line as CheckReport);
+    });
+  } catch (error) {
+    if (
+      error instanceof DaemonError &&
+      error.status === 404 &&
+      !error.message.startsWith('there is no site')
+    )
+      return checkOneByOne(daemon, sites, onReport);
+    throw error;
+  }
+  if (summary === undefined)
+    throw new FatalError(
+      `the daemon (process ${daemon.info.pid}) ended its answer before the run's summary: some sites may not have been checked`,
+    );
+  return summary;
+}
+
+const CHECKS = '/api/v1/checks';
+
+/** Checks sites through the running daemon, one after another; failures are counted. */
+async function checkOneByOne(
   daemon: DaemonClient,
   sites: readonly DaemonSite[],
   onReport: (report: CheckReport) => void,

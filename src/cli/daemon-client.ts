@@ -44,17 +44,73 @@ export class DaemonClient {
   }
 
   async post<T>(path: string, body?: unknown): Promise<T> {
-    return this.#request<T>('POST', path, body);
+    const response = await this.#send('POST', path, body);
+    return (await this.#json(response)) as T;
+  }
+
+  /**
+   * POSTs `body` and hands each line of the newline-delimited JSON answer, parsed, to
+   * `onLine` as it arrives; an error answer throws as post's do.
+   */
+  async postLines(path: string, body: unknown, onLine: (value: unknown) => void): Promise<void> {
+    const response = await this.#send('POST', path, body, 'application/x-ndjson');
+    if (!response.ok || response.body === null) {
+      await this.#json(response);
+      return;
+    }
+    const decoder = new TextDecoder();
+    let rest = '';
+    const take = (text: string) => {
+      rest += text;
+      let end: number;
+      while ((end = rest.indexOf('\n')) !== -1) {
+        const line = rest.slice(0, end);
+        rest = rest.slice(end + 1);
+        if (line.trim() !== '') onLine(this.#parsed(path, line));
+      }
+    };
+    const reader = response.body.getReader();
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        throw new FatalError(
+          `the daemon (process ${this.info.pid}) broke off its answer to ${path}: ${(error as Error).message}`,
+        );
+      }
+      if (chunk.done) break;
+      take(decoder.decode(chunk.value as Uint8Array, { stream: true }));
+    }
+    take(`${decoder.decode()}\n`);
+  }
+
+  #parsed(path: string, line: string): unknown {
+    try {
+      return JSON.parse(line) as unknown;
+    } catch {
+      throw new FatalError(
+        `the daemon (process ${this.info.pid}) answered ${path} with a line that is not JSON: ${line.slice(0, 80)}`,
+      );
+    }
   }
 
   async #request<T>(method: string, path: string, json?: unknown): Promise<T> {
-    let response: Response;
+    return (await this.#json(await this.#send(method, path, json))) as T;
+  }
+
+  async #send(
+    method: string,
+    path: string,
+    json: unknown,
+    accept = 'application/json',
+  ): Promise<Response> {
     try {
-      response = await this.context.fetch(`${this.info.url}${path}`, {
+      return await this.context.fetch(`${this.info.url}${path}`, {
         method,
         headers: {
           authorization: `Bearer ${this.info.token}`,
-          accept: 'application/json',
+          accept,
           ...(json === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(json === undefined ? {} : { body: JSON.stringify(json) }),
@@ -64,14 +120,19 @@ export class DaemonClient {
         `the daemon (process ${this.info.pid}) holds the embedded database but does not answer at ${this.info.url}: ${(error as Error).message}`,
       );
     }
-    const body = (await response.json().catch(() => null)) as
-      (T & { error?: { message?: string } }) | null;
+  }
+
+  /** An answer's JSON document; an error answer as a DaemonError with its one line. */
+  async #json(response: Response): Promise<unknown> {
+    const body = (await response.json().catch(() => null)) as {
+      error?: { message?: string };
+    } | null;
     if (!response.ok)
       throw new DaemonError(
         response.status,
         body?.error?.message ?? `the daemon answered ${response.status}`,
       );
-    return body as T;
+    return body;
   }
 }
 

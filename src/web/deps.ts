@@ -3,6 +3,7 @@ import type { Accounts } from '../monitor/accounts.js';
 import type { SsoClient } from '../monitor/records-accounts.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
+import type { RunSummary } from '../monitor/check/batch.js';
 import type { CheckOutcome } from '../monitor/check/site.js';
 import type { PreparedDigest } from '../monitor/delivery/digests.js';
 import type { DigestPeriod } from '../policy/digest.js';
@@ -21,6 +22,15 @@ export interface WebDeps {
   readonly store: ReadStore;
   /** Checks a configured site now: the "Check now" button and POST /api/v1/sites/:id/check. */
   checkNow(site: SiteConfig): Promise<CheckOutcome>;
+  /**
+   * Checks many configured sites now, as `robowatch check` does (its concurrency), each
+   * outcome given as its check completes: POST /api/v1/checks. Absent: not offered.
+   */
+  checkMany?(
+    sites: readonly SiteConfig[],
+    onOutcome: (outcome: CheckOutcome) => void,
+    signal: AbortSignal,
+  ): Promise<RunSummary>;
   /**
    * Judges a site's current state again, without a fetch, after its watched URLs,
    * crawlers or intent changed (absent: at its next check).

@@ -86,6 +86,28 @@ describe('robowatch start', () => {
       expect(check.stdout.replace(/\[snapshot \d+\]/, '[snapshot N]')).toContain(
         `${origin}  CHANGED    ok 200; 1 change  [snapshot N]\n    \`Disallow: /pricing\` added to the \`*\` group (line 3)\n      now disallowed for Googlebot and GPTBot: /pricing\n`,
       );
+      // Every site beside the daemon: checked at once, as the command checks them alone.
+      // Each site's answer waits until every site has asked (checked one after another,
+      // the first would wait out its timeout and be recorded unreachable).
+      const held: (() => void)[] = [];
+      sites.forEach((s, i) =>
+        s.routes.set('/robots.txt', (_req, res) => {
+          held.push(() =>
+            res.writeHead(200, { 'content-type': 'text/plain' }).end(i === 0 ? V2 : V1),
+          );
+          if (held.length === sites.length) for (const answer of held.splice(0)) answer();
+        }),
+      );
+      const all = await runRobowatch(['check', '--config', file], { env });
+      expect([all.code, all.stderr]).toEqual([0, '']);
+      for (const s of sites)
+        expect(all.stdout).toMatch(
+          new RegExp(`^${s.origin}  unchanged  ok 200  \\[snapshot \\d+\\]$`, 'm'),
+        );
+      expect(all.stdout).toMatch(
+        /^2 sites checked: 0 baseline, 0 changed \(0 changes\), 2 unchanged$/m,
+      );
+      for (const [i, s] of sites.entries()) s.serve('/robots.txt', 200, i === 0 ? V2 : V1);
       const diff = await runRobowatch(['diff', origin, '--config', file], { env });
       expect(diff.code).toBe(0);
       expect(diff.stdout).toContain(

@@ -21,6 +21,7 @@ import { prepareDigests } from '../../src/monitor/delivery/digests.js';
 import { digestData, renderDigest } from '../../src/notify/render-digest.js';
 import type { Digest } from '../../src/policy/digest.js';
 import { linksFrom } from '../../src/policy/links.js';
+import { checkManyWith } from '../../src/compose.js';
 import { createApp } from '../../src/web/app.js';
 import type { WebDeps } from '../../src/web/deps.js';
 import type { FixtureServer } from './fixture-server.js';
@@ -143,6 +144,13 @@ export function historyApp(
       });
       return outcome!;
     },
+    checkMany: checkManyWith(
+      deps,
+      () => config,
+      metrics,
+      silentLogger,
+      () => undefined,
+    ),
     rejudge: (site) => rejudge(deps, site),
     renderDelivery: (delivery, createdAt) =>
       renderDelivery(

@@ -29,6 +29,8 @@ export interface RunOptions {
   readonly onOutcome?: (outcome: CheckOutcome) => void;
   /** Called when a site could not be checked for an internal reason (a defect or the store). */
   readonly onFailure?: (site: string, error: unknown) => void;
+  /** Once aborted, no further site's check begins (those begun finish and are recorded). */
+  readonly signal?: AbortSignal;
 }
 
 export interface RunSummary {
@@ -82,7 +84,8 @@ export async function checkSites(
   // verdicts, events, file) alive through the next site's check, for every worker at
   // once, and the young collections copied them all (docs/performance.md).
   const worker = async () => {
-    for (let i = next++; i < sites.length; i = next++) await checkOne(sites[i]!);
+    for (let i = next++; i < sites.length && options.signal?.aborted !== true; i = next++)
+      await checkOne(sites[i]!);
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency, sites.length) }, worker));
   return { ...counts, failures };

@@ -189,3 +189,12 @@ export function bytes(
     'text'
   >;
 }
+
+/**
+ * A streamed answer of newline-delimited JSON. The route's description names its media
+ * type and the document of each line; @hono/zod-openapi types the answers of JSON and
+ * text routes only, and leaves other media types no type a handler's answer can have.
+ */
+export function lines(response: Response): never {
+  return response as never;
+}

@@ -6,8 +6,10 @@
 import type { Context } from 'hono';
 import type { WebEnv } from '../auth.js';
 import { HTTPException } from 'hono/http-exception';
+import { stream } from 'hono/streaming';
 import { z } from 'zod';
 import { oneLine } from '../../lib/errors.js';
+import type { RunSummary } from '../../monitor/check/batch.js';
 import { readBackfillOptions } from '../../monitor/archive/backfill.js';
 import {
   ArchiveDocument,
@@ -42,12 +44,19 @@ import {
   errors,
   jsonBody,
   limitOf,
+  lines,
+  parseBody,
   query,
   readJson,
   route,
 } from './route.js';
 import type { ApiContext } from './route.js';
 import { actorOf, audited, auditedList, siteRecord } from '../audit.js';
+
+/** POST /api/v1/checks: the sites to check now, by id. */
+const CheckManyBody = z.object({
+  sites: z.array(z.number().int().positive()).min(1).max(1_000_000),
+});
 
 export function sitesApi({ deps, sites }: ApiContext) {
   const app = apiPart();
@@ -320,6 +329,84 @@ export function sitesApi({ deps, sites }: ApiContext) {
         after: { outcome: outcome.kind },
       });
       return c.json(outcomeDocument(outcome), 200);
+    },
+  );
+
+  /**
+   * Many sites checked now, in this process (`robowatch check` beside a running daemon):
+   * one line of JSON per site as its check completes, in completion order, then one line
+   * with the run's summary. A client that goes away stops the run: no further check
+   * begins (those begun are recorded).
+   */
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${API}/checks`,
+      summary:
+        'Checks many sites now, as `robowatch check` does: body {"sites": [id, …]}. Answers newline-delimited JSON, one Check per site as it completes, then {"summary": {checked, baseline, changed, unchanged, events, causes, failures: [{site, reason}]}}.',
+      request: { body: jsonBody(CheckManyBody) },
+      responses: {
+        200: {
+          description: 'one Check a line, as each completes; the summary last',
+          content: { 'application/x-ndjson': { schema: CheckDocument } },
+        },
+        ...errors([400, 404, 409, 503], true),
+      },
+    }),
+    async (c) => {
+      const { sites: ids } = parseBody(CheckManyBody, await readJson(c, '{"sites": [id, …]}'));
+      // As the person sees them: a site they may not see is not there.
+      const seen = new Map((await sites.all(c)).map((e) => [e.id, e]));
+      const chosen = [...new Set(ids)].map((id) => {
+        const entry = seen.get(id);
+        if (entry === undefined)
+          throw new HTTPException(404, { message: `there is no site ${id}` });
+        return entry.site;
+      });
+      if (deps.checkMany === undefined)
+        throw new HTTPException(503, { message: 'this process does not check sites' });
+      const checkMany = deps.checkMany.bind(deps);
+      const run = new AbortController();
+      c.header('content-type', 'application/x-ndjson');
+      return lines(
+        stream(c, async (out) => {
+          out.onAbort(() => run.abort());
+          let written = Promise.resolve();
+          const line = (value: unknown) => {
+            const text = `${JSON.stringify(value)}\n`;
+            written = written.then(async () => {
+              if (!out.aborted) await out.write(text);
+            });
+          };
+          let summary: RunSummary;
+          try {
+            summary = await checkMany(
+              chosen,
+              (outcome) => line(outcomeDocument(outcome)),
+              run.signal,
+            );
+          } catch (error) {
+            // The answer began with 200: what stopped the run is its last line.
+            deps.logger.error({ error: oneLine(error) }, 'the checks asked for stopped');
+            line({ error: { status: 500, message: oneLine(error) } });
+            await written;
+            return;
+          }
+          line({ summary });
+          await written;
+          await audited(deps, actorOf(c), {
+            action: 'sites.check',
+            siteId: chosen.length === 1 ? (ids[0] ?? null) : null,
+            target: chosen.length === 1 ? chosen[0]!.origin : `${chosen.length} sites`,
+            after: {
+              checked: summary.checked,
+              changed: summary.changed,
+              failures: summary.failures.length,
+              stopped: run.signal.aborted,
+            },
+          });
+        }),
+      );
     },
   );
 

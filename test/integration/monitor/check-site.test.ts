@@ -360,6 +360,28 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
     expect(outbox[0]).toEqual({ n: 20_000, destinations: 10_000 });
   });
 
+  it('begins no further check once its run is stopped, and finishes the one begun', async () => {
+    const second = parseConfig('sites:\n  - url: http://127.0.0.1:9\n    watch: [/]\n', {
+      file: 'test.yaml',
+      cwd: '/tmp',
+      env: {},
+      version: 'test',
+    }).sites[0]!;
+    const stop = new AbortController();
+    const outcomes: CheckOutcome[] = [];
+    const summary = await checkSites(deps, [siteConfig(), second], {
+      concurrency: 1,
+      signal: stop.signal,
+      onOutcome: (o) => {
+        outcomes.push(o);
+        stop.abort(); // as when the client of POST /api/v1/checks goes away
+      },
+    });
+    expect(outcomes.map((o) => [o.site, o.kind])).toEqual([[server.origin, 'baseline']]);
+    expect(summary).toMatchObject({ checked: 1, baseline: 1, failures: [] });
+    expect((await counts()).snapshots).toBe(1);
+  });
+
   it('keeps checking the other sites when one cannot be recorded', async () => {
     await database.handle.db.execute(
       'ALTER TABLE checks ADD CONSTRAINT no_checks CHECK (duration_ms < 0)',

@@ -677,6 +677,58 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       expect(metrics).toContain('robowatch_check_duration_seconds_count 1');
     });
 
+    it('checks many sites through the API, a line of JSON each as it completes, then the summary', async () => {
+      const post = (body: string) =>
+        secured.request('/api/v1/checks', {
+          method: 'POST',
+          headers: { ...bearer, 'content-type': 'application/json' },
+          body,
+        });
+      const response = await post(JSON.stringify({ sites: [1, 1] }));
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/x-ndjson');
+      const lines = (await response.text()).split('\n');
+      expect(lines.at(-1)).toBe(''); // each line ends with a line break
+      const [report, last] = lines.slice(0, -1).map((l) => JSON.parse(l) as object);
+      // The site named twice is checked once.
+      expect(lines).toHaveLength(3);
+      expect(report).toMatchObject({
+        site: server.origin,
+        siteId: 1,
+        kind: 'unchanged',
+        events: [],
+      });
+      expect(last).toEqual({
+        summary: {
+          checked: 1,
+          baseline: 0,
+          changed: 0,
+          unchanged: 1,
+          events: 0,
+          causes: 0,
+          failures: [],
+        },
+      });
+      // A bad request is refused before any check, with the line that says why.
+      for (const [body, status, message] of [
+        ['{"sites": []}', 400, 'sites: Too small: expected array to have >=1 items'],
+        ['{"sites": ["1"]}', 400, 'sites.0: Invalid input: expected number, received string'],
+        ['sites=1', 400, 'the body must be JSON: {"sites": [id, …]}'],
+        ['{"sites": [1, 999]}', 404, 'there is no site 999'],
+      ] as const) {
+        const refused = await post(body);
+        expect([
+          refused.status,
+          ((await refused.json()) as { error: { message: string } }).error.message,
+        ]).toEqual([status, message]);
+      }
+      // Without the token: no checks.
+      expect(
+        (await secured.request('/api/v1/checks', { method: 'POST', body: '{"sites": [1]}' }))
+          .status,
+      ).toBe(401);
+    });
+
     it('checks a site through the API with the token', async () => {
       const response = await secured.request('/api/v1/sites/1/check', {
         method: 'POST',

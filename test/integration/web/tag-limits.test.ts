@@ -236,6 +236,7 @@ notify:
       ['PATCH', `/api/v1/sites/${ids.beta}`, { name: 'Mine now' }],
       ['POST', `/api/v1/sites/${ids.beta}/pause`, undefined],
       ['POST', `/api/v1/sites/${ids.beta}/check`, undefined],
+      ['POST', '/api/v1/checks', { sites: [ids.alpha, ids.beta] }],
       ['PUT', `/api/v1/sites/${ids.beta}/intent`, []],
       ['DELETE', `/api/v1/sites/${ids.beta}/intent`, undefined],
       ['POST', `/api/v1/sites/${ids.beta}/intent/accept`, {}],
