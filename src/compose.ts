@@ -279,7 +279,8 @@ export function checkManyWith(
       signal,
       onOutcome: (outcome) => {
         observeCheck(metrics, outcome);
-        if (outcome.events.length > 0) deliver();
+        // As the daemon's own checks: a change's alerts, or a refusal's, are queued.
+        if (outcome.events.length > 0 || outcome.refused?.began === true) deliver();
         onOutcome(outcome);
       },
       onFailure: (site, error) => logger.error({ site, error: oneLine(error) }, 'not checked'),
