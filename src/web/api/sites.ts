@@ -350,7 +350,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
           description: 'one Check a line, as each completes; the summary last',
           content: { 'application/x-ndjson': { schema: CheckDocument } },
         },
-        ...errors([400, 404, 409, 503], true),
+        ...errors([400, 404, 503], true),
       },
     }),
     async (c) => {
