@@ -10,18 +10,22 @@ import { checkSchedules } from '../engine-options.js';
 
 /**
  * How long the checks falling due are gathered to start together, sharing their
- * statements: a fiftieth of the shortest check period, from 100 ms to a second. A daemon
- * checking 3,000 sites every two minutes (25 a second) spent half as much CPU per check
- * gathering a second's (docs/performance.md, the spread sweep); a check starts at most
- * that late, which a five-second period (the tests') would feel.
+ * statements and the process's busy moments: a fiftieth of the shortest check period,
+ * from 100 ms to ten seconds. A check starts at most that late: a daily one ten seconds,
+ * a five-second period's (the tests') a tenth of a second. At ten checks a second, five
+ * seconds' checks started together cost the daemon half the CPU per check that one
+ * second's did (docs/performance.md, the spread sweep); the pool takes at most its
+ * concurrency at once, which ten seconds fill from 6.4 checks a second.
  */
-function checkGatherMs(config: Config, now: Date): number {
+export function checkGatherMs(config: Config, now: Date): number {
   const { timezone } = config.schedule;
   const shortest = Math.min(
     ...checkSchedules(config).map((e) => shortestPeriodMs(e, timezone, now)),
   );
-  return Math.max(100, Math.min(1_000, Math.floor(shortest / 50)));
+  return Math.max(100, Math.min(MAX_GATHER_MS, Math.floor(shortest / 50)));
 }
+
+const MAX_GATHER_MS = 10_000;
 
 export function checkJobKind(context: DaemonContext): JobKind<CheckJob> {
   const { deps, events } = context;
