@@ -176,10 +176,11 @@ async function checkThrough(
       else onReport(line as CheckReport);
     });
   } catch (error) {
+    // A daemon without the request answers as for any path it does not serve (app.tsx).
     if (
       error instanceof DaemonError &&
       error.status === 404 &&
-      !error.message.startsWith('there is no site')
+      error.message === `nothing at ${CHECKS}`
     )
       return checkOneByOne(daemon, sites, onReport);
     throw error;
