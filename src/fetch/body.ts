@@ -2,7 +2,6 @@
  * A response body read within its limits: capped, decoded (gzip, deflate, br) at most
  * twice, discarded when not wanted.
  */
-import { finished } from 'node:stream';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 import type { FetchResult } from '../policy/fetch-result.js';
@@ -69,16 +68,35 @@ export async function readCapped(
           resolve();
         }
       };
-      const stopWatching = finished(stream, (error) => {
+      // Three listeners, not stream.finished's dozen (it watches every kind of stream and
+      // its request): a body ends, fails, or closes before its end (a cut connection).
+      const onEnd = () => {
         stop();
-        if (error) reject(error);
-        else resolve();
-      });
+        resolve();
+      };
+      const onError = (error: Error) => {
+        stop();
+        reject(error);
+      };
+      const onClose = () => {
+        stop();
+        if (stream.readableEnded) resolve();
+        else reject(prematureClose());
+      };
       const stop = () => {
         stream.off('data', onData);
-        stopWatching();
+        stream.off('end', onEnd);
+        stream.off('error', onError);
+        stream.off('close', onClose);
       };
+      // Settled already (an empty body ended, or a coded one failed while its decoder was
+      // made): nothing more will come.
+      if (stream.readableEnded) return resolve();
+      if (stream.destroyed) return reject(stream.errored ?? prematureClose());
       stream.on('data', onData);
+      stream.once('end', onEnd);
+      stream.once('error', onError);
+      stream.once('close', onClose);
     });
   } finally {
     // Only a body left unread needs destroying; destroying a finished one costs an error.
@@ -93,6 +111,11 @@ export async function readCapped(
   }
   const cut = dropped > 0 ? { droppedBytes: dropped, droppedLineBreaks, complete } : null;
   return { bytes, cut };
+}
+
+/** A body that closed before its end without an error of its own (as stream.finished says it). */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
 }
 
 /**
