@@ -169,7 +169,7 @@ export async function replaceArchiveChain(
         ? []
         : await queryRows<{ id: string | number }>(
             tx,
-            sql`SELECT nextval(pg_get_serial_sequence('snapshots', 'id')) AS id
+            sql`SELECT nextval('snapshots_id_seq'::regclass) AS id
               FROM generate_series(1, ${fresh}::int) ORDER BY 1`,
           )
       ).map((r) => Number(r.id)),

