@@ -222,6 +222,26 @@ describe('limits', () => {
     });
   });
 
+  it('reads an empty body as an empty file, and an empty coded one as an invalid response', async () => {
+    server.serve('/robots.txt', 200, '');
+    expect(await fetcher().fetchRobots(server.origin)).toMatchObject({
+      status: 200,
+      error: null,
+      body: new Uint8Array(),
+      cut: null,
+    });
+    // A deflate body is peeked at before it is read: it has ended by the time it is.
+    for (const coding of ['deflate', 'gzip', 'br']) {
+      server.serve('/robots.txt', 200, '', { 'content-encoding': coding });
+      expect(await fetcher().fetchRobots(server.origin)).toMatchObject({
+        status: 200,
+        error: 'invalid-response',
+        errorDetail: 'unexpected end of file',
+        body: null,
+      });
+    }
+  });
+
   it('stops a server trickling bytes at the whole-fetch deadline', async () => {
     server.routes.set('/robots.txt', (_req, res) => {
       res.writeHead(200);
