@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { FatalError, UsageError } from '../lib/errors.js';
+import { FatalError, nothingAt, UsageError } from '../lib/errors.js';
 import { checkSites, SITES_PER_FETCH } from '../monitor/check/batch.js';
 import { outcomeDocument } from '../monitor/documents/index.js';
 import type { RunSummary } from '../monitor/check/batch.js';
@@ -176,12 +176,8 @@ async function checkThrough(
       else onReport(line as CheckReport);
     });
   } catch (error) {
-    // A daemon without the request answers as for any path it does not serve (app.tsx).
-    if (
-      error instanceof DaemonError &&
-      error.status === 404 &&
-      error.message === `nothing at ${CHECKS}`
-    )
+    // A daemon without the request answers as for any path it does not serve.
+    if (error instanceof DaemonError && error.status === 404 && error.message === nothingAt(CHECKS))
       return checkOneByOne(daemon, sites, onReport);
     throw error;
   }

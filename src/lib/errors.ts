@@ -29,6 +29,15 @@ export class StateMovedError extends Error {
 }
 
 /**
+ * What the web app answers for a path it does not serve (404). A command talking to a
+ * daemon of an earlier release tells a request that daemon lacks by this very message.
+ * (The web answers it, the CLI reads it: it lives here, where both may import it.)
+ */
+export function nothingAt(path: string): string {
+  return `nothing at ${path}`;
+}
+
+/**
  * An error as one line for people: its own message's first line (cut past `max`
  * characters: a long query) and, when it wraps another error, that one's too, which
  * usually names the cause.

@@ -6,7 +6,7 @@ import { csrf } from 'hono/csrf';
 import { HTTPException } from 'hono/http-exception';
 import { secureHeaders } from 'hono/secure-headers';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { oneLine } from '../lib/errors.js';
+import { nothingAt, oneLine } from '../lib/errors.js';
 import { SESSION_COOKIE, authenticate, bearerOf } from './auth.js';
 import type { WebEnv } from './auth.js';
 import type { WebDeps } from './deps.js';
@@ -111,7 +111,7 @@ export function createApp(deps: WebDeps): Hono<WebEnv> {
       status,
     );
   };
-  app.notFound((c) => respond(c, 404, `nothing at ${c.req.path}`));
+  app.notFound((c) => respond(c, 404, nothingAt(c.req.path)));
   app.onError((error, c) => {
     if (error instanceof HTTPException) return respond(c, error.status, error.message);
     deps.logger.error({ path: c.req.path, error: oneLine(error) }, 'web request failed');
