@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { parseConfig } from '../src/config/config.js';
+import { parseConfig } from '../src/config/validate.js';
 import type { Config } from '../src/config/config.js';
 import { createRobotsFetcher } from '../src/fetch/robots-fetcher.js';
 import { silentLogger } from '../src/lib/logger.js';

@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseConfig } from '../src/config/config.js';
+import { parseConfig } from '../src/config/validate.js';
 import { createRobotsFetcher } from '../src/fetch/robots-fetcher.js';
 import { silentLogger } from '../src/lib/logger.js';
 import { createMetrics } from '../src/lib/metrics.js';

@@ -16,14 +16,8 @@ import type { Database } from './store/db.js';
 import { createWebStore } from './store/index.js';
 import { createApp } from './web/app.js';
 import type { WebDeps } from './web/deps.js';
-import {
-  Presentation,
-  checkManyWith,
-  checkNowWith,
-  wireAccounts,
-  wireChannels,
-  wireDigests,
-} from './compose.js';
+import { Presentation, checkManyWith, checkNowWith, wireAccounts } from './compose.js';
+import { wireChannels, wireDigests } from './compose-delivery.js';
 import type { FetchApp, Listener, Platform } from './compose.js';
 
 /** The web UI and API over a database, for `serve` and `start`. */

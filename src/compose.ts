@@ -5,7 +5,7 @@
  * daemon are wired beside it (compose-web.ts, compose-daemon.ts), so that a command that
  * checks does not load the web server, the job engine or the scheduler.
  */
-import { DEFAULT_DISCOVERY_LIMITS } from './monitor/check/sitemaps.js';
+import { DEFAULT_DISCOVERY_LIMITS } from './monitor/check/discovery-limits.js';
 import { CoverageThreads } from './monitor/threads/coverage-threads.js';
 import type { Transporter } from 'nodemailer';
 import type { RequestDispatcher } from './fetch/lazy-agent.js';
@@ -21,20 +21,12 @@ import type { Metrics } from './lib/metrics.js';
 import type { CheckOutcome } from './monitor/check/site.js';
 import { checkNow, checkSites, SITES_PER_FETCH } from './monitor/check/batch.js';
 import type { RunSummary } from './monitor/check/batch.js';
-import { deliverDueJobs } from './monitor/delivery/deliver.js';
-import { webhookSecrets } from './monitor/delivery/webhook-secrets.js';
 import type { DeliveryReport } from './monitor/delivery/deliver.js';
-import { jobEngineOptions } from './schedule/engine-options.js';
 import type { CheckDeps } from './monitor/ports.js';
 import { SiteCatalog } from './monitor/sites/catalog.js';
-import type { DigestDeps } from './monitor/delivery/digests.js';
-import { createEmailChannel } from './notify/email-channel.js';
-import { digestData, renderDigest } from './notify/render-digest.js';
 import type { RenderContext } from './notify/render-alert.js';
 import { linksFrom } from './policy/links.js';
-import { createWebhookChannel } from './notify/webhook-channel.js';
 import type { Channel, Delivery } from './policy/alerts.js';
-import type { DeliveryJobDeps } from './monitor/delivery/deliver.js';
 import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
 import type { JobEngine, JobEngineOptions } from './store/jobs.js';
 import { hasDueJobs } from './store/job-schema.js';
@@ -42,9 +34,7 @@ import {
   createBackfillStore,
   createCheckStore,
   createCoverageStore,
-  createDaemonStore,
   createSiteDirectory,
-  createWebStore,
 } from './store/index.js';
 import { Accounts } from './monitor/accounts.js';
 import { createAccountStore } from './store/accounts.js';
@@ -146,70 +136,11 @@ export function wireCheck(
   };
 }
 
-/** The email channel (with notify.email) and the webhook channel of a configuration. */
-export function wireChannels(
-  platform: Platform,
-  config: Config,
-  db: Database,
-  presentation: Presentation,
-  /** The running configuration (the catalog's: sites and default channels made in the UI too). */
-  current: () => Config = () => config,
-): Channels {
-  const smtp = config.notify.email;
-  const transport = smtp ? platform.createMailTransport(smtp.smtp) : undefined;
-  const dispatcher = platform.createDispatcher();
-  const store = createWebStore(db);
-  const secretFor = webhookSecrets(current);
-  return {
-    channels: {
-      ...(transport && smtp
-        ? {
-            email: createEmailChannel({
-              transport,
-              from: smtp.from,
-              loadDigest: (id) => store.loadDigest(id),
-              context: () => presentation.context(),
-            }),
-          }
-        : {}),
-      webhook: createWebhookChannel({
-        dispatcher,
-        secretFor,
-        userAgent: config.fetch.userAgent,
-        timeoutMs: 30_000,
-        loadDigest: (id) => store.loadDigest(id),
-        context: () => presentation.context(),
-      }),
-    },
-    close: async () => {
-      transport?.close();
-      await dispatcher.close();
-    },
-  };
-}
-
-/** What a delivery job needs: the store's claims and retries, the channels, the retry policy. */
-export function wireDeliveries(
-  platform: Platform,
-  config: Config,
-  db: Database,
-  channels: Channels,
-): DeliveryJobDeps {
-  const { deliveries } = createDaemonStore(db);
-  return {
-    claim: deliveries.claim,
-    markSent: deliveries.markSent,
-    retryLater: deliveries.retry,
-    channels: channels.channels,
-    now: () => platform.now(),
-    retry: config.notify.retry,
-  };
-}
-
 /**
  * Sends the notifications due now, for the one-shot commands (`check`, `digest --send`):
  * their delivery jobs, worked through the job engine as the daemon works them. A failure
- * stays queued with its backoff, for the daemon or the next command to retry.
+ * stays queued with its backoff, for the daemon or the next command to retry. A command
+ * whose run queued none loads neither the channels nor the job engine.
  */
 export async function deliverQueued(
   platform: Platform,
@@ -218,34 +149,8 @@ export async function deliverQueued(
 ): Promise<DeliveryReport> {
   if (!(await hasDueJobs(handle.executor, 'deliver', platform.now())))
     return { sent: 0, failed: 0 };
-  const channels = wireChannels(platform, config, handle.db, new Presentation(config));
-  const engine = await platform.startJobEngine(handle.executor, {
-    ...jobEngineOptions(config, undefined, platform.now()),
-    supervise: false,
-  });
-  try {
-    return await deliverDueJobs(engine, wireDeliveries(platform, config, handle.db, channels));
-  } finally {
-    await engine.stop();
-    await channels.close();
-  }
-}
-
-/** What building digests needs, for the daemon and `robowatch digest`. */
-export function wireDigests(
-  platform: Platform,
-  db: Database,
-  presentation: Presentation,
-): DigestDeps {
-  const store = createDaemonStore(db);
-  return {
-    ...store.digests,
-    renderDigest: (digest) => {
-      const context = presentation.context();
-      return { ...renderDigest(digest, context), data: digestData(digest, context) };
-    },
-    now: () => platform.now(),
-  };
+  const { sendDueDeliveries } = await import('./compose-delivery.js');
+  return sendDueDeliveries(platform, config, handle);
 }
 
 /** Reports a check to the metrics: its access, how long it took, the events it found. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { FatalError, nothingAt, UsageError } from '../lib/errors.js';
 import { checkSites, SITES_PER_FETCH } from '../monitor/check/batch.js';
-import { outcomeDocument } from '../monitor/documents/index.js';
+import { outcomeDocument } from '../monitor/documents/outcome.js';
 import type { RunSummary } from '../monitor/check/batch.js';
 import { eventJson } from '../policy/changes/events.js';
 import type { ChangeEvent } from '../policy/changes/events.js';

@@ -6,24 +6,22 @@
 import type { z } from 'zod';
 import type { Config } from '../config/config.js';
 import { FatalError } from '../lib/errors.js';
-import {
-  CoverageDocument,
-  DiffDocument,
-  DigestPreviewDocument,
-  SiteListDocument,
-  SnapshotListDocument,
-  TrendsDocument,
-} from '../monitor/documents/index.js';
-import type { SnapshotDocument } from '../monitor/documents/index.js';
+import type { SiteListDocument, SnapshotDocument } from '../monitor/documents/index.js';
 import type { HistoryReads, Missing } from '../monitor/reads.js';
 import type { SnapshotSummary } from '../monitor/records.js';
-import { patchLines } from '../monitor/views/diff.js';
 import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
 import { durationText } from '../policy/wording/format.js';
 import type { DatabaseHandle } from '../store/db.js';
 import { DatabaseError, DatabaseInUseError } from '../store/db.js';
 import type { CliContext, DaemonInfo } from './context.js';
+
+/**
+ * The API's documents, read with their schemas: loaded with the first answer read (zod
+ * and the documents' schemas are compiled and built at every start otherwise, and a
+ * command beside no daemon reads none).
+ */
+const documents = () => import('../monitor/documents/index.js');
 
 /** The running daemon's API, as the commands use it. */
 export class DaemonClient {
@@ -197,6 +195,7 @@ export async function daemonSites(daemon: DaemonClient): Promise<DaemonSite[]> {
   const sites: DaemonSite[] = [];
   let next: string | null = '/api/v1/sites?limit=500';
   while (next !== null) {
+    const { SiteListDocument } = await documents();
     const page: z.output<typeof SiteListDocument> = await daemon.get(next, SiteListDocument);
     sites.push(...page.sites);
     next = page.next;
@@ -237,6 +236,7 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
       const rows: SnapshotSummary[] = [];
       let next: string | null = `/api/v1/sites/${siteId}/snapshots?limit=500`;
       while (next !== null) {
+        const { SnapshotListDocument } = await documents();
         const page: z.output<typeof SnapshotListDocument> = await daemon.get(
           next,
           SnapshotListDocument,
@@ -247,9 +247,11 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
       return rows;
     },
     diff: async (site, pair) => {
+      const { DiffDocument } = await documents();
       const answer = await orMissing(
         daemon.get(`/api/v1/sites/${site.id}/diff${query({ ...pair })}`, DiffDocument),
       );
+      const { patchLines } = await import('../monitor/views/diff.js');
       if ('missing' in answer)
         return { missing: answer.missing.replace(/^nothing to compare: /, '') };
       return {
@@ -262,15 +264,17 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
         coverage: answer.coverage ?? undefined,
       };
     },
-    coverage: (site, snapshot) =>
-      orMissing(
+    coverage: async (site, snapshot) => {
+      const { CoverageDocument } = await documents();
+      return orMissing(
         daemon.get(`/api/v1/sites/${site.id}/coverage${query({ snapshot })}`, CoverageDocument),
-      ),
+      );
+    },
     previewDigests: async (sinceMs, recipient) =>
       (
         await daemon.get(
           `/api/v1/digests/preview${query({ since: durationText(sinceMs), to: recipient })}`,
-          DigestPreviewDocument,
+          (await documents()).DigestPreviewDocument,
         )
       ).digests,
     trends: async (options) =>
@@ -281,7 +285,7 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
             weighted: options.weighted ? 1 : undefined,
             since: options.from?.toISOString().slice(0, 7),
           })}`,
-          TrendsDocument,
+          (await documents()).TrendsDocument,
         )
       ).trends,
   };

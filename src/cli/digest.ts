@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
 import { digestTargets, prepareDigests } from '../monitor/delivery/digests.js';
-import { Presentation, deliverQueued, wireDigests } from '../compose.js';
+import { Presentation, deliverQueued } from '../compose.js';
+import { wireDigests } from '../compose-delivery.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
 import { openStoreOrDaemon } from './daemon-client.js';

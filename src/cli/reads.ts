@@ -3,7 +3,8 @@
  * holds the embedded one, from that daemon's API, through the same port (monitor/reads.ts).
  */
 import type { Config } from '../config/config.js';
-import { Presentation, wireCatalog, wireDigests } from '../compose.js';
+import { Presentation, wireCatalog } from '../compose.js';
+import { wireDigests } from '../compose-delivery.js';
 import type { Database } from '../store/index.js';
 import { UsageError } from '../lib/errors.js';
 import { localReads } from '../monitor/reads.js';

@@ -1,18 +1,14 @@
 import { isAbsolute, resolve } from 'node:path';
-import { CORE_SCHEMA, load, YAMLException } from 'js-yaml';
 import type { Profile } from '../robots/index.js';
 import { builtInPresets, isBuiltInPreset } from './agents.js';
 import { shippedRegistry } from './registry.js';
 import type { ActiveRegistry } from '../policy/registry.js';
 import { ConfigError } from './errors.js';
-import { resolveChannels, resolveNotify, resolveSiteTargets } from './notify.js';
+import { resolveNotify, resolveSiteTargets } from './notify.js';
 import type { AlertTargets, NotifyConfig } from './notify.js';
 import { resolveWeb } from './web.js';
 import type { WebConfig } from './web.js';
-import { channelSettings, configFileSchema, siteSettings } from './schema.js';
-import type { AgentEntry, ChannelSettings, ConfigFile, SiteEntry, SiteSettings } from './schema.js';
-import { checkExpandedSize, refuseUnstorable, describeIssue } from './issues.js';
-import { unstorableText } from './text.js';
+import type { AgentEntry, ConfigFile, SiteEntry, SiteSettings } from './schema.js';
 import { sitemapUrls, siteOrigin, normalisePaths, normaliseWatches } from './urls.js';
 import { resolveAgents } from './site-agents.js';
 import { resolveIntent } from './intent.js';
@@ -171,40 +167,6 @@ export interface ConfigContext {
 
 /** What each configuration was resolved from, to resolve it again with another registry. */
 const sources = new WeakMap<Config, { file: ConfigFile; context: ConfigContext }>();
-
-/** The YAML tree of configuration text, not yet validated; throws ConfigError naming the line. */
-export function readConfigTree(text: string, file: string): unknown {
-  try {
-    // js-yaml: a large configuration (10,000 sites) parses in a fraction of the time and
-    // memory of a full document model. The core schema keeps dates and the like as text.
-    return load(text, { schema: CORE_SCHEMA, filename: file }) ?? {};
-  } catch (error) {
-    if (!(error instanceof YAMLException)) throw error;
-    const where = error.mark === undefined ? '' : ` line ${error.mark.line + 1}:`;
-    throw new ConfigError(`${file}:${where} ${error.reason}`);
-  }
-}
-
-/**
- * Parses and validates configuration text (`raw`: its YAML tree, when read already).
- * Pure but for path resolution; throws ConfigError.
- */
-export function parseConfig(
-  text: string,
-  context: ConfigContext,
-  raw: unknown = readConfigTree(text, context.file),
-): Config {
-  checkExpandedSize(raw, context.file);
-  // Values are made of the file's text: without a backslash (YAML's escapes), a NUL or a
-  // lone surrogate in the text there can be none in them, and the walk is not needed.
-  if (text.includes('\\') || unstorableText(text) !== undefined)
-    refuseUnstorable(raw, `${context.file}: `);
-  const parsed = configFileSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(`${context.file}: ${describeIssue(parsed.error.issues[0]!, raw)}`);
-  }
-  return parseCheckedConfig(parsed.data, context);
-}
 
 /**
  * The configuration of a file this build validated before (its validated form, kept by
@@ -395,19 +357,14 @@ class SiteResolver {
 const NO_TAGS: readonly string[] = Object.freeze([]);
 
 /**
- * A site added in the UI or API: its origin and settings (`SiteSettings`, as the file
- * writes a site), validated with the file's rules and resolved against its top-level
- * settings. Throws ConfigError with one line naming the key: "watch[2]: …".
+ * A site's settings made in the UI or API, validated (validate.ts: resolveSiteSettings),
+ * resolved against the top-level settings (whose values never read the environment).
  */
-export function resolveSiteSettings(
+export function resolveApiSite(
   config: Pick<Config, 'siteDefaults' | 'notify' | 'presets' | 'registry'>,
   origin: string,
-  settings: unknown,
-): { settings: SiteSettings; site: SiteConfig } {
-  refuseUnstorable(settings);
-  const parsed = siteSettings.safeParse(settings);
-  if (!parsed.success)
-    throw new ConfigError(describeIssue(parsed.error.issues[0]!, settings, [], 'site'));
+  settings: SiteSettings,
+): SiteConfig {
   const resolver = new SiteResolver(
     config.siteDefaults,
     config.notify,
@@ -415,25 +372,7 @@ export function resolveSiteSettings(
     {},
     config.registry.active.version.sha256,
   );
-  const site = deepFreeze(resolver.resolve({ ...parsed.data, url: origin }, '', 'api'));
-  return { settings: parsed.data, site };
-}
-
-/**
- * Default channels made in the UI or API, `{email?: […], webhooks?: [{url, secret?,
- * format?}]}`: checked as the file's are (an email needs notify.email), without the
- * environment. Throws ConfigError with one line naming the key.
- */
-export function parseChannels(
-  config: Pick<Config, 'notify'>,
-  input: unknown,
-): { settings: ChannelSettings; targets: Pick<AlertTargets, 'email' | 'webhooks'> } {
-  refuseUnstorable(input);
-  const parsed = channelSettings.safeParse(input);
-  if (!parsed.success)
-    throw new ConfigError(describeIssue(parsed.error.issues[0]!, input, [], 'channels'));
-  const targets = resolveChannels(config.notify, parsed.data, {}, '');
-  return { settings: parsed.data, targets };
+  return deepFreeze(resolver.resolve({ ...settings, url: origin }, '', 'api'));
 }
 
 /**

@@ -6,8 +6,6 @@
 import type { IntentEntry, IntentRule } from '../policy/intent.js';
 import { pathOf } from '../policy/intent.js';
 import { ConfigError } from './errors.js';
-import { describeIssue, refuseUnstorable } from './issues.js';
-import { intentList } from './schema.js';
 import { normaliseWatch } from './urls.js';
 import type { Presets } from './config.js';
 
@@ -67,21 +65,4 @@ export function resolveIntent(
     });
     return { path, prefix, tokens: [...tokens], expect: entry.expect };
   });
-}
-
-/**
- * Intent entries sent to the API or stored by the UI, checked with the file's rules:
- * the list, or a one-line ConfigError naming the entry.
- */
-export function parseIntent(
-  input: unknown,
-  origin: string,
-  presets: Presets,
-): { entries: IntentEntry[]; rules: IntentRule[] } {
-  refuseUnstorable(input);
-  const parsed = intentList.safeParse(input);
-  if (!parsed.success)
-    throw new ConfigError(describeIssue(parsed.error.issues[0]!, { intent: input }, ['intent']));
-  const entries = parsed.data;
-  return { entries, rules: resolveIntent(entries, origin, presets, 'intent') };
 }

@@ -1,11 +1,6 @@
 import { createReadStream } from 'node:fs';
-import {
-  checkedFileOf,
-  ConfigError,
-  parseCheckedConfig,
-  parseConfig,
-  readConfigTree,
-} from './config.js';
+import { checkedFileOf, ConfigError, parseCheckedConfig } from './config.js';
+import { loadValidation } from './validation.js';
 import type { Config } from './config.js';
 import type { ConfigFile } from './schema.js';
 import { CACHED_FROM_BYTES, cacheDirectory, TreeCache } from './tree-cache.js';
@@ -51,7 +46,7 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
   const context = { file, cwd: options.cwd, env: options.env, version: options.version };
   // A large file's YAML tree, or its validated form, is kept between commands (tree-cache.ts).
   const directory = bytes.length >= CACHED_FROM_BYTES ? cacheDirectory(options.env) : undefined;
-  if (directory === undefined) return parseConfig(text, context);
+  if (directory === undefined) return (await loadValidation()).parseConfig(text, context);
   const cache = new TreeCache(directory, file, options.cwd, bytes, options.version, options.build);
   const kept = await cache.read();
   if (kept?.kind === 'checked') {
@@ -63,6 +58,8 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
       if (error instanceof ConfigError) throw error;
     }
   }
+  // Validated here, not kept: the YAML reader and the schema are loaded now.
+  const { parseConfig, readConfigTree } = await loadValidation();
   const tree = kept?.kind === 'tree' ? kept.value : readConfigTree(text, file);
   const config = parseConfig(text, context, tree);
   // The validated form if this build keeps it, else (or when it cannot be kept) the tree.

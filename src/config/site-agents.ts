@@ -1,39 +1,9 @@
 /** A site's crawlers and presets: tokens checked, presets expanded, unknown ones named. */
 import type { Profile } from '../robots/index.js';
-import { isBuiltInPreset } from './agents.js';
 import { ConfigError } from './errors.js';
-import { PRESET_NAME, presetSchema } from './schema.js';
 import type { AgentEntry } from './schema.js';
-import { refuseUnstorable, describeIssue, closest } from './issues.js';
-import type { AgentSpec, Config, Presets } from './config.js';
-
-/**
- * A crawler preset made in the UI or API, `{agents: ["Googlebot", …]}`, under a name no
- * built-in or file preset has. Throws ConfigError with one line naming the key.
- */
-export function parsePreset(
-  config: Pick<Config, 'presets' | 'file'>,
-  name: string,
-  input: unknown,
-): string[] {
-  if (!PRESET_NAME.test(name))
-    throw new ConfigError(
-      `name: "${name}" must be a preset name: "@" then lower-case letters, digits or "-" (at most 40)`,
-    );
-  if (isBuiltInPreset(name))
-    throw new ConfigError(`name: ${name} is built in: choose another name`);
-  refuseUnstorable(input);
-  const parsed = presetSchema.safeParse(input);
-  if (!parsed.success)
-    throw new ConfigError(describeIssue(parsed.error.issues[0]!, input, [], 'preset'));
-  const seen = new Set<string>();
-  return parsed.data.agents.filter((token) => {
-    const key = token.toLowerCase();
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
+import { closest } from './closest.js';
+import type { AgentSpec, Presets } from './config.js';
 
 export function resolveAgents(
   entries: readonly AgentEntry[],

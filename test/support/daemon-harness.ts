@@ -5,7 +5,7 @@
  */
 import nodemailer from 'nodemailer';
 import { Agent } from 'undici';
-import { parseConfig } from '../../src/config/config.js';
+import { parseConfig } from '../../src/config/validate.js';
 import type { Config } from '../../src/config/config.js';
 import { createRobotsFetcher } from '../../src/fetch/robots-fetcher.js';
 import { silentLogger } from '../../src/lib/logger.js';

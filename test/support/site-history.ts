@@ -1,6 +1,6 @@
 import { rejudge } from '../../src/monitor/check/rejudge.js';
 import { renderDelivery } from '../../src/notify/render-delivery.js';
-import { parseConfig } from '../../src/config/config.js';
+import { parseConfig } from '../../src/config/validate.js';
 import type { Config } from '../../src/config/config.js';
 import type { RobotsFetcher } from '../../src/fetch/robots-fetcher.js';
 import { silentLogger } from '../../src/lib/logger.js';

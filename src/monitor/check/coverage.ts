@@ -10,7 +10,6 @@ import type { Coverage } from '../../policy/coverage.js';
 import { sitemapsOf } from '../../policy/changes/events.js';
 import { ParseCache } from '../../policy/verdicts.js';
 import { stateOf } from './record-state.js';
-import { discoverSitemaps } from './sitemaps.js';
 import type { Discovery } from './sitemaps.js';
 import type { CoverageDeps } from '../ports.js';
 import type { CurrentState, UrlSetReport } from '../records.js';
@@ -63,6 +62,8 @@ export async function refreshCoverage(
   const roots = guessed ? [`${site.origin}/sitemap.xml`] : named;
 
   const known = await deps.store.loadKnownSitemaps(siteId);
+  // The sitemap reader is loaded with a site's first discovery (none with sitemaps off).
+  const { discoverSitemaps } = await import('./sitemaps.js');
   const discovery = await discoverSitemaps(
     { fetchDocument: (r) => deps.fetchDocument(r), known: (url) => known.get(url) },
     site.origin,

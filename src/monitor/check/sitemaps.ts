@@ -10,25 +10,11 @@ import type { SitemapFormat } from '../../policy/sitemap-reader.js';
 import { SITEMAP_MAX_BYTES, SitemapReader } from '../../policy/sitemap-reader.js';
 import type { KnownSitemap } from '../records.js';
 import { grouped } from '../../policy/wording/words.js';
+import { DEFAULT_DISCOVERY_LIMITS } from './discovery-limits.js';
+import type { DiscoveryLimits } from './discovery-limits.js';
 
-export interface DiscoveryLimits {
-  /** URLs of the site kept at most (the rest are counted). */
-  readonly maxUrls: number;
-  /** Sitemap files fetched at most. */
-  readonly maxFiles: number;
-  /** How deep indexes are followed: 1 reads only the roots. */
-  readonly maxDepth: number;
-  /** One deadline for the whole discovery. */
-  readonly timeoutMs: number;
-}
-
-export const DEFAULT_DISCOVERY_LIMITS: DiscoveryLimits = {
-  maxUrls: 100_000,
-  maxFiles: 1_000,
-  maxDepth: 3,
-  timeoutMs: 120_000,
-};
-
+export { DEFAULT_DISCOVERY_LIMITS };
+export type { DiscoveryLimits };
 export type { KnownSitemap };
 
 /** One sitemap file fetched (or not) in a discovery. */

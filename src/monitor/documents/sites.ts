@@ -4,10 +4,7 @@
  */
 import { z } from 'zod';
 import { redactUrl } from '../../lib/redact.js';
-import { boundEvents } from '../../policy/changes/events.js';
-import { refusalLine } from '../../policy/refusal.js';
 import { siteAccess } from '../../policy/verdicts.js';
-import type { CheckOutcome } from '../check/site.js';
 import type { CatalogEntry } from '../sites/entries.js';
 import type { Refusal, SnapshotSummary, StoredJudgement } from '../records.js';
 import { IntentStateDocument, intentStateDocument } from './intent.js';
@@ -28,6 +25,8 @@ import {
   Timestamp,
 } from './common.js';
 import { SnapshotDocument, snapshotDocument } from './history.js';
+
+export { outcomeDocument } from './outcome.js';
 
 const Profile = z.enum(['google', 'rfc9309', 'legacy']);
 
@@ -221,35 +220,6 @@ export const CheckDocument = z
       .meta({ description: 'robowatch did not check it: its address guard refused the host' }),
   })
   .meta({ id: 'Check' });
-
-export function outcomeDocument(outcome: CheckOutcome) {
-  const verdicts = outcome.verdicts;
-  const refusal = outcome.causes.find((c) => c.type === 'refused');
-  return {
-    site: outcome.site,
-    siteId: outcome.siteId,
-    kind: outcome.kind,
-    snapshotId: outcome.snapshotId,
-    previousId: outcome.previousId,
-    status: outcome.status,
-    transient: outcome.transient,
-    events: boundEvents(outcome.events),
-    causes: outcome.causes,
-    findings: outcome.findings,
-    verdicts:
-      verdicts === null
-        ? null
-        : { watched: verdicts.length, disallowed: verdicts.filter((v) => !v.allowed).length },
-    refused:
-      outcome.refused === undefined || refusal === undefined
-        ? null
-        : {
-            message: refusalLine(refusal),
-            since: outcome.refused.since.toISOString(),
-            began: outcome.refused.began,
-          },
-  };
-}
 
 /** A site added: the site, and its first check (or why it could not be made now). */
 export const SiteAddedDocument = SiteDocument.extend({

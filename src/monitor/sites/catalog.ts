@@ -6,17 +6,12 @@
  * file's settings; its own come back if the file stops listing it.
  */
 import type { Config, Presets, SiteConfig } from '../../config/config.js';
-import {
-  ConfigError,
-  parseChannels,
-  resolveSiteSettings,
-  withRegistry,
-} from '../../config/config.js';
-import { parseIntent } from '../../config/intent.js';
+import { ConfigError, withRegistry } from '../../config/config.js';
 import type { IntentEntry } from '../../policy/intent.js';
 import { seesSite } from '../../policy/access-roles.js';
 import { WebIntents } from './intents.js';
-import { parsePreset } from '../../config/site-agents.js';
+import { loadValidation, validation } from '../../config/validation.js';
+import { resolveChannels } from '../../config/notify.js';
 import { originFromInput } from '../../config/urls.js';
 import type { ActiveRegistry } from '../../policy/registry.js';
 import { isBuiltInPreset } from '../../config/agents.js';
@@ -192,6 +187,7 @@ export class SiteCatalog {
           'conflict',
           `${origin} is watched already (site ${existing.id})`,
         );
+      const { resolveSiteSettings } = await loadValidation();
       const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), origin, settings));
       refuseUnseen(resolved.site.tags, limit);
       refuseFrequentSchedule(resolved.settings.schedule);
@@ -226,6 +222,7 @@ export class SiteCatalog {
         if (value === null) delete merged[key];
         else merged[key] = value;
       }
+      const { resolveSiteSettings } = await loadValidation();
       const resolved = refuseInvalid(() => resolveSiteSettings(this.#base(), row.origin, merged));
       refuseUnseen(resolved.site.tags, limit);
       // A schedule stored before the floor keeps working until it is changed.
@@ -311,6 +308,14 @@ export class SiteCatalog {
         .join('\n');
     if (!force && signature === this.#rowsSignature) return;
     this.#rowsSignature = signature;
+    // What was made in the UI or API is checked again as it is read: the validation is
+    // loaded only when there is some (a file's sites alone need none).
+    if (
+      shared.presets !== null ||
+      shared.channels !== null ||
+      rows.some((r) => (r.settings !== null && r.removedAt === null) || r.intent !== null)
+    )
+      await loadValidation();
     if (force || sharedText !== this.#sharedText) {
       // Presets and default channels reach every site resolved against them.
       this.#sharedText = sharedText;
@@ -354,7 +359,10 @@ export class SiteCatalog {
       let known = this.#resolved.get(row.id);
       if (known === undefined || known.text !== text) {
         try {
-          known = { text, site: resolveSiteSettings(base, row.origin, row.settings).site };
+          known = {
+            text,
+            site: validation().resolveSiteSettings(base, row.origin, row.settings).site,
+          };
         } catch (error) {
           if (!(error instanceof ConfigError)) throw error;
           known = {
@@ -403,6 +411,7 @@ export class SiteCatalog {
           'conflict',
           `the intent of ${entry.site.origin} is set in ${this.#file.file}: edit it there`,
         );
+      const { parseIntent } = await loadValidation();
       const entries =
         input === null
           ? null
@@ -424,7 +433,8 @@ export class SiteCatalog {
     }
     let notify = this.#file.notify;
     try {
-      notify = withDefaultChannels(notify, parseChannels(this.#file, channels).targets);
+      // Validated as they were read (readShared): resolved against the file's settings.
+      notify = withDefaultChannels(notify, resolveChannels(this.#file.notify, channels, {}, ''));
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error; // said by readShared
     }
@@ -479,6 +489,7 @@ export class SiteCatalog {
           'conflict',
           `${name} is defined in ${this.#file.file}: edit it there`,
         );
+      const { parsePreset } = await loadValidation();
       const agents = refuseInvalid(() => parsePreset(this.#file, name, input));
       await this.#store.savePreset(name, agents);
       await this.#read(false);
@@ -525,6 +536,7 @@ export class SiteCatalog {
    */
   setDefaultChannels(input: unknown): Promise<DefaultChannels> {
     return this.#serial(async () => {
+      const { parseChannels } = await loadValidation();
       const { settings } = refuseInvalid(() => parseChannels(this.#file, input));
       await this.#store.saveChannels(settings);
       await this.#read(false);

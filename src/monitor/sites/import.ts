@@ -7,7 +7,8 @@
  * they are (an import run twice adds nothing); removed ones come back with their history.
  */
 import { parse } from 'csv-parse/sync';
-import { ConfigError, resolveSiteSettings } from '../../config/config.js';
+import { ConfigError } from '../../config/config.js';
+import { resolveSiteSettings } from '../../config/validate.js';
 import { originFromInput } from '../../config/urls.js';
 import type { Config } from '../../config/config.js';
 import { oneLine } from '../../lib/errors.js';

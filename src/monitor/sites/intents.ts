@@ -4,7 +4,7 @@
  */
 import type { Presets, SiteConfig, SiteIntent } from '../../config/config.js';
 import { ConfigError, withIntent } from '../../config/config.js';
-import { parseIntent } from '../../config/intent.js';
+import { validation } from '../../config/validation.js';
 import type { IntentEntry } from '../../policy/intent.js';
 
 export class WebIntents {
@@ -29,7 +29,7 @@ export class WebIntents {
     let known = this.#resolved.get(id);
     if (known === undefined || known.key !== key) {
       try {
-        const { rules } = parseIntent(entries, site.origin, presets);
+        const { rules } = validation().parseIntent(entries, site.origin, presets);
         known = { key, intent: { entries, rules, from: 'web' } };
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;

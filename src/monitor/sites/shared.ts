@@ -3,10 +3,9 @@
  * over the file's.
  */
 import type { Config, SiteConfig } from '../../config/config.js';
-import { ConfigError, parseChannels, withAlerts } from '../../config/config.js';
-import { parsePreset } from '../../config/site-agents.js';
+import { ConfigError, withAlerts } from '../../config/config.js';
+import { validation } from '../../config/validation.js';
 import type { AlertTargets } from '../../config/notify.js';
-import { frequentScheduleProblem } from '../../config/schema.js';
 import type { ChannelSettings } from '../../config/schema.js';
 import type { SharedSettingsRows } from '../records.js';
 import { SiteChangeRefused } from './entries.js';
@@ -46,7 +45,7 @@ export function readShared(rows: SharedSettingsRows, file: Config): Shared {
   if (rows.presets !== null && typeof rows.presets === 'object')
     for (const [name, agents] of Object.entries(rows.presets as Record<string, unknown>)) {
       try {
-        presets.set(name, parsePreset(file, name, { agents }));
+        presets.set(name, validation().parsePreset(file, name, { agents }));
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
         problems.push(`The preset ${name} made in the web is not used: ${error.message}`);
@@ -55,7 +54,7 @@ export function readShared(rows: SharedSettingsRows, file: Config): Shared {
   let channels = NO_SHARED.channels;
   if (rows.channels !== null)
     try {
-      channels = parseChannels(file, rows.channels).settings;
+      channels = validation().parseChannels(file, rows.channels).settings;
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       problems.push(
@@ -67,7 +66,8 @@ export function readShared(rows: SharedSettingsRows, file: Config): Shared {
 
 /** A site added or changed in the UI or API is checked every 5 minutes at most. */
 export function refuseFrequentSchedule(schedule: string | undefined): void {
-  const problem = schedule === undefined ? undefined : frequentScheduleProblem(schedule);
+  const problem =
+    schedule === undefined ? undefined : validation().frequentScheduleProblem(schedule);
   if (problem !== undefined) throw new SiteChangeRefused('invalid', `schedule: ${problem}`);
 }
 

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import type { SiteConfig } from '../../../src/config/config.js';
 import { ArchiveClient, ArchiveError } from '../../../src/fetch/archive.js';
 import { backfillSite, readBackfillOptions } from '../../../src/monitor/archive/backfill.js';

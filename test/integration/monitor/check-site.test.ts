@@ -4,7 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import type { SiteConfig } from '../../../src/config/config.js';
 import { checkSite } from '../../../src/monitor/check/site.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import { checkSite } from '../../../src/monitor/check/site.js';
 import { createCheckStore } from '../../../src/store/index.js';
 import { listSnapshots } from '../../../src/store/history.js';

@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig, withRegistry } from '../../../src/config/config.js';
+import { withRegistry } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import type { Config } from '../../../src/config/config.js';
 import { shippedRegistry, shippedRegistryContent } from '../../../src/config/registry.js';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';

@@ -3,7 +3,7 @@
  * of the sites added in the UI or API it resolves only those named, on both databases.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import { SiteCatalog } from '../../../src/monitor/sites/catalog.js';
 import { createSiteDirectory } from '../../../src/store/index.js';
 import { importManagedSites } from '../../../src/store/sites.js';

@@ -7,7 +7,7 @@ import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import { Agent } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import type { Config } from '../../../src/config/config.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
 import { deliverDueJobs } from '../../../src/monitor/delivery/deliver.js';

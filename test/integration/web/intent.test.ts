@@ -6,7 +6,7 @@
  * flap window; an intent the file gives is not editable here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
 import type { CheckDeps } from '../../../src/monitor/ports.js';

@@ -6,7 +6,7 @@
  * cannot add or edit a site into a tag they would not see. On both databases.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import type { Config } from '../../../src/config/config.js';
 import { createRobotsFetcher } from '../../../src/fetch/robots-fetcher.js';
 import { Accounts } from '../../../src/monitor/accounts.js';

@@ -5,7 +5,7 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import { gateReport } from '../../../src/cli/gate-report.js';
 import type { GateReport } from '../../../src/monitor/gate.js';
 import { gateDraft } from '../../../src/policy/gate.js';

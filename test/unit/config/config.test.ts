@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig, resolveSiteSettings } from '../../../src/config/config.js';
+import { parseConfig, resolveSiteSettings } from '../../../src/config/validate.js';
 import { MAX_CONFIG_BYTES, loadConfig } from '../../../src/config/load.js';
 
 const context = { file: 'robowatch.yaml', cwd: '/srv/robowatch', env: {}, version: '9.9.9' };

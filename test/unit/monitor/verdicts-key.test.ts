@@ -1,7 +1,7 @@
 /** What a state's verdicts were computed for, as the sites table keeps it. */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import { verdictsKey } from '../../../src/monitor/check/record-state.js';
 
 const context = { file: 'robowatch.yaml', cwd: '/srv', env: {}, version: '9.9.9' };

@@ -4,7 +4,7 @@
  * newly blocks less of the URL set than notify.coverage lets a change block.
  */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import { gateDraft } from '../../../src/policy/gate.js';
 import type { GateInput } from '../../../src/policy/gate.js';
 

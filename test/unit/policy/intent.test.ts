@@ -1,7 +1,7 @@
 /** Intent: which cells it judges, the site's state, "Accept as intended", and incidents. */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
-import { parseIntent } from '../../../src/config/intent.js';
+import { parseConfig } from '../../../src/config/validate.js';
+import { parseIntent } from '../../../src/config/validate.js';
 import { incidentStep, intentCauses } from '../../../src/policy/incidents.js';
 import type { LatestIncident } from '../../../src/policy/incidents.js';
 import { acceptAsIntended, evaluateIntent, expectationOf } from '../../../src/policy/intent.js';

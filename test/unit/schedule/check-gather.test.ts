@@ -3,7 +3,7 @@
  * their statements: a fiftieth of the shortest check period, from 100 ms to 10 s.
  */
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/config.js';
+import { parseConfig } from '../../../src/config/validate.js';
 import { checkGatherMs } from '../../../src/schedule/jobs/check-job.js';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
