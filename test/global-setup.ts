@@ -39,7 +39,14 @@ export default async function setup(): Promise<() => Promise<void>> {
   const dump = join(dumpDir, 'migrated.tar');
   writeFileSync(dump, Buffer.from(await (await dumpMigratedPglite()).arrayBuffer()));
   process.env[PGLITE_TEMPLATE_ENV] = dump;
-  const removeDump = () => rmSync(dumpDir, { recursive: true, force: true });
+  // The commands the tests run keep configurations' parsed and validated forms in a
+  // directory of this run's, not in the home directory's cache.
+  const cacheDir = mkdtempSync(join(tmpdir(), 'robowatch-test-cache-'));
+  process.env['ROBOWATCH_CACHE_DIR'] = cacheDir;
+  const removeDump = () => {
+    rmSync(dumpDir, { recursive: true, force: true });
+    rmSync(cacheDir, { recursive: true, force: true });
+  };
   if (postgresUrl() === undefined) return () => Promise.resolve(removeDump());
   const template = `robowatch_template_${process.pid}`;
   await adminQuery(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);

@@ -44,8 +44,10 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
     );
   const text = bytes.toString('utf8');
   const context = { file, cwd: options.cwd, env: options.env, version: options.version };
-  // A large file's YAML tree, or its validated form, is kept between commands (tree-cache.ts).
-  const directory = bytes.length >= CACHED_FROM_BYTES ? cacheDirectory(options.env) : undefined;
+  // A large file's YAML tree, and any file's validated form (a bundled build's), are kept
+  // between commands (tree-cache.ts).
+  const large = bytes.length >= CACHED_FROM_BYTES;
+  const directory = large || options.build !== undefined ? cacheDirectory(options.env) : undefined;
   if (directory === undefined) return (await loadValidation()).parseConfig(text, context);
   const cache = new TreeCache(directory, file, options.cwd, bytes, options.version, options.build);
   const kept = await cache.read();
@@ -65,7 +67,7 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
   // The validated form if this build keeps it, else (or when it cannot be kept) the tree.
   const checked =
     cache.keepsChecked && (await cache.write({ kind: 'checked', value: checkedFileOf(config) }));
-  if (!checked && kept?.kind !== 'tree') await cache.write({ kind: 'tree', value: tree });
+  if (!checked && large && kept?.kind !== 'tree') await cache.write({ kind: 'tree', value: tree });
   return config;
 }
 

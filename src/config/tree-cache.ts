@@ -8,18 +8,20 @@
  * environment) runs as for a file read afresh.
  *
  * A bundled build (`npm run build`) names itself by a hash of its sources and lockfile,
- * and keeps the file's validated form as well: validating 3,000 sites against the schema
- * took as long again as reading the tree. Only that build reads it back; any other build
- * (another release, an edit of the schema) validates the file again. The environment and
- * the crawler registry are still applied afresh each time.
+ * and keeps the file's validated form as well, of a file of any size: validating 3,000
+ * sites against the schema took as long again as reading the tree, and a command that
+ * reads a validated form loads neither the YAML reader nor the schema (validate.ts: about
+ * a sixth of a check's start-up). Only that build reads it back; any other build (another
+ * release, an edit of the schema) validates the file again. The environment and the
+ * crawler registry are still applied afresh each time.
  *
  * One entry per configuration file, and one per build for its validated form, in
  * ROBOWATCH_CACHE_DIR, else $XDG_CACHE_HOME/robowatch, else ~/.cache/robowatch
  * (ROBOWATCH_CACHE_DIR=off: none); entries not written for 30 days are deleted as another
- * is written. Small files are not kept (they parse in a millisecond), nor forms that JSON
- * cannot say exactly (a number such as .inf) or that YAML aliases make much larger than
- * the file. A cache that cannot be read or written is passed over: the file is parsed,
- * nothing fails.
+ * is written. A small file's tree is not kept (it parses in a millisecond), nor forms that
+ * JSON cannot say exactly (a number such as .inf) or that YAML aliases make much larger
+ * than the file. A cache that cannot be read or written is passed over: the file is
+ * parsed, nothing fails.
  */
 import { hash, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
@@ -132,8 +134,9 @@ export class TreeCache {
     if (path === undefined || header === undefined) return false;
     if (kept.kind === 'tree' && !exact(kept.value)) return false;
     const json = JSON.stringify(kept.value);
-    // Aliases (one watch list for 100,000 sites) are written out in full by JSON.
-    if (json.length > 2 * this.#bytes) return false;
+    // Aliases (one watch list for 100,000 sites) are written out in full by JSON. (A small
+    // file's validated form, its defaults filled in, may well be a few times the file.)
+    if (json.length > Math.max(2 * this.#bytes, CACHED_FROM_BYTES)) return false;
     // The validated form is kept only if JSON gives it back as it is: no value that JSON
     // drops or changes (undefined, a Date, .inf), since nothing checks it when read.
     if (kept.kind === 'checked' && !isDeepStrictEqual(JSON.parse(json), kept.value)) return false;

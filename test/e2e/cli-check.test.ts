@@ -296,6 +296,16 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
     // The database driver it does use, seen: the record is not empty by mistake.
     expect(loads.packages.has(kind === 'postgres' ? 'pg' : '@electric-sql/pglite')).toBe(true);
     expect(loads.packages.has('@electric-sql/pglite')).toBe(kind === 'pglite');
+    // The next check reads the file's validated form (kept by the first): it loads neither
+    // the YAML reader nor the schemas, nor the sitemap reader or text diff it does not use.
+    const again = await recordLoads(['check', '--config', config], env);
+    expect([again.code, again.stderr]).toEqual([0, '']);
+    expect(again.stdout).toMatch(
+      /^1 site checked: 0 baseline, 0 changed \(0 changes\), 1 unchanged/m,
+    );
+    const validation = ['zod', 'js-yaml', 'cron-parser', 'luxon', 'node-cron', 'saxes', 'diff'];
+    expect(validation.filter((name) => loads.packages.has(name))).toContain('zod');
+    expect(validation.filter((name) => again.packages.has(name))).toEqual([]);
   });
 
   it('migrates on demand', async () => {

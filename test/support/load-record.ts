@@ -18,10 +18,13 @@ export interface LoadRecord extends CliResult {
   readonly builtins: ReadonlySet<string>;
 }
 
-/** The npm package a path inside node_modules belongs to. */
+/**
+ * The npm package a path inside node_modules belongs to; none for its package.json (its
+ * version read, none of its code: the configuration cache names js-yaml's in its entries).
+ */
 function packageOf(path: string): string | undefined {
   const inside = path.split('node_modules/').pop();
-  if (inside === undefined || inside === path) return undefined;
+  if (inside === undefined || inside === path || inside.endsWith('/package.json')) return undefined;
   const parts = inside.split('/');
   return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
 }

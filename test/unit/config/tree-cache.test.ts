@@ -77,7 +77,7 @@ describe('a large configuration kept between commands', () => {
     await expect(load(env())).rejects.toThrow('environment variable SMTP_URL is not set');
   });
 
-  it('is parsed again when its entry is cut short, and nothing is kept for a small file', async () => {
+  it("is parsed again when its entry is cut short, and a small file's tree is not kept", async () => {
     const { load, entries, cacheDir } = setUp(big);
     await load();
     const entry = join(cacheDir, entries()[0]!);
@@ -89,6 +89,21 @@ describe('a large configuration kept between commands', () => {
     const small = setUp(fleet(3));
     expect((await small.load()).sites).toHaveLength(3);
     expect(small.entries()).toEqual([]);
+  });
+
+  it("keeps a small file's validated form for a bundled build, read back unvalidated", async () => {
+    const small = setUp(fleet(3));
+    const env = { ROBOWATCH_CACHE_DIR: small.cacheDir };
+    expect((await small.load(env, 'build-a')).sites).toHaveLength(3);
+    expect(small.entries()).toEqual([expect.stringMatching(/^config-[0-9a-f]{40}-build-a\.json$/)]);
+    // Its defaults filled in, the form is several times the file, and still kept.
+    const entry = join(small.cacheDir, small.entries()[0]!);
+    const [header, json] = readFileSync(entry, 'utf8').split('\n');
+    expect(json!.length).toBeGreaterThan(2 * fleet(3).length);
+    const checked = JSON.parse(json!) as { sites: { name: string }[] };
+    checked.sites[2]!.name = 'Read from the cache';
+    writeFileSync(entry, `${header}\n${JSON.stringify(checked)}`);
+    expect((await small.load(env, 'build-a')).sites[2]!.name).toBe('Read from the cache');
   });
 
   it('never stops a command: an unwritable cache directory, or none', async () => {
