@@ -118,7 +118,8 @@ export async function openPglite(
     }
     const db = drizzlePglite(client, { schema });
     const applied = await pendingMigrations((text) => client.query<{ created_at: unknown }>(text));
-    await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
+    // Up to date (nearly every open): the migrator would read every migration to do nothing.
+    if (applied.length > 0) await migratePglite(db, { migrationsFolder: MIGRATIONS_FOLDER });
     const handle = {
       ...pgliteHandle(
         client,

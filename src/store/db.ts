@@ -436,7 +436,10 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     // Several processes may start at once: one migrates, the others wait for it.
     await client.query("SELECT pg_advisory_lock(hashtext('robowatch:migrate'))");
     applied = await pendingMigrations((text) => client.query(text));
-    await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+    // Up to date (nearly every open): drizzle's migrator would read and hash every
+    // migration file to find nothing to do.
+    if (applied.length > 0)
+      await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
     await installJobSchema({ executeSql: (text, values) => client.query(text, values) });
   } catch (error) {
     client.release(true);
