@@ -168,6 +168,70 @@ function signalStop(signal: AbortSignal): Stop {
 }
 
 /**
+ * Where one request goes, in the fields Node's HTTP client reads from a URL
+ * (`urlToHttpOptions`), with the URL itself: made once per hop, and for a site's
+ * robots.txt without parsing (its origin is canonical already).
+ */
+interface Target {
+  readonly href: string;
+  readonly protocol: string;
+  /** As the URL gives it: an IPv6 address in brackets. */
+  readonly hostname: string;
+  /** hostname[:port], for messages. */
+  readonly host: string;
+  /** '' for the scheme's default. */
+  readonly port: string;
+  readonly pathname: string;
+  readonly search: string;
+  readonly username: string;
+  readonly password: string;
+}
+
+/** A canonical origin, as the configuration keeps one (the WHATWG serialisation). */
+const CANONICAL_ORIGIN = /^(https?:)\/\/([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::([1-9][0-9]{0,4}))?$/;
+
+/**
+ * A site's robots.txt: its fields read off a canonical origin; else its URL, for the
+ * fetch to parse (one that cannot be parsed is a failed fetch, not an exception).
+ */
+function robotsTarget(origin: string): Target | string {
+  const href = `${origin}/robots.txt`;
+  const canonical = CANONICAL_ORIGIN.exec(origin);
+  const port = canonical?.[3] ?? '';
+  if (canonical === null || Number(port) > 65535) return href;
+  const protocol = canonical[1]!;
+  const hostname = canonical[2]!;
+  return {
+    href,
+    protocol,
+    hostname,
+    host: port === '' ? hostname : `${hostname}:${port}`,
+    port,
+    pathname: '/robots.txt',
+    search: '',
+    username: '',
+    password: '',
+  };
+}
+
+/** The request options Node's client would make of the target's URL (urlToHttpOptions). */
+function requestOptions(target: Target) {
+  const { hostname, pathname, search, port, username, password } = target;
+  return {
+    protocol: target.protocol,
+    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    search,
+    pathname,
+    path: `${pathname}${search}`,
+    href: target.href,
+    ...(port === '' ? {} : { port: Number(port) }),
+    ...(username || password
+      ? { auth: `${decodeURIComponent(username)}:${decodeURIComponent(password)}` }
+      : {}),
+  };
+}
+
+/**
  * Creates the robots.txt fetcher: Node's HTTP client over connections of its own, with
  * connect, idle and whole-fetch timeouts, bodies decompressed and capped,
  * and an SSRF guard that checks the address each connection actually reached, on every
@@ -193,7 +257,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
    * its keep-alive, timer wheel and weak reference, for a connection used once).
    */
   const connectTo =
-    (target: URL) =>
+    (target: Target) =>
     (_options: unknown, done: (error: Error | null, socket?: Socket) => void): undefined => {
       // An address written in the URL is judged before connecting: no packet reaches it.
       const host = target.hostname.replace(/^\[|\]$/g, '');
@@ -255,11 +319,17 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
    * An interim `100 Continue` sent unasked is skipped, as browsers and crawlers do.
    */
   const open = new Set<ClientRequest>();
-  const requestOnce = (target: URL, headers: Record<string, string>, stop: Stop): Promise<Answer> =>
+  const requestOnce = (
+    target: Target,
+    headers: Record<string, string>,
+    stop: Stop,
+  ): Promise<Answer> =>
     new Promise((resolve, reject) => {
       if (stop.stopped) return reject(stop.reason());
       const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-      const request = send(target, {
+      // Options, not the URL: the client would read the URL's fields again (10 µs a GET).
+      const request = send({
+        ...requestOptions(target),
         method: 'GET',
         headers,
         // No agent: the connection is this request's own (and it asks to be closed).
@@ -306,18 +376,20 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
    * the final response, or why there is none.
    */
   async function follow(
-    url: string,
+    /** A URL (parsed here: one that cannot be is a failed fetch), or a target made already. */
+    first: Target | string,
     headers: Record<string, string>,
     stop: Stop,
     redirectsToo = true,
   ): Promise<Reached> {
     const redirects: RedirectHop[] = [];
-    let current = url;
+    let target = first;
+    let current = typeof first === 'string' ? first : first.href;
     for (;;) {
       let response: Answer;
       try {
         response = await requestOnce(
-          new URL(current),
+          typeof target === 'string' ? new URL(target) : target,
           { 'user-agent': options.userAgent, ...headers },
           stop,
         );
@@ -359,6 +431,7 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
           };
         }
         current = next.href;
+        target = next;
         continue;
       }
       return { kind: 'response', response, current, redirects };
@@ -367,9 +440,10 @@ export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
 
   async function fetchWithin(origin: string, stop: Stop): Promise<FetchResult> {
     const started = performance.now();
-    const url = `${origin}/robots.txt`;
+    const target = robotsTarget(origin);
+    const url = typeof target === 'string' ? target : target.href;
     const reached = await follow(
-      url,
+      target,
       { accept: 'text/plain, */*;q=0.5', 'accept-encoding': 'gzip, deflate, br' },
       stop,
     );

@@ -32,7 +32,7 @@ export class FixtureServer {
     });
     await new Promise<void>((resolve) => this.#server!.listen(0, host, resolve));
     const { port } = this.#server.address() as AddressInfo;
-    this.origin = `http://${host}:${port}`;
+    this.origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
     return this;
   }
 

@@ -67,6 +67,28 @@ describe('a plain fetch', () => {
     expect(request.headers['if-none-match']).toBeUndefined();
   });
 
+  it('fetches an IPv6 origin, and an origin written otherwise than canonically, alike', async () => {
+    const v6 = await new FixtureServer().start('::1');
+    try {
+      v6.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /v6');
+      const result = await fetcher().fetchRobots(v6.origin);
+      expect(result).toMatchObject({ url: `${v6.origin}/robots.txt`, status: 200, error: null });
+      expect(new TextDecoder().decode(result.body)).toBe('User-agent: *\nDisallow: /v6');
+      expect(v6.requests.at(-1)!.path).toBe('/robots.txt');
+      expect(v6.requests.at(-1)!.headers.host).toBe(v6.origin.slice('http://'.length));
+    } finally {
+      await v6.stop();
+    }
+    // Upper case, a default port: the URL parser reads it (the configuration never gives one).
+    server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /x');
+    const port = new URL(server.origin).port;
+    const written = await fetcher().fetchRobots(`HTTP://127.0.0.1:${port}`);
+    expect(written).toMatchObject({ status: 200, error: null });
+    expect(server.requests.at(-1)!.headers.host).toBe(`127.0.0.1:${port}`);
+    const unusable = await fetcher().fetchRobots('http://127.0.0.1:99999');
+    expect(unusable).toMatchObject({ status: null, error: 'network', errorDetail: 'Invalid URL' });
+  });
+
   it.each([204, 206])('keeps the body of a %i', async (status) => {
     server.serve('/robots.txt', status, status === 204 ? '' : 'User-agent: *\n');
     const result = await fetcher().fetchRobots(server.origin);
