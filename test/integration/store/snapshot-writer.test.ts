@@ -101,6 +101,29 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
     }
   });
 
+  it('keeps a body of any bytes exactly, as the store reads it and as the next check does', async () => {
+    // Every byte value, NUL and bytes that are not UTF-8 included, and an odd length.
+    const bytes = new Uint8Array(Array.from({ length: 1001 }, (_, i) => (i * 7) % 256));
+    // A view into a larger buffer, as a body cut from a read is: only its own bytes go.
+    const view = new Uint8Array([9, 9, ...bytes, 9]).subarray(2, 2 + bytes.length);
+    const { snapshotId } = await new SnapshotWriter(database.handle.db).recordState({
+      ...state(ids[0]!, 0),
+      body: { sha256: 'sha-any', bytes: view },
+    });
+    expect([...(await loadBody(database.handle.db, 'sha-any'))]).toEqual([...bytes]);
+    const previous = await new PreviousReader(database.handle.db).load(
+      ids[0]!,
+      snapshotId,
+      'sha-any',
+    );
+    expect([...previous.body!]).toEqual([...bytes]);
+    const [size] = await queryRows<{ size: number }>(
+      database.handle.db,
+      sql`SELECT size FROM bodies WHERE sha256 = 'sha-any'`,
+    );
+    expect(size).toEqual({ size: 1001 });
+  });
+
   it('records one of two states of a site from the same starting point', async () => {
     const writer = new SnapshotWriter(database.handle.db);
     const results = await Promise.allSettled([
