@@ -1,9 +1,10 @@
 /**
  * The composition module: builds robowatch's use cases and services (checking, delivery,
  * digests, backfills) from the configuration and the drivers main.ts creates (the
- * platform). Commands ask it for what they run; nothing else wires. The web app and the
- * daemon are wired beside it (compose-web.ts, compose-daemon.ts), so that a command that
- * checks does not load the web server, the job engine or the scheduler.
+ * platform). Commands ask it for what they run; nothing else wires. The web app, the
+ * daemon and delivery's channels are wired beside it (compose-web.ts, compose-daemon.ts,
+ * compose-delivery.ts), so that a command that checks does not load the web server, the
+ * job engine, the scheduler or the channels' renderers.
  */
 import { DEFAULT_DISCOVERY_LIMITS } from './monitor/check/discovery-limits.js';
 import { CoverageThreads } from './monitor/threads/coverage-threads.js';

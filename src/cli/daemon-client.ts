@@ -251,9 +251,9 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
       const answer = await orMissing(
         daemon.get(`/api/v1/sites/${site.id}/diff${query({ ...pair })}`, DiffDocument),
       );
-      const { patchLines } = await import('../monitor/views/diff.js');
       if ('missing' in answer)
         return { missing: answer.missing.replace(/^nothing to compare: /, '') };
+      const { patchLines } = await import('../monitor/views/diff.js');
       return {
         from: fromDocument(answer.from),
         to: fromDocument(answer.to),
