@@ -1,5 +1,12 @@
 import { hash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -100,6 +107,9 @@ describe('a large configuration kept between commands', () => {
     const entry = join(small.cacheDir, small.entries()[0]!);
     const [header, json] = readFileSync(entry, 'utf8').split('\n');
     expect(json!.length).toBeGreaterThan(2 * fleet(3).length);
+    // What the file holds is kept for its owner alone.
+    expect(statSync(entry).mode & 0o777).toBe(0o600);
+    expect(statSync(small.cacheDir).mode & 0o777).toBe(0o700);
     const checked = JSON.parse(json!) as { sites: { name: string }[] };
     checked.sites[2]!.name = 'Read from the cache';
     writeFileSync(entry, `${header}\n${JSON.stringify(checked)}`);
