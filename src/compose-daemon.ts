@@ -19,7 +19,8 @@ import type { CronScheduler } from './schedule/job-kind.js';
 import { createAccountStore } from './store/accounts.js';
 import type { DatabaseHandle } from './store/db.js';
 import { createDaemonStore } from './store/index.js';
-import { Presentation, observeCheck, wireBackfill, wireCheck } from './compose.js';
+import { Presentation, observeCheck, wireCheck } from './compose.js';
+import { wireBackfill } from './compose-backfill.js';
 import { wireChannels, wireDeliveries, wireDigests } from './compose-delivery.js';
 import type { Platform } from './compose.js';
 

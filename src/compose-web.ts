@@ -16,7 +16,8 @@ import type { Database } from './store/db.js';
 import { createWebStore } from './store/index.js';
 import { createApp } from './web/app.js';
 import type { WebDeps } from './web/deps.js';
-import { Presentation, checkManyWith, checkNowWith, wireAccounts } from './compose.js';
+import { Presentation, checkManyWith, checkNowWith } from './compose.js';
+import { wireAccounts } from './compose-accounts.js';
 import { wireChannels, wireDigests } from './compose-delivery.js';
 import type { FetchApp, Listener, Platform } from './compose.js';
 

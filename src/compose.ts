@@ -2,9 +2,10 @@
  * The composition module: builds robowatch's use cases and services (checking, delivery,
  * digests, backfills) from the configuration and the drivers main.ts creates (the
  * platform). Commands ask it for what they run; nothing else wires. The web app, the
- * daemon and delivery's channels are wired beside it (compose-web.ts, compose-daemon.ts,
- * compose-delivery.ts), so that a command that checks does not load the web server, the
- * job engine, the scheduler or the channels' renderers.
+ * daemon, delivery's channels, backfills and accounts are wired beside it (compose-web.ts,
+ * compose-daemon.ts, compose-delivery.ts, compose-backfill.ts, compose-accounts.ts), so
+ * that a command that checks does not load the web server, the job engine, the
+ * scheduler, the channels' renderers, the archive's client or the accounts' store.
  */
 import { DEFAULT_DISCOVERY_LIMITS } from './monitor/check/discovery-limits.js';
 import { CoverageThreads } from './monitor/threads/coverage-threads.js';
@@ -14,8 +15,6 @@ import type { Config, SiteConfig } from './config/config.js';
 import { webBaseUrl } from './config/web.js';
 import type { WebConfig } from './config/web.js';
 import type { RobotsFetcher } from './fetch/robots-fetcher.js';
-import { ArchiveClient } from './fetch/archive.js';
-import type { BackfillDeps } from './monitor/archive/backfill.js';
 import { oneLine } from './lib/errors.js';
 import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
@@ -31,14 +30,7 @@ import type { Channel, Delivery } from './policy/alerts.js';
 import type { Database, DatabaseHandle, SqlExecutor } from './store/db.js';
 import type { JobEngine, JobEngineOptions } from './store/jobs.js';
 import { hasDueJobs } from './store/job-schema.js';
-import {
-  createBackfillStore,
-  createCheckStore,
-  createCoverageStore,
-  createSiteDirectory,
-} from './store/index.js';
-import { Accounts } from './monitor/accounts.js';
-import { createAccountStore } from './store/accounts.js';
+import { createCheckStore, createCoverageStore, createSiteDirectory } from './store/check-store.js';
 
 /** Anything that answers a Request with a Response (a Hono app). */
 export interface FetchApp {
@@ -206,41 +198,7 @@ export function checkNowWith(check: CheckDeps, metrics: Metrics, logger: Logger)
   };
 }
 
-/**
- * Backfill from the Internet Archive (archive.url), spaced as archive.requestsPerMinute
- * asks, through the robots.txt fetcher (its private-address guard and size limits).
- */
-export function wireBackfill(
-  platform: Platform,
-  config: Config,
-  db: Database,
-  fetcher: RobotsFetcher,
-  onCapture?: BackfillDeps['onCapture'],
-): BackfillDeps {
-  return {
-    archive: new ArchiveClient((request) => fetcher.fetchDocument(request), {
-      url: config.archive.url,
-      requestsPerMinute: config.archive.requestsPerMinute,
-      maxRefusals: ARCHIVE_MAX_REFUSALS,
-      // The archive is slow to list long histories.
-      timeoutMs: Math.max(config.fetch.timeoutMs, 60_000),
-      sleep: (ms) => platform.sleep(ms),
-    }),
-    store: createBackfillStore(db),
-    now: () => platform.now(),
-    ...(onCapture === undefined ? {} : { onCapture }),
-  };
-}
-
-/** Refusals (429, 503) in a row before a backfill stops. */
-const ARCHIVE_MAX_REFUSALS = 6;
-
 /** The watched sites: the configuration file's and those added in the UI or API. */
 export function wireCatalog(platform: Platform, config: Config, db: Database): SiteCatalog {
   return new SiteCatalog(createSiteDirectory(db), config, () => platform.now());
-}
-
-/** Users, sessions, keys and the audit log, over a database. */
-export function wireAccounts(platform: Pick<Platform, 'now'>, db: Database): Accounts {
-  return new Accounts(createAccountStore(db), () => platform.now());
 }

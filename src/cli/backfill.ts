@@ -6,7 +6,8 @@ import type { BackfillOptions, BackfillOutcome } from '../monitor/archive/backfi
 import { daemonSites, withStoreOrDaemon } from './daemon-client.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';
-import { wireBackfill, wireCatalog } from '../compose.js';
+import { wireCatalog } from '../compose.js';
+import { wireBackfill } from '../compose-backfill.js';
 import { write } from './io.js';
 
 interface BackfillFlags {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import { wireAccounts } from '../compose.js';
+import { wireAccounts } from '../compose-accounts.js';
 import { UsageError } from '../lib/errors.js';
 import type { Accounts, Actor } from '../monitor/accounts.js';
 import { ROLES } from '../policy/access-roles.js';

@@ -1,92 +1,25 @@
 /**
  * The store as the rest of robowatch sees it: queries over one opened database, bound
- * into the ports the monitor declares (monitor/ports.ts).
+ * into the ports the monitor declares (monitor/ports.ts). A check's ports are made in
+ * check-store.ts and a backfill's in backfill-store.ts (re-exported here), so that the
+ * commands that run them load only their own queries; the daemon's and the read models
+ * the web UI, the API and the read commands use are made here.
  */
-import {
-  hasCoverage,
-  loadCoverage,
-  loadCoverageHistory,
-  loadKnownSitemaps,
-  loadUrlSet,
-  loadUrlSetById,
-  recordUrlSet,
-  saveCoverage,
-  saveSitemapFiles,
-} from './coverage.js';
-import type { CoverageStore } from '../monitor/ports.js';
-import type { BackfillStore, CheckStore, ReadStore, SiteDirectoryStore } from '../monitor/ports.js';
+import { sql } from 'drizzle-orm';
+import type { ReadStore } from '../monitor/ports.js';
 import type {
   ChangeQuery,
-  CheckRow,
   DigestDelivery,
   EventQuery,
-  NewJudgement,
-  NewRefusal,
-  NewSnapshot,
+  IncidentRecord,
   RecordedDigest,
   RegistryUpdateRecord,
-  IncidentRecord,
 } from '../monitor/records.js';
 import type { IncidentDraft } from '../policy/incident-alerts.js';
-import type { VerdictAxes, WatchVerdict } from '../policy/verdicts.js';
-import { Batcher } from './batcher.js';
+import { listAlertLog } from './alert-log.js';
+import { archiveSummary } from './archive.js';
+import { loadCoverage, loadCoverageHistory, loadUrlSet, loadUrlSetById } from './coverage.js';
 import type { Database } from './db.js';
-import { sql } from 'drizzle-orm';
-import { countEventsBySnapshot, listChanges, listEvents } from './events.js';
-import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
-import {
-  archiveChainCurrent,
-  archiveSummary,
-  liveHistoryStart,
-  loadCaptures,
-  recordCaptures,
-  replaceArchiveChain,
-  storedCaptureTimes,
-} from './archive.js';
-import {
-  loadCrawlerCounts,
-  loadCrawlerVerdicts,
-  loadGroupCounts,
-  loadDailyStates,
-  loadOverview,
-  loadSiteStandings,
-} from './overview.js';
-import {
-  clearRefusal,
-  findDirectoryRow,
-  findSite,
-  findSiteById,
-  loadDirectory,
-  loadSharedSettings,
-  saveChannels,
-  savePreset,
-  loadIncidentStart,
-  loadRefusal,
-  loadSites,
-  recordRefusal,
-  removeManagedSite,
-  saveManagedSite,
-  setSitePaused,
-  ensureSiteIds,
-  syncSites,
-  updateSiteSettings,
-} from './sites.js';
-import { listChecks, loadVerdictHistory } from './verdict-history.js';
-import { trendSites, trendStart } from './export.js';
-import {
-  latestRegistry,
-  latestRegistryVersion,
-  loadRegistryFindings,
-  recordRegistry,
-} from './registry.js';
-import {
-  CheckWriter,
-  loadBody,
-  loadVerdicts,
-  PreviousReader,
-  SnapshotWriter,
-  replaceVerdicts,
-} from './snapshots.js';
 import {
   lastDigestEnd,
   listDigests,
@@ -94,6 +27,16 @@ import {
   loadSitePeriods,
   recordDigest,
 } from './digests.js';
+import { countEventsBySnapshot, listChanges, listEvents } from './events.js';
+import { trendSites, trendStart } from './export.js';
+import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
+import {
+  acknowledgeIncident,
+  getIncident,
+  listIncidents,
+  loadJudgement,
+  remindIncidents,
+} from './intent.js';
 import {
   claimDelivery,
   failingChannels,
@@ -105,72 +48,35 @@ import {
   unsentDeliveries,
 } from './outbox.js';
 import type { DeliveryJob, OutboxRow } from './outbox.js';
-import { lastCheckAt } from './snapshots.js';
-
-import { listAlertLog } from './alert-log.js';
 import {
-  acknowledgeIncident,
-  getIncident,
-  listIncidents,
-  loadJudgement,
-  recordJudgements,
-  remindIncidents,
-  saveIntent,
-} from './intent.js';
+  loadCrawlerCounts,
+  loadCrawlerVerdicts,
+  loadDailyStates,
+  loadGroupCounts,
+  loadOverview,
+  loadSiteStandings,
+} from './overview.js';
+import {
+  latestRegistry,
+  latestRegistryVersion,
+  loadRegistryFindings,
+  recordRegistry,
+} from './registry.js';
+import {
+  findSite,
+  findSiteById,
+  loadIncidentStart,
+  loadRefusal,
+  loadSites,
+  syncSites,
+} from './sites.js';
+import { lastCheckAt, loadBody, loadVerdicts } from './snapshots.js';
+import { listChecks, loadVerdictHistory } from './verdict-history.js';
 
 export { openDatabase, DatabaseError } from './db.js';
 export type { Database, DatabaseHandle } from './db.js';
-
-/**
- * The queries a check needs, bound to a database; each alert's delivery job is queued
- * with the alert.
- */
-/** Judgements written in one transaction at most (each holds up to 200 violations). */
-const JUDGEMENTS_AT_ONCE = 100;
-
-export function createCheckStore(db: Database): CheckStore {
-  const checks = new CheckWriter(db);
-  const states = new SnapshotWriter(db);
-  const previous = new PreviousReader(db);
-  // One site's state, as each scheduled check asks: the checks asking at once, one query.
-  const oneSite = new Batcher(async (origins: string[]) => {
-    const found = new Map((await loadSites(db, origins)).map((s) => [s.origin, s]));
-    return origins.map((origin) => found.get(origin));
-  }, 500);
-  // Judgements by group commit: those of the checks finishing together, one transaction.
-  const judgements = new Batcher(
-    (batch: NewJudgement[]) => recordJudgements(db, batch),
-    JUDGEMENTS_AT_ONCE,
-  );
-  return {
-    syncSites: (origins: readonly string[]) => syncSites(db, origins),
-    loadSites: async (origins: readonly string[]) => {
-      if (origins.length !== 1) return loadSites(db, origins);
-      const site = await oneSite.add(origins[0]!);
-      return site === undefined ? [] : [site];
-    },
-    recordCheck: (check: CheckRow) => checks.record(check),
-    recordSnapshot: (snapshot: NewSnapshot) => states.recordState(snapshot),
-    recordRefusal: (refusal: NewRefusal) => recordRefusal(db, refusal),
-    clearRefusal: (siteId: number) => clearRefusal(db, siteId),
-    replaceVerdicts: (
-      siteId: number,
-      snapshotId: number,
-      rows: readonly WatchVerdict[],
-      key: string,
-      registry?: string | null,
-    ) => replaceVerdicts(db, siteId, snapshotId, rows, key, registry ?? null),
-    loadBody: (sha256: string) => loadBody(db, sha256),
-    loadVerdicts: (snapshotId: number) => loadVerdicts(db, snapshotId),
-    recordJudgement: (judgement: NewJudgement) => judgements.add(judgement),
-    loadPrevious: (
-      siteId: number,
-      snapshotId: number,
-      lastGoodSha256: string | null,
-      axes?: VerdictAxes,
-    ) => previous.load(siteId, snapshotId, lastGoodSha256, axes),
-  };
-}
+export { createCheckStore, createCoverageStore, createSiteDirectory } from './check-store.js';
+export { createBackfillStore } from './backfill-store.js';
 
 /**
  * The queries the daemon and the one-shot commands need, bound to a database: the
@@ -218,37 +124,6 @@ export function createDaemonStore(db: Database) {
 }
 
 export type DaemonStore = ReturnType<typeof createDaemonStore>;
-
-/** URL sets, sitemap files and coverage, bound to a database. */
-export function createCoverageStore(db: Database): CoverageStore {
-  return {
-    loadKnownSitemaps: (siteId) => loadKnownSitemaps(db, siteId),
-    saveSitemapFiles: (siteId, files, at) => saveSitemapFiles(db, siteId, files, at),
-    recordUrlSet: (siteId, paths, report, at) => recordUrlSet(db, siteId, paths, report, at),
-    hasCoverage: (snapshotId, urlSetId, agentsKey) =>
-      hasCoverage(db, snapshotId, urlSetId, agentsKey),
-    saveCoverage: (record) => saveCoverage(db, record),
-    loadLatestPaths: async (siteId) => (await loadUrlSet(db, siteId))?.paths,
-    loadBody: (sha256) => loadBody(db, sha256),
-  };
-}
-
-/** The site catalog's rows: sites added in the UI or API, and what is paused. */
-export function createSiteDirectory(db: Database): SiteDirectoryStore {
-  return {
-    ensureSiteIds: (origins) => ensureSiteIds(db, origins),
-    loadDirectory: () => loadDirectory(db),
-    findRow: (key) => findDirectoryRow(db, key),
-    saveSite: (origin, settings) => saveManagedSite(db, origin, settings),
-    updateSettings: (id, settings) => updateSiteSettings(db, id, settings),
-    setPaused: (id, at) => setSitePaused(db, id, at),
-    remove: (id, at) => removeManagedSite(db, id, at),
-    loadShared: () => loadSharedSettings(db),
-    savePreset: (name, agents) => savePreset(db, name, agents),
-    saveChannels: (channels) => saveChannels(db, channels),
-    saveIntent: (id, entries) => saveIntent(db, id, entries),
-  };
-}
 
 /** The read models the web UI and API need, bound to a database. */
 export function createWebStore(db: Database): ReadStore {
@@ -299,18 +174,5 @@ export function createWebStore(db: Database): ReadStore {
     outboxCounts: () => outboxCounts(db),
     failingChannels: () => failingChannels(db),
     lastCheckAt: () => lastCheckAt(db),
-  };
-}
-
-/** The Internet Archive's captures and the archived snapshots (robowatch backfill). */
-export function createBackfillStore(db: Database): BackfillStore {
-  return {
-    storedCaptureTimes: (siteId) => storedCaptureTimes(db, siteId),
-    recordCaptures: (siteId, captures) => recordCaptures(db, siteId, captures),
-    loadCaptures: (siteId) => loadCaptures(db, siteId),
-    replaceArchiveChain: (siteId, states, registry) =>
-      replaceArchiveChain(db, siteId, states, registry),
-    liveHistoryStart: (siteId) => liveHistoryStart(db, siteId),
-    archiveChainCurrent: (siteId) => archiveChainCurrent(db, siteId),
   };
 }

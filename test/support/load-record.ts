@@ -16,6 +16,8 @@ export interface LoadRecord extends CliResult {
   readonly packages: ReadonlySet<string>;
   /** Node's own modules it loaded ("http2", "net"…). */
   readonly builtins: ReadonlySet<string>;
+  /** robowatch's own source files it loaded ("src/store/overview.ts"…), from the chunks' maps. */
+  readonly sources: ReadonlySet<string>;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function recordLoads(
     env: { ...env, ROBOWATCH_LOAD_RECORD: record },
   });
   const packages = new Set<string>();
+  const sources = new Set<string>();
   for (const url of readFileSync(record, 'utf8').split('\n')) {
     if (!url.startsWith('file:')) continue;
     const file = fileURLToPath(url);
@@ -50,6 +53,8 @@ export async function recordLoads(
       for (const source of map.sources) {
         const name = packageOf(source);
         if (name !== undefined) packages.add(name);
+        const own = /(?:^|\/)(src\/.*)$/.exec(source);
+        if (name === undefined && own !== null) sources.add(own[1]!);
       }
     }
   }
@@ -59,5 +64,5 @@ export async function recordLoads(
       .filter((line) => line.startsWith('NativeModule '))
       .map((line) => line.slice('NativeModule '.length)),
   );
-  return { ...result, packages, builtins };
+  return { ...result, packages, builtins, sources };
 }
