@@ -1,8 +1,8 @@
 /**
  * The store's ports a check uses (monitor/ports.ts), bound to one opened database: the
  * check's own queries, the coverage it records and the site catalog's rows. Apart from
- * the read models, the daemon's and the backfill's (index.ts), so that a check loads only
- * the queries it runs.
+ * the read models and the daemon's (index.ts) and the backfill's (backfill-store.ts), so
+ * that a check loads only the queries it runs.
  */
 import type { CheckStore, CoverageStore, SiteDirectoryStore } from '../monitor/ports.js';
 import type { CheckRow, NewJudgement, NewRefusal, NewSnapshot } from '../monitor/records.js';
