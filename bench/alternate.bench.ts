@@ -22,6 +22,7 @@ import {
   farmSites,
   measuredRun,
   runRobowatch,
+  spread as spreadOf,
   WATCHES,
 } from './process-support.js';
 import { benchPostgres } from './web-support.js';
@@ -90,11 +91,7 @@ try {
   const changed = await alternate(true);
   const unchanged = process.env['BENCH_UNCHANGED'] ? await alternate(false) : [];
 
-  const spread = (values: number[], digits = 3) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    return `${sorted[0]!.toFixed(digits)} / ${median.toFixed(digits)} / ${sorted.at(-1)!.toFixed(digits)}`;
-  };
+  const spread = (values: number[], digits = 3) => spreadOf(values, digits);
   console.log(
     `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SITES} sites × ${WATCHES.length} watches × ${AGENTS.length} agents, ` +
       `${RUNS} runs of each build in turn (min / median / max)${OTHER === undefined ? '' : `; the other build: ${OTHER.dir}`}`,

@@ -53,6 +53,7 @@ import {
   queryValue,
   reapedFaults,
   WATCHES,
+  spread as spreadOf,
 } from './process-support.js';
 import { benchPostgres } from './web-support.js';
 
@@ -268,11 +269,7 @@ const total = (cpu: Cpu) => cpu.own + cpu.backends + cpu.farm;
 const ratio = (reference: Cpu, cpu: Cpu) => total(reference) / total(cpu);
 /** The stricter one: the bare client alone over robowatch and its backends. */
 const strict = (reference: Cpu, cpu: Cpu) => reference.own / (cpu.own + cpu.backends);
-const spread = (values: number[], digits = 2) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-  return `${sorted[0]!.toFixed(digits)} / ${median.toFixed(digits)} / ${sorted.at(-1)!.toFixed(digits)}`;
-};
+const spread = (values: number[], digits = 2) => spreadOf(values, digits);
 const kinds = ['first', 'second', 'third'] as const;
 const of = <T>(pick: (r: (typeof results)[number]) => T) => results.map(pick);
 

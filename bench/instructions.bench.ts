@@ -27,7 +27,14 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareBuild, farmSites, root, runRobowatch } from './process-support.js';
+import {
+  compareBuild,
+  farmSites,
+  nodeFlags,
+  root,
+  runRobowatch,
+  spread,
+} from './process-support.js';
 import { benchPostgres } from './web-support.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 300);
@@ -40,21 +47,17 @@ if (spawnSync('valgrind', ['--version']).error !== undefined) {
   process.exit(1);
 }
 
-const flagsOf = (main: string) =>
-  (
-    (main === MINE ? process.env['BENCH_NODE_FLAGS'] : process.env['BENCH_COMPARE_FLAGS']) ??
-    process.env['BENCH_NODE_FLAGS'] ??
-    ''
-  )
-    .split(' ')
-    .filter((f) => f !== '');
-
 const { farm, origins, config, setVersion } = await farmSites(SITES, { concurrency: 16 });
 const bench = await benchPostgres('robowatch_bench_instr');
 const scratch = mkdtempSync(join(tmpdir(), 'robowatch-callgrind-'));
 
-/** `robowatch ARGS` of a build under callgrind: millions of instructions, every thread. */
-async function counted(main: string, args: readonly string[]): Promise<number> {
+/**
+ * `robowatch ARGS` of this build (`own`) or the other under callgrind: millions of
+ * instructions, every thread. The builds are told apart by `own`, not by their paths
+ * (`BENCH_COMPARE=.` names this build again, with other flags).
+ */
+async function counted(own: boolean, args: readonly string[]): Promise<number> {
+  const main = own ? MINE : OTHER!.main;
   const child = spawn(
     'valgrind',
     [
@@ -64,7 +67,7 @@ async function counted(main: string, args: readonly string[]): Promise<number> {
       // V8 writes the code it compiles into memory it then runs.
       '--smc-check=all-non-file',
       process.execPath,
-      ...flagsOf(main),
+      ...nodeFlags(own),
       main,
       ...args,
     ],
@@ -88,11 +91,10 @@ const check = ['check', '--json', '--config', config];
 async function alternate(change: boolean): Promise<{ mine: number[]; other: number[] }> {
   const runs = { mine: [] as number[], other: [] as number[] };
   for (let n = 0; n < RUNS; n++) {
-    const order =
-      OTHER === undefined ? [MINE] : n % 2 === 0 ? [MINE, OTHER.main] : [OTHER.main, MINE];
-    for (const main of order) {
+    const order = OTHER === undefined ? [true] : n % 2 === 0 ? [true, false] : [false, true];
+    for (const own of order) {
       if (change) await setVersion((version = 1 - version));
-      (main === MINE ? runs.mine : runs.other).push(await counted(main, check));
+      (own ? runs.mine : runs.other).push(await counted(own, check));
     }
     console.error(`${change ? 'changed' : 'unchanged'} run ${n + 1} of ${RUNS} done`);
   }
@@ -107,14 +109,9 @@ try {
   const changed = await alternate(true);
   const unchanged = process.env['BENCH_UNCHANGED'] ? await alternate(false) : undefined;
   const startUp = ['check', '--json', '--site', origins[0]!, '--config', config];
-  const mineStart = await counted(MINE, startUp);
-  const otherStart = OTHER === undefined ? undefined : await counted(OTHER.main, startUp);
+  const mineStart = await counted(true, startUp);
+  const otherStart = OTHER === undefined ? undefined : await counted(false, startUp);
 
-  const spread = (values: readonly number[], digits: number) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    return `${sorted[0]!.toFixed(digits)} / ${median.toFixed(digits)} / ${sorted.at(-1)!.toFixed(digits)}`;
-  };
   const perSite = (runs: readonly number[], start: number) => runs.map((m) => (m - start) / SITES);
   console.log(
     `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SITES} sites, ` +

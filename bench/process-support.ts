@@ -308,31 +308,46 @@ export interface Robowatch {
 }
 
 /**
+ * The node flags for robowatch's processes of this build (`own`) or of the BENCH_COMPARE
+ * build's: BENCH_NODE_FLAGS, an experiment's options for robowatch alone; BENCH_COMPARE_FLAGS,
+ * the other build's, BENCH_NODE_FLAGS when unset (`BENCH_COMPARE=.` pairs two sets of flags
+ * on one build: the other build is told by being named, not by its path).
+ */
+export function nodeFlags(own: boolean): string[] {
+  return (
+    (own
+      ? process.env['BENCH_NODE_FLAGS']
+      : (process.env['BENCH_COMPARE_FLAGS'] ?? process.env['BENCH_NODE_FLAGS'])) ?? ''
+  )
+    .split(' ')
+    .filter((f) => f !== '');
+}
+
+/** Values as "min / median / max" (the lower median of an even count). */
+export function spread(values: readonly number[], digits: number): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return `${sorted[0]!.toFixed(digits)} / ${median.toFixed(digits)} / ${sorted.at(-1)!.toFixed(digits)}`;
+}
+
+/**
  * Starts `robowatch ARGS` with DATABASE_URL; reads the kernel's high-water mark of its
  * resident memory and its CPU time every 20 ms until it exits (at most 20 ms short).
  * `profileDir` writes a CPU profile there; `main` runs another build (bench:check's
- * BENCH_COMPARE).
+ * BENCH_COMPARE), with that build's node flags (nodeFlags).
  */
 export function runRobowatch(
   args: readonly string[],
   databaseUrl: string,
   profileDir?: string,
   onStdout?: (text: string) => void,
-  main = join(root, 'dist/main.js'),
+  main?: string,
 ): Robowatch {
-  const own = main === join(root, 'dist/main.js');
   const flags = [
-    // BENCH_NODE_FLAGS: node options for robowatch's processes alone (an experiment's);
-    // BENCH_COMPARE_FLAGS: those of the BENCH_COMPARE build's (BENCH_COMPARE=. pairs flags).
-    ...((own
-      ? process.env['BENCH_NODE_FLAGS']
-      : (process.env['BENCH_COMPARE_FLAGS'] ?? process.env['BENCH_NODE_FLAGS'])
-    )
-      ?.split(' ')
-      .filter((f) => f !== '') ?? []),
+    ...nodeFlags(main === undefined),
     ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
   ];
-  const child = spawn(process.execPath, [...flags, main, ...args], {
+  const child = spawn(process.execPath, [...flags, main ?? join(root, 'dist/main.js'), ...args], {
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

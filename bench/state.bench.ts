@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { robotsBody } from './farm.js';
-import { AGENTS, compareBuild, WATCHES } from './process-support.js';
+import { AGENTS, compareBuild, spread as spreadOf, WATCHES } from './process-support.js';
 import type * as ConfigLoad from '../src/config/load.js';
 import type * as Verdicts from '../src/policy/verdicts.js';
 import type * as Events from '../src/policy/changes/events.js';
@@ -184,11 +184,7 @@ if (process.argv[2] === '--child') {
     console.error(`run ${n + 1} of ${RUNS} done`);
   }
   const total = (phases: Phases) => Object.values(phases).reduce((a, b) => a + b, 0);
-  const spread = (values: number[], digits = 1) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    return `${sorted[0]!.toFixed(digits)} / ${median.toFixed(digits)} / ${sorted.at(-1)!.toFixed(digits)}`;
-  };
+  const spread = (values: number[], digits = 1) => spreadOf(values, digits);
   const phases = Object.keys(runs[0]!.own);
   console.log(
     `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SITES} sites × ${WATCHES.length} watches × ${AGENTS.length} agents, a changed state's own work, cold, CPU µs a site, ${RUNS} processes per build (min / median / max)`,
