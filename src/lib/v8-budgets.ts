@@ -31,8 +31,19 @@ const INTERRUPT_BUDGET = '--interrupt-budget=600000';
  */
 const WASM_TIERING_BUDGET = '--wasm-tiering-budget=1000000000';
 
+/**
+ * No inlining by V8's optimising compiler. A check optimises about 140 functions, most of
+ * them run a few thousand times and then never again, and inlining their callees made
+ * each compile larger (`computeVerdicts` 30 ms, the causes 18) than the calls it saved:
+ * `bench:instructions`, the flag set at run time as here, a changed check of 300 sites
+ * 5% fewer instructions a site beyond the start-up, an unchanged one the same
+ * (docs/performance.md, twenty-sixth round). Measured on V8 11 alone; V8 12 keeps its
+ * defaults, as for the interrupt budget.
+ */
+const NO_INLINING = '--no-turbo-inlining';
+
 /** The flags to set on V8 `version` (`process.versions.v8`, e.g. "11.3.244.8-node.38"). */
 export function v8Budgets(version: string): string[] {
   const major = Number(/^(\d+)\./.exec(version)?.[1] ?? Number.NaN);
-  return major <= 11 ? [INTERRUPT_BUDGET, WASM_TIERING_BUDGET] : [WASM_TIERING_BUDGET];
+  return major <= 11 ? [INTERRUPT_BUDGET, NO_INLINING, WASM_TIERING_BUDGET] : [WASM_TIERING_BUDGET];
 }

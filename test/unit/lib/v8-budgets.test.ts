@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { v8Budgets } from '../../../src/lib/v8-budgets.js';
 
 describe('v8Budgets', () => {
-  it("sets the interrupt budget on Node 20's V8 11", () => {
+  it("sets the interrupt budget and no inlining on Node 20's V8 11", () => {
     expect(v8Budgets('11.3.244.8-node.38')).toEqual([
       '--interrupt-budget=600000',
+      '--no-turbo-inlining',
       '--wasm-tiering-budget=1000000000',
     ]);
   });
 
-  it("leaves it out on Node 22's V8 12 and later, which have no such flag", () => {
+  it("leaves them out on Node 22's V8 12 and later, which tier up otherwise", () => {
     expect(v8Budgets('12.4.254.21-node.57')).toEqual(['--wasm-tiering-budget=1000000000']);
     expect(v8Budgets('13.6.233.10-node.24')).toEqual(['--wasm-tiering-budget=1000000000']);
   });
