@@ -6,19 +6,22 @@
 /**
  * How soon V8 optimises a function. A robowatch command is a batch that runs each hot
  * function a few thousand times and exits, and V8's default budget (67,584, tuned for
- * pages and long-lived servers) sends hundreds of functions to its optimising compiler on
+ * pages and long-lived servers) sent hundreds of functions to its optimising compiler on
  * helper threads: a third of a 3,000-site check's CPU, recompiled from scratch by every
- * run. About nine times the bytecode executed before a function is optimised leaves the
- * truly hot ones optimised and skips the rest: the helper threads' share falls to a fifth,
- * and an unchanged check spends about a fifth less CPU (docs/performance.md). The daemon
- * optimises the same functions a little later.
+ * run. With inlining (below), about nine times the bytecode (600,000) paid best: an
+ * unchanged check spent about a fifth less CPU. Without inlining each compile is smaller,
+ * and three times the default pays best: callgrind, 3,000 sites, a changed check 7% fewer
+ * instructions a site than at 600,000 (less of it in the baseline tier's property loads),
+ * an unchanged one the same; in CPU seconds, two runs of ten pairs, 0.97 and 0.98
+ * (docs/performance.md, twenty-seventh round). The daemon optimises the same functions
+ * sooner.
  *
  * V8 11 (Node 20) only: V8 12 (Node 22) tiers up by invocation counts, with Maglev between,
  * and has no such flag; given it, it printed "Error: unrecognized flag" on every command.
  * Its defaults are left as they are: a check costs about as much on Node 22 without the
  * budget as on Node 20 with it (docs/performance.md, nineteenth round).
  */
-const INTERRUPT_BUDGET = '--interrupt-budget=600000';
+const INTERRUPT_BUDGET = '--interrupt-budget=200000';
 
 /**
  * How soon V8 recompiles a WebAssembly function with its optimising compiler. undici (the

@@ -5,7 +5,7 @@ import { v8Budgets } from '../../../src/lib/v8-budgets.js';
 describe('v8Budgets', () => {
   it("sets the interrupt budget and no inlining on Node 20's V8 11", () => {
     expect(v8Budgets('11.3.244.8-node.38')).toEqual([
-      '--interrupt-budget=600000',
+      '--interrupt-budget=200000',
       '--no-turbo-inlining',
       '--wasm-tiering-budget=1000000000',
     ]);
