@@ -4,13 +4,13 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
-    // Integration tests start real servers and databases; keep them isolated per file.
+    // Integration tests start real servers and databases: in child processes, not threads.
     pool: 'forks',
     // One process per worker for all its files, not one per file: a new process paid again
     // for loading the store and compiling PGlite's WebAssembly. The integration tests took
     // 147 s instead of 296 (169 s of CPU instead of 442), the whole suite 485 s instead of
-    // 581 (2026-12-01). Tests share no global state: each opens its own database, servers
-    // and listeners and closes them.
+    // 581 (2026-12-01). No test changes the process's global state (no module mocks,
+    // stubbed timers or environment); each opens its own databases and servers.
     isolate: false,
     // Two files at a time, even on two cores (Vitest's default there is one): most of the
     // suite's time is spent waiting on child processes, schedules and servers, not computing.
