@@ -294,6 +294,9 @@ web: {listen: 0}
       },
       { timeout: 60_000, interval: 250 },
     );
+    // The site goes away: the stuck fetch fails at once, and the daemon, which lets a running
+    // check finish before it stops, need not wait out the rest of its 10 s.
+    await site.stop();
     daemon.child.kill('SIGTERM');
     await expectCleanExit(daemon);
   });
