@@ -18,7 +18,7 @@ export default defineConfig({
     // 147%, and the suite took 484 and 456 s instead of 528 and 507 (2026-12-02, two runs
     // each, 1,404 tests passing; its slowest test 36 s against the 120 s budget below).
     maxWorkers: 3,
-    // Budgets, not speed assertions: with two files at a time on two cores, a CLI test that
+    // Budgets, not speed assertions: with three files at a time on two cores, a CLI test that
     // initialises several embedded databases can take a minute. A hung test still fails.
     testTimeout: 120_000,
     hookTimeout: 120_000,
