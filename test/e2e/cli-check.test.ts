@@ -1,12 +1,15 @@
 /**
- * `robowatch check`, `history`, `diff` and `migrate`, run as a user runs them: the built
- * binary, a configuration file, a loopback site, and the embedded database or PostgreSQL.
+ * `robowatch check`, `history`, `diff` and `migrate`, run as a user runs them: a
+ * configuration file, a loopback site, and the embedded database or PostgreSQL. The
+ * commands run in the test's process (runInProcess); what only a process shows, the
+ * modules the built binary loads, its fatal errors and two processes on one data
+ * directory, runs the built binary.
  */
 import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runRobowatch } from '../support/cli.js';
+import { runInProcess, runRobowatch } from '../support/cli.js';
 import { recordLoads } from '../support/load-record.js';
 import { createTestDatabase, databaseKinds } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
@@ -26,7 +29,7 @@ describe.each(databaseKinds())('robowatch check, history and diff on %s', (kind)
   let config: string;
   let env: Record<string, string | undefined>;
   let database: TestDatabase | undefined;
-  const robowatch = (...args: string[]) => runRobowatch(args, { env });
+  const robowatch = (...args: string[]) => runInProcess(args, { env });
   // The embedded database as the first command leaves it (initialised and migrated, which
   // takes seconds): made once here, copied into each test's dataDir.
   let embedded: string;
@@ -36,7 +39,7 @@ describe.each(databaseKinds())('robowatch check, history and diff on %s', (kind)
     embedded = join(templateDir, 'data');
     const templateConfig = join(templateDir, 'robowatch.yaml');
     writeFileSync(templateConfig, `dataDir: ${embedded}\nsites: []\n`);
-    const first = await runRobowatch(['migrate', '--config', templateConfig], {
+    const first = await runInProcess(['migrate', '--config', templateConfig], {
       env: { DATABASE_URL: '' },
     });
     expect([first.code, first.stderr]).toEqual([0, '']);
@@ -332,7 +335,7 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
     beforeAll(async () => {
       checked = await watchedSite();
       server.serve('/robots.txt', 200, V1);
-      const first = await runRobowatch(['check', '--config', checked.config], { env: checked.env });
+      const first = await runInProcess(['check', '--config', checked.config], { env: checked.env });
       expect([first.code, first.stderr]).toEqual([0, '']);
     });
     afterAll(async () => {
@@ -369,7 +372,7 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
       [['diff', 'ORIGIN', '--to', '999'], 2, /: no snapshot 999 of this site$/],
       [['diff', 'ORIGIN'], 2, /: only one snapshot: nothing to compare$/],
     ])('rejects %j with status %i and one line', async (args, code, message) => {
-      const result = await runRobowatch(
+      const result = await runInProcess(
         [...args.map((a) => (a === 'ORIGIN' ? server.origin : a)), '--config', checked.config],
         { env: checked.env },
       );

@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI, as `npm run build` leaves it (test/global-setup.ts builds it). */
@@ -40,3 +42,60 @@ export function runCommand(
     child.stdin.end(options.stdin ?? '');
   });
 }
+
+/**
+ * Runs `robowatch ARGS` in this process, as main.ts runs it but with the test's streams
+ * and environment (the process's, with `env` over it; an undefined value removes a key):
+ * the commands' own code, without a process's start-up, and the embedded database's
+ * WebAssembly compiled once per test process instead of once per command. Tests of what
+ * only a process shows (the bundle's loaded modules, exit on a closed pipe, two
+ * processes on one data directory) run the built binary with runRobowatch.
+ */
+export async function runInProcess(
+  args: readonly string[],
+  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {},
+): Promise<CliResult> {
+  const [{ runCli }, { nodeContext }, drivers] = await Promise.all([
+    import('../../src/cli/program.js'),
+    import('../../src/node-platform.js'),
+    import('../../src/drivers.js'),
+  ]);
+  let stdout = '';
+  let stderr = '';
+  const sink = (append: (text: string) => void) =>
+    new Writable({
+      decodeStrings: false,
+      write(chunk: string | Buffer, _encoding, callback) {
+        append(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+        callback();
+      },
+    });
+  const { signal } = options;
+  const code = await runCli(
+    args,
+    nodeContext({
+      io: {
+        stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
+        stdout: sink((text) => (stdout += text)),
+        stderr: sink((text) => (stderr += text)),
+      },
+      version: VERSION,
+      cwd: options.cwd ?? process.cwd(),
+      env: { ...process.env, ...options.env },
+      pid: process.pid,
+      drivers: () => drivers,
+      waitForSignal: () =>
+        new Promise((resolve) => {
+          if (signal === undefined) return;
+          if (signal.aborted) resolve('SIGTERM');
+          signal.addEventListener('abort', () => resolve('SIGTERM'), { once: true });
+        }),
+      onHangup: () => () => undefined,
+    }),
+  );
+  return { code, stdout, stderr };
+}
+
+const { version: VERSION } = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'),
+) as { version: string };

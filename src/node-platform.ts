@@ -1,0 +1,161 @@
+/**
+ * The commands' context on Node: the drivers (database, fetcher, SMTP, webhooks' HTTP
+ * client, logger, job engine, web server), the daemon's files and the clock, built around
+ * the streams, environment and signals it is given. main.ts gives it the process's; the
+ * tests give it their own and run commands in their process (test/support/cli.ts).
+ */
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AddressInfo } from 'node:net';
+import type Nodemailer from 'nodemailer';
+import type { CliContext, DaemonInfo } from './cli/context.js';
+import type { CliIo } from './cli/io.js';
+import type { Config } from './config/config.js';
+import type * as Drivers from './drivers.js';
+import { FatalError } from './lib/errors.js';
+
+const require = createRequire(import.meta.url);
+
+export interface NodeContextOptions {
+  readonly io: CliIo;
+  readonly version: string;
+  readonly build?: string | undefined;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly pid: number;
+  /**
+   * The drivers' modules; throws for a command started without them (main.ts loads them
+   * only for the commands that use a database, the network or a logger).
+   */
+  readonly drivers: () => typeof Drivers;
+  readonly waitForSignal: () => Promise<string>;
+  readonly onHangup: (listener: () => void) => () => void;
+}
+
+/** Where a daemon on the embedded database says how its commands reach it. */
+const daemonFile = (config: Config) => join(config.dataDir, 'daemon.json');
+
+/** Per host, so that replicas sharing a data volume do not vouch for each other. */
+const heartbeatFile = (config: Config) => join(config.dataDir, `heartbeat-${hostname()}`);
+
+export function nodeContext(options: NodeContextOptions): CliContext {
+  const { io, version, drivers: need } = options;
+  let lastBeat = 0;
+  return {
+    io,
+    version,
+    build: options.build,
+    cwd: options.cwd,
+    env: options.env,
+    owner: `${hostname()}:${options.pid}`,
+    pid: options.pid,
+    openStore: (config) =>
+      need().openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }),
+    createFetcher: (config) => need().createRobotsFetcher(config.fetch),
+    // nodemailer is CommonJS: required (synchronously) when a command first sends email.
+    createMailTransport: (smtpUrl) =>
+      (need(), require('nodemailer') as typeof Nodemailer).createTransport({
+        url: smtpUrl,
+        connectionTimeout: 15_000,
+        greetingTimeout: 15_000,
+        socketTimeout: 60_000,
+      }),
+    // Webhooks are minutes apart: a kept-alive connection saves nothing, and one the
+    // receiver is just closing makes a delivery fail (ECONNRESET). One connection each.
+    createDispatcher: () =>
+      need().lazyAgent({
+        connectTimeout: 15_000,
+        headersTimeout: 30_000,
+        bodyTimeout: 30_000,
+        pipelining: 0,
+      }),
+    createLogger: () => need().createLogger(io.stdout),
+    startJobEngine: async (executor, engineOptions) => {
+      need();
+      const { JobEngine } = await import('./store/jobs.js');
+      return JobEngine.start(executor, engineOptions);
+    },
+    waitForSignal: options.waitForSignal,
+    onHangup: options.onHangup,
+    heartbeat: (config) => {
+      const now = Date.now();
+      if (now - lastBeat < 10_000) return;
+      lastBeat = now;
+      mkdirSync(config.dataDir, { recursive: true });
+      writeFileSync(heartbeatFile(config), new Date(now).toISOString());
+    },
+    daemonFile: {
+      write: (config, info) => {
+        mkdirSync(config.dataDir, { recursive: true });
+        writeFileSync(daemonFile(config), JSON.stringify(info), { mode: 0o600 });
+      },
+      read: (config) => {
+        try {
+          return JSON.parse(readFileSync(daemonFile(config), 'utf8')) as DaemonInfo;
+        } catch {
+          return undefined;
+        }
+      },
+      remove: (config) => rmSync(daemonFile(config), { force: true }),
+    },
+    fetch: (url, init) => fetch(url, init),
+    fetchRobotsTxt: async (origin, allowPrivateAddresses) => {
+      // Loaded only here: eval starts without the network stack otherwise.
+      const { createRobotsFetcher } = await import('./fetch/robots-fetcher.js');
+      const fetcher = createRobotsFetcher({
+        userAgent: `robowatch/${version} (+https://github.com/robowatch/robowatch)`,
+        timeoutMs: 30_000,
+        allowPrivateAddresses,
+      });
+      try {
+        return await fetcher.fetchRobots(origin);
+      } finally {
+        await fetcher.close();
+      }
+    },
+    lastHeartbeat: (config) => {
+      try {
+        return statSync(heartbeatFile(config)).mtime;
+      } catch {
+        return undefined;
+      }
+    },
+    listen: async (app, web) => {
+      need();
+      const { serve } = await import('@hono/node-server');
+      return new Promise((resolve, reject) => {
+        const server = serve({ fetch: app.fetch, hostname: web.host, port: web.port });
+        server.once('error', (error: NodeJS.ErrnoException) => {
+          const where = `${web.host}:${web.port}`;
+          reject(
+            new FatalError(
+              error.code === 'EADDRINUSE'
+                ? `cannot listen on ${where}: another process has that port (set web.listen, or --no-web)`
+                : `cannot listen on ${where}: ${error.message}`,
+            ),
+          );
+        });
+        server.once('listening', () => {
+          const address = server.address() as AddressInfo;
+          const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+          resolve({
+            url: `http://${host}:${address.port}`,
+            close: () =>
+              new Promise<void>((done) => {
+                server.close(() => done());
+                (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+              }),
+          });
+        });
+      });
+    },
+    now: () => new Date(),
+    sleep: (ms, signal) =>
+      sleep(ms, undefined, signal ? { signal } : {}).catch((error: unknown) => {
+        if ((error as Error).name !== 'AbortError') throw error;
+      }),
+  };
+}
