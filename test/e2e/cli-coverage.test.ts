@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoverageDocument } from '../../src/monitor/documents/index.js';
-import { runRobowatch } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { referenceAllowedByRobots } from '../support/reference-matcher.js';
 import { TestSmtpServer } from '../support/smtp.js';
@@ -76,7 +76,7 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
 `,
     );
     const env = { DATABASE_URL: '' };
-    const check = await runRobowatch(['check', '--config', config], { env });
+    const check = await runInProcess(['check', '--config', config], { env });
     expect([check.code, check.stderr]).toEqual([0, '']);
     // watch: auto: the home page and a few URLs of each large prefix of the sitemaps,
     // chosen once they are read: 8 URLs (/products/1, /products/0?color=red, /blog/post-1,
@@ -86,7 +86,7 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
       'baseline   ok 200; 12 of 16 watched URL × crawler pairs disallowed',
     );
 
-    const json = await runRobowatch(['coverage', site.origin, '--json', '--config', config], {
+    const json = await runInProcess(['coverage', site.origin, '--json', '--config', config], {
       env,
     });
     expect([json.code, json.stderr]).toEqual([0, '']);
@@ -120,7 +120,7 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
       urls: 300,
     });
 
-    const text = await runRobowatch(['coverage', site.origin, '--config', config], { env });
+    const text = await runInProcess(['coverage', site.origin, '--config', config], { env });
     expect(text.stdout).toContain('Googlebot: 203 allowed, 103 disallowed (33.7%)');
     expect(text.stdout).toContain(
       '  line 3 `Disallow: /*?` blocks 101 URLs, e.g. /blog/post-2?page=2',
@@ -130,7 +130,7 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
 
     // Checked again with nothing changed: each sitemap answers 304, the set stays.
     const before = site.requests.length;
-    const again = await runRobowatch(['check', '--config', config], { env });
+    const again = await runInProcess(['check', '--config', config], { env });
     expect(again.code).toBe(0);
     const asked = site.requests.slice(before).filter((r) => r.path !== '/robots.txt');
     expect(asked.map((r) => [r.path, r.headers['if-none-match']])).toEqual([
@@ -139,13 +139,13 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
       ['/pages.txt', '"pages-1"'],
     ]);
     const after = JSON.parse(
-      (await runRobowatch(['coverage', site.origin, '--json', '--config', config], { env })).stdout,
+      (await runInProcess(['coverage', site.origin, '--json', '--config', config], { env })).stdout,
     ) as CoverageDocument;
     expect(after.urlSet.id).toBe(doc.urlSet.id);
     expect(after.urlSet.sitemaps.every((s) => s.notModified)).toBe(true);
     expect(after.agents).toEqual(doc.agents);
 
-    const unknown = await runRobowatch(
+    const unknown = await runInProcess(
       ['coverage', site.origin, '--snapshot', '99', '--config', config],
       { env },
     );
@@ -179,13 +179,13 @@ notify:
 `,
     );
     const env = { DATABASE_URL: '' };
-    const first = await runRobowatch(['check', '--config', config], { env });
+    const first = await runInProcess(['check', '--config', config], { env });
     expect([first.code, first.stderr]).toEqual([0, '']);
     expect(smtp.received).toHaveLength(0); // a baseline alerts nothing
 
     // A rule that blocks every product page, and none of the watched pages.
     site.serve('/robots.txt', 200, `${before}Disallow: /products/\n`);
-    const second = await runRobowatch(['check', '--config', config], { env });
+    const second = await runInProcess(['check', '--config', config], { env });
     expect([second.code, second.stderr]).toEqual([0, '']);
     expect(second.stdout).toContain(
       'Googlebot and Bingbot: 300 of 306 sitemap URLs (98.0%) newly disallowed',
@@ -200,13 +200,13 @@ notify:
       'Mostly /products/ (300), by line 3 `Disallow: /products/`: they stop crawling these pages.',
     );
     // Crawlers that read the same rules are said once.
-    const text = await runRobowatch(['coverage', site.origin, '--config', config], { env });
+    const text = await runInProcess(['coverage', site.origin, '--config', config], { env });
     expect(text.stdout).toContain('\nGooglebot, Bingbot: 4 allowed, 302 disallowed (98.7%)\n');
     expect(text.stdout).toContain(
       'Submitted URL blocked by robots.txt: 302 of the 306 sitemap URLs are disallowed for Googlebot, which will not crawl them (line 3 `Disallow: /products/` 300, e.g. /products/0?color=red; line 2 `Disallow: /cart` 2, e.g. /cart). Take them out of the sitemaps or allow them.',
     );
     // The digest: it needs attention, and where each crawler stands now.
-    const digest = await runRobowatch(['digest', '--since', '1d', '--config', config], { env });
+    const digest = await runInProcess(['digest', '--since', '1d', '--config', config], { env });
     expect([digest.code, digest.stderr]).toEqual([0, '']);
     expect(digest.stdout).toContain(
       ': 300 sitemap URLs (98.0%) now disallowed for Googlebot and Bingbot (Disallow: /products/, line 3).',
@@ -215,7 +215,7 @@ notify:
       'Sitemap URLs they may fetch: Googlebot and Bingbot 4 of 306 (1.3%)',
     );
     // The diff says it too: each crawler's share before and after.
-    const diff = await runRobowatch(['diff', site.origin, '--config', config], { env });
+    const diff = await runInProcess(['diff', site.origin, '--config', config], { env });
     expect([diff.code, diff.stderr]).toEqual([0, '']);
     expect(diff.stdout).toContain(
       'Sitemap URLs each crawler may fetch (older -> newer):\n  Googlebot, Bingbot: 304 of 306 (99.3%) -> 4 of 306 (1.3%): 300 fewer URLs allowed\n',

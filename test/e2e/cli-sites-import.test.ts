@@ -1,6 +1,6 @@
 /**
- * `robowatch sites import`, run as a user runs it (the built binary, the embedded
- * database): a Tranco-style ranked list imported whole with its ranks and tags, run twice
+ * `robowatch sites import`, run as a user runs it (its command line in the test's
+ * process, the embedded database): a Tranco-style ranked list imported whole with its ranks and tags, run twice
  * without adding twice; a list with malformed and repeated lines refused whole, each
  * problem named by its line, nothing written; a 20,000-line list in one command.
  */
@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
 import { queryRows } from '../../src/store/db.js';
-import { runRobowatch } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
 
 function setup(extra = '') {
   const dir = mkdtempSync(join(tmpdir(), 'robowatch-import-'));
@@ -26,7 +26,7 @@ function setup(extra = '') {
     return file;
   };
   const run = (...args: string[]) =>
-    runRobowatch(['sites', 'import', '--config', config, ...args], { env: { DATABASE_URL: '' } });
+    runInProcess(['sites', 'import', '--config', config, ...args], { env: { DATABASE_URL: '' } });
   const rows = async () => {
     const handle = await openDatabase({ url: undefined, dataDir: join(dir, 'data') });
     try {
@@ -155,7 +155,7 @@ describe('robowatch sites import', () => {
     expect((await run(long)).stderr).toBe(
       `robowatch: site list "${long}": line 2 is longer than 262,144 bytes (is it a list of lines?)\n`,
     );
-    const piped = await runRobowatch(
+    const piped = await runInProcess(
       ['sites', 'import', '--config', join(dirname(long), 'robowatch.yaml'), '-'],
       {
         env: { DATABASE_URL: '' },
