@@ -12,27 +12,22 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import type Nodemailer from 'nodemailer';
 import type { CliContext, DaemonInfo } from './cli/context.js';
-import type { CliIo } from './cli/io.js';
 import type { Config } from './config/config.js';
 import type * as Drivers from './drivers.js';
 import { FatalError } from './lib/errors.js';
 
 const require = createRequire(import.meta.url);
 
-export interface NodeContextOptions {
-  readonly io: CliIo;
-  readonly version: string;
-  readonly build?: string | undefined;
-  readonly cwd: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly pid: number;
+/** What the process (or a test) gives: its streams, environment, id and signals. */
+export interface NodeContextOptions extends Pick<
+  CliContext,
+  'io' | 'version' | 'build' | 'cwd' | 'env' | 'pid' | 'waitForSignal' | 'onHangup'
+> {
   /**
    * The drivers' modules; throws for a command started without them (main.ts loads them
    * only for the commands that use a database, the network or a logger).
    */
   readonly drivers: () => typeof Drivers;
-  readonly waitForSignal: () => Promise<string>;
-  readonly onHangup: (listener: () => void) => () => void;
 }
 
 /** Where a daemon on the embedded database says how its commands reach it. */
