@@ -13,7 +13,7 @@ import { classifyFetch } from '../policy/access.js';
 import { preferencesDocument, preferencesText } from '../policy/preferences.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import { forEachLineBatch, readInput, write } from './io.js';
-import type { CliIo } from './io.js';
+import type { CliInput, CliIo } from './io.js';
 
 interface EvalOptions {
   robots?: string;
@@ -29,7 +29,8 @@ interface EvalOptions {
 export type LiveFetch = (origin: string, allowPrivateAddresses: boolean) => Promise<FetchResult>;
 
 /** `robowatch eval`: verdicts for URLs against a robots.txt file, or for JSON lines on stdin. */
-export function registerEval(program: Command, io: CliIo, fetchLive: LiveFetch): void {
+export function registerEval(program: Command, from: CliInput, fetchLive: LiveFetch): void {
+  const { io } = from;
   program
     .command('eval')
     .summary('evaluate URLs against a robots.txt file')
@@ -67,7 +68,7 @@ Examples:
     )
     .action(async (urls: string[], options: EvalOptions) => {
       if (options.jsonl) await evalJsonLines(urls, options, io);
-      else await evalUrls(urls, options, io, fetchLive);
+      else await evalUrls(urls, options, from, fetchLive);
     });
 }
 
@@ -85,9 +86,10 @@ function checkProfile(value: string, where = ''): Profile {
 async function evalUrls(
   args: string[],
   options: EvalOptions,
-  io: CliIo,
+  from: CliInput,
   fetchLive: LiveFetch,
 ): Promise<void> {
+  const { io } = from;
   const profile = checkProfile(options.profile);
   if (options.robots === undefined) throw new UsageError('missing --robots FILE');
   if (options.agent.length === 0) throw new UsageError('missing --agent TOKEN');
@@ -106,10 +108,10 @@ async function evalUrls(
   const live = /^https?:\/\//i.test(options.robots)
     ? await liveFile(options.robots, options.allowPrivateAddresses === true, fetchLive, io)
     : undefined;
-  const robots = live?.body ?? (await readInput(options.robots, 'robots file', io));
+  const robots = live?.body ?? (await readInput(options.robots, 'robots file', from));
   const urls = [...args];
   if (options.urlsFile !== undefined) {
-    const text = new TextDecoder().decode(await readInput(options.urlsFile, 'URLs file', io));
+    const text = new TextDecoder().decode(await readInput(options.urlsFile, 'URLs file', from));
     for (const line of text.split(/\r?\n/)) if (line.trim() !== '') urls.push(line.trim());
   }
   if (urls.length === 0)

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { isAbsolute, relative } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Config, SiteConfig } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
@@ -100,7 +100,7 @@ Examples:
         options.site !== undefined
           ? await configuredSite(context, config, options.site)
           : adHocSite(config, liveOrigin!, options);
-      const draft = await readInput(file, 'draft robots.txt', context.io);
+      const draft = await readInput(file, 'draft robots.txt', context);
       const fetcher = context.createFetcher(
         options.allowPrivateAddresses === true
           ? { ...config, fetch: { ...config.fetch, allowPrivateAddresses: true } }
@@ -130,9 +130,13 @@ Examples:
       });
       if (options.output === undefined) await write(context.io.stdout, text);
       else
-        await writeFile(options.output, text).catch((error: NodeJS.ErrnoException) => {
-          throw new UsageError(`cannot write "${options.output}": ${error.code ?? error.message}`);
-        });
+        await writeFile(resolve(context.cwd, options.output), text).catch(
+          (error: NodeJS.ErrnoException) => {
+            throw new UsageError(
+              `cannot write "${options.output}": ${error.code ?? error.message}`,
+            );
+          },
+        );
       if (!report.result.passed)
         throw new FatalError(
           `gate failed: the draft must not ship for ${site.origin} (the report${options.output === undefined ? ' above' : ` in ${options.output}`} says why)`,

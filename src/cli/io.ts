@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { UsageError } from '../lib/errors.js';
 import { grouped } from '../policy/wording/words.js';
@@ -8,6 +9,12 @@ export interface CliIo {
   readonly stdin: Readable;
   readonly stdout: Writable;
   readonly stderr: Writable;
+}
+
+/** What a command reads its input from: its streams, and the directory that relative paths name files in. */
+export interface CliInput {
+  readonly io: CliIo;
+  readonly cwd: string;
 }
 
 /** Writes text, waiting for the stream to drain when it asks to. */
@@ -107,11 +114,11 @@ const mib = (bytes: number) => `${grouped(bytes / 1024 / 1024)} MiB`;
 export async function readInput(
   path: string,
   what: string,
-  io: CliIo,
+  source: CliInput,
   limits: InputLimits = { maxBytes: MAX_INPUT_BYTES },
 ): Promise<Uint8Array> {
   const name = path === '-' ? 'standard input' : `"${path}"`;
-  const stream = path === '-' ? io.stdin : createReadStream(path);
+  const stream = path === '-' ? source.io.stdin : createReadStream(resolve(source.cwd, path));
   const chunks: Buffer[] = [];
   let total = 0;
   let line = 1;
@@ -144,7 +151,7 @@ export async function readInput(
     if (error instanceof UsageError) throw error;
     throw new UsageError(`cannot read ${what} ${name}: ${readReason(error)}`);
   } finally {
-    if (stream !== io.stdin) stream.destroy();
+    if (stream !== source.io.stdin) stream.destroy();
   }
   return new Uint8Array(Buffer.concat(chunks));
 }

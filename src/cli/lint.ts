@@ -4,10 +4,11 @@ import { shippedRegistry } from '../config/registry.js';
 import { findContradictions } from '../policy/contradictions.js';
 import { isProfile, parseRobotsTxt, PROFILES } from '../robots/index.js';
 import { readInput, write } from './io.js';
-import type { CliIo } from './io.js';
+import type { CliInput } from './io.js';
 
 /** `robowatch lint FILE`: the findings of a robots.txt file, one per line. */
-export function registerLint(program: Command, io: CliIo): void {
+export function registerLint(program: Command, from: CliInput): void {
+  const { io } = from;
   program
     .command('lint')
     .summary('report problems in a robots.txt file')
@@ -35,7 +36,7 @@ Examples:
             `unknown profile "${options.profile}" (expected ${PROFILES.join(', ')})`,
           );
         }
-        const bytes = await readInput(file, 'robots file', io);
+        const bytes = await readInput(file, 'robots file', from);
         const parsed = parseRobotsTxt(bytes, { profile: options.profile });
         // Where the rules and the usage preferences disagree, for the registry's crawlers.
         const findings = [

@@ -12,18 +12,18 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   eval: async () => {
     const { registerEval } = await import('./eval.js');
     return (program, context) =>
-      registerEval(program, context.io, (origin, allowPrivate) =>
+      registerEval(program, context, (origin, allowPrivate) =>
         context.fetchRobotsTxt(origin, allowPrivate),
       );
   },
   lint: async () => {
     const { registerLint } = await import('./lint.js');
-    return (program, context) => registerLint(program, context.io);
+    return (program, context) => registerLint(program, context);
   },
   gate: async () => (await import('./gate.js')).registerGate,
   registry: async () => {
     const { registerRegistry } = await import('./registry.js');
-    return (program, context) => registerRegistry(program, context.io);
+    return (program, context) => registerRegistry(program, context);
   },
   sites: async () => (await import('./sites.js')).registerSites,
   users: async () => (await import('./users.js')).registerUsers,

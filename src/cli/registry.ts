@@ -7,7 +7,7 @@ import { compareRegistries, describeVersion, PURPOSES, PURPOSE_WORDS } from '../
 import type { ActiveRegistry, Registry } from '../policy/registry.js';
 import { parseRobotsTxt } from '../robots/index.js';
 import { readInput, write } from './io.js';
-import type { CliIo } from './io.js';
+import type { CliInput } from './io.js';
 
 interface RegistryOptions {
   readonly registry?: string;
@@ -22,8 +22,8 @@ const some = (tokens: readonly string[], shown = 12) =>
     ? tokens.join(', ')
     : `${tokens.slice(0, shown).join(', ')} and ${tokens.length - shown} more`;
 
-async function read(path: string, io: CliIo): Promise<ActiveRegistry> {
-  const bytes = await readInput(path, 'registry', io);
+async function read(path: string, from: CliInput): Promise<ActiveRegistry> {
+  const bytes = await readInput(path, 'registry', from);
   try {
     return readRegistry(bytes, path, new Date().toISOString());
   } catch (error) {
@@ -55,7 +55,8 @@ function listing(registry: Registry): string[] {
 }
 
 /** `robowatch registry`: the AI crawler registry, and what an update of it changes. */
-export function registerRegistry(program: Command, io: CliIo): void {
+export function registerRegistry(program: Command, from: CliInput): void {
+  const { io } = from;
   program
     .command('registry')
     .summary('list the AI crawler registry, or what an update of it changes')
@@ -88,7 +89,7 @@ Examples:
           '--robots needs --compare (the older registry the update starts from)',
         );
       const current =
-        options.registry === undefined ? shippedRegistry() : await read(options.registry, io);
+        options.registry === undefined ? shippedRegistry() : await read(options.registry, from);
       if (options.compare === undefined) {
         const out = options.json
           ? JSON.stringify({ version: current.version, agents: current.registry.agents }, null, 2)
@@ -96,12 +97,12 @@ Examples:
         await write(io.stdout, `${out}\n`);
         return;
       }
-      const older = await read(options.compare, io);
+      const older = await read(options.compare, from);
       const { added, removed } = compareRegistries(older.registry, current.registry);
       const robots =
         options.robots === undefined
           ? undefined
-          : parseRobotsTxt(await readInput(options.robots, 'robots file', io));
+          : parseRobotsTxt(await readInput(options.robots, 'robots file', from));
       const cause = robots === undefined ? null : registryCause(robots, older, current);
       if (options.json) {
         await write(

@@ -66,7 +66,7 @@ Examples:
     .action(async (file: string, flags: ImportFlags) => {
       const config = await readConfig(context, flags.config);
       const text = new TextDecoder().decode(
-        await readInput(file, 'site list', context.io, {
+        await readInput(file, 'site list', context, {
           maxBytes: MAX_INPUT_BYTES,
           maxLineBytes: MAX_LINE_BYTES,
         }),

@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
 import { checkedFileOf, ConfigError, parseCheckedConfig } from './config.js';
 import { loadValidation } from './validation.js';
 import type { Config } from './config.js';
@@ -15,7 +16,7 @@ export const DEFAULT_CONFIG_PATH = 'config/robowatch.yaml';
 export const MAX_CONFIG_BYTES = 64 * 1024 * 1024;
 
 export interface LoadOptions {
-  /** --config, if given. */
+  /** --config, if given; a relative path names a file in `cwd`. */
   readonly path?: string | undefined;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -32,7 +33,7 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
   const file = options.path ?? options.env['ROBOWATCH_CONFIG'] ?? DEFAULT_CONFIG_PATH;
   let bytes: Buffer;
   try {
-    bytes = await readBounded(file, MAX_CONFIG_BYTES);
+    bytes = await readBounded(resolve(options.cwd, file), MAX_CONFIG_BYTES);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'ENOENT' ? 'no such file' : (error as Error).message;

@@ -61,6 +61,8 @@ export interface HeapAccess {
   collect(): Promise<void>;
   /** Calls `run` once after `ms`; the timer keeps nothing alive. Returns how to cancel it. */
   after(ms: number, run: () => void): () => void;
+  /** The floor asked for now, over the options' (this process's: setHeapFloor), if any. */
+  floor?(): number | null;
 }
 
 /**
@@ -89,7 +91,7 @@ export function governHeap(access: HeapAccess, options: Partial<HeapGovernorOpti
         ? intervalMs
         : Math.min(waitMs * 2, idleIntervalMs);
     last = used;
-    if (!collecting && used >= Math.max(floorOverride ?? floorBytes, kept * growth)) {
+    if (!collecting && used >= Math.max(access.floor?.() ?? floorBytes, kept * growth)) {
       collecting = true;
       void access.collect().finally(() => {
         collecting = false;
@@ -120,6 +122,7 @@ export function startHeapGovernor(options: Partial<HeapGovernorOptions> = {}): (
         timer.unref();
         return () => clearTimeout(timer);
       },
+      floor: () => floorOverride,
     },
     options,
   );

@@ -1,10 +1,14 @@
-/** `robowatch eval` and `robowatch lint`, run as a user runs them: the built binary. */
+/**
+ * `robowatch eval` and `robowatch lint`: each command run in the test's process with its own
+ * streams (runInProcess), and a client that waits for each answer of `eval --jsonl` through
+ * the built binary's pipes.
+ */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROBOWATCH, runRobowatch } from '../support/cli.js';
+import { ROBOWATCH, runInProcess } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { fixturePath, readJsonFixture } from '../support/fixtures.js';
 
@@ -32,7 +36,7 @@ beforeAll(() => {
 
 describe('robowatch eval URL...', () => {
   it('prints a verdict and the deciding rule per URL and agent', async () => {
-    const result = await runRobowatch([
+    const result = await runInProcess([
       'eval',
       '--robots',
       robots,
@@ -62,7 +66,7 @@ describe('robowatch eval URL...', () => {
   it('warns when --agent is a user-agent string, naming the product token in it', async () => {
     const file = join(dir, 'googlebot.txt');
     writeFileSync(file, 'User-agent: Googlebot\nDisallow: /\n');
-    const result = await runRobowatch([
+    const result = await runInProcess([
       'eval',
       '--robots',
       file,
@@ -82,7 +86,7 @@ describe('robowatch eval URL...', () => {
       '',
     ]);
     // The 1996 standard finds a crawler's name within its user-agent string: no warning.
-    const legacy = await runRobowatch([
+    const legacy = await runInProcess([
       'eval',
       '--profile',
       'legacy',
@@ -96,7 +100,7 @@ describe('robowatch eval URL...', () => {
   });
 
   it('prints JSON objects with --json', async () => {
-    const result = await runRobowatch([
+    const result = await runInProcess([
       'eval',
       '--robots',
       robots,
@@ -125,13 +129,13 @@ describe('robowatch eval URL...', () => {
       'User-Agent: *\nContent-Signal: search=yes, ai-train=no\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\n',
     );
     const urls = ['https://e.com/ai-ok/a', 'https://e.com/never/a'];
-    const text = await runRobowatch(['eval', '--robots', file, '--agent', 'GPTBot', ...urls]);
+    const text = await runInProcess(['eval', '--robots', file, '--agent', 'GPTBot', ...urls]);
     expect(text.stdout.split('\n')).toEqual([
       'ALLOWED     GPTBot  https://e.com/ai-ok/a  no rule applies  · usage: train-ai=y (line 5), search=yes (line 2), ai-train=no (line 2)',
       'DISALLOWED  GPTBot  https://e.com/never/a  line 3: Disallow: /never/',
       '',
     ]);
-    const json = await runRobowatch([
+    const json = await runInProcess([
       'eval',
       '--robots',
       file,
@@ -158,8 +162,8 @@ describe('robowatch eval URL...', () => {
 
   it('reads the profile: rfc9309 normalises %2f where Google compares as given', async () => {
     const url = 'https://example.com/search%2fq';
-    const google = await runRobowatch(['eval', '--robots', robots, '--agent', 'Googlebot', url]);
-    const rfc = await runRobowatch([
+    const google = await runInProcess(['eval', '--robots', robots, '--agent', 'Googlebot', url]);
+    const rfc = await runInProcess([
       'eval',
       '--robots',
       robots,
@@ -176,7 +180,7 @@ describe('robowatch eval URL...', () => {
   it('reads URLs from --urls-file, skipping blank lines, and robots.txt from stdin', async () => {
     const urls = join(dir, 'urls.txt');
     writeFileSync(urls, 'https://example.com/a\r\n\r\nhttps://example.com/private/b\r\n');
-    const result = await runRobowatch(
+    const result = await runInProcess(
       ['eval', '--robots', '-', '--agent', 'x', '--urls-file', urls],
       {
         stdin: 'User-agent: *\nDisallow: /private\n',
@@ -193,7 +197,7 @@ describe('robowatch eval URL...', () => {
   it('warns on stderr when the file is not robots.txt at all', async () => {
     const html = join(dir, 'page.html');
     writeFileSync(html, '<!DOCTYPE html>\n<html><body>Not found</body></html>\n');
-    const result = await runRobowatch([
+    const result = await runInProcess([
       'eval',
       '--robots',
       html,
@@ -234,7 +238,7 @@ describe('robowatch eval URL...', () => {
     ],
     [['evl'], /^robowatch: unknown command 'evl' \(Did you mean eval\?\)$/],
   ])('rejects %j with one line and exit status 2, printing nothing else', async (args, message) => {
-    const result = await runRobowatch(
+    const result = await runInProcess(
       args.map((a) => (a === 'ROBOTS' ? robots : a)),
       { cwd: dir },
     );
@@ -253,7 +257,7 @@ describe('robowatch eval --robots URL', () => {
   it('fetches the live file with the same fetcher and limits, and reads its answer as crawlers do', async () => {
     site.serve('/robots.txt', 200, 'User-agent: GPTBot\nDisallow: /blog/\n');
     const args = ['eval', '--robots', `${site.origin}/anything`, '--agent', 'GPTBot'];
-    const live = await runRobowatch([
+    const live = await runInProcess([
       ...args,
       '--allow-private-addresses',
       `${site.origin}/blog/x`,
@@ -267,12 +271,12 @@ describe('robowatch eval --robots URL', () => {
     );
     // A 503: crawlers take the whole site as disallowed.
     site.serve('/robots.txt', 503, 'down');
-    const down = await runRobowatch([...args, '--allow-private-addresses', `${site.origin}/`]);
+    const down = await runInProcess([...args, '--allow-private-addresses', `${site.origin}/`]);
     expect(down.stdout).toBe(`DISALLOWED  GPTBot  ${site.origin}/  robots.txt answered 503\n`);
     // The SSRF guard holds unless asked: loopback is refused before connecting. That is
     // robowatch's choice, not the site's answer: no verdict, one line naming the flag.
     const before = site.requests.length;
-    const refused = await runRobowatch([...args, `${site.origin}/`]);
+    const refused = await runInProcess([...args, `${site.origin}/`]);
     expect([refused.code, refused.stdout, refused.stderr]).toEqual([
       2,
       '',
@@ -284,14 +288,14 @@ describe('robowatch eval --robots URL', () => {
 
 describe('robowatch --help', () => {
   it('wraps each description once and says where configuration, database and the web UI come from', async () => {
-    const help = await runRobowatch(['check', '--help']);
+    const help = await runInProcess(['check', '--help']);
     const description = help.stdout.split('\n\n')[1]!.split('\n');
     // Wrapped once, to the terminal (80 columns here): no line is cut short but the last.
     for (const line of description.slice(0, -1)) expect(line.length).toBeGreaterThan(60);
     expect(description.join(' ')).toBe(
       "Fetches each configured site's robots.txt, records it, and prints what changed and why: each cause, what crawlers do now, and the watched pages it changed. Exit status 0 when the run completed (changes are not errors).",
     );
-    const top = await runRobowatch(['--help']);
+    const top = await runInProcess(['--help']);
     expect(top.stdout).toContain(
       'Configuration: --config FILE, else $ROBOWATCH_CONFIG, else config/robowatch.yaml',
     );
@@ -317,7 +321,7 @@ describe('robowatch eval --jsonl', () => {
       }[]
     >('conformance/google-allow-cases.json').filter((c) => c.robotstxt_b64 === undefined); // JSON strings cannot carry invalid UTF-8
     const input = cases.map((c) => line(c.robotstxt, c.useragent, c.url)).join('\n') + '\n';
-    const result = await runRobowatch(['eval', '--jsonl'], { stdin: input });
+    const result = await runInProcess(['eval', '--jsonl'], { stdin: input });
     expect(result.code).toBe(0);
     const answers = result.stdout
       .trimEnd()
@@ -333,7 +337,7 @@ describe('robowatch eval --jsonl', () => {
       '',
       line(robotsTxt, 'x', 'https://e.com/ab', 'rfc9309'),
     ].join('\n');
-    const result = await runRobowatch(['eval', '--jsonl'], { stdin: input });
+    const result = await runInProcess(['eval', '--jsonl'], { stdin: input });
     expect(result.stdout).toBe(
       '{"allowed":true,"rule":null}\n{"allowed":false,"rule":{"directive":"disallow","pattern":"/a%62","line":2}}\n',
     );
@@ -359,7 +363,7 @@ describe('robowatch eval --jsonl', () => {
   ])(
     'stops at a bad line with exit status 2, after whole answers for the lines before it',
     async (input, message) => {
-      const result = await runRobowatch(['eval', '--jsonl'], { stdin: input });
+      const result = await runInProcess(['eval', '--jsonl'], { stdin: input });
       expect(result.code).toBe(2);
       expect(result.stdout).toBe('{"allowed":true,"rule":null}\n{"allowed":true,"rule":null}\n');
       expect(result.stderr.trimEnd()).toMatch(message);
@@ -406,7 +410,7 @@ describe('robowatch lint FILE', () => {
   it('lists where the rules contradict the usage preferences, for the shipped AI registry', async () => {
     const file = join(dir, 'contradiction.txt');
     writeFileSync(file, 'User-agent: GPTBot\nDisallow: /\nContent-Usage: train-ai=y\n');
-    const result = await runRobowatch(['lint', file]);
+    const result = await runInProcess(['lint', file]);
     expect([result.code, result.stdout]).toEqual([
       0,
       'line 3  warning  usage-contradiction  Line 3 welcomes crawlers that train AI models, but AI training crawlers GPTBot may not crawl the site at all: the rules win, so they never fetch a page.\n1 finding; 1 group, 1 rule, 0 sitemaps in 3 lines\n',
@@ -416,7 +420,7 @@ describe('robowatch lint FILE', () => {
   it('prints each finding with its line and a summary', async () => {
     const file = join(dir, 'lint.txt');
     writeFileSync(file, 'Disallow: /early\nUser-agent: *\nDisallow /x\nDissallow: /y\n');
-    const result = await runRobowatch(['lint', file]);
+    const result = await runInProcess(['lint', file]);
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').map((l) => l.split(/\s+/).slice(0, 4).join(' '))).toEqual([
       'line 1 warning rule-before-user-agent',
@@ -429,11 +433,11 @@ describe('robowatch lint FILE', () => {
 
   it('counts lines as an editor does, and says an HTML page is one once, not per line', async () => {
     const thirteen = Array.from({ length: 13 }, (_, i) => `Disallow: /p${i}`).join('\n');
-    const counted = await runRobowatch(['lint', '-'], { stdin: `User-agent: *\n${thirteen}\n` });
+    const counted = await runInProcess(['lint', '-'], { stdin: `User-agent: *\n${thirteen}\n` });
     expect(counted.stdout).toBe('0 findings; 1 group, 13 rules, 0 sitemaps in 14 lines\n');
-    const unended = await runRobowatch(['lint', '-'], { stdin: 'User-agent: *\nDisallow: /a' });
+    const unended = await runInProcess(['lint', '-'], { stdin: 'User-agent: *\nDisallow: /a' });
     expect(unended.stdout).toBe('0 findings; 1 group, 1 rule, 0 sitemaps in 2 lines\n');
-    const page = await runRobowatch(['lint', '-'], {
+    const page = await runInProcess(['lint', '-'], {
       stdin:
         '<!DOCTYPE html>\n<html>\n<head><title>Not found</title></head>\n<body>\n<p>User-agent: *</p>\n</body>\n</html>\n',
     });
@@ -444,22 +448,22 @@ describe('robowatch lint FILE', () => {
 
   it('exits 1 with --strict when a finding is an error, so that it can gate a deploy', async () => {
     const html = '<!DOCTYPE html>\n<html><body>Not found</body></html>\n';
-    const lenient = await runRobowatch(['lint', '-'], { stdin: html });
+    const lenient = await runInProcess(['lint', '-'], { stdin: html });
     expect(lenient.code).toBe(0);
     expect(lenient.stdout).toMatch(/^line 1\s+error\s+/);
-    const strict = await runRobowatch(['lint', '--strict', '-'], { stdin: html });
+    const strict = await runInProcess(['lint', '--strict', '-'], { stdin: html });
     expect(strict.code).toBe(1);
     expect(strict.stdout).toBe(lenient.stdout);
     expect(strict.stderr).toMatch(
       /^robowatch: -: 1 error \(--strict\): crawlers would not read this file as intended\n$/,
     );
     // Warnings alone pass.
-    const warnings = await runRobowatch(['lint', '--strict', '-'], { stdin: 'Disallow /x\n' });
+    const warnings = await runInProcess(['lint', '--strict', '-'], { stdin: 'Disallow /x\n' });
     expect(warnings.code).toBe(0);
   });
 
   it('prints JSON findings with --json', async () => {
-    const result = await runRobowatch(['lint', '--json', '-'], {
+    const result = await runInProcess(['lint', '--json', '-'], {
       stdin: 'User-agent: *\nCrawl-delay: 4\n',
     });
     expect(JSON.parse(result.stdout)).toEqual({
@@ -473,7 +477,7 @@ describe('robowatch lint FILE', () => {
 
 describe('robowatch registry', () => {
   it('lists the shipped registry by purpose and operator, with the presets that name them', async () => {
-    const result = await runRobowatch(['registry']);
+    const result = await runInProcess(['registry']);
     expect(result.code).toBe(0);
     const lines = result.stdout.split('\n');
     expect(lines[0]).toMatch(
@@ -493,7 +497,7 @@ describe('robowatch registry', () => {
       'User-agent: GPTBot\nUser-agent: CCBot\nDisallow: /\n\nUser-agent: *\nDisallow: /admin/\n',
     );
     const old = fixturePath('registry/ai-robots.2026-02.json');
-    const result = await runRobowatch(['registry', '--compare', old, '--robots', robots]);
+    const result = await runInProcess(['registry', '--compare', old, '--robots', robots]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('36 added: AgentTimes, AIWebIndex, ');
     expect(result.stdout).toContain('1 removed: IbouBot\n');
@@ -501,18 +505,18 @@ describe('robowatch registry', () => {
       /robots\.txt: \d+ new AI training crawlers may crawl this site through `\*`, though the file blocks 2 by name\n {2}The AI crawler registry gained 36 crawlers and lost 1\. Add the new ones to the group that blocks the others to keep them out\.\n/,
     );
     const json = JSON.parse(
-      (await runRobowatch(['registry', '--compare', old, '--robots', robots, '--json'])).stdout,
+      (await runInProcess(['registry', '--compare', old, '--robots', robots, '--json'])).stdout,
     ) as { added: unknown[]; robots: { purposes: { purpose: string; contradicts: boolean }[] } };
     expect(json.added).toHaveLength(36);
     expect(json.robots.purposes.find((p) => p.purpose === 'training')?.contradicts).toBe(true);
-    const alone = await runRobowatch(['registry', '--robots', robots]);
+    const alone = await runInProcess(['registry', '--robots', robots]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toBe(
       'robowatch: --robots needs --compare (the older registry the update starts from)\n',
     );
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{"GPTBot": ');
-    const bad = await runRobowatch(['registry', '--registry', broken]);
+    const bad = await runInProcess(['registry', '--registry', broken]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^robowatch: .*broken\.json: the registry is not JSON: .+\n$/);
   });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRobowatch } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 
 const site = new FixtureServer();
@@ -63,7 +63,7 @@ afterAll(async () => {
 });
 
 const gate = (args: string[], options: { cwd?: string; stdin?: string } = {}) =>
-  runRobowatch(['gate', ...args], { cwd: options.cwd ?? repo, env, ...options });
+  runInProcess(['gate', ...args], { cwd: options.cwd ?? repo, env, ...options });
 
 describe('robowatch gate', () => {
   it('passes a draft that keeps the site as intended (exit 0), reading the live file and its sitemap', async () => {
@@ -163,7 +163,7 @@ describe('robowatch gate', () => {
       `dataDir: ${join(dir, 'data')}\nwatch: [/, /pricing]\nagents: [Googlebot]\nfetch: {allowPrivateAddresses: true}\n`,
     );
     writeFileSync(join(dir, 'list.txt'), `${site.origin}\n`);
-    const imported = await runRobowatch(
+    const imported = await runInProcess(
       ['sites', 'import', '--config', config, join(dir, 'list.txt')],
       {
         env,

@@ -1,5 +1,5 @@
 /**
- * `robowatch users` and `robowatch keys`, as an operator runs them (the built binary):
+ * `robowatch users` and `robowatch keys`, as an operator runs them (in the test's process):
  * a user added with a made or piped password and tags, a key printed alone on its last
  * line that signs its user in with its scope, refusals in one line (the accounts' other
  * refusals: test/integration/web/accounts.test.ts), revoking and removing.
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accounts } from '../../src/monitor/accounts.js';
 import { createAccountStore } from '../../src/store/accounts.js';
 import { openDatabase } from '../../src/store/db.js';
-import { runRobowatch } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
 import { createTestDatabase, postgresUrl } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
 
@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 const robowatch = (args: string[], stdin?: string) =>
-  runRobowatch([...args, '--config', config], { env, ...(stdin === undefined ? {} : { stdin }) });
+  runInProcess([...args, '--config', config], { env, ...(stdin === undefined ? {} : { stdin }) });
 
 /** The accounts, read in this process after each command has closed the database. */
 async function withAccounts<T>(use: (accounts: Accounts) => Promise<T>): Promise<T> {

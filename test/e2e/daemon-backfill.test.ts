@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runRobowatch } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
 import { logged, startDaemon } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WaybackServer } from '../support/wayback-server.js';
@@ -132,7 +132,7 @@ web: {listen: 0, token: ${TOKEN}}
       expect(loaded(daemon.logs)[1]).toMatchObject({ listed: 4, fetched: 0, known: 4 });
 
       // robowatch backfill beside the daemon (which holds the embedded database) asks it.
-      const asked = await runRobowatch(['backfill', '--config', file, site.origin], {
+      const asked = await runInProcess(['backfill', '--config', file, site.origin], {
         env: { DATABASE_URL: '' },
       });
       expect(asked.stderr).toBe('');
@@ -150,7 +150,7 @@ web: {listen: 0, token: ${TOKEN}}
     }
 
     // Without the daemon: the command reads the archive itself, and nothing again.
-    const alone = await runRobowatch(['backfill', '--config', file, '--all'], {
+    const alone = await runInProcess(['backfill', '--config', file, '--all'], {
       env: { DATABASE_URL: '' },
     });
     expect(alone.stderr).toBe('');
@@ -161,7 +161,7 @@ web: {listen: 0, token: ${TOKEN}}
       ),
     );
     // Exports say which rows the archive gave.
-    const exported = await runRobowatch(
+    const exported = await runInProcess(
       ['export', '--config', file, '--what', 'snapshots', '--format', 'jsonl'],
       { env: { DATABASE_URL: '' } },
     );
@@ -182,7 +182,7 @@ web: {listen: 0, token: ${TOKEN}}
     expect(rows.filter((r) => r.source === 'archive').map((r) => r.original_url)).toEqual(
       Array(4).fill(`http://${new URL(site.origin).host}/robots.txt`),
     );
-    const causes = await runRobowatch(
+    const causes = await runInProcess(
       ['export', '--config', file, '--what', 'causes', '--format', 'jsonl'],
       { env: { DATABASE_URL: '' } },
     );
@@ -192,7 +192,7 @@ web: {listen: 0, token: ${TOKEN}}
         .split('\n')
         .map((l) => (JSON.parse(l) as { source: string }).source),
     ).not.toContain('live');
-    const history = await runRobowatch(['history', '--config', file, site.origin], {
+    const history = await runInProcess(['history', '--config', file, site.origin], {
       env: { DATABASE_URL: '' },
     });
     const lines = history.stdout.trim().split('\n');
@@ -204,19 +204,19 @@ web: {listen: 0, token: ${TOKEN}}
       'Internet Archive',
       'Internet Archive',
     ]);
-    const refused = await runRobowatch(['backfill', '--config', file, '--since', '2019-13'], {
+    const refused = await runInProcess(['backfill', '--config', file, '--since', '2019-13'], {
       env: { DATABASE_URL: '' },
     });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('name the sites to backfill, or --all');
-    const bad = await runRobowatch(['backfill', '--config', file, '--all', '--every', 'hour'], {
+    const bad = await runInProcess(['backfill', '--config', file, '--all', '--every', 'hour'], {
       env: { DATABASE_URL: '' },
     });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--every: "hour" is not one of change, day, week, month');
     // An archive whose listing never ends (a new resume key on every page) is stopped.
     wayback.listingMode = 'same-page-new-key';
-    const looping = await runRobowatch(['backfill', '--config', file, '--all', '--since', '2015'], {
+    const looping = await runInProcess(['backfill', '--config', file, '--all', '--since', '2015'], {
       env: { DATABASE_URL: '' },
     });
     wayback.listingMode = 'honest';

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runRobowatch } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
 import { checksLogged, logged, startDaemon, expectCleanExit } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -76,11 +76,11 @@ describe('robowatch start', () => {
 
       // Read-only commands, beside the daemon that holds the embedded database.
       const origin = sites[0]!.origin;
-      const history = await runRobowatch(['history', origin, '--config', file], { env });
+      const history = await runInProcess(['history', origin, '--config', file], { env });
       expect([history.code, history.stderr]).toEqual([0, '']);
       expect(history.stdout.split('\n')[1]).toMatch(/^[12]\s+\S+ \S+\s+\S+ \S+\s+ok\s+200\s/);
       sites[0]!.serve('/robots.txt', 200, V2);
-      const check = await runRobowatch(['check', '--site', origin, '--config', file], { env });
+      const check = await runInProcess(['check', '--site', origin, '--config', file], { env });
       expect([check.code, check.stderr]).toEqual([0, '']);
       // (Snapshot ids follow the order the two baselines were recorded in.)
       expect(check.stdout.replace(/\[snapshot \d+\]/, '[snapshot N]')).toContain(
@@ -98,7 +98,7 @@ describe('robowatch start', () => {
           if (held.length === sites.length) for (const answer of held.splice(0)) answer();
         }),
       );
-      const all = await runRobowatch(['check', '--config', file], { env });
+      const all = await runInProcess(['check', '--config', file], { env });
       expect([all.code, all.stderr]).toEqual([0, '']);
       for (const s of sites)
         expect(all.stdout).toMatch(
@@ -108,30 +108,30 @@ describe('robowatch start', () => {
         /^2 sites checked: 0 baseline, 0 changed \(0 changes\), 2 unchanged$/m,
       );
       for (const [i, s] of sites.entries()) s.serve('/robots.txt', 200, i === 0 ? V2 : V1);
-      const diff = await runRobowatch(['diff', origin, '--config', file], { env });
+      const diff = await runInProcess(['diff', origin, '--config', file], { env });
       expect(diff.code).toBe(0);
       expect(diff.stdout).toContain(
         'What changed (1):\n  `Disallow: /pricing` added to the `*` group (line 3)',
       );
       expect(diff.stdout).toMatch(/^\+Disallow: \/pricing$/m);
       const json = JSON.parse(
-        (await runRobowatch(['diff', origin, '--json', '--config', file], { env })).stdout,
+        (await runInProcess(['diff', origin, '--json', '--config', file], { env })).stdout,
       ) as { causes: unknown[] };
       expect(json.causes).toHaveLength(1);
-      const digest = await runRobowatch(['digest', '--config', file], { env });
+      const digest = await runInProcess(['digest', '--config', file], { env });
       expect(digest.code).toBe(0);
       expect(digest.stdout).toMatch(
         /^To: webhook http:\/\/127\.0\.0\.1:\d+\/… #[0-9a-f]{8}\nSubject: robowatch digest .*: 1 site needs attention \(2 sites\)\n/,
       );
       // Trends read the same history over the daemon's API.
-      const trends = await runRobowatch(['trends', '--json', '--config', file], { env });
+      const trends = await runInProcess(['trends', '--json', '--config', file], { env });
       expect([trends.code, trends.stderr]).toEqual([0, '']);
       const groups = JSON.parse(trends.stdout) as { group: string; points: { sites: number }[] }[];
       expect(groups.map((t) => [t.group, t.points.at(-1)?.sites])).toEqual([
         ['googlebot', 2],
         ['gptbot', 2],
       ]);
-      const send = await runRobowatch(['digest', '--send', '--config', file], { env });
+      const send = await runInProcess(['digest', '--send', '--config', file], { env });
       expect(send.code).toBe(1);
       expect(send.stderr).toMatch(
         /sends the digest itself on schedule.digest; stop it to send one now\n$/,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
 import { createSiteDirectory } from '../../src/store/index.js';
-import { runRobowatch } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
 import { checksLogged, logged, startDaemon, expectCleanExit } from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { TestSmtpServer } from '../support/smtp.js';
@@ -68,7 +68,7 @@ describe('the embedded database', () => {
   it('keeps a second daemon out, with a clear message, and answers the health check', async () => {
     const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-pglite-')));
     const env = { DATABASE_URL: '' };
-    const before = await runRobowatch(['health', '--config', config], { env });
+    const before = await runInProcess(['health', '--config', config], { env });
     expect([before.code, before.stderr]).toEqual([1, 'robowatch: the daemon has not started\n']);
     const first = startDaemon(config, env);
     try {
@@ -78,7 +78,7 @@ describe('the embedded database', () => {
       // The container health check: alive while the daemon runs.
       await vi.waitFor(
         async () => {
-          const health = await runRobowatch(['health', '--config', config], { env });
+          const health = await runInProcess(['health', '--config', config], { env });
           expect(health.code).toBe(0);
           expect(health.stdout).toMatch(/^alive: last heartbeat \d+ s ago\n$/);
         },
@@ -143,9 +143,9 @@ describe('robowatch digest', () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-digest-'));
     const config = writeConfig(dir);
     const env = { DATABASE_URL: '' };
-    await runRobowatch(['check', '--config', config], { env });
+    await runInProcess(['check', '--config', config], { env });
     site.serve('/robots.txt', 200, V2);
-    const checked = await runRobowatch(['check', '--config', config], { env });
+    const checked = await runInProcess(['check', '--config', config], { env });
     // check sends the alerts it queued: one email, one webhook. Googlebot is meant to crawl
     // every watched page (the built-in intent): the baseline (/private/x blocked) opened an
     // incident, and the change made it worse.
@@ -156,7 +156,7 @@ describe('robowatch digest', () => {
     ]);
     expect(webhook.received).toHaveLength(2);
 
-    const printed = await runRobowatch(['digest', '--config', config], { env });
+    const printed = await runInProcess(['digest', '--config', config], { env });
     expect(printed.code).toBe(0);
     expect(printed.stdout).toMatch(
       /^To: seo@example.com\nSubject: robowatch digest \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d: 1 site needs attention \(1 site\)\n/,
@@ -180,7 +180,7 @@ describe('robowatch digest', () => {
     expect(printed.stdout).toMatch(/\nTo: webhook http:\/\/127\.0\.0\.1:\d+\/… #[0-9a-f]{8}\n/);
     expect(smtp.received).toHaveLength(2); // printing sends nothing
 
-    const sent = await runRobowatch(['digest', '--send', '--config', config], { env });
+    const sent = await runInProcess(['digest', '--send', '--config', config], { env });
     expect(sent.stdout).toMatch(
       /^seo@example.com: queued \(digest \d+\)\nwebhook .*: queued \(digest \d+\)\n2 notifications sent\n$/,
     );
@@ -199,7 +199,7 @@ describe('robowatch digest', () => {
       digest: { attention: [{ site: site.origin, kind: 'intent' }] },
     });
 
-    const again = await runRobowatch(['digest', '--send', '--config', config], { env });
+    const again = await runInProcess(['digest', '--send', '--config', config], { env });
     expect(again.stdout).toMatch(
       /^seo@example.com: already sent for this period\nwebhook .*: already sent for this period\n0 notifications sent\n$/,
     );
@@ -222,7 +222,7 @@ notify:
     );
     const env = { DATABASE_URL: '' };
     // The file names no recipient: nobody to send to.
-    const nobody = await runRobowatch(['digest', '--config', config], { env });
+    const nobody = await runInProcess(['digest', '--config', config], { env });
     expect(nobody.code).toBe(2);
     expect(nobody.stderr).toContain('sends alerts to nobody');
     // A recipient added in the web UI (the default recipients), as the UI stores it.
@@ -232,10 +232,10 @@ notify:
     } finally {
       await handle.close();
     }
-    const printed = await runRobowatch(['digest', '--config', config], { env });
+    const printed = await runInProcess(['digest', '--config', config], { env });
     expect(printed.code, printed.stderr).toBe(0);
     expect(printed.stdout).toMatch(/^To: ui@example.com\n/);
-    const sent = await runRobowatch(['digest', '--send', '--config', config], { env });
+    const sent = await runInProcess(['digest', '--send', '--config', config], { env });
     expect(sent.stdout).toMatch(/^ui@example.com: queued \(digest \d+\)\n1 notification sent\n$/);
     expect(smtp.received.map((m) => m.envelopeTo)).toEqual([['ui@example.com']]);
   });
@@ -252,7 +252,7 @@ notify:
     ],
   ])('rejects %j', async (args, message) => {
     const config = writeConfig(mkdtempSync(join(tmpdir(), 'robowatch-digest-')));
-    const result = await runRobowatch([...args, '--config', config], { env: { DATABASE_URL: '' } });
+    const result = await runInProcess([...args, '--config', config], { env: { DATABASE_URL: '' } });
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd()).toMatch(message);
   });

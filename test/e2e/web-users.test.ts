@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, serveHistory } from '../support/browser-site.js';
 import type { ServedHistory } from '../support/browser-site.js';
-import { runRobowatch } from '../support/cli.js';
+import { runInProcess } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 
 const PASSWORD = 'a browser-typed password';
@@ -38,7 +38,7 @@ web: {listen: '127.0.0.1:0'}
         ['ada', 'admin'],
         ['vera', 'viewer'],
       ]) {
-        const added = await runRobowatch(
+        const added = await runInProcess(
           ['users', 'add', name!, '--role', role!, '--password-stdin', '--config', file],
           { env, stdin: `${PASSWORD}\n` },
         );

@@ -2,9 +2,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, resolveSiteSettings } from '../../../src/config/validate.js';
 import { MAX_CONFIG_BYTES, loadConfig } from '../../../src/config/load.js';
+
+/** The checkout, which the shipped configurations' relative paths name files in. */
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 
 const context = { file: 'robowatch.yaml', cwd: '/srv/robowatch', env: {}, version: '9.9.9' };
 const parse = (text: string, env: Record<string, string> = {}) =>
@@ -567,6 +571,19 @@ sites:
     ).rejects.toThrow('/nonexistent/robowatch.yaml: cannot read the configuration: no such file');
   });
 
+  it('reads a relative path, and puts a relative data directory, in the directory it is given', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-config-'));
+    writeFileSync(
+      join(dir, 'here.yaml'),
+      'dataDir: data\nwatch: [/]\nsites: [{url: https://example.com}]\n',
+    );
+    const config = await loadConfig({ path: 'here.yaml', cwd: dir, env: {}, version: '1' });
+    expect([config.sites.length, config.dataDir]).toEqual([1, join(dir, 'data')]);
+    await expect(
+      loadConfig({ path: 'here.yaml', cwd: tmpdir(), env: {}, version: '1' }),
+    ).rejects.toThrow('here.yaml: cannot read the configuration: no such file');
+  });
+
   it('refuses a configuration larger than 64 MiB, and /dev/zero, without reading it all', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-config-'));
     const big = join(dir, 'big.yaml');
@@ -593,7 +610,7 @@ sites:
       'config/robowatch.yaml',
       'config/compose.yaml',
     ]) {
-      const config = await loadConfig({ path, cwd: '/tmp', env, version: '1' });
+      const config = await loadConfig({ path, cwd: REPO, env, version: '1' });
       expect(config.sites.length, path).toBeGreaterThan(0);
     }
   });
@@ -602,7 +619,7 @@ sites:
     const path = 'config/compose.yaml';
     const config = await loadConfig({
       path,
-      cwd: '/tmp',
+      cwd: REPO,
       env: { SMTP_URL: 'smtp://mailpit:1025' },
       version: '1',
     });
@@ -620,7 +637,7 @@ sites:
     const token = 'a'.repeat(32);
     const withToken = await loadConfig({
       path,
-      cwd: '/tmp',
+      cwd: REPO,
       env: {
         SMTP_URL: 'smtp://mailpit:1025',
         ROBOWATCH_WEB_TOKEN: token,
@@ -630,7 +647,7 @@ sites:
     });
     expect(withToken.web.token).toBe(token);
     expect(withToken.web.publicUrl).toBe('https://robowatch.example.com');
-    await expect(loadConfig({ path, cwd: '/tmp', env: {}, version: '1' })).rejects.toThrow(
+    await expect(loadConfig({ path, cwd: REPO, env: {}, version: '1' })).rejects.toThrow(
       'config/compose.yaml: notify.email.smtp: environment variable SMTP_URL is not set',
     );
   });

@@ -4,7 +4,7 @@
  * outgrows what the last one kept.
  */
 import { describe, expect, it } from 'vitest';
-import { governHeap } from '../../../src/lib/heap-governor.js';
+import { governHeap, setHeapFloor } from '../../../src/lib/heap-governor.js';
 import type { HeapAccess } from '../../../src/lib/heap-governor.js';
 
 const MB = 1024 * 1024;
@@ -116,6 +116,18 @@ describe('governHeap', () => {
     heap.setUsed(310);
     heap.runUntil(5_000);
     expect(heap.collections).toHaveLength(2);
+  });
+
+  it("keeps its own floor when a command lowers this process's (an export run in the same process)", () => {
+    setHeapFloor(64 * MB);
+    const heap = fakeHeap(100);
+    governHeap(heap.access, { floorBytes: 224 * MB });
+    heap.setUsed(200);
+    heap.runUntil(1_000);
+    expect(heap.collections).toEqual([]);
+    heap.access.floor = () => 64 * MB; // a heap that asks for the lower floor has it
+    heap.runUntil(2_000);
+    expect(heap.collections).toHaveLength(1);
   });
 
   it('reads nothing more once stopped', () => {
