@@ -242,7 +242,7 @@ Examples:
       const output: Output =
         flags.output === undefined
           ? streamOutput(context.io.stdout)
-          : openOutputFile(flags.output, '-o');
+          : openOutputFile(flags.output, '-o', context.cwd);
       // A page of rows is all an export holds: collect garbage from 64 MB on.
       setHeapFloor(64 * 1024 * 1024);
       await withStore(context, config, async (handle) => {

@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { FatalError, UsageError } from '../lib/errors.js';
 
@@ -50,13 +50,15 @@ const PROBLEMS: Readonly<Record<string, string>> = {
 };
 
 /**
- * Opens `path` to be written: refuses at once (UsageError, exit 2) a directory, a missing
- * directory or one that cannot be written in, before any work is done.
+ * Opens `path` (a relative one in `cwd`) to be written, naming it in messages as given:
+ * refuses at once (UsageError, exit 2) a directory, a missing directory or one that
+ * cannot be written in, before any work is done.
  */
-export function openOutputFile(path: string, flag: string): FileOutput {
+export function openOutputFile(path: string, flag: string, cwd: string): FileOutput {
+  const file = resolve(cwd, path);
   let target: ReturnType<typeof statSync> | undefined;
   try {
-    target = statSync(path);
+    target = statSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
       throw new UsageError(`${flag}: cannot write "${path}": ${fileProblem(error)}`);
@@ -64,10 +66,10 @@ export function openOutputFile(path: string, flag: string): FileOutput {
   if (target?.isDirectory() === true)
     throw new UsageError(`${flag}: "${path}" is a directory; name a file in it`);
   // A device or a pipe (/dev/stdout, a FIFO) is written as it is: there is nothing to rename.
-  if (target !== undefined && !target.isFile()) return new FileOutput(path, null, flag);
+  if (target !== undefined && !target.isFile()) return new FileOutput(path, file, null, flag);
   const directory = dirname(path);
   try {
-    if (!statSync(directory).isDirectory())
+    if (!statSync(dirname(file)).isDirectory())
       throw new UsageError(`${flag}: "${directory}" is not a directory`);
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -79,8 +81,11 @@ export function openOutputFile(path: string, flag: string): FileOutput {
       }`,
     );
   }
-  const partial = join(directory, `.${basename(path)}.${randomBytes(4).toString('hex')}.partial`);
-  return new FileOutput(path, partial, flag);
+  const partial = join(
+    dirname(file),
+    `.${basename(file)}.${randomBytes(4).toString('hex')}.partial`,
+  );
+  return new FileOutput(path, file, partial, flag);
 }
 
 /** A file being written (beside its target until whole, or a device or pipe directly). */
@@ -91,13 +96,16 @@ export class FileOutput implements Output {
   #closed = false;
 
   constructor(
+    /** The path as the command was given it, for messages. */
     private readonly path: string,
+    /** The file it names. */
+    private readonly file: string,
     /** The file written until it is whole; null: the target itself (a device, a pipe). */
     private readonly partial: string | null,
     flag: string,
   ) {
     try {
-      this.#fd = openSync(partial ?? path, partial === null ? 'w' : 'wx', 0o644);
+      this.#fd = openSync(partial ?? file, partial === null ? 'w' : 'wx', 0o644);
     } catch (error) {
       throw new UsageError(`${flag}: cannot write "${path}": ${fileProblem(error)}`);
     }
@@ -143,7 +151,7 @@ export class FileOutput implements Output {
       if (this.partial !== null) fsyncSync(this.#fd);
       this.#closed = true;
       closeSync(this.#fd);
-      if (this.partial !== null) renameSync(this.partial, this.path);
+      if (this.partial !== null) renameSync(this.partial, this.file);
       return Promise.resolve();
     } catch (error) {
       return Promise.reject(error instanceof FatalError ? error : this.#failed(error));

@@ -1,5 +1,6 @@
 /**
- * `robowatch export`, run as a user runs it: a loopback site checked twice (a rule added
+ * `robowatch export`, its commands run in the test's process (a full disk and a closed
+ * standard output by the built binary): a loopback site checked twice (a rule added
  * in between), then its snapshots, checks, verdicts, causes and bodies exported as CSV,
  * JSON lines and Parquet, read back (Parquet with hyparquet) and compared row by row.
  */
@@ -10,7 +11,7 @@ import { parse } from 'csv-parse/sync';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { parquetReadObjects } from 'hyparquet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROBOWATCH, runCommand, runRobowatch } from '../support/cli.js';
+import { ROBOWATCH, runCommand, runInProcess } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 
 const server = new FixtureServer();
@@ -19,7 +20,7 @@ const V2 =
   'User-agent: *\nDisallow: /private/\nDisallow: /pricing\n\nUser-agent: GPTBot\nDisallow: /\n';
 let dir: string;
 let config: string;
-const robowatch = (...args: string[]) => runRobowatch(args, { env: { DATABASE_URL: '' } });
+const robowatch = (...args: string[]) => runInProcess(args, { env: { DATABASE_URL: '' } });
 const exportOf = async (...args: string[]) => {
   const result = await robowatch('export', '--config', config, ...args);
   expect([result.code, result.stderr]).toEqual([0, '']);

@@ -1,6 +1,10 @@
-import { Writable } from 'node:stream';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { streamWriter } from '../../../src/cli/io.js';
+import { readInput, streamWriter } from '../../../src/cli/io.js';
+import { openOutputFile } from '../../../src/cli/output.js';
 
 /** A stream with a small buffer whose reader takes each chunk on a later turn. */
 function slowReader(fail?: Error): { stream: Writable; received: string[] } {
@@ -73,5 +77,26 @@ describe('streamWriter', () => {
     const out = streamWriter(stream);
     for (let i = 0; i < 20; i++) out.write(`line ${i}\n`);
     await expect(out.done()).rejects.toThrow('EPIPE: the reader went away');
+  });
+});
+
+describe("a command's relative paths", () => {
+  const io = { stdin: Readable.from([]), stdout: new Writable(), stderr: new Writable() };
+
+  it('are read and written in its working directory, and named in messages as given', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'robowatch-cwd-'));
+    writeFileSync(join(cwd, 'robots.txt'), 'User-agent: *\n');
+    const bytes = await readInput('robots.txt', 'robots file', { io, cwd });
+    expect(Buffer.from(bytes).toString()).toBe('User-agent: *\n');
+    await expect(readInput('robots.txt', 'robots file', { io, cwd: tmpdir() })).rejects.toThrow(
+      'cannot read robots file "robots.txt": no such file',
+    );
+    const out = openOutputFile('out.csv', '-o', cwd);
+    await out.write('a,b\n');
+    await out.commit();
+    expect(readFileSync(join(cwd, 'out.csv'), 'utf8')).toBe('a,b\n');
+    expect(() => openOutputFile('missing/out.csv', '-o', cwd)).toThrow(
+      '-o: the directory "missing" does not exist',
+    );
   });
 });
