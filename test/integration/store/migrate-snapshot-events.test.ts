@@ -85,6 +85,19 @@ describe.each(databaseKinds())('migration 0020 on %s', (kind) => {
         expect(after.map((e) => e.event)).toEqual([disallowed('/a'), disallowed('/b')]);
         const byType = await listEvents(db, { limit: 10, types: ['fetch_status_changed'] });
         expect(byType.map((e) => e.event)).toEqual([status]);
+        // Any of several types, paged; a type no state has finds none.
+        const either = await listEvents(db, {
+          limit: 2,
+          types: ['fetch_status_changed', 'newly_disallowed'],
+        });
+        expect(either.map((e) => e.event)).toEqual([status, disallowed('/c')]);
+        const rest = await listEvents(db, {
+          limit: 10,
+          types: ['newly_disallowed', 'fetch_status_changed'],
+          beforeId: either[1]!.id,
+        });
+        expect(rest.map((e) => e.event)).toEqual([disallowed('/a'), disallowed('/b')]);
+        expect(await listEvents(db, { limit: 10, types: ['newly_allowed'] })).toEqual([]);
       },
     );
   });

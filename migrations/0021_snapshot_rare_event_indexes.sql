@@ -1,0 +1,3 @@
+CREATE INDEX "snapshots_fetch_status_changed_idx" ON "snapshots" USING btree ("id") WHERE event_types @> '{fetch_status_changed}'::text[];--> statement-breakpoint
+CREATE INDEX "snapshots_sitemaps_changed_idx" ON "snapshots" USING btree ("id") WHERE event_types @> '{sitemaps_changed}'::text[];--> statement-breakpoint
+CREATE INDEX "snapshots_newly_allowed_idx" ON "snapshots" USING btree ("id") WHERE event_types @> '{newly_allowed}'::text[];
