@@ -116,16 +116,26 @@ const states = (fallback: number) => Number(process.env['BENCH_STATES'] ?? fallb
 if (databases.includes('pglite')) {
   const dataDir = mkdtempSync(join(tmpdir(), 'robowatch-bench-events-'));
   const pglite = await openDatabase({ url: undefined, dataDir });
-  rows.push(...(await measure('PGlite', pglite, states(1_000_000))));
-  await pglite.close();
-  rmSync(dataDir, { recursive: true, force: true });
+  try {
+    rows.push(...(await measure('PGlite', pglite, states(1_000_000))));
+  } finally {
+    await pglite.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 if (databases.includes('postgres')) {
   const bench = await benchPostgres('robowatch_bench_events');
-  const postgres = await openDatabase({ url: bench.url, dataDir: '' });
-  rows.push(...(await measure('PostgreSQL', postgres, states(1_000_000))));
-  await postgres.close();
-  await bench.drop();
+  // A failed run drops its database too (a million states are half a gigabyte).
+  try {
+    const postgres = await openDatabase({ url: bench.url, dataDir: '' });
+    try {
+      rows.push(...(await measure('PostgreSQL', postgres, states(1_000_000))));
+    } finally {
+      await postgres.close();
+    }
+  } finally {
+    await bench.drop();
+  }
 }
 
 console.log(
