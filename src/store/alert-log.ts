@@ -45,12 +45,23 @@ export async function listAlertLog(db: Database, query: AlertLogQuery): Promise<
   if (only !== undefined) where.push(only);
   if (query.before !== undefined) where.push(sql`o.id < ${query.before}`);
   const having: SQL[] = [sql`true`];
-  if (query.id !== undefined) having.push(sql`min(o.id) = ${query.id}`);
+  if (query.id !== undefined) {
+    // An entry's deliveries share their creation time: read by it, not the whole outbox.
+    where.push(sql`o.created_at = (SELECT created_at FROM outbox WHERE id = ${query.id})`);
+    having.push(sql`min(o.id) = ${query.id}`);
+  }
   if (query.channel !== undefined) having.push(sql`bool_or(o.channel = ${query.channel})`);
   if (query.state !== undefined) having.push(sql`bool_or(${STATE[query.state]})`);
-  const rows = await queryRows<Row>(
-    db,
-    sql`SELECT min(o.id) AS id, o.site_id, s.origin, o.created_at,
+  // Entries with an unsent delivery are few, and their deliveries share their creation time
+  // with it: only their times are grouped (the outbox's index of unsent deliveries finds
+  // them), not 90 days of sent ones (3.7 s a page for 100,000 notifications).
+  if (query.state === 'failed' || query.state === 'queued')
+    where.push(sql`o.created_at IN (SELECT o.created_at FROM outbox o
+      WHERE ${sql.join([...where], sql` AND `)} AND ${STATE[query.state]})`);
+  const entries = (window: SQL[] = []) =>
+    queryRows<Row>(
+      db,
+      sql`SELECT min(o.id) AS id, o.site_id, s.origin, o.created_at,
         (array_agg(o.payload ORDER BY o.id))[1] AS payload,
         min(d.subject) AS digest_subject,
         jsonb_agg(jsonb_build_object('id', o.id, 'key', o.key, 'channel', o.channel,
@@ -61,12 +72,14 @@ export async function listAlertLog(db: Database, query: AlertLogQuery): Promise<
         LEFT JOIN sites s ON s.id = o.site_id
         LEFT JOIN digests d ON o.payload->>'kind' = 'digest'
           AND d.id = (o.payload->>'digestId')::bigint
-      WHERE ${sql.join(where, sql` AND `)}
+      WHERE ${sql.join([...where, ...window], sql` AND `)}
       GROUP BY o.site_id, s.origin, o.created_at, o.payload - 'format'
       HAVING ${sql.join(having, sql` AND `)}
       ORDER BY min(o.id) DESC
       LIMIT ${query.limit}`,
-  );
+    );
+  const rows =
+    query.id === undefined ? await newestEntries(db, where, query.limit, entries) : await entries();
   return rows.map((r) => ({
     id: Number(r.id),
     siteId: r.site_id,
@@ -86,4 +99,37 @@ export async function listAlertLog(db: Database, query: AlertLogQuery): Promise<
       error: d.error,
     })),
   }));
+}
+
+/** Deliveries looked at for a page of the log: its entries are rarely more than this each. */
+const DELIVERIES_PER_ENTRY = 16;
+
+/**
+ * The newest entries of the log without grouping the whole outbox (90 days of a large
+ * fleet's alerts: 100,000 notifications took 2.3 s a page). An entry's deliveries share
+ * their creation time, so the entries of the newest deliveries are read whole by the
+ * times of those deliveries. The page is exact when it is full and its last entry began
+ * among them: every other entry began before all of them. Otherwise (an entry of many
+ * deliveries, or filters that few entries pass) the whole outbox is grouped as before.
+ */
+async function newestEntries(
+  db: Database,
+  where: readonly SQL[],
+  limit: number,
+  entries: (window?: SQL[]) => Promise<Row[]>,
+): Promise<Row[]> {
+  const [floor] = await queryRows<{ id: string | number }>(
+    db,
+    sql`SELECT o.id FROM outbox o WHERE ${sql.join([...where], sql` AND `)}
+      ORDER BY o.id DESC OFFSET ${limit * DELIVERIES_PER_ENTRY - 1} LIMIT 1`,
+  );
+  if (floor === undefined) return entries();
+  const from = Number(floor.id);
+  // (The subquery's own `o`: the newest deliveries that pass the same filters.)
+  const page = await entries([
+    sql`o.created_at IN (SELECT o.created_at FROM outbox o
+      WHERE ${sql.join([...where], sql` AND `)} AND o.id >= ${from})`,
+  ]);
+  if (page.length === limit && Number(page.at(-1)!.id) >= from) return page;
+  return entries();
 }
