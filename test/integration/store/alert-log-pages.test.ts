@@ -10,6 +10,7 @@ import type { AlertLogQuery } from '../../../src/monitor/records.js';
 import { listAlertLog } from '../../../src/store/alert-log.js';
 import { queryRows } from '../../../src/store/db.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import { everyPage } from '../../support/pages.js';
 import type { TestDatabase } from '../../support/database.js';
 
 interface Notification {
@@ -74,20 +75,16 @@ describe.each(databaseKinds())('the alert log on %s, page by page', (kind) => {
   afterAll(() => database.close());
 
   /** Every page of the log with `query`: each entry as its delivery ids. */
-  async function pages(query: Omit<AlertLogQuery, 'limit' | 'before'>, limit: number) {
-    const all: number[][] = [];
-    let before: number | undefined;
-    for (;;) {
-      const page = await listAlertLog(database.handle.db, {
-        ...query,
-        limit,
-        ...(before === undefined ? {} : { before }),
-      });
-      all.push(...page.map((e) => e.deliveries.map((d) => d.id)));
-      if (page.length < limit) return all;
-      before = page.at(-1)!.id;
-    }
-  }
+  const pages = async (query: Omit<AlertLogQuery, 'limit' | 'before'>, limit: number) =>
+    (
+      await everyPage(limit, (before) =>
+        listAlertLog(database.handle.db, {
+          ...query,
+          limit,
+          ...(before === undefined ? {} : { before }),
+        }),
+      )
+    ).flatMap((page) => page.map((e) => e.deliveries.map((d) => d.id)));
 
   /** The notifications a query should list, newest first. */
   const expected = (keep: (n: Notification) => boolean) =>

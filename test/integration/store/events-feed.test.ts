@@ -10,6 +10,7 @@ import { listEvents } from '../../../src/store/events.js';
 import type { EventQuery } from '../../../src/monitor/records.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
+import { everyPage } from '../../support/pages.js';
 
 const site = 'https://shop.example';
 const disallowed = (path: string): ChangeEvent => ({
@@ -51,20 +52,16 @@ describe.each(databaseKinds())('the events feed on %s', (kind) => {
   afterAll(() => database.close());
 
   /** Every page of the feed with `query`, `limit` events at a time. */
-  async function pages(query: Omit<EventQuery, 'limit' | 'beforeId'>, limit: number) {
-    const all: ChangeEvent[][] = [];
-    let beforeId: number | undefined;
-    for (;;) {
-      const page = await listEvents(database.handle.db, {
-        ...query,
-        limit,
-        ...(beforeId === undefined ? {} : { beforeId }),
-      });
-      if (page.length === 0) return all;
-      all.push(page.map((e) => e.event));
-      beforeId = page.at(-1)!.id;
-    }
-  }
+  const pages = async (query: Omit<EventQuery, 'limit' | 'beforeId'>, limit: number) =>
+    (
+      await everyPage(limit, (beforeId) =>
+        listEvents(database.handle.db, {
+          ...query,
+          limit,
+          ...(beforeId === undefined ? {} : { beforeId }),
+        }),
+      )
+    ).map((page) => page.map((e) => e.event));
 
   it('lists every event of the types asked, newest first, a page at a time', async () => {
     const newest = STATES.toReversed().flatMap((events) => events.toReversed());
