@@ -47,7 +47,6 @@ export async function listEvents(db: Database, query: EventQuery): Promise<Store
         sql`(SELECT ${snapshots.id} FROM ${snapshots} WHERE ${and(...where, hasEventType(type))}
           ORDER BY ${snapshots.id} DESC LIMIT ${query.limit + 1})`,
     );
-    where.push(sql`(${sql.join(types.map(hasEventType), sql` OR `)})`);
     where.push(sql`${snapshots.id} IN (${sql.join(newest, sql` UNION ALL `)})`);
   }
   const rows = await queryRows<{

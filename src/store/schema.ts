@@ -43,7 +43,7 @@ const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' 
  * Change event types few changes have, each with an index of the states that have it
  * (listEvents reads them by it).
  */
-export const RARE_EVENT_TYPES = [
+const RARE_EVENT_TYPES = [
   'fetch_status_changed',
   'sitemaps_changed',
   'newly_allowed',
