@@ -26,7 +26,7 @@ import {
   WATCHES,
 } from './process-support.js';
 import { benchPostgres } from './web-support.js';
-import { statementLog } from './statement-cpu.js';
+import { printStatements, statementLog } from './statement-cpu.js';
 import type { StatementLog, StatementTable } from './statement-cpu.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
@@ -134,43 +134,14 @@ try {
           : '| | | |'),
     );
   }
-  if (statementRuns.length > 0) printStatements(statementRuns.slice(0, RUNS), spread);
+  if (statementRuns.length > 0)
+    printStatements(statementRuns.slice(0, RUNS), {
+      title: "this build's changed checks",
+      unit: 'a site',
+      units: SITES,
+    });
 } finally {
   farm.kill();
   if (process.env['BENCH_KEEP']) console.log(`kept ${bench.url}`);
   else await bench.drop();
-}
-
-/**
- * The backends' CPU of this build's changed checks by statement and phase: calls and CPU
- * µs a site, median of the runs, and each one's share of the CPU the log accounts for.
- */
-function printStatements(
-  runs: readonly StatementTable[],
-  spread: (values: number[], digits?: number) => string,
-): void {
-  const keys = new Set(runs.flatMap((table) => [...table.keys()]));
-  const total = (table: StatementTable) => [...table.values()].reduce((a, s) => a + s.cpu, 0);
-  const rows = [...keys].map((key) => {
-    const cpu = runs.map((table) => ((table.get(key)?.cpu ?? 0) * 1e6) / SITES);
-    const share = runs.map((table) => (table.get(key)?.cpu ?? 0) / (total(table) || 1));
-    const calls = runs.map((table) => (table.get(key)?.calls ?? 0) / SITES);
-    return { key, cpu, share, calls };
-  });
-  const median = (values: number[]) =>
-    [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
-  rows.sort((a, b) => median(b.cpu) - median(a.cpu));
-  console.log(
-    `\nThe backends' CPU by statement, this build's changed checks (${runs.length}; logged: ` +
-      `${spread(
-        runs.map((table) => (total(table) * 1e6) / SITES),
-        0,
-      )} µs a site)`,
-  );
-  console.log('| statement and phase | calls a site | CPU µs a site | share |');
-  console.log('|---|--:|--:|--:|');
-  for (const row of rows.slice(0, 12))
-    console.log(
-      `| ${row.key} | ${median(row.calls).toFixed(3)} | ${spread(row.cpu, 1)} | ${(100 * median(row.share)).toFixed(0)}% |`,
-    );
 }

@@ -507,7 +507,13 @@ export async function startFarm(sites: number): Promise<{ farm: ChildProcess; po
  * on a database of its own named after `name`, its schema made first as the README runs
  * `robowatch migrate`; with the CPU of the backends serving that database.
  */
-export async function startDaemon(config: string, name: string, main?: string) {
+export async function startDaemon(
+  config: string,
+  name: string,
+  main?: string,
+  /** Runs on the database once its schema is made, before the daemon connects. */
+  prepare?: (url: string) => Promise<unknown>,
+) {
   const bench = await benchPostgres(name);
   const migrate = runRobowatch(
     ['migrate', '--config', config],
@@ -517,6 +523,7 @@ export async function startDaemon(config: string, name: string, main?: string) {
     main,
   );
   if ((await migrate.exited).code !== 0) throw new Error('robowatch migrate failed');
+  await prepare?.(bench.url);
   const daemon = runRobowatch(
     ['start', '--no-web', '--config', config],
     bench.url,

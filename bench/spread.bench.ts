@@ -16,6 +16,9 @@
  * period then prints both and this ÷ that. Paired so, the machine's drift moves both
  * alike (one build paired with itself: within 4%), where two runs an hour apart cannot
  * compare builds.
+ * BENCH_PG_LOG=FILE (the PostgreSQL server's log file, readable here): this build's
+ * backends' CPU by statement and phase per check, each period (statement-cpu.ts; the
+ * logging costs the backends a little of its own).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +34,8 @@ import {
   startFarm,
   WATCHES,
 } from './process-support.js';
+import { printStatements, statementLog } from './statement-cpu.js';
+import type { StatementLog, StatementTable } from './statement-cpu.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const PERIOD = Number(process.env['BENCH_PERIOD'] ?? 2);
@@ -54,9 +59,16 @@ ${ports.map((p) => `  - {url: 'http://127.0.0.1:${p}', watch: ${JSON.stringify(W
 `,
 );
 
+// BENCH_PG_LOG=FILE: the server's log, to tell this build's backends' CPU by statement.
+const PG_LOG = process.env['BENCH_PG_LOG'];
+let statements: StatementLog | undefined;
+const statementPeriods: StatementTable[] = [];
+
 /** A daemon of one build (`main`; this one's by default) on a database of its own. */
 async function daemonOf(name: string, main?: string) {
-  const daemon = await startDaemon(config, name, main);
+  const daemon = await startDaemon(config, name, main, async (url) => {
+    if (main === undefined && PG_LOG !== undefined) statements = await statementLog(url, PG_LOG);
+  });
   const sql = async (text: string) => Number(await queryValue(daemon.bench.url, text));
   return { ...daemon, sql, checks: () => sql('SELECT count(*)::text AS value FROM checks') };
 }
@@ -97,7 +109,10 @@ for (let p = 0; p < PERIODS; p++) {
     daemons.map(async (d) => ({ checks: await d.checks(), own: liveCpu(d.daemon.child.pid!) })),
   );
   for (const d of daemons) d.backends.start();
+  const logFrom = statements?.mark();
   await new Promise((resolve) => setTimeout(resolve, start + periodMs - Date.now()));
+  if (statements && logFrom !== undefined)
+    statementPeriods.push(statements.read(logFrom, statements.mark()));
   spreads.push(
     await Promise.all(
       daemons.map(async (d, i) => {
@@ -146,4 +161,10 @@ if (COMPARE !== undefined)
       .map(([a, b]) => ((a!.own + a!.backends) / (b!.own + b!.backends)).toFixed(2))
       .join(', ')}`,
   );
+if (statementPeriods.length > 0)
+  printStatements(statementPeriods, {
+    title: "this build's daemon, nothing changed, each period",
+    unit: 'a check',
+    units: SITES,
+  });
 process.exit(0);

@@ -11,6 +11,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import pg from 'pg';
+import { spread } from './process-support.js';
 
 export interface StatementCpu {
   readonly calls: number;
@@ -110,4 +111,44 @@ function statementName(text: string): string {
   const prepared = /^\/\* prepared ([\w-]+) \*\//.exec(text.trim());
   if (prepared) return prepared[1]!;
   return text.trim().replace(/\s+/g, ' ').slice(0, 48) || '(unknown)';
+}
+
+/**
+ * The backends' CPU of some runs by statement and phase, the dearest first: calls and CPU
+ * µs per unit (a site of a check, a check of a daemon's period), min / median / max of
+ * the runs, and each one's median share of the CPU the log accounts for.
+ */
+export function printStatements(
+  runs: readonly StatementTable[],
+  {
+    title,
+    unit,
+    units,
+    rows: shown = 12,
+  }: { title: string; unit: string; units: number; rows?: number },
+): void {
+  const keys = new Set(runs.flatMap((table) => [...table.keys()]));
+  const total = (table: StatementTable) => [...table.values()].reduce((a, s) => a + s.cpu, 0);
+  const rows = [...keys].map((key) => {
+    const cpu = runs.map((table) => ((table.get(key)?.cpu ?? 0) * 1e6) / units);
+    const share = runs.map((table) => (table.get(key)?.cpu ?? 0) / (total(table) || 1));
+    const calls = runs.map((table) => (table.get(key)?.calls ?? 0) / units);
+    return { key, cpu, share, calls };
+  });
+  const median = (values: number[]) =>
+    [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+  rows.sort((a, b) => median(b.cpu) - median(a.cpu));
+  console.log(
+    `\nThe backends' CPU by statement, ${title} (${runs.length}; logged: ` +
+      `${spread(
+        runs.map((table) => (total(table) * 1e6) / units),
+        0,
+      )} µs ${unit})`,
+  );
+  console.log(`| statement and phase | calls ${unit} | CPU µs ${unit} | share |`);
+  console.log('|---|--:|--:|--:|');
+  for (const row of rows.slice(0, shown))
+    console.log(
+      `| ${row.key} | ${median(row.calls).toFixed(3)} | ${spread(row.cpu, 1)} | ${(100 * median(row.share)).toFixed(0)}% |`,
+    );
 }
