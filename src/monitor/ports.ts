@@ -126,6 +126,11 @@ export interface SiteDirectoryStore {
   ensureSiteIds(origins: readonly string[]): Promise<{ origin: string; id: number }[]>;
   /** The sites added in the UI or API and not removed, and every paused site. */
   loadDirectory(): Promise<DirectoryRow[]>;
+  /**
+   * A number that moves whenever the directory or the shared settings change (in any
+   * process, once committed); null when the database cannot say, and every read is full.
+   */
+  catalogVersion(): Promise<number | null>;
   findRow(key: { id: number } | { origin: string }): Promise<DirectoryRow | undefined>;
   /** Adds a site, or takes over its row (a site removed before): returns its id. */
   saveSite(origin: string, settings: Record<string, unknown>): Promise<number>;

@@ -22,6 +22,7 @@ import {
   clearRefusal,
   ensureSiteIds,
   findDirectoryRow,
+  loadCatalogVersion,
   loadDirectory,
   loadSharedSettings,
   loadSites,
@@ -113,6 +114,7 @@ export function createSiteDirectory(db: Database): SiteDirectoryStore {
   return {
     ensureSiteIds: (origins) => ensureSiteIds(db, origins),
     loadDirectory: () => loadDirectory(db),
+    catalogVersion: () => loadCatalogVersion(db),
     findRow: (key) => findDirectoryRow(db, key),
     saveSite: (origin, settings) => saveManagedSite(db, origin, settings),
     updateSettings: (id, settings) => updateSiteSettings(db, id, settings),

@@ -4,7 +4,7 @@ import type { FetchErrorKind } from '../policy/fetch-result.js';
 import type { FileCondition } from '../policy/file-condition.js';
 import { batchParam, prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
-import { sharedSettings, sites } from './schema.js';
+import { catalogVersion, sharedSettings, sites } from './schema.js';
 import type {
   DirectoryRow,
   IncidentStart,
@@ -211,6 +211,19 @@ export async function loadDirectory(db: Database): Promise<DirectoryRow[]> {
       sql`(${sites.settings} IS NOT NULL AND ${sites.removedAt} IS NULL) OR ${sites.pausedAt} IS NOT NULL OR ${sites.intent} IS NOT NULL`,
     )
     .orderBy(sites.id);
+}
+
+/**
+ * How many times the catalogue changed (the `catalog_version` row a trigger counts up at
+ * each commit that changes it); null where that row is missing, which makes every read
+ * a full one.
+ */
+export async function loadCatalogVersion(db: Database): Promise<number | null> {
+  const [row] = await db
+    .select({ version: catalogVersion.version })
+    .from(catalogVersion)
+    .where(eq(catalogVersion.id, 1));
+  return row?.version ?? null;
 }
 
 /** One site's row, by id or by origin. */

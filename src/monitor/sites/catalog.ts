@@ -47,6 +47,8 @@ export class SiteCatalog {
   #shared: Shared = NO_SHARED;
   #sharedText = '';
   #rowsSignature: string | undefined;
+  /** The catalogue's count of changes when its rows were last read (null: not known). */
+  #version: number | null = null;
   #refreshedAt = -Infinity;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #listeners = new Set<Listener>();
@@ -291,10 +293,20 @@ export class SiteCatalog {
       await this.#syncFile();
       force = true;
     }
+    // Read before the rows: a change committed between the two moves the count after
+    // this read, so the next refresh reads the rows again (none is missed).
+    const version = await this.#store.catalogVersion();
+    if (!force && version !== null && version === this.#version) {
+      // Nothing changed since the last read: every daemon looks every upkeep round, and
+      // reading the rows scanned the whole sites table each time.
+      this.#refreshedAt = this.#now().getTime();
+      return;
+    }
     const [rows, shared] = await Promise.all([
       this.#store.loadDirectory(),
       this.#store.loadShared(),
     ]);
+    this.#version = version;
     this.#refreshedAt = this.#now().getTime();
     const sharedText = JSON.stringify(shared);
     const signature =
