@@ -7,6 +7,10 @@
  * database is read from /proc over BENCH_SECONDS (60), BENCH_REPEAT times (3) in a row:
  * milliseconds of CPU a second, and what that comes to in a day.
  *
+ * BENCH_MANAGED=1: the sites are added as the UI, the API or `robowatch sites import` add
+ * them (their rows in the database, none in the file), as the capacity note advises for
+ * large fleets; the daemon reads them back whenever the catalogue changed.
+ *
  * BENCH_COMPARE=DIR (a built checkout of another commit): that build's daemon runs beside
  * this one's, at the same time, on a database of its own, and each window prints both and
  * this ÷ that.
@@ -20,6 +24,7 @@ import {
   compareBuild,
   liveCpu,
   queryValue,
+  runRobowatch,
   startDaemon,
   startFarm,
   WATCHES,
@@ -29,10 +34,13 @@ const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 60);
 const SETTLE = Number(process.env['BENCH_SETTLE'] ?? 60);
 const REPEAT = Number(process.env['BENCH_REPEAT'] ?? 3);
+const MANAGED = process.env['BENCH_MANAGED'] === '1';
 const OTHER = compareBuild();
 
 const { farm, ports } = await startFarm(SITES);
-const config = join(mkdtempSync(join(tmpdir(), 'robowatch-idle-')), 'robowatch.yaml');
+const dir = mkdtempSync(join(tmpdir(), 'robowatch-idle-'));
+const config = join(dir, 'robowatch.yaml');
+const origins = ports.map((p) => `http://127.0.0.1:${p}`);
 writeFileSync(
   config,
   `agents: ${JSON.stringify(AGENTS)}
@@ -40,13 +48,32 @@ fetch: {allowPrivateAddresses: true, concurrency: 16}
 sitemaps: off
 # Once a year: after each site's first check, nothing falls due.
 schedule: {check: '0 0 1 1 *'}
-sites:
-${ports.map((p) => `  - {url: 'http://127.0.0.1:${p}', watch: ${JSON.stringify(WATCHES)}}`).join('\n')}
+${
+  MANAGED
+    ? `watch: ${JSON.stringify(WATCHES)}\nsites: []`
+    : `sites:\n${origins.map((o) => `  - {url: '${o}', watch: ${JSON.stringify(WATCHES)}}`).join('\n')}`
+}
 `,
 );
+const list = join(dir, 'origins.txt');
+writeFileSync(list, `${origins.join('\n')}\n`);
 
-const daemons = [await startDaemon(config, 'robowatch_idle')];
-if (OTHER !== undefined) daemons.push(await startDaemon(config, 'robowatch_idle_b', OTHER.main));
+/** BENCH_MANAGED: the sites imported (by the build that runs the daemon) before it starts. */
+const importSites = (main?: string) => async (url: string) => {
+  if (!MANAGED) return;
+  const run = runRobowatch(
+    ['sites', 'import', '--config', config, list],
+    url,
+    undefined,
+    undefined,
+    main,
+  );
+  if ((await run.exited).code !== 0) throw new Error('robowatch sites import failed');
+};
+
+const daemons = [await startDaemon(config, 'robowatch_idle', undefined, importSites())];
+if (OTHER !== undefined)
+  daemons.push(await startDaemon(config, 'robowatch_idle_b', OTHER.main, importSites(OTHER.main)));
 const deadline = Date.now() + 10 * 60_000;
 for (const d of daemons) {
   for (;;) {
@@ -87,7 +114,7 @@ const ms = (n: number) => n.toFixed(2);
 const perDay = (w: { own: number; backends: number }) =>
   Math.round(((w.own + w.backends) * 86_400) / 1000).toLocaleString('en-US');
 console.log(
-  `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SITES.toLocaleString('en-US')} sites checked once a year (nothing due), windows of ${SECONDS} s, PostgreSQL on this machine`,
+  `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SITES.toLocaleString('en-US')} sites${MANAGED ? ' (added as the UI and API add them)' : ''} checked once a year (nothing due), windows of ${SECONDS} s, PostgreSQL on this machine`,
 );
 console.log('| idle daemon, CPU | robowatch, ms a second | its backends, ms a second | a day, s |');
 console.log('|---|--:|--:|--:|');
