@@ -194,7 +194,7 @@ export class SiteCatalog {
       refuseUnseen(resolved.site.tags, limit);
       refuseFrequentSchedule(resolved.settings.schedule);
       const id = await this.#store.saveSite(origin, resolved.settings);
-      await this.#read(false);
+      await this.#read(false, true);
       return this.#byId.get(id)!;
     });
   }
@@ -230,7 +230,7 @@ export class SiteCatalog {
       // A schedule stored before the floor keeps working until it is changed.
       if (changes['schedule'] !== undefined) refuseFrequentSchedule(resolved.settings.schedule);
       await this.#store.updateSettings(id, resolved.settings);
-      await this.#read(false);
+      await this.#read(false, true);
       return this.#byId.get(id)!;
     });
   }
@@ -243,7 +243,7 @@ export class SiteCatalog {
         throw new SiteChangeRefused('unknown', `there is no watched site ${id}`);
       if ((entry.pausedAt !== null) !== paused)
         await this.#store.setPaused(id, paused ? this.#now() : null);
-      await this.#read(false);
+      await this.#read(false, true);
       return this.#byId.get(id)!;
     });
   }
@@ -253,7 +253,7 @@ export class SiteCatalog {
     return this.#serial(async () => {
       await this.#managed(id, 'remove');
       await this.#store.remove(id, this.#now());
-      await this.#read(false);
+      await this.#read(false, true);
     });
   }
 
@@ -287,8 +287,12 @@ export class SiteCatalog {
     this.#synced = true;
   }
 
-  /** Reads the rows and rebuilds the sites; tells the listeners when anything changed. */
-  async #read(force: boolean): Promise<void> {
+  /**
+   * Reads the rows and rebuilds the sites; tells the listeners when anything changed.
+   * `written`: this catalog has just changed them, so they are read whatever the
+   * catalogue's count says.
+   */
+  async #read(force: boolean, written = false): Promise<void> {
     if (!this.#synced) {
       await this.#syncFile();
       force = true;
@@ -296,7 +300,7 @@ export class SiteCatalog {
     // Read before the rows: a change committed between the two moves the count after
     // this read, so the next refresh reads the rows again (none is missed).
     const version = await this.#store.catalogVersion();
-    if (!force && version !== null && version === this.#version) {
+    if (!force && !written && version !== null && version === this.#version) {
       // Nothing changed since the last read: every daemon looks every upkeep round, and
       // reading the rows scanned the whole sites table each time.
       this.#refreshedAt = this.#now().getTime();
@@ -430,7 +434,7 @@ export class SiteCatalog {
           : refuseInvalid(() => parseIntent(input, entry.site.origin, this.#base().presets))
               .entries;
       await this.#store.saveIntent(id, entries);
-      await this.#read(false);
+      await this.#read(false, true);
       return this.#byId.get(id)!;
     });
   }
@@ -504,7 +508,7 @@ export class SiteCatalog {
       const { parsePreset } = await loadValidation();
       const agents = refuseInvalid(() => parsePreset(this.#file, name, input));
       await this.#store.savePreset(name, agents);
-      await this.#read(false);
+      await this.#read(false, true);
       return this.presets().find((p) => p.name === name && p.source === 'api')!;
     });
   }
@@ -537,7 +541,7 @@ export class SiteCatalog {
         );
       }
       await this.#store.savePreset(name, null);
-      await this.#read(false);
+      await this.#read(false, true);
     });
   }
 
@@ -551,7 +555,7 @@ export class SiteCatalog {
       const { parseChannels } = await loadValidation();
       const { settings } = refuseInvalid(() => parseChannels(this.#file, input));
       await this.#store.saveChannels(settings);
-      await this.#read(false);
+      await this.#read(false, true);
       return this.defaultChannels();
     });
   }

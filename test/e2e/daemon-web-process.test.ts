@@ -1,0 +1,100 @@
+/**
+ * A daemon and a web process of its own on one PostgreSQL (`robowatch start --no-web` beside
+ * `robowatch serve`, as a deployment that scales its web apart runs them): a site added
+ * through the web process's API is checked by the daemon on its schedule from the daemon's
+ * next upkeep round, and a site paused there is no longer checked. The daemon learns of
+ * both from the database's count of catalogue changes, which it reads every round instead
+ * of the whole site list.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { expectCleanExit, logged, startDaemon } from '../support/daemon.js';
+import type { DaemonProcess } from '../support/daemon.js';
+import { createTestDatabase, postgresUrl } from '../support/database.js';
+import type { TestDatabase } from '../support/database.js';
+import { FixtureServer } from '../support/fixture-server.js';
+
+const TOKEN = 'web-process-token-0123456789';
+const ROBOTS = 'User-agent: *\nDisallow: /private/\n';
+
+describe.runIf(postgresUrl() !== undefined)('a daemon and a web process of its own', () => {
+  const [fileSite, apiSite] = [new FixtureServer(), new FixtureServer()];
+  let database: TestDatabase;
+  beforeAll(async () => {
+    for (const site of [fileSite, apiSite]) {
+      await site.start();
+      site.serve('/robots.txt', 200, ROBOTS);
+    }
+    database = await createTestDatabase('postgres');
+  });
+  afterAll(async () => {
+    await fileSite.stop();
+    await apiSite.stop();
+    await database.close();
+  });
+
+  const fetches = (site: FixtureServer) =>
+    site.requests.filter((r) => r.path === '/robots.txt').length;
+  const changesSeen = (daemon: DaemonProcess) =>
+    daemon.logs.filter((l) => l['msg'] === 'watched sites changed').length;
+
+  it('checks a site added in the web process, and stops checking it once paused there', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-web-process-'));
+    const config = join(dir, 'robowatch.yaml');
+    // leaseMs 2 s: an upkeep round every second, where the default is every 15 s.
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot]
+watch: [/, /private/x]
+sites:
+  - url: ${fileSite.origin}
+schedule: {check: '*/2 * * * * *', digest: '0 0 1 1 *', leaseMs: 2000}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+web: {listen: 0, token: ${TOKEN}}
+`,
+    );
+    const env = { DATABASE_URL: database.url };
+    const daemon = startDaemon(config, env, 'start', ['--no-web']);
+    const web = startDaemon(config, env, 'serve');
+    const wait = { timeout: 60_000, interval: 100 };
+    try {
+      await vi.waitFor(() => expect(logged(web, 'web listening')).toBe(true), wait);
+      const base = String(web.logs.find((l) => l['msg'] === 'web listening')!['url']);
+      const api = (method: string, path: string, body?: unknown) =>
+        fetch(`${base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      await vi.waitFor(() => expect(fetches(fileSite)).toBeGreaterThanOrEqual(2), wait);
+      expect(fetches(apiSite)).toBe(0);
+
+      // Added in the web process: its baseline there, then the daemon's checks every period.
+      const added = await api('POST', '/api/v1/sites', { url: apiSite.origin });
+      expect(added.status).toBe(201);
+      const { id } = (await added.json()) as { id: number };
+      await vi.waitFor(() => expect(changesSeen(daemon)).toBe(1), wait);
+      await vi.waitFor(() => expect(fetches(apiSite)).toBeGreaterThanOrEqual(4), wait);
+
+      // Paused in the web process: once the daemon has seen it, at most the check already
+      // under way reaches the site, while the file's site is checked on.
+      expect((await api('POST', `/api/v1/sites/${id}/pause`)).status).toBe(200);
+      await vi.waitFor(() => expect(changesSeen(daemon)).toBe(2), wait);
+      const atPause = fetches(apiSite);
+      const fileAtPause = fetches(fileSite);
+      await vi.waitFor(
+        () => expect(fetches(fileSite)).toBeGreaterThanOrEqual(fileAtPause + 3),
+        wait,
+      );
+      expect(fetches(apiSite)).toBeLessThanOrEqual(atPause + 1);
+    } finally {
+      web.child.kill('SIGTERM');
+      daemon.child.kill('SIGTERM');
+    }
+    await expectCleanExit(web);
+    await expectCleanExit(daemon);
+  });
+});
