@@ -8,7 +8,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { logged, startDaemon, expectCleanExit } from '../support/daemon.js';
+import {
+  expectCleanExit,
+  expectNoLongerChecked,
+  logged,
+  robotsFetches,
+  startDaemon,
+  webApi,
+} from '../support/daemon.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -31,8 +38,7 @@ afterAll(async () => {
   for (const s of all) await s.stop();
 });
 
-const fetches = (site: FixtureServer) =>
-  site.requests.filter((r) => r.path === '/robots.txt').length;
+const fetches = robotsFetches;
 
 function configText(dir: string, sites: readonly FixtureServer[], extra = ''): string {
   return `dataDir: ${join(dir, 'data')}
@@ -55,14 +61,7 @@ describe('robowatch start with sites that change while it runs', () => {
     const wait = { timeout: 60_000, interval: 100 };
     const hook = await new WebhookReceiver('default-hook-secret').start();
     try {
-      await vi.waitFor(() => expect(logged(daemon, 'web listening')).toBe(true), wait);
-      const base = String(daemon.logs.find((l) => l['msg'] === 'web listening')!['url']);
-      const api = (method: string, path: string, body?: unknown) =>
-        fetch(`${base}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
+      const api = await webApi(daemon, TOKEN);
       await vi.waitFor(() => expect(fetches(fileSite)).toBeGreaterThanOrEqual(2), wait);
 
       // Added through the API: its baseline at once, then every period.
@@ -75,13 +74,7 @@ describe('robowatch start with sites that change while it runs', () => {
 
       // Paused: not fetched again (one check may have been under way), while the others are.
       expect((await api('POST', `/api/v1/sites/${id}/pause`)).status).toBe(200);
-      const atPause = fetches(apiSite);
-      const fileAtPause = fetches(fileSite);
-      await vi.waitFor(
-        () => expect(fetches(fileSite)).toBeGreaterThanOrEqual(fileAtPause + 3),
-        wait,
-      );
-      expect(fetches(apiSite)).toBeLessThanOrEqual(atPause + 1);
+      await expectNoLongerChecked(apiSite, fileSite);
 
       // A default webhook added through the API: the file's site alerts it from then on,
       // signed with its secret, without a restart.

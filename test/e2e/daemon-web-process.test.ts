@@ -10,7 +10,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { expectCleanExit, logged, startDaemon } from '../support/daemon.js';
+import {
+  expectCleanExit,
+  expectNoLongerChecked,
+  robotsFetches,
+  startDaemon,
+  webApi,
+} from '../support/daemon.js';
 import type { DaemonProcess } from '../support/daemon.js';
 import { createTestDatabase, postgresUrl } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
@@ -35,8 +41,6 @@ describe.runIf(postgresUrl() !== undefined)('a daemon and a web process of its o
     await database.close();
   });
 
-  const fetches = (site: FixtureServer) =>
-    site.requests.filter((r) => r.path === '/robots.txt').length;
   const changesSeen = (daemon: DaemonProcess) =>
     daemon.logs.filter((l) => l['msg'] === 'watched sites changed').length;
 
@@ -61,35 +65,22 @@ web: {listen: 0, token: ${TOKEN}}
     const web = startDaemon(config, env, 'serve');
     const wait = { timeout: 60_000, interval: 100 };
     try {
-      await vi.waitFor(() => expect(logged(web, 'web listening')).toBe(true), wait);
-      const base = String(web.logs.find((l) => l['msg'] === 'web listening')!['url']);
-      const api = (method: string, path: string, body?: unknown) =>
-        fetch(`${base}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-      await vi.waitFor(() => expect(fetches(fileSite)).toBeGreaterThanOrEqual(2), wait);
-      expect(fetches(apiSite)).toBe(0);
+      const api = await webApi(web, TOKEN);
+      await vi.waitFor(() => expect(robotsFetches(fileSite)).toBeGreaterThanOrEqual(2), wait);
+      expect(robotsFetches(apiSite)).toBe(0);
 
       // Added in the web process: its baseline there, then the daemon's checks every period.
       const added = await api('POST', '/api/v1/sites', { url: apiSite.origin });
       expect(added.status).toBe(201);
       const { id } = (await added.json()) as { id: number };
       await vi.waitFor(() => expect(changesSeen(daemon)).toBe(1), wait);
-      await vi.waitFor(() => expect(fetches(apiSite)).toBeGreaterThanOrEqual(4), wait);
+      await vi.waitFor(() => expect(robotsFetches(apiSite)).toBeGreaterThanOrEqual(4), wait);
 
       // Paused in the web process: once the daemon has seen it, at most the check already
       // under way reaches the site, while the file's site is checked on.
       expect((await api('POST', `/api/v1/sites/${id}/pause`)).status).toBe(200);
       await vi.waitFor(() => expect(changesSeen(daemon)).toBe(2), wait);
-      const atPause = fetches(apiSite);
-      const fileAtPause = fetches(fileSite);
-      await vi.waitFor(
-        () => expect(fetches(fileSite)).toBeGreaterThanOrEqual(fileAtPause + 3),
-        wait,
-      );
-      expect(fetches(apiSite)).toBeLessThanOrEqual(atPause + 1);
+      await expectNoLongerChecked(apiSite, fileSite);
     } finally {
       web.child.kill('SIGTERM');
       daemon.child.kill('SIGTERM');

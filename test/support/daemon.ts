@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { expect, vi } from 'vitest';
 import { ROBOWATCH } from './cli.js';
+import type { FixtureServer } from './fixture-server.js';
 
 /** A `robowatch start` child process, its JSON log lines parsed as they come. */
 export interface DaemonProcess {
@@ -51,6 +53,27 @@ export function startCommand(
 export const logged = (daemon: DaemonProcess, msg: string) =>
   daemon.logs.some((l) => l['msg'] === msg);
 
+/**
+ * The API of a daemon (or `serve`) once it listens, which this waits for: each call a
+ * request with its bearer token and, given a body, that body as JSON.
+ */
+export async function webApi(
+  daemon: DaemonProcess,
+  token: string,
+): Promise<(method: string, path: string, body?: unknown) => Promise<Response>> {
+  await vi.waitFor(() => expect(logged(daemon, 'web listening')).toBe(true), {
+    timeout: 60_000,
+    interval: 100,
+  });
+  const base = String(daemon.logs.find((l) => l['msg'] === 'web listening')!['url']);
+  return (method, path, body) =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+}
+
 /** How many checks the daemon logged. */
 export const checksLogged = (daemon: DaemonProcess) =>
   daemon.logs.filter((l) => String(l['msg']).startsWith('checked')).length;
@@ -68,4 +91,25 @@ export async function expectCleanExit(daemon: DaemonProcess): Promise<void> {
     `the daemon exited with ${String(code)}, not 0; its last log lines:\n${last.join('\n')}\n` +
       `its stderr: ${daemon.stderr === '' ? '(empty)' : daemon.stderr}`,
   );
+}
+
+/** How many times a site's robots.txt was asked for. */
+export const robotsFetches = (site: FixtureServer) =>
+  site.requests.filter((r) => r.path === '/robots.txt').length;
+
+/**
+ * A site just paused is no longer checked: while `other` is fetched three more times,
+ * `paused` is fetched at most once more (a check already under way).
+ */
+export async function expectNoLongerChecked(
+  paused: FixtureServer,
+  other: FixtureServer,
+): Promise<void> {
+  const atPause = robotsFetches(paused);
+  const otherAtPause = robotsFetches(other);
+  await vi.waitFor(() => expect(robotsFetches(other)).toBeGreaterThanOrEqual(otherAtPause + 3), {
+    timeout: 60_000,
+    interval: 100,
+  });
+  expect(robotsFetches(paused)).toBeLessThanOrEqual(atPause + 1);
 }
