@@ -63,21 +63,21 @@ export function siteOffset(origin: string): number {
   return hash / 2 ** 32;
 }
 
-/** A site never checked gets its baseline within this long of planning, whatever its schedule. */
-export const BASELINE_WITHIN_MS = 10_000;
-
 /**
  * When a site is due in a period: at its stable offset, within the first 90% of the
  * period so that a failed check has time to be retried before the period ends. A period
  * planned late (the daemon started mid-period) spreads its sites over what is left, so
- * that they are not all due at once. A site never checked (`baseline`) is due at once:
- * within its first 10 seconds, spread by the same offset.
+ * that they are not all due at once. A site never checked (`baseline`) is due when it is
+ * planned: the check pool, woken by the planning, takes it at once. (Spread over ten
+ * seconds, as it was, the first checks waited for the pool's gathering as well: a new
+ * install's first results came 10 to 20 s after the start on a daily schedule. The pool's
+ * concurrency is what keeps a thousand new sites from being fetched at once.)
  */
 export function dueAt(origin: string, period: Period, plannedAt: Date, baseline = false): Date {
   const from = Math.max(period.start.getTime(), plannedAt.getTime());
+  if (baseline) return new Date(from);
   const window = Math.max(0, period.end.getTime() - from) * 0.9;
-  const spread = baseline ? Math.min(window, BASELINE_WITHIN_MS) : window;
-  return new Date(from + Math.floor(siteOffset(origin) * spread));
+  return new Date(from + Math.floor(siteOffset(origin) * window));
 }
 
 /**

@@ -120,6 +120,20 @@ describe('siteOffset and dueAt', () => {
     }
   });
 
+  it('makes a site never checked due when it is planned, wherever its place in the period', () => {
+    const planned = new Date('2026-03-10T09:30:00Z');
+    for (let i = 0; i < 100; i++)
+      expect(dueAt(`https://s${i}.example`, day, planned, true)).toEqual(planned);
+    // Its next periods' checks take its place in them again.
+    expect(
+      new Set(
+        Array.from({ length: 100 }, (_, i) =>
+          dueAt(`https://s${i}.example`, day, planned).getTime(),
+        ),
+      ).size,
+    ).toBeGreaterThan(90);
+  });
+
   it('spreads a period planned late over what is left of it', () => {
     const late = new Date('2026-03-10T21:00:00Z');
     const dues = Array.from({ length: 100 }, (_, i) =>
