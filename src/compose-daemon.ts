@@ -19,6 +19,7 @@ import type { CronScheduler } from './schedule/job-kind.js';
 import { createAccountStore } from './store/accounts.js';
 import type { DatabaseHandle } from './store/db.js';
 import { createDaemonStore } from './store/index.js';
+import { CATALOG_CHANNEL } from './store/sites.js';
 import { Presentation, observeCheck, wireCheck } from './compose.js';
 import { wireBackfill } from './compose-backfill.js';
 import { wireChannels, wireDeliveries, wireDigests } from './compose-delivery.js';
@@ -87,6 +88,12 @@ export function wireDaemon(
       ),
     backfill: wireBackfill(platform, config, db, parts.fetcher),
     cron: parts.cron ?? nodeCronScheduler(parts.logger),
+    ...(parts.handle.listen === undefined
+      ? {}
+      : {
+          catalogChanges: (onChange: () => void) =>
+            parts.handle.listen!(CATALOG_CHANNEL, () => onChange()),
+        }),
     now: () => platform.now(),
     sleep: (ms, signal) => platform.sleep(ms, signal),
   });

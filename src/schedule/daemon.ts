@@ -69,6 +69,10 @@ export class Daemon {
   #startedAt: Date | null = null;
   #stopped = false;
   #looking: Promise<void> | null = null;
+  #listening: { readonly ready: Promise<void>; close(): Promise<void> } | undefined;
+  /** The catalogue's read an announcement started, and whether another came meanwhile. */
+  #refreshing: Promise<void> | null = null;
+  #announcedAgain = false;
 
   constructor(given: DaemonDeps) {
     const deps = { ...given, jobs: onClock(given.jobs, () => given.now()) };
@@ -130,6 +134,7 @@ export class Daemon {
     for (const message of catalog.problems()) this.events.emit('daemon:problem', { message });
     await this.#applySites();
     catalog.onChange(() => this.#applySites());
+    this.#listening = this.#deps.catalogChanges?.(() => this.#catalogChanged());
     // The current period of each schedule is planned now (by whichever process gets to
     // it first), and the digest a down fleet missed is queued. Notifications an older
     // robowatch queued without a job get theirs (a job is queued once, by its name).
@@ -209,6 +214,32 @@ export class Daemon {
       });
   }
 
+  /** Listening for the catalogue's changes is in place (tests wait for it). */
+  get listening(): Promise<void> {
+    return this.#listening?.ready ?? Promise.resolve();
+  }
+
+  /**
+   * Another process changed the site catalogue (or the listener connected again): it is
+   * read now. Announcements that come while it is read make one more read, not one each
+   * (an import of 10,000 sites is one; an editor's clicks may be several).
+   */
+  #catalogChanged(): void {
+    if (this.#stopping.signal.aborted) return;
+    if (this.#refreshing !== null) {
+      this.#announcedAgain = true;
+      return;
+    }
+    this.#refreshing = (async () => {
+      do {
+        this.#announcedAgain = false;
+        // A failed read is the next upkeep round's to make (it says so once).
+        await this.#deps.catalog.refresh().catch(() => undefined);
+      } while (this.#announcedAgain && !this.#stopping.signal.aborted);
+      this.#refreshing = null;
+    })();
+  }
+
   /**
    * Looks for due jobs the pools were not told of, in one statement for all the queues,
    * every idleLookMs (from half of it at random: two daemons on one database do not look
@@ -236,6 +267,8 @@ export class Daemon {
   async stop(deadlineMs: number): Promise<void> {
     this.events.emit('daemon:stopping', { deadlineMs });
     this.#stopping.abort();
+    await this.#listening?.close();
+    await this.#refreshing;
     await this.#fires.stop();
     const left = await Promise.all([...this.#pools.values()].map((p) => p.stop(deadlineMs)));
     await this.#looking;

@@ -53,6 +53,15 @@ export interface DaemonDeps {
   readonly backfill?: BackfillDeps;
   /** The cron fires: node-cron in a process, the test's own in tests. */
   readonly cron: CronScheduler;
+  /**
+   * Announcements of the site catalogue's changes as they commit, in any process
+   * (PostgreSQL's LISTEN): the catalogue is read at once, not at the next upkeep round.
+   * Absent (the embedded database): the upkeep round finds what another process changed.
+   */
+  readonly catalogChanges?: (onChange: () => void) => {
+    readonly ready: Promise<void>;
+    close(): Promise<void>;
+  };
   /** The daemon's clock. */
   now(): Date;
   /** Waits `ms`, or less if `signal` aborts. */

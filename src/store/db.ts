@@ -24,6 +24,8 @@ import { join } from 'node:path';
 import { fromRoot } from '../lib/package-root.js';
 import { installJobSchema } from './job-schema.js';
 import pg from 'pg';
+import { listenOn } from './listen.js';
+import type { Listening } from './listen.js';
 import * as schema from './schema.js';
 
 export type Schema = typeof schema;
@@ -44,6 +46,13 @@ export interface DatabaseHandle {
    * there are no values (its migrations and locked maintenance commands).
    */
   readonly executor: SqlExecutor;
+  /**
+   * Calls `onNotify` with each notification on `channel`, on a connection of its own,
+   * opened again when lost (and then called once with an empty payload, for what came
+   * meanwhile): PostgreSQL only. The embedded database has one process, which makes every
+   * change itself.
+   */
+  listen?(channel: string, onNotify: (payload: string) => void): Listening;
 }
 
 /** What the job engine runs its SQL with (pg-boss's `db` adapter). */
@@ -454,14 +463,29 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   );
   if (lz4) pool.options.options += ' -c default_toast_compression=lz4';
   client.release();
+  const listening = new Set<Listening>();
   return {
     db: drizzlePg(pool, { schema }) as unknown as Database,
     kind: 'postgres',
     location,
     applied,
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([...listening].map((l) => l.close()));
+      await pool.end();
+    },
     // A config object, so that a statement marked `/* prepared name */` is prepared by name.
     executor: { executeSql: (text, values) => pool.query({ text, values }) },
+    listen: (channel, onNotify) => {
+      const opened = listenOn(url, channel, onNotify);
+      listening.add(opened);
+      return {
+        ready: opened.ready,
+        close: async () => {
+          listening.delete(opened);
+          await opened.close();
+        },
+      };
+    },
   };
 }
 

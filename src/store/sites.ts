@@ -213,6 +213,9 @@ export async function loadDirectory(db: Database): Promise<DirectoryRow[]> {
     .orderBy(sites.id);
 }
 
+/** The channel each change of the catalogue is announced on at its commit (migration 0024). */
+export const CATALOG_CHANNEL = 'robowatch_catalog';
+
 /**
  * How many times the catalogue changed (the `catalog_version` row a trigger counts up at
  * each commit that changes it); null where that row is missing, which makes every read

@@ -157,6 +157,7 @@ export async function startInProcess(
     'daemon:started',
     'daemon:tick',
     'daemon:stopped',
+    'sites:changed',
     'sites:first-checks',
     'period:planned',
     'period:over',
