@@ -50,13 +50,21 @@ describe.runIf(postgresUrl() !== undefined)("the catalogue's changes, announced"
     );
   };
 
-  it('says each change of the catalogue once, at its commit, with its new count', async () => {
-    const directory = createSiteDirectory(database.handle.db);
+  /**
+   * Listens on the catalogue's channel; what it hears. It hears an empty payload once on
+   * its own as it starts listening: what came before was announced to nobody.
+   */
+  const listen = async () => {
     const heard: string[] = [];
     listening = database.handle.listen!(CATALOG_CHANNEL, (payload) => heard.push(payload));
     await listening.ready;
-    // Once on its own as it starts listening: what came before it was not announced.
     await vi.waitFor(() => expect(heard).toEqual(['']), waiting);
+    return heard;
+  };
+
+  it('says each change of the catalogue once, at its commit, with its new count', async () => {
+    const directory = createSiteDirectory(database.handle.db);
+    const heard = await listen();
     const before = (await directory.catalogVersion())!;
 
     const id = await directory.saveSite('https://added.example', { watch: ['/'] });
@@ -77,10 +85,7 @@ describe.runIf(postgresUrl() !== undefined)("the catalogue's changes, announced"
 
   it('listens again when its connection is lost, and lets it go when closed', async () => {
     const directory = createSiteDirectory(database.handle.db);
-    const heard: string[] = [];
-    listening = database.handle.listen!(CATALOG_CHANNEL, (payload) => heard.push(payload));
-    await listening.ready;
-    await vi.waitFor(() => expect(heard).toEqual(['']), waiting);
+    const heard = await listen();
     expect(await listeners()).toBe(1);
 
     // The server ends its session (a restart, a cut): it connects again, and says so once,
@@ -94,7 +99,7 @@ describe.runIf(postgresUrl() !== undefined)("the catalogue's changes, announced"
     const version = await directory.catalogVersion();
     await vi.waitFor(() => expect(heard).toEqual(['', '', String(version)]), waiting);
 
-    await listening.close();
+    await listening!.close();
     listening = undefined;
     await vi.waitFor(async () => expect(await listeners()).toBe(0), waiting);
   });
