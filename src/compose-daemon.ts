@@ -51,7 +51,7 @@ export function wireDaemon(
   readonly presentation: Presentation;
   readonly close: () => Promise<void>;
 } {
-  const { db } = parts.handle;
+  const { db, listen } = parts.handle;
   const presentation = new Presentation(config);
   const store = createDaemonStore(db);
   const check = wireCheck(platform, config, db, parts.fetcher);
@@ -88,12 +88,9 @@ export function wireDaemon(
       ),
     backfill: wireBackfill(platform, config, db, parts.fetcher),
     cron: parts.cron ?? nodeCronScheduler(parts.logger),
-    ...(parts.handle.listen === undefined
+    ...(listen === undefined
       ? {}
-      : {
-          catalogChanges: (onChange: () => void) =>
-            parts.handle.listen!(CATALOG_CHANNEL, () => onChange()),
-        }),
+      : { catalogChanges: (onChange: () => void) => listen(CATALOG_CHANNEL, onChange) }),
     now: () => platform.now(),
     sleep: (ms, signal) => platform.sleep(ms, signal),
   });

@@ -17,7 +17,7 @@ import { ScheduleFires } from './fires.js';
 import { daemonHealth } from './health.js';
 import type { DaemonHealth } from './health.js';
 import { JobPool } from './job-pool.js';
-import type { DaemonContext, DaemonDeps, JobKind } from './job-kind.js';
+import type { CatalogListening, DaemonContext, DaemonDeps, JobKind } from './job-kind.js';
 import { backfillJob, backfillJobKind } from './jobs/backfill-job.js';
 import type { BackfillJob } from './jobs/backfill-job.js';
 import { checkJobKind } from './jobs/check-job.js';
@@ -69,7 +69,7 @@ export class Daemon {
   #startedAt: Date | null = null;
   #stopped = false;
   #looking: Promise<void> | null = null;
-  #listening: { readonly ready: Promise<void>; close(): Promise<void> } | undefined;
+  #listening: CatalogListening | undefined;
   /** The catalogue's read an announcement started, and whether another came meanwhile. */
   #refreshing: Promise<void> | null = null;
   #announcedAgain = false;

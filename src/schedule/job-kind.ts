@@ -37,6 +37,12 @@ export interface UpkeepStore {
   maintainDatabase?(vacuum: boolean): Promise<void>;
 }
 
+/** Listening for the catalogue's changes: ready once listening, closed with the daemon. */
+export interface CatalogListening {
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface DaemonDeps {
   /** The settings it started with (the time zone, leases, concurrency: a restart changes them). */
   readonly config: Config;
@@ -58,10 +64,7 @@ export interface DaemonDeps {
    * (PostgreSQL's LISTEN): the catalogue is read at once, not at the next upkeep round.
    * Absent (the embedded database): the upkeep round finds what another process changed.
    */
-  readonly catalogChanges?: (onChange: () => void) => {
-    readonly ready: Promise<void>;
-    close(): Promise<void>;
-  };
+  readonly catalogChanges?: (onChange: () => void) => CatalogListening;
   /** The daemon's clock. */
   now(): Date;
   /** Waits `ms`, or less if `signal` aborts. */

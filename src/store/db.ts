@@ -52,7 +52,7 @@ export interface DatabaseHandle {
    * meanwhile): PostgreSQL only. The embedded database has one process, which makes every
    * change itself.
    */
-  listen?(channel: string, onNotify: (payload: string) => void): Listening;
+  readonly listen?: (channel: string, onNotify: (payload: string) => void) => Listening;
 }
 
 /** What the job engine runs its SQL with (pg-boss's `db` adapter). */
