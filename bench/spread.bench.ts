@@ -8,6 +8,12 @@
  * database) are read over one whole period and divided by the checks it recorded; the
  * reference, in the same run, is `robowatch check` of the same sites with nothing
  * changed (one process, every site at once: its statements batched).
+ * Then one more period in which every file has changed (the farm's files gain a rule as
+ * it starts, as bench:check's changed check): the daemon's changed checks. Each period is
+ * also told as issue 31's CPU ratio, as bench:check tells it (the bare GET, an undici
+ * Agent at the same concurrency, client + farm, ÷ robowatch + its backends + the farm
+ * answering its checks), with the bare GET measured in the same run: what the changed
+ * check's target would read in the warm process where robowatch runs every day.
  * PostgreSQL as for the other benchmarks; a database robowatch_spread_PID is made for the run.
  *
  * BENCH_PERIODS (1): periods measured, one after another, each on its own line.
@@ -25,6 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   AGENTS,
+  bareFetch,
   compareBuild,
   liveCpu,
   queryValue,
@@ -93,41 +100,87 @@ for (const d of daemons)
     10,
   );
 
-/** CPU per check over one period of each daemon: ms of robowatch and of its backends. */
+/**
+ * CPU per check over one period of each daemon: ms of robowatch, of its backends and of
+ * the farm answering (shared by the daemons' checks), and the new states it recorded.
+ */
 interface Spread {
   readonly checks: number;
+  readonly states: number;
   readonly own: number;
   readonly backends: number;
+  readonly farm: number;
 }
 const periodMs = PERIOD * 60_000;
-const spreads: Spread[][] = [];
-for (let p = 0; p < PERIODS; p++) {
-  // From the start of the next period to the start of the one after.
+const STATES = 'SELECT count(*)::text AS value FROM snapshots';
+/** One whole period, from the start of the next; `atStart` runs as it starts. */
+async function period(
+  atStart?: () => Promise<void>,
+): Promise<{ rows: Spread[]; logged: StatementTable | undefined }> {
   const start = Math.ceil((Date.now() + 1_000) / periodMs) * periodMs;
   await new Promise((resolve) => setTimeout(resolve, start - Date.now()));
+  await atStart?.();
   const before = await Promise.all(
-    daemons.map(async (d) => ({ checks: await d.checks(), own: liveCpu(d.daemon.child.pid!) })),
+    daemons.map(async (d) => ({
+      checks: await d.checks(),
+      states: await d.sql(STATES),
+      own: liveCpu(d.daemon.child.pid!),
+    })),
   );
+  const farmBefore = liveCpu(farm.pid!);
   for (const d of daemons) d.backends.start();
   const logFrom = statements?.mark();
   await new Promise((resolve) => setTimeout(resolve, start + periodMs - Date.now()));
-  if (statements && logFrom !== undefined)
-    statementPeriods.push(statements.read(logFrom, statements.mark()));
-  spreads.push(
-    await Promise.all(
-      daemons.map(async (d, i) => {
-        const backends = d.backends.stop();
-        const checks = (await d.checks()) - before[i]!.checks;
-        const own = liveCpu(d.daemon.child.pid!) - before[i]!.own;
-        return { checks, own: (own * 1000) / checks, backends: (backends * 1000) / checks };
-      }),
-    ),
+  const logged =
+    statements && logFrom !== undefined ? statements.read(logFrom, statements.mark()) : undefined;
+  const farmCpu = liveCpu(farm.pid!) - farmBefore;
+  const rows = await Promise.all(
+    daemons.map(async (d, i) => {
+      const backends = d.backends.stop();
+      const checks = (await d.checks()) - before[i]!.checks;
+      const own = liveCpu(d.daemon.child.pid!) - before[i]!.own;
+      return {
+        checks,
+        states: (await d.sql(STATES)) - before[i]!.states,
+        own: (own * 1000) / checks,
+        backends: (backends * 1000) / checks,
+      };
+    }),
   );
+  const allChecks = rows.reduce((sum, r) => sum + r.checks, 0);
+  return { rows: rows.map((r) => ({ ...r, farm: (farmCpu * 1000) / allChecks })), logged };
 }
+const spreads: Spread[][] = [];
+for (let p = 0; p < PERIODS; p++) {
+  const { rows, logged } = await period();
+  spreads.push(rows);
+  if (logged !== undefined) statementPeriods.push(logged);
+}
+// Every file changed as the period starts: each site's check in it finds a new state.
+const { rows: changed, logged: changedStatements } = await period(
+  () =>
+    new Promise<void>((resolve) => {
+      farm.once('message', () => resolve());
+      farm.send({ version: 1 });
+    }),
+);
 for (const d of daemons) {
   d.daemon.child.kill('SIGTERM');
   if ((await d.daemon.exited).code !== 0) throw new Error('the daemon did not stop cleanly');
 }
+
+// Issue 31's reference: a bare GET of every site, as bench:check makes it.
+const origins = ports.map((port) => `http://127.0.0.1:${port}`);
+const bareFarmBefore = liveCpu(farm.pid!);
+const bareGet = await bareFetch(origins, 16);
+const bare = {
+  client: bareGet.cpuMs,
+  farm: ((liveCpu(farm.pid!) - bareFarmBefore) * 1000) / SITES,
+};
+const ratio = (r: Spread) => (bare.client + bare.farm) / (r.own + r.backends + r.farm);
+// The stricter one, without the farm: a farm woken for each check alone (25 a second) spends
+// more a request than one answering a burst, which is the schedule's doing, not robowatch's.
+const strict = (r: Spread) => bare.client / (r.own + r.backends);
 
 // The reference: the same sites checked at once by `robowatch check` (nothing changed).
 const [ours] = daemons;
@@ -143,27 +196,42 @@ const ms = (n: number) => n.toFixed(2);
 console.log(
   `node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SITES.toLocaleString('en-US')} sites × 20 watches × 8 agents, a check every ${PERIOD} min, PostgreSQL on this machine`,
 );
-console.log('| nothing changed, CPU per check | robowatch, ms | its backends, ms | checks |');
-console.log('|---|--:|--:|--:|');
-spreads.forEach((row, p) =>
+console.log(
+  '| CPU per check | robowatch, ms | its backends, ms | the farm, ms | checks (new states) | CPU ratio: bare GET ÷ check; without the farm |',
+);
+console.log('|---|--:|--:|--:|--:|--:|');
+const line = (label: string, row: readonly Spread[]) =>
   row.forEach((r, i) =>
     console.log(
-      `| the daemon's spread sweep, period ${p + 1}${i === 0 ? '' : `, ${COMPARE}`} | ${ms(r.own)} | ${ms(r.backends)} | ${r.checks.toLocaleString('en-US')} |`,
+      `| ${label}${i === 0 ? '' : `, ${COMPARE}`} | ${ms(r.own)} | ${ms(r.backends)} | ${ms(r.farm)} | ${r.checks.toLocaleString('en-US')} (${r.states.toLocaleString('en-US')}) | ${ms(ratio(r))}; ${ms(strict(r))} |`,
     ),
-  ),
+  );
+spreads.forEach((row, p) =>
+  line(`nothing changed: the daemon's spread sweep, period ${p + 1}`, row),
+);
+line("every file changed: the daemon's next period", changed);
+console.log(
+  `| nothing changed: \`robowatch check\`, all at once | ${ms((batched.own * 1000) / SITES)} | ${ms((batched.backends * 1000) / SITES)} | | ${SITES.toLocaleString('en-US')} | |`,
 );
 console.log(
-  `| \`robowatch check\`, all at once | ${ms((batched.own * 1000) / SITES)} | ${ms((batched.backends * 1000) / SITES)} | ${SITES.toLocaleString('en-US')} |`,
+  `\nThe bare GET (an undici Agent, concurrency 16, as bench:check): client ${ms(bare.client)} ms, farm ${ms(bare.farm)} ms a site; issue 31's targets: 0.7 nothing changed, 0.5 every file changed.`,
 );
 if (COMPARE !== undefined)
   console.log(
     `\nthis build ÷ ${COMPARE}, CPU per check (robowatch + backends), period by period: ${spreads
+      .concat([changed])
       .map(([a, b]) => ((a!.own + a!.backends) / (b!.own + b!.backends)).toFixed(2))
-      .join(', ')}`,
+      .join(', ')} (the last: every file changed)`,
   );
 if (statementPeriods.length > 0)
   printStatements(statementPeriods, {
     title: "this build's daemon, nothing changed, each period",
+    unit: 'a check',
+    units: SITES,
+  });
+if (changedStatements !== undefined)
+  printStatements([changedStatements], {
+    title: "this build's daemon, every file changed",
     unit: 'a check',
     units: SITES,
   });
