@@ -15,12 +15,11 @@
  * PostgreSQL: BENCH_DATABASE_URL, else TEST_DATABASE_URL, else DATABASE_URL, else
  * postgres://root@127.0.0.1:5432/postgres; a database robowatch_history_bench_PID is made for the run.
  */
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Agent, request } from 'undici';
-import { fmt, runRobowatch } from './process-support.js';
+import { fmt, runRobowatch, scratchDir } from './process-support.js';
 import { benchPostgres } from './web-support.js';
 import { WaybackServer } from '../test/support/wayback-server.js';
 
@@ -43,7 +42,7 @@ const CAPTURES = Number(process.env['BENCH_CAPTURES'] ?? 100);
 const ONLY = process.env['BENCH_ONLY'];
 const wayback = await new WaybackServer().start();
 const bench = await benchPostgres('robowatch_history_bench');
-const dir = mkdtempSync(join(tmpdir(), 'robowatch-history-'));
+const dir = scratchDir('robowatch-history-');
 const config = join(dir, 'robowatch.yaml');
 writeFileSync(
   config,

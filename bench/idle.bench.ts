@@ -16,8 +16,7 @@
  * this ÷ that.
  * PostgreSQL as for the other benchmarks; databases robowatch_idle(_b)_PID are made for the run.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AGENTS,
@@ -25,6 +24,7 @@ import {
   liveCpu,
   queryValue,
   runRobowatch,
+  scratchDir,
   startDaemon,
   startFarm,
   WATCHES,
@@ -38,7 +38,7 @@ const MANAGED = process.env['BENCH_MANAGED'] === '1';
 const OTHER = compareBuild();
 
 const { farm, ports } = await startFarm(SITES);
-const dir = mkdtempSync(join(tmpdir(), 'robowatch-idle-'));
+const dir = scratchDir('robowatch-idle-');
 const config = join(dir, 'robowatch.yaml');
 const origins = ports.map((p) => `http://127.0.0.1:${p}`);
 writeFileSync(

@@ -450,6 +450,21 @@ export function compareBuild(): { dir: string; main: string } | undefined {
 }
 
 /**
+ * A benchmark's scratch directory (`prefix` + a random tail, in the system's temporary
+ * directory), removed when the process exits. robowatch's cache of parsed configurations
+ * (tree-cache.ts) goes in it too, unless ROBOWATCH_CACHE_DIR is set: a benchmark's
+ * configuration is new each run (its ports), so the configuration (1 MB at 3,000 sites)
+ * and its parsed forms had piled up in /tmp and ~/.cache/robowatch, a megabyte or more a
+ * run.
+ */
+export function scratchDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  process.env['ROBOWATCH_CACHE_DIR'] ??= join(dir, 'cache');
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
  * The check benchmarks' sites: the farm answering for `sites` of them, each on a port of
  * its own watched at WATCHES for AGENTS (or the default crawlers), written as a
  * configuration file; `setVersion` changes every file (0 and 1 differ by one rule).
@@ -465,12 +480,7 @@ export async function farmSites(
 }> {
   const { farm, ports } = await startFarm(sites);
   const origins = ports.map((port) => `http://127.0.0.1:${port}`);
-  const dir = mkdtempSync(join(tmpdir(), 'robowatch-bench-'));
-  // The configuration (1 MB at 3,000 sites) and the parsed forms robowatch keeps of it
-  // (tree-cache.ts: its own ports make each run's file new) go when the benchmark ends:
-  // they had piled up in /tmp and ~/.cache/robowatch, a megabyte or more a run.
-  process.env['ROBOWATCH_CACHE_DIR'] ??= join(dir, 'cache');
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const dir = scratchDir('robowatch-bench-');
   const config = join(dir, 'robowatch.yaml');
   writeFileSync(
     config,

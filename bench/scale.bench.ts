@@ -16,18 +16,18 @@
  * PostgreSQL as for the other benchmarks; a database robowatch_scale_PID is made there for the run.
  */
 import { fork } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostAddress } from './farm.js';
 import {
   AGENTS,
   bareFetch,
-  fmt,
   databaseCpu,
+  fmt,
   queryValue,
   runRobowatch,
+  scratchDir,
   WATCHES,
 } from './process-support.js';
 import type { Robowatch } from './process-support.js';
@@ -46,7 +46,7 @@ const port = await new Promise<number>((resolve) =>
 const origins = Array.from({ length: SITES }, (_, i) => `http://${hostAddress(i)}:${port}`);
 
 // A fleet configured as large fleets are: one watch list for every site.
-const config = join(mkdtempSync(join(tmpdir(), 'robowatch-scale-')), 'robowatch.yaml');
+const config = join(scratchDir('robowatch-scale-'), 'robowatch.yaml');
 writeFileSync(
   config,
   `agents: ${JSON.stringify(AGENTS)}

@@ -26,8 +26,7 @@
  * backends' CPU by statement and phase per check, each period (statement-cpu.ts; the
  * logging costs the backends a little of its own).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AGENTS,
@@ -37,6 +36,7 @@ import {
   queryValue,
   reapedCpu,
   runRobowatch,
+  scratchDir,
   startDaemon,
   startFarm,
   WATCHES,
@@ -54,7 +54,7 @@ if (!Number.isInteger(PERIOD) || PERIOD < 1 || PERIOD > 30 || 60 % PERIOD !== 0)
   throw new Error(`BENCH_PERIOD: ${PERIOD} is not a whole number of minutes dividing an hour`);
 
 const { farm, ports } = await startFarm(SITES);
-const config = join(mkdtempSync(join(tmpdir(), 'robowatch-spread-')), 'robowatch.yaml');
+const config = join(scratchDir('robowatch-spread-'), 'robowatch.yaml');
 writeFileSync(
   config,
   `agents: ${JSON.stringify(AGENTS)}

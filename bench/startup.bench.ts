@@ -8,13 +8,12 @@
  *   npm run bench:startup            (DATABASE_URL or TEST_DATABASE_URL: a PostgreSQL)
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { reapedCpu, root } from './process-support.js';
+import { reapedCpu, root, scratchDir } from './process-support.js';
 
 const REPS = Number(process.env['REPS'] ?? 7);
 /**
@@ -60,7 +59,7 @@ await admin.query(`CREATE DATABASE ${name}`);
 const url = new URL(base);
 url.pathname = `/${name}`;
 
-const dir = mkdtempSync(join(tmpdir(), 'robowatch-startup-'));
+const dir = scratchDir('robowatch-startup-');
 const config = join(dir, 'robowatch.yaml');
 writeFileSync(
   config,

@@ -11,12 +11,17 @@
  * totals paired run by run. Pure work only: no network, no database.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { robotsBody } from './farm.js';
-import { AGENTS, compareBuild, spread as spreadOf, WATCHES } from './process-support.js';
+import {
+  AGENTS,
+  compareBuild,
+  scratchDir,
+  spread as spreadOf,
+  WATCHES,
+} from './process-support.js';
 import type * as ConfigLoad from '../src/config/load.js';
 import type * as Verdicts from '../src/policy/verdicts.js';
 import type * as Events from '../src/policy/changes/events.js';
@@ -42,7 +47,7 @@ async function measure(dist: string): Promise<Phases> {
     await load<typeof VerdictSets>('store/verdict-sets.js');
   const { computeVerdicts, ParseCache } = verdictsModule;
 
-  const dir = mkdtempSync(join(tmpdir(), 'robowatch-bench-'));
+  const dir = scratchDir('robowatch-bench-');
   const path = join(dir, 'robowatch.yaml');
   writeFileSync(
     path,
