@@ -493,12 +493,15 @@ sites:
 ${origins.map((o) => `  - {url: '${o}', watch: ${JSON.stringify(WATCHES)}}`).join('\n')}
 `,
   );
-  const setVersion = (version: number) =>
-    new Promise<void>((resolve) => {
-      farm.once('message', () => resolve());
-      farm.send({ version });
-    });
-  return { farm, origins, config, setVersion };
+  return { farm, origins, config, setVersion: (version) => setFarmVersion(farm, version) };
+}
+
+/** Tells the farm which version of its files to serve (0 and 1 differ by one rule); resolves once it does. */
+export function setFarmVersion(farm: ChildProcess, version: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    farm.once('message', () => resolve());
+    farm.send({ version });
+  });
 }
 
 /** The loopback farm (bench/farm.ts) answering for `sites` sites, each on a port of its own. */

@@ -37,6 +37,7 @@ import {
   reapedCpu,
   runRobowatch,
   scratchDir,
+  setFarmVersion,
   startDaemon,
   startFarm,
   WATCHES,
@@ -48,6 +49,8 @@ const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const PERIOD = Number(process.env['BENCH_PERIOD'] ?? 2);
 const PERIODS = Number(process.env['BENCH_PERIODS'] ?? 1);
 const OTHER = compareBuild();
+/** The daemon's fetch concurrency, and the bare GET's. */
+const CONCURRENCY = 16;
 const COMPARE = OTHER?.dir;
 const OTHER_MAIN = OTHER?.main;
 if (!Number.isInteger(PERIOD) || PERIOD < 1 || PERIOD > 30 || 60 % PERIOD !== 0)
@@ -58,7 +61,7 @@ const config = join(scratchDir('robowatch-spread-'), 'robowatch.yaml');
 writeFileSync(
   config,
   `agents: ${JSON.stringify(AGENTS)}
-fetch: {allowPrivateAddresses: true, concurrency: 16}
+fetch: {allowPrivateAddresses: true, concurrency: ${CONCURRENCY}}
 sitemaps: off
 schedule: {check: '*/${PERIOD} * * * *'}
 sites:
@@ -157,13 +160,7 @@ for (let p = 0; p < PERIODS; p++) {
   if (logged !== undefined) statementPeriods.push(logged);
 }
 // Every file changed as the period starts: each site's check in it finds a new state.
-const { rows: changed, logged: changedStatements } = await period(
-  () =>
-    new Promise<void>((resolve) => {
-      farm.once('message', () => resolve());
-      farm.send({ version: 1 });
-    }),
-);
+const { rows: changed, logged: changedStatements } = await period(() => setFarmVersion(farm, 1));
 for (const d of daemons) {
   d.daemon.child.kill('SIGTERM');
   if ((await d.daemon.exited).code !== 0) throw new Error('the daemon did not stop cleanly');
@@ -172,7 +169,7 @@ for (const d of daemons) {
 // Issue 31's reference: a bare GET of every site, as bench:check makes it.
 const origins = ports.map((port) => `http://127.0.0.1:${port}`);
 const bareFarmBefore = liveCpu(farm.pid!);
-const bareGet = await bareFetch(origins, 16);
+const bareGet = await bareFetch(origins, CONCURRENCY);
 const bare = {
   client: bareGet.cpuMs,
   farm: ((liveCpu(farm.pid!) - bareFarmBefore) * 1000) / SITES,
@@ -214,7 +211,7 @@ console.log(
   `| nothing changed: \`robowatch check\`, all at once | ${ms((batched.own * 1000) / SITES)} | ${ms((batched.backends * 1000) / SITES)} | | ${SITES.toLocaleString('en-US')} | |`,
 );
 console.log(
-  `\nThe bare GET (an undici Agent, concurrency 16, as bench:check): client ${ms(bare.client)} ms, farm ${ms(bare.farm)} ms a site; issue 31's targets: 0.7 nothing changed, 0.5 every file changed.`,
+  `\nThe bare GET (an undici Agent, concurrency ${CONCURRENCY}, as bench:check): client ${ms(bare.client)} ms, farm ${ms(bare.farm)} ms a site; issue 31's targets: 0.7 nothing changed, 0.5 every file changed.`,
 );
 if (COMPARE !== undefined)
   console.log(
