@@ -46,6 +46,23 @@ describe('embedded databases kept between tests', () => {
     await second.close();
   });
 
+  it("gives the next test no planner statistics and no dead rows of the last test's data", async () => {
+    const first = await createTestDatabase('pglite');
+    const origins = Array.from({ length: 500 }, (_, i) => `https://s${i}.example`);
+    await syncSites(first.handle.db, origins);
+    await first.handle.executor.executeSql('ANALYZE sites');
+    await first.close();
+
+    const second = await createTestDatabase('pglite');
+    const facts = await second.handle.executor.executeSql(
+      `SELECT (SELECT count(*)::int FROM pg_statistic WHERE starelid = 'sites'::regclass) AS stats,
+        pg_relation_size('sites')::int AS bytes`,
+    );
+    // A planner told of 500 sites, or pages of their dead rows, would plan for data gone.
+    expect(facts.rows[0]).toEqual({ stats: 0, bytes: 0 });
+    await second.close();
+  });
+
   it('refuses statements on a handle once the test has closed it', async () => {
     const database = await createTestDatabase('pglite');
     const late = database.handle;
