@@ -43,6 +43,11 @@ export interface AlertTargets {
   readonly events: readonly AlertTopic[];
 }
 
+/** Whether a site's alerts reach anyone: it has a recipient or a webhook (else none is queued). */
+export function reachesAnyone(targets: AlertTargets): boolean {
+  return targets.email.length > 0 || targets.webhooks.length > 0;
+}
+
 /** A cause as an alert carries it: whether it is one of the changes that alert. */
 export type AlertCause = ChangeCause & { readonly alerts: boolean };
 

@@ -3,6 +3,7 @@
  * one when it gets worse, one when it resolves; not one per check. Pure: an incident's
  * transition and the site's targets go in, the notifications to queue come out.
  */
+import { reachesAnyone } from './alerts.js';
 import type { AlertTargets, WebhookTarget } from './alerts.js';
 import type { Violation } from './intent.js';
 
@@ -64,10 +65,7 @@ export type IncidentDraft = Omit<IncidentPayload, 'kind' | 'format' | 'siteId'> 
  * `incidents` and it has a recipient or a webhook (else `incidentAlerts` makes none).
  */
 export function hearsOfIncidents(targets: AlertTargets): boolean {
-  return (
-    (targets.events as readonly string[]).includes('incidents') &&
-    (targets.email.length > 0 || targets.webhooks.length > 0)
-  );
+  return (targets.events as readonly string[]).includes('incidents') && reachesAnyone(targets);
 }
 
 /**

@@ -16,6 +16,7 @@ import type { Platform } from '../../src/compose.js';
 import type { Daemon } from '../../src/schedule/daemon.js';
 import type { DaemonEventMap, DaemonEventName } from '../../src/schedule/events.js';
 import type { CronScheduler } from '../../src/schedule/job-kind.js';
+import type { QueueName } from '../../src/monitor/ports.js';
 import { JobEngine } from '../../src/store/jobs.js';
 import type { DatabaseHandle } from '../../src/store/db.js';
 
@@ -97,6 +98,11 @@ export interface InProcessDaemon {
   heardOf<E extends DaemonEventName>(event: E): DaemonEventMap[E][];
   /** The jobs it queued, by queue, in the order it queued them (ids). */
   readonly queued: { queue: string; id: string }[];
+  /**
+   * Each look of its pools for due jobs, in order: the queue, how many events it had told
+   * before (`heard.length` then), to say what a look followed, and whether it has ended.
+   */
+  readonly looks: { queue: string; after: number; ended: boolean }[];
   stop(): Promise<void>;
 }
 
@@ -140,6 +146,16 @@ export async function startInProcess(
     for (const job of list) queued.push({ queue, id: job.id });
     return send(queue, list);
   };
+  const heard: InProcessDaemon['heard'] = [];
+  const looks: InProcessDaemon['looks'] = [];
+  const take = jobs.take.bind(jobs);
+  jobs.take = <T>(queue: QueueName, count: number, dueBy?: Date) => {
+    const look = { queue, after: heard.length, ended: false };
+    looks.push(look);
+    return take<T>(queue, count, dueBy).finally(() => {
+      look.ended = true;
+    });
+  };
   const fetcher = test.createFetcher(config);
   const catalog = wireCatalog(test, config, handle.db);
   const wired = wireDaemon(test, config, {
@@ -152,7 +168,6 @@ export async function startInProcess(
     heartbeat: () => undefined,
     cron,
   });
-  const heard: InProcessDaemon['heard'] = [];
   const names: DaemonEventName[] = [
     'daemon:started',
     'daemon:tick',
@@ -185,6 +200,7 @@ export async function startInProcess(
     heardOf: <E extends DaemonEventName>(event: E) =>
       heard.filter((h) => h.event === event).map((h) => h.payload as DaemonEventMap[E]),
     queued,
+    looks,
     stop: async () => {
       await wired.daemon.stop(5_000);
       await fetcher.close();

@@ -1,7 +1,8 @@
 /**
  * The daemon in-process, on both databases, with a clock the test moves and cron fires
  * the test makes: two daemons sharing one database plan each period once, check each site
- * once per period and alert a change once; a site whose earlier check still waits is
+ * once per period and alert a change once, delivered at once (and no look for notifications
+ * follows the check of a site nobody hears of); a site whose earlier check still waits is
  * skipped for a period; each recipient's digest of a period is sent once whichever
  * daemon's fire wins; sent notifications are pruned once across the daemons; /healthz
  * says when notifications have failed too long; a job another process queued is found at
@@ -174,6 +175,68 @@ ${extra}`);
     expect(hook.received).toHaveLength(1);
     expect(hook.received[0]!.signatureValid).toBe(true);
     // Both shared the work, and no check or plan job failed.
+    expect(all('job:failed')).toEqual([]);
+  });
+
+  it('delivers a check’s alert at once, and does not look for notifications after a check of a site nobody hears of', async () => {
+    // The news site tells nobody (no address, no webhook): its checks queue nothing.
+    const cron = new FakeCron();
+    const daemon = await startInProcess(
+      database.handle,
+      daemonConfig(`agents: [Googlebot]
+schedule: {check: '0 3 * * *', digest: '0 8 * * 1'}
+sites:
+  - {url: '${shop.origin}', watch: [/, /pricing]}
+  - {url: '${news.origin}', watch: [/, /pricing], notify: {webhooks: []}}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+notify:
+  webhooks: [{url: '${hook.url}/hook', secret: daemon-hook-secret}]
+`),
+      clock,
+      cron,
+    );
+    daemons.push({ daemon, cron });
+    const doneAt = (origin: string, kind: string) =>
+      daemon.heard.findIndex(
+        (h) =>
+          h.event === 'check:done' &&
+          (h.payload as { outcome: { site: string; kind: string } }).outcome.site === origin &&
+          (h.payload as { outcome: { kind: string } }).outcome.kind === kind,
+      );
+    const deliveryLooksAfter = (index: number) =>
+      daemon.looks.filter((l) => l.queue === 'deliver' && l.after > index);
+    const nextPeriod = (day: number) => {
+      const fire = new Date(Date.UTC(2026, 2, day, 3));
+      clock.advanceTo(fire);
+      cron.fire('plan 0 3 * * *', fire);
+      clock.advance(DAY - 1);
+    };
+    clock.advance(10_000);
+    await until(() => doneAt(shop.origin, 'baseline') >= 0, 'the shop’s first check');
+    await until(() => doneAt(news.origin, 'baseline') >= 0, 'the news site’s first check');
+
+    // The news site blocks /pricing: its incident opens, and nobody is told.
+    news.serve('/robots.txt', 200, CLOSED);
+    nextPeriod(2);
+    await until(() => doneAt(news.origin, 'changed') >= 0, 'the news site’s changed check');
+    await until(() => doneAt(shop.origin, 'unchanged') >= 0, 'the shop’s unchanged check');
+    // Any look a wake set off has begun by the time the looks under way have ended.
+    await until(
+      () => daemon.looks.every((l) => l.queue !== 'deliver' || l.ended),
+      'the looks for notifications under way',
+    );
+    expect(deliveryLooksAfter(doneAt(news.origin, 'changed'))).toEqual([]);
+    expect(all('delivery:sent')).toEqual([]);
+
+    // The shop blocks /pricing: its alert is sent without the clock moving on, so without
+    // the daemon's own looks (they sleep by the clock).
+    shop.serve('/robots.txt', 200, CLOSED);
+    nextPeriod(3);
+    await until(() => doneAt(shop.origin, 'changed') >= 0, 'the shop’s changed check');
+    await until(() => all('delivery:sent').length === 1, 'the shop’s alert');
+    expect(deliveryLooksAfter(doneAt(shop.origin, 'changed')).length).toBeGreaterThan(0);
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0]!.body).toContain(shop.origin);
     expect(all('job:failed')).toEqual([]);
   });
 
