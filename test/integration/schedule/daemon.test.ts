@@ -1,8 +1,9 @@
 /**
  * The daemon in-process, on both databases, with a clock the test moves and cron fires
  * the test makes: two daemons sharing one database plan each period once, check each site
- * once per period and alert a change once, delivered at once (and no look for notifications
- * follows the check of a site nobody hears of); a site whose earlier check still waits is
+ * once per period and alert a change once, delivered at once, as is the alert of an
+ * incident an unchanged check opens (and no look for notifications follows the check of a
+ * site nobody hears of); a site whose earlier check still waits is
  * skipped for a period; each recipient's digest of a period is sent once whichever
  * daemon's fire wins; sent notifications are pruned once across the daemons; /healthz
  * says when notifications have failed too long; a job another process queued is found at
@@ -238,6 +239,50 @@ notify:
     expect(hook.received).toHaveLength(1);
     expect(hook.received[0]!.body).toContain(shop.origin);
     expect(all('job:failed')).toEqual([]);
+  });
+
+  it('delivers at once the alert of an incident an unchanged check opens, the intent having changed in the file', async () => {
+    const site = (intent: string) =>
+      daemonConfig(`agents: [Googlebot]
+schedule: {check: '0 3 * * *', digest: '0 8 * * 1'}
+sites:
+  - url: '${shop.origin}'
+    watch: [/, /pricing]
+${intent}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+notify:
+  webhooks: [{url: '${hook.url}/hook', secret: daemon-hook-secret}]
+`);
+    const first = new FakeCron();
+    const before = await startInProcess(database.handle, site(''), clock, first);
+    daemons.push({ daemon: before, cron: first });
+    clock.advance(10_000);
+    await until(() => before.heardOf('check:done').length === 1, 'the first check');
+    await before.stop();
+    daemons = [];
+
+    // The owner now means /pricing to be closed to Googlebot; the file still opens it.
+    const cron = new FakeCron();
+    const daemon = await startInProcess(
+      database.handle,
+      site(`    intent:
+      - {watch: /pricing, agents: [Googlebot], expect: disallowed}`),
+      clock,
+      cron,
+    );
+    daemons.push({ daemon, cron });
+    const fire = new Date('2026-03-02T03:00:00Z');
+    clock.advanceTo(fire);
+    cron.fire('plan 0 3 * * *', fire);
+    clock.advance(DAY - 1);
+    await until(() => daemon.heardOf('check:done').length === 1, 'the period’s check');
+    const { outcome } = daemon.heardOf('check:done')[0]!;
+    expect(outcome.kind).toBe('unchanged');
+    expect(outcome.judged?.recorded.step).toBe('open');
+    // Sent without the clock moving on, so without the daemon's own looks.
+    await until(() => daemon.heardOf('delivery:sent').length === 1, 'the incident’s alert');
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0]!.body).toContain('/pricing');
   });
 
   it('finds a job another process queued at its next look, long before a pool would look for itself', async () => {
