@@ -21,6 +21,8 @@ import { readFileSync } from 'node:fs';
 import { fixturePath } from '../../support/fixtures.js';
 import { acknowledgeIncident, listIncidents } from '../../../src/store/intent.js';
 import { startTestEngine } from '../../support/job-engine.js';
+import type { CheckOutcome } from '../../../src/monitor/check/site.js';
+import type { DaemonEventMap } from '../../../src/schedule/events.js';
 
 const shop = new FixtureServer();
 const news = new FixtureServer();
@@ -197,13 +199,13 @@ notify:
       cron,
     );
     daemons.push({ daemon, cron });
-    const doneAt = (origin: string, kind: string) =>
-      daemon.heard.findIndex(
-        (h) =>
-          h.event === 'check:done' &&
-          (h.payload as { outcome: { site: string; kind: string } }).outcome.site === origin &&
-          (h.payload as { outcome: { kind: string } }).outcome.kind === kind,
-      );
+    /** Where the site's check of that kind is among the events the daemon told. */
+    const doneAt = (origin: string, kind: CheckOutcome['kind']) =>
+      daemon.heard.findIndex(({ event, payload }) => {
+        if (event !== 'check:done') return false;
+        const { outcome } = payload as DaemonEventMap['check:done'];
+        return outcome.site === origin && outcome.kind === kind;
+      });
     const deliveryLooksAfter = (index: number) =>
       daemon.looks.filter((l) => l.queue === 'deliver' && l.after > index);
     const nextPeriod = (day: number) => {
