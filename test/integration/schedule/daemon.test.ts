@@ -2,9 +2,9 @@
  * The daemon in-process, on both databases, with a clock the test moves and cron fires
  * the test makes: two daemons sharing one database plan each period once, check each site
  * once per period and alert a change once, delivered at once, as is the alert of an
- * incident an unchanged check opens (and no look for notifications follows the check of a
- * site nobody hears of); a site whose earlier check still waits is
- * skipped for a period; each recipient's digest of a period is sent once whichever
+ * incident a first or an unchanged check opens (and no look for notifications follows the
+ * check of a site nobody hears of); a site whose earlier check still waits is skipped for
+ * a period; each recipient's digest of a period is sent once whichever
  * daemon's fire wins; sent notifications are pruned once across the daemons; /healthz
  * says when notifications have failed too long; a job another process queued is found at
  * the daemon's next look. Nothing waits for time: the tests wait for the daemons' events.
@@ -243,9 +243,9 @@ notify:
     expect(all('job:failed')).toEqual([]);
   });
 
-  it('delivers at once the alert of an incident an unchanged check opens, the intent having changed in the file', async () => {
-    const site = (intent: string) =>
-      daemonConfig(`agents: [Googlebot]
+  /** The shop alone, with a webhook, and `intent` (YAML lines under the site) if any. */
+  const shopAlone = (intent = '') =>
+    daemonConfig(`agents: [Googlebot]
 schedule: {check: '0 3 * * *', digest: '0 8 * * 1'}
 sites:
   - url: '${shop.origin}'
@@ -255,8 +255,29 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
 notify:
   webhooks: [{url: '${hook.url}/hook', secret: daemon-hook-secret}]
 `);
+  /** The owner means /pricing to be closed to Googlebot (the shop's file opens it). */
+  const PRICING_CLOSED = `    intent:
+      - {watch: /pricing, agents: [Googlebot], expect: disallowed}`;
+
+  it('delivers at once the alert of an incident a site’s first check opens', async () => {
+    const cron = new FakeCron();
+    const daemon = await startInProcess(database.handle, shopAlone(PRICING_CLOSED), clock, cron);
+    daemons.push({ daemon, cron });
+    clock.advance(10_000);
+    await until(() => daemon.heardOf('check:done').length === 1, 'the first check');
+    const { outcome } = daemon.heardOf('check:done')[0]!;
+    expect(outcome.kind).toBe('baseline');
+    expect(outcome.events).toEqual([]);
+    expect(outcome.judged?.recorded.step).toBe('open');
+    // Sent without the clock moving on, so without the daemon's own looks.
+    await until(() => daemon.heardOf('delivery:sent').length === 1, 'the incident’s alert');
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0]!.body).toContain('/pricing');
+  });
+
+  it('delivers at once the alert of an incident an unchanged check opens, the intent having changed in the file', async () => {
     const first = new FakeCron();
-    const before = await startInProcess(database.handle, site(''), clock, first);
+    const before = await startInProcess(database.handle, shopAlone(), clock, first);
     daemons.push({ daemon: before, cron: first });
     clock.advance(10_000);
     await until(() => before.heardOf('check:done').length === 1, 'the first check');
@@ -265,13 +286,7 @@ notify:
 
     // The owner now means /pricing to be closed to Googlebot; the file still opens it.
     const cron = new FakeCron();
-    const daemon = await startInProcess(
-      database.handle,
-      site(`    intent:
-      - {watch: /pricing, agents: [Googlebot], expect: disallowed}`),
-      clock,
-      cron,
-    );
+    const daemon = await startInProcess(database.handle, shopAlone(PRICING_CLOSED), clock, cron);
     daemons.push({ daemon, cron });
     const fire = new Date('2026-03-02T03:00:00Z');
     clock.advanceTo(fire);
