@@ -259,20 +259,30 @@ notify:
   const PRICING_CLOSED = `    intent:
       - {watch: /pricing, agents: [Googlebot], expect: disallowed}`;
 
+  /**
+   * The daemon's one check, of `kind` and with no change events, opens an incident whose
+   * alert is sent without the clock moving on after it, so without the daemon's own looks
+   * (they sleep by the clock): the check itself woke the delivery.
+   */
+  const expectIncidentAlertAtOnce = async (daemon: InProcessDaemon, kind: CheckOutcome['kind']) => {
+    await until(() => daemon.heardOf('check:done').length === 1, `the ${kind} check`);
+    const { outcome } = daemon.heardOf('check:done')[0]!;
+    expect([outcome.kind, outcome.events.length, outcome.judged?.recorded.step]).toEqual([
+      kind,
+      0,
+      'open',
+    ]);
+    await until(() => daemon.heardOf('delivery:sent').length === 1, 'the incident’s alert');
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0]!.body).toContain('/pricing');
+  };
+
   it('delivers at once the alert of an incident a site’s first check opens', async () => {
     const cron = new FakeCron();
     const daemon = await startInProcess(database.handle, shopAlone(PRICING_CLOSED), clock, cron);
     daemons.push({ daemon, cron });
     clock.advance(10_000);
-    await until(() => daemon.heardOf('check:done').length === 1, 'the first check');
-    const { outcome } = daemon.heardOf('check:done')[0]!;
-    expect(outcome.kind).toBe('baseline');
-    expect(outcome.events).toEqual([]);
-    expect(outcome.judged?.recorded.step).toBe('open');
-    // Sent without the clock moving on, so without the daemon's own looks.
-    await until(() => daemon.heardOf('delivery:sent').length === 1, 'the incident’s alert');
-    expect(hook.received).toHaveLength(1);
-    expect(hook.received[0]!.body).toContain('/pricing');
+    await expectIncidentAlertAtOnce(daemon, 'baseline');
   });
 
   it('delivers at once the alert of an incident an unchanged check opens, the intent having changed in the file', async () => {
@@ -292,14 +302,7 @@ notify:
     clock.advanceTo(fire);
     cron.fire('plan 0 3 * * *', fire);
     clock.advance(DAY - 1);
-    await until(() => daemon.heardOf('check:done').length === 1, 'the period’s check');
-    const { outcome } = daemon.heardOf('check:done')[0]!;
-    expect(outcome.kind).toBe('unchanged');
-    expect(outcome.judged?.recorded.step).toBe('open');
-    // Sent without the clock moving on, so without the daemon's own looks.
-    await until(() => daemon.heardOf('delivery:sent').length === 1, 'the incident’s alert');
-    expect(hook.received).toHaveLength(1);
-    expect(hook.received[0]!.body).toContain('/pricing');
+    await expectIncidentAlertAtOnce(daemon, 'unchanged');
   });
 
   it('finds a job another process queued at its next look, long before a pool would look for itself', async () => {
