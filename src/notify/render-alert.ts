@@ -13,7 +13,13 @@ import { causeHeadline, explainCause } from '../policy/wording/explain.js';
 import type { Explained } from '../policy/wording/words.js';
 import { boundEvents } from '../policy/changes/events.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
-import { formatEvent, formatInstant, headline, oneLineText } from '../policy/wording/format.js';
+import {
+  formatEvent,
+  formatInstant,
+  headline,
+  oneLineText,
+  siteLabel,
+} from '../policy/wording/format.js';
 import type { Links } from '../policy/links.js';
 import { grouped } from '../policy/wording/words.js';
 
@@ -105,11 +111,7 @@ function modelOf(payload: AlertPayload, context: RenderContext): Model {
   const more =
     lead && others > 0 ? ` (and ${grouped(others)} more change${others === 1 ? '' : 's'})` : '';
   // The count stays whatever the headline's length: a long pattern is cut, not the count.
-  // A site is called by its name where it has one, with its host.
-  const label =
-    payload.name === undefined || payload.name === ''
-      ? host
-      : `${oneLineText(payload.name)} (${host})`;
+  const label = siteLabel(payload.site, payload.name);
   const room = SUBJECT_CHARS - label.length - 2 - more.length;
   const head = oneLineText(
     lead ? causeHeadline(lead.cause, words) : legacyHeadline(payload.events),

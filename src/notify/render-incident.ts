@@ -7,7 +7,7 @@
 import type { WebhookFormat } from '../policy/alerts.js';
 import type { IncidentPayload } from '../policy/incident-alerts.js';
 import { differingPairs, formatDuration } from '../policy/wording/words.js';
-import { formatInstant, oneLineText } from '../policy/wording/format.js';
+import { formatInstant, oneLineText, siteLabel } from '../policy/wording/format.js';
 import { escapeHtml, htmlWithCode, pathOf, slackEscape } from './render-alert.js';
 import { violationText } from '../policy/incidents.js';
 import type { RenderContext, RenderedEmail } from './render-alert.js';
@@ -25,11 +25,7 @@ export interface IncidentModel {
 
 /** An incident alert's words: its label, subject, lines and links. */
 export function incidentModel(payload: IncidentPayload, context: RenderContext): IncidentModel {
-  const host = new URL(payload.site).host;
-  const label =
-    payload.name === undefined || payload.name === ''
-      ? host
-      : `${oneLineText(payload.name)} (${host})`;
+  const label = siteLabel(payload.site, payload.name);
   const { incident } = payload;
   const openedAt = new Date(incident.openedAt);
   const at = new Date(payload.at);

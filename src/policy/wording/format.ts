@@ -132,6 +132,17 @@ export function formatDay(date: Date, timeZone: string): string {
   return formatInstant(date, timeZone).slice(0, 10);
 }
 
+/**
+ * A site as alerts, incidents and their pages call it: its name with its host ("Shop
+ * (shop.example.com)"), or its host alone when it has no name.
+ */
+export function siteLabel(origin: string, name: string | null | undefined): string {
+  const { host } = new URL(origin);
+  return name === undefined || name === null || name === ''
+    ? host
+    : `${oneLineText(name)} (${host})`;
+}
+
 /** One line of plain text: control characters (CR and LF included) become spaces. */
 export function oneLineText(text: string): string {
   // eslint-disable-next-line no-control-regex -- removing control characters is the point

@@ -8,6 +8,7 @@ import type { IntentView } from '../../monitor/views/site.js';
 import { violationCause } from '../../policy/incidents.js';
 import { pathOf } from '../../policy/intent.js';
 import { differingPairs, formatDuration } from '../../policy/wording/words.js';
+import { siteLabel } from '../../policy/wording/format.js';
 import { IntentBadge, Layout, Notice, Rich, Time } from './components.js';
 
 /** Cells listed under the state before "and N more". */
@@ -44,15 +45,21 @@ export function incidentDuration(incident: IncidentRecord, now: Date): string {
   return formatDuration(Math.max(0, end.getTime() - incident.openedAt.getTime()));
 }
 
-/** The incident in a sentence, with its acknowledgment. */
-export const IncidentLine: FC<{ incident: IncidentRecord; now: Date; site?: boolean }> = ({
+/**
+ * The incident in a sentence, with its acknowledgment; `site`: the site as the line names
+ * it (lists of several sites' incidents), linked to its page.
+ */
+export const IncidentLine: FC<{ incident: IncidentRecord; now: Date; site?: string }> = ({
   incident,
   now,
   site,
 }) => (
   <>
-    {site === true ? <a href={`/sites/${incident.siteId}#intent`}>{incident.origin}</a> : null}
-    {site === true ? ': ' : null}
+    {site === undefined ? null : (
+      <>
+        <a href={`/sites/${incident.siteId}#intent`}>{site}</a>:{' '}
+      </>
+    )}
     {incident.state === 'open' ? (
       <>
         <strong>open</strong> since <Time date={incident.openedAt} /> (
@@ -297,7 +304,9 @@ export const IncidentsPageView: FC<{
   sites: readonly { readonly id: number; readonly label: string }[];
   site: number | undefined;
   state: 'open' | 'resolved' | undefined;
-}> = ({ open, resolved, now, canEdit, signedIn, done, sites, site, state }) => {
+  /** The watched sites' names, by id: an incident is listed under its site's name. */
+  names: ReadonlyMap<number, string | null | undefined>;
+}> = ({ open, resolved, now, canEdit, signedIn, done, sites, site, state, names }) => {
   const unacknowledged = open.filter((i) => i.acknowledgedAt === null).length;
   return (
     <Layout title="Incidents" signedIn={signedIn}>
@@ -346,7 +355,7 @@ export const IncidentsPageView: FC<{
               <p class="muted">
                 {open.length} open, {unacknowledged} not acknowledged.
               </p>
-              <IncidentList incidents={open} now={now} canEdit={canEdit} />
+              <IncidentList incidents={open} now={now} canEdit={canEdit} names={names} />
             </>
           )}
         </>
@@ -357,7 +366,7 @@ export const IncidentsPageView: FC<{
           {resolved.length === 0 ? (
             <p class="muted">None yet.</p>
           ) : (
-            <IncidentList incidents={resolved} now={now} canEdit={false} />
+            <IncidentList incidents={resolved} now={now} canEdit={false} names={names} />
           )}
         </>
       )}
@@ -371,13 +380,20 @@ export const IncidentPageView: FC<{
   now: Date;
   canEdit: boolean;
   signedIn: boolean;
-}> = ({ incident, now, canEdit, signedIn }) => (
+  /** The site's name, where it has one. */
+  name: string | null | undefined;
+}> = ({ incident, now, canEdit, signedIn, name }) => (
   <Layout title={`Incident #${incident.id}`} signedIn={signedIn}>
     <p>
       <a href={`/incidents?site=${incident.siteId}`}>← The site’s incidents</a>
     </p>
     <h1>Incident #{incident.id}</h1>
-    <IncidentList incidents={[incident]} now={now} canEdit={canEdit} />
+    <IncidentList
+      incidents={[incident]}
+      now={now}
+      canEdit={canEdit}
+      names={new Map([[incident.siteId, name]])}
+    />
     {incident.violations.length === 0 ? null : (
       <>
         <h2>
@@ -400,16 +416,21 @@ export const IncidentPageView: FC<{
   </Layout>
 );
 
-const IncidentList: FC<{ incidents: readonly IncidentRecord[]; now: Date; canEdit: boolean }> = ({
-  incidents,
-  now,
-  canEdit,
-}) => (
+const IncidentList: FC<{
+  incidents: readonly IncidentRecord[];
+  now: Date;
+  canEdit: boolean;
+  names: ReadonlyMap<number, string | null | undefined>;
+}> = ({ incidents, now, canEdit, names }) => (
   <ul class="incidents">
     {incidents.map((incident) => (
       <li id={`incident-${incident.id}`}>
         <a href={`/incidents/${incident.id}`}>#{incident.id}</a>{' '}
-        <IncidentLine incident={incident} now={now} site />
+        <IncidentLine
+          incident={incident}
+          now={now}
+          site={siteLabel(incident.origin, names.get(incident.siteId))}
+        />
         <ul>
           {incident.causes.map((c) => (
             <li>

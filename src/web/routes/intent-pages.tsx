@@ -123,6 +123,7 @@ export function registerIntentPages(
         ? []
         : deps.store.listIncidents({ ...bySite, state: 'resolved', limit: 100 }),
     ]);
+    const watched = await sites.all(c);
     return render(
       c,
       <IncidentsPageView
@@ -132,12 +133,10 @@ export function registerIntentPages(
         canEdit={may(c, 'write')}
         signedIn={c.get('signedIn')}
         done={c.req.query('done')}
-        sites={(await sites.all(c)).map((e) => ({
-          id: e.id,
-          label: e.site.name ?? e.site.origin,
-        }))}
+        sites={watched.map((e) => ({ id: e.id, label: e.site.name ?? e.site.origin }))}
         site={site}
         state={state}
+        names={new Map(watched.map((e) => [e.id, e.site.name]))}
       />,
     );
   });
@@ -152,6 +151,7 @@ export function registerIntentPages(
         now={deps.now()}
         canEdit={may(c, 'write')}
         signedIn={c.get('signedIn')}
+        name={deps.catalog.get(incident.siteId)?.site.name}
       />,
     );
   });

@@ -210,6 +210,9 @@ web: {token: '${TOKEN}'}`,
     ).text();
     expect(page).toContain('Disallow: /pricing (line 3) blocks pages meant to be crawled');
     expect(page).toContain('acknowledged by Ana (SEO)');
+    // Each incident is listed under its site's name, as its alerts call the site.
+    const shopHost = new URL(shop.origin).host;
+    expect(page).toContain(`<a href="/sites/${shopId}#intent">Shop (${shopHost})</a>:`);
     // One site's incidents: the other site's are not listed.
     const ownedPage = await (
       await app.request(`/incidents?site=${ownedId}`, {
@@ -217,7 +220,10 @@ web: {token: '${TOKEN}'}`,
       })
     ).text();
     expect(ownedPage).not.toContain('acknowledged by Ana (SEO)');
-    expect(ownedPage).toContain(owned.origin);
+    expect(ownedPage).not.toContain(`Shop (${shopHost})`);
+    expect(ownedPage).toContain(
+      `<a href="/sites/${ownedId}#intent">Owned (${new URL(owned.origin).host})</a>:`,
+    );
   });
 
   it('refuses to change an intent the file gives, and a bad entry in one line', async () => {
@@ -345,6 +351,7 @@ web: {token: '${TOKEN}'}`,
     const one = await html(`/incidents/${latest!.id}`);
     expect(one.status).toBe(200);
     expect(one.text).toContain(`<h1>Incident #${latest!.id}</h1>`);
+    expect(one.text).toContain(`Shop (${new URL(shop.origin).host})</a>: <strong>`);
     expect(one.text).toContain(latest!.causes[0]!.replace(/`/g, '').slice(0, 20));
     expect((await html('/incidents/999999')).status).toBe(404);
   });
