@@ -62,8 +62,8 @@ export const IncidentLine: FC<{ incident: IncidentRecord; now: Date; site?: stri
     )}
     {incident.state === 'open' ? (
       <>
-        <strong>open</strong> since <Time date={incident.openedAt} /> (
-        {incidentDuration(incident, now)})
+        <strong>open</strong> for {incidentDuration(incident, now)}, since{' '}
+        <Time date={incident.openedAt} ago={false} />
       </>
     ) : (
       <>
