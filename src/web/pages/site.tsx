@@ -113,6 +113,47 @@ const ArchiveFact: FC<{ archive: SitePageProps['archive'] }> = ({ archive }) => 
 );
 
 /** A site: where it stands, its timeline, its changes, the verdict matrix and sitemaps. */
+/**
+ * The sitemaps robots.txt declares (its `Sitemap:` lines), which any crawler reading it
+ * learns of; without any, what the coverage read in their place (`/sitemap.xml`, when it
+ * answered), so that the page does not say "none" beside a coverage of its URLs.
+ */
+const SitemapsDeclared: FC<{
+  declared: readonly string[];
+  read: readonly { readonly url: string }[];
+}> = ({ declared, read }) =>
+  declared.length > 0 ? (
+    <>
+      <p class="muted">
+        Declared in robots.txt (its <code>Sitemap:</code> lines): crawlers that read the file learn
+        of them there.
+      </p>
+      <ul>
+        {declared.map((s) => (
+          <li class="mono">{s}</li>
+        ))}
+      </ul>
+    </>
+  ) : (
+    <p class="muted">
+      robots.txt declares none (no <code>Sitemap:</code> line): crawlers learn of no sitemap from
+      it, only from elsewhere (such as Google Search Console).
+      {read.length === 0 ? null : (
+        <>
+          {' '}
+          For the coverage above robowatch read{' '}
+          {read.slice(0, 3).map((s, i) => (
+            <>
+              {i === 0 ? '' : ', '}
+              <span class="mono">{s.url}</span>
+            </>
+          ))}
+          {read.length > 3 ? ` and ${read.length - 3} more` : ''} instead.
+        </>
+      )}
+    </p>
+  );
+
 export const SitePageView: FC<SitePageProps> = ({
   view,
   kinds,
@@ -388,15 +429,12 @@ export const SitePageView: FC<SitePageProps> = ({
       />
 
       <h2>Sitemaps</h2>
-      {view.sitemaps.length === 0 ? (
-        <p class="muted">None declared.</p>
-      ) : (
-        <ul>
-          {view.sitemaps.map((s) => (
-            <li class="mono">{s}</li>
-          ))}
-        </ul>
-      )}
+      <SitemapsDeclared
+        declared={view.sitemaps}
+        read={(view.coverage?.urlSet.sitemaps ?? []).filter(
+          (s) => s.status !== null && s.status >= 200 && s.status < 400,
+        )}
+      />
 
       <h2>Snapshots</h2>
       <table>

@@ -140,6 +140,10 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
       'aria-label="Share of the sitemap URLs each crawler may fetch, over time"',
     );
     expect(html).toContain('Googlebot and GPTBot: 1 of 5 sitemap URLs (20.0%) newly disallowed');
+    // robots.txt declares no sitemap: the page says so, and what the coverage read instead.
+    expect(html).toContain(
+      `robots.txt declares none (no <code>Sitemap:</code> line): crawlers learn of no sitemap from it, only from elsewhere (such as Google Search Console). For the coverage above robowatch read <span class="mono">${server.origin}/sitemap.xml</span> instead.`,
+    );
   });
 
   it('tests a draft file against every URL of the sitemaps, in the API and on the tester page', async () => {
@@ -251,5 +255,19 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
       '<div class="notice"><p>No sitemap found: robots.txt has no Sitemap: line',
     );
     expect(html).not.toContain('<table class="coverage">');
+    // Nothing was read in place of a declared sitemap: the page does not say it was.
+    expect(html).toContain('robots.txt declares none (no <code>Sitemap:</code> line)');
+    expect(html).not.toContain('For the coverage above robowatch read');
+
+    // A declared sitemap is listed as declared, where crawlers learn of it.
+    server.serve('/robots.txt', 200, `Sitemap: ${server.origin}/s.xml\nUser-agent: *\nDisallow:\n`);
+    server.serve('/s.xml', 200, `${server.origin}/a\n`);
+    await check();
+    const declared = await (
+      await app.request('/sites/1', { headers: { accept: 'text/html' } })
+    ).text();
+    expect(declared).toContain('Declared in robots.txt (its <code>Sitemap:</code> lines)');
+    expect(declared).toContain(`<li class="mono">${server.origin}/s.xml</li>`);
+    expect(declared).not.toContain('robots.txt declares none');
   });
 });
