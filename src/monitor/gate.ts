@@ -12,6 +12,7 @@ import { gateDraft } from '../policy/gate.js';
 import type { GateResult } from '../policy/gate.js';
 import { ParseCache } from '../policy/verdicts.js';
 import { discoverSitemaps } from './check/sitemaps.js';
+import { UsageError } from '../lib/errors.js';
 import type { DiscoveryLimits } from './check/sitemaps.js';
 
 export interface GateDeps {
@@ -45,10 +46,16 @@ export interface GateReport {
   } | null;
 }
 
-/** Fetches the live file and the URL set, and judges the draft. */
+/**
+ * Fetches the live file and the URL set, and judges the draft. A live file that
+ * robowatch's own address guard would not fetch (a private or reserved address) is a
+ * usage error: nothing is known of what crawlers find there, so there is nothing to
+ * compare the draft with, and the answer is the flag that allows it.
+ */
 export async function runGate(deps: GateDeps, run: GateRun): Promise<GateReport> {
   const { site } = run;
   const live = await deps.fetchRobots(run.liveOrigin);
+  if (live.error === 'blocked') throw new UsageError(refusedSentence(live));
   let urlSet: GateReport['urlSet'] = null;
   let paths: readonly string[] | null = null;
   if (run.sitemaps && site.sitemaps !== 'off') {
@@ -105,4 +112,12 @@ function sitemapRoots(site: SiteConfig, bodies: readonly (Uint8Array | null)[]):
     if (body !== null)
       for (const url of sitemapsOf(body, cache)) if (/^https?:\/\//i.test(url)) declared.add(url);
   return declared.size > 0 ? [...declared] : [`${site.origin}/sitemap.xml`];
+}
+
+/** Why the live file was not fetched, and what allows it, in one line. */
+function refusedSentence(live: FetchResult): string {
+  const reason = live.errorDetail ?? 'its address is private or reserved';
+  const why =
+    live.redirects.length === 0 ? reason : `it redirects to ${live.finalUrl}, and ${reason}`;
+  return `cannot read the live robots.txt ${live.url}: ${why}, which robowatch does not fetch, so what crawlers find there is not known; --allow-private-addresses (or fetch.allowPrivateAddresses) fetches it (a staging site on this network)`;
 }

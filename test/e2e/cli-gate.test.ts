@@ -155,6 +155,20 @@ describe('robowatch gate', () => {
     expect((JSON.parse(good.stdout) as { passed: boolean }).passed).toBe(true);
   });
 
+  it('exits 2 in one line, naming the flag, when the live file is at an address robowatch does not fetch', async () => {
+    const before = site.requests.length;
+    const run = await gate(['-', '--against', site.origin, '--watch', '/pricing'], {
+      cwd: elsewhere,
+      stdin: GOOD,
+    });
+    expect([run.code, run.stdout]).toEqual([2, '']);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      `robowatch: cannot read the live robots.txt ${site.origin}/robots.txt: 127.0.0.1 is a private or reserved address, which robowatch does not fetch, so what crawlers find there is not known; --allow-private-addresses (or fetch.allowPrivateAddresses) fetches it (a staging site on this network)`,
+    ]);
+    // Refused before connecting: the site never heard of it.
+    expect(site.requests.length).toBe(before);
+  });
+
   it('finds a site added outside the file (imported, in the database) when the file does not list it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-gate-db-'));
     const config = join(dir, 'robowatch.yaml');
