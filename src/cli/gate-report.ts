@@ -10,7 +10,7 @@ import { describeCrawlers, explainCause, listNames } from '../policy/wording/exp
 import { percent, ruleString } from '../policy/wording/rule-words.js';
 import { pathOf } from '../policy/intent.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
-import { oneLineText } from '../policy/wording/format.js';
+import { oneLineText, visibleControls } from '../policy/wording/format.js';
 import { answers } from '../policy/wording/status-words.js';
 import type { ExplainContext } from '../policy/wording/words.js';
 import { count, grouped } from '../policy/wording/words.js';
@@ -69,7 +69,7 @@ export function gateFindings(report: GateReport, context: GateReportContext): Ga
       kind: 'lint',
       line: f.line,
       title: `robots.txt lint: ${f.code}`,
-      message: f.message.replace(/^Line \d+: /, ''),
+      message: visibleControls(f.message.replace(/^Line \d+: /, '')),
     });
   if (!result.live.read)
     findings.push({

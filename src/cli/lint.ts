@@ -4,6 +4,7 @@ import { shippedRegistry } from '../config/registry.js';
 import { findContradictions } from '../policy/contradictions.js';
 import { isProfile, parseRobotsTxt, PROFILES } from '../robots/index.js';
 import { readInput, write } from './io.js';
+import { visibleControls } from '../policy/wording/format.js';
 import type { CliInput } from './io.js';
 
 /** `robowatch lint FILE`: the findings of a robots.txt file, one per line. */
@@ -51,7 +52,7 @@ Examples:
         const lines = findings.map((f) =>
           options.json
             ? JSON.stringify(f)
-            : `line ${f.line}  ${f.severity.padEnd(7)}  ${f.code}  ${f.message}`,
+            : `line ${f.line}  ${f.severity.padEnd(7)}  ${f.code}  ${visibleControls(f.message)}`,
         );
         if (!options.json) {
           const rules = parsed.groups.reduce((sum, g) => sum + g.rules.length, 0);

@@ -446,6 +446,18 @@ describe('robowatch lint FILE', () => {
     );
   });
 
+  it('prints the file’s control characters as escapes: a hostile file cannot rewrite the terminal', async () => {
+    // ESC sequences that would clear the screen, recolour and retitle the terminal.
+    const result = await runInProcess(['lint', '-'], {
+      stdin: 'User-agent: *\nFoo\u001b[2J\u001b]0;pwned\u0007: bar\nDisallow \u009b31m/x\n',
+    });
+    expect(result.code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    expect(result.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(result.stdout).toContain('Unknown key "Foo\\x1b[2J\\x1b]0;pwned\\x07" on line 2');
+    expect(result.stdout).toContain('\\x9b31m/x');
+  });
+
   it('exits 1 with --strict when a finding is an error, so that it can gate a deploy', async () => {
     const html = '<!DOCTYPE html>\n<html><body>Not found</body></html>\n';
     const lenient = await runInProcess(['lint', '-'], { stdin: html });

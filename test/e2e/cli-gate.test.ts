@@ -155,6 +155,30 @@ describe('robowatch gate', () => {
     expect((JSON.parse(good.stdout) as { passed: boolean }).passed).toBe(true);
   });
 
+  it('prints the draft’s control characters as escapes, in the text and GitHub reports', async () => {
+    const draft = `${GOOD}Foo\u001b[2J\u001b]0;pwned\u0007: bar\n`;
+    for (const format of ['text', 'github']) {
+      const run = await gate(
+        [
+          '-',
+          '--against',
+          site.origin,
+          '--watch',
+          '/',
+          '--no-sitemaps',
+          '--allow-private-addresses',
+          '--format',
+          format,
+        ],
+        { cwd: elsewhere, stdin: draft },
+      );
+      expect(run.code).toBe(0);
+      // eslint-disable-next-line no-control-regex -- finding control characters is the point
+      expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      expect(run.stdout).toContain('Unknown key "Foo\\x1b[2J\\x1b]0;pwned\\x07" on line 6');
+    }
+  });
+
   it('exits 2 in one line, naming the flag, when the live file is at an address robowatch does not fetch', async () => {
     const before = site.requests.length;
     const run = await gate(['-', '--against', site.origin, '--watch', '/pricing'], {

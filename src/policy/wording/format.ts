@@ -143,6 +143,23 @@ export function siteLabel(origin: string, name: string | null | undefined): stri
     : `${oneLineText(name)} (${host})`;
 }
 
+/**
+ * Text quoted from a file (a robots.txt line, a key) as a terminal may print it: each
+ * control character but the tab (ESC, CR, LF, NUL, DEL, the C1 range, the Unicode line
+ * separators) written out as an escape such as \\x1b, so that a hostile file cannot
+ * recolour, move the cursor or rewrite what was printed, and the reader still sees that
+ * the byte is there.
+ */
+export function visibleControls(text: string): string {
+  // eslint-disable-next-line no-control-regex -- showing control characters is the point
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code <= 0xff
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** One line of plain text: control characters (CR and LF included) become spaces. */
 export function oneLineText(text: string): string {
   // eslint-disable-next-line no-control-regex -- removing control characters is the point

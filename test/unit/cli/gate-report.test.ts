@@ -130,8 +130,8 @@ describe('the gate’s reports', () => {
     // eslint-disable-next-line no-control-regex
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/);
     const doc = parseJunit(xml);
-    // The lint finding quotes the bad line: its control character is replaced, the rest kept.
-    expect(doc.testsuites.testsuite['system-out']).toContain('"\ufffdbad: line"');
+    // The lint finding quotes the bad line: its control character shown as an escape.
+    expect(doc.testsuites.testsuite['system-out']).toContain('"\\x02bad: line"');
   });
 
   it('GitHub: an annotation per finding on the line of the draft that causes it', () => {
