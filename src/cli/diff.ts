@@ -9,7 +9,7 @@ import {
   coverageSideText,
 } from '../monitor/views/coverage.js';
 import type { CoverageShift } from '../monitor/views/coverage.js';
-import { formatTime } from '../policy/wording/format.js';
+import { formatTime, visibleControls } from '../policy/wording/format.js';
 import type { SnapshotSummary } from '../monitor/records.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';
@@ -118,7 +118,7 @@ export function printDiff(view: DiffView, site: SiteRef, all: boolean, now: Date
       '',
       `--- robots.txt (snapshot ${view.from.id})`,
       `+++ robots.txt (snapshot ${view.to.id})`,
-      ...patch.map((l) => l.text),
+      ...patch.map((l) => visibleControls(l.text)),
     );
     const more = view.patch.length - patch.length;
     if (more > 0) lines.push(`… ${grouped(more)} more lines of the diff (--all prints them)`);

@@ -289,6 +289,25 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
     );
   });
 
+  it('prints a hostile file’s control characters as escapes in the check and its diff, never raw', async () => {
+    await robowatch('check', '--config', config);
+    // Escape sequences that would clear the screen, retitle and recolour the terminal.
+    server.serve(
+      '/robots.txt',
+      200,
+      `${V1}Disallow: /b\u001b[2J\u001b]0;pwned\u0007\nFoo\u001b[31m: bar\n`,
+    );
+    const check = await robowatch('check', '--config', config);
+    const diff = await robowatch('diff', server.origin, '--config', config);
+    for (const run of [check, diff]) {
+      expect(run.code).toBe(0);
+      // eslint-disable-next-line no-control-regex -- finding control characters is the point
+      expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    }
+    expect(diff.stdout).toMatch(/^\+Disallow: \/b\\x1b\[2J\\x1b\]0;pwned\\x07$/m);
+    expect(diff.stdout).toMatch(/^\+Foo\\x1b\[31m: bar$/m);
+  });
+
   it('loads only what a check uses: no web server, mail, job engine or HTTP/2', async () => {
     const loads = await recordLoads(['check', '--config', config], env);
     expect([loads.code, loads.stderr]).toEqual([0, '']);
