@@ -49,6 +49,9 @@ const MARKUP_CODES: ReadonlySet<LintCode> = new Set([
   'unknown-key',
 ]);
 
+/** What is still said of a file that is not text: what it is, and how much of it counts. */
+const FILE_CODES: ReadonlySet<LintCode> = new Set(['utf16', 'binary', 'content-past-limit']);
+
 export class LintCollector {
   readonly #findings: LintFinding[] = [];
   readonly #counts = new Map<LintCode, number>();
@@ -64,8 +67,21 @@ export class LintCollector {
     this.#markup.add(line);
   }
 
+  /** The file is not text (binary data, UTF-16): it is reported once, not line by line. */
+  #notText = false;
+
+  /**
+   * Says nothing more of the file's lines: crawlers find no rules in binary data or in
+   * UTF-16, so each line's syntax (a screenful of "no colon" and "unknown key" quoting its
+   * bytes) says nothing the one finding does not.
+   */
+  notText(): void {
+    this.#notText = true;
+  }
+
   add(code: LintCode, severity: LintSeverity, line: number, message: string): void {
     if (!this.enabled) return;
+    if (this.#notText && !FILE_CODES.has(code)) return;
     if (this.#markup.has(line) && MARKUP_CODES.has(code)) return;
     const count = (this.#counts.get(code) ?? 0) + 1;
     this.#counts.set(code, count);

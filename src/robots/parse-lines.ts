@@ -110,6 +110,7 @@ export function checkEncoding(
       1,
       'The file is UTF-16; robots.txt must be UTF-8, and crawlers reading it as bytes find no rules.',
     );
+    lint.notText();
     return;
   }
   const head = full.slice(0, 512);
@@ -120,6 +121,7 @@ export function checkEncoding(
       1,
       'The file is binary data (an image, an archive…), not robots.txt; crawlers find no rules in it.',
     );
+    lint.notText();
     return;
   }
   if (bomLength === 3) {

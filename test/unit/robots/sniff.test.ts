@@ -53,6 +53,21 @@ describe('sniffContent', () => {
     ).lint;
     expect(lint.map((f) => [f.code, f.severity])).toContainEqual(['binary', 'error']);
   });
+
+  it('says binary data or UTF-16 once, not each line of it', () => {
+    // A PNG's header, then lines that would each be a finding: no colon, an unknown key.
+    const noise = Array.from({ length: 200 }, (_, i) => `Foo ${i}\nk${i}: v\n`).join('');
+    const header = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d];
+    const png = new Uint8Array([...header, ...encode(noise)]);
+    expect(parseRobotsTxt(png).lint.map((f) => f.code)).toEqual(['binary']);
+    const utf16 = new Uint8Array([0xff, 0xfe, ...encode(noise)]);
+    expect(parseRobotsTxt(utf16).lint.map((f) => f.code)).toEqual(['utf16']);
+    // How much of such a file counts is still said.
+    const large = new Uint8Array([...png, ...new Uint8Array(600_000).fill(0x41)]);
+    expect(parseRobotsTxt(large).lint.map((f) => f.code)).toEqual(['binary', 'content-past-limit']);
+    // The same lines in a text file are each reported.
+    expect(parseRobotsTxt(encode(`User-agent: *\n${noise}`)).lint.length).toBeGreaterThan(50);
+  });
 });
 
 describe('fileCondition', () => {
