@@ -10,7 +10,7 @@ import { describeCrawlers, explainCause, listNames } from '../policy/wording/exp
 import { percent, ruleString } from '../policy/wording/rule-words.js';
 import { pathOf } from '../policy/intent.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
-import { oneLineText, visibleControls } from '../policy/wording/format.js';
+import { oneLineText, siteLabel, visibleControls } from '../policy/wording/format.js';
 import { answers } from '../policy/wording/status-words.js';
 import type { ExplainContext } from '../policy/wording/words.js';
 import { count, grouped } from '../policy/wording/words.js';
@@ -37,10 +37,9 @@ export interface GateReportContext {
   readonly at: Date;
 }
 
-/** The site's name as alerts say it: "Shop (shop.example)", or its host. */
-function siteLabel(report: GateReport): string {
-  const host = new URL(report.site.origin).host;
-  return report.site.name === null ? host : `${report.site.name} (${host})`;
+/** The site as alerts call it: "Shop (shop.example)", or its host. */
+function labelOf(report: GateReport): string {
+  return siteLabel(report.site.origin, report.site.name);
 }
 
 function explainContext(report: GateReport, at: Date): ExplainContext {
@@ -228,7 +227,7 @@ function liveSentence(report: GateReport): string {
 
 /** The one-line verdict: PASS or FAIL, and why. */
 export function gateHeadline(report: GateReport, findings: readonly GateFinding[]): string {
-  const label = siteLabel(report);
+  const label = labelOf(report);
   const { intent } = report.result;
   const urlSet =
     report.result.coverage === null
@@ -260,7 +259,7 @@ export function gateText(report: GateReport, context: GateReportContext): string
   const findings = gateFindings(report, context);
   const { result } = report;
   const lines = [
-    `robowatch gate: ${context.file === '-' ? 'the draft on standard input' : context.file} for ${siteLabel(report)}`,
+    `robowatch gate: ${context.file === '-' ? 'the draft on standard input' : context.file} for ${labelOf(report)}`,
     `Live file: ${report.live.url} ${answers(result.live.status)}`,
     `Watched: ${count(report.site.watches.length, 'page')} × ${count(report.site.agents.length, 'crawler')}; intent judges ${count(result.intent.judged, 'pair')}; sitemap URL set: ${report.urlSet === null ? 'not read' : count(report.urlSet.urls, 'URL')}`,
     '',
