@@ -146,7 +146,7 @@ export function siteLabel(origin: string, name: string | null | undefined): stri
 /**
  * Text quoted from a file (a robots.txt line, a key) as a terminal may print it: each
  * control character but the tab (ESC, CR, LF, NUL, DEL, the C1 range, the Unicode line
- * separators) written out as an escape such as \\x1b, so that a hostile file cannot
+ * separators) written out as an escape such as \x1b, so that a hostile file cannot
  * recolour, move the cursor or rewrite what was printed, and the reader still sees that
  * the byte is there.
  */
