@@ -31,13 +31,7 @@ export function registerSites(program: Command, context: CliContext): void {
     .command('import')
     .summary('add every site of a list (Tranco CSV or one origin per line)')
     .description(
-      'Adds the sites of FILE as sites added in the web UI or API are: a ranked list\n' +
-        '("rank,domain" lines, as Tranco publishes) keeps each rank, or one origin per line\n' +
-        '(optionally "origin,name,tags,watches"). Every line is checked first: a malformed\n' +
-        'or repeated line refuses the whole list, each named by its line number, and nothing\n' +
-        'is written. Sites already watched are left as they are; removed ones come back with\n' +
-        'their history. A running daemon checks the new sites within seconds (with the\n' +
-        'embedded database, stop it first: one process at a time opens it).',
+      'Adds the sites of FILE as sites added in the web UI or API are: a ranked list ("rank,domain" lines, as Tranco publishes) keeps each rank, or one origin per line (optionally "origin,name,tags,watches"). Every line is checked first: a malformed or repeated line refuses the whole list, each named by its line number, and nothing is written. Sites already watched are left as they are; removed ones come back with their history. A running daemon checks the new sites within seconds (with the embedded database, stop it first: one process at a time opens it).',
     )
     .argument('<file>', 'the list ("-" reads standard input)')
     .option(

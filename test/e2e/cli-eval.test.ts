@@ -295,6 +295,32 @@ describe('robowatch --help', () => {
     expect(description.join(' ')).toBe(
       "Fetches each configured site's robots.txt, records it, and prints what changed and why: each cause, what crawlers do now, and the watched pages it changed. Exit status 0 when the run completed (changes are not errors).",
     );
+    // Every command's description, the same: no line broken early by a hard line break
+    // that the terminal's wrapping then splits again ("… one origin per" / "line").
+    for (const command of [
+      ['eval'],
+      ['lint'],
+      ['gate'],
+      ['registry'],
+      ['sites'],
+      ['sites', 'import'],
+      ['users'],
+      ['keys'],
+      ['export'],
+      ['trends'],
+      ['backfill'],
+      ['diff'],
+      ['coverage'],
+      ['start'],
+      ['serve'],
+      ['digest'],
+      ['demo'],
+    ]) {
+      const { stdout } = await runInProcess([...command, '--help']);
+      const lines = stdout.split('\n\n')[1]!.split('\n');
+      for (const line of lines.slice(0, -1))
+        expect(line.length, `${command.join(' ')}: "${line}"`).toBeGreaterThan(50);
+    }
     const top = await runInProcess(['--help']);
     expect(top.stdout).toContain(
       'Configuration: --config FILE, else $ROBOWATCH_CONFIG, else config/robowatch.yaml',
