@@ -49,6 +49,11 @@ export function configuredSites(deps: WebDeps) {
       const siteIds = await this.visibleIds(c);
       return siteIds === undefined ? {} : { siteIds };
     },
+    /** A watched site's name; null when it has none or is no longer watched. */
+    async nameOf(id: number): Promise<string | null> {
+      await fresh();
+      return deps.catalog.get(id)?.site.name ?? null;
+    },
     /** Whether the request's person sees the site with this id. */
     async sees(c: Context<WebEnv>, id: number | null): Promise<boolean> {
       const limit = tagLimit(c);

@@ -104,6 +104,10 @@ export const IncidentDocument = z
     id: Id,
     site: Id,
     origin: z.string(),
+    name: z
+      .string()
+      .nullable()
+      .meta({ description: "the site's name, as its alerts and pages call it; null: none" }),
     state: z.enum(['open', 'resolved']),
     siteState: z.enum(['not-as-intended', 'cannot-check']),
     openedAt: Timestamp,
@@ -123,12 +127,15 @@ export const IncidentDocument = z
 export function incidentDocument(
   incident: IncidentRecord,
   now: Date,
+  /** The site's name (the catalog's), null when it has none or is no longer watched. */
+  name: string | null,
 ): z.input<typeof IncidentDocument> {
   const end = incident.resolvedAt ?? now;
   return {
     id: incident.id,
     site: incident.siteId,
     origin: incident.origin,
+    name,
     state: incident.state,
     siteState: incident.siteState,
     openedAt: incident.openedAt.toISOString(),

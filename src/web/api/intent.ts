@@ -182,7 +182,13 @@ export function intentApi({ deps, sites }: ApiContext) {
         limit: limitOf(c, 100),
       });
       const now = deps.now();
-      return c.json({ incidents: incidents.map((i) => incidentDocument(i, now)) }, 200);
+      const names = new Map((await sites.all(c)).map((e) => [e.id, e.site.name]));
+      return c.json(
+        {
+          incidents: incidents.map((i) => incidentDocument(i, now, names.get(i.siteId) ?? null)),
+        },
+        200,
+      );
     },
   );
 
@@ -197,7 +203,10 @@ export function intentApi({ deps, sites }: ApiContext) {
     async (c) => {
       const id = parseId(c.req.param('id'), 'incident');
       const incident = await visibleIncident(deps, sites, c, id);
-      return c.json(incidentDocument(incident, deps.now()), 200);
+      return c.json(
+        incidentDocument(incident, deps.now(), await sites.nameOf(incident.siteId)),
+        200,
+      );
     },
   );
 
@@ -218,7 +227,10 @@ export function intentApi({ deps, sites }: ApiContext) {
       const body = parseBody(AckBody, await readJson(c, '{note, by?}'));
       await visibleIncident(deps, sites, c, id);
       const incident = await acknowledge(deps, actorOf(c), id, body);
-      return c.json(incidentDocument(incident, deps.now()), 200);
+      return c.json(
+        incidentDocument(incident, deps.now(), await sites.nameOf(incident.siteId)),
+        200,
+      );
     },
   );
 

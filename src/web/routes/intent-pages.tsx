@@ -151,7 +151,7 @@ export function registerIntentPages(
         now={deps.now()}
         canEdit={may(c, 'write')}
         signedIn={c.get('signedIn')}
-        name={deps.catalog.get(incident.siteId)?.site.name}
+        name={await sites.nameOf(incident.siteId)}
       />,
     );
   });

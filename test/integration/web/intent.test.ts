@@ -51,6 +51,8 @@ interface IntentAnswer {
 }
 interface IncidentAnswer {
   id: number;
+  origin: string;
+  name: string | null;
   state: string;
   duration: string;
   causes: string[];
@@ -139,7 +141,8 @@ web: {token: '${TOKEN}'}`,
     };
     expect(site.intent).toMatchObject({ state: 'not-as-intended', violationCount: 1 });
     const [open] = await incidents();
-    expect(open).toMatchObject({ state: 'open', reopened: 0 });
+    // Named as its alerts and pages name the site.
+    expect(open).toMatchObject({ origin: shop.origin, name: 'Shop', state: 'open', reopened: 0 });
     expect(open!.causes).toEqual(['Disallow: /admin/ (line 2) blocks pages meant to be crawled']);
     const html = await (
       await app.request(`/sites/${shopId}`, { headers: { ...bearer, accept: 'text/html' } })
