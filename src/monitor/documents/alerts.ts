@@ -20,6 +20,10 @@ const DeliveryState = z.enum(['queued', 'sent', 'failed']).meta({
 export const AlertDeliveryDocument = z
   .object({
     id: Id,
+    key: z.string().meta({
+      description:
+        'the X-Robowatch-Delivery header it is sent with, the same on every attempt (the receiver\'s log, robowatch\'s "notification sent" line)',
+    }),
     channel: z.enum(['email', 'webhook']),
     destination: z.string().meta({ description: 'the recipients, or the webhook by origin' }),
     format: z.enum(WEBHOOK_FORMATS).nullable(),
@@ -82,6 +86,7 @@ export function alertDocument(
       const format = 'format' in d.payload ? (d.payload.format ?? 'json') : null;
       return {
         id: d.id,
+        key: d.key,
         channel: d.channel,
         destination: d.channel === 'webhook' ? redactUrl(d.destination) : d.destination,
         format: d.channel === 'webhook' ? format : null,

@@ -143,6 +143,10 @@ export const AlertPageView: FC<{
           <h2>
             <DeliveryLine delivery={d} />
           </h2>
+          <p class="muted">
+            Sent with <code>X-Robowatch-Delivery: {d.key}</code>, the same on every attempt: the
+            receiver's log and robowatch's ("notification sent") name it so.
+          </p>
           {content?.email === undefined ? null : (
             <>
               <h3>Subject</h3>

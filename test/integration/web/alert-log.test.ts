@@ -45,6 +45,7 @@ interface AlertAnswer {
   transition: string | null;
   subject: string;
   deliveries: {
+    key: string;
     channel: string;
     destination: string;
     state: string;
@@ -150,6 +151,10 @@ web: {token: '${TOKEN}'}`,
     const body = JSON.parse(hook!.content!.body!) as { incident: { transition: string } };
     expect(body.incident.transition).toBe('opened');
     expect(webhook.received.map((r) => r.body)).toContain(hook!.content!.body);
+    // Each delivery's key is the header its receiver got: the two logs meet on it.
+    expect(webhook.received.map((r) => r.headers['x-robowatch-delivery'])).toContain(hook!.key);
+    expect(/^X-Robowatch-Delivery: (\S+)/im.exec(smtp.received[0]!.raw)?.[1]).toBe(email!.key);
+    expect(email!.key).not.toBe(hook!.key);
 
     const list = await (
       await app.request('/alerts?site=1', { headers: { ...bearer, accept: 'text/html' } })
@@ -162,5 +167,6 @@ web: {token: '${TOKEN}'}`,
       await app.request(`/alerts/${one.id}`, { headers: { ...bearer, accept: 'text/html' } })
     ).text();
     expect(page).toContain('1 watched page × crawler pair differs from the intent:');
+    expect(page).toContain(`Sent with <code>X-Robowatch-Delivery: ${hook!.key}</code>`);
   });
 });
