@@ -144,8 +144,8 @@ export const AlertPageView: FC<{
             <DeliveryLine delivery={d} />
           </h2>
           <p class="muted">
-            Sent with <code>X-Robowatch-Delivery: {d.key}</code>, the same on every attempt: the
-            receiver's log and robowatch's ("notification sent") name it so.
+            Sent with <code>X-Robowatch-Delivery: {d.key}</code> (the same on every attempt): look
+            for it in the receiver's log, or in robowatch's "notification sent" line.
           </p>
           {content?.email === undefined ? null : (
             <>
