@@ -11,8 +11,8 @@ import type { DocumentRequest, DocumentResult, FetchResult } from '../policy/fet
 import { gateDraft } from '../policy/gate.js';
 import type { GateResult } from '../policy/gate.js';
 import { ParseCache } from '../policy/verdicts.js';
-import { discoverSitemaps } from './check/sitemaps.js';
 import { UsageError } from '../lib/errors.js';
+import { discoverSitemaps } from './check/sitemaps.js';
 import type { DiscoveryLimits } from './check/sitemaps.js';
 
 export interface GateDeps {

@@ -112,7 +112,6 @@ const ArchiveFact: FC<{ archive: SitePageProps['archive'] }> = ({ archive }) => 
   </>
 );
 
-/** A site: where it stands, its timeline, its changes, the verdict matrix and sitemaps. */
 /**
  * The sitemaps robots.txt declares (its `Sitemap:` lines), which any crawler reading it
  * learns of; without any, what the coverage read in their place (`/sitemap.xml`, when it
@@ -154,6 +153,7 @@ const SitemapsDeclared: FC<{
     </p>
   );
 
+/** A site: where it stands, its timeline, its changes, the verdict matrix and sitemaps. */
 export const SitePageView: FC<SitePageProps> = ({
   view,
   kinds,
@@ -432,7 +432,7 @@ export const SitePageView: FC<SitePageProps> = ({
       <SitemapsDeclared
         declared={view.sitemaps}
         read={(view.coverage?.urlSet.sitemaps ?? []).filter(
-          (s) => s.status !== null && s.status >= 200 && s.status < 400,
+          (s) => s.status === 200 || s.notModified,
         )}
       />
 
