@@ -9,7 +9,8 @@ import { daemonSites, DaemonError, withStoreOrDaemon } from './daemon-client.js'
 import type { DaemonClient, DaemonSite } from './daemon-client.js';
 import type { CliContext } from './context.js';
 import { originOf, readConfig } from './context.js';
-import { formatStatus } from '../policy/wording/format.js';
+import { formatStatus, visibleControls } from '../policy/wording/format.js';
+import { intentLead } from '../policy/incidents.js';
 import { causeLines } from './print-causes.js';
 import { describeDelivery } from './deliver.js';
 import { Presentation, deliverQueued, wireCatalog, wireCheck } from '../compose.js';
@@ -68,8 +69,10 @@ export function registerCheck(program: Command, context: CliContext): void {
       const { links } = new Presentation(config).context();
       const budget = { left: options.all ? Infinity : LINE_BUDGET };
       const agentsOf = new Map<string, readonly string[]>();
-      const human = (report: CheckReport) =>
-        humanLines(report, {
+      const incidents = { opened: 0, worse: 0, resolved: 0 };
+      const human = (report: CheckReport) => {
+        countIncident(incidents, report);
+        return humanLines(report, {
           agents: agentsOf.get(report.site) ?? [],
           diff:
             report.snapshotId === null
@@ -78,7 +81,9 @@ export function registerCheck(program: Command, context: CliContext): void {
           all: options.all === true,
           budget,
           now: context.now(),
+          incident: (id) => links.incident(id),
         });
+      };
       try {
         const { summary, delivery } = await withStoreOrDaemon(
           context,
@@ -128,7 +133,7 @@ export function registerCheck(program: Command, context: CliContext): void {
             context.io.stdout,
             `${summary.checked} site${summary.checked === 1 ? '' : 's'} checked: ${summary.baseline} baseline, ` +
               `${summary.changed} changed (${summary.causes} change${summary.causes === 1 ? '' : 's'}), ` +
-              `${summary.unchanged} unchanged\n` +
+              `${summary.unchanged} unchanged${incidentsSaid(incidents)}\n` +
               (delivery.sent > 0 ? `${describeDelivery(delivery).sent}\n` : ''),
           );
         }
@@ -226,11 +231,17 @@ function humanLines(
     readonly all: boolean;
     readonly budget: { left: number };
     readonly now: Date;
+    readonly incident: (id: number) => string;
   },
 ): string {
   if (outcome.kind === 'refused')
     // Not a state of the site: no status, no verdicts; what robowatch did not do, and why.
-    return `${outcome.site}  NOT CHECKED  ${outcome.refused?.message ?? 'robowatch could not check this site'}\n`;
+    return [
+      `${outcome.site}  NOT CHECKED  ${outcome.refused?.message ?? 'robowatch could not check this site'}`,
+      ...intentLines(outcome, options.incident),
+    ]
+      .map((line) => `${line}\n`)
+      .join('');
   const status = formatStatus(outcome.status);
   const blip = outcome.transient === null ? '' : ` (a ${outcome.transient} recovered on retry)`;
   let head: string;
@@ -254,11 +265,84 @@ function humanLines(
     { agents: options.agents, at: options.now },
     { all: options.all, indent: '    ', more: `--all lists them; or see ${options.diff}` },
   );
-  const details = [...findings, ...causes];
+  const details = [...findings, ...causes, ...intentLines(outcome, options.incident)];
   if (details.length > options.budget.left) {
     const n = outcome.causes.length;
     return `${first}    (${n} change${n === 1 ? '' : 's'} not shown: this run printed enough; --all shows everything, or see ${options.diff})\n`;
   }
   options.budget.left -= details.length;
   return first + details.map((line) => `${line}\n`).join('');
+}
+
+/** How many of a run's sites opened, worsened or resolved an incident. */
+interface IncidentCounts {
+  opened: number;
+  worse: number;
+  resolved: number;
+}
+
+function countIncident(counts: IncidentCounts, report: CheckReport): void {
+  // A daemon of an earlier release does not say.
+  const step = (report.intent ?? null)?.incident?.step;
+  if (step === 'opened' || step === 'reopened') counts.opened++;
+  else if (step === 'worse') counts.worse++;
+  else if (step === 'resolved') counts.resolved++;
+}
+
+function incidentsSaid(counts: IncidentCounts): string {
+  const parts = [
+    ...(counts.opened > 0 ? [`${counts.opened} opened`] : []),
+    ...(counts.worse > 0 ? [`${counts.worse} worse`] : []),
+    ...(counts.resolved > 0 ? [`${counts.resolved} resolved`] : []),
+  ];
+  return parts.length === 0 ? '' : `; incidents: ${parts.join(', ')}`;
+}
+
+/** Reasons printed under a site that is not as intended (its incident's page has them all). */
+const REASONS_SHOWN = 3;
+
+/**
+ * What the check found against the site's intent, when it judged it: not as intended (the
+ * first cells that differ and why) or as intended again, and what became of its incident.
+ * Nothing when it is as intended and was before, or when the check did not judge it.
+ */
+function intentLines(outcome: CheckReport, incidentLink: (id: number) => string): string[] {
+  const intent = outcome.intent ?? null;
+  if (intent === null) return [];
+  const { incident } = intent;
+  const where = incident === null || incident.id === null ? '' : `: ${incidentLink(incident.id)}`;
+  if (intent.state === 'as-intended')
+    return incident?.step === 'resolved' && incident.id !== null
+      ? [`    As intended again: incident #${incident.id} resolved${where}`]
+      : [];
+  const lead = intentLead(
+    intent.state,
+    intent.violations[0],
+    intent.violationCount,
+    intent.causes[0],
+  );
+  const said =
+    intent.state === 'cannot-check'
+      ? `${lead[0]!.toUpperCase()}${lead.slice(1)}`
+      : `${incident?.step === 'reopened' ? 'Not as intended again' : incident === null || incident.step === 'changed' ? 'Still not as intended' : 'Not as intended'}: ${lead}`;
+  const done =
+    incident === null || incident.id === null
+      ? 'Its incident stays open.'
+      : incident.step === 'opened'
+        ? `Incident #${incident.id} opened${where}`
+        : incident.step === 'reopened'
+          ? `Incident #${incident.id} reopened${where}`
+          : incident.step === 'worse'
+            ? `Incident #${incident.id} got worse${where}`
+            : `Incident #${incident.id} stays open${where}`;
+  // A refused check says why on its own line: what became of the incident is left to say.
+  if (outcome.kind === 'refused') return incident === null ? [] : [`    ${done}`];
+  const reasons = intent.state === 'cannot-check' ? [] : intent.causes;
+  return [
+    `    ${visibleControls(`${said}. ${done}`)}`,
+    ...reasons.slice(0, REASONS_SHOWN).map((r) => `      why: ${visibleControls(r)}`),
+    ...(reasons.length > REASONS_SHOWN
+      ? [`      and ${reasons.length - REASONS_SHOWN} more reasons`]
+      : []),
+  ];
 }

@@ -8,8 +8,8 @@ import type { WebhookFormat } from '../policy/alerts.js';
 import type { IncidentPayload } from '../policy/incident-alerts.js';
 import { differingPairs, formatDuration } from '../policy/wording/words.js';
 import { formatInstant, oneLineText, siteLabel } from '../policy/wording/format.js';
-import { escapeHtml, htmlWithCode, pathOf, slackEscape } from './render-alert.js';
-import { violationText } from '../policy/incidents.js';
+import { escapeHtml, htmlWithCode, slackEscape } from './render-alert.js';
+import { intentLead, violationText } from '../policy/incidents.js';
 import type { RenderContext, RenderedEmail } from './render-alert.js';
 
 const SUBJECT_CHARS = 200;
@@ -31,12 +31,7 @@ export function incidentModel(payload: IncidentPayload, context: RenderContext):
   const at = new Date(payload.at);
   const cells = incident.violationCount;
   const first = incident.violations[0];
-  const lead =
-    incident.state === 'cannot-check'
-      ? `cannot be checked: ${incident.causes[0] ?? 'robots.txt cannot be read'}`
-      : first === undefined
-        ? 'not as intended'
-        : `${pathOf(first.url)} is ${first.expected === 'allowed' ? 'blocked for' : 'open to'} ${first.agent}${cells > 1 ? ` (and ${cells - 1} more)` : ''}`;
+  const lead = intentLead(incident.state, first, cells, incident.causes[0]);
   const open = formatDuration(at.getTime() - openedAt.getTime());
   const head =
     incident.transition === 'resolved'

@@ -4,7 +4,7 @@
  * the transition comes out; store/ applies it and queues its alerts.
  */
 import { pathOf } from './intent.js';
-import type { IntentEvaluation, Violation } from './intent.js';
+import type { IntentEvaluation, SiteState, Violation } from './intent.js';
 
 /** The flap window when the configuration does not say (notify.flapWindow). */
 export const DEFAULT_FLAP_WINDOW_MS = 3_600_000;
@@ -119,6 +119,24 @@ export function violationCause(v: Violation): string {
       : 'robots.txt cannot be fetched: Google crawls nothing';
   const written = `${cause.directive === 'allow' ? 'Allow' : 'Disallow'}: ${cause.pattern}`;
   return `${written} (line ${cause.line}) ${v.expected === 'allowed' ? 'blocks pages meant to be crawled' : 'lets crawlers into pages meant to be kept out'}`;
+}
+
+/**
+ * What is wrong, in a few words, as an incident's alert leads with it: the first cell that
+ * differs and how many more ("/pricing is blocked for Googlebot (and 13 more)"), or why
+ * the site cannot be checked.
+ */
+export function intentLead(
+  state: SiteState,
+  first: Pick<Violation, 'url' | 'agent' | 'expected'> | undefined,
+  count: number,
+  reason: string | undefined,
+): string {
+  if (state === 'cannot-check')
+    return `cannot be checked: ${reason ?? 'robots.txt cannot be read'}`;
+  if (first === undefined) return 'not as intended';
+  const more = count > 1 ? ` (and ${count - 1} more)` : '';
+  return `${pathOf(first.url)} is ${first.expected === 'allowed' ? 'blocked for' : 'open to'} ${first.agent}${more}`;
 }
 
 /** One cell that differs from the intent, as people read it: "`/pricing` is blocked for Googlebot, meant to be crawled". */

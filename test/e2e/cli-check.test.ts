@@ -90,7 +90,7 @@ fetch:
       ),
     );
     expect(first.stdout).toMatch(
-      /^1 site checked: 1 baseline, 0 changed \(0 changes\), 0 unchanged$/m,
+      /^1 site checked: 1 baseline, 0 changed \(0 changes\), 0 unchanged; incidents: 1 opened$/m,
     );
 
     const again = await robowatch('check', '--config', config);
@@ -201,6 +201,52 @@ fetch:
     expect(json2.patch).toContain('+Disallow: /pricing');
   });
 
+  it('says when a check leaves the site not as its owner intends, what became of its incident, and when it is as intended again', async () => {
+    // The default intent: every watched page crawlable by the search engines (Googlebot).
+    const first = await robowatch('check', '--config', config);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(
+      [
+        '5 of 8 watched URL × crawler pairs disallowed  [snapshot 1]',
+        '    Not as intended: /private/x is blocked for Googlebot. Incident #1 opened: http://127.0.0.1:8080/incidents/1',
+        '      why: Disallow: /private/ (line 2) blocks pages meant to be crawled',
+        '1 site checked: 1 baseline, 0 changed (0 changes), 0 unchanged; incidents: 1 opened',
+      ].join('\n'),
+    );
+    // Seen again: nothing judged anew, nothing said of the intent.
+    const again = await robowatch('check', '--config', config);
+    expect(again.stdout).not.toMatch(/intended|Incident/);
+
+    server.serve('/robots.txt', 200, V2);
+    const worse = await robowatch('check', '--config', config);
+    expect(worse.stdout).toContain(
+      [
+        '    Not as intended: /pricing is blocked for Googlebot (and 1 more). Incident #1 got worse: http://127.0.0.1:8080/incidents/1',
+        '      why: Disallow: /pricing (line 3) blocks pages meant to be crawled',
+        '      why: Disallow: /private/ (line 2) blocks pages meant to be crawled',
+        '1 site checked: 0 baseline, 1 changed (2 changes), 0 unchanged; incidents: 1 worse',
+      ].join('\n'),
+    );
+
+    server.serve('/robots.txt', 200, V1);
+    const better = await robowatch('check', '--config', config);
+    expect(better.stdout).toContain(
+      '    Still not as intended: /private/x is blocked for Googlebot. Incident #1 stays open: http://127.0.0.1:8080/incidents/1\n',
+    );
+    expect(better.stdout).toMatch(/0 unchanged\n$/);
+
+    server.serve('/robots.txt', 200, 'User-agent: GPTBot\nDisallow: /\n');
+    const fixed = await robowatch('check', '--config', config);
+    expect(fixed.stdout).toContain(
+      '    As intended again: incident #1 resolved: http://127.0.0.1:8080/incidents/1\n1 site checked: 0 baseline, 1 changed (1 change), 0 unchanged; incidents: 1 resolved\n',
+    );
+
+    // --json prints the change events and nothing else, as before.
+    server.serve('/robots.txt', 200, V2);
+    const json = await robowatch('check', '--config', config, '--json');
+    expect(json.stdout).not.toMatch(/intended/);
+  });
+
   it('reports a site going down, and back', async () => {
     await robowatch('check', '--config', config);
     server.serve('/robots.txt', 503, 'maintenance');
@@ -242,7 +288,7 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
         'robowatch could not check this site: it resolves to a private address (127.0.0.1 is a private or reserved address); fetch.allowPrivateAddresses allows it';
       expect(refused.code).toBe(1);
       expect(refused.stdout).toBe(
-        `${server.origin}  NOT CHECKED  ${line}\n0 sites checked: 0 baseline, 0 changed (0 changes), 0 unchanged\n1 notification sent\n`,
+        `${server.origin}  NOT CHECKED  ${line}\n    Incident #1 opened: http://127.0.0.1:8080/incidents/1\n0 sites checked: 0 baseline, 0 changed (0 changes), 0 unchanged; incidents: 1 opened\n1 notification sent\n`,
       );
       expect(refused.stderr).toBe(
         `robowatch: 1 site could not be checked; ${server.origin}: ${line}\n`,

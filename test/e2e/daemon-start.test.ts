@@ -88,6 +88,10 @@ describe('robowatch start', () => {
       expect(check.stdout.replace(/\[snapshot \d+\]/, '[snapshot N]')).toContain(
         `${origin}  CHANGED    ok 200; 1 change  [snapshot N]\n    \`Disallow: /pricing\` added to the \`*\` group (line 3)\n      now disallowed for Googlebot and GPTBot: /pricing\n`,
       );
+      // And what the daemon's check did to the site's intent: /pricing is meant for Googlebot.
+      expect(check.stdout).toMatch(
+        /^ {4}Not as intended: \/pricing is blocked for Googlebot\. Incident #\d+ opened: http:\/\/\S+\/incidents\/\d+\n {6}why: Disallow: \/pricing \(line 3\) blocks pages meant to be crawled\n1 site checked: 0 baseline, 1 changed \(1 change\), 0 unchanged; incidents: 1 opened\n$/m,
+      );
       // Every site beside the daemon: checked at once, as the command checks them alone.
       // Each site's answer waits until every site has asked (checked one after another,
       // the first would wait out its timeout and be recorded unreachable).

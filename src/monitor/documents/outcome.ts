@@ -5,7 +5,10 @@
  */
 import { boundEvents } from '../../policy/changes/events.js';
 import { refusalLine } from '../../policy/refusal.js';
+import { intentCauses } from '../../policy/incidents.js';
+import { ALERTED_CELLS } from '../../policy/incident-alerts.js';
 import type { CheckOutcome } from '../check/site.js';
+import type { Judged } from '../check/judge.js';
 
 export function outcomeDocument(outcome: CheckOutcome) {
   const verdicts = outcome.verdicts;
@@ -32,6 +35,42 @@ export function outcomeDocument(outcome: CheckOutcome) {
             message: refusalLine(refusal),
             since: outcome.refused.since.toISOString(),
             began: outcome.refused.began,
+          },
+    intent: judgedDocument(outcome.judged),
+  };
+}
+
+/** What a check's incident step is called: `changed` is still open, and no worse. */
+const STEPS = {
+  open: 'opened',
+  reopen: 'reopened',
+  resolve: 'resolved',
+} as const;
+
+/**
+ * The site judged against its intent, when the check judged it (a new state, or a change
+ * of intent): its state, the first cells that differ and why, and what it did to the
+ * site's incident.
+ */
+function judgedDocument(judged: Judged | undefined) {
+  if (judged === undefined) return null;
+  const { evaluation, recorded } = judged;
+  return {
+    state: evaluation.state,
+    violationCount: evaluation.violationCount,
+    violations: evaluation.violations.slice(0, ALERTED_CELLS),
+    causes: intentCauses(evaluation),
+    incident:
+      recorded.step === 'none'
+        ? null
+        : {
+            id: recorded.incidentId,
+            step:
+              recorded.step === 'update'
+                ? recorded.worse
+                  ? ('worse' as const)
+                  : ('changed' as const)
+                : STEPS[recorded.step],
           },
   };
 }

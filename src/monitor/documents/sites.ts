@@ -7,7 +7,7 @@ import { redactUrl } from '../../lib/redact.js';
 import { siteAccess } from '../../policy/verdicts.js';
 import type { CatalogEntry } from '../sites/entries.js';
 import type { Refusal, SnapshotSummary, StoredJudgement } from '../records.js';
-import { IntentStateDocument, intentStateDocument } from './intent.js';
+import { IntentStateDocument, intentStateDocument, ViolationDocument } from './intent.js';
 import type { ArchiveSummary } from '../records-archive.js';
 import type { OverviewRow } from '../views/overview.js';
 import { profileOf } from '../views/site.js';
@@ -218,6 +218,29 @@ export const CheckDocument = z
       .object({ message: z.string(), since: Timestamp, began: z.boolean() })
       .nullable()
       .meta({ description: 'robowatch did not check it: its address guard refused the host' }),
+    intent: z
+      .object({
+        state: z.enum(['as-intended', 'not-as-intended', 'cannot-check']),
+        violationCount: z.number().int(),
+        violations: list(ViolationDocument).meta({
+          description: 'the first cells that differ (at most 10)',
+        }),
+        causes: list(z.string()).meta({ description: 'why, one line per reason' }),
+        incident: z
+          .object({
+            id: Id.nullable(),
+            step: z.enum(['opened', 'reopened', 'worse', 'changed', 'resolved']).meta({
+              description: 'changed: still open and no worse (fewer cells differ)',
+            }),
+          })
+          .nullable()
+          .meta({ description: 'what the check did to the site’s incident; null: nothing' }),
+      })
+      .nullable()
+      .meta({
+        description:
+          'the site judged against its intent, when this check judged it (a new state, or a change of intent); null otherwise',
+      }),
   })
   .meta({ id: 'Check' });
 
