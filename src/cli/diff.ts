@@ -12,7 +12,7 @@ import type { CoverageShift } from '../monitor/views/coverage.js';
 import { formatTime, visibleControls } from '../policy/wording/format.js';
 import type { SnapshotSummary } from '../monitor/records.js';
 import type { CliContext } from './context.js';
-import { originOf, readConfig } from './context.js';
+import { readConfig } from './context.js';
 import { write } from './io.js';
 import { causeLines } from './print-causes.js';
 import { requireSite, withReads } from './reads.js';
@@ -61,9 +61,12 @@ export function registerDiff(program: Command, context: CliContext): void {
         from: snapshotId(options.from, '--from'),
         to: snapshotId(options.to, '--to'),
       };
-      const configured = config.sites.find((s) => s.origin === originOf(value));
       const { view, site } = await withReads(context, config, async (reads) => {
-        const site: SiteRef = { ...(await requireSite(reads, value)), config: configured };
+        const known = await requireSite(reads, value);
+        const site: SiteRef = {
+          ...known,
+          config: config.sites.find((s) => s.origin === known.origin),
+        };
         const view = await reads.diff(site, {
           ...(ids.from === undefined ? {} : { from: ids.from }),
           ...(ids.to === undefined ? {} : { to: ids.to }),
@@ -73,7 +76,7 @@ export function registerDiff(program: Command, context: CliContext): void {
       });
       const text = options.json
         ? JSON.stringify(diffDocument(view, site)) + '\n'
-        : printDiff(view, site, options.all === true, context.now());
+        : printDiff(view, site, options.all === true);
       await write(context.io.stdout, text);
     });
 }
@@ -97,8 +100,12 @@ function label(s: SnapshotSummary): string {
   return `snapshot ${s.id} (${formatTime(s.firstSeen)}, ${s.status ?? s.error ?? '-'})`;
 }
 
-/** The diff as a person reads it: causes, then the file's text diff (bounded unless `all`). */
-export function printDiff(view: DiffView, site: SiteRef, all: boolean, now: Date): string {
+/**
+ * The diff as a person reads it: causes, then the file's text diff (bounded unless `all`).
+ * The causes are told as of the newer snapshot ("answers 200 again after 3 h of 503"), as
+ * the check that saw it told them, whenever the diff is read.
+ */
+export function printDiff(view: DiffView, site: SiteRef, all: boolean): string {
   const lines = [`${site.origin}: ${label(view.from)} -> ${label(view.to)}`, ''];
   if (view.causes.length === 0) lines.push('No verdict, rule, sitemap or status changes.');
   else {
@@ -106,7 +113,7 @@ export function printDiff(view: DiffView, site: SiteRef, all: boolean, now: Date
     lines.push(
       ...causeLines(
         view.causes,
-        { agents: (site.config?.agents ?? []).map((a) => a.token), at: now },
+        { agents: (site.config?.agents ?? []).map((a) => a.token), at: view.to.firstSeen },
         { all, indent: '  ', more: '--all lists them' },
       ),
     );

@@ -266,6 +266,25 @@ fetch:
     );
   });
 
+  it('tells a diff as the check that saw it did, however much later it is read', async () => {
+    let clock = Date.parse('2026-03-01T09:00:00Z');
+    const at = { now: () => new Date(clock), env };
+    const HOUR = 3_600_000;
+    await runInProcess(['check', '--config', config], at);
+    clock += HOUR;
+    server.serve('/robots.txt', 503, 'maintenance');
+    await runInProcess(['check', '--config', config], at);
+    clock += 3 * HOUR;
+    server.serve('/robots.txt', 200, V1);
+    const up = await runInProcess(['check', '--config', config], at);
+    expect(up.stdout).toContain('    robots.txt answers 200 again after 3 h of 503\n');
+    // A month later, the same change: still 3 h of 503, not a month.
+    clock += 30 * 24 * HOUR;
+    const diff = await runInProcess(['diff', server.origin, '--config', config], at);
+    expect([diff.code, diff.stderr]).toEqual([0, '']);
+    expect(diff.stdout).toContain('  robots.txt answers 200 again after 3 h of 503\n');
+  });
+
   it('says it could not check a site on a private address, alerting once, recording no state', async () => {
     const hook = await new WebhookReceiver('refused-hook-secret').start();
     try {

@@ -53,7 +53,14 @@ export function runCommand(
  */
 export async function runInProcess(
   args: readonly string[],
-  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; signal?: AbortSignal } = {},
+  options: {
+    stdin?: string;
+    cwd?: string;
+    env?: NodeJS.ProcessEnv;
+    signal?: AbortSignal;
+    /** The command's clock (by default the real one). */
+    now?: () => Date;
+  } = {},
 ): Promise<CliResult> {
   const [{ runCli }, { nodeContext }, drivers] = await Promise.all([
     import('../../src/cli/program.js'),
@@ -71,27 +78,28 @@ export async function runInProcess(
       },
     });
   const { signal } = options;
+  const context = nodeContext({
+    io: {
+      stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
+      stdout: sink((text) => (stdout += text)),
+      stderr: sink((text) => (stderr += text)),
+    },
+    version: VERSION,
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, ...options.env },
+    pid: process.pid,
+    drivers: () => drivers,
+    waitForSignal: () =>
+      new Promise((resolve) => {
+        if (signal === undefined) return;
+        if (signal.aborted) resolve('SIGTERM');
+        signal.addEventListener('abort', () => resolve('SIGTERM'), { once: true });
+      }),
+    onHangup: () => () => undefined,
+  });
   const code = await runCli(
     args,
-    nodeContext({
-      io: {
-        stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
-        stdout: sink((text) => (stdout += text)),
-        stderr: sink((text) => (stderr += text)),
-      },
-      version: VERSION,
-      cwd: options.cwd ?? process.cwd(),
-      env: { ...process.env, ...options.env },
-      pid: process.pid,
-      drivers: () => drivers,
-      waitForSignal: () =>
-        new Promise((resolve) => {
-          if (signal === undefined) return;
-          if (signal.aborted) resolve('SIGTERM');
-          signal.addEventListener('abort', () => resolve('SIGTERM'), { once: true });
-        }),
-      onHangup: () => () => undefined,
-    }),
+    options.now === undefined ? context : { ...context, now: options.now },
   );
   return { code, stdout, stderr };
 }
