@@ -5,7 +5,7 @@ import { BACKFILL_EVERY, backfillSite, readBackfillOptions } from '../monitor/ar
 import type { BackfillOptions, BackfillOutcome } from '../monitor/archive/backfill.js';
 import { daemonSites, withStoreOrDaemon } from './daemon-client.js';
 import type { CliContext } from './context.js';
-import { originOf, readConfig } from './context.js';
+import { firstOf, originsOf, readConfig } from './context.js';
 import { wireCatalog } from '../compose.js';
 import { wireBackfill } from '../compose-backfill.js';
 import { write } from './io.js';
@@ -58,11 +58,12 @@ export function registerBackfill(program: Command, context: CliContext): void {
       } catch (error) {
         throw new UsageError(`--${(error as Error).message}`);
       }
+      // Each as written, or without a scheme https then http (the one watched).
       const wanted = origins.map((o) => {
-        const origin = originOf(o);
-        if (origin === undefined)
+        const candidates = originsOf(o);
+        if (candidates.length === 0)
           throw new UsageError(`"${o}" is not a site (https://example.com)`);
-        return origin;
+        return candidates;
       });
       const config = await readConfig(context, flags.config);
       const progress = context.io.stderr as NodeJS.WritableStream & { isTTY?: boolean };
@@ -85,14 +86,16 @@ export function registerBackfill(program: Command, context: CliContext): void {
         config,
         async (handle) => {
           const catalog = wireCatalog(context, config, handle.db);
-          await catalog.load(flags.all === true ? {} : { origins: new Set(wanted) });
+          await catalog.load(flags.all === true ? {} : { origins: new Set(wanted.flat()) });
           const entries = catalog.entries();
           const sites =
             flags.all === true
               ? entries
-              : wanted.map((origin) => {
-                  const entry = entries.find((e) => e.site.origin === origin);
-                  if (entry === undefined) throw unknown(origin);
+              : wanted.map((candidates) => {
+                  const entry = firstOf(candidates, (o) =>
+                    entries.find((e) => e.site.origin === o),
+                  );
+                  if (entry === undefined) throw unknown(candidates[0]!);
                   return entry;
                 });
           const deps = wireBackfill(
@@ -131,9 +134,9 @@ export function registerBackfill(program: Command, context: CliContext): void {
           const sites =
             flags.all === true
               ? all
-              : wanted.map((origin) => {
-                  const site = all.find((s) => s.origin === origin);
-                  if (site === undefined) throw unknown(origin);
+              : wanted.map((candidates) => {
+                  const site = firstOf(candidates, (o) => all.find((s) => s.origin === o));
+                  if (site === undefined) throw unknown(candidates[0]!);
                   return site;
                 });
           for (const site of sites)

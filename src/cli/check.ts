@@ -8,7 +8,7 @@ import type { ChangeEvent } from '../policy/changes/events.js';
 import { daemonSites, DaemonError, withStoreOrDaemon } from './daemon-client.js';
 import type { DaemonClient, DaemonSite } from './daemon-client.js';
 import type { CliContext } from './context.js';
-import { originOf, readConfig } from './context.js';
+import { firstOf, originsOf, readConfig } from './context.js';
 import { formatStatus, visibleControls } from '../policy/wording/format.js';
 import { intentLead } from '../policy/incidents.js';
 import { causeLines } from './print-causes.js';
@@ -45,13 +45,16 @@ export function registerCheck(program: Command, context: CliContext): void {
     .option('--all', 'print every change in full (by default long lists are cut short)')
     .action(async (options: CheckOptions) => {
       const config = await readConfig(context, options.config);
-      const wanted = options.site === undefined ? undefined : originOf(options.site);
+      // Without a scheme, https unless only the http site is watched.
+      const wanted = options.site === undefined ? undefined : originsOf(options.site);
       // The sites it checks: every watched one that is not paused, or the one asked for.
       const choose = <T extends { origin: string; paused: boolean }>(all: readonly T[]): T[] => {
-        const chosen =
+        const named =
           wanted === undefined
-            ? all.filter((s) => !s.paused)
-            : all.filter((s) => s.origin === wanted);
+            ? undefined
+            : firstOf(wanted, (o) => all.find((s) => s.origin === o));
+        const chosen =
+          wanted === undefined ? all.filter((s) => !s.paused) : named === undefined ? [] : [named];
         if (chosen.length === 0)
           throw new UsageError(
             wanted !== undefined

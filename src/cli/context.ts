@@ -99,10 +99,39 @@ export async function withStore<T>(
  * https://example.com (as people type it), "http://…" stays http.
  */
 export function originOf(value: string): string | undefined {
-  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value.trim())
-    ? value.trim()
-    : `https://${value.trim()}`;
+  return originsOf(value)[0];
+}
+
+/**
+ * The origins a command line may name, most likely first: as written, or, without a
+ * scheme, https then http ("example.com" is https://example.com unless only
+ * http://example.com is watched). None: not a site origin.
+ */
+export function originsOf(value: string): string[] {
+  const text = value.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) {
+    const origin = webOrigin(text);
+    return origin === undefined ? [] : [origin];
+  }
+  const secure = webOrigin(`https://${text}`);
+  const plain = webOrigin(`http://${text}`);
+  return secure === undefined || plain === undefined ? [] : [secure, plain];
+}
+
+function webOrigin(text: string): string | undefined {
   if (!URL.canParse(text)) return undefined;
   const url = new URL(text);
   return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : undefined;
+}
+
+/** What `known` finds for the first of `origins` (originsOf's, most likely first) it knows. */
+export function firstOf<T>(
+  origins: readonly string[],
+  known: (origin: string) => T | undefined,
+): T | undefined {
+  for (const origin of origins) {
+    const found = known(origin);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

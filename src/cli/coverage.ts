@@ -31,14 +31,14 @@ or a list, in the configuration).`,
     .action(
       async (value: string, options: { config?: string; json?: boolean; snapshot?: string }) => {
         const config = await readConfig(context, options.config);
-        const origin = requireOrigin(value);
+        requireOrigin(value);
         const snapshot = options.snapshot === undefined ? undefined : snapshotId(options.snapshot);
-        const configured = config.sites.find((s) => s.origin === origin);
-        const document = await withReads(context, config, async (reads) => {
-          const site = { ...(await requireSite(reads, origin)), config: configured };
+        const { origin, document } = await withReads(context, config, async (reads) => {
+          const known = await requireSite(reads, value);
+          const site = { ...known, config: config.sites.find((s) => s.origin === known.origin) };
           const answer = await reads.coverage(site, snapshot);
           if ('missing' in answer) throw new UsageError(answer.missing);
-          return answer;
+          return { origin: known.origin, document: answer };
         });
         await write(
           context.io.stdout,

@@ -10,7 +10,7 @@ import { FatalError, UsageError } from '../lib/errors.js';
 import { DEFAULT_DISCOVERY_LIMITS } from '../monitor/check/sitemaps.js';
 import { runGate } from '../monitor/gate.js';
 import type { CliContext } from './context.js';
-import { openStore, originOf, readConfig } from './context.js';
+import { firstOf, openStore, originOf, originsOf, readConfig } from './context.js';
 import { GATE_FORMATS, gateReport } from './gate-report.js';
 import type { GateFormat } from './gate-report.js';
 import { readInput, write } from './io.js';
@@ -205,7 +205,9 @@ async function configuredSite(
     throw new UsageError(
       `--site must be a site origin such as https://example.com, not "${value}"`,
     );
-  const inFile = config.sites.find((s) => s.origin === origin);
+  // Without a scheme: https, else http, whichever is watched.
+  const origins = originsOf(value);
+  const inFile = firstOf(origins, (o) => config.sites.find((s) => s.origin === o));
   if (inFile !== undefined) return inFile;
   const notFound = `${origin} is not a site of ${config.file}`;
   if (config.databaseUrl === undefined && !existsSync(config.dataDir))
@@ -222,7 +224,7 @@ async function configuredSite(
   }
   try {
     const running = await runningConfig(context, config, handle.db);
-    const site = running.sites.find((s) => s.origin === origin);
+    const site = firstOf(origins, (o) => running.sites.find((s) => s.origin === o));
     if (site === undefined)
       throw new UsageError(
         `${origin} is not a site robowatch watches; use --against ${origin} --watch PATH to judge a draft for it`,

@@ -3,7 +3,7 @@ import { siteAccess } from '../policy/verdicts.js';
 import type { Profile } from '../robots/index.js';
 import type { SnapshotSummary } from '../monitor/records.js';
 import type { CliContext } from './context.js';
-import { originOf, readConfig } from './context.js';
+import { readConfig } from './context.js';
 import { formatBytes, formatTime } from '../policy/wording/format.js';
 import { write } from './io.js';
 import { requireSite, withReads } from './reads.js';
@@ -21,10 +21,13 @@ export function registerHistory(program: Command, context: CliContext): void {
     .option('--json', 'print one JSON object per snapshot')
     .action(async (value: string, options: { config?: string; json?: boolean }) => {
       const config = await readConfig(context, options.config);
-      const profile = config.sites.find((s) => s.origin === originOf(value))?.profile ?? 'google';
-      const rows = await withReads(context, config, async (reads) =>
-        reads.snapshots((await requireSite(reads, value)).id),
-      );
+      const { rows, profile } = await withReads(context, config, async (reads) => {
+        const site = await requireSite(reads, value);
+        return {
+          rows: await reads.snapshots(site.id),
+          profile: config.sites.find((s) => s.origin === site.origin)?.profile ?? 'google',
+        };
+      });
       const out = options.json
         ? rows.map((row) => JSON.stringify(toJson(row, profile)))
         : formatTable(rows, profile);

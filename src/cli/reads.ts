@@ -12,7 +12,7 @@ import type { HistoryReads } from '../monitor/reads.js';
 import { prepareDigests } from '../monitor/delivery/digests.js';
 import { createWebStore } from '../store/index.js';
 import type { CliContext } from './context.js';
-import { originOf } from './context.js';
+import { originOf, originsOf } from './context.js';
 import { daemonReads, openStoreOrDaemon } from './daemon-client.js';
 import { watchedSites } from './watched-sites.js';
 
@@ -74,14 +74,18 @@ export function requireOrigin(value: string): string {
   return origin;
 }
 
-/** The site an ORIGIN argument names, as robowatch knows it; a usage error if it does not. */
+/**
+ * The site an ORIGIN argument names, as robowatch knows it (without a scheme: https, else
+ * http); a usage error if it does not.
+ */
 export async function requireSite(
   reads: HistoryReads,
   value: string,
 ): Promise<{ readonly id: number; readonly origin: string }> {
   const origin = requireOrigin(value);
-  const site = await reads.site(origin);
-  if (site === undefined)
-    throw new UsageError(`${origin} has never been checked (run robowatch check first)`);
-  return site;
+  for (const candidate of originsOf(value)) {
+    const site = await reads.site(candidate);
+    if (site !== undefined) return site;
+  }
+  throw new UsageError(`${origin} has never been checked (run robowatch check first)`);
 }

@@ -426,6 +426,21 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
       await checked.database?.close();
     });
 
+    // The loopback site is watched on http: typed without a scheme, it is still found
+    // (https would be tried first).
+    it.each([
+      [['history'], /^1 {3}\S+ \S+ {2}\S+ \S+ {2}ok /m],
+      [['diff'], /^robowatch: http:\/\/127\.0\.0\.1:\d+: only one snapshot: nothing to compare$/m],
+      [['check', '--site'], /^http:\/\/127\.0\.0\.1:\d+ {2}unchanged {2}ok 200/m],
+    ])('finds the http site when %j names it without a scheme', async (command, shown) => {
+      const host = new URL(server.origin).host;
+      const result = await runInProcess([...command, host, '--config', checked.config], {
+        env: checked.env,
+      });
+      expect(`${result.stdout}${result.stderr}`).toMatch(shown);
+      expect(result.stderr).not.toContain('never been checked');
+    });
+
     it.each([
       [
         ['check', '--site', 'https://not-configured.example'],

@@ -120,7 +120,10 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
       urls: 300,
     });
 
-    const text = await runInProcess(['coverage', site.origin, '--config', config], { env });
+    // Named without a scheme, the site watched on http is found.
+    const text = await runInProcess(['coverage', new URL(site.origin).host, '--config', config], {
+      env,
+    });
     expect(text.stdout).toContain('Googlebot: 203 allowed, 103 disallowed (33.7%)');
     expect(text.stdout).toContain(
       '  line 3 `Disallow: /*?` blocks 101 URLs, e.g. /blog/post-2?page=2',

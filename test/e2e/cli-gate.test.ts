@@ -68,7 +68,8 @@ const gate = (args: string[], options: { cwd?: string; stdin?: string } = {}) =>
 describe('robowatch gate', () => {
   it('passes a draft that keeps the site as intended (exit 0), reading the live file and its sitemap', async () => {
     const before = site.requests.length;
-    const run = await gate(['public/good.txt', '--site', site.origin]);
+    // The site is watched on http: named without a scheme, as people type it, it is found.
+    const run = await gate(['public/good.txt', '--site', new URL(site.origin).host]);
     expect([run.code, run.stderr]).toEqual([0, '']);
     expect(run.stdout).toContain('Live file: ' + site.origin + '/robots.txt answers 200');
     expect(run.stdout).toContain('sitemap URL set: 251 URLs');
