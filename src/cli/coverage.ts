@@ -8,6 +8,7 @@ import { readConfig } from './context.js';
 import { write } from './io.js';
 import { requireOrigin, requireSite, withReads } from './reads.js';
 import { grouped } from '../policy/wording/words.js';
+import { crawlerSet } from '../policy/wording/explain-pairs.js';
 
 /** `robowatch coverage ORIGIN`: the site's URL set evaluated for each crawler. */
 export function registerCoverage(program: Command, context: CliContext): void {
@@ -73,10 +74,11 @@ export function formatCoverage(origin: string, doc: CoverageAnswer): string {
     );
   // Crawlers that read the same rules have the same coverage: said once for them all.
   const groups = doc.urls === 0 ? [] : groupAlike(Object.entries(doc.agents));
+  const watched = Object.keys(doc.agents);
   for (const { agents, value: a } of groups) {
     lines.push('');
     lines.push(
-      `${agents.join(', ')}: ${count(a.allowed)} allowed, ${count(a.disallowed)} disallowed${share(a.disallowed, doc.urls)}`,
+      `${crawlerSet(agents, watched)}: ${count(a.allowed)} allowed, ${count(a.disallowed)} disallowed${share(a.disallowed, doc.urls)}`,
     );
     if (a.access === 'unreachable')
       lines.push('  robots.txt cannot be read: every URL is disallowed (Google crawls nothing)');

@@ -17,6 +17,7 @@ import { write } from './io.js';
 import { causeLines } from './print-causes.js';
 import { requireSite, withReads } from './reads.js';
 import { grouped } from '../policy/wording/words.js';
+import { crawlerSet } from '../policy/wording/explain-pairs.js';
 
 interface DiffOptions {
   config?: string;
@@ -85,12 +86,14 @@ export function registerDiff(program: Command, context: CliContext): void {
 function coverageLines(shift: CoverageShift | undefined): string[] {
   if (shift === undefined) return [];
   const note = coverageShiftNote(shift);
+  const rows = coverageShiftRows(shift);
+  const watched = rows.flatMap((row) => row.agents);
   return [
     '',
     'Sitemap URLs each crawler may fetch (older -> newer):',
-    ...coverageShiftRows(shift).map(
+    ...rows.map(
       (row) =>
-        `  ${row.agents.join(', ')}: ${coverageSideText(row.before)} -> ${coverageSideText(row.after)}: ${row.change}`,
+        `  ${crawlerSet(row.agents, watched)}: ${coverageSideText(row.before)} -> ${coverageSideText(row.after)}: ${row.change}`,
     ),
     ...(note === null ? [] : [`  ${note}`]),
   ];

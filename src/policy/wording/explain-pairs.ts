@@ -51,6 +51,21 @@ export function describeCrawlers(set: readonly string[], context: CrawlerContext
   return `${n} crawlers (${names.slice(0, 3).join(', ')}, …)`;
 }
 
+/**
+ * A set of crawlers, every one of them known to the reader: "All 45 watched crawlers",
+ * "Every crawler but GPTBot and CCBot", else each by name. For lists and tables where the
+ * reader must be able to tell exactly which crawlers, among `all` (the watched ones).
+ */
+export function crawlerSet(set: readonly string[], all: readonly string[]): string {
+  const watched = set.every((a) => all.includes(a));
+  const missing = all.filter((a) => !set.includes(a));
+  if (set.length > 3 && watched && missing.length === 0)
+    return `All ${set.length} watched crawlers`;
+  if (set.length > 3 && watched && missing.length <= 3)
+    return `Every crawler but ${listNames(missing)}`;
+  return set.join(', ');
+}
+
 /** The path and query of a watched URL: what a reader recognises. */
 export function shortUrl(url: string): string {
   try {

@@ -16,6 +16,7 @@ import type { CoveragePoint } from '../../monitor/records.js';
 import { groupAlike } from '../../policy/coverage.js';
 import { Time } from './components.js';
 import { grouped } from '../../policy/wording/words.js';
+import { crawlerSet } from '../../policy/wording/explain-pairs.js';
 
 const count = (n: number) => grouped(n);
 const percent = (part: number, whole: number) =>
@@ -29,6 +30,13 @@ function groupsOf(doc: CoverageDocument): { agents: string[]; value: AgentCovera
     (a, b) => b.value.disallowed - a.value.disallowed,
   );
 }
+
+/** Crawlers alike: each by name, or "All 45 watched crawlers" with the names on hover. */
+const Crawlers: FC<{ set: readonly string[]; all: readonly string[] }> = ({ set, all }) => {
+  const names = set.join(', ');
+  const said = crawlerSet(set, all);
+  return said === names ? <>{names}</> : <span title={names}>{said}</span>;
+};
 
 const COLOURS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2'];
 const WIDTH = 1000;
@@ -99,7 +107,7 @@ const CoverageChart: FC<{
             <svg class="swatch" viewBox="0 0 10 10" aria-hidden="true">
               <rect width="10" height="10" fill={COLOURS[i]} />
             </svg>{' '}
-            {line.agents.join(', ')}{' '}
+            <Crawlers set={line.agents} all={agents} />{' '}
           </span>
         ))}
       </figcaption>
@@ -164,7 +172,9 @@ export const CoveragePanel: FC<{
           <tbody>
             {groupsOf(doc).map(({ agents, value: a }) => (
               <tr>
-                <td>{agents.join(', ')}</td>
+                <td>
+                  <Crawlers set={agents} all={Object.keys(doc.agents)} />
+                </td>
                 <td class="num">
                   {count(a.allowed)} ({percent(a.allowed, doc.urls)})
                 </td>
@@ -228,6 +238,8 @@ export const CoverageShiftTable: FC<{
 }> = ({ shift, siteId }) => {
   if (shift === undefined) return null;
   const note = coverageShiftNote(shift);
+  const rows = coverageShiftRows(shift);
+  const watched = rows.flatMap((row) => row.agents);
   const link = (side: CoverageShift['from']) =>
     side === null ? (
       'not computed'
@@ -248,9 +260,11 @@ export const CoverageShiftTable: FC<{
             </tr>
           </thead>
           <tbody>
-            {coverageShiftRows(shift).map((row) => (
+            {rows.map((row) => (
               <tr class={row.worse ? 'worse' : undefined}>
-                <td>{row.agents.join(', ')}</td>
+                <td>
+                  <Crawlers set={row.agents} all={watched} />
+                </td>
                 <td class="num">{coverageSideText(row.before)}</td>
                 <td class="num">{coverageSideText(row.after)}</td>
                 <td>{row.change}</td>

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { count, grouped } from '../../../src/policy/wording/words.js';
+import { crawlerSet } from '../../../src/policy/wording/explain-pairs.js';
 
 describe('counts said in English', () => {
   it('groups thousands as English does, without asking ICU', () => {
@@ -26,5 +27,29 @@ describe('counts said in English', () => {
   it('leaves what is not a whole count to the locale', () => {
     expect(grouped(1536.25)).toBe('1,536.25');
     expect(grouped(2 ** 60)).toBe((2 ** 60).toLocaleString('en-US'));
+  });
+});
+
+describe('crawler sets in lists and tables', () => {
+  const all = ['Googlebot', 'Bingbot', 'DuckDuckBot', 'Applebot', 'GPTBot', 'CCBot', '*'];
+
+  it('says "all" or "every crawler but" only when the reader can still tell which ones', () => {
+    expect(crawlerSet(all, all)).toBe('All 7 watched crawlers');
+    expect(crawlerSet(['Googlebot', 'Bingbot', 'DuckDuckBot', 'Applebot', '*'], all)).toBe(
+      'Every crawler but GPTBot and CCBot',
+    );
+  });
+
+  it('names each crawler otherwise: a few, or too many left out to say', () => {
+    expect(crawlerSet(['GPTBot', 'CCBot'], all)).toBe('GPTBot, CCBot');
+    expect(
+      crawlerSet(['Googlebot', 'Bingbot', 'DuckDuckBot', 'Applebot'], [...all, 'Bytespider']),
+    ).toBe('Googlebot, Bingbot, DuckDuckBot, Applebot');
+    // Three watched ones, all of them: by name, which is as short.
+    expect(crawlerSet(['a', 'b', 'c'], ['a', 'b', 'c'])).toBe('a, b, c');
+    // A crawler that is not among the watched ones is never hidden in "all".
+    expect(crawlerSet([...all.slice(0, 6), 'Other'], all)).toBe(
+      'Googlebot, Bingbot, DuckDuckBot, Applebot, GPTBot, CCBot, Other',
+    );
   });
 });
