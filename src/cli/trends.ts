@@ -41,7 +41,7 @@ export function registerTrends(program: Command, context: CliContext): void {
     .option('--weighted', 'weigh sites by their rank (robowatch sites import keeps it)')
     .option(
       '--json',
-      'print JSON: [{group, points: [{month, sites, full, partly, none, noRobotsTxt}]}]',
+      'print JSON: [{group, label, points: [{month, sites, full, partly, none, noRobotsTxt}]}]',
     )
     .action(async (flags: TrendFlags) => {
       if (!(BY as readonly string[]).includes(flags.by))
@@ -62,11 +62,11 @@ export function registerTrends(program: Command, context: CliContext): void {
       }
       const lines: string[] = [];
       for (const trend of trends) {
-        lines.push(trend.group);
+        lines.push(trend.label);
         for (const p of trend.points)
           if (p.sites > 0)
             lines.push(
-              `  ${p.month}  ${(flags.weighted ? p.sites.toFixed(1) : String(p.sites)).padStart(7)} sites  blocked ${percent(p.full)}  partly ${percent(p.partly)}  not ${percent(p.none)}  no robots.txt ${percent(p.noRobotsTxt)}`,
+              `  ${p.month}  ${(flags.weighted ? p.sites.toFixed(1) : String(p.sites)).padStart(7)} ${p.sites === 1 && !flags.weighted ? 'site ' : 'sites'}  blocked ${percent(p.full)}  partly ${percent(p.partly)}  not ${percent(p.none)}  no robots.txt ${percent(p.noRobotsTxt)}`,
             );
       }
       if (lines.length === 0) lines.push('No recorded history yet: no site has been checked.');

@@ -6,7 +6,6 @@
  */
 import type { Config, SiteConfig } from '../config/config.js';
 import type { DigestPeriod } from '../policy/digest.js';
-import type { Trend } from '../policy/trends.js';
 import type { CoverageDocument, CoverageDocumentValue } from './documents/index.js';
 import type { ReadStore } from './ports.js';
 import type { SnapshotSummary } from './records.js';
@@ -16,7 +15,7 @@ import { viewDiff } from './views/diff.js';
 import type { DiffView } from './views/diff.js';
 import type { SiteRef } from './views/site.js';
 import { viewTrends } from './views/trends.js';
-import type { TrendOptions } from './views/trends.js';
+import type { LabelledTrend, TrendOptions } from './views/trends.js';
 
 /** What the history does not hold, in one line ("https://a.example has no snapshot 9"). */
 export interface Missing {
@@ -51,7 +50,7 @@ export interface HistoryReads {
   /** The digests of the period that ends now, as they would be sent (not recorded). */
   previewDigests(sinceMs: number, recipient: string | undefined): Promise<readonly DigestText[]>;
   /** Per month, the share of the watched sites blocking each crawler, operator or purpose. */
-  trends(options: Omit<TrendOptions, 'now'>): Promise<readonly Trend[]>;
+  trends(options: Omit<TrendOptions, 'now'>): Promise<readonly LabelledTrend[]>;
 }
 
 /** The period a digest "of the last 7d" covers: to now, from the hour (sent twice an hour, one period). */
@@ -91,7 +90,7 @@ export async function readCoverage(
 export function localReads(deps: {
   readonly store: ReadStore;
   readonly now: () => Date;
-  readonly config: Pick<Config, 'registry' | 'presets'>;
+  readonly config: Pick<Config, 'registry' | 'presets' | 'sites'>;
   /** The watched sites' origin, profile and rank (trends weigh and read them). */
   readonly watched: () => Promise<readonly Pick<SiteConfig, 'origin' | 'profile' | 'rank'>[]>;
   readonly previewDigests: (

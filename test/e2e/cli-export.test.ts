@@ -160,6 +160,7 @@ describe('robowatch export', () => {
   it('gives the trends of each crawler, month by month, as text and JSON', async () => {
     const json = JSON.parse((await robowatch('trends', '--config', config, '--json')).stdout) as {
       group: string;
+      label: string;
       points: { month: string; sites: number; full: number }[];
     }[];
     // The months run to now: the last is this one (read from the answer, in case a month
@@ -167,25 +168,25 @@ describe('robowatch export', () => {
     const month = json[0]!.points.at(-1)!.month;
     expect(month).toMatch(/^\d{4}-\d{2}$/);
     // The state at the month's end: Googlebot may not fetch /pricing (1 of 3 URLs), GPTBot nothing.
-    expect(json.map((t) => [t.group, t.points.at(-1)])).toEqual([
-      ['googlebot', { month, sites: 1, full: 0, partly: 1, none: 0, noRobotsTxt: 0 }],
-      ['gptbot', { month, sites: 1, full: 1, partly: 0, none: 0, noRobotsTxt: 0 }],
+    expect(json.map((t) => [t.group, t.label, t.points.at(-1)])).toEqual([
+      ['googlebot', 'Googlebot', { month, sites: 1, full: 0, partly: 1, none: 0, noRobotsTxt: 0 }],
+      ['gptbot', 'GPTBot', { month, sites: 1, full: 1, partly: 0, none: 0, noRobotsTxt: 0 }],
     ]);
     const text = await robowatch('trends', '--config', config);
     expect([text.code, text.stderr]).toEqual([0, '']);
     expect(text.stdout).toBe(
       [
-        'googlebot',
-        `  ${month}        1 sites  blocked   0.0%  partly 100.0%  not   0.0%  no robots.txt   0.0%`,
-        'gptbot',
-        `  ${month}        1 sites  blocked 100.0%  partly   0.0%  not   0.0%  no robots.txt   0.0%`,
+        'Googlebot',
+        `  ${month}        1 site   blocked   0.0%  partly 100.0%  not   0.0%  no robots.txt   0.0%`,
+        'GPTBot',
+        `  ${month}        1 site   blocked 100.0%  partly   0.0%  not   0.0%  no robots.txt   0.0%`,
         '',
       ].join('\n'),
     );
     const byPurpose = JSON.parse(
       (await robowatch('trends', '--config', config, '--json', '--by', 'purpose')).stdout,
-    ) as { group: string }[];
-    expect(byPurpose.map((t) => t.group)).toEqual(['@ai-training']);
+    ) as { group: string; label: string }[];
+    expect(byPurpose.map((t) => [t.group, t.label])).toEqual([['@ai-training', 'AI training']]);
     // The same as a file: a row per crawler and month, read back from Parquet.
     const file = join(dir, 'trends.parquet');
     await exportOf('--what', 'trends', '--format', 'parquet', '-o', file);

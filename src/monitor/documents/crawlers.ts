@@ -130,7 +130,12 @@ export const TrendsDocument = z
     by: z.enum(TREND_BY),
     trends: list(
       z.object({
-        group: z.string(),
+        group: z.string().meta({
+          description: 'a crawler token in lower case, @operator:SLUG or @ai-PURPOSE',
+        }),
+        label: z
+          .string()
+          .meta({ description: 'the group as people read it: GPTBot, OpenAI, AI training' }),
         points: list(
           z.object({
             month: z.string().meta({ description: 'YYYY-MM' }),

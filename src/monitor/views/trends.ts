@@ -5,7 +5,8 @@
  */
 import type { Config, SiteConfig } from '../../config/config.js';
 import type { FetchErrorKind } from '../../policy/fetch-result.js';
-import { PURPOSES } from '../../policy/registry.js';
+import { PURPOSE_WORDS, PURPOSES } from '../../policy/registry.js';
+import type { Purpose } from '../../policy/registry.js';
 import { TrendTotals } from '../../policy/trends.js';
 import type { Trend, TrendState } from '../../policy/trends.js';
 import { siteAccess } from '../../policy/verdicts.js';
@@ -29,6 +30,11 @@ export interface TrendSource {
   trendSites(): AsyncIterable<readonly TrendRow[]>;
 }
 
+/** A trend with its group as people read it: "GPTBot", "OpenAI", "AI training". */
+export interface LabelledTrend extends Trend {
+  readonly label: string;
+}
+
 /**
  * The trends of the watched sites (groups no site watches left out), read a site at a
  * time: the memory is one page of sites, however long the history.
@@ -37,9 +43,9 @@ export async function viewTrends(
   store: TrendSource,
   /** The watched sites: their origin, profile and rank (a SiteConfig has them). */
   watchedSites: readonly Pick<SiteConfig, 'origin' | 'profile' | 'rank'>[],
-  config: Pick<Config, 'registry' | 'presets'>,
+  config: Pick<Config, 'registry' | 'presets' | 'sites'>,
   options: TrendOptions,
-): Promise<Trend[]> {
+): Promise<LabelledTrend[]> {
   const byOrigin = new Map(watchedSites.map((s) => [s.origin, s]));
   const first = await store.trendStart();
   if (first === null) return [];
@@ -97,5 +103,41 @@ export async function viewTrends(
       })),
     });
   }
-  return totals.trends().filter((t) => t.points.some((p) => p.sites > 0));
+  const label = labels(config, options.by);
+  return totals
+    .trends()
+    .filter((t) => t.points.some((p) => p.sites > 0))
+    .map((t) => ({ ...t, label: label(t.group) }));
+}
+
+/**
+ * How each group is called: a crawler as the configuration, its presets or the registry
+ * spell it (the trends count tokens in lower case), an operator by its name in the
+ * registry, a purpose in words.
+ */
+function labels(
+  config: Pick<Config, 'registry' | 'presets' | 'sites'>,
+  by: TrendBy,
+): (group: string) => string {
+  const registry = config.registry.active.registry;
+  if (by === 'purpose')
+    return (group) => PURPOSE_WORDS[group.slice('@ai-'.length) as Purpose] ?? group;
+  if (by === 'operator') {
+    const names = new Map<string, string>(
+      registry.agents.flatMap((a) =>
+        a.operatorSlug === null || a.operator === null
+          ? []
+          : [[`@operator:${a.operatorSlug}`, a.operator] as const],
+      ),
+    );
+    return (group) => names.get(group) ?? group;
+  }
+  const spelled = new Map<string, string>();
+  const know = (token: string) => {
+    if (!spelled.has(token.toLowerCase())) spelled.set(token.toLowerCase(), token);
+  };
+  for (const site of config.sites) for (const agent of site.agents) know(agent.token);
+  for (const tokens of Object.values(config.presets)) tokens.forEach(know);
+  for (const agent of registry.agents) know(agent.token);
+  return (group) => spelled.get(group) ?? group;
 }

@@ -1,6 +1,7 @@
 import type { FC } from 'hono/jsx';
 import type { TrendBy } from '../../monitor/views/trends.js';
-import type { Trend, TrendPoint } from '../../policy/trends.js';
+import type { TrendPoint } from '../../policy/trends.js';
+import type { LabelledTrend } from '../../monitor/views/trends.js';
 import { Layout } from './components.js';
 
 const BAR = 10;
@@ -16,11 +17,12 @@ const PARTS = [
 const pct = (share: number) => `${Math.round(share * 1000) / 10}%`;
 
 function pointTitle(p: TrendPoint): string {
-  return `${p.month}: ${Math.round(p.sites * 10) / 10} sites; ${PARTS.map(([key, , words]) => `${words} ${pct(p[key])}`).join(', ')}`;
+  const sites = Math.round(p.sites * 10) / 10;
+  return `${p.month}: ${sites} site${sites === 1 ? '' : 's'}; ${PARTS.map(([key, , words]) => `${words} ${pct(p[key])}`).join(', ')}`;
 }
 
 /** One group's months as stacked bars, each with its numbers on hover. */
-const TrendChart: FC<{ trend: Trend }> = ({ trend }) => {
+const TrendChart: FC<{ trend: LabelledTrend }> = ({ trend }) => {
   const points = trend.points;
   const width = Math.max(points.length * BAR, BAR);
   return (
@@ -30,7 +32,7 @@ const TrendChart: FC<{ trend: Trend }> = ({ trend }) => {
       height={HEIGHT}
       viewBox={`0 0 ${width} ${HEIGHT}`}
       role="img"
-      aria-label={`${trend.group}, month by month`}
+      aria-label={`${trend.label}, month by month`}
     >
       {points.map((p, i) => {
         let y = HEIGHT;
@@ -55,7 +57,7 @@ const TrendChart: FC<{ trend: Trend }> = ({ trend }) => {
 
 /** Trends per crawler, operator or purpose: a chart per group, the last month in words. */
 export const TrendsPageView: FC<{
-  trends: readonly Trend[];
+  trends: readonly LabelledTrend[];
   by: TrendBy;
   weighted: boolean;
   signedIn: boolean;
@@ -102,7 +104,7 @@ export const TrendsPageView: FC<{
         const last = t.points[t.points.length - 1]!;
         return (
           <section>
-            <h2>{t.group}</h2>
+            <h2>{t.label}</h2>
             <div class="scroll">
               <TrendChart trend={t} />
             </div>

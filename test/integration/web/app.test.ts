@@ -123,6 +123,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     const { trends } = await json<{
       trends: {
         group: string;
+        label: string;
         points: {
           month: string;
           sites: number;
@@ -148,9 +149,15 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     }
     // The page: a chart per crawler, each month's numbers on hover, the last in words.
     const { body } = await get('/trends?by=agent');
-    for (const t of trends) expect(body).toContain(`<h2>${t.group}</h2>`);
+    // Each headed by the crawler as the configuration spells it, not the lower-case group.
+    for (const c of crawlers) expect(body).toContain(`<h2>${c.agent}</h2>`);
+    expect(trends.map((t) => t.label)).toEqual(
+      [...crawlers]
+        .sort((a, b) => (a.agent.toLowerCase() < b.agent.toLowerCase() ? -1 : 1))
+        .map((c) => c.agent),
+    );
     expect(body.match(/<svg class="strip trend"/g)).toHaveLength(trends.length);
-    expect(visible(body)).toMatch(/2026-03: 1 sites; blocked from every watched URL \d+(\.\d)?%/);
+    expect(visible(body)).toMatch(/2026-03: 1 site; blocked from every watched URL \d+(\.\d)?%/);
     const bad = await app.request('/api/v1/trends?by=country');
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({
