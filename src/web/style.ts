@@ -66,6 +66,7 @@ table.coverage tr.worse td:last-child { color: var(--unreachable); font-weight: 
 svg.swatch { display: inline-block; width: .8rem; height: .8rem; vertical-align: middle; }
 form.filter { margin: .4rem 0 .8rem; }
 form.filter input[type=text] { width: auto; min-width: 14rem; }
+form.filter select { width: auto; max-width: 100%; }
 ol.changes { padding-left: 0; list-style: none; }
 ol.changes > li { border-top: 1px solid var(--line); padding: .4rem 0; }
 ol.changes p.when { margin: .2rem 0; color: var(--muted); }
