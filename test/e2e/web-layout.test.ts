@@ -99,6 +99,27 @@ describe('the web UI on a phone and a wide screen', () => {
       }
     });
 
+  it('sizes a filter’s drop-downs to their choices, not the page’s width', async () => {
+    const { context, page } = await signedInPage(1280);
+    try {
+      const widths: Record<string, number[]> = {};
+      for (const path of ['/trends', '/incidents']) {
+        expect((await page.goto(`${base}${path}`))?.status(), path).toBe(200);
+        const selects = await page.locator('form.filter select').all();
+        widths[path] = await Promise.all(
+          selects.map(async (select) => (await select.boundingBox())?.width ?? 0),
+        );
+      }
+      // Every page above has one; none stretches across the page (1,152 px before).
+      for (const [path, found] of Object.entries(widths)) {
+        expect(found.length, path).toBeGreaterThan(0);
+        for (const width of found) expect(width, path).toBeLessThan(640);
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it('follows the system’s dark theme', async () => {
     const { context, page } = await signedInPage(1280, 'dark');
     try {
