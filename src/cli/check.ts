@@ -268,10 +268,16 @@ function humanLines(
     { agents: options.agents, at: options.now },
     { all: options.all, indent: '    ', more: `--all lists them; or see ${options.diff}` },
   );
-  const details = [...findings, ...causes, ...intentLines(outcome, options.incident)];
+  const intent = intentLines(outcome, options.incident);
+  const details = [...findings, ...causes, ...intent];
   if (details.length > options.budget.left) {
+    // Past the run's budget: the changes are cut, never what became of the incident.
     const n = outcome.causes.length;
-    return `${first}    (${n} change${n === 1 ? '' : 's'} not shown: this run printed enough; --all shows everything, or see ${options.diff})\n`;
+    return [
+      first,
+      `    (${n} change${n === 1 ? '' : 's'} not shown: this run printed enough; --all shows everything, or see ${options.diff})\n`,
+      ...intent.slice(0, 1).map((line) => `${line}\n`),
+    ].join('');
   }
   options.budget.left -= details.length;
   return first + details.map((line) => `${line}\n`).join('');

@@ -266,6 +266,44 @@ fetch:
     );
   });
 
+  it('cuts a long run’s changes past its budget, never what became of a site’s incident', async () => {
+    const sites = await Promise.all(Array.from({ length: 12 }, () => new FixtureServer().start()));
+    try {
+      const pages = Array.from({ length: 12 }, (_, i) => `/p${i}`);
+      const many = join(dir, 'many.yaml');
+      writeFileSync(
+        many,
+        `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, GPTBot]
+watch: [${pages.join(', ')}]
+sites:
+${sites.map((s) => `  - url: ${s.origin}`).join('\n')}
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+`,
+      );
+      for (const s of sites) s.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
+      expect((await robowatch('check', '--config', many)).code).toBe(0);
+      // Each site blocks every watched page, one rule each: thirteen changes a site (with
+      // the rule it dropped).
+      const rules = pages.map((p) => `Disallow: ${p}`).join('\n');
+      for (const s of sites) s.serve('/robots.txt', 200, `User-agent: *\n${rules}\n`);
+      const run = await robowatch('check', '--config', many);
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      const blocks = run.stdout.split(/^(?=http:)/m);
+      expect(blocks).toHaveLength(12);
+      // The budget ran out: later sites say their changes are not shown...
+      expect(run.stdout).toMatch(/\(13 changes not shown: this run printed enough; --all/);
+      // ...and every site still says it is not as intended, and which incident opened.
+      for (const block of blocks)
+        expect(block).toMatch(
+          /^ {4}Not as intended: \/p0 is blocked for Googlebot \(and 11 more\)\. Incident #\d+ opened: /m,
+        );
+      expect(run.stdout).toMatch(/; incidents: 12 opened\n$/);
+    } finally {
+      await Promise.all(sites.map((s) => s.stop()));
+    }
+  });
+
   it('tells a diff as the check that saw it did, however much later it is read', async () => {
     let clock = Date.parse('2026-03-01T09:00:00Z');
     const at = { now: () => new Date(clock), env };
