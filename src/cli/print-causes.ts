@@ -1,7 +1,7 @@
 import type { ChangeCause } from '../policy/changes/cause-model.js';
 import { explainCause } from '../policy/wording/explain.js';
 import type { ExplainContext } from '../policy/wording/words.js';
-import { oneLineText } from '../policy/wording/format.js';
+import { visibleControls } from '../policy/wording/format.js';
 import { grouped } from '../policy/wording/words.js';
 
 /** How much of each cause is printed unless --all. */
@@ -24,7 +24,7 @@ export function causeLines(
   const lines: string[] = [];
   for (const cause of shown) {
     const e = explainCause(cause, context, all ? Number.MAX_SAFE_INTEGER : PAIR_LINES);
-    lines.push(`${indent}${oneLineText(e.title)}`);
+    lines.push(`${indent}${terminalLine(e.title)}`);
     const detail = [
       ...(e.consequence === '' ? [] : [e.consequence]),
       ...e.lines,
@@ -32,12 +32,20 @@ export function causeLines(
       ...(all ? e.details : e.details.slice(0, DETAILS)),
       ...moreLine((all ? 0 : Math.max(0, e.details.length - DETAILS)) + e.detailsMore),
     ];
-    for (const d of detail) lines.push(`${indent}  ${oneLineText(d)}`);
+    for (const d of detail) lines.push(`${indent}  ${terminalLine(d)}`);
   }
   const hidden = causes.length - shown.length;
   if (hidden > 0)
     lines.push(`${indent}and ${hidden} more change${hidden === 1 ? '' : 's'} (${options.more})`);
   return lines;
+}
+
+/**
+ * One line of a cause for a terminal: what a file quoted in it holds (an ESC, a BEL) shown
+ * as an escape (\x1b), as lint, gate and diff show it, not hidden as a space.
+ */
+function terminalLine(text: string): string {
+  return visibleControls(text.trim());
 }
 
 function moreLine(more: number): string[] {

@@ -407,6 +407,12 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
       // eslint-disable-next-line no-control-regex -- finding control characters is the point
       expect(run.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
     }
+    // The causes, in the check and the diff, show what the file holds as the text diff does.
+    for (const run of [check, diff])
+      expect(run.stdout).toContain(
+        '`Disallow: /b\\x1b[2J\\x1b]0;pwned\\x07` added to the GPTBot group',
+      );
+    for (const run of [check, diff]) expect(run.stdout).toContain('+ Foo\\x1b[31m: bar (line 7)');
     expect(diff.stdout).toMatch(/^\+Disallow: \/b\\x1b\[2J\\x1b\]0;pwned\\x07$/m);
     expect(diff.stdout).toMatch(/^\+Foo\\x1b\[31m: bar$/m);
   });
