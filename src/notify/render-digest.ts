@@ -24,7 +24,7 @@ import { describeUrls } from '../policy/wording/explain.js';
 import { answers, crawlEffect } from '../policy/wording/status-words.js';
 import { groupByCrawlers } from '../policy/wording/explain-pairs.js';
 import { describeVersion, PURPOSE_WORDS } from '../policy/registry.js';
-import { formatDay, formatInstant } from '../policy/wording/format.js';
+import { formatDay, formatInstant, siteLabel } from '../policy/wording/format.js';
 
 /** A time in the digest's zone, which its first line names once. */
 const local = (date: Date, timeZone: string) => formatInstant(date, timeZone).slice(0, 16);
@@ -50,9 +50,9 @@ const ATTENTION_SITES = 100;
 
 const host = (origin: string) => new URL(origin).host;
 
-/** A site as the digest names it: its name and host, or its origin. */
+/** A site as the digest names it, as alerts and incident pages do: its name and host, or its host. */
 const called = (site: { readonly origin: string; readonly name: string | null }) =>
-  site.name === null ? site.origin : `${oneLineText(site.name)} (${host(site.origin)})`;
+  siteLabel(site.origin, site.name);
 
 /** One line saying why a site needs attention. */
 export function attentionText(site: DigestSite, a: Attention, context: RenderContext): string {
@@ -323,7 +323,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     for (const site of attention.slice(0, ATTENTION_SITES)) {
       for (const a of site.attention) {
         const line = oneLineText(
-          `${site.name === null ? host(site.origin) : called(site)}: ${attentionText(site, a, context)}`,
+          `${called(site)}: ${attentionText(site, a, context)}`,
         );
         const link = attentionLink(site, a, context);
         text.push(`  - ${line}`, `    ${link}`);
@@ -344,7 +344,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     html.push('<h2>Broke and recovered this period</h2>', '<ul>');
     for (const { site, r } of recovered.slice(0, ATTENTION_SITES)) {
       const line = oneLineText(
-        `${site.name === null ? host(site.origin) : called(site)} ${recoveredText(r, context)}`,
+        `${called(site)} ${recoveredText(r, context)}`,
       );
       const link = context.links.incident(r.id);
       text.push(`  - ${line}`, `    ${link}`);

@@ -191,7 +191,8 @@ describe('robowatch digest', () => {
       /^robowatch digest .*: 1 site needs attention \(1 site\)$/,
     );
     expect(digest.parsed.text).toContain('Fetch health: 2 checks, all found robots.txt.');
-    expect(digest.parsed.html).toContain(`>${site.origin}</a></h3>`);
+    // Named as its alerts name it: the host of a site without a name.
+    expect(digest.parsed.html).toContain(`>${new URL(site.origin).host}</a></h3>`);
     const hook = webhook.received.find((h) => h.body.includes('"kind":"digest"'))!;
     expect(hook.signatureValid).toBe(true);
     expect(JSON.parse(hook.body)).toMatchObject({

@@ -156,6 +156,7 @@ describe('renderDigest', () => {
       }),
     ]);
 
+  // A site without a name is its host in every part, as its alerts and incident call it.
   it('says what needs attention first, then the changes by site, then the all-clear sites', () => {
     const { subject, text } = renderDigest(twoSites(), context);
     expect(subject).toBe(
@@ -173,10 +174,10 @@ describe('renderDigest', () => {
       '',
     ]);
     expect(text).toContain(
-      '  https://a.com  https://rw.example.com/sites/1\n    2026-06-01 11:00  `Disallow: /<b>x</b>` added to the CCBot group (line 8)\n      now disallowed for CCBot: /blog/',
+      '  a.com  https://rw.example.com/sites/1\n    2026-06-01 11:00  `Disallow: /<b>x</b>` added to the CCBot group (line 8)\n      now disallowed for CCBot: /blog/',
     );
     expect(text).toContain(
-      'All clear (no change, no incident this period)\n  https://b.com: 3 checks, all found robots.txt.',
+      'All clear (no change, no incident this period)\n  b.com: 3 checks, all found robots.txt.',
     );
   });
 
