@@ -171,6 +171,9 @@ function disallowedLines(site: DigestSite): string[] {
 /** The share of the sitemap URLs each crawler may fetch now, and at the period's start if it differs. */
 function coverageLine(site: DigestSite): string | null {
   if (site.coverage.length === 0) return null;
+  // Sitemaps that listed nothing all period: "0 of 0" would say nothing.
+  if (site.coverage.every((c) => c.urls === 0 && (c.before === null || c.before.urls === 0)))
+    return null;
   const share = (allowed: number, urls: number) =>
     `${grouped(allowed)} of ${grouped(urls)}${urls === 0 ? '' : ` (${((100 * allowed) / urls).toFixed(allowed === urls || allowed === 0 ? 0 : 1)}%)`}`;
   const parts = site.coverage.slice(0, 5).map((c) => {
@@ -322,9 +325,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     html.push('<h2>Needs attention</h2>', '<ul>');
     for (const site of attention.slice(0, ATTENTION_SITES)) {
       for (const a of site.attention) {
-        const line = oneLineText(
-          `${called(site)}: ${attentionText(site, a, context)}`,
-        );
+        const line = oneLineText(`${called(site)}: ${attentionText(site, a, context)}`);
         const link = attentionLink(site, a, context);
         text.push(`  - ${line}`, `    ${link}`);
         html.push(`<li>${htmlWithCode(line)} <a href="${escapeHtml(link)}">Open</a></li>`);
@@ -343,9 +344,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     text.push('Broke and recovered this period');
     html.push('<h2>Broke and recovered this period</h2>', '<ul>');
     for (const { site, r } of recovered.slice(0, ATTENTION_SITES)) {
-      const line = oneLineText(
-        `${called(site)} ${recoveredText(r, context)}`,
-      );
+      const line = oneLineText(`${called(site)} ${recoveredText(r, context)}`);
       const link = context.links.incident(r.id);
       text.push(`  - ${line}`, `    ${link}`);
       html.push(
@@ -389,7 +388,11 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
         ? []
         : [`By operator, kept out of the home page: ${operatorsLine(site)}`]),
       ...(coverageLine(site) === null
-        ? []
+        ? site.coverage.length === 0
+          ? []
+          : [
+              'Sitemaps: they list no URL of this site (or could not be read), so robowatch cannot say how much of them crawlers may fetch.',
+            ]
         : [`Sitemap URLs they may fetch: ${coverageLine(site)}`]),
     ].map(oneLineText);
     for (const f of facts) text.push(`    ${f}`);

@@ -264,6 +264,21 @@ describe('the sitemaps in the digest', () => {
     });
   });
 
+  it('says sitemaps that list no URL of the site say nothing of coverage, not "0 of 0"', () => {
+    const empty = site({
+      changes: [change(3, [blocks()])],
+      coverage: {
+        start: { urls: 0, allowed: { Googlebot: 0, GPTBot: 0 } },
+        end: { urls: 0, allowed: { Googlebot: 0, GPTBot: 0 } },
+      },
+    });
+    const { text } = renderDigest(buildDigest('seo@a.com', period, [empty]), context);
+    expect(text).not.toContain('0 of 0');
+    expect(text).toContain(
+      'Sitemaps: they list no URL of this site (or could not be read), so robowatch cannot say how much of them crawlers may fetch.',
+    );
+  });
+
   it('does not need attention for a change under notify.coverage, nor without sitemaps', () => {
     const small = buildDigest('seo@a.com', period, [withCoverage([coverageCause(2, false)])]);
     expect(small.sites[0]!.attention).toEqual([]);
