@@ -122,6 +122,10 @@ async function evalUrls(
   // answer) disallows everything, as crawlers read it under the profile.
   const access = live === undefined ? 'ok' : classifyFetch(live, profile);
   const lines: string[] = [];
+  const widths = {
+    agent: Math.max(...options.agent.map((a) => a.length)),
+    url: Math.min(URL_COLUMN, Math.max(...urls.map((u) => u.length))),
+  };
   for (const agent of options.agent) {
     const rules = compileAgent(parsed, agent);
     for (const url of urls) {
@@ -136,8 +140,8 @@ async function evalUrls(
         options.json
           ? JSON.stringify({ url, agent, profile, ...verdict, ...preferences })
           : (access === 'ok'
-              ? formatVerdict(url, agent, verdict)
-              : formatVerdict(url, agent, verdict).replace(/no rule applies$/, live!.why)) +
+              ? formatVerdict(url, agent, verdict, widths)
+              : formatVerdict(url, agent, verdict, widths).replace(/no rule applies$/, live!.why)) +
               (said === '' ? '' : `  · usage: ${said}`),
       );
     }
@@ -206,14 +210,25 @@ export function agentWarning(agent: string): string | undefined {
   return `--agent "${agent.slice(0, 120)}" is not a product token: robots.txt groups name crawlers by product token (letters, "-", "_"), so it matches only the * group${hint}`;
 }
 
-/** `DISALLOWED  Googlebot  https://example.com/x  line 3: Disallow: /x` */
-export function formatVerdict(url: string, agent: string, verdict: Verdict): string {
+/** URLs longer than this are not padded: the rule after them is not pushed off the screen. */
+const URL_COLUMN = 60;
+
+/**
+ * `DISALLOWED  Googlebot  https://example.com/x  line 3: Disallow: /x`, the crawler and
+ * URL padded to `widths` so that the rules line up.
+ */
+export function formatVerdict(
+  url: string,
+  agent: string,
+  verdict: Verdict,
+  widths: { readonly agent: number; readonly url: number } = { agent: 0, url: 0 },
+): string {
   const { rule } = verdict;
   const why =
     rule === null
       ? 'no rule applies'
       : `line ${rule.line}: ${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern}`.trimEnd();
-  return `${(verdict.allowed ? 'ALLOWED' : 'DISALLOWED').padEnd(10)}  ${agent}  ${url}  ${why}`;
+  return `${(verdict.allowed ? 'ALLOWED' : 'DISALLOWED').padEnd(10)}  ${agent.padEnd(widths.agent)}  ${url.padEnd(widths.url)}  ${why}`;
 }
 
 async function evalJsonLines(args: string[], options: EvalOptions, io: CliIo): Promise<void> {

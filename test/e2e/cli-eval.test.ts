@@ -52,12 +52,13 @@ describe('robowatch eval URL...', () => {
       code: 0,
       stderr: '',
       stdout: [
-        'DISALLOWED  Bingbot  https://example.com/private/x  line 2: Disallow: /private/',
+        // The crawlers and URLs padded: the rules line up.
+        'DISALLOWED  Bingbot  https://example.com/private/x           line 2: Disallow: /private/',
         'ALLOWED     Bingbot  https://example.com/private/press/2024  line 3: Allow: /private/press',
-        'ALLOWED     Bingbot  https://example.com/  no rule applies',
-        'DISALLOWED  GPTBot  https://example.com/private/x  line 6: Disallow: /',
-        'DISALLOWED  GPTBot  https://example.com/private/press/2024  line 6: Disallow: /',
-        'DISALLOWED  GPTBot  https://example.com/  line 6: Disallow: /',
+        'ALLOWED     Bingbot  https://example.com/                    no rule applies',
+        'DISALLOWED  GPTBot   https://example.com/private/x           line 6: Disallow: /',
+        'DISALLOWED  GPTBot   https://example.com/private/press/2024  line 6: Disallow: /',
+        'DISALLOWED  GPTBot   https://example.com/                    line 6: Disallow: /',
         '',
       ].join('\n'),
     });
