@@ -12,7 +12,7 @@ import type { AgentRules, Profile, RobotsTxt, Verdict } from '../robots/index.js
 import { classifyFetch } from '../policy/access.js';
 import { preferencesDocument, preferencesText } from '../policy/preferences.js';
 import type { FetchResult } from '../policy/fetch-result.js';
-import { forEachLineBatch, readInput, write } from './io.js';
+import { collect, forEachLineBatch, readInput, write } from './io.js';
 import type { CliInput, CliIo } from './io.js';
 
 interface EvalOptions {
@@ -49,12 +49,7 @@ export function registerEval(program: Command, from: CliInput, fetchLive: LiveFe
       '--allow-private-addresses',
       'with --robots URL: allow loopback and private addresses (a site on this network)',
     )
-    .option(
-      '--agent <token>',
-      'crawler product token, e.g. Googlebot; repeat for several',
-      collect,
-      [],
-    )
+    .option('--agent <token>', 'crawler product token, e.g. Googlebot; repeat for several', collect)
     .option('--profile <profile>', `interpretation: ${PROFILES.join(', ')}`, 'google')
     .option('--urls-file <file>', 'read URLs from a file, one per line')
     .option('--json', 'print one JSON object per URL and crawler')
@@ -66,14 +61,11 @@ Examples:
   robowatch eval --robots robots.txt --agent Googlebot --agent GPTBot https://example.com/pricing
   robowatch eval --robots https://example.com --agent GPTBot https://example.com/blog/`,
     )
-    .action(async (urls: string[], options: EvalOptions) => {
+    .action(async (urls: string[], flags: Omit<EvalOptions, 'agent'> & { agent?: string[] }) => {
+      const options: EvalOptions = { ...flags, agent: flags.agent ?? [] };
       if (options.jsonl) await evalJsonLines(urls, options, io);
       else await evalUrls(urls, options, from, fetchLive);
     });
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 function checkProfile(value: string, where = ''): Profile {

@@ -13,7 +13,7 @@ import type { CliContext } from './context.js';
 import { firstOf, openStore, originOf, originsOf, readConfig } from './context.js';
 import { GATE_FORMATS, gateReport } from './gate-report.js';
 import type { GateFormat } from './gate-report.js';
-import { readInput, write } from './io.js';
+import { collect, readInput, write } from './io.js';
 import { runningConfig } from './reads.js';
 
 interface GateOptions {
@@ -142,10 +142,6 @@ Examples:
           `gate failed: the draft must not ship for ${site.origin} (the report${options.output === undefined ? ' above' : ` in ${options.output}`} says why)`,
         );
     });
-}
-
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
 }
 
 function formatOf(value: string): GateFormat {

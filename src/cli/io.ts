@@ -185,3 +185,11 @@ export async function forEachLineBatch(
   }
   if (rest.length > 0) await onBatch([rest.endsWith('\r') ? rest.slice(0, -1) : rest], next);
 }
+
+/**
+ * A repeatable option's values, in order (commander's argParser). Without a default, so
+ * that help does not print "(default: [])": read it as `values ?? []`.
+ */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

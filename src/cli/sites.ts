@@ -4,13 +4,13 @@ import { activeManagedOrigins, importManagedSites } from '../store/sites.js';
 import { UsageError } from '../lib/errors.js';
 import type { CliContext } from './context.js';
 import { readConfig, withStore } from './context.js';
-import { MAX_INPUT_BYTES, readInput, write } from './io.js';
+import { collect, MAX_INPUT_BYTES, readInput, write } from './io.js';
 import { grouped } from '../policy/wording/words.js';
 
 interface ImportFlags {
   config?: string;
-  tag: string[];
-  watch: string[];
+  tag?: string[];
+  watch?: string[];
   agents?: string;
   dryRun?: boolean;
 }
@@ -18,7 +18,6 @@ interface ImportFlags {
 /** One line of a site list: an origin, a name, tags and up to 1,000 watched paths. */
 const MAX_LINE_BYTES = 256 * 1024;
 
-const collect = (value: string, previous: string[]) => [...previous, value];
 const count = (n: number, what: string) => `${grouped(n)} ${what}${n === 1 ? '' : 's'}`;
 
 /** `robowatch sites import FILE`: a list of sites, added in one go. */
@@ -38,12 +37,11 @@ export function registerSites(program: Command, context: CliContext): void {
       '--config <file>',
       'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
     )
-    .option('--tag <tag>', 'a tag for every imported site (repeatable)', collect, [])
+    .option('--tag <tag>', 'a tag for every imported site (repeatable)', collect)
     .option(
       '--watch <path>',
       'a watched path for sites whose line names none (repeatable; default: the top-level watch, else /)',
       collect,
-      [],
     )
     .option(
       '--agents <list>',
@@ -80,8 +78,8 @@ Examples:
             config,
             text,
             {
-              tags: flags.tag,
-              ...(flags.watch.length > 0 ? { watch: flags.watch } : {}),
+              tags: flags.tag ?? [],
+              ...(flags.watch === undefined ? {} : { watch: flags.watch }),
               ...(agents === undefined ? {} : { agents }),
               dryRun: flags.dryRun === true,
               onProgress: (written, total) => {

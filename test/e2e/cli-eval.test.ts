@@ -321,6 +321,9 @@ describe('robowatch --help', () => {
       const lines = stdout.split('\n\n')[1]!.split('\n');
       for (const line of lines.slice(0, -1))
         expect(line.length, `${command.join(' ')}: "${line}"`).toBeGreaterThan(50);
+      // A repeatable option says what it does without it, not commander's "(default: [])",
+      // which contradicted sites import's own "default: the top-level watch".
+      expect(stdout, command.join(' ')).not.toContain('(default: [])');
     }
     const top = await runInProcess(['--help']);
     expect(top.stdout).toContain(
