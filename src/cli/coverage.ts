@@ -32,7 +32,7 @@ or a list, in the configuration).`,
     .action(
       async (value: string, options: { config?: string; json?: boolean; snapshot?: string }) => {
         const config = await readConfig(context, options.config);
-        requireOrigin(value);
+        requireOrigin(value); // a malformed origin is refused before the database is opened
         const snapshot = options.snapshot === undefined ? undefined : snapshotId(options.snapshot);
         const { origin, document } = await withReads(context, config, async (reads) => {
           const known = await requireSite(reads, value);
