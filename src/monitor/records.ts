@@ -397,6 +397,8 @@ export interface SitePeriod {
     at: Date;
     fetch: { status: number | null; error: FetchErrorKind | null };
     stale: boolean;
+    /** What the file it found is for crawlers; null without a body. */
+    fileCondition: FileCondition | null;
   }[];
   readonly verdicts: readonly WatchVerdict[];
   /** The last good copy of the file (what applies now), if any. */

@@ -153,10 +153,13 @@ function incidentLine(incident: Incident, context: RenderContext): string {
 }
 
 function healthLine(site: DigestSite): string {
-  const { checks, okShare } = site.health;
+  const { checks, okShare, notRobots } = site.health;
   if (checks === 0) return 'Not checked this period.';
-  if (okShare === 1) return `${count(checks, 'check')}, all found robots.txt.`;
-  return `${count(checks, 'check')}, ${Math.round((okShare ?? 0) * 1000) / 10}% found robots.txt.`;
+  const share = okShare === 1 ? 'all' : `${Math.round((okShare ?? 0) * 1000) / 10}%`;
+  if (notRobots === 0) return `${count(checks, 'check')}, ${share} found robots.txt.`;
+  // An answer whose body is an HTML page (or UTF-16, binary) holds no rules crawlers read.
+  const which = notRobots === checks ? 'every one' : `${grouped(notRobots)} of them`;
+  return `${count(checks, 'check')}, ${share} answered with a file; ${which} a file crawlers cannot read as robots.txt (no rules).`;
 }
 
 function disallowedLines(site: DigestSite): string[] {
@@ -469,6 +472,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
       intent: site.intent,
       checks: site.health.checks,
       okShare: site.health.okShare,
+      notRobots: site.health.notRobots,
       incidents: site.health.incidents.length,
       coverage: site.coverage,
       aiPurposes: site.aiPurposes,

@@ -66,6 +66,8 @@ export interface DigestSiteInput {
     readonly at: Date;
     readonly fetch: FetchOutcome;
     readonly stale: boolean;
+    /** What the file it found is for crawlers (null or absent: no body, or not known). */
+    readonly fileCondition?: FileCondition | null;
   }[];
   /** The verdicts of the site's current state. */
   readonly verdicts: readonly WatchVerdict[];
@@ -209,6 +211,11 @@ export interface DigestSite {
     readonly checks: number;
     /** Share of checks that found robots.txt ok; null without checks. */
     readonly okShare: number | null;
+    /**
+     * Of those, how many found a file crawlers cannot read as robots.txt (an HTML page,
+     * UTF-16, binary data): answered, but with no rules.
+     */
+    readonly notRobots: number;
     readonly incidents: readonly Incident[];
   };
   readonly ai: readonly AiStanding[];
@@ -428,10 +435,13 @@ function health(input: DigestSiteInput): DigestSite['health'] {
   const incidents: Incident[] = [];
   let open: { start: Date; status: FetchStatus } | undefined;
   let ok = 0;
+  let notRobots = 0;
   for (const check of input.checks) {
     const access: Access = siteAccess({ fetch: check.fetch, stale: check.stale }, input.profile);
     if (access === 'ok') {
       ok++;
+      const condition = check.fileCondition ?? null;
+      if (condition !== null && condition !== 'robots' && condition !== 'cut') notRobots++;
       if (open !== undefined) {
         incidents.push({ ...open, end: check.at });
         open = undefined;
@@ -451,6 +461,7 @@ function health(input: DigestSiteInput): DigestSite['health'] {
   return {
     checks: input.checks.length,
     okShare: input.checks.length === 0 ? null : ok / input.checks.length,
+    notRobots,
     incidents,
   };
 }

@@ -105,6 +105,7 @@ export async function loadSitePeriods(
       status: snapshots.status,
       error: snapshots.error,
       stale: snapshots.stale,
+      fileCondition: snapshots.fileCondition,
     })
     .from(checks)
     .innerJoin(snapshots, eq(snapshots.id, checks.snapshotId))
@@ -209,6 +210,7 @@ export async function loadSitePeriods(
       at: c.at,
       fetch: { status: c.status, error: c.error as FetchErrorKind | null },
       stale: c.stale,
+      fileCondition: c.fileCondition,
     });
   }
   return result;

@@ -192,4 +192,15 @@ web: {token: '${TOKEN}'}`,
       expect(at === -1 ? '' : text.slice(Math.max(0, at - 80), at + 80), path).toBe('');
     }
   });
+
+  it('does not count an HTML page served with 200 as robots.txt found, in the fetch health', async () => {
+    at(60);
+    shop.serve('/robots.txt', 200, '<!DOCTYPE html><html><body>CMS error</body></html>');
+    await check();
+    at(61);
+    const text = (await page('/digests/preview?since=1d')).replace(/<[^>]*>/g, '');
+    expect(text).toMatch(
+      /Fetch health: \d+ checks, all answered with a file; 1 of them a file crawlers cannot read as robots\.txt \(no rules\)\./,
+    );
+  });
 });

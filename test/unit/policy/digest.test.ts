@@ -66,7 +66,7 @@ describe('buildDigest', () => {
   it('says all clear when nothing changed, nothing failed and nothing needs attention', () => {
     const digest = buildDigest('seo@a.com', period, [site()]);
     expect(digest.allClear).toBe(true);
-    expect(digest.sites[0]!.health).toEqual({ checks: 3, okShare: 1, incidents: [] });
+    expect(digest.sites[0]!.health).toEqual({ checks: 3, okShare: 1, notRobots: 0, incidents: [] });
     expect(digest.sites[0]!.attention).toEqual([]);
   });
 
@@ -105,11 +105,31 @@ describe('buildDigest', () => {
     expect(digest.sites[0]!.health).toEqual({
       checks: 5,
       okShare: 0.4,
+      notRobots: 0,
       incidents: [
         { start: hour(1), end: hour(3), status: { access: 'unreachable', status: 503 } },
         { start: hour(4), end: null, status: { access: 'unavailable', status: 404 } },
       ],
     });
+  });
+
+  it('does not count an HTML page served with 200 as robots.txt found, in its fetch health', () => {
+    // Three checks answered 200: the last two with an HTML page, which holds no rules.
+    const checks = [0, 24, 48].map((h) => ({
+      at: hour(h),
+      fetch: ok,
+      stale: false,
+      fileCondition: h === 0 ? ('robots' as const) : ('html' as const),
+    }));
+    const digest = buildDigest('seo@a.com', period, [
+      site({ checks, changes: [change(3, [blocks()])] }),
+    ]);
+    expect(digest.sites[0]!.health).toMatchObject({ checks: 3, okShare: 1, notRobots: 2 });
+    const { text } = renderDigest(digest, context);
+    expect(text).toContain(
+      'Fetch health: 3 checks, all answered with a file; 2 of them a file crawlers cannot read as robots.txt (no rules).',
+    );
+    expect(text).not.toContain('all found robots.txt');
   });
 
   it('puts first what needs attention: down, gone, HTML or cut, new blocks', () => {
