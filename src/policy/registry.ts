@@ -61,10 +61,13 @@ export interface ActiveRegistry {
 
 /** A version as one short phrase: "the shipped registry of 2026-08-22 (160 crawlers)". */
 export function describeVersion(version: RegistryVersion): string {
+  // A file read now has no date of its own worth saying: it is named by its path.
   const what =
     version.source === 'shipped'
       ? `the shipped registry of ${version.date}`
-      : `the registry fetched ${version.date.slice(0, 16).replace('T', ' ')} UTC from ${version.source}`;
+      : /^https?:\/\//i.test(version.source)
+        ? `the registry fetched ${version.date.slice(0, 16).replace('T', ' ')} UTC from ${version.source}`
+        : `the registry in ${version.source}`;
   return `${what} (${version.agents} crawlers, sha256 ${version.sha256.slice(0, 12)})`;
 }
 

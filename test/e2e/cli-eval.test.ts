@@ -541,6 +541,11 @@ describe('robowatch registry', () => {
     const old = fixturePath('registry/ai-robots.2026-02.json');
     const result = await runInProcess(['registry', '--compare', old, '--robots', robots]);
     expect(result.code).toBe(0);
+    // A file is named by its path, not as "fetched" at the moment it was read.
+    expect(result.stdout.split('\n')[0]).toMatch(
+      /^the shipped registry of \d{4}-\d{2}-\d{2} \(160 crawlers, sha256 [0-9a-f]{12}\), compared with the registry in \S+ai-robots\.2026-02\.json \(125 crawlers, sha256 [0-9a-f]{12}\):$/,
+    );
+    expect(result.stdout).not.toContain('fetched');
     expect(result.stdout).toContain('36 added: AgentTimes, AIWebIndex, ');
     expect(result.stdout).toContain('1 removed: IbouBot\n');
     expect(result.stdout).toMatch(
