@@ -46,7 +46,8 @@ export function describeCrawlers(set: readonly string[], context: CrawlerContext
   const all = context.agents;
   if (n === all.length && all.every((a) => set.includes(a))) return `all ${n} watched crawlers`;
   const missing = all.filter((a) => !set.includes(a));
-  if (missing.length <= 3) return `every crawler but ${listNames(missing)}`;
+  // Without the watched crawlers (an export reads causes alone), no "but": they are counted.
+  if (missing.length > 0 && missing.length <= 3) return `every crawler but ${listNames(missing)}`;
   if (n === 4) return listNames(names);
   return `${n} crawlers (${names.slice(0, 3).join(', ')}, …)`;
 }

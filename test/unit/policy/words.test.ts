@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { count, grouped } from '../../../src/policy/wording/words.js';
-import { crawlerSet } from '../../../src/policy/wording/explain-pairs.js';
+import { crawlerSet, describeCrawlers } from '../../../src/policy/wording/explain-pairs.js';
 
 describe('counts said in English', () => {
   it('groups thousands as English does, without asking ICU', () => {
@@ -51,5 +51,18 @@ describe('crawler sets in lists and tables', () => {
     expect(crawlerSet([...all.slice(0, 6), 'Other'], all)).toBe(
       'Googlebot, Bingbot, DuckDuckBot, Applebot, GPTBot, CCBot, Other',
     );
+  });
+});
+
+describe('crawler sets said in a few words', () => {
+  const five = ['Googlebot', 'Bingbot', 'DuckDuckBot', 'Applebot', 'GPTBot'];
+
+  it('never says "every crawler but" with no one after it', () => {
+    // An export explains causes without the site's watched crawlers.
+    expect(describeCrawlers(five, { agents: [] })).toBe(
+      '5 crawlers (Googlebot, Bingbot, DuckDuckBot, …)',
+    );
+    expect(describeCrawlers(five, { agents: five })).toBe('all 5 watched crawlers');
+    expect(describeCrawlers(five.slice(0, 4), { agents: five })).toBe('every crawler but GPTBot');
   });
 });
