@@ -310,6 +310,16 @@ function incidentsSaid(counts: IncidentCounts): string {
 /** Reasons printed under a site that is not as intended (its incident's page has them all). */
 const REASONS_SHOWN = 3;
 
+/** What a site not as intended is said to be, and what became of its incident, by step. */
+const STEP_WORDS = {
+  opened: { said: 'Not as intended', done: 'opened' },
+  reopened: { said: 'Not as intended again', done: 'reopened' },
+  worse: { said: 'Not as intended', done: 'got worse' },
+  changed: { said: 'Still not as intended', done: 'stays open' },
+  resolved: { said: 'Not as intended', done: 'stays open' },
+  none: { said: 'Still not as intended', done: 'stays open' },
+} as const;
+
 /**
  * What the check found against the site's intent, when it judged it: not as intended (the
  * first cells that differ and why) or as intended again, and what became of its incident.
@@ -330,20 +340,15 @@ function intentLines(outcome: CheckReport, incidentLink: (id: number) => string)
     intent.violationCount,
     intent.causes[0],
   );
+  const words = STEP_WORDS[incident?.step ?? 'none'];
   const said =
     intent.state === 'cannot-check'
       ? `${lead[0]!.toUpperCase()}${lead.slice(1)}`
-      : `${incident?.step === 'reopened' ? 'Not as intended again' : incident === null || incident.step === 'changed' ? 'Still not as intended' : 'Not as intended'}: ${lead}`;
+      : `${words.said}: ${lead}`;
   const done =
     incident === null || incident.id === null
       ? 'Its incident stays open.'
-      : incident.step === 'opened'
-        ? `Incident #${incident.id} opened${where}`
-        : incident.step === 'reopened'
-          ? `Incident #${incident.id} reopened${where}`
-          : incident.step === 'worse'
-            ? `Incident #${incident.id} got worse${where}`
-            : `Incident #${incident.id} stays open${where}`;
+      : `Incident #${incident.id} ${words.done}${where}`;
   // A refused check says why on its own line: what became of the incident is left to say.
   if (outcome.kind === 'refused') return incident === null ? [] : [`    ${done}`];
   const reasons = intent.state === 'cannot-check' ? [] : intent.causes;
