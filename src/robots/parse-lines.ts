@@ -57,17 +57,28 @@ export function readRule(
 ): RobotsRule {
   const first = value.charCodeAt(0);
   if (value.length > 0 && first !== 0x2f && first !== 0x2a) {
-    const hint = /^https?:\/\//i.test(pattern)
-      ? ' Rules take a path such as "/private", not a URL.'
-      : ' It can never match: paths start with "/".';
-    lint.add(
-      'path-not-absolute',
-      'warning',
-      line,
-      `The pattern "${pattern}" on line ${line} does not start with "/".${hint}`,
-    );
+    lint.add('path-not-absolute', 'warning', line, notAbsoluteMessage(directive, pattern, line));
   }
   return { directive, pattern, match: matchForm(value, profile), line };
+}
+
+/**
+ * What a rule whose pattern does not start with "/" does (nothing: every path starts with
+ * "/", so it never matches) and the pattern its author most likely meant.
+ */
+function notAbsoluteMessage(directive: Directive, pattern: string, line: number): string {
+  const url = /^https?:\/\/[^/?#]*/i.exec(pattern);
+  const effect = directive === 'disallow' ? 'blocks nothing' : 'allows nothing';
+  const head = `${directive === 'disallow' ? 'Disallow' : 'Allow'} "${pattern}" on line ${line} ${effect}`;
+  if (url !== null) {
+    const path = pattern.slice(url[0].length);
+    const meant = path.startsWith('/') ? path : `/${path}`;
+    return `${head}: rules take a path, not a URL, so it never matches. Did you mean "${meant}"?`;
+  }
+  const meant = pattern.startsWith('.')
+    ? `"/*${pattern}"`
+    : `"/${pattern}" (or "/*${pattern}" in any folder)`;
+  return `${head}: paths start with "/", so it never matches. Did you mean ${meant}?`;
 }
 
 /** A pattern (as bytes) in the form the profile compares paths with. */

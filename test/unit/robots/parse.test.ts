@@ -113,8 +113,14 @@ describe('lint findings', () => {
     has('User-agent: *\nplease do not crawl\n', 'unparsable-line', 2));
   it('paths that do not start with "/"', () => {
     has('User-agent: *\nDisallow: private\n', 'path-not-absolute', 2);
-    const [finding] = parseRobotsTxt('User-agent: *\nDisallow: https://example.com/x\n').lint;
-    expect(finding?.message).toContain('not a URL');
+    const message = (text: string) => parseRobotsTxt(text).lint[0]?.message;
+    expect(message('User-agent: *\nDisallow: https://example.com/x.pdf?a=1\n')).toBe(
+      'Disallow "https://example.com/x.pdf?a=1" on line 2 blocks nothing: rules take a path, not a URL, so it never matches. Did you mean "/x.pdf?a=1"?',
+    );
+    expect(message('User-agent: *\nAllow: private/\n')).toBe(
+      'Allow "private/" on line 2 allows nothing: paths start with "/", so it never matches. Did you mean "/private/" (or "/*private/" in any folder)?',
+    );
+    expect(message('User-agent: *\nDisallow: .js\n')).toContain('Did you mean "/*.js"?');
     expect(codes('User-agent: *\nDisallow: *.php\n')).toEqual([]);
   });
   it('over-long lines, cut where Google cuts them', () => {
