@@ -189,19 +189,18 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
         if (profile === 'legacy') group = undefined;
       }
     } else if (parts.kind === 'garbage') {
-      lint.add(
-        'unparsable-line',
-        'warning',
-        lineNo,
-        `Line ${lineNo} is not a "key: value" line and is ignored.`,
-      );
+      lint.add('unparsable-line', 'warning', lineNo, unparsable(lineNo));
     } else {
       const keyText = binaryToText(parts.key);
       const lowerKey = ascii ? parts.key.toLowerCase() : asciiLower(parts.key);
       const key = classifyKey(lowerKey);
       // Google-only leniencies: the line means nothing to the other profiles.
       const googleOnly = parts.missingColon || key.typo !== 'none';
-      if (parts.missingColon) {
+      if (parts.missingColon && key.kind === 'other') {
+        // "else {" or "// do nothing": Google would read an unknown key, so every parser
+        // ignores the line alike.
+        lint.add('unparsable-line', 'warning', lineNo, unparsable(lineNo));
+      } else if (parts.missingColon) {
         lint.add(
           'missing-colon',
           'warning',
@@ -363,4 +362,8 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
     byteLength: full.length,
     truncated,
   };
+}
+
+function unparsable(line: number): string {
+  return `Line ${line} is not a "key: value" line and is ignored.`;
 }

@@ -123,15 +123,15 @@ describe('the gate’s reports', () => {
 
   it('JUnit stays valid XML whatever the draft holds: markup, quotes, control characters', () => {
     const hostile =
-      'User-agent: *\nDisallow: /pricing<script>"&\'\u0001\u001b]]>\nDisallow: /pricing\n\u0002bad line\n';
+      'User-agent: *\nDisallow: /pricing<script>"&\'\u0001\u001b]]>\nDisallow: /pricing\n\u0002bad: line\n';
     const xml = gateReport('junit', reportFor(hostile), { file: FILE, at });
     expect(XMLValidator.validate(xml)).toBe(true);
     // Characters XML 1.0 forbids even escaped (the validator lets them by; CI readers do not).
     // eslint-disable-next-line no-control-regex
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/);
     const doc = parseJunit(xml);
-    // The lint finding quotes the bad line: its control character shown as an escape.
-    expect(doc.testsuites.testsuite['system-out']).toContain('"\\x02bad: line"');
+    // The lint finding quotes the bad key: its control character shown as an escape.
+    expect(doc.testsuites.testsuite['system-out']).toContain('Unknown key "\\x02bad" on line 4');
   });
 
   it('GitHub: an annotation per finding on the line of the draft that causes it', () => {

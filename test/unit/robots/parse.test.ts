@@ -108,7 +108,11 @@ describe('lint findings', () => {
     has('Useragent: *\n', 'accepted-typo', 1);
     has('User-agent: *\nDisallowed: /x\n', 'accepted-typo', 2);
   });
-  it('a missing colon', () => has('User-agent: *\nDisallow /x\n', 'missing-colon', 2));
+  it('a missing colon', () => {
+    has('User-agent: *\nDisallow /x\n', 'missing-colon', 2);
+    // Google reads "else: {", an unknown key: every parser ignores it, no colon is missing.
+    expect(codes('User-agent: *\nelse {\n')).toEqual([['unparsable-line', 2]]);
+  });
   it('lines that are not key: value', () =>
     has('User-agent: *\nplease do not crawl\n', 'unparsable-line', 2));
   it('paths that do not start with "/"', () => {
