@@ -9,6 +9,7 @@ import { DEFAULT_CONFIG_PATH } from '../config/load.js';
 import { FatalError, UsageError } from '../lib/errors.js';
 import { DEFAULT_DISCOVERY_LIMITS } from '../monitor/check/sitemaps.js';
 import { runGate } from '../monitor/gate.js';
+import { siteLabel } from '../policy/wording/format.js';
 import type { CliContext } from './context.js';
 import { firstOf, openStore, originOf, originsOf, readConfig } from './context.js';
 import { GATE_FORMATS, gateReport } from './gate-report.js';
@@ -139,7 +140,7 @@ Examples:
         );
       if (!report.result.passed)
         throw new FatalError(
-          `gate failed: the draft must not ship for ${site.origin} (the report${options.output === undefined ? ' above' : ` in ${options.output}`} says why)`,
+          `gate failed: the draft must not ship for ${siteLabel(site.origin, site.name)}; the report${options.output === undefined ? ' above' : ` in ${options.output}`} says why`,
         );
     });
 }

@@ -86,7 +86,7 @@ describe('robowatch gate', () => {
     const run = await gate(['public/bad.txt', '--site', site.origin, '--format', 'github']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      `robowatch: gate failed: the draft must not ship for ${site.origin} (the report above says why)\n`,
+      `robowatch: gate failed: the draft must not ship for Shop (${new URL(site.origin).host}); the report above says why\n`,
     );
     const errors = run.stdout.split('\n').filter((l) => l.startsWith('::error '));
     expect(errors).toContain(
