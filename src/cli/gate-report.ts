@@ -56,7 +56,7 @@ export function gateFindings(report: GateReport, context: GateReportContext): Ga
       kind: 'file',
       line: null,
       title: 'The draft cannot be judged',
-      message: `Served as it is: ${result.intent.reason ?? 'crawlers would not read it as robots.txt'}.`,
+      message: `Once deployed, ${result.intent.reason ?? 'crawlers would not read it as robots.txt'}.`,
     });
   findings.push(...intentFindings(result.violations, result.intent.violationCount, result.newOnly));
   for (const cause of result.coverage?.causes ?? [])

@@ -199,6 +199,19 @@ describe('the gate’s reports', () => {
     );
   });
 
+  it('text: a draft crawlers would not read as robots.txt says what they would do once it is deployed', () => {
+    const text = gateReport('text', reportFor('<!doctype html><html><body>Shop</body></html>\n'), {
+      file: FILE,
+      at,
+    });
+    expect(text).toContain(
+      'FAIL: the draft must not ship for Shop (shop.example): crawlers would not read it as robots.txt.',
+    );
+    expect(text).toContain(
+      'Errors (1):\n  The draft cannot be judged: Once deployed, robots.txt is an HTML page: crawlers find no rules in it and crawl everything.\n',
+    );
+  });
+
   it('text: the verdict first, then errors with their lines, then what the draft changes', () => {
     const text = gateReport('text', reportFor(BAD, null), { file: FILE, at });
     expect(text.split('\n').slice(0, 5)).toEqual([
