@@ -334,12 +334,7 @@ function intentLines(outcome: CheckReport, incidentLink: (id: number) => string)
     return incident?.step === 'resolved' && incident.id !== null
       ? [`    As intended again: incident #${incident.id} resolved${where}`]
       : [];
-  const lead = intentLead(
-    intent.state,
-    intent.violations[0],
-    intent.violationCount,
-    intent.causes[0],
-  );
+  const lead = intentLead(intent.state, intent.violations, intent.violationCount, intent.causes[0]);
   const words = STEP_WORDS[incident?.step ?? 'none'];
   const said =
     intent.state === 'cannot-check'

@@ -4,6 +4,7 @@
  * the transition comes out; store/ applies it and queues its alerts.
  */
 import { pathOf } from './intent.js';
+import { listNames } from './wording/explain-pairs.js';
 import type { IntentEvaluation, SiteState, Violation } from './intent.js';
 
 /** The flap window when the configuration does not say (notify.flapWindow). */
@@ -122,21 +123,38 @@ export function violationCause(v: Violation): string {
 }
 
 /**
- * What is wrong, in a few words, as an incident's alert leads with it: the first cell that
- * differs and how many more ("/pricing is blocked for Googlebot (and 13 more)"), or why
- * the site cannot be checked.
+ * What is wrong, in a few words, as an incident's alert leads with it, from the first
+ * cells that differ (`listed`, in the verdicts' order) and how many differ in all (`count`).
+ * When the listed cells are all of them and make every page × crawler pair of their pages
+ * and crawlers, they are said whole ("/pricing and /cart are blocked for Googlebot,
+ * Bingbot and 5 more crawlers"); else the first and how many pairs more ("/pricing is
+ * blocked for Googlebot, and 13 more page × crawler pairs differ"). Or why the site cannot
+ * be checked.
  */
 export function intentLead(
   state: SiteState,
-  first: Pick<Violation, 'url' | 'agent' | 'expected'> | undefined,
+  listed: readonly Pick<Violation, 'url' | 'agent' | 'expected'>[],
   count: number,
   reason: string | undefined,
 ): string {
   if (state === 'cannot-check')
     return `cannot be checked: ${reason ?? 'robots.txt cannot be read'}`;
+  const first = listed[0];
   if (first === undefined) return 'not as intended';
-  const more = count > 1 ? ` (and ${count - 1} more)` : '';
-  return `${pathOf(first.url)} is ${first.expected === 'allowed' ? 'blocked for' : 'open to'} ${first.agent}${more}`;
+  const verb = first.expected === 'allowed' ? 'blocked for' : 'open to';
+  const alike = listed.filter((v) => v.expected === first.expected);
+  const paths = [...new Set(alike.map((v) => pathOf(v.url)))];
+  const agents = [...new Set(alike.map((v) => v.agent))];
+  if (alike.length === count && paths.length * agents.length === count)
+    return `${someOf(paths, 'pages')} ${paths.length === 1 ? 'is' : 'are'} ${verb} ${someOf(agents, 'crawlers')}`;
+  const more = count - 1;
+  return `${pathOf(first.url)} is ${verb} ${first.agent}${more > 0 ? `, and ${more} more page × crawler pair${more === 1 ? '' : 's'} differ${more === 1 ? 's' : ''}` : ''}`;
+}
+
+/** "/a", "/a and /b", "/a, /b and /c", "/a, /b and 5 more pages". */
+function someOf(names: readonly string[], kind: string): string {
+  if (names.length <= 3) return listNames(names);
+  return `${names[0]}, ${names[1]} and ${names.length - 2} more ${kind}`;
 }
 
 /** One cell that differs from the intent, as people read it: "`/pricing` is blocked for Googlebot, meant to be crawled". */

@@ -221,7 +221,7 @@ fetch:
     const worse = await robowatch('check', '--config', config);
     expect(worse.stdout).toContain(
       [
-        '    Not as intended: /pricing is blocked for Googlebot (and 1 more). Incident #1 got worse: http://127.0.0.1:8080/incidents/1',
+        '    Not as intended: /pricing and /private/x are blocked for Googlebot. Incident #1 got worse: http://127.0.0.1:8080/incidents/1',
         '      why: Disallow: /pricing (line 3) blocks pages meant to be crawled',
         '      why: Disallow: /private/ (line 2) blocks pages meant to be crawled',
         '1 site checked: 0 baseline, 1 changed (2 changes), 0 unchanged; incidents: 1 worse',
@@ -296,7 +296,7 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
       // ...and every site still says it is not as intended, and which incident opened.
       for (const block of blocks)
         expect(block).toMatch(
-          /^ {4}Not as intended: \/p0 is blocked for Googlebot \(and 11 more\)\. Incident #\d+ opened: /m,
+          /^ {4}Not as intended: \/p0 is blocked for Googlebot, and 11 more page × crawler pairs differ\. Incident #\d+ opened: /m,
         );
       expect(run.stdout).toMatch(/; incidents: 12 opened\n$/);
     } finally {

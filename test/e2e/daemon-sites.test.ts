@@ -89,7 +89,9 @@ describe('robowatch start with sites that change while it runs', () => {
       const body = JSON.parse(alert.body) as { site: string; subject: string };
       expect(body.site).toBe(fileSite.origin);
       // Its incident got worse: every watched page is blocked for Googlebot now.
-      expect(body.subject).toMatch(/: (worse|not as intended): \/ is blocked for Googlebot/);
+      expect(body.subject).toMatch(
+        /: (worse|not as intended): \/ and \/private\/x are blocked for Googlebot$/,
+      );
       fileSite.serve('/robots.txt', 200, ROBOTS);
 
       // SIGHUP: the file now lists another site; it is checked from then on.

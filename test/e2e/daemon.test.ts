@@ -152,7 +152,7 @@ describe('robowatch digest', () => {
     expect(checked.stdout).toMatch(/\n2 notifications sent\n$/);
     expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
       expect.stringContaining(': not as intended: /private/x is blocked for Googlebot'),
-      expect.stringContaining(': worse: /pricing is blocked for Googlebot (and 1 more)'),
+      expect.stringContaining(': worse: /pricing and /private/x are blocked for Googlebot'),
     ]);
     expect(webhook.received).toHaveLength(2);
 

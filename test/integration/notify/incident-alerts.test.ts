@@ -227,7 +227,7 @@ notify:
     await deliver();
     expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
       expect.stringContaining('not as intended: /pricing is blocked for Googlebot'),
-      expect.stringContaining('worse: / is blocked for Googlebot (and 1 more)'),
+      expect.stringContaining('worse: / and /pricing are blocked for Googlebot'),
     ]);
   });
 

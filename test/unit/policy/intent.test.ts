@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/validate.js';
 import { parseIntent } from '../../../src/config/validate.js';
-import { incidentStep, intentCauses } from '../../../src/policy/incidents.js';
+import { incidentStep, intentCauses, intentLead } from '../../../src/policy/incidents.js';
 import type { LatestIncident } from '../../../src/policy/incidents.js';
 import { acceptAsIntended, evaluateIntent, expectationOf } from '../../../src/policy/intent.js';
 import type { IntentEntry, JudgedState } from '../../../src/policy/intent.js';
@@ -241,5 +241,36 @@ describe('incidents', () => {
       reason: 'robots.txt answers 503',
     };
     expect(incidentStep(open, down, at, 0)).toEqual({ kind: 'update', id: 7, worse: true });
+  });
+});
+
+describe('what an incident leads with', () => {
+  const cell = (path: string, agent: string, expected: 'allowed' | 'disallowed' = 'allowed') => ({
+    url: `https://shop.example${path}`,
+    agent,
+    expected,
+  });
+  const SEARCH = ['Googlebot', 'Googlebot-Image', 'Bingbot', 'DuckDuckBot'];
+
+  it('says every differing page and crawler when it knows them all, and otherwise how many pairs more', () => {
+    // Every pair of two pages × four crawlers, in the verdicts' order (crawler by crawler).
+    const all = SEARCH.flatMap((agent) => [cell('/pricing', agent), cell('/cart', agent)]);
+    expect(intentLead('not-as-intended', all, 8, undefined)).toBe(
+      '/pricing and /cart are blocked for Googlebot, Googlebot-Image and 2 more crawlers',
+    );
+    expect(
+      intentLead('not-as-intended', [cell('/team', 'GPTBot', 'disallowed')], 1, undefined),
+    ).toBe('/team is open to GPTBot');
+    // Only the first cells are listed with an incident: the rest are counted, not guessed at.
+    expect(intentLead('not-as-intended', all.slice(0, 6), 8, undefined)).toBe(
+      '/pricing is blocked for Googlebot, and 7 more page × crawler pairs differ',
+    );
+    // /cart for Googlebot alone: not every pair of the pages and crawlers listed.
+    expect(intentLead('not-as-intended', all.slice(0, 3), 3, undefined)).toBe(
+      '/pricing is blocked for Googlebot, and 2 more page × crawler pairs differ',
+    );
+    expect(intentLead('cannot-check', [], 0, 'robots.txt answers 503')).toBe(
+      'cannot be checked: robots.txt answers 503',
+    );
   });
 });
