@@ -185,6 +185,15 @@ agents: [Googlebot, Bingbot, GPTBot, ClaudeBot, "*"]
 watch: ["/", "/pricing", "/blog/"]
 sites:
 ${sites}
+# What the owners intend: every watched page crawled by the search engines, but the shop's
+# cart, the newsroom's admin and the docs' search results kept out on purpose. Blocking
+# those is no incident; a deploy that blocks the products is. Top-level, so that each site's
+# intent can still be changed in the UI (Accept as intended).
+intent:
+  - {watch: "/*", agents: ["@search"], expect: allowed}
+  - {watch: "/cart", agents: ["@search", "*"], expect: disallowed}
+  - {watch: "/admin/*", agents: ["@search", "*"], expect: disallowed}
+  - {watch: "/search", agents: ["@search", "*"], expect: disallowed}
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
 schedule: {check: ${q(options.schedule)}}
 web: {listen: ${q(options.listen)}, token: ${q(options.token)}}

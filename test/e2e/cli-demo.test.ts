@@ -42,16 +42,21 @@ describe('robowatch demo', () => {
     const sites = await api<{ sites: { name: string }[] }>('/api/v1/sites');
     expect(sites.sites.map((s) => s.name)).toEqual(['Shop', 'News', 'Blog', 'Docs']);
     // Within a few steps: every site checked, and the News site's 503 recorded as a change.
+    type Sites = {
+      sites: { name: string; condition: string; lastChange: unknown; intent: { state: string } }[];
+    };
+    let checked: Sites | undefined;
     await vi.waitFor(
       async () => {
-        const now = await api<{
-          sites: { name: string; condition: string; lastChange: unknown }[];
-        }>('/api/v1/sites');
-        expect(now.sites.every((s) => s.condition !== 'none')).toBe(true);
-        expect(now.sites.find((s) => s.name === 'News')?.lastChange).not.toBeNull();
+        checked = await api<Sites>('/api/v1/sites');
+        expect(checked.sites.every((s) => s.condition !== 'none')).toBe(true);
+        expect(checked.sites.find((s) => s.name === 'News')?.lastChange).not.toBeNull();
       },
       { timeout: 90_000, interval: 1_000 },
     );
+    // The docs keep their search results out on purpose, as the demo's intent says: no
+    // incident for a page blocked as its owner means it to be.
+    expect(checked!.sites.find((s) => s.name === 'Docs')?.intent.state).toBe('as-intended');
     expect(demo.stderr).toContain('starting fresh');
     const before = await api<{
       sites: { id: number; origin: string; currentSnapshotId: number }[];
