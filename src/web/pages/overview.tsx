@@ -255,7 +255,7 @@ export const OverviewPageView: FC<{
                         <Rich text={row.lastChange.headline} />
                       </a>
                       {row.lastChange.more > 0 ? (
-                        <span class="muted"> (and {row.lastChange.more} more)</span>
+                        <span class="muted">{` (and ${row.lastChange.more} more change${row.lastChange.more === 1 ? '' : 's'})`}</span>
                       ) : null}
                     </>
                   )}

@@ -85,7 +85,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     // Times in the configured zone (UTC here), with how long ago.
     expect(text).toContain('2026-03-06 03:00 UTC (just now)');
     expect(text).toContain(
-      'Disallow: /"><img src=x onerror=alert(1)> added to the * group (line 4) (and 2 more)',
+      'Disallow: /"><img src=x onerror=alert(1)> added to the * group (line 4) (and 2 more changes)',
     );
     expect(body).toContain('href="/sites/1/diff?to=5"');
     // Crawler counts in one line, the detail on the site page.
