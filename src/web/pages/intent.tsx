@@ -7,7 +7,7 @@ import type { IncidentRecord } from '../../monitor/records.js';
 import type { IntentView } from '../../monitor/views/site.js';
 import { violationCause } from '../../policy/incidents.js';
 import { pathOf } from '../../policy/intent.js';
-import { differingPairs, formatDuration } from '../../policy/wording/words.js';
+import { count, differingPairs, formatDuration } from '../../policy/wording/words.js';
 import { siteLabel } from '../../policy/wording/format.js';
 import { IntentBadge, Layout, Notice, Rich, Time } from './components.js';
 
@@ -397,13 +397,16 @@ export const IncidentPageView: FC<{
     {incident.violations.length === 0 ? null : (
       <>
         <h2>
-          The watched pages and crawlers that differ{incident.state === 'resolved' ? ', last' : ''}
+          {incident.state === 'resolved'
+            ? 'The watched pages and crawlers that differed'
+            : 'The watched pages and crawlers that differ'}
         </h2>
         <ul class="violations">
           {incident.violations.slice(0, 200).map((v) => (
             <li>
-              <code>{pathOf(v.url)}</code> is {v.expected === 'allowed' ? 'blocked for' : 'open to'}{' '}
-              {v.agent}: <Rich text={violationCause(v)} />
+              <code>{pathOf(v.url)}</code> {incident.state === 'resolved' ? 'was' : 'is'}{' '}
+              {v.expected === 'allowed' ? 'blocked for' : 'open to'} {v.agent}:{' '}
+              <Rich text={violationCause(v)} />
             </li>
           ))}
         </ul>
@@ -415,6 +418,21 @@ export const IncidentPageView: FC<{
     </p>
   </Layout>
 );
+
+/**
+ * How far from the intent an incident's site is ("3 watched page × crawler pairs differ
+ * from the intent (at worst 5)"), or was, once resolved ("at worst 5 … differed").
+ */
+function incidentExtent(incident: IncidentRecord): string {
+  const resolved = incident.state === 'resolved';
+  if (incident.siteState === 'cannot-check')
+    return resolved ? 'could not be checked' : 'cannot be checked';
+  if (resolved)
+    return `at worst ${count(incident.worstCount, 'watched page × crawler pair')} differed from the intent`;
+  const worst =
+    incident.worstCount > incident.violationCount ? ` (at worst ${incident.worstCount})` : '';
+  return `${differingPairs(incident.violationCount)} from the intent${worst}`;
+}
 
 const IncidentList: FC<{
   incidents: readonly IncidentRecord[];
@@ -438,11 +456,7 @@ const IncidentList: FC<{
             </li>
           ))}
         </ul>
-        <span class="muted">
-          {incident.siteState === 'cannot-check'
-            ? 'cannot be checked'
-            : `${differingPairs(incident.violationCount)} from the intent (at worst ${incident.worstCount})`}
-        </span>
+        <span class="muted">{incidentExtent(incident)}</span>
         {canEdit && incident.state === 'open' ? <AckForm incident={incident} /> : null}
       </li>
     ))}

@@ -348,6 +348,13 @@ web: {token: '${TOKEN}'}`,
     const resolved = await html(`/incidents?site=${shopId}&state=resolved`);
     expect(resolved.text).not.toContain('<h2>Open</h2>');
     expect(resolved.text).toContain('<h2>Resolved</h2>');
+    // A resolved incident says how far off the site was, in the past; an open one how far
+    // it is, its worst said only when it was worse than now.
+    expect(resolved.text).toContain(
+      'at worst 1 watched page × crawler pair differed from the intent',
+    );
+    expect(resolved.text).not.toMatch(/pairs? differs? from the intent/);
+    expect(all.text).toContain('>2 watched page × crawler pairs differ from the intent<');
     const bad = await html('/incidents?state=lost');
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('state must be open or resolved, not &quot;lost&quot;');
