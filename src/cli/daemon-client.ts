@@ -8,7 +8,7 @@ import type { Config } from '../config/config.js';
 import { FatalError } from '../lib/errors.js';
 import type { SiteListDocument, SnapshotDocument } from '../monitor/documents/index.js';
 import type { HistoryReads, Missing } from '../monitor/reads.js';
-import type { SnapshotSummary } from '../monitor/records.js';
+import type { SnapshotSummary, StoredChange } from '../monitor/records.js';
 import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
 import { durationText } from '../policy/wording/format.js';
@@ -242,6 +242,26 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
           SnapshotListDocument,
         );
         rows.push(...page.snapshots.map(fromDocument));
+        next = page.next;
+      }
+      return rows;
+    },
+    changes: async (siteId) => {
+      const rows: StoredChange[] = [];
+      let next: string | null = `/api/v1/sites/${siteId}/changes?limit=500`;
+      while (next !== null) {
+        const { ChangesDocument } = await documents();
+        const page: z.output<typeof ChangesDocument> = await daemon.get(next, ChangesDocument);
+        for (const change of page.changes)
+          rows.push({
+            snapshotId: change.snapshotId,
+            previousId: change.previousId,
+            at: new Date(change.at),
+            source: change.archived === true ? 'archive' : 'live',
+            // The causes as policy/ made them (the API explains older states too).
+            causes: change.causes as readonly ChangeCause[],
+            events: [],
+          });
         next = page.next;
       }
       return rows;

@@ -4,7 +4,8 @@ import type { Profile } from '../robots/index.js';
 import type { SnapshotSummary } from '../monitor/records.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
-import { formatBytes, formatTime } from '../policy/wording/format.js';
+import { formatBytes, formatTime, visibleControls } from '../policy/wording/format.js';
+import { lastChangeOf } from '../monitor/views/overview.js';
 import { write } from './io.js';
 import { requireSite, withReads } from './reads.js';
 
@@ -21,16 +22,25 @@ export function registerHistory(program: Command, context: CliContext): void {
     .option('--json', 'print one JSON object per snapshot')
     .action(async (value: string, options: { config?: string; json?: boolean }) => {
       const config = await readConfig(context, options.config);
-      const { rows, profile } = await withReads(context, config, async (reads) => {
+      const { rows, profile, changes } = await withReads(context, config, async (reads) => {
         const site = await requireSite(reads, value);
+        const configured = config.sites.find((s) => s.origin === site.origin);
+        const [rows, changes] = await Promise.all([
+          reads.snapshots(site.id),
+          reads.changes(site.id),
+        ]);
+        const agents = configured?.agents.map((a) => a.token) ?? [];
         return {
-          rows: await reads.snapshots(site.id),
-          profile: config.sites.find((s) => s.origin === site.origin)?.profile ?? 'google',
+          rows,
+          profile: configured?.profile ?? 'google',
+          changes: new Map(
+            changes.map((c) => [c.snapshotId, lastChangeOf({ lastChange: c }, agents)]),
+          ),
         };
       });
       const out = options.json
-        ? rows.map((row) => JSON.stringify(toJson(row, profile)))
-        : formatTable(rows, profile);
+        ? rows.map((row) => JSON.stringify(toJson(row, profile, changes.get(row.id) ?? null)))
+        : formatTable(rows, profile, changes);
       await write(context.io.stdout, out.join('\n') + '\n');
     });
 }
@@ -40,7 +50,17 @@ function accessOf(row: SnapshotSummary, profile: Profile): string {
   return row.stale ? `${access} (30+ days: last good copy)` : access;
 }
 
-function toJson(row: SnapshotSummary, profile: Profile) {
+/** What a snapshot changed, in a few words: its most severe cause, and how many more. */
+type Change = ReturnType<typeof lastChangeOf>;
+
+function changeText(change: Change | undefined): string {
+  if (change === undefined || change === null) return '-';
+  const more =
+    change.more > 0 ? ` (and ${change.more} more change${change.more === 1 ? '' : 's'})` : '';
+  return visibleControls(`${change.headline}${more}`);
+}
+
+function toJson(row: SnapshotSummary, profile: Profile, change: Change) {
   return {
     id: row.id,
     firstSeen: row.firstSeen.toISOString(),
@@ -55,10 +75,16 @@ function toJson(row: SnapshotSummary, profile: Profile) {
     stale: row.stale,
     redirects: row.redirects.length,
     source: row.source,
+    // What this snapshot changed against the one before: its most severe cause in words.
+    change: change === null ? null : { headline: change.headline, causes: change.more + 1 },
   };
 }
 
-function formatTable(rows: readonly SnapshotSummary[], profile: Profile): string[] {
+function formatTable(
+  rows: readonly SnapshotSummary[],
+  profile: Profile,
+  changes: ReadonlyMap<number, Change>,
+): string[] {
   const header = [
     'ID',
     'FIRST SEEN',
@@ -73,7 +99,8 @@ function formatTable(rows: readonly SnapshotSummary[], profile: Profile): string
   // Captures by the Internet Archive (robowatch backfill) say so in a column of their own.
   const archived = rows.some((row) => row.source === 'archive');
   if (archived) header.push('SOURCE');
-  const table = rows.map((row) => [
+  header.push('WHAT CHANGED');
+  const table = rows.map((row, i) => [
     String(row.id),
     formatTime(row.firstSeen),
     formatTime(row.lastSeen),
@@ -86,6 +113,9 @@ function formatTable(rows: readonly SnapshotSummary[], profile: Profile): string
     row.sha256 === null ? '-' : row.sha256.slice(0, 12),
     String(row.checks),
     ...(archived ? [row.source === 'archive' ? 'Internet Archive' : 'robowatch'] : []),
+    i === rows.length - 1 && !changes.has(row.id)
+      ? 'first snapshot'
+      : changeText(changes.get(row.id)),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
   return [header, ...table].map((cells) =>

@@ -8,7 +8,7 @@ import type { Config, SiteConfig } from '../config/config.js';
 import type { DigestPeriod } from '../policy/digest.js';
 import type { CoverageDocument, CoverageDocumentValue } from './documents/index.js';
 import type { ReadStore } from './ports.js';
-import type { SnapshotSummary } from './records.js';
+import type { SnapshotSummary, StoredChange } from './records.js';
 import type { PreparedDigest } from './delivery/digests.js';
 import { viewCoverage } from './views/coverage.js';
 import { viewDiff } from './views/diff.js';
@@ -43,6 +43,11 @@ export interface HistoryReads {
   site(origin: string): Promise<{ readonly id: number; readonly origin: string } | undefined>;
   /** Every snapshot of a site, newest first. */
   snapshots(siteId: number): Promise<SnapshotSummary[]>;
+  /**
+   * A site's changes, newest first, each by the snapshot it made, with its causes (or, for
+   * a state recorded before robowatch explained changes, its events).
+   */
+  changes(siteId: number): Promise<readonly StoredChange[]>;
   /** Two snapshots of a site compared, or why there is nothing to compare. */
   diff(site: SiteRef, pair: DiffPair): Promise<DiffView | Missing>;
   /** The coverage of a snapshot (by default the current one), or why there is none. */
@@ -108,6 +113,19 @@ export function localReads(deps: {
       const rows: SnapshotSummary[] = [];
       for (;;) {
         const page = await store.listSnapshots(siteId, 500, rows.at(-1)?.id);
+        rows.push(...page);
+        if (page.length < 500) return rows;
+      }
+    },
+    changes: async (siteId) => {
+      const rows: StoredChange[] = [];
+      for (;;) {
+        const before = rows.at(-1)?.snapshotId;
+        const page = await store.listChanges({
+          siteId,
+          limit: 500,
+          ...(before === undefined ? {} : { beforeId: before }),
+        });
         rows.push(...page);
         if (page.length < 500) return rows;
       }

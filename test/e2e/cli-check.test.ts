@@ -133,8 +133,14 @@ fetch:
     expect(history.code).toBe(0);
     const rows = history.stdout.trimEnd().split('\n');
     expect(rows[0]).toMatch(
-      /^ID\s+FIRST SEEN\s+LAST SEEN\s+ACCESS\s+STATUS\s+SIZE\s+TRUNCATED\s+SHA-256\s+CHECKS$/,
+      /^ID\s+FIRST SEEN\s+LAST SEEN\s+ACCESS\s+STATUS\s+SIZE\s+TRUNCATED\s+SHA-256\s+CHECKS\s+WHAT CHANGED$/,
     );
+    // What each snapshot changed, as the site's page says it: its most severe cause.
+    expect(rows.map((r) => r.split(/\s{2,}/).at(-1))).toEqual([
+      'WHAT CHANGED',
+      '/pricing is now disallowed for Googlebot (Disallow: /pricing, line 3) (and 1 more change)',
+      'first snapshot',
+    ]);
     expect(
       rows
         .slice(1)
@@ -147,10 +153,19 @@ fetch:
     const snapshots = json.stdout
       .trimEnd()
       .split('\n')
-      .map((l) => JSON.parse(l) as { id: number; checks: number; size: number; sha256: string });
-    expect(snapshots.map((s) => [s.id, s.checks, s.size])).toEqual([
-      [2, 1, V2.length],
-      [1, 2, V1.length],
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            id: number;
+            checks: number;
+            size: number;
+            sha256: string;
+            change: { causes: number } | null;
+          },
+      );
+    expect(snapshots.map((s) => [s.id, s.checks, s.size, s.change?.causes ?? null])).toEqual([
+      [2, 1, V2.length, 2],
+      [1, 2, V1.length, null],
     ]);
     expect(snapshots[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
 

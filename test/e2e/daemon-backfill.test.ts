@@ -196,8 +196,9 @@ web: {listen: 0, token: ${TOKEN}}
       env: { DATABASE_URL: '' },
     });
     const lines = history.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/CHECKS\s+SOURCE$/);
-    expect(lines.slice(1).map((l) => l.replace(/^.*\s{2}/, ''))).toEqual([
+    expect(lines[0]).toMatch(/CHECKS\s+SOURCE\s+WHAT CHANGED$/);
+    const source = lines[0]!.split(/\s{2,}/).indexOf('SOURCE');
+    expect(lines.slice(1).map((l) => l.split(/\s{2,}/)[source])).toEqual([
       'robowatch',
       'Internet Archive',
       'Internet Archive',

@@ -124,6 +124,11 @@ describe('robowatch start', () => {
         (await runInProcess(['diff', origin, '--json', '--config', file], { env })).stdout,
       ) as { causes: unknown[] };
       expect(json.causes).toHaveLength(1);
+      // history through the daemon says what each snapshot changed, as the command alone does.
+      const changed = await runInProcess(['history', origin, '--config', file], { env });
+      expect(changed.stdout.split('\n').slice(0, 2).join('\n')).toMatch(
+        /WHAT CHANGED\n.*\s{2}\/pricing is now disallowed for Googlebot and GPTBot \(Disallow: \/pricing, line 3\)$/,
+      );
       const digest = await runInProcess(['digest', '--config', file], { env });
       expect(digest.code).toBe(0);
       expect(digest.stdout).toMatch(
