@@ -9,7 +9,7 @@ import type { IncidentPayload } from '../policy/incident-alerts.js';
 import { differingPairs, formatDuration } from '../policy/wording/words.js';
 import { formatInstant, oneLineText, siteLabel } from '../policy/wording/format.js';
 import { escapeHtml, htmlWithCode, slackEscape } from './render-alert.js';
-import { intentLead, violationText } from '../policy/incidents.js';
+import { intentLead, violationLines } from '../policy/incidents.js';
 import type { RenderContext, RenderedEmail } from './render-alert.js';
 
 const SUBJECT_CHARS = 200;
@@ -67,9 +67,7 @@ export function incidentModel(payload: IncidentPayload, context: RenderContext):
       lines.push('', ...incident.causes.map((c) => `Why: ${c}`));
     else {
       lines.push('', `${differingPairs(cells)} from the intent:`);
-      for (const v of incident.violations) lines.push(`- ${violationText(v)}`);
-      if (cells > incident.violations.length)
-        lines.push(`- and ${cells - incident.violations.length} more`);
+      for (const line of violationLines(incident.violations, cells)) lines.push(`- ${line}`);
       if (incident.causes.length > 0)
         lines.push('', 'Why:', ...incident.causes.map((c) => `- ${c}`));
     }

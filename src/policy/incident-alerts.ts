@@ -14,8 +14,12 @@ import type { Violation } from './intent.js';
  */
 export type IncidentTransition = 'opened' | 'worse' | 'resolved' | 'reminder' | 'acknowledged';
 
-/** Cells an incident alert lists; the count says how many there are. */
-export const ALERTED_CELLS = 10;
+/**
+ * Cells an incident alert lists (a line a page, its crawlers named); the count says how
+ * many there are. Enough for a few pages × the search engines, which the default intent
+ * judges, so that an alert can name every page and crawler of a usual incident.
+ */
+export const ALERTED_CELLS = 50;
 
 /** An incident's transition as its alert says it. */
 export interface IncidentNote {

@@ -5,7 +5,7 @@
  */
 import { pathOf } from './intent.js';
 import { listNames } from './wording/explain-pairs.js';
-import type { IntentEvaluation, SiteState, Violation } from './intent.js';
+import type { Expectation, IntentEvaluation, SiteState, Violation } from './intent.js';
 
 /** The flap window when the configuration does not say (notify.flapWindow). */
 export const DEFAULT_FLAP_WINDOW_MS = 3_600_000;
@@ -155,6 +155,37 @@ export function intentLead(
 function someOf(names: readonly string[], kind: string): string {
   if (names.length <= 3) return listNames(names);
   return `${names[0]}, ${names[1]} and ${names.length - 2} more ${kind}`;
+}
+
+/**
+ * The cells that differ, a line a page in the order they were listed ("`/pricing` is
+ * blocked for Googlebot and Bingbot, meant to be crawled"), then how many more pairs
+ * differ than were listed.
+ */
+export function violationLines(
+  listed: readonly Pick<Violation, 'url' | 'agent' | 'expected'>[],
+  count: number,
+): string[] {
+  const pages = new Map<string, { path: string; expected: Expectation; agents: string[] }>();
+  for (const v of listed) {
+    const path = pathOf(v.url);
+    const key = `${v.expected} ${path}`;
+    let page = pages.get(key);
+    if (page === undefined) pages.set(key, (page = { path, expected: v.expected, agents: [] }));
+    page.agents.push(v.agent);
+  }
+  const lines = [...pages.values()].map(({ path, expected, agents }) => {
+    const who =
+      agents.length <= 6
+        ? listNames(agents)
+        : `${agents.slice(0, 5).join(', ')} and ${agents.length - 5} more crawlers`;
+    return expected === 'allowed'
+      ? `\`${path}\` is blocked for ${who}, meant to be crawled`
+      : `\`${path}\` is open to ${who}, meant to be kept out`;
+  });
+  const more = count - listed.length;
+  if (more > 0) lines.push(`and ${more} more page × crawler pair${more === 1 ? '' : 's'}`);
+  return lines;
 }
 
 /** One cell that differs from the intent, as people read it: "`/pricing` is blocked for Googlebot, meant to be crawled". */

@@ -311,7 +311,7 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
       // ...and every site still says it is not as intended, and which incident opened.
       for (const block of blocks)
         expect(block).toMatch(
-          /^ {4}Not as intended: \/p0 is blocked for Googlebot, and 11 more page × crawler pairs differ\. Incident #\d+ opened: /m,
+          /^ {4}Not as intended: \/p0, \/p1 and 10 more pages are blocked for Googlebot\. Incident #\d+ opened: /m,
         );
       expect(run.stdout).toMatch(/; incidents: 12 opened\n$/);
     } finally {

@@ -1,0 +1,88 @@
+/**
+ * What an incident alert names: every page and crawler that differ from the intent when
+ * they are few enough to list, a line a page, in the subject too; past that, the first
+ * ones and how many pairs more.
+ */
+import { describe, expect, it } from 'vitest';
+import { renderIncidentEmail } from '../../../src/notify/render-incident.js';
+import { ALERTED_CELLS, incidentAlerts } from '../../../src/policy/incident-alerts.js';
+import type { IncidentNote, IncidentPayload } from '../../../src/policy/incident-alerts.js';
+import { linksFrom } from '../../../src/policy/links.js';
+
+const context = { links: linksFrom('https://robowatch.example.com'), timeZone: 'UTC' };
+const SEARCH = [
+  'Googlebot',
+  'Googlebot-Image',
+  'Bingbot',
+  'DuckDuckBot',
+  'Applebot',
+  'YandexBot',
+  'Baiduspider',
+];
+
+/** Each page blocked for each crawler, in the verdicts' order (crawler by crawler). */
+function blocked(paths: readonly string[], agents: readonly string[]) {
+  return agents.flatMap((agent) =>
+    paths.map((path) => ({
+      url: `https://shop.example${path}`,
+      agent,
+      expected: 'allowed' as const,
+      cause: null,
+    })),
+  );
+}
+
+/** The email of an incident opened with these cells, as incidentAlerts queues it. */
+function emailOf(violations: ReturnType<typeof blocked>) {
+  const note: IncidentNote = {
+    id: 4,
+    transition: 'opened',
+    openedAt: '2026-06-01T12:00:00.000Z',
+    resolvedAt: null,
+    state: 'not-as-intended',
+    causes: ['Disallow: /products/ (line 2) blocks pages meant to be crawled'],
+    violations,
+    violationCount: violations.length,
+    changes: [],
+  };
+  const [draft] = incidentAlerts(
+    { origin: 'https://shop.example', name: 'Shop' },
+    { email: ['seo@shop.example'], webhooks: [], events: ['incidents'] },
+    note,
+    new Date('2026-06-01T12:00:00.000Z'),
+  );
+  const payload: IncidentPayload = { ...draft!, kind: 'incident', siteId: 1 };
+  return renderIncidentEmail(payload, context);
+}
+
+describe('an incident alert', () => {
+  it('names every page and crawler of a usual incident, a line a page', () => {
+    const email = emailOf(blocked(['/products/shoes', '/cart'], SEARCH));
+    expect(email.subject).toBe(
+      'Shop (shop.example): not as intended: /products/shoes and /cart are blocked for Googlebot, Googlebot-Image and 5 more crawlers',
+    );
+    expect(email.text).toContain(
+      [
+        '14 watched page × crawler pairs differ from the intent:',
+        '- `/products/shoes` is blocked for Googlebot, Googlebot-Image, Bingbot, DuckDuckBot, Applebot and 2 more crawlers, meant to be crawled',
+        '- `/cart` is blocked for Googlebot, Googlebot-Image, Bingbot, DuckDuckBot, Applebot and 2 more crawlers, meant to be crawled',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('past what it lists, names the first pairs and counts the rest', () => {
+    const paths = Array.from({ length: 10 }, (_, i) => `/p${i}`);
+    const email = emailOf(blocked(paths, SEARCH));
+    expect(email.subject).toBe(
+      'Shop (shop.example): not as intended: /p0 is blocked for Googlebot, and 69 more page × crawler pairs differ',
+    );
+    const listed = email.text.split('\n').filter((l) => l.startsWith('- `/p'));
+    // Crawler by crawler: the first five crawlers of all ten pages are listed.
+    expect(listed).toHaveLength(10);
+    expect(listed[0]).toBe(
+      '- `/p0` is blocked for Googlebot, Googlebot-Image, Bingbot, DuckDuckBot and Applebot, meant to be crawled',
+    );
+    expect(email.text).toContain(`- and ${70 - ALERTED_CELLS} more page × crawler pairs\n`);
+  });
+});
