@@ -7,6 +7,8 @@ import type { IncidentRecord } from '../../monitor/records.js';
 import type { IntentView } from '../../monitor/views/site.js';
 import { violationCause } from '../../policy/incidents.js';
 import { pathOf } from '../../policy/intent.js';
+import type { Violation } from '../../policy/intent.js';
+import { listNames } from '../../policy/wording/explain-pairs.js';
 import { count, differingPairs, formatDuration } from '../../policy/wording/words.js';
 import { siteLabel } from '../../policy/wording/format.js';
 import { IntentBadge, Layout, Notice, Rich, Time } from './components.js';
@@ -109,6 +111,58 @@ const AckForm: FC<{ incident: IncidentRecord }> = ({ incident }) => (
   </form>
 );
 
+/**
+ * Cells that differ, a line for each page and reason, its crawlers named ("`/cart` is
+ * blocked for Googlebot, Bingbot and 5 more: Disallow: /cart (line 2) blocks pages meant
+ * to be crawled"); the first LISTED lines, then how many pairs more.
+ */
+const ViolationList: FC<{
+  violations: readonly Violation[];
+  count: number;
+  /** Said of a resolved incident's last cells: "was blocked". */
+  past?: boolean;
+  /** Where the pairs left out are, if anywhere. */
+  more?: string;
+}> = ({ violations, count, past = false, more }) => {
+  const lines = new Map<
+    string,
+    { path: string; expected: string; why: string; agents: string[] }
+  >();
+  for (const v of violations) {
+    const path = pathOf(v.url);
+    const why = violationCause(v);
+    const key = `${v.expected}\n${path}\n${why}`;
+    let line = lines.get(key);
+    if (line === undefined)
+      lines.set(key, (line = { path, expected: v.expected, why, agents: [] }));
+    line.agents.push(v.agent);
+  }
+  const shown = [...lines.values()].slice(0, LISTED);
+  const left = count - shown.reduce((n, line) => n + line.agents.length, 0);
+  return (
+    <>
+      <ul class="violations">
+        {shown.map((line) => (
+          <li>
+            <code>{line.path}</code> {past ? 'was' : 'is'}{' '}
+            {line.expected === 'allowed' ? 'blocked for' : 'open to'}{' '}
+            {line.agents.length <= 6
+              ? listNames(line.agents)
+              : `${line.agents.slice(0, 5).join(', ')} and ${line.agents.length - 5} more crawlers`}
+            : <Rich text={line.why} />
+          </li>
+        ))}
+      </ul>
+      {left > 0 ? (
+        <p class="muted">
+          and {left} more page × crawler pair{left === 1 ? '' : 's'}
+          {more === undefined ? '' : ` (${more})`}
+        </p>
+      ) : null}
+    </>
+  );
+};
+
 /** The site's state against its intent, the cells that differ, its incident. */
 export const IntentSection: FC<{
   siteId: number;
@@ -139,22 +193,11 @@ export const IntentSection: FC<{
         {judgement?.state === 'cannot-check' ? <span> {judgement.reason}</span> : null}
       </p>
       {violations.length === 0 ? null : (
-        <>
-          <ul class="violations">
-            {violations.slice(0, LISTED).map((v) => (
-              <li>
-                <code>{pathOf(v.url)}</code> is{' '}
-                {v.expected === 'allowed' ? 'blocked for' : 'open to'} {v.agent}:{' '}
-                <Rich text={violationCause(v)} />
-              </li>
-            ))}
-          </ul>
-          {judgement!.violationCount > LISTED ? (
-            <p class="muted">
-              and {judgement!.violationCount - LISTED} more (marked in the matrix below)
-            </p>
-          ) : null}
-        </>
+        <ViolationList
+          violations={violations}
+          count={judgement!.violationCount}
+          more="marked in the matrix below"
+        />
       )}
       {incident === undefined ? null : (
         <p>
@@ -401,15 +444,11 @@ export const IncidentPageView: FC<{
             ? 'The watched pages and crawlers that differed'
             : 'The watched pages and crawlers that differ'}
         </h2>
-        <ul class="violations">
-          {incident.violations.slice(0, 200).map((v) => (
-            <li>
-              <code>{pathOf(v.url)}</code> {incident.state === 'resolved' ? 'was' : 'is'}{' '}
-              {v.expected === 'allowed' ? 'blocked for' : 'open to'} {v.agent}:{' '}
-              <Rich text={violationCause(v)} />
-            </li>
-          ))}
-        </ul>
+        <ViolationList
+          violations={incident.violations}
+          count={incident.violationCount}
+          past={incident.state === 'resolved'}
+        />
       </>
     )}
     <p>

@@ -1,0 +1,77 @@
+/**
+ * An incident's page lists what differs a line for each page and reason, its crawlers
+ * named, rather than a line a crawler; a resolved incident in the past tense.
+ */
+import { describe, expect, it } from 'vitest';
+import { jsx } from 'hono/jsx';
+import type { IncidentRecord } from '../../../src/monitor/records.js';
+import { ClockContext } from '../../../src/web/pages/components.js';
+import { IncidentPageView } from '../../../src/web/pages/intent.js';
+
+const at = new Date('2026-06-01T12:00:00Z');
+const SEARCH = ['Googlebot', 'Googlebot-Image', 'Bingbot', 'DuckDuckBot', 'Applebot', 'YandexBot'];
+
+function cell(path: string, agent: string, line: number) {
+  return {
+    url: `https://shop.example${path}`,
+    agent,
+    expected: 'allowed' as const,
+    cause: { type: 'rule' as const, directive: 'disallow' as const, pattern: path, line },
+  };
+}
+
+function incident(state: 'open' | 'resolved'): IncidentRecord {
+  // Crawler by crawler, as verdicts come; Googlebot alone also blocked from /blog by its group.
+  const violations = [
+    ...SEARCH.flatMap((agent) => [cell('/cart', agent, 2), cell('/pricing', agent, 3)]),
+    cell('/blog', 'Googlebot', 9),
+  ];
+  return {
+    id: 7,
+    siteId: 1,
+    origin: 'https://shop.example',
+    state,
+    siteState: 'not-as-intended',
+    openedAt: new Date(at.getTime() - 3_600_000),
+    resolvedAt: state === 'resolved' ? at : null,
+    causes: ['Disallow: /cart (line 2) blocks pages meant to be crawled'],
+    violations,
+    violationCount: violations.length,
+    worstCount: violations.length,
+    reopened: 0,
+    acknowledgedAt: null,
+    acknowledgedBy: null,
+    note: null,
+  };
+}
+
+async function listed(state: 'open' | 'resolved'): Promise<string[]> {
+  const html = String(
+    await jsx(
+      ClockContext.Provider,
+      { value: { timeZone: 'UTC', now: at } },
+      jsx(IncidentPageView, {
+        incident: incident(state),
+        now: at,
+        canEdit: false,
+        signedIn: true,
+        name: 'Shop',
+      }),
+    ).toString(),
+  );
+  const list = /<ul class="violations">(.*?)<\/ul>/s.exec(html)![1]!;
+  return [...list.matchAll(/<li>(.*?)<\/li>/gs)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
+}
+
+describe('an incident’s page', () => {
+  it('says each page once with the crawlers it is blocked for and why', async () => {
+    expect(await listed('open')).toEqual([
+      '/cart is blocked for Googlebot, Googlebot-Image, Bingbot, DuckDuckBot, Applebot and YandexBot: Disallow: /cart (line 2) blocks pages meant to be crawled',
+      '/pricing is blocked for Googlebot, Googlebot-Image, Bingbot, DuckDuckBot, Applebot and YandexBot: Disallow: /pricing (line 3) blocks pages meant to be crawled',
+      '/blog is blocked for Googlebot: Disallow: /blog (line 9) blocks pages meant to be crawled',
+    ]);
+    expect((await listed('resolved'))[2]).toBe(
+      '/blog was blocked for Googlebot: Disallow: /blog (line 9) blocks pages meant to be crawled',
+    );
+  });
+});
