@@ -381,7 +381,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     const facts = [
       ...(intentLine(site) === null ? [] : [`Against intent: ${intentLine(site)}`]),
       `Fetch health: ${healthLine(site)}`,
-      ...site.health.incidents.map((i) => `Incident: ${incidentLine(i, context)}`),
+      ...site.health.incidents.map((i) => `robots.txt ${incidentLine(i, context)}`),
       ...disallowedLines(site).map((l) => `Disallowed now: ${l}`),
       ...(aiLine(site) === null ? [] : [`AI crawlers: ${aiLine(site)}`]),
       ...(purposesLine(site) === null

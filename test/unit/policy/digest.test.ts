@@ -111,6 +111,10 @@ describe('buildDigest', () => {
         { start: hour(4), end: null, status: { access: 'unavailable', status: 404 } },
       ],
     });
+    // Said as what robots.txt answered, beside the fetch health (not as an intent incident).
+    expect(renderDigest(digest, context).text).toMatch(
+      /\n {4}Fetch health: 5 checks, 40% found robots\.txt\.\n {4}robots\.txt answered 503 from [^,]+, until [^(]+ \(2 h\)\n {4}robots\.txt answered 404 from [^,]+, still going at the end of the period\n/,
+    );
   });
 
   it('does not count an HTML page served with 200 as robots.txt found, in its fetch health', () => {
