@@ -8,17 +8,11 @@ import { renderIncidentEmail } from '../../../src/notify/render-incident.js';
 import { ALERTED_CELLS, incidentAlerts } from '../../../src/policy/incident-alerts.js';
 import type { IncidentNote, IncidentPayload } from '../../../src/policy/incident-alerts.js';
 import { linksFrom } from '../../../src/policy/links.js';
+import { SEARCH_CRAWLERS } from '../../../src/policy/crawlers.js';
 
 const context = { links: linksFrom('https://robowatch.example.com'), timeZone: 'UTC' };
-const SEARCH = [
-  'Googlebot',
-  'Googlebot-Image',
-  'Bingbot',
-  'DuckDuckBot',
-  'Applebot',
-  'YandexBot',
-  'Baiduspider',
-];
+// The default intent's crawlers: the @search preset.
+const SEARCH = SEARCH_CRAWLERS;
 
 /** Each page blocked for each crawler, in the verdicts' order (crawler by crawler). */
 function blocked(paths: readonly string[], agents: readonly string[]) {
