@@ -33,6 +33,9 @@ const crawlerLink = (agent: string, verdict?: CrawlerVerdict, page?: number) => 
   return `/crawlers/${encodeURIComponent(agent)}${q === '' ? '' : `?${q}`}`;
 };
 
+/** What the `*` of a watched crawler list stands for. */
+const STAR = 'any crawler without a group of its own';
+
 /**
  * Every watched crawler: on how many sites it is blocked, partly blocked, allowed; and
  * the presets, with forms to make, change and delete those made here.
@@ -83,6 +86,7 @@ export const CrawlersPageView: FC<{
               <tr>
                 <td>
                   <a href={crawlerLink(c.agent)}>{c.agent}</a>
+                  {c.agent === '*' ? <span class="muted"> ({STAR})</span> : null}
                 </td>
                 <td class="num">
                   <a href={crawlerLink(c.agent, 'blocked')}>{c.blocked}</a>
@@ -260,6 +264,12 @@ export const CrawlerPageView: FC<{
       <a href="/crawlers">← Crawlers</a>
     </p>
     <h1>{view.agent} on every site</h1>
+    {view.agent === '*' ? (
+      <p class="muted">
+        <code>*</code> is {STAR}: what a site's <code>*</code> group (or its absence) lets such a
+        crawler fetch.
+      </p>
+    ) : null}
     <ul class="standing" aria-label={`Where ${view.agent} may crawl`}>
       {CRAWLER_VERDICTS.filter((v) => view.counts[v] > 0).map((v) => (
         <li>
