@@ -25,7 +25,8 @@ const NETWORK: Record<string, string> = {
   dns: 'its host name does not resolve (DNS)',
   refused: 'the connection is refused',
   reset: 'the connection is reset',
-  timeout: 'no answer within the time limit',
+  // No answer, or one that did not end in time (a body trickled out): either way no file.
+  timeout: 'no complete answer within the time limit',
   tls: 'the HTTPS handshake fails',
   blocked: 'its address is private, and robowatch may not fetch it',
   'invalid-response': 'the answer is not valid HTTP',

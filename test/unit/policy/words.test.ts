@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { count, grouped } from '../../../src/policy/wording/words.js';
 import { crawlerSet, describeCrawlers } from '../../../src/policy/wording/explain-pairs.js';
+import { answers } from '../../../src/policy/wording/status-words.js';
 
 describe('counts said in English', () => {
   it('groups thousands as English does, without asking ICU', () => {
@@ -64,5 +65,15 @@ describe('crawler sets said in a few words', () => {
     );
     expect(describeCrawlers(five, { agents: five })).toBe('all 5 watched crawlers');
     expect(describeCrawlers(five.slice(0, 4), { agents: five })).toBe('every crawler but GPTBot');
+  });
+});
+
+describe('what robots.txt answered, in words', () => {
+  it('says a file that began to arrive but did not end in time is no file, not no answer', () => {
+    // The headers came (200), the body trickled past the time limit.
+    expect(answers({ access: 'unreachable', status: 200, error: 'timeout' })).toBe(
+      'cannot be fetched: no complete answer within the time limit',
+    );
+    expect(answers({ access: 'unreachable', status: 503 })).toBe('answers 503');
   });
 });
