@@ -114,7 +114,7 @@ export function coverageTexts(
       ? `Mostly ${where}${by === '' ? '' : `, by ${by}`}: ${cause.agents.length === 1 ? `${who} stops` : 'they stop'} crawling these pages${cause.significant ? '' : ' (under the alert thresholds)'}.`
       : `${capitalise(who)} may crawl these pages again.`;
   return {
-    title: `${who}: ${parts.join(', ')}`,
+    title: `${capitalise(who)}: ${parts.join(', ')}`,
     consequence,
     details: cause.samples.length === 0 ? [] : [`e.g. ${cause.samples.join(', ')}`],
   };

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { count, grouped } from '../../../src/policy/wording/words.js';
 import { crawlerSet, describeCrawlers } from '../../../src/policy/wording/explain-pairs.js';
 import { answers } from '../../../src/policy/wording/status-words.js';
+import { coverageTexts } from '../../../src/policy/wording/rule-words.js';
 
 describe('counts said in English', () => {
   it('groups thousands as English does, without asking ICU', () => {
@@ -75,5 +76,26 @@ describe('what robots.txt answered, in words', () => {
       'cannot be fetched: no complete answer within the time limit',
     );
     expect(answers({ access: 'unreachable', status: 503 })).toBe('answers 503');
+  });
+});
+
+describe('a change to the share of the sitemaps crawlers may fetch, as a title', () => {
+  it('starts with a capital, whoever the crawlers are', () => {
+    const cause = {
+      type: 'coverage' as const,
+      agents: ['Googlebot', 'Bingbot', 'DuckDuckBot', 'Applebot'],
+      urls: 6,
+      newlyDisallowed: 0,
+      newlyAllowed: 3,
+      prefixes: [],
+      rules: [],
+      samples: [],
+      significant: false,
+      pairs: [],
+    };
+    const agents = [...cause.agents, 'GPTBot'];
+    expect(coverageTexts(cause, { agents, at: new Date(0) }).title).toBe(
+      'Every crawler but GPTBot: 3 of 6 sitemap URLs (50.0%) newly allowed',
+    );
   });
 });
