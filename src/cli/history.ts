@@ -14,6 +14,9 @@ export function registerHistory(program: Command, context: CliContext): void {
   program
     .command('history')
     .summary("list a site's robots.txt states, newest first")
+    .description(
+      "Lists a site's snapshots (its distinct robots.txt states), newest first: when each was first and last seen, what robots.txt answered, its size and hash, how many checks saw it, and what it changed (its most severe cause; robowatch diff ORIGIN --to ID tells them all). Beside a daemon that holds the embedded database, it asks the daemon.",
+    )
     .argument('<origin>', 'the site, e.g. https://example.com')
     .option(
       '--config <file>',

@@ -9,6 +9,9 @@ export function registerMigrate(program: Command, context: CliContext): void {
   program
     .command('migrate')
     .summary('apply pending database migrations')
+    .description(
+      'Applies the pending migrations of the database robowatch uses (DATABASE_URL, else the embedded one under dataDir) and says which, then exits. Every command applies them when it opens the database; run this before starting the daemons of a new release, so that none of them waits on another.',
+    )
     .option(
       '--config <file>',
       'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',

@@ -70,6 +70,12 @@ describe('the embedded database', () => {
     const env = { DATABASE_URL: '' };
     const before = await runInProcess(['health', '--config', config], { env });
     expect([before.code, before.stderr]).toEqual([1, 'robowatch: the daemon has not started\n']);
+    // A limit that is not a number of seconds is refused, not read as "too old".
+    const bad = await runInProcess(['health', '--config', config, '--max-age', '2m'], { env });
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'robowatch: --max-age must be a number of seconds, not "2m"\n',
+    ]);
     const first = startDaemon(config, env);
     try {
       await vi.waitFor(() => expect(logged(first, 'daemon started')).toBe(true), {
