@@ -128,8 +128,8 @@ export function violationCause(v: Violation): string {
  * When the listed cells are all of them and make every page × crawler pair of their pages
  * and crawlers, they are said whole ("/pricing and /cart are blocked for Googlebot,
  * Bingbot and 5 more crawlers"); else the first and how many pairs more ("/pricing is
- * blocked for Googlebot, and 13 more page × crawler pairs differ"). Or why the site cannot
- * be checked.
+ * blocked for Googlebot, and 13 more page × crawler pairs differ"); two pages each with
+ * crawlers of its own, each with them. Or why the site cannot be checked.
  */
 export function intentLead(
   state: SiteState,
@@ -147,6 +147,16 @@ export function intentLead(
   const agents = [...new Set(alike.map((v) => v.agent))];
   if (alike.length === count && paths.length * agents.length === count)
     return `${someOf(paths, 'pages')} ${paths.length === 1 ? 'is' : 'are'} ${verb} ${someOf(agents, 'crawlers')}`;
+  if (alike.length === count && paths.length === 2) {
+    // Two pages, each for crawlers of its own: "/about is blocked for Googlebot, /cart for …".
+    const [one, two] = paths.map((path) =>
+      someOf(
+        alike.filter((v) => pathOf(v.url) === path).map((v) => v.agent),
+        'crawlers',
+      ),
+    );
+    return `${paths[0]} is ${verb} ${one}, ${paths[1]} for ${two}`;
+  }
   const more = count - 1;
   return `${pathOf(first.url)} is ${verb} ${first.agent}${more > 0 ? `, and ${more} more page × crawler pair${more === 1 ? '' : 's'} differ${more === 1 ? 's' : ''}` : ''}`;
 }

@@ -265,9 +265,14 @@ describe('what an incident leads with', () => {
     expect(intentLead('not-as-intended', all.slice(0, 6), 8, undefined)).toBe(
       '/pricing is blocked for Googlebot, and 7 more page × crawler pairs differ',
     );
-    // /cart for Googlebot alone: not every pair of the pages and crawlers listed.
+    // Two pages, each for crawlers of its own: each page with its crawlers.
     expect(intentLead('not-as-intended', all.slice(0, 3), 3, undefined)).toBe(
-      '/pricing is blocked for Googlebot, and 2 more page × crawler pairs differ',
+      '/pricing is blocked for Googlebot and Googlebot-Image, /cart for Googlebot',
+    );
+    // Three pages, not every pair of them: the first and how many more.
+    const three = [...all.slice(0, 3), cell('/team', 'Bingbot')];
+    expect(intentLead('not-as-intended', three, 4, undefined)).toBe(
+      '/pricing is blocked for Googlebot, and 3 more page × crawler pairs differ',
     );
     expect(intentLead('cannot-check', [], 0, 'robots.txt answers 503')).toBe(
       'cannot be checked: robots.txt answers 503',
