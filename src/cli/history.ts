@@ -6,6 +6,7 @@ import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
 import { formatBytes, formatTime, visibleControls } from '../policy/wording/format.js';
 import { lastChangeOf } from '../monitor/views/overview.js';
+import { moreChanges } from '../policy/wording/words.js';
 import { write } from './io.js';
 import { requireSite, withReads } from './reads.js';
 
@@ -58,9 +59,7 @@ type Change = ReturnType<typeof lastChangeOf>;
 
 function changeText(change: Change | undefined): string {
   if (change === undefined || change === null) return '-';
-  const more =
-    change.more > 0 ? ` (and ${change.more} more change${change.more === 1 ? '' : 's'})` : '';
-  return visibleControls(`${change.headline}${more}`);
+  return visibleControls(`${change.headline}${moreChanges(change.more)}`);
 }
 
 function toJson(row: SnapshotSummary, profile: Profile, change: Change) {

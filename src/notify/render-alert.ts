@@ -21,7 +21,7 @@ import {
   siteLabel,
 } from '../policy/wording/format.js';
 import type { Links } from '../policy/links.js';
-import { grouped } from '../policy/wording/words.js';
+import { grouped, moreChanges } from '../policy/wording/words.js';
 
 export interface RenderedEmail {
   readonly subject: string;
@@ -108,8 +108,7 @@ function modelOf(payload: AlertPayload, context: RenderContext): Model {
   });
   const lead = causes.find((c) => c.cause.alerts) ?? causes[0];
   const others = causes.length - 1;
-  const more =
-    lead && others > 0 ? ` (and ${grouped(others)} more change${others === 1 ? '' : 's'})` : '';
+  const more = lead ? moreChanges(others) : '';
   // The count stays whatever the headline's length: a long pattern is cut, not the count.
   const label = siteLabel(payload.site, payload.name);
   const room = SUBJECT_CHARS - label.length - 2 - more.length;
@@ -156,9 +155,7 @@ export function pathOf(url: string): string {
 function legacyHeadline(events: readonly ChangeEvent[]): string {
   const [first, ...rest] = rankEvents(events);
   if (first === undefined) return 'robots.txt changed';
-  const more =
-    rest.length === 0 ? '' : ` (and ${rest.length} more change${rest.length === 1 ? '' : 's'})`;
-  return `${headline(first)}${more}`;
+  return `${headline(first)}${moreChanges(rest.length)}`;
 }
 
 /** The subject of an alert: the site and its most severe alerting cause. */

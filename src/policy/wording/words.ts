@@ -37,6 +37,10 @@ export function grouped(n: number): string {
   return n < 0 ? `-${text}` : text;
 }
 
+/** " (and 3 more changes)" after a change's headline, or nothing when it is the only one. */
+export const moreChanges = (n: number) =>
+  n > 0 ? ` (and ${grouped(n)} more change${n === 1 ? '' : 's'})` : '';
+
 export const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export const count = (n: number, one: string, many = `${one}s`) =>

@@ -14,6 +14,7 @@ import {
 import { DayStrip } from './svg.js';
 import type { FailingChannel } from '../../monitor/records.js';
 import { failingText } from '../../monitor/views/notifications.js';
+import { moreChanges } from '../../policy/wording/words.js';
 
 /** What each state is called in the filter. */
 const STATE_LABEL: Record<TriageState, string> = {
@@ -255,7 +256,7 @@ export const OverviewPageView: FC<{
                         <Rich text={row.lastChange.headline} />
                       </a>
                       {row.lastChange.more > 0 ? (
-                        <span class="muted">{` (and ${row.lastChange.more} more change${row.lastChange.more === 1 ? '' : 's'})`}</span>
+                        <span class="muted">{moreChanges(row.lastChange.more)}</span>
                       ) : null}
                     </>
                   )}
