@@ -176,26 +176,42 @@ export function violationLines(
   listed: readonly Pick<Violation, 'url' | 'agent' | 'expected'>[],
   count: number,
 ): string[] {
-  const pages = new Map<string, { path: string; expected: Expectation; agents: string[] }>();
-  for (const v of listed) {
-    const path = pathOf(v.url);
-    const key = `${v.expected} ${path}`;
-    let page = pages.get(key);
-    if (page === undefined) pages.set(key, (page = { path, expected: v.expected, agents: [] }));
-    page.agents.push(v.agent);
-  }
-  const lines = [...pages.values()].map(({ path, expected, agents }) => {
-    const who =
-      agents.length <= 6
-        ? listNames(agents)
-        : `${agents.slice(0, 5).join(', ')} and ${agents.length - 5} more crawlers`;
-    return expected === 'allowed'
-      ? `\`${path}\` is blocked for ${who}, meant to be crawled`
-      : `\`${path}\` is open to ${who}, meant to be kept out`;
-  });
+  const lines = violationsByPage(listed).map(({ path, expected, agents }) =>
+    expected === 'allowed'
+      ? `\`${path}\` is blocked for ${namedCrawlers(agents)}, meant to be crawled`
+      : `\`${path}\` is open to ${namedCrawlers(agents)}, meant to be kept out`,
+  );
   const more = count - listed.length;
   if (more > 0) lines.push(`and ${more} more page × crawler pair${more === 1 ? '' : 's'}`);
   return lines;
+}
+
+/** Cells that differ, by page (and by `reason`, when given), in the order first listed. */
+export function violationsByPage<V extends Pick<Violation, 'url' | 'agent' | 'expected'>>(
+  listed: readonly V[],
+  reason: (v: V) => string = () => '',
+): { path: string; expected: Expectation; why: string; agents: string[] }[] {
+  const pages = new Map<
+    string,
+    { path: string; expected: Expectation; why: string; agents: string[] }
+  >();
+  for (const v of listed) {
+    const path = pathOf(v.url);
+    const why = reason(v);
+    const key = `${v.expected}\n${path}\n${why}`;
+    let page = pages.get(key);
+    if (page === undefined)
+      pages.set(key, (page = { path, expected: v.expected, why, agents: [] }));
+    page.agents.push(v.agent);
+  }
+  return [...pages.values()];
+}
+
+/** A page's crawlers by name, up to six: "Googlebot, Bingbot, … and 2 more crawlers". */
+export function namedCrawlers(agents: readonly string[]): string {
+  return agents.length <= 6
+    ? listNames(agents)
+    : `${agents.slice(0, 5).join(', ')} and ${agents.length - 5} more crawlers`;
 }
 
 /** One cell that differs from the intent, as people read it: "`/pricing` is blocked for Googlebot, meant to be crawled". */

@@ -5,10 +5,8 @@
 import type { FC } from 'hono/jsx';
 import type { IncidentRecord } from '../../monitor/records.js';
 import type { IntentView } from '../../monitor/views/site.js';
-import { violationCause } from '../../policy/incidents.js';
-import { pathOf } from '../../policy/intent.js';
+import { namedCrawlers, violationCause, violationsByPage } from '../../policy/incidents.js';
 import type { Violation } from '../../policy/intent.js';
-import { listNames } from '../../policy/wording/explain-pairs.js';
 import { count, differingPairs, formatDuration } from '../../policy/wording/words.js';
 import { siteLabel } from '../../policy/wording/format.js';
 import { IntentBadge, Layout, Notice, Rich, Time } from './components.js';
@@ -124,20 +122,7 @@ const ViolationList: FC<{
   /** Where the pairs left out are, if anywhere. */
   more?: string;
 }> = ({ violations, count, past = false, more }) => {
-  const lines = new Map<
-    string,
-    { path: string; expected: string; why: string; agents: string[] }
-  >();
-  for (const v of violations) {
-    const path = pathOf(v.url);
-    const why = violationCause(v);
-    const key = `${v.expected}\n${path}\n${why}`;
-    let line = lines.get(key);
-    if (line === undefined)
-      lines.set(key, (line = { path, expected: v.expected, why, agents: [] }));
-    line.agents.push(v.agent);
-  }
-  const shown = [...lines.values()].slice(0, LISTED);
+  const shown = violationsByPage(violations, violationCause).slice(0, LISTED);
   const left = count - shown.reduce((n, line) => n + line.agents.length, 0);
   return (
     <>
@@ -145,11 +130,8 @@ const ViolationList: FC<{
         {shown.map((line) => (
           <li>
             <code>{line.path}</code> {past ? 'was' : 'is'}{' '}
-            {line.expected === 'allowed' ? 'blocked for' : 'open to'}{' '}
-            {line.agents.length <= 6
-              ? listNames(line.agents)
-              : `${line.agents.slice(0, 5).join(', ')} and ${line.agents.length - 5} more crawlers`}
-            : <Rich text={line.why} />
+            {line.expected === 'allowed' ? 'blocked for' : 'open to'} {namedCrawlers(line.agents)}:{' '}
+            <Rich text={line.why} />
           </li>
         ))}
       </ul>
