@@ -245,7 +245,7 @@ function humanLines(
     ]
       .map((line) => `${line}\n`)
       .join('');
-  const status = formatStatus(outcome.status);
+  const status = formatStatus(outcome.status) + redirectWords(outcome.redirect ?? null);
   const blip = outcome.transient === null ? '' : ` (a ${outcome.transient} recovered on retry)`;
   let head: string;
   if (outcome.kind === 'baseline') {
@@ -281,6 +281,16 @@ function humanLines(
   }
   options.budget.left -= details.length;
   return first + details.map((line) => `${line}\n`).join('');
+}
+
+/**
+ * Where the status came from when robots.txt redirected: crawlers follow up to five
+ * redirects and read the file they end on as this site's, another host's included.
+ */
+function redirectWords(redirect: CheckReport['redirect'] | null): string {
+  if (redirect === null) return '';
+  const hops = redirect.hops === 1 ? 'redirected' : `${redirect.hops} redirects`;
+  return ` from ${redirect.to} (${hops})`;
 }
 
 /** How many of a run's sites opened, worsened or resolved an incident. */

@@ -281,6 +281,33 @@ fetch:
     );
   });
 
+  it('says where robots.txt was answered from when it redirects, another host included', async () => {
+    const other = await new FixtureServer().start('127.0.0.2');
+    try {
+      other.serve('/robots.txt', 200, V1);
+      server.routes.set('/robots.txt', (_req, res) =>
+        res.writeHead(301, { location: `${other.origin}/robots.txt` }).end(),
+      );
+      const first = await robowatch('check', '--config', config);
+      expect(first.stdout).toContain(
+        `${server.origin}  baseline   ok 200 from ${other.origin}/robots.txt (redirected); `,
+      );
+      // Two hops, the second to a file that is gone: where the 404 came from.
+      other.serve('/robots.txt', 301, '', { location: '/gone/robots.txt' });
+      const gone = await robowatch('check', '--config', config);
+      expect(gone.stdout).toContain(
+        `CHANGED    unavailable 404 from ${other.origin}/gone/robots.txt (2 redirects); `,
+      );
+      // The same file, now answered by the site itself: no change for crawlers, none said.
+      server.serve('/robots.txt', 200, V1);
+      await robowatch('check', '--config', config);
+      const own = await robowatch('check', '--config', config);
+      expect(own.stdout).toMatch(/unchanged {2}ok 200 {2}\[snapshot \d+\]/);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('cuts a long run’s changes past its budget, never what became of a site’s incident', async () => {
     const sites = await Promise.all(Array.from({ length: 12 }, () => new FixtureServer().start()));
     try {

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { redactUrl } from '../../lib/redact.js';
+import { ALERTED_CELLS } from '../../policy/incident-alerts.js';
 import { siteAccess } from '../../policy/verdicts.js';
 import type { CatalogEntry } from '../sites/entries.js';
 import type { Refusal, SnapshotSummary, StoredJudgement } from '../records.js';
@@ -210,6 +211,10 @@ export const CheckDocument = z
     previousId: Id.nullable(),
     status: FetchStatusDocument,
     transient: z.string().nullable(),
+    redirect: z.object({ to: z.string(), hops: z.number().int() }).nullable().meta({
+      description:
+        'robots.txt redirected: the last URL fetched (its answer is the status) and how many redirects led there; null when the site answered itself',
+    }),
     events: list(EventDocument),
     causes: list(CauseDocument),
     findings: list(LintFindingDocument),
@@ -223,7 +228,7 @@ export const CheckDocument = z
         state: z.enum(['as-intended', 'not-as-intended', 'cannot-check']),
         violationCount: z.number().int(),
         violations: list(ViolationDocument).meta({
-          description: 'the first cells that differ (at most 10)',
+          description: `the first cells that differ (at most ${ALERTED_CELLS})`,
         }),
         causes: list(z.string()).meta({ description: 'why, one line per reason' }),
         incident: z
