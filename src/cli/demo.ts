@@ -27,6 +27,12 @@ interface DemoSite {
   readonly watch: readonly string[];
   /** Its other pages, listed in its sitemap with the watched ones. */
   readonly pages: readonly string[];
+  /**
+   * Watched pages its owner blocks on purpose (the demo's intent says so), which its
+   * sitemap leaves out, as a well-kept one does: listing them would be Search Console's
+   * "Submitted URL blocked by robots.txt".
+   */
+  readonly keptOut: readonly string[];
   /** Its robots.txt, step after step (then again from the start). */
   readonly story: readonly Answer[];
 }
@@ -45,6 +51,7 @@ export const DEMO_SITES: readonly DemoSite[] = [
     tags: ['shop'],
     watch: ['/', '/products/shoes', '/cart', '/pricing'],
     pages: ['/products/hats', '/products/socks', '/products/coats', '/about', '/contact'],
+    keptOut: ['/cart'],
     story: [
       robots(SHOP),
       robots(SHOP),
@@ -60,6 +67,7 @@ export const DEMO_SITES: readonly DemoSite[] = [
     tags: ['news'],
     watch: ['/', '/world/today', '/admin/login'],
     pages: ['/world/yesterday', '/sport/today', '/culture/books', '/about'],
+    keptOut: ['/admin/login'],
     story: [
       robots(NEWS),
       // The file answers 503: Google crawls nothing while it lasts.
@@ -73,6 +81,7 @@ export const DEMO_SITES: readonly DemoSite[] = [
     tags: ['content'],
     watch: ['/', '/2026/hello-world'],
     pages: ['/2026/second-post', '/2025/archive', '/about'],
+    keptOut: [],
     story: [
       robots(BLOG),
       robots(BLOG),
@@ -89,7 +98,8 @@ export const DEMO_SITES: readonly DemoSite[] = [
     name: 'Docs',
     tags: ['content'],
     watch: ['/', '/guide/start', '/search'],
-    pages: ['/guide/install', '/guide/configure', '/reference/api', '/search?q=robots'],
+    pages: ['/guide/install', '/guide/configure', '/reference/api'],
+    keptOut: ['/search'],
     story: [robots(DOCS)],
   },
 ];
@@ -112,9 +122,10 @@ async function startFarm(
   for (const site of DEMO_SITES) {
     const server = createServer((req, res) => {
       if (req.url === '/sitemap.xml') {
-        // Its pages, for coverage: the watched ones and a few more of each section.
+        // Its pages, for coverage: the watched ones and a few more of each section, but
+        // not those it keeps out of crawlers' reach.
         const origin = `http://${req.headers.host ?? '127.0.0.1'}`;
-        const paths = [...site.watch, ...site.pages];
+        const paths = [...site.watch, ...site.pages].filter((p) => !site.keptOut.includes(p));
         res
           .writeHead(200, { 'content-type': 'application/xml' })
           .end(

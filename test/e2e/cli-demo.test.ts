@@ -57,6 +57,22 @@ describe('robowatch demo', () => {
     // The docs keep their search results out on purpose, as the demo's intent says: no
     // incident for a page blocked as its owner means it to be.
     expect(checked!.sites.find((s) => s.name === 'Docs')?.intent.state).toBe('as-intended');
+    // Nor do its sitemaps list them: no "Submitted URL blocked by robots.txt" for the docs'
+    // search results, on a site whose robots.txt never changes.
+    const { sites: ids } = await api<{ sites: { id: number; name: string }[] }>('/api/v1/sites');
+    const docs = ids.find((s) => s.name === 'Docs')!;
+    await vi.waitFor(
+      async () => {
+        const response = await fetch(`${base}/api/v1/sites/${docs.id}/coverage`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expect(response.status).toBe(200);
+        const coverage = (await response.json()) as { urls: number; findings: string[] };
+        expect(coverage.urls).toBeGreaterThan(0);
+        expect(coverage.findings).toEqual([]);
+      },
+      { timeout: 60_000, interval: 1_000 },
+    );
     expect(demo.stderr).toContain('starting fresh');
     const before = await api<{
       sites: { id: number; origin: string; currentSnapshotId: number }[];
