@@ -147,9 +147,12 @@ export function submittedBlocked(coverage: Coverage, token = 'Googlebot'): strin
   const rules = agent.rules
     .filter((r) => r.directive === 'disallow')
     .slice(0, 3)
-    .map(
-      (r) => `line ${r.line} \`Disallow: ${r.pattern}\` ${n(r.urls)}, e.g. ${r.samples[0] ?? ''}`,
-    );
+    .map((r) => {
+      const rule = `line ${r.line} \`Disallow: ${r.pattern}\` blocks`;
+      const sample = r.samples[0];
+      if (sample === undefined) return `${rule} ${n(r.urls)}`;
+      return r.urls === 1 ? `${rule} ${sample}` : `${rule} ${n(r.urls)}, e.g. ${sample}`;
+    });
   return `Submitted URL blocked by robots.txt: ${of} are disallowed for ${agent.agent}, which will not crawl them${rules.length === 0 ? '' : ` (${rules.join('; ')})`}. Take them out of the sitemaps or allow them.`;
 }
 

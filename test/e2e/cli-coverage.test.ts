@@ -206,7 +206,7 @@ notify:
     const text = await runInProcess(['coverage', site.origin, '--config', config], { env });
     expect(text.stdout).toContain('\nGooglebot, Bingbot: 4 allowed, 302 disallowed (98.7%)\n');
     expect(text.stdout).toContain(
-      'Submitted URL blocked by robots.txt: 302 of the 306 sitemap URLs are disallowed for Googlebot, which will not crawl them (line 3 `Disallow: /products/` 300, e.g. /products/0?color=red; line 2 `Disallow: /cart` 2, e.g. /cart). Take them out of the sitemaps or allow them.',
+      'Submitted URL blocked by robots.txt: 302 of the 306 sitemap URLs are disallowed for Googlebot, which will not crawl them (line 3 `Disallow: /products/` blocks 300, e.g. /products/0?color=red; line 2 `Disallow: /cart` blocks 2, e.g. /cart). Take them out of the sitemaps or allow them.',
     );
     // The digest: it needs attention, and where each crawler stands now.
     const digest = await runInProcess(['digest', '--since', '1d', '--config', config], { env });

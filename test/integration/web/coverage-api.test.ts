@@ -125,7 +125,7 @@ describe.each(databaseKinds())('the coverage API on %s', (kind) => {
     expect((await get(`/api/v1/sites/1/coverage?snapshot=${latest}`)).body).toEqual(body);
     // Search Console's finding, in words.
     expect(doc.findings).toEqual([
-      'Submitted URL blocked by robots.txt: 3 of the 5 sitemap URLs are disallowed for Googlebot, which will not crawl them (line 2 `Disallow: /private/` 2, e.g. /private/a; line 3 `Disallow: /blog/` 1, e.g. /blog/post). Take them out of the sitemaps or allow them.',
+      'Submitted URL blocked by robots.txt: 3 of the 5 sitemap URLs are disallowed for Googlebot, which will not crawl them (line 2 `Disallow: /private/` blocks 2, e.g. /private/a; line 3 `Disallow: /blog/` blocks /blog/post). Take them out of the sitemaps or allow them.',
     ]);
   });
 
