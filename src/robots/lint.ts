@@ -42,7 +42,7 @@ export interface LintFinding {
 const MAX_PER_CODE = 50;
 
 /** Collects findings, keeping a hostile file's thousands of bad lines to a readable list. */
-/** What an HTML page's markup lines would each be reported as. */
+/** What an HTML page's lines (markup, CSS, scripts) would each be reported as. */
 const MARKUP_CODES: ReadonlySet<LintCode> = new Set([
   'missing-colon',
   'unparsable-line',
@@ -59,12 +59,16 @@ export class LintCollector {
   /** `enabled: false` collects nothing, for callers that only evaluate URLs. */
   constructor(readonly enabled = true) {}
 
-  /** Lines of markup in an HTML page: the page is one finding, not one per line. */
-  readonly #markup = new Set<number>();
+  /** The file is an HTML page, reported once. */
+  #page = false;
 
-  /** Says nothing more of `line`'s syntax: it is HTML markup, and the page is reported. */
-  markup(line: number): void {
-    this.#markup.add(line);
+  /**
+   * Says nothing more of lines that are not rules: the file is an HTML page, and its
+   * markup, inline CSS and scripts would each be "no colon" or "unknown key". What the
+   * page has that crawlers do read (a line that happens to be a rule) is still said.
+   */
+  htmlPage(): void {
+    this.#page = true;
   }
 
   /** The file is not text (binary data, UTF-16): it is reported once, not line by line. */
@@ -82,7 +86,7 @@ export class LintCollector {
   add(code: LintCode, severity: LintSeverity, line: number, message: string): void {
     if (!this.enabled) return;
     if (this.#notText && !FILE_CODES.has(code)) return;
-    if (this.#markup.has(line) && MARKUP_CODES.has(code)) return;
+    if (this.#page && MARKUP_CODES.has(code)) return;
     const count = (this.#counts.get(code) ?? 0) + 1;
     this.#counts.set(code, count);
     if (count <= MAX_PER_CODE) this.#findings.push({ code, severity, line, message });

@@ -137,13 +137,12 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
   const body = truncated ? full.slice(0, maxBytes) : full;
   const lint = new LintCollector(options.lint ?? true);
   const google = profile === 'google';
-  let html = false;
 
   // Seed 000: a leading UTF-8 byte order mark is ignored.
   const start = bomLength(body);
   if (lint.enabled) {
     checkEncoding(full, start, utf8, lint);
-    html = checkHtml(body, start, lint);
+    if (checkHtml(body, start, lint)) lint.htmlPage();
   }
 
   const groups: { line: number; agents: GroupAgent[]; rules: RobotsRule[] }[] = [];
@@ -159,7 +158,6 @@ export function parseRobotsTxt(input: Uint8Array | string, options: ParseOptions
   const hasNul = body.includes('\0');
   const lineCount = eachLine(body, start, (raw, lineNo) => {
     let text = raw;
-    if (html && /^[ \t]*</.test(raw)) lint.markup(lineNo);
     if (text.length > MAX_LINE_BYTES) {
       lint.add(
         'line-too-long',

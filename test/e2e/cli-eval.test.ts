@@ -474,6 +474,20 @@ describe('robowatch lint FILE', () => {
     expect(page.stdout).toBe(
       'line 1  error    html  The file is an HTML page, not robots.txt; crawlers read only lines that happen to look like rules.\n1 finding; 0 groups, 0 rules, 0 sitemaps in 7 lines\n',
     );
+    // Its inline CSS and script are not lines of robots.txt either; a line that happens to
+    // be a rule is what crawlers read of the page, and is still said.
+    const styled = await runInProcess(['lint', '-'], {
+      stdin:
+        '<!DOCTYPE html>\n<html><head><style>\nbody {\n  display: none;\n}\n@media only screen and (min-width: 40em) {\n</style>\n<script>\nvar x = 1;\nif (x) { track("a:b"); }\n</script></head>\n<body>\nDisallow: /shop\n</body></html>\n',
+    });
+    expect(styled.stdout).toBe(
+      [
+        'line 1  error    html  The file is an HTML page, not robots.txt; crawlers read only lines that happen to look like rules.',
+        'line 13  warning  rule-before-user-agent  Disallow on line 13 is not in any group (no User-agent line before it) and is ignored.',
+        '2 findings; 0 groups, 0 rules, 0 sitemaps in 14 lines',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('prints the file’s control characters as escapes: a hostile file cannot rewrite the terminal', async () => {
