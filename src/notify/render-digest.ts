@@ -21,7 +21,7 @@ import { violationText } from '../policy/incidents.js';
 import { causeHeadline, describeCrawlers, explainCause } from '../policy/wording/explain.js';
 import { count, formatDuration, grouped } from '../policy/wording/words.js';
 import { describeUrls } from '../policy/wording/explain.js';
-import { answers, crawlEffect } from '../policy/wording/status-words.js';
+import { answered, answers, crawlEffect } from '../policy/wording/status-words.js';
 import { groupByCrawlers } from '../policy/wording/explain-pairs.js';
 import { describeVersion, PURPOSE_WORDS } from '../policy/registry.js';
 import { formatDay, formatInstant, siteLabel } from '../policy/wording/format.js';
@@ -144,12 +144,47 @@ function intentLine(site: DigestSite): string | null {
   }
 }
 
-function incidentLine(incident: Incident, context: RenderContext): string {
-  const until =
-    incident.end === null
-      ? 'still going at the end of the period'
-      : `until ${local(incident.end, context.timeZone)} (${formatDuration(incident.end.getTime() - incident.start.getTime())})`;
-  return `${answers(incident.status).replace(/^answers/, 'answered')} from ${local(incident.start, context.timeZone)}, ${until}`;
+/** Outages of one kind listed one a line; past it, one line sums them. */
+const OUTAGE_LINES = 3;
+
+/**
+ * A site's outages in the period ("answered 503 from …, until …"), in the order they began:
+ * each on its line, or, for a file that answered the same way more than three times (a
+ * flapping server), one line with how often, from when to when, and how long in all.
+ */
+function incidentLines(
+  incidents: readonly Incident[],
+  periodEnd: Date,
+  context: RenderContext,
+): string[] {
+  const kinds = new Map<string, { did: string; why: string | null; list: Incident[] }>();
+  for (const incident of incidents) {
+    const { did, why } = answered(incident.status);
+    const kind = kinds.get(`${did}|${why}`) ?? { did, why, list: [] };
+    kind.list.push(incident);
+    kinds.set(`${did}|${why}`, kind);
+  }
+  const at = (date: Date) => local(date, context.timeZone);
+  return [...kinds.values()].flatMap(({ did, why, list }) => {
+    if (list.length <= OUTAGE_LINES)
+      return list.map((i) => {
+        const until =
+          i.end === null
+            ? 'still going at the end of the period'
+            : `until ${at(i.end)} (${formatDuration(i.end.getTime() - i.start.getTime())})`;
+        return `robots.txt ${did} from ${at(i.start)}, ${until}${why === null ? '' : `: ${why}`}`;
+      });
+    const lengths = list.map((i) => (i.end ?? periodEnd).getTime() - i.start.getTime());
+    const last = list.at(-1)!;
+    const span =
+      last.end === null
+        ? `from ${at(list[0]!.start)} on, and still at the end of the period`
+        : `between ${at(list[0]!.start)} and ${at(last.end)}`;
+    const total = lengths.reduce((a, b) => a + b, 0);
+    return [
+      `robots.txt ${did} ${list.length} times ${span}: ${formatDuration(total)} in all, the longest ${formatDuration(Math.max(...lengths))}${why === null ? '' : `; ${why}`}`,
+    ];
+  });
 }
 
 function healthLine(site: DigestSite): string {
@@ -381,7 +416,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     const facts = [
       ...(intentLine(site) === null ? [] : [`Against intent: ${intentLine(site)}`]),
       `Fetch health: ${healthLine(site)}`,
-      ...site.health.incidents.map((i) => `robots.txt ${incidentLine(i, context)}`),
+      ...incidentLines(site.health.incidents, digest.period.end, context),
       ...disallowedLines(site).map((l) => `Disallowed now: ${l}`),
       ...(aiLine(site) === null ? [] : [`AI crawlers: ${aiLine(site)}`]),
       ...(purposesLine(site) === null

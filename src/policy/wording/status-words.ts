@@ -41,6 +41,32 @@ export function answers(status: FetchStatus): string {
   return `answers ${status.status ?? '?'}`;
 }
 
+/** NETWORK in the past, for a spell that is over. */
+const NETWORK_PAST: Record<string, string> = {
+  ...NETWORK,
+  dns: 'its host name did not resolve (DNS)',
+  refused: 'the connection was refused',
+  reset: 'the connection was reset',
+  tls: 'the HTTPS handshake failed',
+  'invalid-response': 'the answer was not valid HTTP',
+};
+
+/**
+ * The same in the past, for a spell that is over or summed up: what robots.txt did
+ * ("answered 503", "redirected more than 5 times", "could not be fetched") and, for a
+ * network failure, why ("the connection was reset"), said after the spell's times.
+ */
+export function answered(status: FetchStatus): {
+  readonly did: string;
+  readonly why: string | null;
+} {
+  if (status.error === 'too-many-redirects')
+    return { did: 'redirected more than 5 times', why: null };
+  if (status.error !== undefined)
+    return { did: 'could not be fetched', why: NETWORK_PAST[status.error] ?? status.error };
+  return { did: `answered ${status.status ?? '?'}`, why: null };
+}
+
 /** "503", "DNS failure", "redirect loop": a status in a word or two. */
 export function statusWord(status: FetchStatus): string {
   if (status.error === 'too-many-redirects') return 'redirect loop';

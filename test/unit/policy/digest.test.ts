@@ -117,6 +117,36 @@ describe('buildDigest', () => {
     );
   });
 
+  it('sums up a server that flaps, instead of a line per outage', () => {
+    // 503 for an hour, five times over (the last still going), and one timeout.
+    const checks = [0, 10, 20, 30, 40].flatMap((h) => [
+      { at: hour(h), fetch: { status: 503, error: null }, stale: false },
+      { at: hour(h + 1), fetch: ok, stale: false },
+    ]);
+    checks.push(
+      { at: hour(50), fetch: { status: null, error: 'timeout' } as never, stale: false },
+      { at: hour(53), fetch: ok, stale: false },
+      { at: hour(160), fetch: { status: 503, error: null }, stale: false },
+    );
+    const digest = buildDigest('seo@a.com', period, [
+      site({ checks, changes: [change(3, [blocks()])] }),
+    ]);
+    const text = renderDigest(digest, context).text;
+    expect(text).toContain(
+      '    robots.txt answered 503 6 times from 2026-06-01 08:00 on, and still at the end of the period: 13 h in all, the longest 8 h\n',
+    );
+    // Fewer outages of a kind are each said.
+    expect(text).toContain(
+      '    robots.txt could not be fetched from 2026-06-03 10:00, until 2026-06-03 13:00 (3 h): no complete answer within the time limit\n',
+    );
+    const ended = buildDigest('seo@a.com', period, [
+      site({ checks: checks.slice(0, -1), changes: [change(3, [blocks()])] }),
+    ]);
+    expect(renderDigest(ended, context).text).toContain(
+      '    robots.txt answered 503 5 times between 2026-06-01 08:00 and 2026-06-03 01:00: 5 h in all, the longest 1 h\n',
+    );
+  });
+
   it('does not count an HTML page served with 200 as robots.txt found, in its fetch health', () => {
     // Three checks answered 200: the last two with an HTML page, which holds no rules.
     const checks = [0, 24, 48].map((h) => ({
