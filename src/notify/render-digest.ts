@@ -285,11 +285,28 @@ function changeLines(
   context: RenderContext,
 ): { at: string; text: string; more?: readonly string[] }[] {
   const lines: { at: string; text: string; more?: readonly string[] }[] = [];
-  const entries: { change: DigestChange; cause: ChangeCause | null }[] = [];
+  // A cause said again (a file that flips back and forth, a server that fails and
+  // recovers) is one line: when it was first said, how often, and when last.
+  const said = new Map<
+    string,
+    { change: DigestChange; cause: ChangeCause | null; last: Date; times: number }
+  >();
   for (const change of site.changes) {
-    if (change.causes === null) entries.push({ change, cause: null });
-    else for (const cause of change.causes) entries.push({ change, cause });
+    if (change.causes === null) {
+      said.set(`${said.size}`, { change, cause: null, last: change.at, times: 1 });
+      continue;
+    }
+    for (const cause of change.causes) {
+      const title = causeTitle(cause, site, change.at);
+      const again = said.get(title);
+      if (again === undefined) said.set(title, { change, cause, last: change.at, times: 1 });
+      else {
+        again.last = change.at;
+        again.times++;
+      }
+    }
   }
+  const entries = [...said.values()];
   // The problems first if there are too many to show them all.
   const shown =
     entries.length <= CHANGES_PER_SITE
@@ -300,7 +317,7 @@ function changeLines(
         ]
           .slice(0, CHANGES_PER_SITE)
           .sort((a, b) => a.change.at.getTime() - b.change.at.getTime());
-  shown.forEach(({ change, cause }, i) => {
+  shown.forEach(({ change, cause, last, times }, i) => {
     const at = local(change.at, context.timeZone);
     if (cause === null) {
       lines.push({
@@ -314,11 +331,21 @@ function changeLines(
       i < EXPLAINED_PER_SITE
         ? [explained.consequence, ...explained.lines].filter((l) => l !== '')
         : [];
-    lines.push({ at, text: explained.title, ...(more.length > 0 ? { more } : {}) });
+    const again = times === 1 ? '' : ` (${times} times, the last ${local(last, context.timeZone)})`;
+    lines.push({ at, text: `${explained.title}${again}`, ...(more.length > 0 ? { more } : {}) });
   });
-  if (entries.length > shown.length)
-    lines.push({ at: '', text: `and ${count(entries.length - shown.length, 'more change')}` });
+  const left = entries.length - shown.length;
+  if (left > 0) {
+    const leftTimes =
+      entries.reduce((n, e) => n + e.times, 0) - shown.reduce((n, e) => n + e.times, 0);
+    lines.push({ at: '', text: `and ${count(leftTimes, 'more change')}` });
+  }
   return lines;
+}
+
+/** What a cause is called in the digest's list, which is what tells two causes apart. */
+function causeTitle(cause: ChangeCause, site: DigestSite, at: Date): string {
+  return explainCause(cause, { agents: site.agents, at }, 0).title;
 }
 
 export function digestSubject(digest: Digest): string {

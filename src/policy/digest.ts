@@ -404,25 +404,28 @@ function attentionOf(input: DigestSiteInput): Attention[] {
     return out;
   }
   let worst: { cause: ChangeCause; change: DigestChange; pairs: number } | undefined;
-  let blocked = 0;
+  // Each pair once, however often the period blocked it (a rule added, rolled back, added).
+  const blocked = new Set<string>();
   // A page blocked and unblocked again within the period is not a problem at its end.
   const stillBlocked = new Set(
     input.verdicts.filter((v) => !v.allowed).map((v) => `${v.url}\n${v.agent}`),
   );
   for (const change of input.changes) {
     for (const cause of change.causes ?? []) {
-      const pairs = cause.pairs.filter(
-        (p) => p.flipped && !p.allowed && stillBlocked.has(`${p.url}\n${p.agent}`),
-      ).length;
+      const keys = cause.pairs
+        .filter((p) => p.flipped && !p.allowed)
+        .map((p) => `${p.url}\n${p.agent}`)
+        .filter((key) => stillBlocked.has(key));
+      const pairs = keys.length;
       if (pairs === 0 || cause.type === 'fetch_status') continue; // said as "down" already
-      blocked += pairs;
+      for (const key of keys) blocked.add(key);
       if (worst === undefined || pairs > worst.pairs) worst = { cause, change, pairs };
     }
   }
   if (worst !== undefined)
     out.push({
       kind: 'blocks',
-      pairs: blocked,
+      pairs: blocked.size,
       cause: worst.cause,
       snapshotId: worst.change.snapshotId,
       previousId: worst.change.previousId,

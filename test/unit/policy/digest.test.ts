@@ -147,6 +147,34 @@ describe('buildDigest', () => {
     );
   });
 
+  it('says a change made again and again once, with how often and when last', () => {
+    // A deploy that adds the rule and a rollback that removes it, four times over.
+    const removes = {
+      ...blocks(),
+      change: 'removed',
+      pairs: [{ url: 'https://a.com/blog/', agent: 'CCBot', allowed: true, flipped: true }],
+    } as ChangeCause;
+    const flips = [0, 1, 2, 3].flatMap((d) => [
+      change(24 * d + 1, [blocks()], 2 * d + 2),
+      change(24 * d + 2, [removes], 2 * d + 3),
+    ]);
+    const digest = buildDigest('seo@a.com', period, [site({ changes: flips })]);
+    const text = renderDigest(digest, context).text;
+    // It blocked one page for one crawler, however often.
+    expect(text).toContain(
+      '  - a.com: /blog/ is now disallowed for CCBot (Disallow: /blog/, line 8).\n',
+    );
+    expect(text).toContain(
+      [
+        '    2026-06-01 09:00  `Disallow: /blog/` added to the CCBot group (line 8) (4 times, the last 2026-06-04 09:00)',
+        '      now disallowed for CCBot: /blog/',
+        '    2026-06-01 10:00  `Disallow: /blog/` removed from the CCBot group (it was line 8) (4 times, the last 2026-06-04 10:00)',
+        '      now allowed for CCBot: /blog/',
+        '    Fetch health',
+      ].join('\n'),
+    );
+  });
+
   it('does not count an HTML page served with 200 as robots.txt found, in its fetch health', () => {
     // Three checks answered 200: the last two with an HTML page, which holds no rules.
     const checks = [0, 24, 48].map((h) => ({
