@@ -331,7 +331,7 @@ function changeLines(
       i < EXPLAINED_PER_SITE
         ? [explained.consequence, ...explained.lines].filter((l) => l !== '')
         : [];
-    const again = times === 1 ? '' : ` (${times} times, the last ${local(last, context.timeZone)})`;
+    const again = times === 1 ? '' : `, ${times} times, the last ${local(last, context.timeZone)}`;
     lines.push({ at, text: `${explained.title}${again}`, ...(more.length > 0 ? { more } : {}) });
   });
   const left = entries.length - shown.length;

@@ -166,9 +166,9 @@ describe('buildDigest', () => {
     );
     expect(text).toContain(
       [
-        '    2026-06-01 09:00  `Disallow: /blog/` added to the CCBot group (line 8) (4 times, the last 2026-06-04 09:00)',
+        '    2026-06-01 09:00  `Disallow: /blog/` added to the CCBot group (line 8), 4 times, the last 2026-06-04 09:00',
         '      now disallowed for CCBot: /blog/',
-        '    2026-06-01 10:00  `Disallow: /blog/` removed from the CCBot group (it was line 8) (4 times, the last 2026-06-04 10:00)',
+        '    2026-06-01 10:00  `Disallow: /blog/` removed from the CCBot group (it was line 8), 4 times, the last 2026-06-04 10:00',
         '      now allowed for CCBot: /blog/',
         '    Fetch health',
       ].join('\n'),
