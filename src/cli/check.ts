@@ -10,6 +10,7 @@ import type { DaemonClient, DaemonSite } from './daemon-client.js';
 import type { CliContext } from './context.js';
 import { firstOf, originsOf, readConfig } from './context.js';
 import { formatStatus, visibleControls } from '../policy/wording/format.js';
+import { fromRedirect } from '../policy/wording/status-words.js';
 import { intentLead } from '../policy/incidents.js';
 import { causeLines } from './print-causes.js';
 import { describeDelivery } from './deliver.js';
@@ -245,7 +246,7 @@ function humanLines(
     ]
       .map((line) => `${line}\n`)
       .join('');
-  const status = formatStatus(outcome.status) + redirectWords(outcome.redirect ?? null);
+  const status = formatStatus(outcome.status) + fromRedirect(outcome.redirect ?? null);
   const blip = outcome.transient === null ? '' : ` (a ${outcome.transient} recovered on retry)`;
   let head: string;
   if (outcome.kind === 'baseline') {
@@ -281,16 +282,6 @@ function humanLines(
   }
   options.budget.left -= details.length;
   return first + details.map((line) => `${line}\n`).join('');
-}
-
-/**
- * Where the status came from when robots.txt redirected: crawlers follow up to five
- * redirects and read the file they end on as this site's, another host's included.
- */
-function redirectWords(redirect: CheckReport['redirect'] | null): string {
-  if (redirect === null) return '';
-  const hops = redirect.hops === 1 ? 'redirected' : `${redirect.hops} redirects`;
-  return ` from ${redirect.to} (${hops})`;
 }
 
 /** How many of a run's sites opened, worsened or resolved an incident. */

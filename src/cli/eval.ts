@@ -11,7 +11,9 @@ import {
 import type { AgentRules, Profile, RobotsTxt, Verdict } from '../robots/index.js';
 import { classifyFetch } from '../policy/access.js';
 import { preferencesDocument, preferencesText } from '../policy/preferences.js';
+import { redirectOf } from '../policy/fetch-result.js';
 import type { FetchResult } from '../policy/fetch-result.js';
+import { fromRedirect } from '../policy/wording/status-words.js';
 import { collect, forEachLineBatch, readInput, write } from './io.js';
 import type { CliInput, CliIo } from './io.js';
 
@@ -173,7 +175,7 @@ async function liveFile(
       : `could not be fetched (${result.error}${result.errorDetail ? `: ${result.errorDetail}` : ''})`;
   await write(
     io.stderr,
-    `${result.url} ${answered}` +
+    `${result.url} ${answered}${fromRedirect(redirectOf(result))}` +
       (result.body === null
         ? ''
         : `, ${result.body.length} bytes${result.cut ? ' (cut at 500 KiB)' : ''}`) +

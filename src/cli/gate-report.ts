@@ -11,7 +11,7 @@ import { percent, ruleString } from '../policy/wording/rule-words.js';
 import { pathOf } from '../policy/intent.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import { oneLineText, siteLabel, visibleControls } from '../policy/wording/format.js';
-import { answers } from '../policy/wording/status-words.js';
+import { answers, fromRedirect } from '../policy/wording/status-words.js';
 import type { ExplainContext } from '../policy/wording/words.js';
 import { count, grouped } from '../policy/wording/words.js';
 import type { GateReport } from '../monitor/gate.js';
@@ -260,7 +260,7 @@ export function gateText(report: GateReport, context: GateReportContext): string
   const { result } = report;
   const lines = [
     `robowatch gate: ${context.file === '-' ? 'the draft on standard input' : context.file} for ${labelOf(report)}`,
-    `Live file: ${report.live.url} ${answers(result.live.status)}`,
+    `Live file: ${report.live.url} ${answers(result.live.status)}${fromRedirect(report.live.redirect)}`,
     `Watched: ${count(report.site.watches.length, 'page')} × ${count(report.site.agents.length, 'crawler')}; intent judges ${count(result.intent.judged, 'pair')}; sitemap URL set: ${report.urlSet === null ? 'not read' : count(report.urlSet.urls, 'URL')}`,
     '',
     gateHeadline(report, findings),
@@ -309,6 +309,7 @@ export function gateJson(report: GateReport, context: GateReportContext): string
           status: report.live.status,
           error: report.live.error,
           detail: report.live.errorDetail,
+          redirect: report.live.redirect,
           read: result.live.read,
         },
         draft: result.draft,

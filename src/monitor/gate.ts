@@ -7,7 +7,13 @@
 import type { SiteConfig } from '../config/config.js';
 import { sitemapsOf } from '../policy/changes/events.js';
 import type { CoverageThresholds } from '../policy/changes/cause-model.js';
-import type { DocumentRequest, DocumentResult, FetchResult } from '../policy/fetch-result.js';
+import { redirectOf } from '../policy/fetch-result.js';
+import type {
+  DocumentRequest,
+  DocumentResult,
+  FetchResult,
+  RedirectSummary,
+} from '../policy/fetch-result.js';
 import { gateDraft } from '../policy/gate.js';
 import type { GateResult } from '../policy/gate.js';
 import { ParseCache } from '../policy/verdicts.js';
@@ -37,7 +43,10 @@ export interface GateReport {
   readonly site: SiteConfig;
   readonly result: GateResult;
   /** The live file's fetch, as it went. */
-  readonly live: Pick<FetchResult, 'url' | 'status' | 'error' | 'errorDetail' | 'cut'>;
+  readonly live: Pick<FetchResult, 'url' | 'status' | 'error' | 'errorDetail' | 'cut'> & {
+    /** Where it was answered from, when it redirected. */
+    readonly redirect: RedirectSummary | null;
+  };
   /** The URL set: where it was read from and what stopped it short; null when not read. */
   readonly urlSet: {
     readonly roots: readonly string[];
@@ -95,6 +104,7 @@ export async function runGate(deps: GateDeps, run: GateRun): Promise<GateReport>
       error: live.error,
       errorDetail: live.errorDetail,
       cut: live.cut,
+      redirect: redirectOf(live),
     },
     urlSet,
   };

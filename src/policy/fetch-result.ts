@@ -90,3 +90,20 @@ export interface DocumentResult {
   /** Retry-After of a 429 or 503, as sent; null without one. */
   readonly retryAfter?: string | null;
 }
+
+/** Where robots.txt was answered from when its URL redirected: the last URL and the hops. */
+export interface RedirectSummary {
+  readonly to: string;
+  readonly hops: number;
+}
+
+/**
+ * The redirect a fetch followed to its answer; null when the URL answered itself, or when
+ * the redirects are the answer (more than five: no last answer to say where from).
+ */
+export function redirectOf(
+  fetch: Pick<FetchResult, 'redirects' | 'finalUrl' | 'error'>,
+): RedirectSummary | null {
+  if (fetch.redirects.length === 0 || fetch.error === 'too-many-redirects') return null;
+  return { to: fetch.finalUrl, hops: fetch.redirects.length };
+}

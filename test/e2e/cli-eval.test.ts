@@ -285,6 +285,27 @@ describe('robowatch eval --robots URL', () => {
     ]);
     expect(site.requests.length).toBe(before);
   });
+
+  it('says where the file came from when robots.txt redirects, and reads that file', async () => {
+    site.serve('/www/robots.txt', 200, 'User-agent: GPTBot\nDisallow: /blog/\n');
+    site.serve('/robots.txt', 301, '', { location: '/www/robots.txt' });
+    const live = await runInProcess([
+      'eval',
+      '--robots',
+      site.origin,
+      '--allow-private-addresses',
+      '--agent',
+      'GPTBot',
+      `${site.origin}/blog/x`,
+    ]);
+    expect([live.code, live.stderr]).toEqual([
+      0,
+      `${site.origin}/robots.txt answered 200 from ${site.origin}/www/robots.txt (redirected), 36 bytes\n`,
+    ]);
+    expect(live.stdout).toBe(
+      `DISALLOWED  GPTBot  ${site.origin}/blog/x  line 2: Disallow: /blog/\n`,
+    );
+  });
 });
 
 describe('robowatch --help', () => {

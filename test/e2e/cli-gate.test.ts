@@ -156,6 +156,32 @@ describe('robowatch gate', () => {
     expect((JSON.parse(good.stdout) as { passed: boolean }).passed).toBe(true);
   });
 
+  it('says where the live file came from when robots.txt redirects to another host', async () => {
+    const other = await new FixtureServer().start('127.0.0.2');
+    try {
+      other.serve('/robots.txt', 301, '', { location: `${site.origin}/robots.txt` });
+      const args = ['-', '--against', other.origin, '--watch', '/pricing', '--no-sitemaps'];
+      const run = await gate([...args, '--allow-private-addresses'], {
+        cwd: elsewhere,
+        stdin: GOOD,
+      });
+      expect([run.code, run.stderr]).toEqual([0, '']);
+      expect(run.stdout).toContain(
+        `Live file: ${other.origin}/robots.txt answers 200 from ${site.origin}/robots.txt (redirected)\n`,
+      );
+      const json = await gate([...args, '--allow-private-addresses', '--format', 'json'], {
+        cwd: elsewhere,
+        stdin: GOOD,
+      });
+      expect((JSON.parse(json.stdout) as { live: { redirect: unknown } }).live.redirect).toEqual({
+        to: `${site.origin}/robots.txt`,
+        hops: 1,
+      });
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('prints the draft’s control characters as escapes, in the text and GitHub reports', async () => {
     const draft = `${GOOD}Foo\u001b[2J\u001b]0;pwned\u0007: bar\n`;
     for (const format of ['text', 'github']) {

@@ -5,6 +5,7 @@
  */
 import { boundEvents } from '../../policy/changes/events.js';
 import { refusalLine } from '../../policy/refusal.js';
+import { redirectOf } from '../../policy/fetch-result.js';
 import { intentCauses } from '../../policy/incidents.js';
 import { ALERTED_CELLS } from '../../policy/incident-alerts.js';
 import type { CheckOutcome } from '../check/site.js';
@@ -21,7 +22,8 @@ export function outcomeDocument(outcome: CheckOutcome) {
     previousId: outcome.previousId,
     status: outcome.status,
     transient: outcome.transient,
-    redirect: redirectOf(outcome),
+    // A check refused for its redirect says so in its refusal.
+    redirect: outcome.kind === 'refused' ? null : redirectOf(outcome.fetch),
     events: boundEvents(outcome.events),
     causes: outcome.causes,
     findings: outcome.findings,
@@ -39,18 +41,6 @@ export function outcomeDocument(outcome: CheckOutcome) {
           },
     intent: judgedDocument(outcome.judged),
   };
-}
-
-/**
- * Where robots.txt was answered from when the site's own URL redirected (a check refused
- * for its redirect says so in its refusal): the last URL asked and the hops to it.
- */
-function redirectOf(outcome: CheckOutcome): { to: string; hops: number } | null {
-  const { fetch } = outcome;
-  // Too many redirects is its own status: there is no last answer to say where from.
-  if (outcome.kind === 'refused' || fetch.redirects.length === 0) return null;
-  if (fetch.error === 'too-many-redirects') return null;
-  return { to: fetch.finalUrl, hops: fetch.redirects.length };
 }
 
 /** What a check's incident step is called: `changed` is still open, and no worse. */

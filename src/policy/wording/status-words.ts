@@ -7,6 +7,7 @@ import { classifyFetch } from '../access.js';
 import type { FileCause, StatusCause } from '../changes/cause-model.js';
 import type { FetchStatus } from '../changes/events.js';
 import type { FileCondition } from '../file-condition.js';
+import type { RedirectSummary } from '../fetch-result.js';
 import { count, formatDuration } from './words.js';
 
 /** Who reads robots.txt the way a profile does, as a subject. */
@@ -65,6 +66,16 @@ export function answered(status: FetchStatus): {
   if (status.error !== undefined)
     return { did: 'could not be fetched', why: NETWORK_PAST[status.error] ?? status.error };
   return { did: `answered ${status.status ?? '?'}`, why: null };
+}
+
+/**
+ * Where an answer came from when robots.txt redirected, after its status: " from
+ * https://www.example.com/robots.txt (redirected)"; empty when the site answered itself.
+ * Crawlers follow up to five redirects and read the file they end on as the site's.
+ */
+export function fromRedirect(redirect: RedirectSummary | null): string {
+  if (redirect === null) return '';
+  return ` from ${redirect.to} (${redirect.hops === 1 ? 'redirected' : `${redirect.hops} redirects`})`;
 }
 
 /** "503", "DNS failure", "redirect loop": a status in a word or two. */

@@ -50,7 +50,14 @@ sites:
   return {
     site,
     result,
-    live: { url: `${origin}/robots.txt`, status: 200, error: null, errorDetail: null, cut: null },
+    live: {
+      url: `${origin}/robots.txt`,
+      status: 200,
+      error: null,
+      errorDetail: null,
+      cut: null,
+      redirect: null,
+    },
     urlSet:
       paths === null
         ? null
