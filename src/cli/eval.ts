@@ -170,9 +170,11 @@ async function liveFile(
       `--robots ${origin}: robowatch did not fetch it: ${result.errorDetail ?? 'a private or reserved address'}; pass --allow-private-addresses to read a host on a private network`,
     );
   const answered =
-    result.status !== null
-      ? `answered ${result.status}`
-      : `could not be fetched (${result.error}${result.errorDetail ? `: ${result.errorDetail}` : ''})`;
+    result.error === 'too-many-redirects'
+      ? 'redirected more than 5 times'
+      : result.status !== null
+        ? `answered ${result.status}`
+        : `could not be fetched (${result.error}${result.errorDetail ? `: ${result.errorDetail}` : ''})`;
   await write(
     io.stderr,
     `${result.url} ${answered}${fromRedirect(redirectOf(result))}` +

@@ -305,6 +305,22 @@ describe('robowatch eval --robots URL', () => {
     expect(live.stdout).toBe(
       `DISALLOWED  GPTBot  ${site.origin}/blog/x  line 2: Disallow: /blog/\n`,
     );
+    // A loop: more than five redirects, which crawlers take as no robots.txt at all.
+    site.serve('/www/robots.txt', 301, '', { location: '/robots.txt' });
+    const loop = await runInProcess([
+      'eval',
+      '--robots',
+      site.origin,
+      '--allow-private-addresses',
+      '--agent',
+      'GPTBot',
+      `${site.origin}/blog/x`,
+    ]);
+    expect([loop.code, loop.stderr, loop.stdout]).toEqual([
+      0,
+      `${site.origin}/robots.txt redirected more than 5 times\n`,
+      `ALLOWED     GPTBot  ${site.origin}/blog/x  robots.txt redirected more than 5 times\n`,
+    ]);
   });
 });
 
