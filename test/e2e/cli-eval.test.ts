@@ -289,15 +289,17 @@ describe('robowatch eval --robots URL', () => {
   it('says where the file came from when robots.txt redirects, and reads that file', async () => {
     site.serve('/www/robots.txt', 200, 'User-agent: GPTBot\nDisallow: /blog/\n');
     site.serve('/robots.txt', 301, '', { location: '/www/robots.txt' });
-    const live = await runInProcess([
-      'eval',
-      '--robots',
-      site.origin,
-      '--allow-private-addresses',
-      '--agent',
-      'GPTBot',
-      `${site.origin}/blog/x`,
-    ]);
+    const blog = () =>
+      runInProcess([
+        'eval',
+        '--robots',
+        site.origin,
+        '--allow-private-addresses',
+        '--agent',
+        'GPTBot',
+        `${site.origin}/blog/x`,
+      ]);
+    const live = await blog();
     expect([live.code, live.stderr]).toEqual([
       0,
       `${site.origin}/robots.txt answered 200 from ${site.origin}/www/robots.txt (redirected), 36 bytes\n`,
@@ -307,15 +309,7 @@ describe('robowatch eval --robots URL', () => {
     );
     // A loop: more than five redirects, which crawlers take as no robots.txt at all.
     site.serve('/www/robots.txt', 301, '', { location: '/robots.txt' });
-    const loop = await runInProcess([
-      'eval',
-      '--robots',
-      site.origin,
-      '--allow-private-addresses',
-      '--agent',
-      'GPTBot',
-      `${site.origin}/blog/x`,
-    ]);
+    const loop = await blog();
     expect([loop.code, loop.stderr, loop.stdout]).toEqual([
       0,
       `${site.origin}/robots.txt redirected more than 5 times\n`,
