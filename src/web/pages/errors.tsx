@@ -6,19 +6,25 @@ export const ErrorPageView: FC<{ status: number; message: string; signedIn: bool
   props,
 ) => (
   <Layout title={String(props.status)} signedIn={props.signedIn}>
-    <h1>
-      {props.status === 404
-        ? 'Not found'
-        : props.status === 401
-          ? 'Sign in'
-          : 'Something went wrong'}
-    </h1>
+    <h1>{errorHeading(props.status)}</h1>
     <p class="error-message">{props.message}</p>
     <p>
       <a href="/">Back to the sites</a>
     </p>
   </Layout>
 );
+
+/**
+ * What the page's heading says happened: robowatch failing ("Something went wrong") only
+ * for a 5xx; a request it refused (a form's mistake, a conflict) was not done, and the
+ * message says why.
+ */
+function errorHeading(status: number): string {
+  if (status === 404) return 'Not found';
+  if (status === 401) return 'Sign in';
+  if (status === 403) return 'Not allowed';
+  return status < 500 ? 'Not done' : 'Something went wrong';
+}
 
 /** Why the last sign-in failed, as the form says it. */
 export type LoginFailure = 'token' | 'user' | 'throttled' | 'sso';

@@ -148,15 +148,18 @@ export function registerToolPages(
 
   app.get('/digests/preview/email.html', async (c) => {
     const to = c.req.query('to');
+    if (to === undefined || to.trim() === '')
+      throw new HTTPException(400, {
+        message:
+          'whose digest? Add ?to= and a recipient of digests (The next digest links each one’s email)',
+      });
     const [digest] = await deps.previewDigests(
       digestWindow(deps, c.req.query('since')),
       to,
       sites.filter(c),
     );
-    if (digest === undefined || to === undefined)
-      throw new HTTPException(404, {
-        message: `${(to ?? 'no one').slice(0, 200)} receives no digest`,
-      });
+    if (digest === undefined)
+      throw new HTTPException(404, { message: `${to.slice(0, 200)} receives no digest` });
     c.header('content-security-policy', "sandbox; default-src 'none'; style-src 'unsafe-inline'");
     return c.html(digest.rendered.html);
   });

@@ -115,6 +115,17 @@ web: {token: '${TOKEN}'}`,
     expect(email.status).toBe(200);
     expect(email.headers.get('content-security-policy')).toContain('sandbox');
     expect(await email.text()).toContain('<h2>Broke and recovered this period</h2>');
+    // Without a recipient: which one is missing, and where to find them.
+    const whose = await app.request('/digests/preview/email.html', { headers: bearer });
+    expect(whose.status).toBe(400);
+    const refusal = await whose.text();
+    expect(refusal).toContain('<h1>Not done</h1>');
+    expect(refusal).toContain('whose digest? Add ?to= and a recipient of digests');
+    const nobody = await app.request('/digests/preview/email.html?to=nobody%40example.com', {
+      headers: bearer,
+    });
+    expect(nobody.status).toBe(404);
+    expect(await nobody.text()).toContain('nobody@example.com receives no digest');
   });
 
   it('sends the digest now, once per period, and the mail server receives it', async () => {
