@@ -181,8 +181,9 @@ function incidentLines(
         ? `from ${at(list[0]!.start)} on, and still at the end of the period`
         : `between ${at(list[0]!.start)} and ${at(last.end)}`;
     const total = lengths.reduce((a, b) => a + b, 0);
+    const longest = lengths.reduce((a, b) => Math.max(a, b), 0);
     return [
-      `robots.txt ${did} ${list.length} times ${span}: ${formatDuration(total)} in all, the longest ${formatDuration(Math.max(...lengths))}${why === null ? '' : `; ${why}`}`,
+      `robots.txt ${did} ${list.length} times ${span}: ${formatDuration(total)} in all, the longest ${formatDuration(longest)}${why === null ? '' : `; ${why}`}`,
     ];
   });
 }
@@ -334,12 +335,9 @@ function changeLines(
     const again = times === 1 ? '' : `, ${times} times, the last ${local(last, context.timeZone)}`;
     lines.push({ at, text: `${explained.title}${again}`, ...(more.length > 0 ? { more } : {}) });
   });
-  const left = entries.length - shown.length;
-  if (left > 0) {
-    const leftTimes =
-      entries.reduce((n, e) => n + e.times, 0) - shown.reduce((n, e) => n + e.times, 0);
-    lines.push({ at: '', text: `and ${count(leftTimes, 'more change')}` });
-  }
+  // Counted as changes made, a repeated one as often as it was.
+  const left = entries.reduce((n, e) => n + e.times, 0) - shown.reduce((n, e) => n + e.times, 0);
+  if (left > 0) lines.push({ at: '', text: `and ${count(left, 'more change')}` });
   return lines;
 }
 
