@@ -121,6 +121,7 @@ web: {listen: 0}
         const now = (await api('/api/v1/registry')) as { version: { agents: number } };
         expect(now.version.agents).toBe(160);
       }, wait);
+      let groups: { preset: string; blocked: number; partly: number; allowed: number }[] = [];
       await vi.waitFor(async () => {
         const crawlers = (await api('/api/v1/crawlers')) as {
           crawlers: { agent: string }[];
@@ -133,6 +134,7 @@ web: {listen: 0}
           partly: 1,
           allowed: 0,
         });
+        groups = crawlers.groups;
       }, wait);
       // Each snapshot names the registry its verdicts were made with, to reproduce them.
       const history = (await api(`/api/v1/sites/1/snapshots`)) as {
@@ -145,6 +147,10 @@ web: {listen: 0}
       expect(page).toMatch(
         /<strong>AI training<\/strong><\/td><td class="nowrap"><code>@ai-training<\/code>/,
       );
+      // A purpose or operator none of whose crawlers the site watches says so, not 0 / 0 / 0.
+      const unwatched = groups.filter((g) => g.blocked + g.partly + g.allowed === 0);
+      expect(unwatched.length).toBeGreaterThan(0);
+      expect(page.split('no checked site watches any of them').length - 1).toBe(unwatched.length);
       // The site's verdict matrix folds the 76 crawlers into the few ways they stand.
       const sitePage = await (await fetch(`${base}/sites/1`)).text();
       expect(sitePage).toMatch(

@@ -145,9 +145,17 @@ export const CrawlersPageView: FC<{
                 <td class="num" title={g.agents.join(', ')}>
                   {g.agents.length}
                 </td>
-                <td class="num">{g.blocked}</td>
-                <td class="num">{g.partly}</td>
-                <td class="num">{g.allowed}</td>
+                {g.blocked + g.partly + g.allowed === 0 ? (
+                  <td colspan={3} class="muted">
+                    no checked site watches any of them
+                  </td>
+                ) : (
+                  <>
+                    <td class="num">{g.blocked}</td>
+                    <td class="num">{g.partly}</td>
+                    <td class="num">{g.allowed}</td>
+                  </>
+                )}
               </tr>
             ))}
           </tbody>
