@@ -98,7 +98,18 @@ export function reportOtherKey(
 ): void {
   const known = KNOWN_OTHER_KEYS.get(lowerKey);
   if (known !== undefined) lint.add('unsupported-key', 'info', line, `Line ${line}: ${known}`);
-  else lint.add('unknown-key', 'warning', line, `Unknown key "${key}" on line ${line} is ignored.`);
+  else
+    lint.add(
+      'unknown-key',
+      'warning',
+      line,
+      `Unknown key ${quoted(key)} on line ${line} is ignored.`,
+    );
+}
+
+/** Text from the file in quotes that do not clash with its own: '"description"', not ""description"". */
+function quoted(text: string): string {
+  return text.includes('"') && !text.includes("'") ? `'${text}'` : `"${text}"`;
 }
 
 export function isAbsoluteHttpUrl(text: string): boolean {

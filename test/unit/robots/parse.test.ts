@@ -100,7 +100,16 @@ describe('the model', () => {
 describe('lint findings', () => {
   it('rules before any user-agent', () =>
     has('Disallow: /x\nUser-agent: *\n', 'rule-before-user-agent', 1));
-  it('unknown keys', () => has('User-agent: *\nDisalllow: /x\n', 'unknown-key', 2));
+  it('unknown keys', () => {
+    has('User-agent: *\nDisalllow: /x\n', 'unknown-key', 2);
+    expect(parseRobotsTxt('User-agent: *\nDisalllow: /x\n').lint[0]?.message).toBe(
+      'Unknown key "Disalllow" on line 2 is ignored.',
+    );
+    // JSON served as robots.txt: its keys' own quotes are not doubled.
+    expect(parseRobotsTxt('{\n  "sources": 3\n}\n').lint[1]?.message).toBe(
+      `Unknown key '"sources"' on line 2 is ignored.`,
+    );
+  });
   it('keys Google ignores but others honour', () =>
     has('User-agent: *\nCrawl-delay: 5\n', 'unsupported-key', 2));
   it('typos only Google accepts', () => {
