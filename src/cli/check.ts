@@ -251,7 +251,7 @@ function humanLines(
   let head: string;
   if (outcome.kind === 'baseline') {
     const verdicts = outcome.verdicts ?? { watched: 0, disallowed: 0 };
-    head = `baseline   ${status}; ${verdicts.disallowed} of ${verdicts.watched} watched URL × crawler pairs disallowed`;
+    head = `baseline   ${status}; ${verdicts.disallowed} of ${verdicts.watched} watched page × crawler pairs disallowed`;
   } else if (outcome.kind === 'changed') {
     const n = outcome.causes.length;
     head = `CHANGED    ${status}; ${n} change${n === 1 ? '' : 's'}`;

@@ -28,7 +28,7 @@ export function causeLines(
     const detail = [
       ...(e.consequence === '' ? [] : [e.consequence]),
       ...e.lines,
-      ...(e.more > 0 ? [`and ${e.more} more watched URL × crawler pairs`] : []),
+      ...(e.more > 0 ? [`and ${e.more} more watched page × crawler pairs`] : []),
       ...(all ? e.details : e.details.slice(0, DETAILS)),
       ...moreLine((all ? 0 : Math.max(0, e.details.length - DETAILS)) + e.detailsMore),
     ];

@@ -202,7 +202,7 @@ export function renderAlertEmail(payload: AlertPayload, context: RenderContext):
     const lines = [
       ...(explained.consequence === '' ? [] : [explained.consequence]),
       ...explained.lines.map((l) => `- ${l}`),
-      ...(explained.more > 0 ? [`- and ${explained.more} more watched URL × crawler pairs`] : []),
+      ...(explained.more > 0 ? [`- and ${explained.more} more watched page × crawler pairs`] : []),
       ...explained.details.slice(0, DETAILS).map((d) => `  ${d}`),
       ...moreDetails(explained, DETAILS),
     ].map(oneLineText);

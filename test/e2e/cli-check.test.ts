@@ -85,7 +85,7 @@ fetch:
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(
       new RegExp(
-        `^${server.origin}  baseline   ok 200; 5 of 8 watched URL × crawler pairs disallowed  \\[snapshot 1\\]$`,
+        `^${server.origin}  baseline   ok 200; 5 of 8 watched page × crawler pairs disallowed  \\[snapshot 1\\]$`,
         'm',
       ),
     );
@@ -222,7 +222,7 @@ fetch:
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(
       [
-        '5 of 8 watched URL × crawler pairs disallowed  [snapshot 1]',
+        '5 of 8 watched page × crawler pairs disallowed  [snapshot 1]',
         '    Not as intended: /private/x is blocked for Googlebot. Incident #1 opened: http://127.0.0.1:8080/incidents/1',
         '      why: Disallow: /private/ (line 2) blocks pages meant to be crawled',
         '1 site checked: 1 baseline, 0 changed (0 changes), 0 unchanged; incidents: 1 opened',

@@ -83,7 +83,7 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
     // /blog/post-2?page=2, /about, /cart, /cart/checkout and /) for 2 crawlers; /*? and
     // /cart block 4 of them for Googlebot, GPTBot all 8.
     expect(check.stdout).toContain(
-      'baseline   ok 200; 12 of 16 watched URL × crawler pairs disallowed',
+      'baseline   ok 200; 12 of 16 watched page × crawler pairs disallowed',
     );
 
     const json = await runInProcess(['coverage', site.origin, '--json', '--config', config], {

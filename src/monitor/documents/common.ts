@@ -69,7 +69,7 @@ export const EventDocument = z
   .catchall(z.any())
   .meta({ id: 'ChangeEvent', description: 'a change between two states (its fields by type)' });
 
-/** A watched URL × crawler pair a cause changed. */
+/** A watched page × crawler pair a cause changed. */
 export const PairDocument = z.object({
   url: z.string(),
   agent: z.string(),
