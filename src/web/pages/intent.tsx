@@ -114,7 +114,7 @@ const AckForm: FC<{ incident: IncidentRecord }> = ({ incident }) => (
  * blocked for Googlebot, Bingbot and 5 more: Disallow: /cart (line 2) blocks pages meant
  * to be crawled"); the first LISTED lines, then how many pairs more.
  */
-const ViolationList: FC<{
+export const ViolationList: FC<{
   violations: readonly Violation[];
   count: number;
   /** Said of a resolved incident's last cells: "was blocked". */

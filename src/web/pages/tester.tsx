@@ -5,6 +5,8 @@ import { preferencesText } from '../../policy/preferences.js';
 import type { PreferencesDocument } from '../../policy/preferences.js';
 import { Layout, Notice, Verdict, causeText, pathOf } from './components.js';
 import { grouped } from '../../policy/wording/words.js';
+import type { TesterIntent } from '../../policy/tester-intent.js';
+import { ViolationList } from './intent.js';
 
 export interface TesterForm {
   readonly siteId: string;
@@ -17,6 +19,8 @@ export interface TesterPageProps {
   readonly sites: readonly { id: number; origin: string }[];
   readonly form: TesterForm;
   readonly result: (TesterResult & { live: boolean }) | undefined;
+  /** The file judged against the chosen site's intent; undefined without a site. */
+  readonly intent?: TesterIntent | undefined;
   readonly error: string | undefined;
   readonly signedIn: boolean;
 }
@@ -25,7 +29,14 @@ export interface TesterPageProps {
  * Paste a robots.txt (or start from a snapshot), choose agents and URLs, and see what it
  * decides, beside what the live file decides: the check to run before deploying a file.
  */
-export const TesterPageView: FC<TesterPageProps> = ({ sites, form, result, error, signedIn }) => {
+export const TesterPageView: FC<TesterPageProps> = ({
+  sites,
+  form,
+  result,
+  intent,
+  error,
+  signedIn,
+}) => {
   const changed = result?.rows.filter((r) => r.changed).length ?? 0;
   return (
     <Layout title="Tester" signedIn={signedIn}>
@@ -118,6 +129,7 @@ export const TesterPageView: FC<TesterPageProps> = ({ sites, form, result, error
               ))}
             </tbody>
           </table>
+          {intent === undefined ? null : <AgainstIntent intent={intent} />}
           <h2>The whole site</h2>
           {result.site === null ? (
             <p class="muted">
@@ -175,6 +187,44 @@ export function siteEffectText(effect: TesterSiteEffect, urls: number, live: boo
     );
   return `Deploying this file would ${parts.join(' and ')}.`;
 }
+
+/**
+ * What deploying the file would make of the site against its owner's intent: as
+ * intended, not (the cells, a line a page, and how many the live file gets wrong too), or
+ * not checkable at all (an HTML page).
+ */
+const AgainstIntent: FC<{ intent: TesterIntent }> = ({ intent }) => {
+  const { evaluation, already } = intent;
+  const pairs = (k: number) => `${grouped(k)} page × crawler pair${k === 1 ? '' : 's'}`;
+  return (
+    <>
+      <h2>Against its intent</h2>
+      {evaluation.state === 'cannot-check' ? (
+        <p class="summary">Once deployed, {evaluation.reason}.</p>
+      ) : evaluation.judged === 0 ? (
+        <p class="muted">The site’s intent judges none of these pages and crawlers.</p>
+      ) : evaluation.state === 'as-intended' ? (
+        <p class="summary">
+          As intended: the {pairs(evaluation.judged)} its intent judges here stay as its owner
+          intends.
+        </p>
+      ) : (
+        <>
+          <p class="summary">
+            Not as intended: {pairs(evaluation.violationCount)}{' '}
+            {evaluation.violationCount === 1 ? 'differs' : 'differ'} from the intent
+            {already === 0
+              ? ', where the live file gets them right.'
+              : already === evaluation.violationCount
+                ? ', as with the live file.'
+                : ` (${grouped(already)} as with the live file).`}
+          </p>
+          <ViolationList violations={evaluation.violations} count={evaluation.violationCount} />
+        </>
+      )}
+    </>
+  );
+};
 
 /** The usage preferences a cell's URL has, in a muted line ("usage: train-ai=n (line 4)"). */
 export const UsageNote: FC<{ preferences: PreferencesDocument | undefined }> = ({

@@ -12,6 +12,8 @@ import { SESSION_DAYS, SignInRefused } from '../../monitor/accounts.js';
 import type { SsoPending } from '../../monitor/records-accounts.js';
 import { SsoFailed } from '../../lib/errors.js';
 import { TesterPageView } from '../pages/tester.js';
+import { testerIntent } from '../../policy/tester-intent.js';
+import type { TesterIntent } from '../../policy/tester-intent.js';
 import type { TesterForm } from '../pages/tester.js';
 import { optionalId, parseId, tagLimit } from '../sites.js';
 import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester-input.js';
@@ -78,6 +80,7 @@ export function registerToolPages(
       urls: text('urls'),
     };
     let result;
+    let intent: TesterIntent | undefined;
     let error: string | undefined;
     let status: 200 | 400 | 413 | 422 | 503 = 200;
     try {
@@ -94,6 +97,14 @@ export function registerToolPages(
           throw e instanceof TesterRefused ? refusal(c, e) : e;
         },
       );
+      // Against what the site's owner intends, as a deploy of it would be judged.
+      if (site?.config !== undefined)
+        intent = testerIntent(
+          site.config.intent.rules,
+          site.config.profile,
+          input.body,
+          result.rows,
+        );
     } catch (e) {
       if (!(e instanceof HTTPException) || ![400, 413, 422, 503].includes(e.status)) throw e;
       error = e.message;
@@ -105,6 +116,7 @@ export function registerToolPages(
         sites={await testerSites(c)}
         form={form}
         result={result}
+        intent={intent}
         error={error}
         signedIn={c.get('signedIn')}
       />,

@@ -347,6 +347,36 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       /\/pricing Googlebot allowed no rule applies disallowed line 3: Disallow: \/pricing/,
     );
     expect(text).toMatch(/\/ GPTBot disallowed line 5: Disallow: \/ allowed no rule applies/);
+    // Judged against the site's intent (the built-in one: the search engines crawl every
+    // watched page), as a deploy of it would be.
+    expect(text).toContain(
+      'Against its intent As intended: the 3 page × crawler pairs its intent judges here stay as its owner intends.',
+    );
+    const tested = async (robots: string) =>
+      visible(
+        await (
+          await app.request('/tester', {
+            method: 'POST',
+            body: new URLSearchParams({
+              site: '1',
+              robots,
+              agents: 'Googlebot',
+              urls: '/pricing\n/blog/post\n/',
+            }),
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              origin: 'http://localhost',
+            },
+          })
+        ).text(),
+      );
+    // The live file keeps Googlebot from /pricing already; the draft keeps it from /blog/ too.
+    expect(await tested('User-agent: *\nDisallow: /blog/\nDisallow: /pricing\n')).toContain(
+      'Not as intended: 2 page × crawler pairs differ from the intent (1 as with the live file). /pricing is blocked for Googlebot: Disallow: /pricing (line 3) blocks pages meant to be crawled /blog/post is blocked for Googlebot: Disallow: /blog/ (line 2) blocks pages meant to be crawled',
+    );
+    expect(await tested('<!DOCTYPE html>\n<html><body>Sorry</body></html>\n')).toContain(
+      'Against its intent Once deployed, robots.txt is an HTML page: crawlers find no rules in it and crawl everything.',
+    );
   });
 
   it('explains a bad tester input in one line, keeping what was typed', async () => {

@@ -1,0 +1,44 @@
+/**
+ * A file in the tester judged against the site's intent: what deploying it would do to
+ * the site's state, and which of the cells that would differ the live file gets wrong
+ * already. Pure; from the tester's rows, so the file is not evaluated twice.
+ */
+import { MAX_ROBOTS_BYTES } from '../robots/index.js';
+import type { Profile } from '../robots/index.js';
+import { fetchStatusOf } from './changes/events.js';
+import { fileCondition } from './file-condition.js';
+import { evaluateIntent } from './intent.js';
+import type { IntentEvaluation, IntentRule } from './intent.js';
+import type { TesterRow } from './tester.js';
+
+export interface TesterIntent {
+  readonly evaluation: IntentEvaluation;
+  /** Of the cells that would differ, how many differ with the live file too. */
+  readonly already: number;
+}
+
+export function testerIntent(
+  rules: readonly IntentRule[],
+  profile: Profile,
+  body: Uint8Array,
+  rows: readonly TesterRow[],
+): TesterIntent {
+  const served = { status: 200, error: null } as const;
+  const evaluation = evaluateIntent(
+    rules,
+    rows.map((r) => r.proposed),
+    {
+      status: fetchStatusOf(served, profile, false),
+      fileCondition: fileCondition(
+        body.subarray(0, MAX_ROBOTS_BYTES),
+        body.length > MAX_ROBOTS_BYTES,
+      ),
+      refused: null,
+    },
+  );
+  const live = new Map(rows.map((r) => [`${r.url}\n${r.agent}`, r.live?.allowed]));
+  const already = evaluation.violations.filter(
+    (v) => live.get(`${v.url}\n${v.agent}`) === (v.expected === 'disallowed'),
+  ).length;
+  return { evaluation, already };
+}
