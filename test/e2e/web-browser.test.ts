@@ -208,9 +208,13 @@ describe('the web UI in Chromium', () => {
     await expect.poll(() => robots.inputValue()).toContain('Disallow: /pricing');
     await robots.fill('User-agent: *\nDisallow: /private/\n');
     await page.getByRole('button', { name: 'Test' }).click();
+    // First what a deploy would make of the site against its intent, then the verdicts.
     await expect
-      .poll(() => page.textContent('p.summary'))
-      .toBe('Deploying this file changes 3 verdicts.');
+      .poll(() => page.locator('p.summary').allTextContents())
+      .toEqual([
+        'Not as intended: 1 page × crawler pair differs from the intent, as with the live file.',
+        'Deploying this file changes 3 verdicts.',
+      ]);
     expect(await page.locator('td.changed').count()).toBe(3);
     await shot('tester');
   });

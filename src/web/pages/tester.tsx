@@ -86,6 +86,8 @@ export const TesterPageView: FC<TesterPageProps> = ({
       </form>
       {result === undefined ? null : (
         <>
+          {/* What a deploy would make of the site first: the verdicts below say why. */}
+          {intent === undefined ? null : <AgainstIntent intent={intent} />}
           <h2>Verdicts</h2>
           <p class="summary">
             {result.live
@@ -129,7 +131,6 @@ export const TesterPageView: FC<TesterPageProps> = ({
               ))}
             </tbody>
           </table>
-          {intent === undefined ? null : <AgainstIntent intent={intent} />}
           <h2>The whole site</h2>
           {result.site === null ? (
             <p class="muted">
