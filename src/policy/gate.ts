@@ -27,7 +27,7 @@ import type { CoverageChange } from './coverage-change.js';
 import { fileCondition } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
 import type { BodyCut } from './fetch-result.js';
-import { evaluateIntent, expectationOf, pathOf } from './intent.js';
+import { evaluateIntent, expectationOf, newlyWrong, pathOf } from './intent.js';
 import type { IntentEvaluation, IntentRule, Violation } from './intent.js';
 import { computeVerdicts, ParseCache } from './verdicts.js';
 import type { RobotsState, WatchedAgent, WatchVerdict } from './verdicts.js';
@@ -139,12 +139,7 @@ export function gateDraft(input: GateInput): GateResult {
     liveAllowed.get(`${v.url}\n${v.agent}`) === (v.expected === 'disallowed');
   const violations = intent.violations.map((v) => ({ ...v, live: wrongLive(v) }));
   // Counted over every pair (the listed violations are cut at MAX_VIOLATIONS).
-  let newViolations = 0;
-  for (const v of draftVerdicts) {
-    const expected = expectationOf(input.intent, pathOf(v.url), v.agent);
-    if (expected === null || (expected === 'allowed') === v.allowed) continue;
-    if (!wrongLive({ url: v.url, agent: v.agent, expected, cause: null })) newViolations++;
-  }
+  const newViolations = newlyWrong(input.intent, draftVerdicts, liveAllowed);
 
   const before: CauseSide = {
     fetch: input.live,

@@ -192,6 +192,25 @@ export function evaluateIntent(
   };
 }
 
+/**
+ * Of the cells `verdicts` gets wrong against the intent, how many `before` got right
+ * (its verdicts by "url\nagent": allowed or not): what a new file makes worse. Counted
+ * over every cell, where an evaluation lists at most MAX_VIOLATIONS.
+ */
+export function newlyWrong(
+  rules: readonly IntentRule[],
+  verdicts: readonly Pick<WatchVerdict, 'url' | 'agent' | 'allowed'>[],
+  before: ReadonlyMap<string, boolean | undefined>,
+): number {
+  let count = 0;
+  for (const v of verdicts) {
+    const expected = expectationOf(rules, pathOf(v.url), v.agent);
+    if (expected === null || (expected === 'allowed') === v.allowed) continue;
+    if (before.get(`${v.url}\n${v.agent}`) !== (expected === 'disallowed')) count++;
+  }
+  return count;
+}
+
 /** Which cells "Accept as intended" takes: one, a URL's row, a crawler's column, or all. */
 export interface AcceptScope {
   readonly url?: string;

@@ -7,7 +7,7 @@ import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import type { Profile } from '../robots/index.js';
 import { fetchStatusOf } from './changes/events.js';
 import { fileCondition } from './file-condition.js';
-import { evaluateIntent } from './intent.js';
+import { evaluateIntent, newlyWrong } from './intent.js';
 import type { IntentEvaluation, IntentRule } from './intent.js';
 import type { TesterRow } from './tester.js';
 
@@ -24,21 +24,20 @@ export function testerIntent(
   rows: readonly TesterRow[],
 ): TesterIntent {
   const served = { status: 200, error: null } as const;
-  const evaluation = evaluateIntent(
-    rules,
-    rows.map((r) => r.proposed),
-    {
-      status: fetchStatusOf(served, profile, false),
-      fileCondition: fileCondition(
-        body.subarray(0, MAX_ROBOTS_BYTES),
-        body.length > MAX_ROBOTS_BYTES,
-      ),
-      refused: null,
-    },
-  );
+  const proposed = rows.map((r) => r.proposed);
+  const evaluation = evaluateIntent(rules, proposed, {
+    status: fetchStatusOf(served, profile, false),
+    fileCondition: fileCondition(
+      body.subarray(0, MAX_ROBOTS_BYTES),
+      body.length > MAX_ROBOTS_BYTES,
+    ),
+    refused: null,
+  });
+  // Over every cell: the listed violations stop at MAX_VIOLATIONS.
   const live = new Map(rows.map((r) => [`${r.url}\n${r.agent}`, r.live?.allowed]));
-  const already = evaluation.violations.filter(
-    (v) => live.get(`${v.url}\n${v.agent}`) === (v.expected === 'disallowed'),
-  ).length;
+  const already =
+    evaluation.state === 'not-as-intended'
+      ? evaluation.violationCount - newlyWrong(rules, proposed, live)
+      : 0;
   return { evaluation, already };
 }
