@@ -28,7 +28,7 @@ import { fileCondition } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
 import type { BodyCut } from './fetch-result.js';
 import { evaluateIntent, expectationOf, newlyWrong, pathOf } from './intent.js';
-import type { IntentEvaluation, IntentRule, Violation } from './intent.js';
+import type { IntentEvaluation, IntentRule, LiveMarkedViolation, Violation } from './intent.js';
 import { computeVerdicts, ParseCache } from './verdicts.js';
 import type { RobotsState, WatchedAgent, WatchVerdict } from './verdicts.js';
 
@@ -57,10 +57,7 @@ export interface GateInput {
 }
 
 /** A watched cell the draft judges differently from the intent. */
-export interface GateViolation extends Violation {
-  /** The live file already has this cell differ (the draft does not make it worse). */
-  readonly live: boolean;
-}
+export type GateViolation = LiveMarkedViolation;
 
 export interface GateResult {
   /**

@@ -52,6 +52,12 @@ export interface Violation {
   readonly cause: VerdictCause | null;
 }
 
+/** A cell a draft would have differ from the intent, and whether the live file has it differ too. */
+export interface LiveMarkedViolation extends Violation {
+  /** The live file already has this cell differ (the draft does not make it worse). */
+  readonly live: boolean;
+}
+
 /** A site judged against its intent. */
 export interface IntentEvaluation {
   readonly state: SiteState;

@@ -8,13 +8,15 @@ import type { Profile } from '../robots/index.js';
 import { fetchStatusOf } from './changes/events.js';
 import { fileCondition } from './file-condition.js';
 import { evaluateIntent, newlyWrong } from './intent.js';
-import type { IntentEvaluation, IntentRule } from './intent.js';
+import type { IntentEvaluation, IntentRule, LiveMarkedViolation } from './intent.js';
 import type { TesterRow } from './tester.js';
 
 export interface TesterIntent {
   readonly evaluation: IntentEvaluation;
   /** Of the cells that would differ, how many differ with the live file too. */
   readonly already: number;
+  /** The cells that would differ (at most MAX_VIOLATIONS), each marked if the live file has it differ too. */
+  readonly violations: readonly LiveMarkedViolation[];
 }
 
 export function testerIntent(
@@ -39,5 +41,9 @@ export function testerIntent(
     evaluation.state === 'not-as-intended'
       ? evaluation.violationCount - newlyWrong(rules, proposed, live)
       : 0;
-  return { evaluation, already };
+  const violations = evaluation.violations.map((v) => ({
+    ...v,
+    live: live.get(`${v.url}\n${v.agent}`) === (v.expected === 'disallowed'),
+  }));
+  return { evaluation, already, violations };
 }

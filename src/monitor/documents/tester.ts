@@ -3,7 +3,9 @@
  * what it decides beside the live file, with its effect on the site's whole URL set.
  */
 import { z } from 'zod';
+import type { TesterIntent } from '../../policy/tester-intent.js';
 import { LintFindingDocument, list, VerdictDocument } from './common.js';
+import { ViolationDocument } from './intent.js';
 
 /** The body of POST /api/v1/test. */
 export const TestRequest = z.strictObject({
@@ -19,6 +21,39 @@ export const TestRequest = z.strictObject({
 });
 
 const Count = z.number().int();
+
+/** The file judged against the chosen site's intent, as a deploy of it would be. */
+const TesterIntentDocument = z
+  .object({
+    state: z.enum(['as-intended', 'not-as-intended', 'cannot-check']).meta({
+      description:
+        'what deploying the file would make of the site; cannot-check: crawlers would not read it as robots.txt (reason says why)',
+    }),
+    judged: Count.meta({ description: 'rows an intent entry matched' }),
+    violationCount: Count.meta({ description: 'rows that would differ from the intent' }),
+    already: Count.meta({
+      description: 'of those, how many differ from the intent with the live file too',
+    }),
+    reason: z.string().nullable().meta({ description: 'why it could not be judged' }),
+    violations: list(
+      ViolationDocument.extend({
+        live: z.boolean().meta({ description: 'the live file has this row differ too' }),
+      }),
+    ).meta({ description: 'the rows that would differ (at most 200)' }),
+  })
+  .meta({ id: 'TesterIntent' });
+
+export function testerIntentDocument(intent: TesterIntent): z.input<typeof TesterIntentDocument> {
+  const { evaluation } = intent;
+  return {
+    state: evaluation.state,
+    judged: evaluation.judged,
+    violationCount: evaluation.violationCount,
+    already: intent.already,
+    reason: evaluation.reason,
+    violations: intent.violations,
+  };
+}
 
 export const TestResultDocument = z
   .object({
@@ -43,6 +78,9 @@ export const TestResultDocument = z
     ),
     findings: list(LintFindingDocument),
     live: z.boolean().meta({ description: 'whether the site has a live file compared with' }),
+    intent: TesterIntentDocument.nullable().meta({
+      description: "the file judged against the site's intent; null without a site",
+    }),
     site: z
       .object({
         urls: Count,

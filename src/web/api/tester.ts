@@ -2,7 +2,12 @@
  * POST /api/v1/test: a proposed robots.txt evaluated beside the live file. It changes
  * nothing, so it needs only what reading needs.
  */
-import { TestRequest, TestResultDocument } from '../../monitor/documents/index.js';
+import {
+  TestRequest,
+  TestResultDocument,
+  testerIntentDocument,
+} from '../../monitor/documents/index.js';
+import { testerIntent } from '../../policy/tester-intent.js';
 import { testRobots } from '../../monitor/test-robots.js';
 import { TesterRefused } from '../../monitor/threads/tester-thread.js';
 import { checkTestSize, parseAgents, parseUrls, refusal } from '../tester-input.js';
@@ -20,7 +25,7 @@ export function testerApi({ deps, sites, tester }: ApiContext) {
       request: { body: jsonBody(TestRequest) },
       responses: {
         200: answer(
-          "each row's verdicts, the file's lint findings, and its effect on the site's sitemap URLs",
+          "each row's verdicts, the file's lint findings, its effect on the site's sitemap URLs, and the file judged against the site's intent",
           TestResultDocument,
         ),
         ...errors([400, 413, 422, 503]),
@@ -40,11 +45,20 @@ export function testerApi({ deps, sites, tester }: ApiContext) {
         urls: parseUrls(urls, site?.origin),
       };
       checkTestSize(body.length, test.urls.length, test.agents.length);
-      try {
-        return c.json(await testRobots(deps.store, test, (i) => tester.evaluate(i)), 200);
-      } catch (error) {
-        throw error instanceof TesterRefused ? refusal(c, error) : error;
-      }
+      const result = await testRobots(deps.store, test, (i) => tester.evaluate(i)).catch(
+        (error: unknown) => {
+          throw error instanceof TesterRefused ? refusal(c, error) : error;
+        },
+      );
+      // Against what the site's owner intends, as the tester page and `gate` judge it.
+      const config = site?.config;
+      const intent =
+        config === undefined
+          ? null
+          : testerIntentDocument(
+              testerIntent(config.intent.rules, config.profile, body, result.rows),
+            );
+      return c.json({ ...result, intent }, 200);
     },
   );
   return app;

@@ -575,6 +575,67 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       expect(result.rows).toEqual([expect.objectContaining({ changed: false })]);
     });
 
+    it('judges a tested file against the site intent, as the tester page does', async () => {
+      const test = async (body: object) => {
+        const response = await app.request('/api/v1/test', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { intent: unknown }).intent;
+      };
+      const draft = {
+        robotstxt: 'User-agent: *\nDisallow: /blog/\nDisallow: /pricing\n',
+        agents: ['Googlebot'],
+        urls: ['/pricing', '/blog/post', '/'],
+      };
+      // The live file keeps Googlebot from /pricing already; the draft keeps it from /blog/ too.
+      const judged = (await test({ ...draft, site: 1 })) as {
+        violations: { url: string; cause: { line?: number } | null; live: boolean }[];
+      };
+      expect({ ...judged, violations: [] }).toEqual({
+        state: 'not-as-intended',
+        judged: 3,
+        violationCount: 2,
+        already: 1,
+        reason: null,
+        violations: [],
+      });
+      expect(
+        judged.violations.map((v) => ({ ...v, url: new URL(v.url).pathname, line: v.cause?.line })),
+      ).toEqual([
+        expect.objectContaining({
+          url: '/pricing',
+          agent: 'Googlebot',
+          expected: 'allowed',
+          line: 3,
+          live: true,
+        }),
+        expect.objectContaining({
+          url: '/blog/post',
+          agent: 'Googlebot',
+          expected: 'allowed',
+          line: 2,
+          live: false,
+        }),
+      ]);
+      expect(
+        await test({
+          ...draft,
+          site: 1,
+          robotstxt: '<!DOCTYPE html>\n<html><body>Sorry</body></html>\n',
+        }),
+      ).toEqual(
+        expect.objectContaining({
+          state: 'cannot-check',
+          reason: 'robots.txt is an HTML page: crawlers find no rules in it and crawl everything',
+        }),
+      );
+      // Without a site there is no intent to judge it against.
+      expect(await test({ ...draft, urls: ['https://example.com/'] })).toBeNull();
+    });
+
     it.each([
       ['/api/v1/sites/42', 404, 'there is no site 42'],
       ['/api/v1/sites/abc', 400, 'site must be a positive whole number, not "abc"'],

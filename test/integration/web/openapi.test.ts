@@ -211,4 +211,26 @@ describe('the OpenAPI document', () => {
     );
     expect(checked.length).toBeGreaterThanOrEqual(18);
   });
+
+  it('answers POST /api/v1/test with exactly its documented schema, the intent judgement included', async () => {
+    const sites = (await (await app.request('/api/v1/sites', { headers: auth })).json()) as {
+      sites: { id: number }[];
+    };
+    const response = await app.request('/api/v1/test', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        robotstxt: 'User-agent: *\nDisallow: /\n',
+        agents: ['Googlebot', 'GPTBot'],
+        urls: ['/pricing', '/'],
+        site: sites.sites[0]!.id,
+      }),
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { intent: { violations: unknown[] } };
+    expect(body.intent.violations.length).toBeGreaterThan(0);
+    const parsed = documents.TestResultDocument.safeParse(body);
+    expect(parsed.error?.issues ?? []).toEqual([]);
+    expect(parsed.data).toEqual(body);
+  });
 });
