@@ -183,6 +183,8 @@ export interface ReadStore {
   /** What the site's history from the Internet Archive holds (robowatch backfill). */
   archiveSummary(siteId: number): Promise<ArchiveSummary>;
   loadOverview(siteIds: readonly number[]): Promise<SiteOverview[]>;
+  /** Several snapshots' verdicts at once, by snapshot id. */
+  loadVerdictsOf(snapshotIds: readonly number[]): Promise<Map<number, WatchVerdict[]>>;
   loadDailyStates(siteIds: readonly number[], since: Date): Promise<Map<number, DayStates[]>>;
   /** Where every site stands (one light query for all of them); newBlocks counts since `since`. */
   loadSiteStandings(since: Date): Promise<SiteStandings>;

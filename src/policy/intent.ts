@@ -124,6 +124,37 @@ export function expectationOf(
   return null;
 }
 
+/** The crawlers blocked from a watched page, by how their blocks stand against the intent. */
+export interface BlockedCrawlers {
+  /** Blocked only where the intent means them to be. */
+  readonly intended: readonly string[];
+  /** Blocked from a watched page the intent says nothing of (and from none it forbids). */
+  readonly unjudged: readonly string[];
+  /** Blocked from a watched page the intent says they should crawl. */
+  readonly against: readonly string[];
+}
+
+/**
+ * The crawlers a state blocks from a watched page, by how the blocks stand against the
+ * intent: a crawler is listed once, under the worst of its blocks (against, then
+ * unjudged), in the verdicts' order.
+ */
+export function blockedCrawlers(
+  rules: readonly IntentRule[],
+  verdicts: readonly Pick<WatchVerdict, 'url' | 'agent' | 'allowed'>[],
+): BlockedCrawlers {
+  const worst = new Map<string, 0 | 1 | 2>();
+  for (const v of verdicts) {
+    if (v.allowed) continue;
+    const expected = expectationOf(rules, pathOf(v.url), v.agent);
+    const rank = expected === 'disallowed' ? 0 : expected === null ? 1 : 2;
+    if (rank > (worst.get(v.agent) ?? -1)) worst.set(v.agent, rank);
+  }
+  const lists: [string[], string[], string[]] = [[], [], []];
+  for (const [agent, rank] of worst) lists[rank].push(agent);
+  return { intended: lists[0], unjudged: lists[1], against: lists[2] };
+}
+
 /** What an intent expects, by crawler and path, as evaluateIntent has looked it up. */
 const expectations = new WeakMap<
   readonly IntentRule[],

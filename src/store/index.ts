@@ -70,7 +70,7 @@ import {
   loadSites,
   syncSites,
 } from './sites.js';
-import { lastCheckAt, loadBody, loadVerdicts } from './snapshots.js';
+import { lastCheckAt, loadBody, loadVerdicts, loadVerdictsOf } from './snapshots.js';
 import { listChecks, loadVerdictHistory } from './verdict-history.js';
 
 export { openDatabase, DatabaseError } from './db.js';
@@ -160,6 +160,7 @@ export function createWebStore(db: Database): ReadStore {
     getSnapshot: (siteId: number, id: number) => getSnapshot(db, siteId, id),
     findSnapshot: (id: number) => findSnapshot(db, id),
     loadVerdicts: (snapshotId: number) => loadVerdicts(db, snapshotId),
+    loadVerdictsOf: (snapshotIds: readonly number[]) => loadVerdictsOf(db, snapshotIds),
     loadBody: (sha256: string) => loadBody(db, sha256),
     listEvents: (query: EventQuery) => listEvents(db, query),
     listChanges: (query: ChangeQuery) => listChanges(db, query),

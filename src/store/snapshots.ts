@@ -1,5 +1,5 @@
 import { StateMovedError } from '../lib/errors.js';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { eventJson } from '../policy/changes/events.js';
 import type { VerdictAxes, VerdictCause, VerdictLookup, WatchVerdict } from '../policy/verdicts.js';
 import { Batcher } from './batcher.js';
@@ -384,6 +384,26 @@ export async function loadVerdicts(db: Database, snapshotId: number): Promise<Wa
     .from(verdictSets)
     .where(eq(verdictSets.snapshotId, snapshotId));
   return set === undefined ? [] : decodeVerdicts(set);
+}
+
+/** Several snapshots' verdicts in one query, by snapshot id (a snapshot without any is absent). */
+export async function loadVerdictsOf(
+  db: Database,
+  snapshotIds: readonly number[],
+): Promise<Map<number, WatchVerdict[]>> {
+  if (snapshotIds.length === 0) return new Map();
+  const sets = await db
+    .select({
+      snapshotId: verdictSets.snapshotId,
+      urls: verdictSets.urls,
+      agents: verdictSets.agents,
+      profiles: verdictSets.profiles,
+      causes: verdictSets.causes,
+      cells: verdictSets.cells,
+    })
+    .from(verdictSets)
+    .where(inArray(verdictSets.snapshotId, [...snapshotIds]));
+  return new Map(sets.map((set) => [set.snapshotId, decodeVerdicts(set)]));
 }
 
 /** A stored body by its hash. */

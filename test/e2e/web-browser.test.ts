@@ -99,7 +99,7 @@ describe('the web UI in Chromium', () => {
     await expect.poll(() => row.textContent()).toMatch(/ok/);
     await expect
       .poll(() => row.textContent())
-      .toContain('2 of 2 crawlers blocked from a watched URL');
+      .toContain('2 of 2 crawlers blocked from a watched page');
     // The last change in words: the most severe cause of the last new state.
     await expect
       .poll(() => row.locator('a.change').textContent())

@@ -10,7 +10,9 @@ import { nextCheckAt } from '../../policy/periods.js';
 import type { Profile } from '../../robots/index.js';
 import type { ReadStore } from '../ports.js';
 import type { SiteOverview } from '../records.js';
-import type { SiteState } from '../../policy/intent.js';
+import type { WatchVerdict } from '../../policy/verdicts.js';
+import { blockedCrawlers } from '../../policy/intent.js';
+import type { BlockedCrawlers, SiteState } from '../../policy/intent.js';
 
 export const STRIP_DAYS = 90;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,8 +31,15 @@ export interface OverviewRow {
     /** How many more causes that state had. */
     readonly more: number;
   } | null;
-  /** How many watched crawlers may not fetch at least one watched URL, of how many. */
-  readonly blocking: { readonly crawlers: number; readonly of: number } | null;
+  /**
+   * How many watched crawlers may not fetch at least one watched URL, of how many; with
+   * `intent`, how those blocks stand against the site's intent (absent when not judged).
+   */
+  readonly blocking: {
+    readonly crawlers: number;
+    readonly of: number;
+    readonly intent?: BlockedCrawlers;
+  } | null;
   /** When it is next checked: its planned run, else its place in the next period. */
   readonly nextCheckAt: Date;
   readonly days: readonly DayAccess[];
@@ -214,7 +223,10 @@ export interface OverviewPage {
  * 90-day strip.
  */
 export async function viewOverview(
-  store: Pick<ReadStore, 'loadOverview' | 'loadDailyStates' | 'loadSiteStandings'>,
+  store: Pick<
+    ReadStore,
+    'loadOverview' | 'loadDailyStates' | 'loadSiteStandings' | 'loadVerdictsOf'
+  >,
   sites: readonly { id: number; site: SiteConfig; pausedAt?: Date | null }[],
   options: {
     /** Matches origins and names, ignoring case. */
@@ -233,6 +245,8 @@ export async function viewOverview(
     timezone: string;
     /** Whether to load the 90-day strip (the API does not show it). */
     strip?: boolean;
+    /** Whether to judge each blocked crawler against the site's intent (the page's column). */
+    blockedIntent?: boolean;
   },
 ): Promise<OverviewPage> {
   const matches = siteFilter(options.query, options.tag);
@@ -266,6 +280,22 @@ export async function viewOverview(
     options.strip === false ? new Map<number, DayStates[]>() : store.loadDailyStates(ids, since),
   ]);
   const byId = new Map(overviews.map((o) => [o.id, o]));
+  // The current verdicts of the sites that block a crawler, for which of those blocks
+  // their owners intend: one query for the page.
+  const intentOf = new Map(shown.map(({ id, site }) => [id, site.intent.rules]));
+  const verdicts =
+    options.blockedIntent === true
+      ? await store.loadVerdictsOf(
+          overviews.flatMap((o) =>
+            o.current !== null &&
+            o.refused === null &&
+            (intentOf.get(o.id)?.length ?? 0) > 0 &&
+            o.disallowed.some((d) => d.disallowed > 0)
+              ? [o.current.id]
+              : [],
+          ),
+        )
+      : new Map<number, never>();
   return {
     rows: shown.flatMap(({ id, site }) => {
       const overview = byId.get(id);
@@ -279,13 +309,7 @@ export async function viewOverview(
             overview.refused === null ? siteCondition(overview.current, site.profile) : 'refused',
           overview,
           lastChange: lastChangeOf(overview, agents),
-          blocking:
-            overview.current === null
-              ? null
-              : {
-                  crawlers: overview.disallowed.filter((d) => d.disallowed > 0).length,
-                  of: overview.disallowed.length,
-                },
+          blocking: blockingOf(overview, site, verdicts),
           nextCheckAt: nextCheckAt(
             site.origin,
             site.schedule,
@@ -301,6 +325,22 @@ export async function viewOverview(
     total: matching.length,
     page,
     pages,
+  };
+}
+
+/** How many crawlers a site blocks from a watched page, judged against its intent when its verdicts are given. */
+function blockingOf(
+  overview: SiteOverview,
+  site: SiteConfig,
+  verdicts: ReadonlyMap<number, readonly WatchVerdict[]>,
+): OverviewRow['blocking'] {
+  if (overview.current === null) return null;
+  const crawlers = overview.disallowed.filter((d) => d.disallowed > 0).length;
+  const cells = verdicts.get(overview.current.id);
+  return {
+    crawlers,
+    of: overview.disallowed.length,
+    ...(cells === undefined ? {} : { intent: blockedCrawlers(site.intent.rules, cells) }),
   };
 }
 

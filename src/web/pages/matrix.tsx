@@ -52,7 +52,7 @@ export const VerdictMatrixSection: FC<{
         </label>{' '}
         <label>
           <input type="checkbox" name="blocking" value="1" checked={blockingOnly} /> only crawlers
-          blocked from a watched URL
+          blocked from a watched page
         </label>{' '}
         <button type="submit">Show</button>
         {shownCrawlers < view.matrixAgents ? (

@@ -15,6 +15,8 @@ import { DayStrip } from './svg.js';
 import type { FailingChannel } from '../../monitor/records.js';
 import { failingText } from '../../monitor/views/notifications.js';
 import { moreChanges } from '../../policy/wording/words.js';
+import type { BlockedCrawlers } from '../../policy/intent.js';
+import { namedCrawlers } from '../../policy/incidents.js';
 
 /** What each state is called in the filter. */
 const STATE_LABEL: Record<TriageState, string> = {
@@ -265,12 +267,17 @@ export const OverviewPageView: FC<{
                   {row.blocking === null ? (
                     <span class="muted">not checked yet</span>
                   ) : row.blocking.crawlers === 0 ? (
-                    <span class="muted">no crawler is blocked from a watched URL</span>
+                    <span class="muted">no crawler is blocked from a watched page</span>
                   ) : (
-                    <a href={`/sites/${row.id}#verdicts`}>
-                      {row.blocking.crawlers} of {row.blocking.of} crawler
-                      {row.blocking.of === 1 ? '' : 's'} blocked from a watched URL
-                    </a>
+                    <>
+                      <a href={`/sites/${row.id}#verdicts`}>
+                        {row.blocking.crawlers} of {row.blocking.of} crawler
+                        {row.blocking.of === 1 ? '' : 's'} blocked from a watched page
+                      </a>
+                      {row.blocking.intent === undefined ? null : (
+                        <BlockedAgainstIntent blocked={row.blocking.intent} />
+                      )}
+                    </>
                   )}
                 </td>
                 <td>
@@ -298,4 +305,21 @@ export const OverviewPageView: FC<{
       <PageLinks page={view.page} pages={view.pages} link={pageLink} />
     </Layout>
   );
+};
+
+/**
+ * Under "2 of 5 crawlers blocked from a watched page": whether the owner means those
+ * blocks ("all as intended"), or which crawlers are blocked against the intent or where
+ * it says nothing, so an intended block does not read as a problem.
+ */
+const BlockedAgainstIntent: FC<{ blocked: BlockedCrawlers }> = ({ blocked }) => {
+  const { intended, unjudged, against } = blocked;
+  if (against.length === 0 && unjudged.length === 0)
+    return <div class="muted">{intended.length === 1 ? 'as intended' : 'all as intended'}</div>;
+  const parts = [
+    ...(against.length === 0 ? [] : [`${namedCrawlers(against)} against the intent`]),
+    ...(unjudged.length === 0 ? [] : [`${namedCrawlers(unjudged)} where the intent says nothing`]),
+    ...(intended.length === 0 ? [] : [`${intended.length} as intended`]),
+  ];
+  return <div class={against.length === 0 ? 'muted' : undefined}>{parts.join('; ')}</div>;
 };

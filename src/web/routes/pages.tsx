@@ -106,6 +106,7 @@ export function registerPages(
       perPage: PER_PAGE,
       now,
       timezone: deps.config.schedule.timezone,
+      blockedIntent: true,
     });
     return render(
       c,

@@ -89,7 +89,10 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     );
     expect(body).toContain('href="/sites/1/diff?to=5"');
     // Crawler counts in one line, the detail on the site page.
-    expect(text).toContain('2 of 2 crawlers blocked from a watched URL');
+    expect(text).toContain('2 of 2 crawlers blocked from a watched page');
+    // Whether those blocks are meant: the built-in intent wants search engines to crawl
+    // every watched page and says nothing of GPTBot.
+    expect(text).toContain('Googlebot against the intent; GPTBot where the intent says nothing');
     // When the site is next checked (no daemon has planned it: its place in the next
     // period, 03-07 03:00 to 03-08 03:00). The site's place in the period depends on its
     // port, so the time shown may fall on 03-07 or in the small hours of 03-08; the wait

@@ -4,7 +4,12 @@ import { parseConfig } from '../../../src/config/validate.js';
 import { parseIntent } from '../../../src/config/validate.js';
 import { incidentStep, intentCauses, intentLead } from '../../../src/policy/incidents.js';
 import type { LatestIncident } from '../../../src/policy/incidents.js';
-import { acceptAsIntended, evaluateIntent, expectationOf } from '../../../src/policy/intent.js';
+import {
+  acceptAsIntended,
+  blockedCrawlers,
+  evaluateIntent,
+  expectationOf,
+} from '../../../src/policy/intent.js';
 import type { IntentEntry, JudgedState } from '../../../src/policy/intent.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 
@@ -63,6 +68,24 @@ describe('intent', () => {
     // DuckDuckBot and the other search crawlers are still meant to crawl /admin/.
     expect(judged.violations.map((v) => v.agent)).not.toContain('Googlebot');
     expect(judged.violations.length).toBeGreaterThan(0);
+  });
+
+  it('sorts the blocked crawlers by how their blocks stand against the intent, each under its worst block', () => {
+    const intent =
+      'intent:\n  - {watch: "/*", agents: [Googlebot], expect: allowed}\n  - {watch: "/admin/*", agents: ["@search"], expect: disallowed}\n';
+    const { site, verdicts } = siteWith(
+      'User-agent: *\nDisallow: /admin/\n\nUser-agent: Googlebot\nDisallow: /admin/\nDisallow: /pricing\n\nUser-agent: Bingbot\nAllow: /\n',
+      intent,
+    );
+    const blocked = blockedCrawlers(site.intent.rules, verdicts);
+    // Googlebot: /admin/ as intended, /pricing against it; GPTBot: /admin/ unjudged.
+    expect(blocked.against).toEqual(['Googlebot']);
+    expect(blocked.unjudged).toEqual(['GPTBot']);
+    expect(blocked.intended).not.toContain('Bingbot');
+    expect(blocked.intended).toContain('DuckDuckBot');
+    expect(new Set([...blocked.intended, ...blocked.unjudged, ...blocked.against]).size).toBe(
+      new Set(verdicts.filter((v) => !v.allowed).map((v) => v.agent)).size,
+    );
   });
 
   it('cannot judge a site whose robots.txt answers 503, is HTML or cut, or that robowatch refused', () => {
