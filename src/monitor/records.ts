@@ -35,6 +35,8 @@ export interface CurrentState {
   readonly status: number | null;
   readonly error: FetchErrorKind | null;
   readonly bodySha256: string | null;
+  /** The URL its answer came from (the site's robots.txt, or a redirect's target). */
+  readonly finalUrl: string;
   readonly stale: boolean;
   readonly lastGoodId: number | null;
   readonly lastGoodSha256: string | null;

@@ -107,3 +107,33 @@ export function redirectOf(
   if (fetch.redirects.length === 0 || fetch.error === 'too-many-redirects') return null;
   return { to: fetch.finalUrl, hops: fetch.redirects.length };
 }
+
+/**
+ * Where a site's robots.txt is answered from when a redirect takes it to another place:
+ * the URL it ends on, without its query ("https://www.example.com/robots.txt"); null when
+ * it answers at its own URL, or redirects in a loop. A place is a host and a path
+ * (placeOf): http → https on the same host, or a redirect that adds a token each time, is
+ * not a move, and crawlers read the same file.
+ */
+export function answeredFrom(
+  fetch: Pick<FetchResult, 'finalUrl' | 'error'>,
+  origin: string,
+): string | null {
+  if (fetch.error === 'too-many-redirects') return null;
+  let url: URL;
+  try {
+    url = new URL(fetch.finalUrl);
+  } catch {
+    return null;
+  }
+  return `${url.host}${url.pathname}` === `${new URL(origin).host}/robots.txt`
+    ? null
+    : `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+/** The place of an answeredFrom URL, to compare two: its host and path; '' for its own URL. */
+export function placeOf(url: string | null | undefined): string {
+  if (url === null || url === undefined) return '';
+  const { host, pathname } = new URL(url);
+  return `${host}${pathname}`;
+}

@@ -97,6 +97,7 @@ interface SiteRow {
   error: string | null;
   body_sha256: string | null;
   stale: boolean | null;
+  final_url: string | null;
   last_good_id: number | string | null;
   last_good_sha256: string | null;
   last_good_truncated: boolean | null;
@@ -138,7 +139,7 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
       SELECT coalesce(json_agg(t), '[]')::text AS rows FROM (
         SELECT s.id, s.origin, s.verdicts_key, s.unreachable_since, s.intent_key,
           s.current_file_condition AS file_condition, c.id AS snapshot_id, c.status, c.error,
-          c.body_sha256, c.stale, c.last_good_id, g.body_sha256 AS last_good_sha256,
+          c.body_sha256, c.final_url, c.stale, c.last_good_id, g.body_sha256 AS last_good_sha256,
           g.truncated AS last_good_truncated, g.dropped_bytes, g.dropped_line_breaks,
           g.dropped_complete, s.refused_since, s.refused_reason, s.refused_at,
           s.intent_version
@@ -172,6 +173,7 @@ export async function loadSites(db: Database, origins: readonly string[]): Promi
               status: row.status,
               error: row.error as FetchErrorKind | null,
               bodySha256: row.body_sha256,
+              finalUrl: row.final_url ?? '',
               stale: row.stale ?? false,
               lastGoodId: id(row.last_good_id),
               lastGoodSha256: row.last_good_sha256,

@@ -1,4 +1,5 @@
 import type { SiteConfig } from '../../config/config.js';
+import { answeredFrom } from '../../policy/fetch-result.js';
 import type { CauseSide, ChangeCause } from '../../policy/changes/cause-model.js';
 import { causesOfChange } from '../../policy/changes/causes.js';
 import {
@@ -54,6 +55,7 @@ export async function compareSnapshots(
     return {
       fetch: snapshot,
       stale: snapshot.stale,
+      answeredFrom: answeredFrom(snapshot, site.origin),
       lastGood: body === null ? null : { body, truncated: good!.truncated, cut: good!.cut },
       verdicts,
     };

@@ -2,6 +2,7 @@
  * A check's result recorded: a state seen again, or a new state with its verdicts, events
  * and causes.
  */
+import { answeredFrom } from '../../policy/fetch-result.js';
 import { hash } from 'node:crypto';
 import type { SiteConfig } from '../../config/config.js';
 import { routeAlerts } from '../../policy/alerts.js';
@@ -186,6 +187,7 @@ export async function recordNewState(
     status: result.status,
     error: result.error,
     bodySha256: seen.sha256,
+    finalUrl: result.finalUrl,
     stale: seen.stale,
     lastGoodId: seen.sha256 === null ? (current?.lastGoodId ?? null) : snapshotId,
     lastGoodSha256: seen.sha256 ?? current?.lastGoodSha256 ?? null,
@@ -273,7 +275,13 @@ async function newState(
           profile: site.profile,
           agents: site.agents,
           before: previous.side,
-          after: { fetch: result, stale: seen.stale, lastGood, verdicts },
+          after: {
+            fetch: result,
+            stale: seen.stale,
+            lastGood,
+            verdicts,
+            answeredFrom: answeredFrom(result, site.origin),
+          },
           since: previous.incident,
           cache,
           flipped,
@@ -359,6 +367,7 @@ async function previousState(
     side: {
       fetch: current,
       stale: current.stale,
+      answeredFrom: answeredFrom(current, site.origin),
       lastGood:
         body === null
           ? null

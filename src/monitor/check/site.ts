@@ -7,6 +7,7 @@ import type { FetchOutcome } from '../../policy/access.js';
 import type { ChangeCause } from '../../policy/changes/cause-model.js';
 import { fetchStatusOf } from '../../policy/changes/events.js';
 import type { ChangeEvent, FetchStatus } from '../../policy/changes/events.js';
+import { answeredFrom, placeOf } from '../../policy/fetch-result.js';
 import type { FetchResult } from '../../policy/fetch-result.js';
 import { siteAccess } from '../../policy/verdicts.js';
 import type { WatchVerdict } from '../../policy/verdicts.js';
@@ -73,7 +74,8 @@ export async function checkSite(
   const { current } = stored;
   const checked =
     current !== null &&
-    fetchKey(result, seen.sha256) === fetchKey(current, current.bodySha256) &&
+    fetchKey(result, site.origin, seen.sha256) ===
+      fetchKey(current, site.origin, current.bodySha256) &&
     seen.stale === current.stale
       ? await recordSeenAgain(deps, site, stored.id, current, {
           result,
@@ -178,7 +180,10 @@ async function fetchConfirmed(
   for (let i = 0; i < deps.confirmRetries; i++) {
     await deps.sleep(deps.confirmDelayMs);
     const retry = await deps.fetchRobots(site.origin);
-    if (current !== null && fetchKey(retry) === fetchKey(current, current.bodySha256)) {
+    if (
+      current !== null &&
+      fetchKey(retry, site.origin) === fetchKey(current, site.origin, current.bodySha256)
+    ) {
       transient = describeFailure(result);
       result = retry;
       break;
@@ -212,14 +217,19 @@ function observe(
   };
 }
 
-/** What identifies a fetch state: status or error, and the body for a 2xx. */
+/**
+ * What identifies a fetch state: status or error, the body for a 2xx, and the place it
+ * was answered from (a redirect to another host or path is a new state).
+ */
 function fetchKey(
-  fetch: FetchOutcome & { body?: Uint8Array | null },
+  fetch: FetchOutcome & { body?: Uint8Array | null; finalUrl: string },
+  origin: string,
   sha256?: string | null,
 ): string {
   const digest =
     sha256 !== undefined ? sha256 : fetch.body ? hash('sha256', fetch.body, 'hex') : null;
-  return `${fetch.status ?? ''}|${fetch.error ?? ''}|${digest ?? ''}`;
+  const place = placeOf(answeredFrom(fetch, origin));
+  return `${fetch.status ?? ''}|${fetch.error ?? ''}|${digest ?? ''}|${place}`;
 }
 
 /** "503", "timeout": a failure in a word, for check rows and output. */

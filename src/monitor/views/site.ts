@@ -89,7 +89,7 @@ export function foldMatrix(
 
 /** Kinds of change a reader filters the change list by, and the causes of each. */
 export const CHANGE_KINDS = {
-  status: ['fetch_status', 'stale'],
+  status: ['fetch_status', 'stale', 'source'],
   file: ['file_condition'],
   rules: ['rule', 'rules', 'group', 'groups', 'coverage'],
   other: ['sitemaps', 'directives', 'preferences'],

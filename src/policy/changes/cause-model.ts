@@ -81,6 +81,20 @@ export interface StatusCause {
   readonly pairs: readonly PairChange[];
 }
 
+/**
+ * robots.txt is answered from another place: it starts or stops redirecting to another
+ * host or path, or redirects somewhere else. Crawlers follow up to five redirects and read
+ * the file they end on as the site's; what that file says is its own cause.
+ */
+export interface SourceCause {
+  readonly type: 'source';
+  /** The URL it was answered from (without its query); null: its own. */
+  readonly before: string | null;
+  readonly after: string | null;
+  /** None: what crawlers may do follows from the file, not from where it is. */
+  readonly pairs: readonly PairChange[];
+}
+
 /** Unreachable for 30 days: Google (and RFC 9309) use the last good copy (or stop). */
 export interface StaleCause {
   readonly type: 'stale';
@@ -263,6 +277,7 @@ export type ChangeCause =
   | RegistryCause
   | PreferencesCause
   | StatusCause
+  | SourceCause
   | StaleCause
   | FileCause
   | RuleCause
@@ -286,6 +301,11 @@ export interface LastGood {
 export interface CauseSide<Verdicts extends RecordedVerdicts = readonly WatchVerdict[]> {
   readonly fetch: FetchOutcome;
   readonly stale: boolean;
+  /**
+   * Where robots.txt was answered from when a redirect took it elsewhere (answeredFrom);
+   * null: its own URL. Absent: not known, and not compared.
+   */
+  readonly answeredFrom?: string | null;
   /** The last good copy up to this state (this state's own body for a 2xx). */
   readonly lastGood: LastGood | null;
   /** Its verdicts, as recorded (the state before: possibly read back compactly). */
@@ -330,6 +350,7 @@ export const ALERT_TOPICS = [
   ...CHANGE_EVENT_TYPES,
   'file_condition_changed',
   'directives_changed',
+  'redirect_changed',
   'fetch_status_same_effect',
   'coverage_changed',
   'preferences_changed',
@@ -382,6 +403,9 @@ export function causeTopics(cause: ChangeCause): AlertTopic[] {
     case 'directives':
       topics.push('directives_changed');
       break;
+    case 'source':
+      topics.push('redirect_changed');
+      break;
     case 'preferences':
       topics.push('preferences_changed');
       break;
@@ -410,7 +434,7 @@ export function causeAlerts(cause: ChangeCause, topics: readonly AlertTopic[]): 
  * How bad a cause is, lowest first: robots.txt unreachable (nothing crawled); a file
  * that is not robots.txt or is cut; pages newly blocked; robots.txt gone (everything
  * crawlable); recoveries; pages newly allowed; changes that change no watched page;
- * sitemaps and other lines; a status change with the same effect.
+ * sitemaps, where robots.txt is answered from, and other lines; a status change with the same effect.
  */
 export function causeSeverity(cause: ChangeCause): number {
   const blocks = cause.pairs.some((p) => !p.allowed);
@@ -443,6 +467,8 @@ export function causeSeverity(cause: ChangeCause): number {
       return cause.purposes.some((p) => p.contradicts) ? 35 : 80;
     case 'directives':
       return 75;
+    case 'source':
+      return 74;
     case 'coverage':
       return cause.newlyDisallowed > 0 ? (cause.significant ? 25 : 55) : 65;
   }

@@ -24,6 +24,7 @@ import type {
 } from './cause-model.js';
 import { fetchStatusOf } from './events.js';
 import { isRobotsFile } from '../file-condition.js';
+import { placeOf } from '../fetch-result.js';
 import type { FileCondition } from '../file-condition.js';
 import type { GroupChange, RuleChange } from './group-diff.js';
 import { lookupOf, ParseCache, resolveState } from '../verdicts.js';
@@ -143,6 +144,18 @@ class Explanation {
     const a = fetchStatusOf(after.fetch, profile, after.stale);
     if (b.access !== a.access || b.status !== a.status) this.#statusCause();
     if (before.stale !== after.stale) this.#staleCause();
+    // Answered from another place (a redirect begun, ended or moved), when both are known.
+    if (
+      before.answeredFrom !== undefined &&
+      after.answeredFrom !== undefined &&
+      placeOf(before.answeredFrom) !== placeOf(after.answeredFrom)
+    )
+      this.#drafts.set('source', {
+        type: 'source',
+        before: before.answeredFrom,
+        after: after.answeredFrom,
+        pairs: [],
+      });
     // A file that is not robots.txt, cut, or back to normal; or a first file that is not.
     const { before: cb, after: ca } = this.#conditions;
     if (ca !== null && (cb === null ? ca !== 'robots' : this.#filesDiffer && cb !== ca))

@@ -55,6 +55,20 @@ export function explainCause(cause: ChangeCause, context: ExplainContext, limit 
       };
     case 'file_condition':
       return { ...base, ...fileTexts(cause, context.at) };
+    case 'source':
+      return {
+        ...base,
+        title:
+          cause.after === null
+            ? `robots.txt no longer redirects to ${cause.before ?? ''}`
+            : cause.before === null
+              ? `robots.txt now redirects to ${cause.after}`
+              : `robots.txt now redirects to ${cause.after}, not ${cause.before}`,
+        consequence:
+          cause.after === null
+            ? "Crawlers now fetch the site's own /robots.txt, and what it answers applies."
+            : `Crawlers follow up to five redirects: what ${cause.after} answers is this site's robots.txt.`,
+      };
     case 'refused':
       return { ...base, ...refusedTexts(cause) };
     case 'rule': {
@@ -224,6 +238,7 @@ export function causeHeadline(cause: ChangeCause, context: ExplainContext): stri
       return `${count(cause.newlyDisallowed, 'sitemap URL')} (${percent(cause.newlyDisallowed, cause.urls)}) now disallowed for ${who}${rule === undefined ? '' : ` (${elide(ruleString(rule), 60)}, line ${rule.line})`}`;
     }
     case 'stale':
+    case 'source':
     case 'refused':
     case 'rules':
     case 'groups':

@@ -22,6 +22,7 @@ const EVENT_WORDS: Record<string, string> = {
   rules_changed: 'rules changed',
   sitemaps_changed: 'sitemaps changed',
   directives_changed: 'other lines changed',
+  redirect_changed: 'robots.txt redirecting elsewhere',
   preferences_changed: 'AI usage preferences changed',
   coverage_changed: 'a share of the sitemaps newly blocked',
   fetch_status_same_effect: 'status changes with the same effect',

@@ -5,7 +5,8 @@ import { IntentSection } from './intent.js';
 import { VerdictMatrixSection } from './matrix.js';
 import { formatBytes } from '../../policy/wording/format.js';
 import { CONDITION_TEXT } from '../../policy/site-condition.js';
-import { answers } from '../../policy/wording/status-words.js';
+import { answers, fromRedirect } from '../../policy/wording/status-words.js';
+import { redirectOf } from '../../policy/fetch-result.js';
 import type { ChangeKind, SiteView } from '../../monitor/views/site.js';
 import type { ArchiveSummary } from '../../monitor/records-archive.js';
 import { profileOf } from '../../monitor/views/site.js';
@@ -240,6 +241,7 @@ export const SitePageView: FC<SitePageProps> = ({
                 ...(current.status === null ? {} : { status: current.status }),
                 ...(current.error === null ? {} : { error: current.error }),
               })}
+              {fromRedirect(redirectOf(current))}
               {current.stale ? ' (unreachable for 30 days: the last good copy applies)' : ''}
               <div class="muted">{CONDITION_TEXT[view.condition].meaning}</div>
             </>

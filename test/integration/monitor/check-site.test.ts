@@ -315,6 +315,44 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
     expect(await counts()).toMatchObject({ snapshots: 1, verdicts: 20 });
   });
 
+  it('records robots.txt answered from another place as a new state, alerted only when asked', async () => {
+    const outbox = async () =>
+      (
+        await queryRows<{ n: number }>(
+          database.handle.db,
+          sql`SELECT count(*)::int AS n FROM outbox WHERE payload::text LIKE '%"type": "source"%'`,
+        )
+      )[0]!.n;
+    const asked = siteConfig(`notify:
+  events: [redirect_changed]
+  webhooks: [{url: 'http://127.0.0.1:9/hook'}]`);
+    const quiet = siteConfig(`notify:
+  webhooks: [{url: 'http://127.0.0.1:9/hook'}]`);
+    await run(quiet);
+    // The same file, now served through a redirect to another path.
+    server.serve('/robots.txt', 301, '', { location: '/moved/robots.txt' });
+    server.serve('/moved/robots.txt', 200, ROBOTS_V1);
+    now = new Date(now.getTime() + DAY);
+    const moved = await run(quiet);
+    expect(moved.kind).toBe('changed');
+    expect(moved.causes).toEqual([
+      { type: 'source', before: null, after: `${server.origin}/moved/robots.txt`, pairs: [] },
+    ]);
+    expect(moved.events).toEqual([]);
+    expect(await outbox()).toBe(0);
+    // The same place with another query string: seen again, not a new state.
+    server.serve('/robots.txt', 301, '', { location: '/moved/robots.txt?session=2' });
+    now = new Date(now.getTime() + DAY);
+    expect((await run(quiet)).kind).toBe('unchanged');
+    // Back to its own URL, for a site that asked for redirect alerts.
+    server.serve('/robots.txt', 200, ROBOTS_V1);
+    now = new Date(now.getTime() + DAY);
+    const back = await run(asked);
+    expect(back.causes.map((c) => c.type)).toEqual(['source']);
+    expect(await outbox()).toBe(1);
+    expect(await counts()).toMatchObject({ snapshots: 3, checks: 4, bodies: 1 });
+  });
+
   it('records a change seen by two checks at once only once, with one set of alerts', async () => {
     const site = siteConfig(`notify:
   events: [changed]

@@ -209,7 +209,9 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
   it('filters and pages the changes', async () => {
     const text = visible((await get('/sites/1?kind=status')).body);
     expect(text).toContain('robots.txt answers 503 (it answered 200 before)');
-    expect(text).not.toContain('Disallow: /pricing added');
+    // v2 came from behind a redirect: where robots.txt is answered from is its status.
+    expect(text).toContain(`robots.txt now redirects to ${server.origin}/moved/robots.txt`);
+    expect(text).not.toContain('onerror');
     const rules = visible((await get('/sites/1?kind=rules')).body);
     expect(rules).toContain('Disallow: /pricing added');
     expect(rules).not.toContain('robots.txt answers 503');
@@ -857,6 +859,22 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
     const text = visible((await get(`/sites/1/snapshots/${after!.current!.snapshotId}`)).body);
     expect(text).toMatch(/cut at 500 KiB/);
     expect(text).toMatch(/content past 512000 bytes is ignored: line \d+ is cut/);
+  });
+
+  it("says on the site's page where robots.txt is answered from when it redirects", async () => {
+    server.serve('/robots.txt', 301, '', { location: '/moved/robots.txt' });
+    server.serve('/moved/robots.txt', 200, HISTORY.v2);
+    clock.now = new Date(clock.now.getTime() + DAY_MS);
+    const { checkSites } = await import('../../../src/monitor/check/batch.js');
+    await checkSites(deps, config.sites, { concurrency: 1 });
+    const text = visible((await get('/sites/1')).body);
+    expect(text).toContain(
+      `robots.txt answers 200 from ${server.origin}/moved/robots.txt (redirected)`,
+    );
+    server.serve('/robots.txt', 200, HISTORY.v2);
+    clock.now = new Date(clock.now.getTime() + DAY_MS);
+    await checkSites(deps, config.sites, { concurrency: 1 });
+    expect(visible((await get('/sites/1')).body)).not.toContain('(redirected)');
   });
 
   it('reports health and metrics', async () => {

@@ -485,7 +485,7 @@ sites:
     ],
     [
       'notify: {events: [newly_blocked]}',
-      'robowatch.yaml: notify.events[0]: must be one of newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed, file_condition_changed, directives_changed, fetch_status_same_effect, coverage_changed, preferences_changed, registry_changed, incidents, changed',
+      'robowatch.yaml: notify.events[0]: must be one of newly_disallowed, newly_allowed, fetch_status_changed, rules_changed, sitemaps_changed, file_condition_changed, directives_changed, redirect_changed, fetch_status_same_effect, coverage_changed, preferences_changed, registry_changed, incidents, changed',
     ],
     [
       'notify: {email: {smtp: "smtp://h", from: a@b.c, to: [not-an-address]}}',

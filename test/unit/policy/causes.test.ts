@@ -18,6 +18,7 @@ import type {
   RuleCause,
 } from '../../../src/policy/changes/cause-model.js';
 import { causesOfChange } from '../../../src/policy/changes/causes.js';
+import { answeredFrom } from '../../../src/policy/fetch-result.js';
 import { causeHeadline, explainCause } from '../../../src/policy/wording/explain.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 import type { WatchedAgent } from '../../../src/policy/verdicts.js';
@@ -52,6 +53,8 @@ interface Served {
   readonly error?: 'too-many-redirects' | 'dns';
   readonly body?: string | Uint8Array;
   readonly truncated?: boolean;
+  /** Where it was answered from (answeredFrom); absent: not known. */
+  readonly from?: string | null;
 }
 
 /** The state a check records for what a server served, carrying the last good copy. */
@@ -68,6 +71,7 @@ function stateOf(served: Served, lastGood: Uint8Array | null) {
   return {
     fetch,
     stale: false,
+    ...(served.from === undefined ? {} : { answeredFrom: served.from }),
     lastGood: good && { body: good, truncated: served.truncated ?? false, cut: null },
     verdicts: computeVerdicts({ fetch, body, lastGoodBody: good, stale: false }, watches, agents),
   };
@@ -141,6 +145,74 @@ describe('status changes, in crawl terms', () => {
     const [cause] = explain({ status: 503 }, { status: 200, body: FILE }, since);
     expect(words(cause!).title).toBe('robots.txt answers 200 again after 3 h 20 min of 503');
     expect(cause!.pairs.every((p) => p.allowed)).toBe(true);
+  });
+});
+
+describe('where robots.txt is answered from', () => {
+  const WWW = 'https://www.example.net/robots.txt';
+  const titles = (before: Served, after: Served) =>
+    explain(before, after).map((c) => `${c.type}: ${words(c).title}`);
+
+  it('a redirect to another host, the same file: one cause, no page changes, not alerted by default', () => {
+    const causes = explain(
+      { status: 200, body: FILE, from: null },
+      { status: 200, body: FILE, from: WWW },
+    );
+    expect(causes).toEqual([{ type: 'source', before: null, after: WWW, pairs: [] }]);
+    expect(words(causes[0]!)).toMatchObject({
+      title: `robots.txt now redirects to ${WWW}`,
+      consequence: `Crawlers follow up to five redirects: what ${WWW} answers is this site's robots.txt.`,
+    });
+    expect(causeAlerts(causes[0]!, CHANGED_TOPICS)).toBe(false);
+    expect(causeAlerts(causes[0]!, ['redirect_changed'])).toBe(true);
+  });
+
+  it('a redirect ended or moved says where it went', () => {
+    expect(
+      titles({ status: 200, body: FILE, from: WWW }, { status: 200, body: FILE, from: null }),
+    ).toEqual([`source: robots.txt no longer redirects to ${WWW}`]);
+    expect(
+      titles(
+        { status: 200, body: FILE, from: WWW },
+        { status: 200, body: FILE, from: 'https://cdn.example.net/site/robots.txt' },
+      ),
+    ).toEqual([
+      `source: robots.txt now redirects to https://cdn.example.net/site/robots.txt, not ${WWW}`,
+    ]);
+  });
+
+  it('a redirect to a file with other rules: the move and the rules, each its own cause', () => {
+    const causes = explain(
+      { status: 200, body: FILE, from: null },
+      {
+        status: 200,
+        body: FILE.replace('Disallow: /tmp/\n', 'Disallow: /tmp/\nDisallow: /pricing\n'),
+        from: WWW,
+      },
+    );
+    expect(causes.map((c) => c.type).sort()).toEqual(['rule', 'source']);
+    expect(causes.find((c) => c.type === 'source')!.pairs).toEqual([]);
+  });
+
+  it('http → https on the same host, or another query string, is not a move', () => {
+    const site = 'http://shop.example.com';
+    expect(
+      answeredFrom({ finalUrl: 'https://shop.example.com/robots.txt', error: null }, site),
+    ).toBe(null);
+    expect(
+      answeredFrom({ finalUrl: 'https://www.example.net/robots.txt?session=1', error: null }, site),
+    ).toBe(WWW);
+    // A redirect loop answers from nowhere: it is a status, not a place.
+    expect(answeredFrom({ finalUrl: WWW, error: 'too-many-redirects' }, site)).toBe(null);
+    expect(
+      explain({ status: 200, body: FILE, from: WWW }, { status: 200, body: FILE, from: `${WWW}` }),
+    ).toEqual([]);
+  });
+
+  it('where a side was answered from is not known (a state recorded before): no cause', () => {
+    expect(explain({ status: 200, body: FILE }, { status: 200, body: FILE, from: WWW })).toEqual(
+      [],
+    );
   });
 });
 
