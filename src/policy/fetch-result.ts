@@ -120,6 +120,9 @@ export function answeredFrom(
   origin: string,
 ): string | null {
   if (fetch.error === 'too-many-redirects') return null;
+  // Most fetches end where they began, and this runs several times in every check of
+  // every site: no URL to parse for them ('' is a site with no state read yet).
+  if (fetch.finalUrl === '' || fetch.finalUrl === `${origin}/robots.txt`) return null;
   let url: URL;
   try {
     url = new URL(fetch.finalUrl);
