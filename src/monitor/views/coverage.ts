@@ -56,7 +56,8 @@ export function sitemapsOff(site: {
 
 /**
  * The coverage of two snapshots of a site side by side, from what was computed when each
- * was checked (nothing is evaluated here); undefined when neither has any (sitemaps off).
+ * was checked (nothing is evaluated here); undefined when neither has any (sitemaps off)
+ * or neither's sitemaps listed a URL of the site.
  */
 export async function viewCoverageShift(
   store: { loadCoverage(snapshotId: number): Promise<StoredCoverage | undefined> },
@@ -67,7 +68,8 @@ export async function viewCoverageShift(
     fromId === null ? Promise.resolve(undefined) : store.loadCoverage(fromId),
     store.loadCoverage(toId),
   ]);
-  if (from === undefined && to === undefined) return undefined;
+  // Sitemaps that listed no URL of the site on either side: "0 of 0 → 0 of 0" says nothing.
+  if ((from?.coverage.urls ?? 0) === 0 && (to?.coverage.urls ?? 0) === 0) return undefined;
   const side = (stored: StoredCoverage | undefined, agent: string): CoverageSide | null => {
     const found = stored?.coverage.agents.find((a) => a.agent === agent);
     return found === undefined
