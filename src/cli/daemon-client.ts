@@ -231,7 +231,16 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
     return defined.length === 0 ? '' : `?${new URLSearchParams(defined).toString()}`;
   };
   return {
-    site: async (origin) => (await daemonSites(daemon)).find((s) => s.origin === origin),
+    site: async (origin) => {
+      const site = (await daemonSites(daemon)).find((s) => s.origin === origin);
+      return site === undefined
+        ? undefined
+        : {
+            id: site.id,
+            origin: site.origin,
+            watching: { agents: site.agents, profile: site.profile },
+          };
+    },
     snapshots: async (siteId) => {
       const rows: SnapshotSummary[] = [];
       let next: string | null = `/api/v1/sites/${siteId}/snapshots?limit=500`;

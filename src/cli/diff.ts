@@ -62,22 +62,24 @@ export function registerDiff(program: Command, context: CliContext): void {
         from: snapshotId(options.from, '--from'),
         to: snapshotId(options.to, '--to'),
       };
-      const { view, site } = await withReads(context, config, async (reads) => {
+      const { view, site, agents } = await withReads(context, config, async (reads) => {
         const known = await requireSite(reads, value);
         const site: SiteRef = {
-          ...known,
+          id: known.id,
+          origin: known.origin,
           config: config.sites.find((s) => s.origin === known.origin),
+          ...(known.watching === null ? {} : { profile: known.watching.profile }),
         };
         const view = await reads.diff(site, {
           ...(ids.from === undefined ? {} : { from: ids.from }),
           ...(ids.to === undefined ? {} : { to: ids.to }),
         });
         if ('missing' in view) throw new UsageError(`${site.origin}: ${view.missing}`);
-        return { view, site };
+        return { view, site, agents: known.watching?.agents ?? [] };
       });
       const text = options.json
         ? JSON.stringify(diffDocument(view, site)) + '\n'
-        : printDiff(view, site, options.all === true);
+        : printDiff(view, site, agents, options.all === true);
       await write(context.io.stdout, text);
     });
 }
@@ -108,7 +110,12 @@ function label(s: SnapshotSummary): string {
  * The causes are told as of the newer snapshot ("answers 200 again after 3 h of 503"), as
  * the check that saw it told them, whenever the diff is read.
  */
-export function printDiff(view: DiffView, site: SiteRef, all: boolean): string {
+export function printDiff(
+  view: DiffView,
+  site: SiteRef,
+  agents: readonly string[],
+  all: boolean,
+): string {
   const lines = [`${site.origin}: ${label(view.from)} -> ${label(view.to)}`, ''];
   if (view.causes.length === 0) lines.push('No verdict, rule, sitemap or status changes.');
   else {
@@ -116,7 +123,7 @@ export function printDiff(view: DiffView, site: SiteRef, all: boolean): string {
     lines.push(
       ...causeLines(
         view.causes,
-        { agents: (site.config?.agents ?? []).map((a) => a.token), at: view.to.firstSeen },
+        { agents, at: view.to.firstSeen },
         { all, indent: '  ', more: '--all lists them' },
       ),
     );

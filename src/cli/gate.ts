@@ -220,7 +220,7 @@ async function configuredSite(
     throw error;
   }
   try {
-    const running = await runningConfig(context, config, handle.db);
+    const running = await runningConfig(context, config, handle.db, new Set(origins));
     const site = firstOf(origins, (o) => running.sites.find((s) => s.origin === o));
     if (site === undefined)
       throw new UsageError(

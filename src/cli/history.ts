@@ -28,15 +28,15 @@ export function registerHistory(program: Command, context: CliContext): void {
       const config = await readConfig(context, options.config);
       const { rows, profile, changes } = await withReads(context, config, async (reads) => {
         const site = await requireSite(reads, value);
-        const configured = config.sites.find((s) => s.origin === site.origin);
         const [rows, changes] = await Promise.all([
           reads.snapshots(site.id),
           reads.changes(site.id),
         ]);
-        const agents = configured?.agents.map((a) => a.token) ?? [];
+        // The crawlers it watches are named in what changed; the rest are counted.
+        const agents = site.watching?.agents ?? [];
         return {
           rows,
-          profile: configured?.profile ?? 'google',
+          profile: site.watching?.profile ?? 'google',
           changes: new Map(
             changes.map((c) => [c.snapshotId, lastChangeOf({ lastChange: c }, agents)]),
           ),

@@ -8,7 +8,7 @@ import { wireDigests } from '../compose-delivery.js';
 import type { Database } from '../store/index.js';
 import { UsageError } from '../lib/errors.js';
 import { localReads } from '../monitor/reads.js';
-import type { HistoryReads } from '../monitor/reads.js';
+import type { HistoryReads, KnownSite } from '../monitor/reads.js';
 import { prepareDigests } from '../monitor/delivery/digests.js';
 import { createWebStore } from '../store/index.js';
 import type { CliContext } from './context.js';
@@ -32,6 +32,16 @@ export async function withReads<T>(
         now: () => context.now(),
         config,
         watched: async () => [...(await watchedSites(db, config)).values()],
+        watching: async (origin) => {
+          const site =
+            config.sites.find((s) => s.origin === origin) ??
+            (await runningConfig(context, config, db, new Set([origin]))).sites.find(
+              (s) => s.origin === origin,
+            );
+          return site === undefined
+            ? null
+            : { agents: site.agents.map((a) => a.token), profile: site.profile };
+        },
         // The digests the daemon would send: to the recipients and sites added in the UI too.
         previewDigests: async (period, recipient) => {
           const running = await runningConfig(context, config, db);
@@ -54,15 +64,17 @@ export async function withReads<T>(
 
 /**
  * The configuration as the daemon runs it: the file's, with the sites, presets and
- * default recipients added in the web UI or API.
+ * default recipients added in the web UI or API; of those sites, only `origins` when given
+ * (a command about one site need not resolve 100,000).
  */
 export async function runningConfig(
   context: CliContext,
   config: Config,
   db: Database,
+  origins?: ReadonlySet<string>,
 ): Promise<Config> {
   const catalog = wireCatalog(context, config, db);
-  await catalog.load();
+  await catalog.load(origins === undefined ? {} : { origins });
   return catalog.config;
 }
 
@@ -78,10 +90,7 @@ export function requireOrigin(value: string): string {
  * The site an ORIGIN argument names, as robowatch knows it (without a scheme: https, else
  * http); a usage error if it does not.
  */
-export async function requireSite(
-  reads: HistoryReads,
-  value: string,
-): Promise<{ readonly id: number; readonly origin: string }> {
+export async function requireSite(reads: HistoryReads, value: string): Promise<KnownSite> {
   const origin = requireOrigin(value);
   for (const candidate of originsOf(value)) {
     const site = await reads.site(candidate);

@@ -6,6 +6,7 @@
  */
 import type { Config, SiteConfig } from '../config/config.js';
 import type { DigestPeriod } from '../policy/digest.js';
+import type { Profile } from '../robots/index.js';
 import type { CoverageDocument, CoverageDocumentValue } from './documents/index.js';
 import type { ReadStore } from './ports.js';
 import type { SnapshotSummary, StoredChange } from './records.js';
@@ -35,12 +36,23 @@ export interface DigestText {
   readonly text: string;
 }
 
+/**
+ * A site robowatch has a history of, and how it watches it now: the crawlers (their
+ * tokens) and the profile, from the configuration file or as added in the web UI or API;
+ * null when it watches the site no more (its history remains).
+ */
+export interface KnownSite {
+  readonly id: number;
+  readonly origin: string;
+  readonly watching: { readonly agents: readonly string[]; readonly profile: Profile } | null;
+}
+
 /** A site's coverage as the API answers it (instants as dates when read locally). */
 export type CoverageAnswer = CoverageDocument | CoverageDocumentValue;
 
 export interface HistoryReads {
   /** The site robowatch knows by this origin, or undefined when it has never seen it. */
-  site(origin: string): Promise<{ readonly id: number; readonly origin: string } | undefined>;
+  site(origin: string): Promise<KnownSite | undefined>;
   /** Every snapshot of a site, newest first. */
   snapshots(siteId: number): Promise<SnapshotSummary[]>;
   /**
@@ -98,6 +110,8 @@ export function localReads(deps: {
   readonly config: Pick<Config, 'registry' | 'presets' | 'sites'>;
   /** The watched sites' origin, profile and rank (trends weigh and read them). */
   readonly watched: () => Promise<readonly Pick<SiteConfig, 'origin' | 'profile' | 'rank'>[]>;
+  /** How robowatch watches a site now (the file's, else as added in the UI or API). */
+  readonly watching: (origin: string) => Promise<KnownSite['watching']>;
   readonly previewDigests: (
     period: DigestPeriod,
     recipient: string | undefined,
@@ -107,7 +121,9 @@ export function localReads(deps: {
   return {
     site: async (origin) => {
       const row = await store.findSite(origin);
-      return row === undefined ? undefined : { id: row.id, origin: row.origin };
+      return row === undefined
+        ? undefined
+        : { id: row.id, origin: row.origin, watching: await deps.watching(row.origin) };
     },
     snapshots: async (siteId) => {
       const rows: SnapshotSummary[] = [];

@@ -182,6 +182,8 @@ fetch:
         '    now allowed for GPTBot: /blog/post',
       ].join('\n'),
     );
+    // The site has no sitemap: no "0 of 0 -> 0 of 0" table of sitemap URLs.
+    expect(diff.stdout).not.toContain('Sitemap URLs');
     expect(diff.stdout).toMatch(/^--- robots.txt \(snapshot 1\)$/m);
     expect(diff.stdout).toMatch(/^\+Disallow: \/pricing$/m);
     expect(diff.stdout).toMatch(/^\+Allow: \/blog\/$/m);
@@ -214,6 +216,50 @@ fetch:
     expect(json2.events).toHaveLength(3);
     expect(json2.causes.map((c) => c.type)).toEqual(['rule', 'rule']);
     expect(json2.patch).toContain('+Disallow: /pricing');
+  });
+
+  it('names the crawlers of a site added outside the file in its history and diff, as for the file’s', async () => {
+    // The site is imported (in the database, as one added in the web UI), not in the file:
+    // its crawlers and pages are the file's top-level ones, and what changed must be told
+    // of them as for a site of the file ("all 5 watched crawlers", not "5 crawlers").
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, Bingbot, GPTBot, CCBot, ClaudeBot]
+watch: [/, /pricing]
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+`,
+    );
+    writeFileSync(join(dir, 'list.txt'), `${server.origin}\n`);
+    const imported = await robowatch('sites', 'import', '--config', config, join(dir, 'list.txt'));
+    expect([imported.code, imported.stderr]).toEqual([0, '']);
+    server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
+    expect((await robowatch('check', '--config', config)).code).toBe(0);
+    server.serve('/robots.txt', 503, 'busy');
+    expect((await robowatch('check', '--config', config)).code).toBe(0);
+
+    const history = await robowatch('history', server.origin, '--config', config);
+    expect([history.code, history.stderr]).toEqual([0, '']);
+    expect(
+      history.stdout
+        .trimEnd()
+        .split('\n')[1]!
+        .split(/\s{2,}/)
+        .slice(3),
+    ).toEqual([
+      'unreachable',
+      '503',
+      '-',
+      'no',
+      '-',
+      '1',
+      'robots.txt answers 503 (Google crawls nothing)',
+    ]);
+    const diff = await robowatch('diff', server.origin, '--config', config);
+    expect([diff.code, diff.stderr]).toEqual([0, '']);
+    expect(diff.stdout).toContain(
+      '  robots.txt answers 503 (it answered 200 before)\n    Google treats the whole site as disallowed: it crawls nothing until robots.txt answers again (after 30 days it uses its last good copy).\n    now disallowed for all 5 watched crawlers: / and /pricing\n',
+    );
   });
 
   it('says when a check leaves the site not as its owner intends, what became of its incident, and when it is as intended again', async () => {

@@ -19,6 +19,7 @@ import type { ReadStore } from '../ports.js';
 import { expectationOf, pathOf } from '../../policy/intent.js';
 import type { Expectation } from '../../policy/intent.js';
 import type { SiteIntent } from '../../config/config.js';
+import type { Profile } from '../../robots/index.js';
 import type { IncidentRecord, StoredJudgement } from '../records.js';
 import type { SnapshotSummary, StoredChange } from '../records.js';
 
@@ -28,9 +29,14 @@ export interface SiteRef {
   readonly origin: string;
   /** Undefined for a site no longer in the configuration (its history remains). */
   readonly config: SiteConfig | undefined;
+  /**
+   * Its profile where its configuration is not at hand but the profile is known (a command
+   * reading a site added in the web UI through the daemon that holds the database).
+   */
+  readonly profile?: Profile;
 }
 
-export const profileOf = (site: SiteRef) => site.config?.profile ?? 'google';
+export const profileOf = (site: SiteRef) => site.config?.profile ?? site.profile ?? 'google';
 
 /** The current verdicts as a matrix: one row per watched URL, one cell per agent. */
 export interface VerdictMatrix {
