@@ -371,16 +371,19 @@ async function insertVerdicts(
     .values({ snapshotId, ...verdictSetRow(encodeVerdicts(rows)), registrySha256: registry });
 }
 
+/** What a snapshot's verdicts are decoded from. */
+const verdictColumns = {
+  urls: verdictSets.urls,
+  agents: verdictSets.agents,
+  profiles: verdictSets.profiles,
+  causes: verdictSets.causes,
+  cells: verdictSets.cells,
+};
+
 /** A snapshot's verdicts. */
 export async function loadVerdicts(db: Database, snapshotId: number): Promise<WatchVerdict[]> {
   const [set] = await db
-    .select({
-      urls: verdictSets.urls,
-      agents: verdictSets.agents,
-      profiles: verdictSets.profiles,
-      causes: verdictSets.causes,
-      cells: verdictSets.cells,
-    })
+    .select(verdictColumns)
     .from(verdictSets)
     .where(eq(verdictSets.snapshotId, snapshotId));
   return set === undefined ? [] : decodeVerdicts(set);
@@ -393,14 +396,7 @@ export async function loadVerdictsOf(
 ): Promise<Map<number, WatchVerdict[]>> {
   if (snapshotIds.length === 0) return new Map();
   const sets = await db
-    .select({
-      snapshotId: verdictSets.snapshotId,
-      urls: verdictSets.urls,
-      agents: verdictSets.agents,
-      profiles: verdictSets.profiles,
-      causes: verdictSets.causes,
-      cells: verdictSets.cells,
-    })
+    .select({ snapshotId: verdictSets.snapshotId, ...verdictColumns })
     .from(verdictSets)
     .where(inArray(verdictSets.snapshotId, [...snapshotIds]));
   return new Map(sets.map((set) => [set.snapshotId, decodeVerdicts(set)]));
