@@ -16,6 +16,7 @@ import {
   startDaemon,
   webApi,
 } from '../support/daemon.js';
+import { runInProcess } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -65,12 +66,39 @@ describe('robowatch start with sites that change while it runs', () => {
       await vi.waitFor(() => expect(fetches(fileSite)).toBeGreaterThanOrEqual(2), wait);
 
       // Added through the API: its baseline at once, then every period.
-      const added = await api('POST', '/api/v1/sites', { url: apiSite.origin, name: 'API site' });
+      const crawlers = ['Googlebot', 'Bingbot', 'GPTBot', 'CCBot', 'ClaudeBot'];
+      const added = await api('POST', '/api/v1/sites', {
+        url: apiSite.origin,
+        name: 'API site',
+        agents: crawlers,
+      });
       expect(added.status).toBe(201);
       const { id, check } = (await added.json()) as { id: number; check: { kind: string } };
       expect(check.kind).toBe('baseline');
       await vi.waitFor(() => expect(fetches(apiSite)).toBeGreaterThanOrEqual(4), wait);
       expect(logged(daemon, 'watched sites changed')).toBe(true);
+
+      // Read beside the daemon (which holds the embedded database), the site added through
+      // the API is told with its own crawlers, as a site of the file is with the file's.
+      apiSite.serve('/robots.txt', 503, 'busy');
+      const env = { DATABASE_URL: '' };
+      await vi.waitFor(
+        async () => {
+          const history = await runInProcess(['history', apiSite.origin, '--config', file], {
+            env,
+          });
+          expect(history.stdout.split('\n')[1]).toMatch(
+            /\s{2}unreachable\s{2}503\s.*\s{2}robots\.txt answers 503 \(Google crawls nothing\)$/,
+          );
+        },
+        { timeout: 60_000, interval: 500 },
+      );
+      const diff = await runInProcess(['diff', apiSite.origin, '--config', file], { env });
+      expect([diff.code, diff.stderr]).toEqual([0, '']);
+      expect(diff.stdout).toContain(
+        `now disallowed for all ${crawlers.length} watched crawlers: /\n`,
+      );
+      apiSite.serve('/robots.txt', 200, ROBOTS);
 
       // Paused: not fetched again (one check may have been under way), while the others are.
       expect((await api('POST', `/api/v1/sites/${id}/pause`)).status).toBe(200);
