@@ -71,6 +71,7 @@ describe('robowatch start with sites that change while it runs', () => {
         url: apiSite.origin,
         name: 'API site',
         agents: crawlers,
+        profile: 'legacy',
       });
       expect(added.status).toBe(201);
       const { id, check } = (await added.json()) as { id: number; check: { kind: string } };
@@ -79,8 +80,9 @@ describe('robowatch start with sites that change while it runs', () => {
       expect(logged(daemon, 'watched sites changed')).toBe(true);
 
       // Read beside the daemon (which holds the embedded database), the site added through
-      // the API is told with its own crawlers, as a site of the file is with the file's.
-      apiSite.serve('/robots.txt', 503, 'busy');
+      // the API is told with its own crawlers and profile, as a site of the file is with the
+      // file's: under the 1996 standard a 403 forbids everything (Google would crawl all).
+      apiSite.serve('/robots.txt', 403, 'forbidden');
       const env = { DATABASE_URL: '' };
       await vi.waitFor(
         async () => {
@@ -88,7 +90,7 @@ describe('robowatch start with sites that change while it runs', () => {
             env,
           });
           expect(history.stdout.split('\n')[1]).toMatch(
-            /\s{2}unreachable\s{2}503\s.*\s{2}robots\.txt answers 503 \(Google crawls nothing\)$/,
+            /\s{2}unreachable\s{2}403\s.*\s{2}robots\.txt answers 403 \(crawlers crawl nothing\)$/,
           );
         },
         { timeout: 60_000, interval: 500 },
