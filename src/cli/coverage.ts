@@ -36,7 +36,12 @@ or a list, in the configuration).`,
         const snapshot = options.snapshot === undefined ? undefined : snapshotId(options.snapshot);
         const { origin, document } = await withReads(context, config, async (reads) => {
           const known = await requireSite(reads, value);
-          const site = { ...known, config: config.sites.find((s) => s.origin === known.origin) };
+          // Its settings as resolved (a site added in the UI too), else the file's.
+          const site = {
+            id: known.id,
+            origin: known.origin,
+            config: known.config ?? config.sites.find((s) => s.origin === known.origin),
+          };
           const answer = await reads.coverage(site, snapshot);
           if ('missing' in answer) throw new UsageError(answer.missing);
           return { origin: known.origin, document: answer };

@@ -67,7 +67,7 @@ export function registerDiff(program: Command, context: CliContext): void {
         const site: SiteRef = {
           id: known.id,
           origin: known.origin,
-          config: config.sites.find((s) => s.origin === known.origin),
+          config: known.config ?? config.sites.find((s) => s.origin === known.origin),
           ...(known.watching === null ? {} : { profile: known.watching.profile }),
         };
         const view = await reads.diff(site, {

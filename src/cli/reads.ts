@@ -32,16 +32,11 @@ export async function withReads<T>(
         now: () => context.now(),
         config,
         watched: async () => [...(await watchedSites(db, config)).values()],
-        watching: async (origin) => {
-          const site =
-            config.sites.find((s) => s.origin === origin) ??
-            (await runningConfig(context, config, db, new Set([origin]))).sites.find(
-              (s) => s.origin === origin,
-            );
-          return site === undefined
-            ? null
-            : { agents: site.agents.map((a) => a.token), profile: site.profile };
-        },
+        siteConfig: async (origin) =>
+          config.sites.find((s) => s.origin === origin) ??
+          (await runningConfig(context, config, db, new Set([origin]))).sites.find(
+            (s) => s.origin === origin,
+          ),
         // The digests the daemon would send: to the recipients and sites added in the UI too.
         previewDigests: async (period, recipient) => {
           const running = await runningConfig(context, config, db);

@@ -45,6 +45,8 @@ export interface KnownSite {
   readonly id: number;
   readonly origin: string;
   readonly watching: { readonly agents: readonly string[]; readonly profile: Profile } | null;
+  /** Its settings as resolved, where read from the database here (not from a daemon's API). */
+  readonly config?: SiteConfig;
 }
 
 /** A site's coverage as the API answers it (instants as dates when read locally). */
@@ -103,6 +105,16 @@ export async function readCoverage(
   };
 }
 
+function knownSite(row: { id: number; origin: string }, config: SiteConfig | undefined): KnownSite {
+  if (config === undefined) return { id: row.id, origin: row.origin, watching: null };
+  return {
+    id: row.id,
+    origin: row.origin,
+    watching: { agents: config.agents.map((a) => a.token), profile: config.profile },
+    config,
+  };
+}
+
 /** The history as this process's database holds it. */
 export function localReads(deps: {
   readonly store: ReadStore;
@@ -110,8 +122,8 @@ export function localReads(deps: {
   readonly config: Pick<Config, 'registry' | 'presets' | 'sites'>;
   /** The watched sites' origin, profile and rank (trends weigh and read them). */
   readonly watched: () => Promise<readonly Pick<SiteConfig, 'origin' | 'profile' | 'rank'>[]>;
-  /** How robowatch watches a site now (the file's, else as added in the UI or API). */
-  readonly watching: (origin: string) => Promise<KnownSite['watching']>;
+  /** A site's settings as robowatch runs them (the file's, else as added in the UI or API). */
+  readonly siteConfig: (origin: string) => Promise<SiteConfig | undefined>;
   readonly previewDigests: (
     period: DigestPeriod,
     recipient: string | undefined,
@@ -121,9 +133,7 @@ export function localReads(deps: {
   return {
     site: async (origin) => {
       const row = await store.findSite(origin);
-      return row === undefined
-        ? undefined
-        : { id: row.id, origin: row.origin, watching: await deps.watching(row.origin) };
+      return row === undefined ? undefined : knownSite(row, await deps.siteConfig(row.origin));
     },
     snapshots: async (siteId) => {
       const rows: SnapshotSummary[] = [];

@@ -262,6 +262,27 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
     );
   });
 
+  it('says a site added outside the file has no coverage because its sitemaps are off, as for the file’s', async () => {
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot]
+watch: [/, /pricing]
+sitemaps: off
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+`,
+    );
+    writeFileSync(join(dir, 'list.txt'), `${server.origin}\n`);
+    const imported = await robowatch('sites', 'import', '--config', config, join(dir, 'list.txt'));
+    expect([imported.code, imported.stderr]).toEqual([0, '']);
+    expect((await robowatch('check', '--config', config)).code).toBe(0);
+    const coverage = await robowatch('coverage', server.origin, '--config', config);
+    expect([coverage.code, coverage.stdout]).toEqual([2, '']);
+    expect(coverage.stderr).toBe(
+      `robowatch: ${server.origin} has no coverage: its sitemaps are off (set sitemaps: auto, or list them)\n`,
+    );
+  });
+
   it('says when a check leaves the site not as its owner intends, what became of its incident, and when it is as intended again', async () => {
     // The default intent: every watched page crawlable by the search engines (Googlebot).
     const first = await robowatch('check', '--config', config);
