@@ -6,7 +6,7 @@ import type { CoverageAnswer } from '../monitor/reads.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
 import { write } from './io.js';
-import { requireOrigin, requireSite, withReads } from './reads.js';
+import { requireOrigin, requireSite, siteRefOf, withReads } from './reads.js';
 import { grouped } from '../policy/wording/words.js';
 import { crawlerSet } from '../policy/wording/explain-pairs.js';
 
@@ -36,13 +36,7 @@ or a list, in the configuration).`,
         const snapshot = options.snapshot === undefined ? undefined : snapshotId(options.snapshot);
         const { origin, document } = await withReads(context, config, async (reads) => {
           const known = await requireSite(reads, value);
-          // Its settings as resolved (a site added in the UI too), else the file's.
-          const site = {
-            id: known.id,
-            origin: known.origin,
-            config: known.config ?? config.sites.find((s) => s.origin === known.origin),
-          };
-          const answer = await reads.coverage(site, snapshot);
+          const answer = await reads.coverage(siteRefOf(known, config), snapshot);
           if ('missing' in answer) throw new UsageError(answer.missing);
           return { origin: known.origin, document: answer };
         });

@@ -15,7 +15,7 @@ import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
 import { write } from './io.js';
 import { causeLines } from './print-causes.js';
-import { requireSite, withReads } from './reads.js';
+import { requireSite, siteRefOf, withReads } from './reads.js';
 import { grouped } from '../policy/wording/words.js';
 import { crawlerSet } from '../policy/wording/explain-pairs.js';
 
@@ -64,12 +64,7 @@ export function registerDiff(program: Command, context: CliContext): void {
       };
       const { view, site, agents } = await withReads(context, config, async (reads) => {
         const known = await requireSite(reads, value);
-        const site: SiteRef = {
-          id: known.id,
-          origin: known.origin,
-          config: known.config ?? config.sites.find((s) => s.origin === known.origin),
-          ...(known.watching === null ? {} : { profile: known.watching.profile }),
-        };
+        const site = siteRefOf(known, config);
         const view = await reads.diff(site, {
           ...(ids.from === undefined ? {} : { from: ids.from }),
           ...(ids.to === undefined ? {} : { to: ids.to }),

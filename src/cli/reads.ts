@@ -9,6 +9,7 @@ import type { Database } from '../store/index.js';
 import { UsageError } from '../lib/errors.js';
 import { localReads } from '../monitor/reads.js';
 import type { HistoryReads, KnownSite } from '../monitor/reads.js';
+import type { SiteRef } from '../monitor/views/site.js';
 import { prepareDigests } from '../monitor/delivery/digests.js';
 import { createWebStore } from '../store/index.js';
 import type { CliContext } from './context.js';
@@ -92,4 +93,17 @@ export async function requireSite(reads: HistoryReads, value: string): Promise<K
     if (site !== undefined) return site;
   }
   throw new UsageError(`${origin} has never been checked (run robowatch check first)`);
+}
+
+/**
+ * A known site as the views read it: its settings as resolved (a site added in the UI
+ * too), else the file's (read through a daemon), with the profile it is watched with.
+ */
+export function siteRefOf(known: KnownSite, config: Config): SiteRef {
+  return {
+    id: known.id,
+    origin: known.origin,
+    config: known.config ?? config.sites.find((s) => s.origin === known.origin),
+    ...(known.watching === null ? {} : { profile: known.watching.profile }),
+  };
 }
