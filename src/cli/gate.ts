@@ -15,7 +15,7 @@ import { firstOf, openStore, originOf, originsOf, readConfig } from './context.j
 import { GATE_FORMATS, gateReport } from './gate-report.js';
 import type { GateFormat } from './gate-report.js';
 import { collect, readInput, write } from './io.js';
-import { runningConfig } from './reads.js';
+import { wireCatalog } from '../compose.js';
 
 interface GateOptions {
   site?: string;
@@ -220,8 +220,11 @@ async function configuredSite(
     throw error;
   }
   try {
-    const running = await runningConfig(context, config, handle.db, new Set(origins));
-    const site = firstOf(origins, (o) => running.sites.find((s) => s.origin === o));
+    // Read without writing: the gate may run with a database user that can only read.
+    const catalog = wireCatalog(context, config, handle.db);
+    let site: SiteConfig | string | undefined;
+    for (const candidate of origins) site ??= await catalog.readSite(candidate);
+    if (typeof site === 'string') throw new UsageError(site);
     if (site === undefined)
       throw new UsageError(
         `${origin} is not a site robowatch watches; use --against ${origin} --watch PATH to judge a draft for it`,

@@ -33,11 +33,13 @@ export async function withReads<T>(
         now: () => context.now(),
         config,
         watched: async () => [...(await watchedSites(db, config)).values()],
-        siteConfig: async (origin) =>
-          config.sites.find((s) => s.origin === origin) ??
-          (await runningConfig(context, config, db, new Set([origin]))).sites.find(
-            (s) => s.origin === origin,
-          ),
+        // Read without writing: a history needs no site given a row.
+        siteConfig: async (origin) => {
+          const site =
+            config.sites.find((s) => s.origin === origin) ??
+            (await wireCatalog(context, config, db).readSite(origin));
+          return typeof site === 'string' ? undefined : site;
+        },
         // The digests the daemon would send: to the recipients and sites added in the UI too.
         previewDigests: async (period, recipient) => {
           const running = await runningConfig(context, config, db);
@@ -60,17 +62,15 @@ export async function withReads<T>(
 
 /**
  * The configuration as the daemon runs it: the file's, with the sites, presets and
- * default recipients added in the web UI or API; of those sites, only `origins` when given
- * (a command about one site need not resolve 100,000).
+ * default recipients added in the web UI or API.
  */
 export async function runningConfig(
   context: CliContext,
   config: Config,
   db: Database,
-  origins?: ReadonlySet<string>,
 ): Promise<Config> {
   const catalog = wireCatalog(context, config, db);
-  await catalog.load(origins === undefined ? {} : { origins });
+  await catalog.load();
   return catalog.config;
 }
 

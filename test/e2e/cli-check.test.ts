@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runInProcess, runRobowatch } from '../support/cli.js';
 import { recordLoads } from '../support/load-record.js';
-import { createTestDatabase, databaseKinds } from '../support/database.js';
+import { sql } from 'drizzle-orm';
+import { openDatabase, queryRows } from '../../src/store/db.js';
+import { adminQuery, createTestDatabase, databaseKinds } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -260,6 +262,74 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
     expect(diff.stdout).toContain(
       '  robots.txt answers 503 (it answered 200 before)\n    Google treats the whole site as disallowed: it crawls nothing until robots.txt answers again (after 30 days it uses its last good copy).\n    now disallowed for all 5 watched crawlers: / and /pricing\n',
     );
+  });
+
+  it('reads a site added outside the file without a write: its history, diff, coverage and gate (on PostgreSQL, as a user that may only read)', async () => {
+    const settings = `dataDir: ${join(dir, 'data')}
+agents: [Googlebot, GPTBot]
+watch: [/, /pricing]
+fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+`;
+    writeFileSync(config, settings);
+    writeFileSync(join(dir, 'list.txt'), `${server.origin}\n`);
+    const imported = await robowatch('sites', 'import', '--config', config, join(dir, 'list.txt'));
+    expect([imported.code, imported.stderr]).toEqual([0, '']);
+    expect((await robowatch('check', '--config', config)).code).toBe(0);
+    server.serve('/robots.txt', 200, V2);
+    expect((await robowatch('check', '--config', config)).code).toBe(0);
+    // The file now lists a site never checked: reading another gives it no row.
+    writeFileSync(config, `${settings}sites:\n  - url: https://unchecked.example\n`);
+    const origins = async () => {
+      const handle =
+        database?.handle ?? (await openDatabase({ url: undefined, dataDir: join(dir, 'data') }));
+      try {
+        const rows = await queryRows<{ origin: string }>(
+          handle.db,
+          sql`SELECT origin FROM sites ORDER BY id`,
+        );
+        return rows.map((r) => r.origin);
+      } finally {
+        if (database === undefined) await handle.close();
+      }
+    };
+    expect(await origins()).toEqual([server.origin]);
+    // On PostgreSQL, as an administrator makes a user that may only read (version 14 on).
+    const reader = `robowatch_reader_${process.pid}_${Date.now()}`;
+    if (database !== undefined)
+      await adminQuery(`CREATE ROLE ${reader} LOGIN IN ROLE pg_read_all_data`);
+    try {
+      const url = database === undefined ? undefined : new URL(database.url!);
+      if (url !== undefined) url.username = reader;
+      const read = (...args: string[]) =>
+        runInProcess(args, { env: { ...env, DATABASE_URL: url?.toString() ?? '' } });
+
+      const history = await read('history', server.origin, '--config', config);
+      expect([history.code, history.stderr]).toEqual([0, '']);
+      expect(history.stdout.trimEnd().split('\n')).toHaveLength(3);
+      const diff = await read('diff', server.origin, '--config', config);
+      expect([diff.code, diff.stderr]).toEqual([0, '']);
+      expect(diff.stdout).toContain(
+        '`Disallow: /pricing` added to the `*` group (line 3)\n    now disallowed for Googlebot: /pricing\n',
+      );
+      const coverage = await read('coverage', server.origin, '--config', config);
+      expect([coverage.code, coverage.stderr]).toEqual([0, '']);
+      expect(coverage.stdout).toContain('No sitemap found: robots.txt has no Sitemap: line');
+      writeFileSync(join(dir, 'draft.txt'), 'User-agent: *\nDisallow: /\n');
+      const gate = await read(
+        'gate',
+        join(dir, 'draft.txt'),
+        '--site',
+        server.origin,
+        '--config',
+        config,
+        '--no-sitemaps',
+      );
+      expect(gate.code).toBe(1);
+      expect(gate.stdout).toContain('Watched: 2 pages × 2 crawlers');
+    } finally {
+      if (database !== undefined) await adminQuery(`DROP ROLE ${reader}`);
+    }
+    expect(await origins()).toEqual([server.origin]);
   });
 
   it('says a site added outside the file has no coverage because its sitemaps are off, as for the file’s', async () => {

@@ -97,10 +97,10 @@ export class SiteCatalog {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Gives the file's sites their rows, then reads the rest (done by the first use otherwise). */
   /**
-   * Reads the sites. With `origins`, a one-shot command's catalog resolves only those of
-   * the sites added in the UI or API (100,000 resolved cost about 150 MB it does not need);
+   * Gives the file's sites their rows, then reads the rest (done by the first use
+   * otherwise). With `origins`, a one-shot command's catalog resolves only those of the
+   * sites added in the UI or API (100,000 resolved cost about 150 MB it does not need);
    * the file's are all there.
    */
   load(options: { readonly origins?: ReadonlySet<string> } = {}): Promise<void> {
@@ -343,6 +343,39 @@ export class SiteCatalog {
     for (const listener of this.#listeners) await listener();
   }
 
+  /**
+   * One site added in the UI or API as the daemon resolves it (its settings, the presets
+   * and default recipients made in the web, its intent), read without writing anything: a
+   * command about one site (its history, the deploy gate) needs neither the file's sites
+   * given their rows nor the other sites resolved, and runs with a database user that may
+   * only read. Undefined for a site the file lists (read it there) and one not added or
+   * removed; a string says why one whose settings no longer hold is not checked.
+   */
+  async readSite(origin: string): Promise<SiteConfig | string | undefined> {
+    if (this.#file.sites.some((s) => s.origin === origin)) return undefined;
+    const row = await this.#store.findRow({ origin });
+    if (row === undefined || row.settings === null || row.removedAt !== null) return undefined;
+    await loadValidation();
+    const base = this.#base(readShared(await this.#store.loadShared(), this.#file));
+    const site = this.#resolveRow(base, origin, row.settings);
+    if (typeof site === 'string') return site;
+    return new WebIntents().apply(row.id, site, row.intent ?? undefined, base.presets, []);
+  }
+
+  /** A site added in the UI or API, resolved against `base`; a string says why it is not checked. */
+  #resolveRow(
+    base: Config,
+    origin: string,
+    settings: Record<string, unknown>,
+  ): SiteConfig | string {
+    try {
+      return validation().resolveSiteSettings(base, origin, settings).site;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      return `${origin} is not checked: its settings no longer hold with ${this.#file.file}: ${error.message}`;
+    }
+  }
+
   #build(rows: readonly DirectoryRow[]): void {
     const paused = new Map<number, Date>();
     const intents = new Map<number, readonly IntentEntry[]>();
@@ -373,20 +406,8 @@ export class SiteCatalog {
       if (this.#only !== null && !this.#only.has(row.origin)) continue;
       const text = JSON.stringify(row.settings);
       let known = this.#resolved.get(row.id);
-      if (known === undefined || known.text !== text) {
-        try {
-          known = {
-            text,
-            site: validation().resolveSiteSettings(base, row.origin, row.settings).site,
-          };
-        } catch (error) {
-          if (!(error instanceof ConfigError)) throw error;
-          known = {
-            text,
-            site: `${row.origin} is not checked: its settings no longer hold with ${this.#file.file}: ${error.message}`,
-          };
-        }
-      }
+      if (known === undefined || known.text !== text)
+        known = { text, site: this.#resolveRow(base, row.origin, row.settings) };
       resolved.set(row.id, known);
       if (typeof known.site === 'string') problems.push(known.site);
       else
@@ -440,8 +461,8 @@ export class SiteCatalog {
   }
 
   /** The file's settings with the presets and default channels made in the UI or API. */
-  #base(): Config {
-    const { presets, channels } = this.#shared;
+  #base(shared: Shared = this.#shared): Config {
+    const { presets, channels } = shared;
     let merged: Presets = this.#file.presets;
     if (presets.size > 0) {
       const added = [...presets].filter(([name]) => !Object.hasOwn(this.#file.presets, name));

@@ -3,6 +3,7 @@
  * of the sites added in the UI or API it resolves only those named, on both databases.
  * And the import that adds them (robowatch sites import): each site with its own settings
  * over several statements, and a removed or paused site brought back as it was imported.
+ * And one site read without a write (history, diff, the gate): as the daemon resolves it.
  */
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -51,6 +52,57 @@ describe.each(databaseKinds())('the site catalog on %s', (kind) => {
       ['https://file.example', all.entries()[0]!.id],
       ['https://b.example', all.entries()[2]!.id],
     ]);
+  });
+
+  it('reads one site added in the UI or API as the daemon resolves it, writing nothing', async () => {
+    const config = parseConfig(
+      'watch: [/]\nagents: [Googlebot]\nsites:\n  - url: https://file.example\n',
+      { file: 'test.yaml', cwd: '/tmp', env: {}, version: 'test' },
+    );
+    const now = () => new Date('2026-11-24T12:00:00Z');
+    const db = database.handle.db;
+    await importManagedSites(
+      db,
+      [
+        { origin: 'https://team.example', settings: { watch: ['/', '/shop'], agents: ['@team'] } },
+        { origin: 'https://broken.example', settings: { agents: ['@gone'] } },
+      ],
+      () => undefined,
+    );
+    // A preset and an intent made in the web, as the daemon's catalog writes them.
+    const daemon = new SiteCatalog(createSiteDirectory(db), config, now);
+    await daemon.setPreset('@team', { agents: ['Googlebot', 'GPTBot'] });
+    const team = daemon.entries().find((e) => e.site.origin === 'https://team.example')!;
+    await daemon.setIntent(team.id, [{ watch: '/shop', agents: ['GPTBot'], expect: 'disallowed' }]);
+    const rows = async () =>
+      (await queryRows<{ origin: string }>(db, sql`SELECT origin FROM sites ORDER BY origin`)).map(
+        (r) => r.origin,
+      );
+    // A site the file starts listing, never given a row.
+    const later = parseConfig(
+      'watch: [/]\nagents: [Googlebot]\nsites:\n  - url: https://file.example\n  - url: https://later.example\n',
+      { file: 'test.yaml', cwd: '/tmp', env: {}, version: 'test' },
+    );
+    const before = await rows();
+    const reader = new SiteCatalog(createSiteDirectory(db), later, now);
+
+    const site = await reader.readSite('https://team.example');
+    expect(site).toMatchObject({
+      origin: 'https://team.example',
+      agents: [{ token: 'Googlebot' }, { token: 'GPTBot' }],
+      watches: ['https://team.example/', 'https://team.example/shop'],
+      intent: {
+        from: 'web',
+        entries: [{ watch: '/shop', agents: ['GPTBot'], expect: 'disallowed' }],
+      },
+    });
+    expect(await reader.readSite('https://broken.example')).toMatch(
+      /^https:\/\/broken\.example is not checked: its settings no longer hold with test\.yaml: .*@gone/,
+    );
+    expect(await reader.readSite('https://file.example')).toBeUndefined();
+    expect(await reader.readSite('https://unknown.example')).toBeUndefined();
+    expect(await rows()).toEqual(before);
+    expect(before).not.toContain('https://later.example');
   });
 
   it('imports each site with its own settings, and brings a removed or paused one back', async () => {
