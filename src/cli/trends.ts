@@ -27,7 +27,7 @@ export function registerTrends(program: Command, context: CliContext): void {
     .description(
       'Over the recorded history of every watched site: per month (each site with its state\n' +
         'at the end of the month), the share of the sites that watch a crawler whose robots.txt\n' +
-        'blocks it from every watched URL (or cannot be read: Google crawls nothing), from some,\n' +
+        'blocks it from every watched page (or cannot be read: Google crawls nothing), from some,\n' +
         'from none, or that have no robots.txt. By crawler, by operator of the AI crawler\n' +
         'registry (@operator:…), or by purpose (@ai-training, …); --weighted counts each site by\n' +
         'its rank (1 / log2(1 + rank); sites without a rank left out).',

@@ -231,16 +231,16 @@ describe('the web UI in Chromium', () => {
     await page.goto(base);
     await page.getByRole('link', { name: 'Add a site' }).click();
     await page.getByRole('textbox', { name: /^Site \(/ }).fill(other);
-    await page.getByLabel('Watched URLs').fill('nope');
+    await page.getByLabel('Watched pages').fill('nope');
     await page.getByRole('button', { name: 'Add and check now' }).click();
     // Refused in one line, what was typed kept.
     await expect
       .poll(() => page.textContent('.notice.error'))
-      .toBe('Watched URLs: "nope" must be a path starting with "/" or an absolute URL');
+      .toBe('Watched pages: "nope" must be a path starting with "/" or an absolute URL');
     expect(await page.getByRole('textbox', { name: /^Site \(/ }).inputValue()).toBe(other);
     await page.getByLabel('Name').fill('Staging shop');
     await page.getByLabel('Tags').fill('shop, staging');
-    await page.getByLabel('Watched URLs').fill('/\n/private/y');
+    await page.getByLabel('Watched pages').fill('/\n/private/y');
     await shot('add-site');
     await page.getByRole('button', { name: 'Add and check now' }).click();
     await expect
@@ -253,8 +253,8 @@ describe('the web UI in Chromium', () => {
     ]);
 
     await page.getByRole('link', { name: 'Edit settings' }).click();
-    await expect.poll(() => page.getByLabel('Watched URLs').inputValue()).toBe('/\n/private/y');
-    await page.getByLabel('Watched URLs').fill('/\n/private/y\n/blog/post');
+    await expect.poll(() => page.getByLabel('Watched pages').inputValue()).toBe('/\n/private/y');
+    await page.getByLabel('Watched pages').fill('/\n/private/y\n/blog/post');
     await page.getByLabel('Alert emails to').fill('shop-team@example.com');
     await shot('edit-site');
     await page.getByRole('button', { name: 'Save' }).click();
@@ -414,7 +414,7 @@ describe('the web UI in Chromium', () => {
     await expect.poll(() => page.textContent('h1')).toBe('Crawlers');
     await page.getByRole('link', { name: 'GPTBot', exact: true }).click();
     await expect.poll(() => page.textContent('h1')).toBe('GPTBot on every site');
-    await expect.poll(() => page.textContent('main')).toContain('blocked from some watched URLs');
+    await expect.poll(() => page.textContent('main')).toContain('blocked from some watched pages');
     await shot('crawler');
     await page.goto(`${base}/sites/bulk`);
     await page.getByLabel(/^Sites/).fill('ftp://nope.example\nnot a site');

@@ -22,10 +22,10 @@ export const CRAWLER_VERDICTS = [
 export type CrawlerVerdict = (typeof CRAWLER_VERDICTS)[number];
 
 export const CRAWLER_VERDICT_TEXT: Record<CrawlerVerdict, string> = {
-  blocked: 'blocked from every watched URL',
-  partly: 'blocked from some watched URLs',
+  blocked: 'blocked from every watched page',
+  partly: 'blocked from some watched pages',
   down: 'robots.txt cannot be read: Google crawls nothing',
-  allowed: 'allowed on every watched URL',
+  allowed: 'allowed on every watched page',
   unchecked: 'not checked yet',
   'not-watched': 'not a watched crawler of this site',
 };

@@ -132,12 +132,12 @@ export function groupByCrawlers(
 /** At most this many URLs are named on one line. */
 const URLS_PER_LINE = 4;
 
-/** "/a, /b and 3 more watched URLs". */
+/** "/a, /b and 3 more watched pages". */
 export function describeUrls(urls: readonly string[], limit = URLS_PER_LINE): string {
   const shown = urls.slice(0, limit).map(shortUrl);
   const more = urls.length - shown.length;
   if (more === 0) return listNames(shown);
-  return `${shown.join(', ')} and ${more} more watched URL${more === 1 ? '' : 's'}`;
+  return `${shown.join(', ')} and ${more} more watched page${more === 1 ? '' : 's'}`;
 }
 
 /** A collapsed line in words: "now disallowed for all 22 crawlers that read …: /a, /b". */

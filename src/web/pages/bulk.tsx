@@ -83,7 +83,7 @@ export const BulkAddPageView: FC<{
         </label>
         <p class="muted">
           Each site gets the configuration's crawlers, schedule and recipients; a line that names no
-          watched URLs watches{' '}
+          watched pages watches{' '}
           {watch.map((w, i) => (
             <>
               {i === 0 ? '' : ', '}

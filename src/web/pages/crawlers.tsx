@@ -65,7 +65,7 @@ export const CrawlersPageView: FC<{
     {notice === undefined ? null : <Notice error={notice.error}>{notice.text}</Notice>}
     <p class="muted">
       Each crawler watched on some site, over every site's robots.txt now: on how many it may fetch
-      none of the watched URLs, some, or all. A site whose robots.txt cannot be read counts as
+      none of the watched pages, some, or all. A site whose robots.txt cannot be read counts as
       blocking (Google crawls nothing there).
     </p>
     {crawlers.length === 0 ? (
@@ -106,7 +106,7 @@ export const CrawlersPageView: FC<{
     <h2 id="ai">AI crawlers by purpose and operator</h2>
     <p class="muted">
       The crawlers of the AI crawler registry, grouped as it describes them, over every site that
-      watches any of them: on how many all are blocked from every watched URL, some, or none. The
+      watches any of them: on how many all are blocked from every watched page, some, or none. The
       registry in use is {registry.version}
       {registry.url === null ? (
         '; set registry.url in the configuration to refresh it'
@@ -304,7 +304,7 @@ export const CrawlerPageView: FC<{
           <tr>
             <th>Site</th>
             <th>{view.agent}</th>
-            <th class="num">Watched URLs blocked</th>
+            <th class="num">Watched pages blocked</th>
           </tr>
         </thead>
         <tbody>

@@ -38,7 +38,7 @@ export const VerdictMatrixSection: FC<{
     view.intent.judgement?.state === 'not-as-intended';
   return (
     <>
-      <h2 id="verdicts">Watched URLs now</h2>
+      <h2 id="verdicts">Watched pages now</h2>
       <form method="get" action={base} class="filter">
         <label>
           Crawlers{' '}
@@ -84,7 +84,7 @@ export const VerdictMatrixSection: FC<{
           <div
             class="scroll"
             role="region"
-            aria-label="Verdicts by watched URL and crawler"
+            aria-label="Verdicts by watched page and crawler"
             tabindex={0}
           >
             <table class="matrix">

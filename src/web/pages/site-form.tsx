@@ -196,7 +196,7 @@ const LABELS: [RegExp, string][] = [
   [/^url(?=:)/, 'Site'],
   [/^name(?=:)/, 'Name'],
   [/^tags(\[\d+\])?(?=:)/, 'Tags'],
-  [/^watch(\[\d+\])?(?=:)/, 'Watched URLs'],
+  [/^watch(\[\d+\])?(?=:)/, 'Watched pages'],
   [/^agents(\[\d+\])?(?=:)/, 'Crawlers'],
   [/^profile(?=:)/, 'Profile'],
   [/^schedule(?=:)/, 'Schedule'],
@@ -205,7 +205,7 @@ const LABELS: [RegExp, string][] = [
   [/^notify\.webhooks(\[\d+\])?(\.\w+)?(?=:)/, 'Webhooks'],
 ];
 
-/** An error as the form says it: "Watched URLs: …" rather than "watch[0]: …" (the value is quoted). */
+/** An error as the form says it: "Watched pages: …" rather than "watch[0]: …" (the value is quoted). */
 export function formMessage(message: string): string {
   for (const [key, label] of LABELS) if (key.test(message)) return message.replace(key, label);
   return message;
@@ -270,7 +270,7 @@ export const SiteFormPageView: FC<SiteFormPageProps> = ({
           <input type="text" name="tags" value={form.tags} />
         </label>
         <label>
-          Watched URLs{' '}
+          Watched pages{' '}
           <span class="muted">
             (one path or URL per line: the pages that matter; or auto: a few of each large section
             of the sitemaps)

@@ -8,7 +8,7 @@ const BAR = 10;
 const HEIGHT = 60;
 /** Drawn bottom up: blocked, partly, not blocked, no robots.txt. */
 const PARTS = [
-  ['full', 'unreachable', 'blocked from every watched URL'],
+  ['full', 'unreachable', 'blocked from every watched page'],
   ['partly', 'unavailable', 'blocked from some'],
   ['none', 'ok', 'not blocked'],
   ['noRobotsTxt', 'none', 'no robots.txt'],
@@ -67,7 +67,7 @@ export const TrendsPageView: FC<{
     <p class="muted">
       Per month, each site with its robots.txt at the end of the month: of the sites that watch
       them, the share blocking the crawlers <span class="access access-unreachable">fully</span>{' '}
-      (every watched URL; or robots.txt cannot be read, so Google crawls nothing),{' '}
+      (every watched page; or robots.txt cannot be read, so Google crawls nothing),{' '}
       <span class="access access-unavailable">partly</span>,{' '}
       <span class="access access-ok">not at all</span>, or with{' '}
       <span class="access access-none">no robots.txt</span>. As JSON:{' '}

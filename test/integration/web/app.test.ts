@@ -160,7 +160,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
         .map((c) => c.agent),
     );
     expect(body.match(/<svg class="strip trend"/g)).toHaveLength(trends.length);
-    expect(visible(body)).toMatch(/2026-03: 1 site; blocked from every watched URL \d+(\.\d)?%/);
+    expect(visible(body)).toMatch(/2026-03: 1 site; blocked from every watched page \d+(\.\d)?%/);
     const bad = await app.request('/api/v1/trends?by=country');
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual({

@@ -180,7 +180,7 @@ web: {token: '${TOKEN}'}`,
     expect(list).toMatch(/<code>@search<\/code><\/td><td>Googlebot, [^<]*<\/td><td>built in/);
     expect(list).toContain('a site that names none watches the configuration&#39;s: Googlebot.');
     const html = await page('/crawlers/Googlebot');
-    expect(html).toContain('1 blocked from some watched URLs');
+    expect(html).toContain('1 blocked from some watched pages');
     expect(html).toContain('1 robots.txt cannot be read: Google crawls nothing');
     const allowed = await page('/crawlers/Googlebot?verdict=allowed');
     expect(

@@ -405,7 +405,7 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
     const empty = await (
       await app.request('/sites/bulk', { headers: { ...bearer, accept: 'text/html' } })
     ).text();
-    expect(empty).toContain('a line that names no watched URLs watches <code>/</code>.');
+    expect(empty).toContain('a line that names no watched pages watches <code>/</code>.');
     // The page: an uploaded file, and what was refused kept in the box to fix.
     const form = new FormData();
     form.set('sites', '');

@@ -1,7 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { count, grouped } from '../../../src/policy/wording/words.js';
-import { crawlerSet, describeCrawlers } from '../../../src/policy/wording/explain-pairs.js';
+import {
+  crawlerSet,
+  describeCrawlers,
+  describeUrls,
+} from '../../../src/policy/wording/explain-pairs.js';
 import { answers } from '../../../src/policy/wording/status-words.js';
 import { coverageTexts } from '../../../src/policy/wording/rule-words.js';
 
@@ -97,5 +101,18 @@ describe('a change to the share of the sitemaps crawlers may fetch, as a title',
     expect(coverageTexts(cause, { agents, at: new Date(0) }).title).toBe(
       'Every crawler but GPTBot: 3 of 6 sitemap URLs (50.0%) newly allowed',
     );
+  });
+});
+
+describe('watched pages said as a reader recognises them', () => {
+  it('names four by their paths, then counts the rest as watched pages', () => {
+    const urls = ['/', '/pricing', '/products/', '/cart', '/blog/', '/about?x=1'].map(
+      (path) => `https://shop.example${path}`,
+    );
+    expect(describeUrls(urls.slice(0, 2))).toBe('/ and /pricing');
+    expect(describeUrls(urls.slice(0, 5))).toBe(
+      '/, /pricing, /products/, /cart and 1 more watched page',
+    );
+    expect(describeUrls(urls)).toBe('/, /pricing, /products/, /cart and 2 more watched pages');
   });
 });
