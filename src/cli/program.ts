@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { FatalError, oneLine, UsageError } from '../lib/errors.js';
+import { databaseRefusal, FatalError, oneLine, UsageError } from '../lib/errors.js';
 import type { CliContext } from './context.js';
 
 type Register = (program: Command, context: CliContext) => void;
@@ -114,6 +114,11 @@ Examples:
       // Its message is written for people (a query it quotes is cut already).
       io.stderr.write(`robowatch: ${oneLine(error, 1_000)}\n`);
       return error.exitCode;
+    }
+    const refused = databaseRefusal(error);
+    if (refused !== undefined) {
+      io.stderr.write(`robowatch: ${refused}\n`);
+      return 1;
     }
     throw error;
   }

@@ -51,6 +51,24 @@ export function oneLine(error: unknown, max = 160): string {
   return cause === undefined ? message : `${message} (${first(cause)})`;
 }
 
+/**
+ * A statement the database refused (PostgreSQL's or PGlite's error, found through the
+ * errors that wrap it), as one line for people; undefined for any other error. A user
+ * that may only read gets the command that writes named.
+ */
+export function databaseRefusal(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const { code, severity } = e as { code?: unknown; severity?: unknown };
+    if (typeof severity !== 'string' || typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code))
+      continue;
+    const message = e.message.split('\n', 1)[0]!.trim();
+    return code === '42501'
+      ? `the database refused a write: ${message} (this command writes; its database user may only read)`
+      : `the database refused a statement: ${message} (SQLSTATE ${code})`;
+  }
+  return undefined;
+}
+
 /** The Internet Archive refused too often, failed, or answered what is not a CDX listing. */
 export class ArchiveError extends Error {}
 

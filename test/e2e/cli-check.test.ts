@@ -326,6 +326,14 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
       );
       expect(gate.code).toBe(1);
       expect(gate.stdout).toContain('Watched: 2 pages × 2 crawlers');
+      if (url !== undefined) {
+        // A command that writes says so in one line, not a stack trace.
+        const check = await read('check', '--config', config);
+        expect([check.code, check.stdout]).toEqual([1, '']);
+        expect(check.stderr).toMatch(
+          /^robowatch: the database refused a write: permission denied for table \w+ \(this command writes; its database user may only read\)\n$/,
+        );
+      }
     } finally {
       if (database !== undefined) await adminQuery(`DROP ROLE ${reader}`);
     }
