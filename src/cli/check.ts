@@ -339,7 +339,7 @@ function intentLines(outcome: CheckReport, incidentLink: (id: number) => string)
   const words = STEP_WORDS[incident?.step ?? 'none'];
   const said =
     intent.state === 'cannot-check'
-      ? `${lead[0]!.toUpperCase()}${lead.slice(1)}`
+      ? `Not judged against the intent: ${lead}`
       : `${words.said}: ${lead}`;
   const done =
     incident === null || incident.id === null

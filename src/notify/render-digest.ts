@@ -121,7 +121,7 @@ function attentionLink(site: DigestSite, a: Attention, context: RenderContext): 
 export function recoveredText(incident: RecoveredIncident, context: RenderContext): string {
   const what =
     incident.siteState === 'cannot-check'
-      ? 'could not be checked'
+      ? 'could not be judged against its owner’s intent'
       : `was not as intended (at worst ${count(incident.worstCount, 'watched page × crawler pair')})`;
   const why =
     incident.causes.length === 0
@@ -140,7 +140,7 @@ function intentLine(site: DigestSite): string | null {
     case 'not-as-intended':
       return 'not as its owner intends (under "Needs attention").';
     case 'cannot-check':
-      return 'cannot be checked now (under "Needs attention").';
+      return 'not judged page by page now ("Needs attention" says why).';
   }
 }
 

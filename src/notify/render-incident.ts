@@ -38,7 +38,7 @@ export function incidentModel(payload: IncidentPayload, context: RenderContext):
       : incident.transition === 'acknowledged'
         ? `acknowledged${incident.acknowledgedBy === undefined ? '' : ` by ${incident.acknowledgedBy}`}: ${lead}`
         : incident.transition === 'reminder'
-          ? `still ${incident.state === 'cannot-check' ? 'cannot be checked' : 'not as intended'} after ${open}, not acknowledged: ${lead}`
+          ? `still ${incident.state === 'cannot-check' ? 'open' : 'not as intended'} after ${open}, not acknowledged: ${lead}`
           : incident.transition === 'worse'
             ? `worse: ${lead}`
             : incident.state === 'cannot-check'

@@ -88,7 +88,7 @@ export function stateSince(
   return before.state === evaluation.state && before.since !== null ? before.since : at;
 }
 
-/** What an incident says of its site: it cannot be checked, or it is not as intended. */
+/** What an incident says of its site: it cannot be judged page by page (and why), or it is not as intended. */
 export function incidentSiteState(
   evaluation: Pick<IntentEvaluation, 'state'>,
 ): 'cannot-check' | 'not-as-intended' {
@@ -103,7 +103,8 @@ export function incidentSiteState(
 export function intentCauses(
   evaluation: Pick<IntentEvaluation, 'state' | 'violations' | 'reason'>,
 ): string[] {
-  if (evaluation.state === 'cannot-check') return [evaluation.reason ?? 'it cannot be checked'];
+  if (evaluation.state === 'cannot-check')
+    return [evaluation.reason ?? 'robots.txt cannot be read'];
   return [...new Set(evaluation.violations.map(violationCause))];
 }
 
@@ -129,7 +130,7 @@ export function violationCause(v: Violation): string {
  * and crawlers, they are said whole ("/pricing and /cart are blocked for Googlebot,
  * Bingbot and 5 more crawlers"); else the first and how many pairs more ("/pricing is
  * blocked for Googlebot, and 13 more page × crawler pairs differ"); two pages each with
- * crawlers of its own, each with them. Or why the site cannot be checked.
+ * crawlers of its own, each with them. Or why the site cannot be judged page by page.
  */
 export function intentLead(
   state: SiteState,
@@ -137,8 +138,9 @@ export function intentLead(
   count: number,
   reason: string | undefined,
 ): string {
-  if (state === 'cannot-check')
-    return `cannot be checked: ${reason ?? 'robots.txt cannot be read'}`;
+  // Its reason says what crawlers do now ("robots.txt answers 503: Google crawls nothing
+  // …"), or that robowatch refused to fetch it: neither is "cannot be checked".
+  if (state === 'cannot-check') return reason ?? 'robots.txt cannot be read';
   const first = listed[0];
   if (first === undefined) return 'not as intended';
   const verb = first.expected === 'allowed' ? 'blocked for' : 'open to';

@@ -539,13 +539,13 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
       );
       expect(server.requests.length).toBe(requests);
       expect(hook.received).toHaveLength(1);
-      // An incident: the site cannot be checked, never that crawlers are blocked.
+      // An incident: robowatch refused the site, never that crawlers are blocked.
       const alert = JSON.parse(hook.received[0]!.body) as {
         subject: string;
         incident: { state: string; causes: string[] };
       };
       expect(alert.subject).toBe(
-        `${new URL(server.origin).host}: cannot be checked: robowatch refused to fetch its robots.txt (127.0.0.1 is a private or reserved address); fetch.allowPrivateAddresses allows it`,
+        `${new URL(server.origin).host}: robowatch refused to fetch its robots.txt (127.0.0.1 is a private or reserved address); fetch.allowPrivateAddresses allows it`,
       );
       expect(alert.incident.state).toBe('cannot-check');
       expect(alert.subject).not.toMatch(/disallowed|blocked/);

@@ -51,14 +51,14 @@ web: {listen: 0}
       await vi.waitFor(() => expect(refusals().length).toBeGreaterThanOrEqual(3), wait);
       await vi.waitFor(() => expect(hook.received).toHaveLength(1), wait);
       expect(refusals()[0]).toMatchObject({ level: 40, site: site.origin });
-      // An incident: the site cannot be checked (never that crawlers are blocked).
+      // An incident: robowatch refused the site (never that crawlers are blocked).
       const alert = JSON.parse(hook.received[0]!.body) as {
         subject: string;
         incident: { transition: string; state: string; causes: string[] };
       };
       expect(alert.incident).toMatchObject({ transition: 'opened', state: 'cannot-check' });
       expect(alert.subject).toBe(
-        `${new URL(site.origin).host}: cannot be checked: robowatch refused to fetch its robots.txt (127.0.0.1 is a private or reserved address); fetch.allowPrivateAddresses allows it`,
+        `${new URL(site.origin).host}: robowatch refused to fetch its robots.txt (127.0.0.1 is a private or reserved address); fetch.allowPrivateAddresses allows it`,
       );
       expect(alert.subject).not.toMatch(/disallowed|blocked/);
       // Operators read it in the log too.

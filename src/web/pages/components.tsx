@@ -139,7 +139,8 @@ export const IntentBadge: FC<{
     intent.state === 'as-intended'
       ? ['as intended', 'Every watched page is open or closed to crawlers as its owner intends.']
       : intent.state === 'cannot-check'
-        ? ['cannot check', intent.reason ?? 'robowatch cannot tell what crawlers may fetch now.']
+        ? // robots.txt as a whole decides (down, not robots.txt, cut), or robowatch may not fetch it.
+          ['not judged', intent.reason ?? 'robowatch cannot tell what crawlers may fetch now.']
         : [
             // As the incident pages and alerts count them (differingPairs), not as the matrix's cells.
             `not as intended: ${count(intent.violationCount, 'page × crawler pair')}`,

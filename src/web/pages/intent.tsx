@@ -447,7 +447,9 @@ export const IncidentPageView: FC<{
 function incidentExtent(incident: IncidentRecord): string {
   const resolved = incident.state === 'resolved';
   if (incident.siteState === 'cannot-check')
-    return resolved ? 'could not be checked' : 'cannot be checked';
+    return resolved
+      ? 'could not be judged against the intent'
+      : 'cannot be judged against the intent';
   if (resolved)
     return `at worst ${count(incident.worstCount, 'watched page × crawler pair')} differed from the intent`;
   const worst =

@@ -112,6 +112,19 @@ web: {token: '${TOKEN}'}`,
     // Down, then newly blocked, then not checked, and the paused site last.
     expect(namesOn(html)).toEqual(['Down', 'Blocks', 'Never', 'Quiet']);
     expect(namesOn(await page('/?sort=listed'))).toEqual(['Down', 'Blocks', 'Quiet', 'Never']);
+    // The site answering 503 was checked: against its intent it is not judged page by page,
+    // and the badge says why (never "cannot check", which is robowatch refusing a site).
+    const down = /<tr[^]*?>Down<\/a>[^]*?<\/tr>/.exec(html)![0];
+    expect(down).toContain(
+      '<span class="intent intent-cannot-check" title="robots.txt answers 503: Google crawls nothing on the site while it does">not judged</span>',
+    );
+    expect(down).not.toContain('cannot check');
+    const incidents = await page('/incidents');
+    expect(incidents).toContain('cannot be judged against the intent');
+    expect(incidents).toContain(
+      'robots.txt answers 503: Google crawls nothing on the site while it does',
+    );
+    expect(incidents).not.toContain('cannot be checked');
   });
 
   it('filters by state on the page and in the API', async () => {

@@ -27,7 +27,7 @@ function blocked(paths: readonly string[], agents: readonly string[]) {
 }
 
 /** The email of an incident opened with these cells, as incidentAlerts queues it. */
-function emailOf(violations: ReturnType<typeof blocked>) {
+function emailOf(violations: ReturnType<typeof blocked>, changed: Partial<IncidentNote> = {}) {
   const note: IncidentNote = {
     id: 4,
     transition: 'opened',
@@ -38,6 +38,7 @@ function emailOf(violations: ReturnType<typeof blocked>) {
     violations,
     violationCount: violations.length,
     changes: [],
+    ...changed,
   };
   const [draft] = incidentAlerts(
     { origin: 'https://shop.example', name: 'Shop' },
@@ -78,5 +79,24 @@ describe('an incident alert', () => {
       '- `/p0` is blocked for Googlebot, Googlebot-Image, Bingbot, DuckDuckBot and Applebot, meant to be crawled',
     );
     expect(email.text).toContain(`- and ${70 - ALERTED_CELLS} more page × crawler pairs\n`);
+  });
+
+  it('says what crawlers do now of a site whose robots.txt answers 503, never that it cannot be checked', () => {
+    const down = {
+      state: 'cannot-check' as const,
+      causes: ['robots.txt answers 503: Google crawls nothing on the site while it does'],
+    };
+    const opened = emailOf([], down);
+    expect(opened.subject).toBe(
+      'Shop (shop.example): robots.txt answers 503: Google crawls nothing on the site while it does',
+    );
+    expect(opened.text).toContain(
+      'Why: robots.txt answers 503: Google crawls nothing on the site while it does',
+    );
+    const reminder = emailOf([], { ...down, transition: 'reminder' });
+    expect(reminder.subject).toMatch(
+      /^Shop \(shop\.example\): still open after [^,]+, not acknowledged: robots\.txt answers 503/,
+    );
+    for (const email of [opened, reminder]) expect(email.text).not.toMatch(/cannot be checked/);
   });
 });

@@ -579,6 +579,48 @@ describe('needs attention, for a site judged against its intent', () => {
   });
 });
 
+describe('a site whose robots.txt as a whole decides, in the digest', () => {
+  it('says it cannot be judged against the intent, and a recovered outage says why, never "could not be checked"', () => {
+    const down = site({
+      now: {
+        fetch: { status: 503, error: null },
+        stale: false,
+        since: hour(50),
+        fileCondition: 'robots',
+      },
+      intent: {
+        state: 'cannot-check',
+        since: hour(50),
+        violations: [],
+        violationCount: 0,
+        reason: 'robots.txt answers 503: Google crawls nothing on the site while it does',
+      },
+    });
+    const recovered = site({
+      siteId: 2,
+      origin: 'https://b.com',
+      recovered: [
+        {
+          id: 9,
+          openedAt: hour(40),
+          resolvedAt: hour(42),
+          siteState: 'cannot-check',
+          causes: ['robots.txt answers 503: Google crawls nothing on the site while it does'],
+          worstCount: 0,
+        },
+      ],
+    });
+    const text = renderDigest(buildDigest('seo@a.com', period, [down, recovered]), context).text;
+    expect(text).toContain(
+      'Against intent: not judged page by page now ("Needs attention" says why).',
+    );
+    expect(text).toContain(
+      'b.com could not be judged against its owner’s intent from 2026-06-03 00:00 to 2026-06-03 02:00 (2 h): robots.txt answers 503: Google crawls nothing on the site while it does; as intended since.',
+    );
+    expect(text).not.toContain('could not be checked');
+  });
+});
+
 describe('digest data, for webhooks', () => {
   it("carries the attention list and each site's changes in words, with links", () => {
     const digest = buildDigest('hook', period, [

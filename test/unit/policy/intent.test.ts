@@ -297,8 +297,15 @@ describe('what an incident leads with', () => {
     expect(intentLead('not-as-intended', three, 4, undefined)).toBe(
       '/pricing is blocked for Googlebot, and 3 more page × crawler pairs differ',
     );
-    expect(intentLead('cannot-check', [], 0, 'robots.txt answers 503')).toBe(
-      'cannot be checked: robots.txt answers 503',
-    );
+    // Why the site is not judged page by page, in its own words: never "cannot be checked"
+    // of a site robowatch checked and found down.
+    expect(
+      intentLead(
+        'cannot-check',
+        [],
+        0,
+        'robots.txt answers 503: Google crawls nothing on the site while it does',
+      ),
+    ).toBe('robots.txt answers 503: Google crawls nothing on the site while it does');
   });
 });
