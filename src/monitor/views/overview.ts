@@ -281,7 +281,8 @@ export async function viewOverview(
   ]);
   const byId = new Map(overviews.map((o) => [o.id, o]));
   // The current verdicts of the sites that block a crawler, for which of those blocks
-  // their owners intend: one query for the page.
+  // their owners intend: one query for the page. A site whose robots.txt as a whole
+  // decides (down, not robots.txt, cut) is not judged page by page: nor are its blocks.
   const intentOf = new Map(shown.map(({ id, site }) => [id, site.intent.rules]));
   const verdicts =
     options.blockedIntent === true
@@ -289,6 +290,7 @@ export async function viewOverview(
           overviews.flatMap((o) =>
             o.current !== null &&
             o.refused === null &&
+            o.intent?.state !== 'cannot-check' &&
             (intentOf.get(o.id)?.length ?? 0) > 0 &&
             o.disallowed.some((d) => d.disallowed > 0)
               ? [o.current.id]

@@ -114,11 +114,16 @@ web: {token: '${TOKEN}'}`,
     expect(namesOn(await page('/?sort=listed'))).toEqual(['Down', 'Blocks', 'Quiet', 'Never']);
     // The site answering 503 was checked: against its intent it is not judged page by page,
     // and the badge says why (never "cannot check", which is robowatch refusing a site).
-    const down = /<tr[^]*?>Down<\/a>[^]*?<\/tr>/.exec(html)![0];
+    const down = /<tr>(?:(?!<\/tr>)[^])*?>Down<\/a>[^]*?<\/tr>/.exec(html)![0];
+    expect(down).not.toContain('<th>');
     expect(down).toContain(
       '<span class="intent intent-cannot-check" title="robots.txt answers 503: Google crawls nothing on the site while it does">not judged</span>',
     );
     expect(down).not.toContain('cannot check');
+    // Google crawls nothing: every crawler is blocked, and none is said to be against the
+    // intent, which is not judged page by page.
+    expect(down).toMatch(/\d+ of \d+ crawlers? blocked from a watched page/);
+    expect(down).not.toContain('against the intent');
     const incidents = await page('/incidents');
     expect(incidents).toContain('cannot be judged against the intent');
     expect(incidents).toContain(
