@@ -30,7 +30,8 @@ export function incidentModel(payload: IncidentPayload, context: RenderContext):
   const openedAt = new Date(incident.openedAt);
   const at = new Date(payload.at);
   const cells = incident.violationCount;
-  const lead = intentLead(incident.state, incident.violations, cells, incident.causes[0]);
+  const lead =
+    incident.lead ?? intentLead(incident.state, incident.violations, cells, incident.causes[0]);
   const open = formatDuration(at.getTime() - openedAt.getTime());
   const head =
     incident.transition === 'resolved'

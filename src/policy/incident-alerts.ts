@@ -6,6 +6,7 @@
 import { reachesAnyone } from './alerts.js';
 import type { AlertTargets, WebhookTarget } from './alerts.js';
 import type { Violation } from './intent.js';
+import { intentLead } from './incidents.js';
 
 /**
  * What happened to the incident: it opened (or came back), got worse, resolved; or it is
@@ -39,6 +40,12 @@ export interface IncidentNote {
   readonly note?: string;
   /** What changed in robots.txt at the check that made the transition, in words (titles). */
   readonly changes: readonly string[];
+  /**
+   * The incident in a phrase (what its subject leads with), said from every cell it knows
+   * (up to MAX_VIOLATIONS), where `violations` lists ALERTED_CELLS of them: "/, /pricing
+   * and 18 more pages are blocked for Googlebot, …". Absent from alerts queued before it.
+   */
+  readonly lead?: string;
 }
 
 /** An incident alert as queued: the site, the transition, where it points in the web UI. */
@@ -88,6 +95,16 @@ export function incidentAlerts(
     ...(site.name === null ? {} : { name: site.name }),
     incident: {
       ...incident,
+      ...(incident.state === 'as-intended'
+        ? {}
+        : {
+            lead: intentLead(
+              incident.state,
+              incident.violations,
+              incident.violationCount,
+              incident.causes[0],
+            ),
+          }),
       violations: incident.violations
         .slice(0, ALERTED_CELLS)
         .map(({ url, agent, expected }) => ({ url, agent, expected })),

@@ -1,7 +1,8 @@
 /**
  * What an incident alert names: every page and crawler that differ from the intent when
  * they are few enough to list, a line a page, in the subject too; past that, the first
- * ones and how many pairs more.
+ * ones and how many pairs more, its subject still saying every page and crawler when the
+ * evaluation kept them all.
  */
 import { describe, expect, it } from 'vitest';
 import { renderIncidentEmail } from '../../../src/notify/render-incident.js';
@@ -9,6 +10,7 @@ import { ALERTED_CELLS, incidentAlerts } from '../../../src/policy/incident-aler
 import type { IncidentNote, IncidentPayload } from '../../../src/policy/incident-alerts.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import { SEARCH_CRAWLERS } from '../../../src/policy/crawlers.js';
+import { MAX_VIOLATIONS } from '../../../src/policy/intent.js';
 
 const context = { links: linksFrom('https://robowatch.example.com'), timeZone: 'UTC' };
 // The default intent's crawlers: the @search preset.
@@ -66,11 +68,12 @@ describe('an incident alert', () => {
     );
   });
 
-  it('past what it lists, names the first pairs and counts the rest', () => {
+  it('past what it lists, names the first pairs and counts the rest; its subject says them whole', () => {
     const paths = Array.from({ length: 10 }, (_, i) => `/p${i}`);
     const email = emailOf(blocked(paths, SEARCH));
+    // 70 cells, 50 listed: the subject is said from all 70 (every page for every crawler).
     expect(email.subject).toBe(
-      'Shop (shop.example): not as intended: /p0 is blocked for Googlebot, and 69 more page × crawler pairs differ',
+      'Shop (shop.example): not as intended: /p0, /p1 and 8 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers',
     );
     const listed = email.text.split('\n').filter((l) => l.startsWith('- `/p'));
     // Crawler by crawler: the first five crawlers of all ten pages are listed.
@@ -79,6 +82,16 @@ describe('an incident alert', () => {
       '- `/p0` is blocked for Googlebot, Googlebot-Image, Bingbot, DuckDuckBot and Applebot, meant to be crawled',
     );
     expect(email.text).toContain(`- and ${70 - ALERTED_CELLS} more page × crawler pairs\n`);
+  });
+
+  it('past the cells an evaluation keeps, names the first pair and counts the rest', () => {
+    const paths = Array.from({ length: 30 }, (_, i) => `/p${i}`);
+    const cells = blocked(paths, SEARCH);
+    // An evaluation keeps MAX_VIOLATIONS (200) of the 210 cells, and counts them all.
+    const email = emailOf(cells.slice(0, MAX_VIOLATIONS), { violationCount: cells.length });
+    expect(email.subject).toBe(
+      'Shop (shop.example): not as intended: /p0 is blocked for Googlebot, and 209 more page × crawler pairs differ',
+    );
   });
 
   it('says what crawlers do now of a site whose robots.txt answers 503, never that it cannot be checked', () => {
