@@ -14,7 +14,6 @@ import type {
   DigestChange,
   DigestSite,
   Incident,
-  RecoveredIncident,
   RegistryUpdate,
 } from '../policy/digest.js';
 import { violationText } from '../policy/incidents.js';
@@ -117,8 +116,22 @@ function attentionLink(site: DigestSite, a: Attention, context: RenderContext): 
     : context.links.site(site.siteId);
 }
 
-/** An incident that broke and recovered in the period, in a sentence. */
-export function recoveredText(incident: RecoveredIncident, context: RenderContext): string {
+/**
+ * The `index`th incident of a site that broke and recovered in the period, in a sentence:
+ * with what became of the site after it (as intended since, or broken again: a later
+ * incident of the period, or the state it is in at the digest's time).
+ */
+export function recoveredText(site: DigestSite, index: number, context: RenderContext): string {
+  const incident = site.recovered[index]!;
+  const next = site.recovered[index + 1];
+  const after =
+    next !== undefined
+      ? `; it broke again at ${local(next.openedAt, context.timeZone)}.`
+      : site.intent === 'as-intended'
+        ? '; as intended since.'
+        : site.intent === null
+          ? '.'
+          : '; it is broken again now (under "Needs attention").';
   const what =
     incident.siteState === 'cannot-check'
       ? 'could not be judged against its owner’s intent'
@@ -127,7 +140,7 @@ export function recoveredText(incident: RecoveredIncident, context: RenderContex
     incident.causes.length === 0
       ? ''
       : `: ${incident.causes.slice(0, 2).join('; ')}${incident.causes.length > 2 ? '; …' : ''}`;
-  return `${what} from ${local(incident.openedAt, context.timeZone)} to ${local(incident.resolvedAt, context.timeZone)} (${formatDuration(incident.resolvedAt.getTime() - incident.openedAt.getTime())})${why}; as intended since.`;
+  return `${what} from ${local(incident.openedAt, context.timeZone)} to ${local(incident.resolvedAt, context.timeZone)} (${formatDuration(incident.resolvedAt.getTime() - incident.openedAt.getTime())})${why}${after}`;
 }
 
 /** The site's state against its owner's intent, for its detail lines. */
@@ -402,12 +415,12 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     text.push('');
     html.push('</ul>');
   }
-  const recovered = digest.sites.flatMap((site) => site.recovered.map((r) => ({ site, r })));
+  const recovered = digest.sites.flatMap((site) => site.recovered.map((r, i) => ({ site, r, i })));
   if (recovered.length > 0) {
     text.push('Broke and recovered this period');
     html.push('<h2>Broke and recovered this period</h2>', '<ul>');
-    for (const { site, r } of recovered.slice(0, ATTENTION_SITES)) {
-      const line = oneLineText(`${called(site)} ${recoveredText(r, context)}`);
+    for (const { site, r, i } of recovered.slice(0, ATTENTION_SITES)) {
+      const line = oneLineText(`${called(site)} ${recoveredText(site, i, context)}`);
       const link = context.links.incident(r.id);
       text.push(`  - ${line}`, `    ${link}`);
       html.push(
@@ -505,13 +518,13 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
     allClear: digest.allClear,
     registry: digest.registry,
     recovered: digest.sites.slice(0, 1_000).flatMap((site) =>
-      site.recovered.map((r) => ({
+      site.recovered.map((r, i) => ({
         site: site.origin,
         name: site.name,
         incident: r.id,
         openedAt: r.openedAt.toISOString(),
         resolvedAt: r.resolvedAt.toISOString(),
-        text: recoveredText(r, context),
+        text: recoveredText(site, i, context),
         link: context.links.incident(r.id),
       })),
     ),

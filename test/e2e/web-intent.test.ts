@@ -185,12 +185,14 @@ describe('intent, incidents and the alert log in Chromium', () => {
     await page.getByRole('link', { name: 'The next digest' }).click();
     await expect.poll(() => page.textContent('h1')).toBe('The next digest');
     const digest = page.locator('section pre');
-    // What differs from the intent now; what broke and was fixed this week.
+    // What differs from the intent now; what broke and was fixed this week, and that the
+    // site broke again after it (GPTBot let into /pricing): never "as intended since".
     await expect.poll(() => digest.textContent()).toContain('`/pricing` is open to GPTBot');
     expect(await digest.textContent()).toContain('Broke and recovered this period');
     expect(await digest.textContent()).toMatch(
-      /- Shop \([^)]+\) was not as intended \(at worst 1 watched page × crawler pair\) from .* \(\d+ (s|min)\): Disallow: \/pricing \(line 3\) blocks pages meant to be crawled; as intended since\./,
+      /- Shop \([^)]+\) was not as intended \(at worst 1 watched page × crawler pair\) from .* \(\d+ (s|min)\): Disallow: \/pricing \(line 3\) blocks pages meant to be crawled; it is broken again now \(under "Needs attention"\)\./,
     );
+    expect(await digest.textContent()).not.toContain('; as intended since.');
     // Its links point where the web UI listens.
     expect(await digest.textContent()).toContain(`${base}/sites/1`);
     await shot('digest-preview');

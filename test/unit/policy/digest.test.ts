@@ -599,6 +599,13 @@ describe('a site whose robots.txt as a whole decides, in the digest', () => {
     const recovered = site({
       siteId: 2,
       origin: 'https://b.com',
+      intent: {
+        state: 'as-intended',
+        since: hour(42),
+        violations: [],
+        violationCount: 0,
+        reason: null,
+      },
       recovered: [
         {
           id: 9,
@@ -618,6 +625,43 @@ describe('a site whose robots.txt as a whole decides, in the digest', () => {
       'b.com could not be judged against its owner’s intent from 2026-06-03 00:00 to 2026-06-03 02:00 (2 h): robots.txt answers 503: Google crawls nothing on the site while it does; as intended since.',
     );
     expect(text).not.toContain('could not be checked');
+  });
+});
+
+describe('what broke and recovered, and what became of the site after', () => {
+  const recovered = (id: number, from: number, to: number) => ({
+    id,
+    openedAt: hour(from),
+    resolvedAt: hour(to),
+    siteState: 'not-as-intended' as const,
+    causes: ['Disallow: /pricing (line 4) blocks pages meant to be crawled'],
+    worstCount: 1,
+  });
+
+  it('says a site broke again after an incident, rather than "as intended since"', () => {
+    const flapping = site({
+      intent: {
+        state: 'not-as-intended',
+        since: hour(60),
+        violations: [],
+        violationCount: 1,
+        reason: null,
+      },
+      recovered: [recovered(7, 40, 42), recovered(8, 50, 52)],
+    });
+    const digest = buildDigest('seo@a.com', period, [flapping]);
+    const lines = renderDigest(digest, context)
+      .text.split('\n')
+      .filter((l) => l.startsWith('  - a.com was not as intended'));
+    expect(lines).toEqual([
+      '  - a.com was not as intended (at worst 1 watched page × crawler pair) from 2026-06-03 00:00 to 2026-06-03 02:00 (2 h): Disallow: /pricing (line 4) blocks pages meant to be crawled; it broke again at 2026-06-03 10:00.',
+      '  - a.com was not as intended (at worst 1 watched page × crawler pair) from 2026-06-03 10:00 to 2026-06-03 12:00 (2 h): Disallow: /pricing (line 4) blocks pages meant to be crawled; it is broken again now (under "Needs attention").',
+    ]);
+    const data = digestData(digest, context) as { recovered: { text: string }[] };
+    expect(data.recovered.map((r) => r.text.split('; ').at(-1))).toEqual([
+      'it broke again at 2026-06-03 10:00.',
+      'it is broken again now (under "Needs attention").',
+    ]);
   });
 });
 
