@@ -11,7 +11,6 @@ import type { CliContext } from './context.js';
 import { firstOf, originsOf, readConfig } from './context.js';
 import { formatStatus, visibleControls } from '../policy/wording/format.js';
 import { fromRedirect } from '../policy/wording/status-words.js';
-import { intentLead } from '../policy/incidents.js';
 import { causeLines } from './print-causes.js';
 import { describeDelivery } from './deliver.js';
 import { Presentation, deliverQueued, wireCatalog, wireCheck } from '../compose.js';
@@ -335,7 +334,7 @@ function intentLines(outcome: CheckReport, incidentLink: (id: number) => string)
     return incident?.step === 'resolved' && incident.id !== null
       ? [`    As intended again: incident #${incident.id} resolved${where}`]
       : [];
-  const lead = intentLead(intent.state, intent.violations, intent.violationCount, intent.causes[0]);
+  const { lead } = intent;
   const words = STEP_WORDS[incident?.step ?? 'none'];
   const said =
     intent.state === 'cannot-check'

@@ -5,7 +5,7 @@
  */
 import { reachesAnyone } from './alerts.js';
 import type { AlertTargets, WebhookTarget } from './alerts.js';
-import type { Violation } from './intent.js';
+import type { Violation, ViolationGrid } from './intent.js';
 import { intentLead } from './incidents.js';
 
 /**
@@ -46,6 +46,8 @@ export interface IncidentNote {
    * and 18 more pages are blocked for Googlebot, …". Absent from alerts queued before it.
    */
   readonly lead?: string;
+  /** Every differing cell as one block, when more differ than are listed (said in `lead`). */
+  readonly grid?: ViolationGrid;
 }
 
 /** An incident alert as queued: the site, the transition, where it points in the web UI. */
@@ -90,11 +92,12 @@ export function incidentAlerts(
   at: Date,
 ): IncidentDraft[] {
   if (!(targets.events as readonly string[]).includes('incidents')) return [];
+  const { grid, ...note } = incident;
   const content = {
     site: site.origin,
     ...(site.name === null ? {} : { name: site.name }),
     incident: {
-      ...incident,
+      ...note,
       ...(incident.state === 'as-intended'
         ? {}
         : {
@@ -103,6 +106,7 @@ export function incidentAlerts(
               incident.violations,
               incident.violationCount,
               incident.causes[0],
+              grid,
             ),
           }),
       violations: incident.violations

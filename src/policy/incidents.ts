@@ -5,7 +5,13 @@
  */
 import { pathOf } from './intent.js';
 import { listNames } from './wording/explain-pairs.js';
-import type { Expectation, IntentEvaluation, SiteState, Violation } from './intent.js';
+import type {
+  Expectation,
+  IntentEvaluation,
+  SiteState,
+  Violation,
+  ViolationGrid,
+} from './intent.js';
 
 /** The flap window when the configuration does not say (notify.flapWindow). */
 export const DEFAULT_FLAP_WINDOW_MS = 3_600_000;
@@ -137,10 +143,14 @@ export function intentLead(
   listed: readonly Pick<Violation, 'url' | 'agent' | 'expected'>[],
   count: number,
   reason: string | undefined,
+  grid?: ViolationGrid,
 ): string {
   // Its reason says what crawlers do now ("robots.txt answers 503: Google crawls nothing
   // …"), or that robowatch refused to fetch it: neither is "cannot be checked".
   if (state === 'cannot-check') return reason ?? 'robots.txt cannot be read';
+  // More cells than are listed, as one block: said whole.
+  if (grid !== undefined && listed.length < count)
+    return `${counted(grid.paths, grid.pathCount, 'pages')} ${grid.pathCount === 1 ? 'is' : 'are'} ${grid.expected === 'allowed' ? 'blocked for' : 'open to'} ${counted(grid.agents, grid.agentCount, 'crawlers')}`;
   const first = listed[0];
   if (first === undefined) return 'not as intended';
   const verb = first.expected === 'allowed' ? 'blocked for' : 'open to';
@@ -165,8 +175,13 @@ export function intentLead(
 
 /** "/a", "/a and /b", "/a, /b and /c", "/a, /b and 5 more pages". */
 function someOf(names: readonly string[], kind: string): string {
-  if (names.length <= 3) return listNames(names);
-  return `${names[0]}, ${names[1]} and ${names.length - 2} more ${kind}`;
+  return counted(names, names.length, kind);
+}
+
+/** As someOf, of `total` names of which the first (at least three) are given. */
+function counted(first: readonly string[], total: number, kind: string): string {
+  if (total <= 3) return listNames(first.slice(0, total));
+  return `${first[0]}, ${first[1]} and ${total - 2} more ${kind}`;
 }
 
 /**

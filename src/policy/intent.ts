@@ -69,10 +69,62 @@ export interface IntentEvaluation {
   readonly judged: number;
   /** For `cannot-check`: why, in a sentence for an SEO lead. */
   readonly reason: string | null;
+  /**
+   * When more cells differ than are kept and they make one block, that block: what an
+   * alert's subject says of them all (not kept with the state).
+   */
+  readonly grid?: ViolationGrid;
+}
+
+/**
+ * Cells that differ as one block: every one of some pages for every one of some crawlers,
+ * with the same expectation (a file that shuts the search engines out of the whole
+ * site). Its first pages and crawlers in the verdicts' order, and how many there are.
+ */
+export interface ViolationGrid {
+  readonly expected: Expectation;
+  readonly paths: readonly string[];
+  readonly pathCount: number;
+  readonly agents: readonly string[];
+  readonly agentCount: number;
 }
 
 /** Violations kept with a state (the count says how many there are). */
 export const MAX_VIOLATIONS = 200;
+
+/** Pages and crawlers a grid names (the rest are counted). */
+const GRID_NAMES = 3;
+
+/** The pages, crawlers and expectations of every differing cell, past those kept. */
+class GridTally {
+  readonly paths = new Set<string>();
+  readonly agents = new Set<string>();
+  readonly expectations = new Set<Expectation>();
+
+  constructor(kept: readonly Violation[]) {
+    for (const v of kept) this.add(pathOf(v.url), v.agent, v.expected);
+  }
+
+  add(path: string, agent: string, expected: Expectation): void {
+    this.paths.add(path);
+    this.agents.add(agent);
+    this.expectations.add(expected);
+  }
+
+  /** The block the cells make, if they make one. */
+  grid(count: number): ViolationGrid | undefined {
+    const [expected, other] = this.expectations;
+    if (expected === undefined || other !== undefined) return undefined;
+    if (this.paths.size * this.agents.size !== count) return undefined;
+    return {
+      expected,
+      paths: [...this.paths].slice(0, GRID_NAMES),
+      pathCount: this.paths.size,
+      agents: [...this.agents].slice(0, GRID_NAMES),
+      agentCount: this.agents.size,
+    };
+  }
+}
 
 /** What robowatch knows of a site's robots.txt now, for whether it can be judged at all. */
 export interface JudgedState {
@@ -199,6 +251,8 @@ export function evaluateIntent(
   // the default intent's crawlers: it names the search engines).
   let unnamed = false;
   const named = namedTokens(rules);
+  // Past the kept cells, what they all make (a whole site shut, say), for alerts to say.
+  let tally: GridTally | undefined;
   for (const verdict of verdicts) {
     if (verdict.agent !== agent) {
       agent = verdict.agent;
@@ -219,13 +273,16 @@ export function evaluateIntent(
     violationCount++;
     if (violations.length < MAX_VIOLATIONS)
       violations.push({ url: verdict.url, agent: verdict.agent, expected, cause: verdict.cause });
+    else (tally ??= new GridTally(violations)).add(path, verdict.agent, expected);
   }
+  const grid = tally?.grid(violationCount);
   return {
     state: violationCount === 0 ? 'as-intended' : 'not-as-intended',
     violations,
     violationCount,
     judged,
     reason: null,
+    ...(grid === undefined ? {} : { grid }),
   };
 }
 

@@ -338,6 +338,7 @@ async function applyStep(
       violations: evaluation.violations,
       violationCount: evaluation.violationCount,
       changes,
+      ...(evaluation.grid === undefined ? {} : { grid: evaluation.grid }),
     };
     const drafts = incidentAlerts(named, targets, note, at);
     if (drafts.length === 0) return;

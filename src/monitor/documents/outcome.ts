@@ -6,7 +6,7 @@
 import { boundEvents } from '../../policy/changes/events.js';
 import { refusalLine } from '../../policy/refusal.js';
 import { redirectOf } from '../../policy/fetch-result.js';
-import { intentCauses } from '../../policy/incidents.js';
+import { intentCauses, intentLead } from '../../policy/incidents.js';
 import { ALERTED_CELLS } from '../../policy/incident-alerts.js';
 import type { CheckOutcome } from '../check/site.js';
 import type { Judged } from '../check/judge.js';
@@ -63,6 +63,14 @@ function judgedDocument(judged: Judged | undefined) {
     violationCount: evaluation.violationCount,
     violations: evaluation.violations.slice(0, ALERTED_CELLS),
     causes: intentCauses(evaluation),
+    // The judgement in a phrase, said from every cell (the list stops at 50).
+    lead: intentLead(
+      evaluation.state,
+      evaluation.violations,
+      evaluation.violationCount,
+      intentCauses(evaluation)[0],
+      evaluation.grid,
+    ),
     incident:
       recorded.step === 'none'
         ? null

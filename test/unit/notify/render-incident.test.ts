@@ -92,6 +92,18 @@ describe('an incident alert', () => {
     expect(email.subject).toBe(
       'Shop (shop.example): not as intended: /p0 is blocked for Googlebot, and 209 more page × crawler pairs differ',
     );
+    // The evaluation saw every cell make one block (30 pages × 7 crawlers): said whole.
+    const grid = {
+      expected: 'allowed' as const,
+      paths: ['/p0', '/p1', '/p2'],
+      pathCount: 30,
+      agents: SEARCH.slice(0, 3),
+      agentCount: SEARCH.length,
+    };
+    const whole = emailOf(cells.slice(0, MAX_VIOLATIONS), { violationCount: cells.length, grid });
+    expect(whole.subject).toBe(
+      'Shop (shop.example): not as intended: /p0, /p1 and 28 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers',
+    );
   });
 
   it('says what crawlers do now of a site whose robots.txt answers 503, never that it cannot be checked', () => {

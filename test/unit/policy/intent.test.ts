@@ -9,6 +9,7 @@ import {
   blockedCrawlers,
   evaluateIntent,
   expectationOf,
+  MAX_VIOLATIONS,
 } from '../../../src/policy/intent.js';
 import type { IntentEntry, JudgedState } from '../../../src/policy/intent.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
@@ -264,6 +265,54 @@ describe('incidents', () => {
       reason: 'robots.txt answers 503',
     };
     expect(incidentStep(open, down, at, 0)).toEqual({ kind: 'update', id: 7, worse: true });
+  });
+});
+
+describe('a whole site shut, past the cells kept', () => {
+  /** The site with `pages` watched pages under robots.txt `robots`, judged by the built-in intent. */
+  function judgedWith(pages: number, robots: string) {
+    const watch = ['/', ...Array.from({ length: pages - 1 }, (_, i) => `/p${i + 1}`)];
+    const config = parseConfig(
+      `agents: ['@search', GPTBot]\nsites:\n  - url: ${origin}\n    watch: [${watch.join(', ')}]\n`,
+      context,
+    );
+    const site = config.sites[0]!;
+    const body = new TextEncoder().encode(robots);
+    const state = { fetch: { status: 200, error: null }, body, lastGoodBody: null, stale: false };
+    const verdicts = computeVerdicts(state, site.watches, site.agents);
+    return evaluateIntent(site.intent.rules, verdicts, ok);
+  }
+
+  it('says every page and crawler of a block larger than the cells it keeps', () => {
+    // 40 pages × the 7 search engines: 280 cells differ, 200 are kept.
+    const judged = judgedWith(40, 'User-agent: *\nDisallow: /\n');
+    expect([judged.violationCount, judged.violations.length]).toEqual([280, MAX_VIOLATIONS]);
+    expect(judged.grid).toEqual({
+      expected: 'allowed',
+      paths: ['/', '/p1', '/p2'],
+      pathCount: 40,
+      agents: ['Googlebot', 'Googlebot-Image', 'Bingbot'],
+      agentCount: 7,
+    });
+    expect(
+      intentLead(judged.state, judged.violations, judged.violationCount, undefined, judged.grid),
+    ).toBe(
+      '/, /p1 and 38 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers',
+    );
+  });
+
+  it('counts the pairs of cells that make no one block, and keeps no block under the cap', () => {
+    // Bingbot keeps /p40 open: 279 cells, not 40 × 7.
+    const ragged = judgedWith(
+      41,
+      'User-agent: *\nDisallow: /\n\nUser-agent: Bingbot\nDisallow: /\nAllow: /p40\n',
+    );
+    expect(ragged.violationCount).toBe(41 * 7 - 1);
+    expect(ragged.grid).toBeUndefined();
+    expect(
+      intentLead(ragged.state, ragged.violations, ragged.violationCount, undefined, ragged.grid),
+    ).toBe('/ is blocked for Googlebot, and 285 more page × crawler pairs differ');
+    expect(judgedWith(20, 'User-agent: *\nDisallow: /\n').grid).toBeUndefined();
   });
 });
 
