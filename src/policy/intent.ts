@@ -100,6 +100,8 @@ class GridTally {
   readonly paths = new Set<string>();
   readonly agents = new Set<string>();
   readonly expectations = new Set<Expectation>();
+  /** "path\nagent" of each cell (a page watched twice makes its cells twice). */
+  readonly #cells = new Set<string>();
 
   constructor(kept: readonly Violation[]) {
     for (const v of kept) this.add(pathOf(v.url), v.agent, v.expected);
@@ -109,13 +111,14 @@ class GridTally {
     this.paths.add(path);
     this.agents.add(agent);
     this.expectations.add(expected);
+    this.#cells.add(`${path}\n${agent}`);
   }
 
-  /** The block the cells make, if they make one. */
-  grid(count: number): ViolationGrid | undefined {
+  /** The block the cells make (each page for each crawler), if they make one. */
+  grid(): ViolationGrid | undefined {
     const [expected, other] = this.expectations;
     if (expected === undefined || other !== undefined) return undefined;
-    if (this.paths.size * this.agents.size !== count) return undefined;
+    if (this.paths.size * this.agents.size !== this.#cells.size) return undefined;
     return {
       expected,
       paths: [...this.paths].slice(0, GRID_NAMES),
@@ -275,7 +278,7 @@ export function evaluateIntent(
       violations.push({ url: verdict.url, agent: verdict.agent, expected, cause: verdict.cause });
     else (tally ??= new GridTally(violations)).add(path, verdict.agent, expected);
   }
-  const grid = tally?.grid(violationCount);
+  const grid = tally?.grid();
   return {
     state: violationCount === 0 ? 'as-intended' : 'not-as-intended',
     violations,

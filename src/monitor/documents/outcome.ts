@@ -58,17 +58,18 @@ const STEPS = {
 function judgedDocument(judged: Judged | undefined) {
   if (judged === undefined) return null;
   const { evaluation, recorded } = judged;
+  const causes = intentCauses(evaluation);
   return {
     state: evaluation.state,
     violationCount: evaluation.violationCount,
     violations: evaluation.violations.slice(0, ALERTED_CELLS),
-    causes: intentCauses(evaluation),
+    causes,
     // The judgement in a phrase, said from every cell (the list stops at 50).
     lead: intentLead(
       evaluation.state,
       evaluation.violations,
       evaluation.violationCount,
-      intentCauses(evaluation)[0],
+      causes[0],
       evaluation.grid,
     ),
     incident:
