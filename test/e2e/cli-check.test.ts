@@ -278,7 +278,7 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
     server.serve('/robots.txt', 200, V2);
     expect((await robowatch('check', '--config', config)).code).toBe(0);
     // The file now lists a site never checked: reading another gives it no row.
-    writeFileSync(config, `${settings}sites:\n  - url: https://unchecked.example\n`);
+    writeFileSync(config, `${settings}sites:\n  - url: http://127.0.0.1:9\n`);
     const origins = async () => {
       const handle =
         database?.handle ?? (await openDatabase({ url: undefined, dataDir: join(dir, 'data') }));
