@@ -59,7 +59,9 @@ export function registerDigest(program: Command, context: CliContext): void {
       let running = config;
       if (!('daemon' in opened)) {
         try {
-          running = await runningConfig(context, config, opened.handle.db);
+          running = await runningConfig(context, config, opened.handle.db, {
+            readOnly: options.send !== true,
+          });
         } catch (error) {
           await opened.handle.close();
           throw error;

@@ -40,9 +40,10 @@ export async function withReads<T>(
             (await wireCatalog(context, config, db).readSite(origin));
           return typeof site === 'string' ? undefined : site;
         },
-        // The digests the daemon would send: to the recipients and sites added in the UI too.
+        // The digests the daemon would send: to the recipients and sites added in the UI too,
+        // read without a write (a site of the file never checked is said so, given no row).
         previewDigests: async (period, recipient) => {
-          const running = await runningConfig(context, config, db);
+          const running = await runningConfig(context, config, db, { readOnly: true });
           return prepareDigests(
             wireDigests(context, db, new Presentation(running)),
             running,
@@ -62,15 +63,17 @@ export async function withReads<T>(
 
 /**
  * The configuration as the daemon runs it: the file's, with the sites, presets and
- * default recipients added in the web UI or API.
+ * default recipients added in the web UI or API. `readOnly`: the file's sites without a
+ * row are not given one (a command that only reads, by a user that may only read).
  */
 export async function runningConfig(
   context: CliContext,
   config: Config,
   db: Database,
+  options: { readonly readOnly?: boolean } = {},
 ): Promise<Config> {
   const catalog = wireCatalog(context, config, db);
-  await catalog.load();
+  await catalog.load({ readOnly: options.readOnly === true });
   return catalog.config;
 }
 

@@ -124,6 +124,8 @@ export interface CheckDeps {
 export interface SiteDirectoryStore {
   /** Makes sure every origin has a row; returns each one's id (the file's sites). */
   ensureSiteIds(origins: readonly string[]): Promise<{ origin: string; id: number }[]>;
+  /** The ids of those origins that have a row, read without a write. */
+  findSiteIds(origins: readonly string[]): Promise<{ origin: string; id: number }[]>;
   /** The sites added in the UI or API and not removed, and every paused site. */
   loadDirectory(): Promise<DirectoryRow[]>;
   /**

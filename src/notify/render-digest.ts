@@ -111,9 +111,17 @@ function registryUpdateLine(update: RegistryUpdate, sites: number, context: Rend
 
 /** Where to look for an attention line: the diff of a block, else the site. */
 function attentionLink(site: DigestSite, a: Attention, context: RenderContext): string {
-  return a.kind === 'blocks' || a.kind === 'coverage'
+  return (a.kind === 'blocks' || a.kind === 'coverage') && site.siteId !== null
     ? context.links.diff(site.siteId, a.previousId, a.snapshotId)
-    : context.links.site(site.siteId);
+    : siteLink(site, context);
+}
+
+/**
+ * A site's page; the overview for one never checked that has no row yet (only a preview
+ * read without a write has such a site: the daemon gives every site its row).
+ */
+function siteLink(site: DigestSite, context: RenderContext): string {
+  return site.siteId === null ? context.links.overview() : context.links.site(site.siteId);
 }
 
 /**
@@ -262,10 +270,11 @@ function operatorsLine(site: DigestSite): string {
 }
 
 function aiLine(site: DigestSite): string | null {
-  if (site.ai.length === 0) return null;
+  // No verdict yet (a site never checked): nothing is known of what they may crawl.
+  if (!site.ai.some((a) => a.watched > 0)) return null;
   const blocked = site.ai.filter((a) => a.watched > 0 && a.disallowed === a.watched);
   const partly = site.ai.filter((a) => a.disallowed > 0 && a.disallowed < a.watched);
-  const allowed = site.ai.filter((a) => a.disallowed === 0);
+  const allowed = site.ai.filter((a) => a.watched > 0 && a.disallowed === 0);
   // Names, a few at a time; and how many of them no group names (they obey `*`).
   const list = (items: typeof site.ai, detail = false) => {
     const names = items.map((a) => `${a.agent}${detail ? ` ${a.disallowed}/${a.watched}` : ''}`);
@@ -440,7 +449,7 @@ export function renderDigest(digest: Digest, context: RenderContext): RenderedEm
     html.push('<h2>Changes and incidents, by site</h2>');
   }
   for (const site of detailed) {
-    const link = context.links.site(site.siteId);
+    const link = siteLink(site, context);
     text.push(`  ${called(site)}  ${link}`);
     html.push(`<h3><a href="${escapeHtml(link)}">${escapeHtml(called(site))}</a></h3>`, '<ul>');
     for (const c of changeLines(site, context)) {
@@ -540,7 +549,7 @@ export function digestData(digest: Digest, context: RenderContext): unknown {
     sites: digest.sites.slice(0, 1_000).map((site) => ({
       site: site.origin,
       name: site.name,
-      link: context.links.site(site.siteId),
+      link: siteLink(site, context),
       clear: site.clear,
       intent: site.intent,
       checks: site.health.checks,

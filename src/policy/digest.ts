@@ -53,7 +53,8 @@ export interface DigestNow {
 
 /** What the store recorded of one site, for one period. */
 export interface DigestSiteInput {
-  readonly siteId: number;
+  /** Null for a site never checked that has no row yet (a preview that writes nothing). */
+  readonly siteId: number | null;
   readonly origin: string;
   /** What people call it (null: its origin is its name). */
   readonly name?: string | null;
@@ -196,7 +197,8 @@ export type Attention =
     };
 
 export interface DigestSite {
-  readonly siteId: number;
+  /** Null for a site never checked that has no row yet (a preview that writes nothing). */
+  readonly siteId: number | null;
   readonly origin: string;
   /** What people call it (null: its origin is its name). */
   readonly name: string | null;

@@ -113,6 +113,7 @@ export function createCoverageStore(db: Database): CoverageStore {
 export function createSiteDirectory(db: Database): SiteDirectoryStore {
   return {
     ensureSiteIds: (origins) => ensureSiteIds(db, origins),
+    findSiteIds: (origins) => ensureSiteIds(db, origins, false),
     loadDirectory: () => loadDirectory(db),
     catalogVersion: () => loadCatalogVersion(db),
     findRow: (key) => findDirectoryRow(db, key),

@@ -63,6 +63,7 @@ import {
   recordRegistry,
 } from './registry.js';
 import {
+  ensureSiteIds,
   findSite,
   findSiteById,
   loadIncidentStart,
@@ -111,7 +112,8 @@ export function createDaemonStore(db: Database) {
       loadBody: (sha256: string) => loadBody(db, sha256),
     },
     digests: {
-      syncSites: (origins: readonly string[]) => syncSites(db, origins),
+      siteIds: (origins: readonly string[], options: { readonly create: boolean }) =>
+        ensureSiteIds(db, origins, options.create),
       loadSitePeriods: (siteIds: readonly number[], start: Date, end: Date) =>
         loadSitePeriods(db, siteIds, start, end),
       recordDigest: (record: RecordedDigest, delivery: DigestDelivery, now: Date) =>

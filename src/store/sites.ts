@@ -31,11 +31,13 @@ export async function syncSites(db: Database, origins: readonly string[]): Promi
 
 /**
  * Makes sure every origin has a row; returns each one's id (the catalog's file sites),
- * without the state syncSites reads with them.
+ * without the state syncSites reads with them. With `create` false, only reads: the
+ * origins without a row are left out (a preview run by a user that may only read).
  */
 export async function ensureSiteIds(
   db: Database,
   origins: readonly string[],
+  create = true,
 ): Promise<{ origin: string; id: number }[]> {
   const found: { origin: string; id: number }[] = [];
   for (let i = 0; i < origins.length; i += SITES_PAGE) {
@@ -49,6 +51,10 @@ export async function ensureSiteIds(
         ),
       );
     const stored = await ids();
+    if (!create) {
+      found.push(...stored);
+      continue;
+    }
     const added = await insertMissing(db, batch, new Set(stored.map((s) => s.origin)));
     found.push(...(added.length > 0 ? await ids() : stored));
   }

@@ -264,11 +264,12 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
     );
   });
 
-  it('reads a site added outside the file without a write: its history, diff, coverage and gate (on PostgreSQL, as a user that may only read)', async () => {
+  it('reads a site added outside the file without a write: its history, diff, coverage, gate and the digest (on PostgreSQL, as a user that may only read)', async () => {
     const settings = `dataDir: ${join(dir, 'data')}
 agents: [Googlebot, GPTBot]
 watch: [/, /pricing]
 fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+notify: {email: {smtp: 'smtp://127.0.0.1:9', from: robowatch@example.com, to: [seo@example.com]}}
 `;
     writeFileSync(config, settings);
     writeFileSync(join(dir, 'list.txt'), `${server.origin}\n`);
@@ -326,6 +327,13 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
       );
       expect(gate.code).toBe(1);
       expect(gate.stdout).toContain('Watched: 2 pages × 2 crawlers');
+      // The digest's preview: the checked site's change, and the file's site never checked
+      // said so (its link the overview: it has no page yet).
+      const digest = await read('digest', '--since', '1d', '--config', config);
+      expect([digest.code, digest.stderr]).toEqual([0, '']);
+      expect(digest.stdout).toContain('To: seo@example.com\n');
+      expect(digest.stdout).toMatch(/`Disallow: \/pricing` added to the `\*` group/);
+      expect(digest.stdout).toContain('  127.0.0.1:9: Not checked this period.\n');
       if (url !== undefined) {
         // A command that writes says so in one line, not a stack trace.
         const check = await read('check', '--config', config);

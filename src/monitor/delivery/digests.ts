@@ -4,13 +4,7 @@ import type { Config, SiteConfig } from '../../config/config.js';
 import { redactUrl } from '../../lib/redact.js';
 import { buildDigest } from '../../policy/digest.js';
 import type { Digest, DigestPeriod } from '../../policy/digest.js';
-import type {
-  DigestDelivery,
-  RecordedDigest,
-  RegistryFinding,
-  SitePeriod,
-  StoredSite,
-} from '../records.js';
+import type { DigestDelivery, RecordedDigest, RegistryFinding, SitePeriod } from '../records.js';
 
 /** A digest as rendered: the email's parts, and the structured form webhooks receive. */
 export interface RenderedDigest {
@@ -21,7 +15,14 @@ export interface RenderedDigest {
 }
 
 export interface DigestDeps {
-  syncSites(origins: readonly string[]): Promise<StoredSite[]>;
+  /**
+   * The sites' ids: with `create`, every origin is given its row; without, only read (a
+   * preview writes nothing, and a site never checked may have none yet).
+   */
+  siteIds(
+    origins: readonly string[],
+    options: { readonly create: boolean },
+  ): Promise<{ origin: string; id: number }[]>;
   loadSitePeriods(
     siteIds: readonly number[],
     start: Date,
@@ -107,8 +108,14 @@ export async function prepareDigests(
     (t) => options.recipient === undefined || t.recipient === options.recipient,
   );
   if (targets.length === 0) return [];
+  // A preview reads: a site of the file never checked is said so, not given a row.
   const ids = new Map(
-    (await deps.syncSites(config.sites.map((s) => s.origin))).map((s) => [s.origin, s.id]),
+    (
+      await deps.siteIds(
+        config.sites.map((s) => s.origin),
+        { create: options.record },
+      )
+    ).map((s) => [s.origin, s.id]),
   );
   const periods = await deps.loadSitePeriods([...ids.values()], period.start, period.end);
   const findings = new Map<number, RegistryFinding[]>();
@@ -121,8 +128,8 @@ export async function prepareDigests(
   const prepared: PreparedDigest[] = [];
   for (const target of targets) {
     const inputs = config.sites.filter(target.covers).map((site) => {
-      const siteId = ids.get(site.origin)!;
-      const data = periods.get(siteId);
+      const siteId = ids.get(site.origin) ?? null;
+      const data = siteId === null ? undefined : periods.get(siteId);
       return {
         siteId,
         origin: site.origin,
@@ -136,7 +143,7 @@ export async function prepareDigests(
         now: data?.now ?? null,
         // Sitemaps off: the coverage stored before is history, not today's standing.
         ...(site.sitemaps === 'off' || data === undefined ? {} : { coverage: data.coverage }),
-        registry: findings.get(siteId) ?? [],
+        registry: (siteId === null ? undefined : findings.get(siteId)) ?? [],
         refused: data?.refused ?? null,
         intent: data?.intent ?? null,
         recovered: data?.recovered ?? [],

@@ -56,6 +56,8 @@ export class SiteCatalog {
   readonly #intents = new WebIntents();
   /** The only origins resolved of the sites added in the UI or API (load's `origins`). */
   #only: ReadonlySet<string> | null = null;
+  /** Loaded to read only (load's `readOnly`): the file's sites are not given rows. */
+  #readOnly = false;
 
   constructor(store: SiteDirectoryStore, file: Config, now: () => Date) {
     this.#store = store;
@@ -101,10 +103,15 @@ export class SiteCatalog {
    * Gives the file's sites their rows, then reads the rest (done by the first use
    * otherwise). With `origins`, a one-shot command's catalog resolves only those of the
    * sites added in the UI or API (100,000 resolved cost about 150 MB it does not need);
-   * the file's are all there.
+   * the file's are all there. With `readOnly`, a command that only reads (a preview of the
+   * digest) writes nothing: the file's sites that have no row yet (never checked) are in
+   * `config` as the file gives them, and not among `entries`, which need an id.
    */
-  load(options: { readonly origins?: ReadonlySet<string> } = {}): Promise<void> {
+  load(
+    options: { readonly origins?: ReadonlySet<string>; readonly readOnly?: boolean } = {},
+  ): Promise<void> {
     this.#only = options.origins ?? null;
+    this.#readOnly = options.readOnly === true;
     return this.#serial(async () => {
       await this.#syncFile();
       await this.#read(true);
@@ -282,7 +289,10 @@ export class SiteCatalog {
   }
 
   async #syncFile(): Promise<void> {
-    const stored = await this.#store.ensureSiteIds(this.#file.sites.map((s) => s.origin));
+    const origins = this.#file.sites.map((s) => s.origin);
+    const stored = await (this.#readOnly
+      ? this.#store.findSiteIds(origins)
+      : this.#store.ensureSiteIds(origins));
     this.#fileIds = new Map(stored.map((s) => [s.origin, s.id]));
     this.#synced = true;
   }
@@ -388,18 +398,22 @@ export class SiteCatalog {
     const defaults = base.notify.defaults;
     const fileOrigins = new Set<string>();
     const problems: string[] = [...this.#shared.problems];
-    const entries: CatalogEntry[] = this.#file.sites.map((fileSite) => {
+    const entries: CatalogEntry[] = [];
+    const sites: SiteConfig[] = [];
+    for (const fileSite of this.#file.sites) {
       fileOrigins.add(fileSite.origin);
-      const id = this.#fileIds.get(fileSite.origin)!;
-      const site = this.#intents.apply(
-        id,
-        retarget(fileSite, fileDefaults, defaults),
-        intents.get(id),
-        base.presets,
-        problems,
-      );
-      return { id, site, pausedAt: paused.get(id) ?? null, settings: null };
-    });
+      const id = this.#fileIds.get(fileSite.origin);
+      const retargeted = retarget(fileSite, fileDefaults, defaults);
+      // Only a catalog loaded to read has a file's site without a row: never checked,
+      // and so neither paused nor given an intent in the web.
+      if (id === undefined) {
+        sites.push(retargeted);
+        continue;
+      }
+      const site = this.#intents.apply(id, retargeted, intents.get(id), base.presets, problems);
+      entries.push({ id, site, pausedAt: paused.get(id) ?? null, settings: null });
+      sites.push(site);
+    }
     const resolved = new Map<number, { text: string; site: SiteConfig | string }>();
     for (const row of rows) {
       if (row.settings === null || row.removedAt !== null || fileOrigins.has(row.origin)) continue;
@@ -409,20 +423,24 @@ export class SiteCatalog {
       if (known === undefined || known.text !== text)
         known = { text, site: this.#resolveRow(base, row.origin, row.settings) };
       resolved.set(row.id, known);
-      if (typeof known.site === 'string') problems.push(known.site);
-      else
-        entries.push({
-          id: row.id,
-          site: this.#intents.apply(
-            row.id,
-            known.site,
-            intents.get(row.id),
-            base.presets,
-            problems,
-          ),
-          pausedAt: paused.get(row.id) ?? null,
-          settings: row.settings,
-        });
+      if (typeof known.site === 'string') {
+        problems.push(known.site);
+        continue;
+      }
+      const site = this.#intents.apply(
+        row.id,
+        known.site,
+        intents.get(row.id),
+        base.presets,
+        problems,
+      );
+      entries.push({
+        id: row.id,
+        site,
+        pausedAt: paused.get(row.id) ?? null,
+        settings: row.settings,
+      });
+      sites.push(site);
     }
     this.#resolved = resolved;
     this.#problems = problems;
@@ -430,7 +448,7 @@ export class SiteCatalog {
     this.#byId = new Map(entries.map((e) => [e.id, e]));
     this.#config = Object.freeze({
       ...base,
-      sites: Object.freeze(entries.map((e) => e.site)),
+      sites: Object.freeze(sites),
     });
   }
 

@@ -103,6 +103,22 @@ describe.each(databaseKinds())('the site catalog on %s', (kind) => {
     expect(await reader.readSite('https://unknown.example')).toBeUndefined();
     expect(await rows()).toEqual(before);
     expect(before).not.toContain('https://later.example');
+
+    // Every site as the daemon runs them (a digest's preview), loaded to read: the file's
+    // site never checked is there as the file gives it, and is given no row.
+    const running = new SiteCatalog(createSiteDirectory(db), later, now);
+    await running.load({ readOnly: true });
+    expect(running.config.sites.map((s) => s.origin)).toEqual([
+      'https://file.example',
+      'https://later.example',
+      'https://team.example',
+    ]);
+    expect(running.config.sites[2]!.intent.from).toBe('web');
+    expect(running.entries().map((e) => e.site.origin)).toEqual([
+      'https://file.example',
+      'https://team.example',
+    ]);
+    expect(await rows()).toEqual(before);
   });
 
   it('imports each site with its own settings, and brings a removed or paused one back', async () => {

@@ -665,6 +665,38 @@ describe('what broke and recovered, and what became of the site after', () => {
   });
 });
 
+describe('a site never checked, in a preview that gives it no row', () => {
+  it('is not checked this period, says nothing of the AI crawlers, and links to the overview', () => {
+    const digest = buildDigest(
+      'seo@a.com',
+      period,
+      [
+        site({ changes: [change(3, [blocks()])] }),
+        site({
+          siteId: null,
+          origin: 'https://new.example',
+          checks: [],
+          verdicts: [],
+          body: null,
+          now: null,
+        }),
+      ],
+      shippedRegistry().registry,
+    );
+    const { text } = renderDigest(digest, context);
+    // Before any verdict, "AI crawlers: allowed: GPTBot, CCBot, ClaudeBot" would be a guess.
+    expect(text).toContain(
+      'All clear (no change, no incident this period)\n  new.example: Not checked this period.',
+    );
+    expect(text).not.toMatch(/new\.example: Not checked this period\. AI crawlers/);
+    const data = digestData(digest, context) as { sites: { site: string; link: string }[] };
+    expect(data.sites.map((s) => [s.site, s.link])).toEqual([
+      ['https://a.com', 'https://rw.example.com/sites/1'],
+      ['https://new.example', 'https://rw.example.com/'],
+    ]);
+  });
+});
+
 describe('digest data, for webhooks', () => {
   it("carries the attention list and each site's changes in words, with links", () => {
     const digest = buildDigest('hook', period, [
