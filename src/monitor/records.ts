@@ -4,7 +4,13 @@
  * implements it (DESIGN.md: adapters implement the monitor's ports).
  */
 import type { IncidentStep, LatestIncident } from '../policy/incidents.js';
-import type { IntentEntry, IntentEvaluation, SiteState, Violation } from '../policy/intent.js';
+import type {
+  IntentEntry,
+  IntentEvaluation,
+  SiteState,
+  Violation,
+  ViolationGrid,
+} from '../policy/intent.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { SitemapFormat } from '../policy/sitemap-reader.js';
 import type {
@@ -565,6 +571,8 @@ export interface IncidentRecord {
   readonly causes: readonly string[];
   readonly violations: readonly Violation[];
   readonly violationCount: number;
+  /** Past the cells kept, every differing cell as one block, when they make one. */
+  readonly grid: ViolationGrid | null;
   readonly worstCount: number;
   readonly reopened: number;
   readonly acknowledgedAt: Date | null;

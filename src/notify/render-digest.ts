@@ -16,7 +16,7 @@ import type {
   Incident,
   RegistryUpdate,
 } from '../policy/digest.js';
-import { violationText } from '../policy/incidents.js';
+import { intentLead, violationText } from '../policy/incidents.js';
 import { causeHeadline, describeCrawlers, explainCause } from '../policy/wording/explain.js';
 import { count, formatDuration, grouped } from '../policy/wording/words.js';
 import { describeUrls } from '../policy/wording/explain.js';
@@ -78,10 +78,14 @@ export function attentionText(site: DigestSite, a: Attention, context: RenderCon
     }
     case 'intent': {
       const first = a.violations[0];
+      // Several cells: said as the incident's alert says them ("/, /p1 and 38 more pages
+      // are blocked for Googlebot, Googlebot-Image and 5 more crawlers").
       const what =
         first === undefined
           ? `${count(a.violationCount, 'watched page × crawler pair')} ${a.violationCount === 1 ? 'is' : 'are'} not as intended`
-          : `${violationText(first)}${a.violationCount > 1 ? `, and ${count(a.violationCount - 1, 'more watched page × crawler pair')} differ${a.violationCount === 2 ? 's' : ''} from the intent` : ''}`;
+          : a.violationCount === 1
+            ? violationText(first)
+            : intentLead('not-as-intended', a.violations, a.violationCount, a.causes[0], a.grid);
       const why =
         a.causes.length === 0
           ? ''

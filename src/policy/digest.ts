@@ -13,7 +13,7 @@ import type { FetchStatus } from './changes/events.js';
 import { isRobotsFile } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
 import { intentCauses } from './incidents.js';
-import type { SiteState, Violation } from './intent.js';
+import type { SiteState, Violation, ViolationGrid } from './intent.js';
 import { ParseCache, siteAccess } from './verdicts.js';
 import type { WatchedAgent, WatchVerdict } from './verdicts.js';
 import {
@@ -103,6 +103,8 @@ export interface DigestIntent {
   readonly violationCount: number;
   /** For `cannot-check`: why. */
   readonly reason: string | null;
+  /** Past the cells kept, every differing cell as one block, when they make one. */
+  readonly grid?: ViolationGrid;
 }
 
 /** An incident that opened and resolved: what broke, and for how long. */
@@ -181,6 +183,7 @@ export type Attention =
       readonly kind: 'intent';
       readonly violations: readonly Violation[];
       readonly violationCount: number;
+      readonly grid?: ViolationGrid;
       readonly causes: readonly string[];
       /** Since when the site has not been as intended (null: not known). */
       readonly since: Date | null;
@@ -400,6 +403,7 @@ function attentionOf(input: DigestSiteInput): Attention[] {
         kind: 'intent',
         violations: judged.violations,
         violationCount: judged.violationCount,
+        ...(judged.grid === undefined ? {} : { grid: judged.grid }),
         causes: intentCauses(judged),
         since: judged.since,
       });

@@ -76,12 +76,13 @@ export function incidentStep(
 /** What a judgement keeps on its site's row: the cells that differ, how many, and why. */
 export function intentReport(
   evaluation: IntentEvaluation,
-): Pick<IntentEvaluation, 'violations' | 'violationCount' | 'judged' | 'reason'> {
+): Pick<IntentEvaluation, 'violations' | 'violationCount' | 'judged' | 'reason' | 'grid'> {
   return {
     violations: evaluation.violations,
     violationCount: evaluation.violationCount,
     judged: evaluation.judged,
     reason: evaluation.reason,
+    ...(evaluation.grid === undefined ? {} : { grid: evaluation.grid }),
   };
 }
 

@@ -174,6 +174,7 @@ export async function loadSitePeriods(
               violations: row.intentReport?.violations ?? [],
               violationCount: row.intentReport?.violationCount ?? 0,
               reason: row.intentReport?.reason ?? null,
+              ...(row.intentReport?.grid === undefined ? {} : { grid: row.intentReport.grid }),
             },
       recovered: [],
       body: row.body,

@@ -17,7 +17,7 @@ import {
   stateSince,
 } from '../policy/incidents.js';
 import type { IncidentStep, LatestIncident } from '../policy/incidents.js';
-import type { IntentEntry, Violation } from '../policy/intent.js';
+import type { IntentEntry, Violation, ViolationGrid } from '../policy/intent.js';
 import { incidentAlerts } from '../policy/incident-alerts.js';
 import type { IncidentDraft, IncidentNote, IncidentTransition } from '../policy/incident-alerts.js';
 import { insertIncidentAlerts, withdrawResolution } from './outbox.js';
@@ -275,6 +275,7 @@ export function updateIncidents(v: SQL): SQL {
          SET site_state = ${v}.site_state, causes = ${v}.causes,
              violations = ${v}.report->'violations',
              violation_count = (${v}.report->>'violationCount')::int,
+             grid = ${v}.report->'grid',
              worst_count = GREATEST(i.worst_count, (${v}.report->>'violationCount')::int),
              updated_at = ${v}.at
         FROM ${v} WHERE ${v}.step = 'update' AND i.id = ${v}.incident`;
@@ -284,9 +285,10 @@ export function updateIncidents(v: SQL): SQL {
 export function openIncidents(v: SQL): SQL {
   return sql`
     INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
-                           violation_count, worst_count, updated_at)
+                           violation_count, grid, worst_count, updated_at)
     SELECT ${v}.id, 'open', ${v}.at, ${v}.site_state, ${v}.causes, ${v}.report->'violations',
-           (${v}.report->>'violationCount')::int, (${v}.report->>'violationCount')::int, ${v}.at
+           (${v}.report->>'violationCount')::int, ${v}.report->'grid',
+           (${v}.report->>'violationCount')::int, ${v}.at
       FROM ${v} WHERE ${v}.step = 'open'
     RETURNING id, site_id`;
 }
@@ -297,6 +299,7 @@ function incidentNow(j: NewJudgement): {
   causes: string[];
   violations: Violation[];
   violationCount: number;
+  grid: ViolationGrid | null;
   updatedAt: Date;
 } {
   const { evaluation } = j;
@@ -305,6 +308,7 @@ function incidentNow(j: NewJudgement): {
     causes: intentCauses(evaluation),
     violations: [...evaluation.violations],
     violationCount: evaluation.violationCount,
+    grid: evaluation.grid ?? null,
     updatedAt: j.at,
   };
 }
@@ -398,6 +402,7 @@ const incidentColumns = {
   causes: incidents.causes,
   violations: incidents.violations,
   violationCount: incidents.violationCount,
+  grid: incidents.grid,
   worstCount: incidents.worstCount,
   reopened: incidents.reopened,
   acknowledgedAt: incidents.acknowledgedAt,

@@ -26,7 +26,7 @@ import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type { Coverage } from '../policy/coverage.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
 import type { FileCondition } from '../policy/file-condition.js';
-import type { IntentEntry, SiteState, Violation } from '../policy/intent.js';
+import type { IntentEntry, SiteState, Violation, ViolationGrid } from '../policy/intent.js';
 import type { FetchErrorKind, RedirectHop } from '../policy/fetch-result.js';
 import type { VerdictCause } from '../policy/verdicts.js';
 import type { Role, Scope } from '../policy/access-roles.js';
@@ -115,12 +115,16 @@ export const sites = pgTable('sites', {
    * for). 0: never judged, so no incident either.
    */
   intentVersion: integer('intent_version').notNull().default(0),
-  /** The cells that differ (at most 200), how many there are, and why it cannot be checked. */
+  /**
+   * The cells that differ (at most 200), how many there are, why it cannot be checked, and,
+   * past 200 cells that make one block, that block (what its alerts and digest say whole).
+   */
   intentReport: jsonb('intent_report').$type<{
     violations: Violation[];
     violationCount: number;
     judged: number;
     reason: string | null;
+    grid?: ViolationGrid;
   }>(),
 });
 
@@ -146,6 +150,11 @@ export const incidents = pgTable(
     /** The cells that differ now (at most 200) and how many there are. */
     violations: jsonb('violations').$type<Violation[]>().notNull(),
     violationCount: integer('violation_count').notNull(),
+    /**
+     * Past the 200 cells kept, every differing cell as one block when they make one (a
+     * file that shuts the search engines out of 40 pages): its reminders say it whole.
+     */
+    grid: jsonb('grid').$type<ViolationGrid>(),
     /** The most cells that differed at once during the incident. */
     worstCount: integer('worst_count').notNull(),
     /** How many times it came back within the flap window after it resolved. */

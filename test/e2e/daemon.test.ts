@@ -173,7 +173,7 @@ describe('robowatch digest', () => {
     // /private/x differ from it.
     expect(printed.stdout).toMatch(
       new RegExp(
-        `Needs attention\n  - ${host.replace(/\./g, '\\.')}: Not as intended since [^:]+:\\d\\d: \`/pricing\` is blocked for Googlebot, meant to be crawled, and 1 more watched page × crawler pair differs from the intent\\. Why: Disallow: /pricing \\(line 3\\) blocks pages meant to be crawled; Disallow: /private/ \\(line 2\\) blocks pages meant to be crawled\\.\n`,
+        `Needs attention\n  - ${host.replace(/\./g, '\\.')}: Not as intended since [^:]+:\\d\\d: /pricing and /private/x are blocked for Googlebot\\. Why: Disallow: /pricing \\(line 3\\) blocks pages meant to be crawled; Disallow: /private/ \\(line 2\\) blocks pages meant to be crawled\\.\n`,
       ),
     );
     expect(printed.stdout).toContain('`Disallow: /pricing` added to the `*` group (line 3)');

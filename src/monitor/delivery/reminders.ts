@@ -31,6 +31,7 @@ export function recordedIncidentAlerts(
       causes: incident.causes,
       violations: incident.violations,
       violationCount: incident.violationCount,
+      ...(incident.grid === null ? {} : { grid: incident.grid }),
       ...(ack === undefined ? {} : { acknowledgedBy: ack.by, note: ack.note }),
       changes: [],
     },

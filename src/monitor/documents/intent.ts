@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { SiteIntent } from '../../config/config.js';
 import { formatDuration } from '../../policy/wording/words.js';
+import { intentLead } from '../../policy/incidents.js';
 import type { IncidentRecord, Refusal, StoredJudgement } from '../records.js';
 import { Id, list, Timestamp, VerdictCauseDocument } from './common.js';
 
@@ -119,6 +120,10 @@ export const IncidentDocument = z
     causes: list(z.string()),
     violations: list(ViolationDocument),
     violationCount: z.number().int(),
+    lead: z.string().nullable().meta({
+      description:
+        'the open incident in a phrase, said of every cell that differs, as its alerts’ subject says it; null once resolved',
+    }),
     worstCount: z.number().int(),
     reopened: z.number().int().meta({ description: 'relapses within the flap window' }),
   })
@@ -147,6 +152,16 @@ export function incidentDocument(
     causes: incident.causes,
     violations: incident.violations,
     violationCount: incident.violationCount,
+    lead:
+      incident.state === 'resolved'
+        ? null
+        : intentLead(
+            incident.siteState,
+            incident.violations,
+            incident.violationCount,
+            incident.causes[0],
+            incident.grid ?? undefined,
+          ),
     worstCount: incident.worstCount,
     reopened: incident.reopened,
   };

@@ -5,7 +5,12 @@
 import type { FC } from 'hono/jsx';
 import type { IncidentRecord } from '../../monitor/records.js';
 import type { IntentView } from '../../monitor/views/site.js';
-import { namedCrawlers, violationCause, violationsByPage } from '../../policy/incidents.js';
+import {
+  intentLead,
+  namedCrawlers,
+  violationCause,
+  violationsByPage,
+} from '../../policy/incidents.js';
 import type { Violation } from '../../policy/intent.js';
 import { count, differingPairs, formatDuration } from '../../policy/wording/words.js';
 import { siteLabel } from '../../policy/wording/format.js';
@@ -426,6 +431,22 @@ export const IncidentPageView: FC<{
             ? 'The watched pages and crawlers that differed'
             : 'The watched pages and crawlers that differ'}
         </h2>
+        {incident.grid === null ||
+        incident.state === 'resolved' ||
+        incident.violations.length >= incident.violationCount ? null : (
+          // More cells than are kept, making one block: said whole before the first of them.
+          <p>
+            All {incident.violationCount} as one block:{' '}
+            {intentLead(
+              incident.siteState,
+              incident.violations,
+              incident.violationCount,
+              incident.causes[0],
+              incident.grid,
+            )}
+            .
+          </p>
+        )}
         <ViolationList
           violations={incident.violations}
           count={incident.violationCount}

@@ -231,6 +231,55 @@ notify:
     ]);
   });
 
+  it('reminds of a block past the cells kept as its opening alert told it: whole', async () => {
+    // 40 pages × 7 crawlers: 280 cells differ where 200 are kept with the incident.
+    const crawlers = [
+      'Googlebot',
+      'Bingbot',
+      'DuckDuckBot',
+      'Applebot',
+      'YandexBot',
+      'Slurp',
+      'Baiduspider',
+    ];
+    const pages = Array.from({ length: 40 }, (_, i) => `/p${i}`);
+    config = parseConfig(
+      `
+agents: [${crawlers.join(', ')}]
+sites:
+  - url: ${site.origin}
+    name: Shop
+    watch: [${pages.join(', ')}]
+    intent: [{watch: '/*', agents: [${crawlers.join(', ')}], expect: allowed}]
+notify:
+  events: [incidents]
+  remind: 2h
+  email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}
+`,
+      { file: 'test.yaml', cwd: '/tmp', env: {}, version: 'test' },
+    );
+    await check(FINE, at(0));
+    await check('User-agent: *\nDisallow: /\n', at(10));
+    const whole = `/p0, /p1 and 38 more pages are blocked for Googlebot, Bingbot and 5 more crawlers`;
+    const [incident] = await listIncidents(database.handle.db, { limit: 1 });
+    expect([incident!.violations.length, incident!.violationCount]).toEqual([200, 280]);
+    expect(incident!.grid).toMatchObject({ pathCount: 40, agentCount: 7, expected: 'allowed' });
+    expect(
+      await remindIncidents(
+        createDaemonStore(database.handle.db),
+        config,
+        () => config.sites[0],
+        at(130),
+      ),
+    ).toBe(1);
+    now = at(130);
+    expect(await deliver()).toMatchObject({ sent: 2, failed: 0 });
+    expect(smtp.received.map((m) => m.parsed.subject)).toEqual([
+      `Shop (${new URL(site.origin).host}): not as intended: ${whole}`,
+      `Shop (${new URL(site.origin).host}): still not as intended after 2 h, not acknowledged: ${whole}`,
+    ]);
+  });
+
   it('reminds of an open incident nobody acknowledged, every notify.remind, until someone does', async () => {
     const reminding = parseConfig(
       `agents: [Googlebot]\nsites: [{url: '${site.origin}', watch: [/]}]\nnotify: {remind: 2h}`,

@@ -56,6 +56,7 @@ interface IncidentAnswer {
   state: string;
   duration: string;
   causes: string[];
+  lead: string | null;
   reopened: number;
   acknowledgedBy: string | null;
   note: string | null;
@@ -143,6 +144,8 @@ web: {token: '${TOKEN}'}`,
     const [open] = await incidents();
     // Named as its alerts and pages name the site.
     expect(open).toMatchObject({ origin: shop.origin, name: 'Shop', state: 'open', reopened: 0 });
+    // In a phrase, as its alert's subject says it.
+    expect(open!.lead).toBe('/admin/ is blocked for Googlebot');
     expect(open!.causes).toEqual(['Disallow: /admin/ (line 2) blocks pages meant to be crawled']);
     const html = await (
       await app.request(`/sites/${shopId}`, { headers: { ...bearer, accept: 'text/html' } })
@@ -169,7 +172,7 @@ web: {token: '${TOKEN}'}`,
     });
     expect(shop.requests.length).toBe(fetched);
     const [resolved] = await incidents();
-    expect(resolved).toMatchObject({ state: 'resolved', duration: '10 min' });
+    expect(resolved).toMatchObject({ state: 'resolved', duration: '10 min', lead: null });
   });
 
   it('opens one incident when a deploy blocks /pricing, takes an acknowledgment, and resolves it', async () => {

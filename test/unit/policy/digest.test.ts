@@ -7,6 +7,7 @@ import { normaliseRegistry } from '../../../src/policy/registry.js';
 import { shippedRegistry } from '../../../src/config/registry.js';
 import type { DigestChange, DigestSiteInput } from '../../../src/policy/digest.js';
 import type { FileCondition } from '../../../src/policy/file-condition.js';
+import type { ViolationGrid } from '../../../src/policy/intent.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 import { digestData, renderDigest } from '../../../src/notify/render-digest.js';
@@ -496,10 +497,58 @@ describe('needs attention, for a site judged against its intent', () => {
     expect(digest.sites[0]!.attention.map((a) => a.kind)).toEqual(['intent']);
     const email = renderDigest(digest, context);
     expect(email.subject).toContain('1 site needs attention');
+    // Several cells: said as the incident's alert says them.
     expect(email.text).toContain(
-      'Shop (a.com): Not as intended since 2026-06-02 14:00: `/pricing` is blocked for Googlebot, meant to be crawled, and 1 more watched page × crawler pair differs from the intent. Why: Disallow: /pricing (line 4) blocks pages meant to be crawled.',
+      'Shop (a.com): Not as intended since 2026-06-02 14:00: /pricing is blocked for Googlebot and Bingbot. Why: Disallow: /pricing (line 4) blocks pages meant to be crawled.',
     );
-    expect(email.html).toContain('<code>/pricing</code>');
+    expect(email.html).toContain('/pricing is blocked for Googlebot and Bingbot.');
+  });
+
+  it('says a block past the cells kept whole, as its incident alert did', () => {
+    const crawlers = [
+      'Googlebot',
+      'Bingbot',
+      'DuckDuckBot',
+      'Applebot',
+      'YandexBot',
+      'Slurp',
+      'Baiduspider',
+    ];
+    // The first 200 of 40 pages × 7 crawlers are kept, crawler by crawler within a page.
+    const cells = Array.from({ length: 40 }, (_, p) =>
+      crawlers.map((agent) => ({ ...pricing, url: `https://a.com/p${p}`, agent })),
+    ).flat();
+    const judged = (grid?: ViolationGrid) =>
+      renderDigest(
+        buildDigest('seo@a.com', period, [
+          site({
+            intent: {
+              state: 'not-as-intended',
+              since: hour(30),
+              violations: cells.slice(0, 200),
+              violationCount: 280,
+              reason: null,
+              ...(grid === undefined ? {} : { grid }),
+            },
+          }),
+        ]),
+        context,
+      ).text;
+    expect(
+      judged({
+        expected: 'allowed',
+        paths: ['/p0', '/p1', '/p2'],
+        pathCount: 40,
+        agents: crawlers.slice(0, 3),
+        agentCount: 7,
+      }),
+    ).toContain(
+      'a.com: Not as intended since 2026-06-02 14:00: /p0, /p1 and 38 more pages are blocked for Googlebot, Bingbot and 5 more crawlers. Why:',
+    );
+    // A state judged before the block was kept: the first pair, and how many more.
+    expect(judged()).toContain(
+      'a.com: Not as intended since 2026-06-02 14:00: /p0 is blocked for Googlebot, and 279 more page × crawler pairs differ. Why:',
+    );
   });
 
   it('says a missing file only where the owner meant to keep pages out', () => {

@@ -37,6 +37,7 @@ function incident(state: 'open' | 'resolved'): IncidentRecord {
     causes: ['Disallow: /cart (line 2) blocks pages meant to be crawled'],
     violations,
     violationCount: violations.length,
+    grid: null,
     worstCount: violations.length,
     reopened: 0,
     acknowledgedAt: null,
@@ -45,13 +46,13 @@ function incident(state: 'open' | 'resolved'): IncidentRecord {
   };
 }
 
-async function listed(state: 'open' | 'resolved'): Promise<string[]> {
-  const html = String(
+async function page(shown: IncidentRecord): Promise<string> {
+  return String(
     await jsx(
       ClockContext.Provider,
       { value: { timeZone: 'UTC', now: at } },
       jsx(IncidentPageView, {
-        incident: incident(state),
+        incident: shown,
         now: at,
         canEdit: false,
         signedIn: true,
@@ -59,6 +60,10 @@ async function listed(state: 'open' | 'resolved'): Promise<string[]> {
       }),
     ).toString(),
   );
+}
+
+async function listed(state: 'open' | 'resolved'): Promise<string[]> {
+  const html = await page(incident(state));
   const list = /<ul class="violations">(.*?)<\/ul>/s.exec(html)![1]!;
   return [...list.matchAll(/<li>(.*?)<\/li>/gs)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
 }
@@ -72,6 +77,35 @@ describe('an incident’s page', () => {
     ]);
     expect((await listed('resolved'))[2]).toBe(
       '/blog was blocked for Googlebot: Disallow: /blog (line 9) blocks pages meant to be crawled',
+    );
+  });
+
+  it('says whole a block of more cells than it keeps, before the first of them', async () => {
+    // 40 pages × 6 crawlers shut: 240 differ, the first 200 kept.
+    const cells = Array.from({ length: 40 }, (_, p) =>
+      SEARCH.map((agent) => cell(`/p${p}`, agent, 2)),
+    ).flat();
+    const open = {
+      ...incident('open'),
+      causes: ['Disallow: / (line 2) blocks pages meant to be crawled'],
+      violations: cells.slice(0, 200),
+      violationCount: 240,
+      grid: {
+        expected: 'allowed' as const,
+        paths: ['/p0', '/p1', '/p2'],
+        pathCount: 40,
+        agents: SEARCH.slice(0, 3),
+        agentCount: 6,
+      },
+    };
+    const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
+    expect(text(await page(open))).toContain(
+      'All 240 as one block: /p0, /p1 and 38 more pages are blocked for Googlebot, Googlebot-Image and 4 more crawlers.',
+    );
+    // Kept without one (judged before the block was kept), or resolved: not said.
+    expect(text(await page({ ...open, grid: null }))).not.toContain('as one block');
+    expect(text(await page({ ...open, state: 'resolved', resolvedAt: at }))).not.toContain(
+      'as one block',
     );
   });
 });
