@@ -597,6 +597,8 @@ export interface StoredJudgement {
   readonly violationCount: number;
   readonly judged: number;
   readonly reason: string | null;
+  /** Past the cells kept, every differing cell as one block, when they make one. */
+  readonly grid?: ViolationGrid;
 }
 
 /** Which entries of the alert log to read. */

@@ -11,7 +11,7 @@ import {
   violationCause,
   violationsByPage,
 } from '../../policy/incidents.js';
-import type { Violation } from '../../policy/intent.js';
+import type { Violation, ViolationGrid } from '../../policy/intent.js';
 import { count, differingPairs, formatDuration } from '../../policy/wording/words.js';
 import { siteLabel } from '../../policy/wording/format.js';
 import { IntentBadge, Layout, Notice, Rich, Time } from './components.js';
@@ -150,6 +150,21 @@ export const ViolationList: FC<{
   );
 };
 
+/**
+ * More cells differ than are kept, and they make one block (a file that shuts the search
+ * engines out of 40 pages): said whole before the first of them, as the alerts say it.
+ */
+const WholeBlock: FC<{
+  violations: readonly Violation[];
+  count: number;
+  grid: ViolationGrid | undefined;
+}> = ({ violations, count, grid }) =>
+  grid === undefined || violations.length >= count ? null : (
+    <p>
+      All {count} as one block: {intentLead('not-as-intended', violations, count, undefined, grid)}.
+    </p>
+  );
+
 /** The site's state against its intent, the cells that differ, its incident. */
 export const IntentSection: FC<{
   siteId: number;
@@ -180,11 +195,18 @@ export const IntentSection: FC<{
         {judgement?.state === 'cannot-check' ? <span> {judgement.reason}</span> : null}
       </p>
       {violations.length === 0 ? null : (
-        <ViolationList
-          violations={violations}
-          count={judgement!.violationCount}
-          more="marked in the matrix below"
-        />
+        <>
+          <WholeBlock
+            violations={violations}
+            count={judgement!.violationCount}
+            grid={judgement!.grid}
+          />
+          <ViolationList
+            violations={violations}
+            count={judgement!.violationCount}
+            more="marked in the matrix below"
+          />
+        </>
       )}
       {incident === undefined ? null : (
         <p>
@@ -431,21 +453,12 @@ export const IncidentPageView: FC<{
             ? 'The watched pages and crawlers that differed'
             : 'The watched pages and crawlers that differ'}
         </h2>
-        {incident.grid === null ||
-        incident.state === 'resolved' ||
-        incident.violations.length >= incident.violationCount ? null : (
-          // More cells than are kept, making one block: said whole before the first of them.
-          <p>
-            All {incident.violationCount} as one block:{' '}
-            {intentLead(
-              incident.siteState,
-              incident.violations,
-              incident.violationCount,
-              incident.causes[0],
-              incident.grid,
-            )}
-            .
-          </p>
+        {incident.state === 'resolved' ? null : (
+          <WholeBlock
+            violations={incident.violations}
+            count={incident.violationCount}
+            grid={incident.grid ?? undefined}
+          />
         )}
         <ViolationList
           violations={incident.violations}

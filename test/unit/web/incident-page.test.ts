@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { jsx } from 'hono/jsx';
 import type { IncidentRecord } from '../../../src/monitor/records.js';
 import { ClockContext } from '../../../src/web/pages/components.js';
-import { IncidentPageView } from '../../../src/web/pages/intent.js';
+import { IncidentPageView, IntentSection } from '../../../src/web/pages/intent.js';
 
 const at = new Date('2026-06-01T12:00:00Z');
 const SEARCH = ['Googlebot', 'Googlebot-Image', 'Bingbot', 'DuckDuckBot', 'Applebot', 'YandexBot'];
@@ -100,6 +100,35 @@ describe('an incident’s page', () => {
     };
     const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ');
     expect(text(await page(open))).toContain(
+      'All 240 as one block: /p0, /p1 and 38 more pages are blocked for Googlebot, Googlebot-Image and 4 more crawlers.',
+    );
+    // The site's page says it too, from the state as last judged.
+    const section = String(
+      await jsx(
+        ClockContext.Provider,
+        { value: { timeZone: 'UTC', now: at } },
+        jsx(IntentSection, {
+          siteId: 1,
+          canEdit: false,
+          now: at,
+          view: {
+            judgement: {
+              state: 'not-as-intended',
+              since: at,
+              violations: open.violations,
+              violationCount: open.violationCount,
+              judged: 240,
+              reason: null,
+              grid: open.grid,
+            },
+            intent: { from: 'built-in', entries: [] },
+            incident: open,
+            expected: () => 'allowed',
+          },
+        }),
+      ).toString(),
+    );
+    expect(text(section)).toContain(
       'All 240 as one block: /p0, /p1 and 38 more pages are blocked for Googlebot, Googlebot-Image and 4 more crawlers.',
     );
     // Kept without one (judged before the block was kept), or resolved: not said.
