@@ -44,6 +44,10 @@ export const IntentStateDocument = z
     violationCount: z.number().int(),
     judged: z.number().int().meta({ description: 'watched cells an intent entry matched' }),
     reason: z.string().nullable().meta({ description: 'why it cannot be checked' }),
+    lead: z.string().nullable().meta({
+      description:
+        'the state in a phrase, said of every cell that differs, as an alert’s subject says it; null when as intended or not judged yet',
+    }),
   })
   .meta({ id: 'IntentState' });
 
@@ -51,17 +55,28 @@ export function intentStateDocument(
   judgement: StoredJudgement | null,
   refused: Refusal | null,
 ): z.input<typeof IntentStateDocument> {
-  if (refused !== null)
+  if (refused !== null) {
+    const reason = `robowatch refused to fetch its robots.txt (${refused.reason}); fetch.allowPrivateAddresses allows it`;
     return {
       state: 'cannot-check',
       since: refused.since.toISOString(),
       violations: [],
       violationCount: 0,
       judged: 0,
-      reason: `robowatch refused to fetch its robots.txt (${refused.reason}); fetch.allowPrivateAddresses allows it`,
+      reason,
+      lead: reason,
     };
+  }
   if (judgement === null)
-    return { state: null, since: null, violations: [], violationCount: 0, judged: 0, reason: null };
+    return {
+      state: null,
+      since: null,
+      violations: [],
+      violationCount: 0,
+      judged: 0,
+      reason: null,
+      lead: null,
+    };
   return {
     state: judgement.state,
     since: judgement.since?.toISOString() ?? null,
@@ -69,6 +84,16 @@ export function intentStateDocument(
     violationCount: judgement.violationCount,
     judged: judgement.judged,
     reason: judgement.reason,
+    lead:
+      judgement.state === 'as-intended'
+        ? null
+        : intentLead(
+            judgement.state,
+            judgement.violations,
+            judgement.violationCount,
+            judgement.reason ?? undefined,
+            judgement.grid,
+          ),
   };
 }
 

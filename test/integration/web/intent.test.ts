@@ -47,6 +47,7 @@ interface IntentAnswer {
     violations: { url: string; agent: string; expected: string }[];
     violationCount: number;
     reason: string | null;
+    lead: string | null;
   };
 }
 interface IncidentAnswer {
@@ -130,6 +131,7 @@ web: {token: '${TOKEN}'}`,
     const answer = await intent();
     expect(answer.from).toBe('built-in');
     expect(answer.state.state).toBe('not-as-intended');
+    expect(answer.state.lead).toBe('/admin/ is blocked for Googlebot');
     expect(answer.state.violations).toEqual([
       expect.objectContaining({
         url: `${shop.origin}/admin/`,
@@ -165,6 +167,7 @@ web: {token: '${TOKEN}'}`,
     const answer = accepted.body as unknown as IntentAnswer;
     expect(answer.from).toBe('web');
     expect(answer.state.state).toBe('as-intended');
+    expect(answer.state.lead).toBeNull();
     expect(answer.entries).toContainEqual({
       watch: '/admin/',
       agents: ['Googlebot'],
