@@ -215,6 +215,8 @@ function incidentLines(
 
 function healthLine(site: DigestSite): string {
   const { checks, okShare, notRobots } = site.health;
+  if (site.health.neverChecked)
+    return 'Not checked yet: its robots.txt has not been fetched, so nothing is known of what crawlers may fetch there.';
   if (checks === 0) return 'Not checked this period.';
   const share = okShare === 1 ? 'all' : `${Math.round((okShare ?? 0) * 1000) / 10}%`;
   if (notRobots === 0) return `${count(checks, 'check')}, ${share} found robots.txt.`;

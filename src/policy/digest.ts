@@ -214,6 +214,8 @@ export interface DigestSite {
   readonly disallowed: readonly { readonly agent: string; readonly urls: readonly string[] }[];
   readonly health: {
     readonly checks: number;
+    /** Never checked at all (no state, nothing refused): added since the last check. */
+    readonly neverChecked: boolean;
     /** Share of checks that found robots.txt ok; null without checks. */
     readonly okShare: number | null;
     /**
@@ -469,6 +471,10 @@ function health(input: DigestSiteInput): DigestSite['health'] {
   if (open !== undefined) incidents.push({ ...open, end: null });
   return {
     checks: input.checks.length,
+    neverChecked:
+      input.checks.length === 0 &&
+      input.now === null &&
+      (input.refused === undefined || input.refused === null),
     okShare: input.checks.length === 0 ? null : ok / input.checks.length,
     notRobots,
     incidents,

@@ -333,7 +333,9 @@ notify: {email: {smtp: 'smtp://127.0.0.1:9', from: robowatch@example.com, to: [s
       expect([digest.code, digest.stderr]).toEqual([0, '']);
       expect(digest.stdout).toContain('To: seo@example.com\n');
       expect(digest.stdout).toMatch(/`Disallow: \/pricing` added to the `\*` group/);
-      expect(digest.stdout).toContain('  127.0.0.1:9: Not checked this period.\n');
+      expect(digest.stdout).toContain(
+        '  127.0.0.1:9: Not checked yet: its robots.txt has not been fetched, so nothing is known of what crawlers may fetch there.\n',
+      );
       if (url !== undefined) {
         // A command that writes says so in one line, not a stack trace.
         const check = await read('check', '--config', config);

@@ -67,7 +67,13 @@ describe('buildDigest', () => {
   it('says all clear when nothing changed, nothing failed and nothing needs attention', () => {
     const digest = buildDigest('seo@a.com', period, [site()]);
     expect(digest.allClear).toBe(true);
-    expect(digest.sites[0]!.health).toEqual({ checks: 3, okShare: 1, notRobots: 0, incidents: [] });
+    expect(digest.sites[0]!.health).toEqual({
+      checks: 3,
+      neverChecked: false,
+      okShare: 1,
+      notRobots: 0,
+      incidents: [],
+    });
     expect(digest.sites[0]!.attention).toEqual([]);
   });
 
@@ -105,6 +111,7 @@ describe('buildDigest', () => {
     expect(digest.allClear).toBe(false);
     expect(digest.sites[0]!.health).toEqual({
       checks: 5,
+      neverChecked: false,
       okShare: 0.4,
       notRobots: 0,
       incidents: [
@@ -715,7 +722,7 @@ describe('what broke and recovered, and what became of the site after', () => {
 });
 
 describe('a site never checked, in a preview that gives it no row', () => {
-  it('is not checked this period, says nothing of the AI crawlers, and links to the overview', () => {
+  it('is not checked yet, says nothing of the AI crawlers, and links to the overview', () => {
     const digest = buildDigest(
       'seo@a.com',
       period,
@@ -735,9 +742,9 @@ describe('a site never checked, in a preview that gives it no row', () => {
     const { text } = renderDigest(digest, context);
     // Before any verdict, "AI crawlers: allowed: GPTBot, CCBot, ClaudeBot" would be a guess.
     expect(text).toContain(
-      'All clear (no change, no incident this period)\n  new.example: Not checked this period.',
+      'All clear (no change, no incident this period)\n  new.example: Not checked yet: its robots.txt has not been fetched, so nothing is known of what crawlers may fetch there.',
     );
-    expect(text).not.toMatch(/new\.example: Not checked this period\. AI crawlers/);
+    expect(text).not.toMatch(/fetch there\. AI crawlers/);
     const data = digestData(digest, context) as { sites: { site: string; link: string }[] };
     expect(data.sites.map((s) => [s.site, s.link])).toEqual([
       ['https://a.com', 'https://rw.example.com/sites/1'],
