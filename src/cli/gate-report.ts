@@ -5,10 +5,11 @@
  */
 import type { CoverageCause } from '../policy/changes/cause-model.js';
 import type { GateViolation } from '../policy/gate.js';
-import { violationCause, violationText } from '../policy/incidents.js';
+import { intentLead, violationCause, violationText } from '../policy/incidents.js';
 import { describeCrawlers, explainCause, listNames } from '../policy/wording/explain.js';
 import { percent, ruleString } from '../policy/wording/rule-words.js';
 import { pathOf } from '../policy/intent.js';
+import type { ViolationGrid } from '../policy/intent.js';
 import type { WatchVerdict } from '../policy/verdicts.js';
 import { oneLineText, siteLabel, visibleControls } from '../policy/wording/format.js';
 import { answers, fromRedirect } from '../policy/wording/status-words.js';
@@ -58,7 +59,14 @@ export function gateFindings(report: GateReport, context: GateReportContext): Ga
       title: 'The draft cannot be judged',
       message: `Once deployed, ${result.intent.reason ?? 'crawlers would not read it as robots.txt'}.`,
     });
-  findings.push(...intentFindings(result.violations, result.intent.violationCount, result.newOnly));
+  findings.push(
+    ...intentFindings(
+      result.violations,
+      result.intent.violationCount,
+      result.newOnly,
+      result.intent.grid,
+    ),
+  );
   for (const cause of result.coverage?.causes ?? [])
     findings.push(...coverageFindings(report, cause, context.at));
   findings.push(...unjudgedFindings(report));
@@ -95,6 +103,8 @@ function intentFindings(
   violations: readonly GateViolation[],
   total: number,
   newOnly = false,
+  /** Every differing cell as one block, when more differ than are listed and they make one. */
+  grid?: ViolationGrid,
 ): GateFinding[] {
   const byReason = new Map<string, GateViolation[]>();
   for (const v of violations) {
@@ -126,7 +136,9 @@ function intentFindings(
       kind: 'intent',
       line: null,
       title: 'Not as intended',
-      message: `and ${count(unlisted, 'more watched page × crawler pair')} differ from the intent (not listed).`,
+      // The pages listed name only the crawlers listed for them: a block said whole says
+      // that the rest are shut too ("/p0 is blocked for Googlebot … Applebot" is not all).
+      message: `and ${count(unlisted, 'more watched page × crawler pair')} differ from the intent (not listed)${grid === undefined ? '' : `; all ${total} as one block: ${intentLead('not-as-intended', violations, total, undefined, grid)}`}.`,
     });
   return findings;
 }

@@ -219,6 +219,31 @@ describe('the gate’s reports', () => {
     );
   });
 
+  it('text: a block of more pairs than are listed is said whole, not only the crawlers listed', () => {
+    // 40 pages × the 7 search engines shut: 280 pairs, more than are listed.
+    const pages = Array.from({ length: 40 }, (_, i) => `/p${i}`);
+    const config = parseConfig(
+      `agents: ['@search']\nsites:\n  - url: ${origin}\n    watch: [${pages.join(', ')}]\n`,
+      context,
+    );
+    const site = config.sites[0]!;
+    const result = gateDraft({
+      profile: site.profile,
+      agents: site.agents,
+      watches: site.watches,
+      intent: site.intent.rules,
+      draft: bytes('User-agent: *\nDisallow: /\n'),
+      live: { status: 200, error: null, body: bytes(LIVE), cut: null },
+      paths: null,
+      thresholds: config.notify.coverage,
+      newOnly: false,
+    });
+    const text = gateReport('text', { ...reportFor(LIVE, null), site, result }, { file: FILE, at });
+    expect(text).toMatch(
+      / {2}Not as intended: and \d+ more watched page × crawler pairs differ from the intent \(not listed\); all 280 as one block: \/p0, \/p1 and 38 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers\.\n/,
+    );
+  });
+
   it('text: the verdict first, then errors with their lines, then what the draft changes', () => {
     const text = gateReport('text', reportFor(BAD, null), { file: FILE, at });
     expect(text.split('\n').slice(0, 5)).toEqual([
