@@ -20,21 +20,21 @@ const PATHS = [
 ];
 const LIVE = 'User-agent: *\nDisallow: /admin\n';
 
+const SHOP = `agents: [Googlebot, Bingbot, GPTBot]
+sites:
+  - url: ${origin}
+    name: Shop
+    watch: [/, /pricing, /blog/post-1, /shop/item-1]
+`;
+
 function reportFor(
   draft: string,
   paths: string[] | null = PATHS,
   live = LIVE,
   newOnly = false,
+  configuration = SHOP,
 ): GateReport {
-  const config = parseConfig(
-    `agents: [Googlebot, Bingbot, GPTBot]
-sites:
-  - url: ${origin}
-    name: Shop
-    watch: [/, /pricing, /blog/post-1, /shop/item-1]
-`,
-    context,
-  );
+  const config = parseConfig(configuration, context);
   const site = config.sites[0]!;
   const result = gateDraft({
     profile: site.profile,
@@ -222,23 +222,14 @@ describe('the gate’s reports', () => {
   it('text: a block of more pairs than are listed is said whole, not only the crawlers listed', () => {
     // 40 pages × the 7 search engines shut: 280 pairs, more than are listed.
     const pages = Array.from({ length: 40 }, (_, i) => `/p${i}`);
-    const config = parseConfig(
+    const report = reportFor(
+      'User-agent: *\nDisallow: /\n',
+      null,
+      LIVE,
+      false,
       `agents: ['@search']\nsites:\n  - url: ${origin}\n    watch: [${pages.join(', ')}]\n`,
-      context,
     );
-    const site = config.sites[0]!;
-    const result = gateDraft({
-      profile: site.profile,
-      agents: site.agents,
-      watches: site.watches,
-      intent: site.intent.rules,
-      draft: bytes('User-agent: *\nDisallow: /\n'),
-      live: { status: 200, error: null, body: bytes(LIVE), cut: null },
-      paths: null,
-      thresholds: config.notify.coverage,
-      newOnly: false,
-    });
-    const text = gateReport('text', { ...reportFor(LIVE, null), site, result }, { file: FILE, at });
+    const text = gateReport('text', report, { file: FILE, at });
     expect(text).toMatch(
       / {2}Not as intended: and \d+ more watched page × crawler pairs differ from the intent \(not listed\); all 280 as one block: \/p0, \/p1 and 38 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers\.\n/,
     );
