@@ -410,17 +410,31 @@ export function gateJunit(report: GateReport, context: GateReportContext): strin
       : { failure: { type: 'file', message: fileError.message, text: fileError.message } }),
   });
   const unlisted = result.intent.violationCount > result.violations.length;
+  // Every watched page for every crawler, as one block (a draft that shuts the site): each
+  // page fails with it, though only some of its cells are listed.
+  const { grid } = result.intent;
+  const whole =
+    grid !== undefined &&
+    unlisted &&
+    grid.pathCount === new Set(site.watches.map(pathOf)).size &&
+    grid.agentCount === new Set(site.agents.map((a) => a.token)).size
+      ? `All ${result.intent.violationCount} watched page × crawler pairs differ from the intent as one block: ${intentLead('not-as-intended', result.violations, result.intent.violationCount, undefined, grid)}.`
+      : undefined;
   for (const url of site.watches) {
     const cells = result.violations.filter((v) => v.url === url);
     const name = `as intended: ${url}`;
-    if (cells.length === 0 && unlisted && result.intent.state === 'not-as-intended')
+    const listed = intentFindings(cells, cells.length).map((f) => f.message);
+    if (whole !== undefined)
+      cases.push({
+        name,
+        failure: { type: 'intent', message: whole, text: [whole, ...listed].join('\n') },
+      });
+    else if (cells.length === 0 && unlisted && result.intent.state === 'not-as-intended')
       cases.push({ name, skipped: 'more pairs differ than are listed; see the text report' });
     else if (cells.length === 0) cases.push({ name });
     else {
-      const text = intentFindings(cells, cells.length)
-        .map((f) => f.message)
-        .join('\n');
-      cases.push({ name, failure: { type: 'intent', message: text.split('\n')[0]!, text } });
+      const text = listed.join('\n');
+      cases.push({ name, failure: { type: 'intent', message: listed[0]!, text } });
     }
   }
   for (const agent of site.agents) {

@@ -229,6 +229,16 @@ describe('the gate’s reports', () => {
       false,
       `agents: ['@search']\nsites:\n  - url: ${origin}\n    watch: [${pages.join(', ')}]\n`,
     );
+    // In JUnit, every page fails with the block, not only those whose cells are listed.
+    const cases = parseJunit(gateReport('junit', report, { file: FILE, at })).testsuites.testsuite
+      .testcase;
+    const pageCases = cases.filter((c) => c.name.startsWith('as intended: '));
+    expect(pageCases).toHaveLength(40);
+    expect(new Set(pageCases.map((c) => c.failure?.message))).toEqual(
+      new Set([
+        'All 280 watched page × crawler pairs differ from the intent as one block: /p0, /p1 and 38 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers.',
+      ]),
+    );
     const text = gateReport('text', report, { file: FILE, at });
     expect(text).toMatch(
       / {2}Not as intended: and \d+ more watched page × crawler pairs differ from the intent \(not listed\); all 280 as one block: \/p0, \/p1 and 38 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers\.\n/,
