@@ -67,7 +67,15 @@ export function incidentModel(payload: IncidentPayload, context: RenderContext):
     if (incident.state === 'cannot-check')
       lines.push('', ...incident.causes.map((c) => `Why: ${c}`));
     else {
-      lines.push('', `${differingPairs(cells)} from the intent:`);
+      // More differ than are listed: the whole first (a page listed names only the
+      // crawlers listed for it), then the first of them.
+      const listed = incident.violations.length;
+      lines.push(
+        '',
+        listed < cells
+          ? `${differingPairs(cells)} from the intent: ${lead}. The first ${listed}, page by page:`
+          : `${differingPairs(cells)} from the intent:`,
+      );
       for (const line of violationLines(incident.violations, cells)) lines.push(`- ${line}`);
       if (incident.causes.length > 0)
         lines.push('', 'Why:', ...incident.causes.map((c) => `- ${c}`));

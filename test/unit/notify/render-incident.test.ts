@@ -75,6 +75,10 @@ describe('an incident alert', () => {
     expect(email.subject).toBe(
       'Shop (shop.example): not as intended: /p0, /p1 and 8 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers',
     );
+    // The body says the whole before the first pairs, which name some crawlers a page.
+    expect(email.text).toContain(
+      '70 watched page × crawler pairs differ from the intent: /p0, /p1 and 8 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers. The first 50, page by page:\n',
+    );
     const listed = email.text.split('\n').filter((l) => l.startsWith('- `/p'));
     // Crawler by crawler: the first five crawlers of all ten pages are listed.
     expect(listed).toHaveLength(10);
