@@ -5,7 +5,7 @@
  */
 import type { CoverageCause } from '../policy/changes/cause-model.js';
 import type { GateViolation } from '../policy/gate.js';
-import { intentLead, violationCause, violationText } from '../policy/incidents.js';
+import { draftLead, intentLead, violationCause, violationText } from '../policy/incidents.js';
 import { describeCrawlers, explainCause, listNames } from '../policy/wording/explain.js';
 import { percent, ruleString } from '../policy/wording/rule-words.js';
 import { pathOf } from '../policy/intent.js';
@@ -248,17 +248,15 @@ export function gateHeadline(report: GateReport, findings: readonly GateFinding[
   if (report.result.passed && intent.violationCount > 0)
     return `PASS (--new-only): the draft makes nothing worse for ${label}${urlSet}; ${count(intent.violationCount, 'watched page × crawler pair')} differ${intent.violationCount === 1 ? 's' : ''} from the intent as live.`;
   if (report.result.passed) return `PASS: the draft keeps ${label} as intended${urlSet}.`;
+  // What crawlers would do once it ships, said as alerts lead ("/pricing and /cart would
+  // be blocked for Googlebot and Bingbot"), of every differing cell, or of the new ones.
+  const { everyViolation, newOnly, newViolations } = report.result;
+  const differing = newOnly ? everyViolation.filter((v) => !v.live) : everyViolation;
   const parts = [
     ...(intent.state === 'cannot-check' ? ['crawlers would not read it as robots.txt'] : []),
-    ...(report.result.newOnly && report.result.newViolations > 0
-      ? [
-          `${count(report.result.newViolations, 'watched page × crawler pair')} would newly differ from the intent`,
-        ]
-      : !report.result.newOnly && intent.violationCount > 0
-        ? [
-            `${count(intent.violationCount, 'watched page × crawler pair')} would differ from the intent`,
-          ]
-        : []),
+    ...(intent.state !== 'cannot-check' && (newOnly ? newViolations : intent.violationCount) > 0
+      ? [`once deployed, ${draftLead(differing, 'watched page × crawler pair', newOnly)}`]
+      : []),
     ...(findings.some((e) => e.kind === 'coverage' && e.severity === 'error')
       ? ['it newly blocks more of the sitemap URL set than notify.coverage allows']
       : []),
@@ -409,33 +407,33 @@ export function gateJunit(report: GateReport, context: GateReportContext): strin
       ? {}
       : { failure: { type: 'file', message: fileError.message, text: fileError.message } }),
   });
-  const unlisted = result.intent.violationCount > result.violations.length;
-  // Every watched page for every crawler, as one block (a draft that shuts the site): each
-  // page fails with it, though only some of its cells are listed.
+  // Each page with all its differing cells (the text report lists the first 200).
+  const byUrl = new Map<string, GateViolation[]>();
+  for (const v of result.everyViolation) {
+    const cells = byUrl.get(v.url);
+    if (cells === undefined) byUrl.set(v.url, [v]);
+    else cells.push(v);
+  }
+  // Every watched page for every crawler, as one block (a draft that shuts the site):
+  // each page fails with it said whole, then its own crawlers.
   const { grid } = result.intent;
   const whole =
     grid !== undefined &&
-    unlisted &&
     grid.pathCount === new Set(site.watches.map(pathOf)).size &&
     grid.agentCount === new Set(site.agents.map((a) => a.token)).size
       ? `All ${result.intent.violationCount} watched page × crawler pairs differ from the intent as one block: ${intentLead('not-as-intended', result.violations, result.intent.violationCount, undefined, grid)}.`
       : undefined;
   for (const url of site.watches) {
-    const cells = result.violations.filter((v) => v.url === url);
+    const cells = byUrl.get(url) ?? [];
     const name = `as intended: ${url}`;
-    const listed = intentFindings(cells, cells.length).map((f) => f.message);
-    if (whole !== undefined)
-      cases.push({
-        name,
-        failure: { type: 'intent', message: whole, text: [whole, ...listed].join('\n') },
-      });
-    else if (cells.length === 0 && unlisted && result.intent.state === 'not-as-intended')
-      cases.push({ name, skipped: 'more pairs differ than are listed; see the text report' });
-    else if (cells.length === 0) cases.push({ name });
-    else {
-      const text = listed.join('\n');
-      cases.push({ name, failure: { type: 'intent', message: listed[0]!, text } });
+    if (cells.length === 0) {
+      cases.push({ name });
+      continue;
     }
+    const listed = intentFindings(cells, cells.length).map((f) => f.message);
+    const message = whole ?? listed[0]!;
+    const text = (whole === undefined ? listed : [whole, ...listed]).join('\n');
+    cases.push({ name, failure: { type: 'intent', message, text } });
   }
   for (const agent of site.agents) {
     const name = `sitemap URL set: ${agent.token}`;

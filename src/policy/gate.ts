@@ -27,7 +27,7 @@ import type { CoverageChange } from './coverage-change.js';
 import { fileCondition } from './file-condition.js';
 import type { FileCondition } from './file-condition.js';
 import type { BodyCut } from './fetch-result.js';
-import { evaluateIntent, expectationOf, newlyWrong, pathOf } from './intent.js';
+import { evaluateIntent, expectationOf, pathOf } from './intent.js';
 import type { IntentEvaluation, IntentRule, LiveMarkedViolation, Violation } from './intent.js';
 import { computeVerdicts, ParseCache } from './verdicts.js';
 import type { RobotsState, WatchedAgent, WatchVerdict } from './verdicts.js';
@@ -81,6 +81,8 @@ export interface GateResult {
   readonly liveIntent: IntentEvaluation;
   /** The cells that differ from the intent with the draft (at most MAX_VIOLATIONS). */
   readonly violations: readonly GateViolation[];
+  /** Every cell that differs from the intent with the draft, for a report page by page. */
+  readonly everyViolation: readonly GateViolation[];
   /** How much of the URL set the draft newly blocks or frees; null without a URL set. */
   readonly coverage: {
     readonly urls: number;
@@ -119,11 +121,13 @@ export function gateDraft(input: GateInput): GateResult {
   const liveVerdicts = computeVerdicts(liveState, watches, agents, cache);
 
   const condition = fileCondition(input.draft, truncated);
-  const intent = evaluateIntent(input.intent, draftVerdicts, {
-    status: fetchStatusOf(draftFetch, profile, false),
-    fileCondition: condition,
-    refused: null,
-  });
+  const every: Violation[] = [];
+  const intent = evaluateIntent(
+    input.intent,
+    draftVerdicts,
+    { status: fetchStatusOf(draftFetch, profile, false), fileCondition: condition, refused: null },
+    every,
+  );
   const liveIntent = evaluateIntent(input.intent, liveVerdicts, {
     status: fetchStatusOf(input.live, profile, false),
     fileCondition:
@@ -134,9 +138,9 @@ export function gateDraft(input: GateInput): GateResult {
   const liveAllowed = new Map(liveVerdicts.map((v) => [`${v.url}\n${v.agent}`, v.allowed]));
   const wrongLive = (v: Violation) =>
     liveAllowed.get(`${v.url}\n${v.agent}`) === (v.expected === 'disallowed');
-  const violations = intent.violations.map((v) => ({ ...v, live: wrongLive(v) }));
-  // Counted over every pair (the listed violations are cut at MAX_VIOLATIONS).
-  const newViolations = newlyWrong(input.intent, draftVerdicts, liveAllowed);
+  const everyViolation = every.map((v) => ({ ...v, live: wrongLive(v) }));
+  const violations = everyViolation.slice(0, intent.violations.length);
+  const newViolations = everyViolation.filter((v) => !v.live).length;
 
   const before: CauseSide = {
     fetch: input.live,
@@ -198,6 +202,7 @@ export function gateDraft(input: GateInput): GateResult {
     intent,
     liveIntent,
     violations,
+    everyViolation,
     coverage,
     causes,
     unjudged,

@@ -5,6 +5,7 @@
  */
 import { pathOf } from './intent.js';
 import { listNames } from './wording/explain-pairs.js';
+import { count } from './wording/words.js';
 import type {
   Expectation,
   IntentEvaluation,
@@ -138,6 +139,7 @@ export function violationCause(v: Violation): string {
  * Bingbot and 5 more crawlers"); else the first and how many pairs more ("/pricing is
  * blocked for Googlebot, and 13 more page × crawler pairs differ"); two pages each with
  * crawlers of its own, each with them. Or why the site cannot be judged page by page.
+ * With `draft`, of a file not yet deployed: "/pricing would be blocked for Googlebot".
  */
 export function intentLead(
   state: SiteState,
@@ -145,13 +147,15 @@ export function intentLead(
   count: number,
   reason: string | undefined,
   grid?: ViolationGrid,
+  draft = false,
 ): string {
   // Its reason says what crawlers do now ("robots.txt answers 503: Google crawls nothing
   // …"), or that robowatch refused to fetch it: neither is "cannot be checked".
   if (state === 'cannot-check') return reason ?? 'robots.txt cannot be read';
+  const be = (one: boolean) => (draft ? 'would be' : one ? 'is' : 'are');
   // More cells than are listed, as one block: said whole.
   if (grid !== undefined && listed.length < count)
-    return `${counted(grid.paths, grid.pathCount, 'pages')} ${grid.pathCount === 1 ? 'is' : 'are'} ${grid.expected === 'allowed' ? 'blocked for' : 'open to'} ${counted(grid.agents, grid.agentCount, 'crawlers')}`;
+    return `${counted(grid.paths, grid.pathCount, 'pages')} ${be(grid.pathCount === 1)} ${grid.expected === 'allowed' ? 'blocked for' : 'open to'} ${counted(grid.agents, grid.agentCount, 'crawlers')}`;
   const first = listed[0];
   if (first === undefined) return 'not as intended';
   const verb = first.expected === 'allowed' ? 'blocked for' : 'open to';
@@ -159,7 +163,7 @@ export function intentLead(
   const paths = [...new Set(alike.map((v) => pathOf(v.url)))];
   const agents = [...new Set(alike.map((v) => v.agent))];
   if (alike.length === count && paths.length * agents.length === count)
-    return `${someOf(paths, 'pages')} ${paths.length === 1 ? 'is' : 'are'} ${verb} ${someOf(agents, 'crawlers')}`;
+    return `${someOf(paths, 'pages')} ${be(paths.length === 1)} ${verb} ${someOf(agents, 'crawlers')}`;
   if (alike.length === count && paths.length === 2) {
     // Two pages, each for crawlers of its own: "/about is blocked for Googlebot, /cart for …".
     const [one, two] = paths.map((path) =>
@@ -168,10 +172,29 @@ export function intentLead(
         'crawlers',
       ),
     );
-    return `${paths[0]} is ${verb} ${one}, ${paths[1]} for ${two}`;
+    return `${paths[0]} ${be(true)} ${verb} ${one}, ${paths[1]} for ${two}`;
   }
   const more = count - 1;
-  return `${pathOf(first.url)} is ${verb} ${first.agent}${more > 0 ? `, and ${more} more page × crawler pair${more === 1 ? '' : 's'} differ${more === 1 ? 's' : ''}` : ''}`;
+  const differ = draft ? 'would differ' : more === 1 ? 'differs' : 'differ';
+  return `${pathOf(first.url)} ${be(true)} ${verb} ${first.agent}${more > 0 ? `, and ${more} more page × crawler pair${more === 1 ? '' : 's'} ${differ}` : ''}`;
+}
+
+/**
+ * What a file not yet deployed would do, of every cell that would differ (the gate's and
+ * the tester's): the lead in the conditional, with how many pairs differ unless the lead
+ * says it already ("/pricing and /cart would be blocked for Googlebot (4 watched page ×
+ * crawler pairs differ from the intent)"). `pairs` names them: "watched page × crawler
+ * pair", or with "newly" for those the live file gets right.
+ */
+export function draftLead(
+  every: readonly Pick<Violation, 'url' | 'agent' | 'expected'>[],
+  pairs: string,
+  newly = false,
+): string {
+  const lead = intentLead('not-as-intended', every, every.length, undefined, undefined, true);
+  if (/ more page × crawler pairs? would differ$/.test(lead)) return lead;
+  const n = every.length;
+  return `${lead} (${count(n, pairs)} ${newly ? 'newly ' : ''}differ${n === 1 ? 's' : ''} from the intent)`;
 }
 
 /** "/a", "/a and /b", "/a, /b and /c", "/a, /b and 5 more pages". */

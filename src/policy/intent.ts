@@ -226,11 +226,15 @@ function namedTokens(rules: readonly IntentRule[]): ReadonlySet<string> {
   return named;
 }
 
-/** Judges a state's verdicts against the intent. */
+/**
+ * Judges a state's verdicts against the intent. `every`, when given, receives every cell
+ * that differs, past the MAX_VIOLATIONS kept (the gate's report of each page).
+ */
 export function evaluateIntent(
   rules: readonly IntentRule[],
   verdicts: readonly Pick<WatchVerdict, 'url' | 'agent' | 'allowed' | 'cause'>[],
   state: JudgedState,
+  every?: Violation[],
 ): IntentEvaluation {
   const reason = cannotCheckReason(state);
   if (reason !== null)
@@ -274,9 +278,15 @@ export function evaluateIntent(
     judged++;
     if ((expected === 'allowed') === verdict.allowed) continue;
     violationCount++;
-    if (violations.length < MAX_VIOLATIONS)
-      violations.push({ url: verdict.url, agent: verdict.agent, expected, cause: verdict.cause });
-    else (tally ??= new GridTally(violations)).add(path, verdict.agent, expected);
+    if (violations.length < MAX_VIOLATIONS || every !== undefined) {
+      const violation = { url: verdict.url, agent: verdict.agent, expected, cause: verdict.cause };
+      every?.push(violation);
+      if (violations.length < MAX_VIOLATIONS) {
+        violations.push(violation);
+        continue;
+      }
+    }
+    (tally ??= new GridTally(violations)).add(path, verdict.agent, expected);
   }
   const grid = tally?.grid();
   return {
@@ -287,25 +297,6 @@ export function evaluateIntent(
     reason: null,
     ...(grid === undefined ? {} : { grid }),
   };
-}
-
-/**
- * Of the cells `verdicts` gets wrong against the intent, how many `before` got right
- * (its verdicts by "url\nagent": allowed or not): what a new file makes worse. Counted
- * over every cell, where an evaluation lists at most MAX_VIOLATIONS.
- */
-export function newlyWrong(
-  rules: readonly IntentRule[],
-  verdicts: readonly Pick<WatchVerdict, 'url' | 'agent' | 'allowed'>[],
-  before: ReadonlyMap<string, boolean | undefined>,
-): number {
-  let count = 0;
-  for (const v of verdicts) {
-    const expected = expectationOf(rules, pathOf(v.url), v.agent);
-    if (expected === null || (expected === 'allowed') === v.allowed) continue;
-    if (before.get(`${v.url}\n${v.agent}`) !== (expected === 'disallowed')) count++;
-  }
-  return count;
 }
 
 /** Which cells "Accept as intended" takes: one, a URL's row, a crawler's column, or all. */

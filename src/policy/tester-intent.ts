@@ -7,8 +7,9 @@ import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import type { Profile } from '../robots/index.js';
 import { fetchStatusOf } from './changes/events.js';
 import { fileCondition } from './file-condition.js';
-import { evaluateIntent, newlyWrong } from './intent.js';
-import type { IntentEvaluation, IntentRule, LiveMarkedViolation } from './intent.js';
+import { draftLead } from './incidents.js';
+import { evaluateIntent } from './intent.js';
+import type { IntentEvaluation, IntentRule, LiveMarkedViolation, Violation } from './intent.js';
 import type { TesterRow } from './tester.js';
 
 export interface TesterIntent {
@@ -17,6 +18,12 @@ export interface TesterIntent {
   readonly already: number;
   /** The cells that would differ (at most MAX_VIOLATIONS), each marked if the live file has it differ too. */
   readonly violations: readonly LiveMarkedViolation[];
+  /**
+   * What crawlers would do once it is deployed, of every cell that would differ, as the
+   * gate says it ("/pricing and /cart would be blocked for Googlebot (4 page × crawler
+   * pairs differ from the intent)"); null when none would.
+   */
+  readonly lead: string | null;
 }
 
 export function testerIntent(
@@ -27,23 +34,26 @@ export function testerIntent(
 ): TesterIntent {
   const served = { status: 200, error: null } as const;
   const proposed = rows.map((r) => r.proposed);
-  const evaluation = evaluateIntent(rules, proposed, {
-    status: fetchStatusOf(served, profile, false),
-    fileCondition: fileCondition(
-      body.subarray(0, MAX_ROBOTS_BYTES),
-      body.length > MAX_ROBOTS_BYTES,
-    ),
-    refused: null,
-  });
+  const every: Violation[] = [];
+  const evaluation = evaluateIntent(
+    rules,
+    proposed,
+    {
+      status: fetchStatusOf(served, profile, false),
+      fileCondition: fileCondition(
+        body.subarray(0, MAX_ROBOTS_BYTES),
+        body.length > MAX_ROBOTS_BYTES,
+      ),
+      refused: null,
+    },
+    every,
+  );
   // Over every cell: the listed violations stop at MAX_VIOLATIONS.
   const live = new Map(rows.map((r) => [`${r.url}\n${r.agent}`, r.live?.allowed]));
-  const already =
-    evaluation.state === 'not-as-intended'
-      ? evaluation.violationCount - newlyWrong(rules, proposed, live)
-      : 0;
-  const violations = evaluation.violations.map((v) => ({
-    ...v,
-    live: live.get(`${v.url}\n${v.agent}`) === (v.expected === 'disallowed'),
-  }));
-  return { evaluation, already, violations };
+  const liveToo = (v: Violation) =>
+    live.get(`${v.url}\n${v.agent}`) === (v.expected === 'disallowed');
+  const already = every.filter(liveToo).length;
+  const violations = evaluation.violations.map((v) => ({ ...v, live: liveToo(v) }));
+  const lead = every.length === 0 ? null : draftLead(every, 'page × crawler pair');
+  return { evaluation, already, violations, lead };
 }

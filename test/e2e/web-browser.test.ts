@@ -212,7 +212,7 @@ describe('the web UI in Chromium', () => {
     await expect
       .poll(() => page.locator('p.summary').allTextContents())
       .toEqual([
-        'Not as intended: 1 page × crawler pair differs from the intent, as with the live file.',
+        'Not as intended: once deployed, /private/x would be blocked for Googlebot (1 page × crawler pair differs from the intent). The live file does the same.',
         'Deploying this file changes 3 verdicts.',
       ]);
     expect(await page.locator('td.changed').count()).toBe(3);

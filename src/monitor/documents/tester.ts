@@ -35,6 +35,10 @@ const TesterIntentDocument = z
       description: 'of those, how many differ from the intent with the live file too',
     }),
     reason: z.string().nullable().meta({ description: 'why it could not be judged' }),
+    lead: z.string().nullable().meta({
+      description:
+        'what crawlers would do once the file is deployed, of every row that would differ ("/pricing and /cart would be blocked for Googlebot (4 page × crawler pairs differ from the intent)"); null when none would',
+    }),
     violations: list(
       ViolationDocument.extend({
         live: z.boolean().meta({ description: 'the live file has this row differ too' }),
@@ -51,6 +55,7 @@ export function testerIntentDocument(intent: TesterIntent): z.input<typeof Teste
     violationCount: evaluation.violationCount,
     already: intent.already,
     reason: evaluation.reason,
+    lead: intent.lead,
     violations: intent.violations,
   };
 }

@@ -212,13 +212,12 @@ const AgainstIntent: FC<{ intent: TesterIntent }> = ({ intent }) => {
       ) : (
         <>
           <p class="summary">
-            Not as intended: {pairs(evaluation.violationCount)}{' '}
-            {evaluation.violationCount === 1 ? 'differs' : 'differ'} from the intent
+            Not as intended: once deployed, {intent.lead}
             {already === 0
-              ? ', where the live file gets them right.'
+              ? '. The live file gets them right.'
               : already === evaluation.violationCount
-                ? ', as with the live file.'
-                : ` (${grouped(already)} as with the live file).`}
+                ? '. The live file does the same.'
+                : `. The live file does the same for ${grouped(already)} of them.`}
           </p>
           <ViolationList violations={evaluation.violations} count={evaluation.violationCount} />
         </>

@@ -377,7 +377,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
       );
     // The live file keeps Googlebot from /pricing already; the draft keeps it from /blog/ too.
     expect(await tested('User-agent: *\nDisallow: /blog/\nDisallow: /pricing\n')).toContain(
-      'Not as intended: 2 page × crawler pairs differ from the intent (1 as with the live file). /pricing is blocked for Googlebot: Disallow: /pricing (line 3) blocks pages meant to be crawled /blog/post is blocked for Googlebot: Disallow: /blog/ (line 2) blocks pages meant to be crawled',
+      'Not as intended: once deployed, /pricing and /blog/post would be blocked for Googlebot (2 page × crawler pairs differ from the intent). The live file does the same for 1 of them. /pricing is blocked for Googlebot: Disallow: /pricing (line 3) blocks pages meant to be crawled /blog/post is blocked for Googlebot: Disallow: /blog/ (line 2) blocks pages meant to be crawled',
     );
     expect(await tested('<!DOCTYPE html>\n<html><body>Sorry</body></html>\n')).toContain(
       'Against its intent Once deployed, robots.txt is an HTML page: crawlers find no rules in it and crawl everything.',
@@ -605,6 +605,7 @@ describe.each(databaseKinds())('the web app on %s', (kind) => {
         violationCount: 2,
         already: 1,
         reason: null,
+        lead: '/pricing and /blog/post would be blocked for Googlebot (2 page × crawler pairs differ from the intent)',
         violations: [],
       });
       expect(

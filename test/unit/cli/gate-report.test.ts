@@ -70,8 +70,13 @@ interface Junit {
     readonly testsuite: {
       readonly tests: string;
       readonly failures: string;
+      readonly skipped: string;
       readonly 'system-out': string;
-      readonly testcase: { name: string; failure?: { type: string; message: string } }[];
+      readonly testcase: {
+        name: string;
+        failure?: { type: string; message: string };
+        skipped?: unknown;
+      }[];
     };
   };
 }
@@ -204,6 +209,16 @@ describe('the gate’s reports', () => {
     expect(text).toMatch(
       /Warnings \(1\):\n {2}line 2: Not as intended: .* The live file already does this\./,
     );
+    // What the draft adds is what fails it, said as what crawlers would do.
+    const worse = reportFor(
+      'User-agent: *\nDisallow: /pricing\nDisallow: /blog\n',
+      null,
+      live,
+      true,
+    );
+    expect(gateReport('text', worse, { file: FILE, at })).toContain(
+      'FAIL: the draft must not ship for Shop (shop.example): once deployed, /blog/post-1 would be blocked for Googlebot and Bingbot (2 watched page × crawler pairs newly differ from the intent).',
+    );
   });
 
   it('text: a draft crawlers would not read as robots.txt says what they would do once it is deployed', () => {
@@ -240,8 +255,43 @@ describe('the gate’s reports', () => {
       ]),
     );
     const text = gateReport('text', report, { file: FILE, at });
+    expect(text).toContain(
+      '\nFAIL: the draft must not ship for shop.example: once deployed, /p0, /p1 and 38 more pages would be blocked for Googlebot, Googlebot-Image and 5 more crawlers (280 watched page × crawler pairs differ from the intent).\n',
+    );
     expect(text).toMatch(
       / {2}Not as intended: and \d+ more watched page × crawler pairs differ from the intent \(not listed\); all 280 as one block: \/p0, \/p1 and 38 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers\.\n/,
+    );
+  });
+
+  it('JUnit: past the pairs the text lists, each page still fails with all of its crawlers', () => {
+    // 250 blog pages × 2 crawlers blocked, 50 other pages open: 500 pairs, 200 listed.
+    const blog = Array.from({ length: 250 }, (_, i) => `/blog/p${i}`);
+    const other = Array.from({ length: 50 }, (_, i) => `/shop/p${i}`);
+    const report = reportFor(
+      'User-agent: *\nDisallow: /blog/\n',
+      null,
+      LIVE,
+      false,
+      `agents: [Googlebot, Bingbot]\nsites:\n  - url: ${origin}\n    watch: [${[...blog, ...other].join(', ')}]\n`,
+    );
+    const suite = parseJunit(gateReport('junit', report, { file: FILE, at })).testsuites.testsuite;
+    const byName = new Map(suite.testcase.map((c) => [c.name, c]));
+    for (const path of blog)
+      expect(byName.get(`as intended: ${origin}${path}`)?.failure?.message).toBe(
+        `\`${path}\` is blocked for Googlebot and Bingbot, meant to be crawled. Why: Disallow: /blog/ (line 2) blocks pages meant to be crawled.`,
+      );
+    for (const path of other) {
+      const passed = byName.get(`as intended: ${origin}${path}`);
+      expect([passed?.name, passed?.failure]).toEqual([`as intended: ${origin}${path}`, undefined]);
+    }
+    // Only the sitemap URL set's cases are skipped (not read here), no page's.
+    expect([suite.failures, suite.skipped]).toEqual(['250', '2']);
+    expect(suite.testcase.filter((c) => c.skipped !== undefined).map((c) => c.name)).toEqual([
+      'sitemap URL set: Googlebot',
+      'sitemap URL set: Bingbot',
+    ]);
+    expect(gateReport('text', report, { file: FILE, at })).toContain(
+      'FAIL: the draft must not ship for shop.example: once deployed, /blog/p0, /blog/p1 and 248 more pages would be blocked for Googlebot and Bingbot (500 watched page × crawler pairs differ from the intent).',
     );
   });
 
@@ -252,7 +302,7 @@ describe('the gate’s reports', () => {
       'Live file: https://shop.example/robots.txt answers 200',
       'Watched: 4 pages × 3 crawlers; intent judges 8 pairs; sitemap URL set: not read',
       '',
-      'FAIL: the draft must not ship for Shop (shop.example): 4 watched page × crawler pairs would differ from the intent.',
+      'FAIL: the draft must not ship for Shop (shop.example): once deployed, /pricing and /blog/post-1 would be blocked for Googlebot and Bingbot (4 watched page × crawler pairs differ from the intent).',
     ]);
     expect(text).toContain(
       '  line 4: Not as intended: `/pricing` is blocked for Googlebot and Bingbot',
