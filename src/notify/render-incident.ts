@@ -6,7 +6,7 @@
  */
 import type { WebhookFormat } from '../policy/alerts.js';
 import type { IncidentPayload } from '../policy/incident-alerts.js';
-import { differingPairs, formatDuration } from '../policy/wording/words.js';
+import { count, differingPairs, formatDuration } from '../policy/wording/words.js';
 import { formatInstant, oneLineText, siteLabel } from '../policy/wording/format.js';
 import { escapeHtml, htmlWithCode, slackEscape } from './render-alert.js';
 import { intentLead, violationLines } from '../policy/incidents.js';
@@ -67,13 +67,13 @@ export function incidentModel(payload: IncidentPayload, context: RenderContext):
     if (incident.state === 'cannot-check')
       lines.push('', ...incident.causes.map((c) => `Why: ${c}`));
     else {
-      // More differ than are listed: the whole first (a page listed names only the
-      // crawlers listed for it), then the first of them.
-      const listed = incident.violations.length;
+      // More differ than are listed: the whole first, then the first pages (each with
+      // every crawler it is wrong for, of those kept).
+      const pages = new Set(incident.violations.map((v) => v.url)).size;
       lines.push(
         '',
-        listed < cells
-          ? `${differingPairs(cells)} from the intent: ${lead}. The first ${listed}, page by page:`
+        incident.violations.length < cells
+          ? `${differingPairs(cells)} from the intent: ${lead}. The first ${count(pages, 'page')}:`
           : `${differingPairs(cells)} from the intent:`,
       );
       for (const line of violationLines(incident.violations, cells)) lines.push(`- ${line}`);

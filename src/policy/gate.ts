@@ -139,7 +139,7 @@ export function gateDraft(input: GateInput): GateResult {
   const wrongLive = (v: Violation) =>
     liveAllowed.get(`${v.url}\n${v.agent}`) === (v.expected === 'disallowed');
   const everyViolation = every.map((v) => ({ ...v, live: wrongLive(v) }));
-  const violations = everyViolation.slice(0, intent.violations.length);
+  const violations = intent.violations.map((v) => ({ ...v, live: wrongLive(v) }));
   const newViolations = everyViolation.filter((v) => !v.live).length;
 
   const before: CauseSide = {

@@ -5,6 +5,7 @@
  */
 import { reachesAnyone } from './alerts.js';
 import type { AlertTargets, WebhookTarget } from './alerts.js';
+import { wholePages } from './intent.js';
 import type { Violation, ViolationGrid } from './intent.js';
 import { intentLead } from './incidents.js';
 
@@ -21,6 +22,15 @@ export type IncidentTransition = 'opened' | 'worse' | 'resolved' | 'reminder' | 
  * judges, so that an alert can name every page and crawler of a usual incident.
  */
 export const ALERTED_CELLS = 50;
+
+/**
+ * The cells an alert lists: whole pages (each with every crawler it is wrong for), in
+ * the order pages come first, up to ALERTED_CELLS; the first page's first cells when it
+ * alone has more. A page listed for some of its crawlers would read as spared for the rest.
+ */
+export function alertedCells<V extends Pick<Violation, 'url'>>(cells: readonly V[]): V[] {
+  return wholePages(cells, ALERTED_CELLS);
+}
 
 /** An incident's transition as its alert says it. */
 export interface IncidentNote {
@@ -109,9 +119,11 @@ export function incidentAlerts(
               grid,
             ),
           }),
-      violations: incident.violations
-        .slice(0, ALERTED_CELLS)
-        .map(({ url, agent, expected }) => ({ url, agent, expected })),
+      violations: alertedCells(incident.violations).map(({ url, agent, expected }) => ({
+        url,
+        agent,
+        expected,
+      })),
     },
     at: at.toISOString(),
   };

@@ -61,7 +61,10 @@ export interface LiveMarkedViolation extends Violation {
 /** A site judged against its intent. */
 export interface IntentEvaluation {
   readonly state: SiteState;
-  /** The cells that differ, in the verdicts' order (at most MAX_VIOLATIONS are kept). */
+  /**
+   * The cells that differ, in the verdicts' order; when more differ than MAX_VIOLATIONS,
+   * those kept are whole pages (wholePages), each with all its crawlers.
+   */
   readonly violations: readonly Violation[];
   /** How many cells differ (violations may be cut). */
   readonly violationCount: number;
@@ -260,6 +263,7 @@ export function evaluateIntent(
   const named = namedTokens(rules);
   // Past the kept cells, what they all make (a whole site shut, say), for alerts to say.
   let tally: GridTally | undefined;
+  let past: Violation[] | undefined;
   for (const verdict of verdicts) {
     if (verdict.agent !== agent) {
       agent = verdict.agent;
@@ -278,25 +282,49 @@ export function evaluateIntent(
     judged++;
     if ((expected === 'allowed') === verdict.allowed) continue;
     violationCount++;
-    if (violations.length < MAX_VIOLATIONS || every !== undefined) {
-      const violation = { url: verdict.url, agent: verdict.agent, expected, cause: verdict.cause };
-      every?.push(violation);
-      if (violations.length < MAX_VIOLATIONS) {
-        violations.push(violation);
-        continue;
-      }
+    const violation = { url: verdict.url, agent: verdict.agent, expected, cause: verdict.cause };
+    every?.push(violation);
+    if (violations.length < MAX_VIOLATIONS) violations.push(violation);
+    else {
+      (past ??= []).push(violation);
+      (tally ??= new GridTally(violations)).add(path, verdict.agent, expected);
     }
-    (tally ??= new GridTally(violations)).add(path, verdict.agent, expected);
   }
   const grid = tally?.grid();
   return {
     state: violationCount === 0 ? 'as-intended' : 'not-as-intended',
-    violations,
+    // Past the cells kept, whole pages: the verdicts come crawler by crawler, and their
+    // first 200 would name a page for some of the crawlers it is wrong for.
+    violations:
+      past === undefined ? violations : wholePages([...violations, ...past], MAX_VIOLATIONS),
     violationCount,
     judged,
     reason: null,
     ...(grid === undefined ? {} : { grid }),
   };
+}
+
+/**
+ * At most `limit` cells, whole pages in the order their pages come first (each page's
+ * cells in their order), or the first page's first cells when it alone has more: a page
+ * listed with some of its crawlers would read as spared by the rest.
+ */
+export function wholePages<V extends Pick<Violation, 'url'>>(
+  cells: readonly V[],
+  limit: number,
+): V[] {
+  const pages = new Map<string, V[]>();
+  for (const cell of cells) {
+    const page = pages.get(cell.url);
+    if (page === undefined) pages.set(cell.url, [cell]);
+    else page.push(cell);
+  }
+  const kept: V[] = [];
+  for (const page of pages.values()) {
+    if (kept.length + page.length > limit) return kept.length === 0 ? page.slice(0, limit) : kept;
+    kept.push(...page);
+  }
+  return kept;
 }
 
 /** Which cells "Accept as intended" takes: one, a URL's row, a crawler's column, or all. */

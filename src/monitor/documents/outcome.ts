@@ -7,7 +7,7 @@ import { boundEvents } from '../../policy/changes/events.js';
 import { refusalLine } from '../../policy/refusal.js';
 import { redirectOf } from '../../policy/fetch-result.js';
 import { intentCauses, intentLead } from '../../policy/incidents.js';
-import { ALERTED_CELLS } from '../../policy/incident-alerts.js';
+import { alertedCells } from '../../policy/incident-alerts.js';
 import type { CheckOutcome } from '../check/site.js';
 import type { Judged } from '../check/judge.js';
 
@@ -62,7 +62,7 @@ function judgedDocument(judged: Judged | undefined) {
   return {
     state: evaluation.state,
     violationCount: evaluation.violationCount,
-    violations: evaluation.violations.slice(0, ALERTED_CELLS),
+    violations: alertedCells(evaluation.violations),
     causes,
     // The judgement in a phrase, said from every cell (the list stops at 50).
     lead: intentLead(

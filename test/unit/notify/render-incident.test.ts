@@ -75,17 +75,20 @@ describe('an incident alert', () => {
     expect(email.subject).toBe(
       'Shop (shop.example): not as intended: /p0, /p1 and 8 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers',
     );
-    // The body says the whole before the first pairs, which name some crawlers a page.
+    // The body says the whole, then whole pages: each names every crawler it is wrong for.
     expect(email.text).toContain(
-      '70 watched page × crawler pairs differ from the intent: /p0, /p1 and 8 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers. The first 50, page by page:\n',
+      '70 watched page × crawler pairs differ from the intent: /p0, /p1 and 8 more pages are blocked for Googlebot, Googlebot-Image and 5 more crawlers. The first 7 pages:\n',
     );
     const listed = email.text.split('\n').filter((l) => l.startsWith('- `/p'));
-    // Crawler by crawler: the first five crawlers of all ten pages are listed.
-    expect(listed).toHaveLength(10);
-    expect(listed[0]).toBe(
-      '- `/p0` is blocked for Googlebot, Googlebot-Image, Bingbot, DuckDuckBot and Applebot, meant to be crawled',
+    // Seven pages × seven crawlers fit in the 50 cells an alert lists; the eighth would not.
+    expect(listed).toHaveLength(7);
+    expect(new Set(listed.map((l) => l.replace(/`\/p\d+`/, 'PAGE')))).toEqual(
+      new Set([
+        '- PAGE is blocked for Googlebot, Googlebot-Image, Bingbot, DuckDuckBot, Applebot and 2 more crawlers, meant to be crawled',
+      ]),
     );
-    expect(email.text).toContain(`- and ${70 - ALERTED_CELLS} more page × crawler pairs\n`);
+    expect(email.text).toContain(`- and ${70 - 49} more page × crawler pairs\n`);
+    expect(ALERTED_CELLS).toBe(50);
   });
 
   it('past the cells an evaluation keeps, names the first pair and counts the rest', () => {
