@@ -292,6 +292,12 @@ export interface SiteOverview {
     readonly since: Date | null;
     readonly violationCount: number;
     readonly reason: string | null;
+    /**
+     * What crawlers do now that its owner does not intend, as its alerts lead with it
+     * ("/pricing is blocked for Googlebot"), or why it cannot be judged; null when as
+     * intended.
+     */
+    readonly lead: string | null;
   } | null;
   /** robowatch refuses to check it now (its address guard): since when, why; or null. */
   readonly refused: { readonly since: Date; readonly reason: string } | null;

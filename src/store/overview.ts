@@ -13,7 +13,8 @@ import type {
   StoredChange,
 } from '../monitor/records.js';
 import type { ChangeCause } from '../policy/changes/cause-model.js';
-import type { SiteState } from '../policy/intent.js';
+import { intentLead } from '../policy/incidents.js';
+import type { SiteState, Violation, ViolationGrid } from '../policy/intent.js';
 import type { FileCondition } from '../policy/file-condition.js';
 
 const ids = (values: readonly number[]) => sql`${sql.param([...values])}::int[]`;
@@ -39,13 +40,19 @@ export async function loadOverview(
     intent_since: string | Date | null;
     violation_count: number | null;
     reason: string | null;
+    violations: Violation[] | null;
+    grid: ViolationGrid | null;
   }>(
     db,
     sql`SELECT s.id, s.origin, n.id AS snapshot_id, n.status, n.error, n.stale,
         n.last_checked_at AS last_seen,
         g.file_condition, s.refused_since, s.refused_reason, s.intent_state, s.intent_since,
         (s.intent_report->>'violationCount')::int AS violation_count,
-        s.intent_report->>'reason' AS reason
+        s.intent_report->>'reason' AS reason,
+        -- Its cells (200 at most) only where it is not as intended: said in a phrase.
+        CASE WHEN s.intent_state = 'not-as-intended' THEN s.intent_report->'violations' END
+          AS violations,
+        CASE WHEN s.intent_state = 'not-as-intended' THEN s.intent_report->'grid' END AS grid
       FROM sites s LEFT JOIN snapshots n ON n.id = s.current_snapshot_id
         LEFT JOIN snapshots g ON g.id = n.last_good_id
       WHERE s.id = ANY(${ids(siteIds)})`,
@@ -127,6 +134,16 @@ export async function loadOverview(
               since: r.intent_since === null ? null : new Date(r.intent_since),
               violationCount: r.violation_count ?? 0,
               reason: r.reason,
+              lead:
+                r.intent_state === 'as-intended'
+                  ? null
+                  : intentLead(
+                      r.intent_state,
+                      r.violations ?? [],
+                      r.violation_count ?? 0,
+                      r.reason ?? undefined,
+                      r.grid ?? undefined,
+                    ),
             },
       refused:
         r.refused_since === null

@@ -68,6 +68,10 @@ export const SiteRowDocument = z
         since: Timestamp.nullable(),
         violationCount: z.number().int(),
         reason: z.string().nullable(),
+        lead: z.string().nullable().meta({
+          description:
+            'what crawlers do that its owner does not intend, as its alerts lead with it ("/pricing is blocked for Googlebot"), or why it cannot be judged; null when as intended',
+        }),
       })
       .nullable()
       .meta({ description: 'its state against what its owner intends; null: not judged yet' }),

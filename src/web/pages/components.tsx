@@ -131,6 +131,8 @@ export const IntentBadge: FC<{
     readonly state: SiteState;
     readonly violationCount: number;
     readonly reason: string | null;
+    /** What crawlers do that its owner does not intend ("/pricing is blocked for Googlebot"). */
+    readonly lead?: string | null;
   } | null;
   href?: string;
 }> = ({ intent, href }) => {
@@ -144,7 +146,9 @@ export const IntentBadge: FC<{
         : [
             // As the incident pages and alerts count them (differingPairs), not as the matrix's cells.
             `not as intended: ${count(intent.violationCount, 'page × crawler pair')}`,
-            'A crawler is kept from a page meant to be crawled, or let into one meant to be kept out.',
+            intent.lead === undefined || intent.lead === null
+              ? 'A crawler is kept from a page meant to be crawled, or let into one meant to be kept out.'
+              : `Against its owner’s intent, ${intent.lead}.`,
           ];
   const badge = (
     <span class={`intent intent-${intent.state}`} title={title}>

@@ -239,6 +239,10 @@ export const OverviewPageView: FC<{
                 </td>
                 <td>
                   <IntentBadge intent={row.overview.intent} href={`/sites/${row.id}#intent`} />
+                  {row.overview.intent?.state === 'not-as-intended' &&
+                  row.overview.intent.lead !== null ? (
+                    <div class="muted">{row.overview.intent.lead}</div>
+                  ) : null}
                 </td>
                 <td>
                   <ConditionBadge condition={row.condition} />

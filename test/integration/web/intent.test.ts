@@ -154,6 +154,20 @@ web: {token: '${TOKEN}'}`,
     ).text();
     expect(html).toContain('not as intended: 1 page × crawler pair');
     expect(html).toContain('class="differs"');
+    // The overview and the sites' list say what crawlers do, not only how many pairs.
+    const rows = (await call('GET', '/api/v1/sites')).body as {
+      sites: { id: number; intent: { lead: string | null } | null }[];
+    };
+    expect(rows.sites.find((s) => s.id === shopId)?.intent?.lead).toBe(
+      '/admin/ is blocked for Googlebot',
+    );
+    const overview = await (
+      await app.request('/', { headers: { ...bearer, accept: 'text/html' } })
+    ).text();
+    expect(overview).toContain('<div class="muted">/admin/ is blocked for Googlebot</div>');
+    expect(overview).toContain(
+      'title="Against its owner’s intent, /admin/ is blocked for Googlebot."',
+    );
   });
 
   it('accepts a cell as intended at once, without a fetch, and resolves the incident', async () => {
