@@ -180,6 +180,29 @@ export function intentLead(
 }
 
 /**
+ * An open incident in a phrase, as its alerts' subject says it ("/pricing is blocked for
+ * Googlebot"), or what crawlers do while it cannot be judged; null once resolved.
+ */
+export function incidentLead(incident: {
+  readonly state: 'open' | 'resolved';
+  readonly siteState: 'not-as-intended' | 'cannot-check';
+  readonly violations: readonly Pick<Violation, 'url' | 'agent' | 'expected'>[];
+  readonly violationCount: number;
+  readonly causes: readonly string[];
+  readonly grid?: ViolationGrid | null;
+}): string | null {
+  return incident.state === 'resolved'
+    ? null
+    : intentLead(
+        incident.siteState,
+        incident.violations,
+        incident.violationCount,
+        incident.causes[0],
+        incident.grid ?? undefined,
+      );
+}
+
+/**
  * What a file not yet deployed would do, of every cell that would differ (the gate's and
  * the tester's): the lead in the conditional, with how many pairs differ unless the lead
  * says it already ("/pricing and /cart would be blocked for Googlebot (4 watched page ×

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { SiteIntent } from '../../config/config.js';
 import { formatDuration } from '../../policy/wording/words.js';
-import { intentLead } from '../../policy/incidents.js';
+import { incidentLead, intentLead } from '../../policy/incidents.js';
 import type { IncidentRecord, Refusal, StoredJudgement } from '../records.js';
 import { Id, list, Timestamp, VerdictCauseDocument } from './common.js';
 
@@ -177,16 +177,7 @@ export function incidentDocument(
     causes: incident.causes,
     violations: incident.violations,
     violationCount: incident.violationCount,
-    lead:
-      incident.state === 'resolved'
-        ? null
-        : intentLead(
-            incident.siteState,
-            incident.violations,
-            incident.violationCount,
-            incident.causes[0],
-            incident.grid ?? undefined,
-          ),
+    lead: incidentLead(incident),
     worstCount: incident.worstCount,
     reopened: incident.reopened,
   };

@@ -6,6 +6,7 @@ import type { FC } from 'hono/jsx';
 import type { IncidentRecord } from '../../monitor/records.js';
 import type { IntentView } from '../../monitor/views/site.js';
 import {
+  incidentLead,
   intentLead,
   namedCrawlers,
   violationCause,
@@ -506,6 +507,10 @@ const IncidentList: FC<{
           now={now}
           site={siteLabel(incident.origin, names.get(incident.siteId))}
         />
+        {/* What crawlers do against the intent, as its alerts lead; the causes say why. */}
+        {incident.state === 'open' && incident.siteState === 'not-as-intended' ? (
+          <div class="lead">{incidentLead(incident)}</div>
+        ) : null}
         <ul>
           {incident.causes.map((c) => (
             <li>

@@ -232,6 +232,10 @@ web: {token: '${TOKEN}'}`,
       await app.request('/incidents', { headers: { ...bearer, accept: 'text/html' } })
     ).text();
     expect(page).toContain('Disallow: /pricing (line 3) blocks pages meant to be crawled');
+    // The open incident says what crawlers do, as its alerts lead with it; then why.
+    expect(page).toMatch(
+      /<div class="lead">\/pricing is blocked for [^<]+<\/div><ul><li>Disallow: \/pricing \(line 3\)/,
+    );
     expect(page).toContain('acknowledged by Ana (SEO)');
     // Each incident is listed under its site's name, as its alerts call the site.
     const shopHost = new URL(shop.origin).host;
