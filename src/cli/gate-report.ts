@@ -3,6 +3,7 @@
  * XML for CI systems' test reports, and GitHub Actions workflow commands (annotations on
  * the draft's lines). Each says the same findings in the same words as alerts.
  */
+import type { IntentSource } from '../config/intent.js';
 import type { CoverageCause } from '../policy/changes/cause-model.js';
 import type { GateViolation } from '../policy/gate.js';
 import { draftLead, intentLead, violationCause, violationText } from '../policy/incidents.js';
@@ -264,6 +265,14 @@ export function gateHeadline(report: GateReport, findings: readonly GateFinding[
   return `FAIL: the draft must not ship for ${label}: ${parts.join('; ')}.`;
 }
 
+/** Which intent the draft is judged against, as the text report's third line says it. */
+const INTENT_FROM: Readonly<Record<IntentSource, string>> = {
+  'built-in': 'the built-in intent',
+  file: 'the file’s intent',
+  'site-file': 'the site’s intent in the file',
+  web: 'its intent set in the web UI',
+};
+
 /** The text report. */
 export function gateText(report: GateReport, context: GateReportContext): string {
   const findings = gateFindings(report, context);
@@ -271,7 +280,7 @@ export function gateText(report: GateReport, context: GateReportContext): string
   const lines = [
     `robowatch gate: ${context.file === '-' ? 'the draft on standard input' : context.file} for ${labelOf(report)}`,
     `Live file: ${report.live.url} ${answers(result.live.status)}${fromRedirect(report.live.redirect)}`,
-    `Watched: ${count(report.site.watches.length, 'page')} × ${count(report.site.agents.length, 'crawler')}; intent judges ${count(result.intent.judged, 'pair')}; sitemap URL set: ${report.urlSet === null ? 'not read' : count(report.urlSet.urls, 'URL')}`,
+    `Watched: ${count(report.site.watches.length, 'page')} × ${count(report.site.agents.length, 'crawler')}; ${INTENT_FROM[report.site.intent.from]} judges ${count(result.intent.judged, 'pair')}; sitemap URL set: ${report.urlSet === null ? 'not read' : count(report.urlSet.urls, 'URL')}`,
     '',
     gateHeadline(report, findings),
   ];
@@ -324,6 +333,7 @@ export function gateJson(report: GateReport, context: GateReportContext): string
         },
         draft: result.draft,
         intent: {
+          from: report.site.intent.from,
           state: result.intent.state,
           judged: result.intent.judged,
           violationCount: result.intent.violationCount,

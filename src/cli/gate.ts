@@ -40,8 +40,9 @@ export function registerGate(program: Command, context: CliContext): void {
         'sitemap URL set and its intent, and says what crawlers would do differently, in\n' +
         'the words of alerts. Exits 0 when the draft keeps the site as intended and newly\n' +
         'blocks no more of the URL set than notify.coverage allows, 1 when it does not, 2 on\n' +
-        'a usage error. Nothing is recorded and no database is needed for a site of the\n' +
-        'configuration file.',
+        'a usage error. Nothing is recorded, and no database is needed for a site of the\n' +
+        'configuration file; with one (DATABASE_URL, or the embedded one), its intent set\n' +
+        "in the web UI applies, as it does to the daemon's alerts.",
     )
     .argument('<file>', 'the draft robots.txt ("-" reads standard input)')
     .option('--site <origin>', 'a site of the configuration: its watched pages, crawlers, intent')
@@ -190,7 +191,8 @@ async function gateConfig(context: CliContext, options: GateOptions): Promise<Co
 
 /**
  * A site of the configuration file; else, with a database (DATABASE_URL, or the embedded
- * one no daemon holds), one added in the web UI or API.
+ * one no daemon holds), one added in the web UI or API. With a database, a site of the
+ * file is read as the daemon judges it: its intent set in the web UI applies.
  */
 async function configuredSite(
   context: CliContext,
@@ -205,23 +207,33 @@ async function configuredSite(
   // Without a scheme: https, else http, whichever is watched.
   const origins = originsOf(value);
   const inFile = firstOf(origins, (o) => config.sites.find((s) => s.origin === o));
-  if (inFile !== undefined) return inFile;
   const notFound = `${origin} is not a site of ${config.file}`;
-  if (config.databaseUrl === undefined && !existsSync(config.dataDir))
+  // No database: a site of the file as the file gives it (the gate needs none).
+  if (config.databaseUrl === undefined && !existsSync(config.dataDir)) {
+    if (inFile !== undefined) return inFile;
     throw new UsageError(
       `${notFound} (sites added in the web UI are found with DATABASE_URL set); use --against ${origin} --watch PATH for a site robowatch does not watch`,
     );
+  }
   let handle;
   try {
     handle = await openStore(context, config);
   } catch (error) {
-    if (error instanceof FatalError)
+    if (!(error instanceof FatalError)) throw error;
+    if (inFile === undefined)
       throw new UsageError(`${notFound}, and its database cannot be read here: ${error.message}`);
-    throw error;
+    // Judged all the same, and said: an intent set in the web would make the daemon alert.
+    await write(
+      context.io.stderr,
+      `robowatch: gate: ${inFile.origin} is judged against ${config.file} alone: its database cannot be read here (${error.message}), so an intent set in the web UI is not applied\n`,
+    );
+    return inFile;
   }
   try {
     // Read without writing: the gate may run with a database user that can only read.
     const catalog = wireCatalog(context, config, handle.db);
+    // A site of the file as the daemon judges it: with the intent set in the web, if any.
+    if (inFile !== undefined) return (await catalog.readFileSite(inFile.origin)) ?? inFile;
     let site: SiteConfig | string | undefined;
     for (const candidate of origins) site ??= await catalog.readSite(candidate);
     if (typeof site === 'string') throw new UsageError(site);

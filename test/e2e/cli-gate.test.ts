@@ -2,13 +2,17 @@
  * `robowatch gate` as CI runs it: a draft robots.txt in a checkout, a configuration that
  * names the site (its watched pages, crawlers and intent), the live site on loopback with
  * its sitemap. Exit 0 lets the deploy go on, 1 stops it, 2 is a mistake in the command;
- * every format is read as its reader reads it. No database is opened.
+ * every format is read as its reader reads it. No database is opened, but to read an
+ * intent set in the web UI.
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { openDatabase, queryRows } from '../../src/store/db.js';
+import { saveIntent } from '../../src/store/intent.js';
 import { runInProcess } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 
@@ -246,6 +250,54 @@ describe('robowatch gate', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('Watched: 2 pages × 1 crawler');
     expect(run.stdout).toContain('line 4: Not as intended: `/pricing` is blocked for Googlebot');
+  });
+
+  it('judges a site of the file against its intent set in the web UI, as the daemon alerts on it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-gate-web-intent-'));
+    const config = join(dir, 'robowatch.yaml');
+    // No intent in the file: the built-in one (the search engines everywhere) judges it.
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}\nagents: [Googlebot, GPTBot]\nfetch: {allowPrivateAddresses: true}\nsites:\n  - url: ${site.origin}\n    watch: [/, /shop/item-1]\n`,
+    );
+    const draft = join(repo, 'public', 'open.txt');
+    writeFileSync(draft, 'User-agent: *\nDisallow: /admin\n');
+    const args = [draft, '--site', site.origin, '--config', config, '--no-sitemaps'];
+    // No database yet: the file's site as the file gives it.
+    const before = await gate(args);
+    expect([before.code, before.stderr]).toEqual([0, '']);
+    expect(before.stdout).toContain('the built-in intent judges 2 pairs');
+    // Checked once (its row), then GPTBot is meant to be kept out of the shop, in the web.
+    const checked = await runInProcess(['check', '--config', config], { env });
+    expect([checked.code, checked.stderr]).toEqual([0, '']);
+    const handle = await openDatabase({ url: undefined, dataDir: join(dir, 'data') });
+    try {
+      const [row] = await queryRows<{ id: number }>(
+        handle.db,
+        sql`SELECT id FROM sites WHERE origin = ${site.origin}`,
+      );
+      await saveIntent(handle.db, row!.id, [
+        { watch: '/*', agents: ['Googlebot'], expect: 'allowed' },
+        { watch: '/shop/*', agents: ['GPTBot'], expect: 'disallowed' },
+      ]);
+    } finally {
+      await handle.close();
+    }
+    const run = await gate(args);
+    expect([run.code, run.stderr]).toEqual([1, expect.stringContaining('gate failed')]);
+    expect(run.stdout).toContain('its intent set in the web UI judges 3 pairs');
+    expect(run.stdout).toContain(
+      'once deployed, /shop/item-1 would be open to GPTBot (1 watched page × crawler pair differs from the intent)',
+    );
+    // A database that cannot be read: judged against the file, and said on standard error.
+    const unread = await runInProcess(['gate', ...args], {
+      cwd: repo,
+      env: { DATABASE_URL: 'postgres://robowatch@127.0.0.1:1/robowatch' },
+    });
+    expect(unread.code).toBe(0);
+    expect(unread.stderr).toMatch(
+      /^robowatch: gate: http:\/\/127\.0\.0\.1:\d+ is judged against .*robowatch\.yaml alone: its database cannot be read here \(.+\), so an intent set in the web UI is not applied\n$/,
+    );
   });
 
   it.each([

@@ -372,6 +372,27 @@ export class SiteCatalog {
     return new WebIntents().apply(row.id, site, row.intent ?? undefined, base.presets, []);
   }
 
+  /**
+   * One site of the file as the daemon judges it: its intent set in the web, the presets
+   * it names as made in the web, the default recipients edited there; as the file gives it
+   * when it has no row yet (never checked, never given an intent). Read without writing,
+   * for the deploy gate. Undefined for a site the file does not list.
+   */
+  async readFileSite(origin: string): Promise<SiteConfig | undefined> {
+    const fileSite = this.#file.sites.find((s) => s.origin === origin);
+    if (fileSite === undefined) return undefined;
+    const row = await this.#store.findRow({ origin });
+    const shared = await this.#store.loadShared();
+    if ((row?.intent ?? null) === null && shared.presets === null && shared.channels === null)
+      return fileSite;
+    await loadValidation();
+    const base = this.#base(readShared(shared, this.#file));
+    const site = retarget(fileSite, this.#file.notify.defaults, base.notify.defaults);
+    return row === undefined
+      ? site
+      : new WebIntents().apply(row.id, site, row.intent ?? undefined, base.presets, []);
+  }
+
   /** A site added in the UI or API, resolved against `base`; a string says why it is not checked. */
   #resolveRow(
     base: Config,

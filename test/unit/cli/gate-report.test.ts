@@ -89,7 +89,7 @@ function parseJunit(xml: string): Junit {
 /** The JSON report, as much of it as the tests read. */
 interface GateJson {
   passed: boolean;
-  intent: { violations: unknown[] };
+  intent: { from: string; violations: unknown[] };
   coverage: { changes: unknown[] };
 }
 
@@ -181,6 +181,8 @@ describe('the gate’s reports', () => {
   it('JSON: the verdict, the exit status and each difference with its line', () => {
     const doc = JSON.parse(gateReport('json', reportFor(BAD), { file: FILE, at })) as GateJson;
     expect(doc).toMatchObject({ passed: false, exitCode: 1, site: { origin, name: 'Shop' } });
+    // Which intent judged it: the file names none, so the built-in one.
+    expect(doc.intent.from).toBe('built-in');
     expect(doc.intent.violations).toContainEqual({
       url: `${origin}/pricing`,
       agent: 'Googlebot',
@@ -300,7 +302,7 @@ describe('the gate’s reports', () => {
     expect(text.split('\n').slice(0, 5)).toEqual([
       `robowatch gate: ${FILE} for Shop (shop.example)`,
       'Live file: https://shop.example/robots.txt answers 200',
-      'Watched: 4 pages × 3 crawlers; intent judges 8 pairs; sitemap URL set: not read',
+      'Watched: 4 pages × 3 crawlers; the built-in intent judges 8 pairs; sitemap URL set: not read',
       '',
       'FAIL: the draft must not ship for Shop (shop.example): once deployed, /pricing and /blog/post-1 would be blocked for Googlebot and Bingbot (4 watched page × crawler pairs differ from the intent).',
     ]);
