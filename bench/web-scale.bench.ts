@@ -29,12 +29,15 @@ import type { DatabaseHandle } from '../src/store/db.js';
 import { createCheckStore, createSiteDirectory, createWebStore } from '../src/store/index.js';
 import { SiteCatalog } from '../src/monitor/sites/catalog.js';
 import { createApp } from '../src/web/app.js';
+import { intentLead } from '../src/policy/incidents.js';
 import { FixtureServer } from '../test/support/fixture-server.js';
 import { benchPostgres, timePage } from './web-support.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 100_000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 50);
 const HOURLY = 10 * 365 * 24;
+/** The sites not as intended: two pages of the overview, which lists them first (100 a page). */
+const NOT_AS_INTENDED = { first: 101, last: 300 };
 const NOW = new Date('2026-11-20T12:00:00Z');
 const AGENTS = [
   'Googlebot',
@@ -139,6 +142,29 @@ async function seed(handle: DatabaseHandle, config: Config): Promise<void> {
       FROM cur, generate_series(1, ${HOURLY}) AS h RETURNING snapshot_id)
     UPDATE snapshots SET check_count = check_count + (SELECT count(*) FROM added)
     WHERE id = (SELECT id FROM cur)`);
+  // 200 sites not as intended (the overview lists them first), each with the
+  // most cells a judgement keeps (200: 25 pages × 8 crawlers) and the phrase it writes
+  // (what crawlers do against the intent), which a page lists them by.
+  const violations = Array.from({ length: 25 }, (_, p) =>
+    AGENTS.map((agent) => ({
+      url: `https://site.example.com/p${p}`,
+      agent,
+      expected: 'allowed' as const,
+      cause: { type: 'rule', directive: 'disallow', pattern: '/', line: 2 },
+    })),
+  ).flat();
+  const report = {
+    violations,
+    violationCount: violations.length,
+    judged: 2 * AGENTS.length,
+    reason: null,
+    lead: intentLead('not-as-intended', violations, violations.length, undefined),
+  };
+  await db.execute(sql`
+    UPDATE sites SET intent_state = 'not-as-intended', intent_version = 1,
+      intent_since = ${NOW.toISOString()}::timestamptz - interval '1 day',
+      intent_report = ${JSON.stringify(report)}::jsonb
+    WHERE id BETWEEN ${NOT_AS_INTENDED.first} AND ${NOT_AS_INTENDED.last}`);
   await db.execute(sql`ANALYZE`);
 }
 
@@ -167,12 +193,23 @@ async function measure(
   const middle = Math.floor(SITES / 200);
   const routes: [string, string, string, string][] = [
     ['reference: `/healthz`', '/healthz', '"ok":true', ''],
-    ['overview, page 1', '/', server.origin, '< 300 ms, < 150 KB'],
+    [
+      'overview, page 1 (sites not as intended come first: 200 cells each)',
+      '/',
+      'are blocked for',
+      '< 300 ms, < 150 KB',
+    ],
     [`overview, page ${middle}`, `/?page=${middle}`, 'example.com', '< 300 ms, < 150 KB'],
     [
       'API: 100 sites (a middle page)',
       `/api/v1/sites?limit=100&after=${Math.floor(SITES / 2)}`,
       '"next"',
+      '< 300 ms, < 150 KB',
+    ],
+    [
+      'API: 100 sites not as intended',
+      `/api/v1/sites?limit=100&after=${NOT_AS_INTENDED.first - 1}`,
+      '"not-as-intended"',
       '< 300 ms, < 150 KB',
     ],
     ['site page (ten years of hourly checks)', '/sites/1', 'class="timeline"', '< 200 ms'],

@@ -75,15 +75,30 @@ export function incidentStep(
 }
 
 /** What a judgement keeps on its site's row: the cells that differ, how many, and why. */
-export function intentReport(
-  evaluation: IntentEvaluation,
-): Pick<IntentEvaluation, 'violations' | 'violationCount' | 'judged' | 'reason' | 'grid'> {
+export function intentReport(evaluation: IntentEvaluation): Pick<
+  IntentEvaluation,
+  'violations' | 'violationCount' | 'judged' | 'reason' | 'grid'
+> & {
+  readonly lead?: string;
+} {
   return {
     violations: evaluation.violations,
     violationCount: evaluation.violationCount,
     judged: evaluation.judged,
     reason: evaluation.reason,
     ...(evaluation.grid === undefined ? {} : { grid: evaluation.grid }),
+    // Said once, as judged: a page listing sites reads a phrase, not up to 200 cells a site.
+    ...(evaluation.state === 'not-as-intended'
+      ? {
+          lead: intentLead(
+            evaluation.state,
+            evaluation.violations,
+            evaluation.violationCount,
+            evaluation.reason ?? undefined,
+            evaluation.grid,
+          ),
+        }
+      : {}),
   };
 }
 

@@ -40,6 +40,7 @@ export async function loadOverview(
     intent_since: string | Date | null;
     violation_count: number | null;
     reason: string | null;
+    lead: string | null;
     violations: Violation[] | null;
     grid: ViolationGrid | null;
   }>(
@@ -49,10 +50,13 @@ export async function loadOverview(
         g.file_condition, s.refused_since, s.refused_reason, s.intent_state, s.intent_since,
         (s.intent_report->>'violationCount')::int AS violation_count,
         s.intent_report->>'reason' AS reason,
-        -- Its cells (200 at most) only where it is not as intended: said in a phrase.
-        CASE WHEN s.intent_state = 'not-as-intended' THEN s.intent_report->'violations' END
-          AS violations,
-        CASE WHEN s.intent_state = 'not-as-intended' THEN s.intent_report->'grid' END AS grid
+        -- Not as intended: the phrase its judgement wrote, or (judged before it wrote one)
+        -- its cells, 200 at most, to say it in one.
+        s.intent_report->>'lead' AS lead,
+        CASE WHEN s.intent_state = 'not-as-intended' AND s.intent_report->'lead' IS NULL
+          THEN s.intent_report->'violations' END AS violations,
+        CASE WHEN s.intent_state = 'not-as-intended' AND s.intent_report->'lead' IS NULL
+          THEN s.intent_report->'grid' END AS grid
       FROM sites s LEFT JOIN snapshots n ON n.id = s.current_snapshot_id
         LEFT JOIN snapshots g ON g.id = n.last_good_id
       WHERE s.id = ANY(${ids(siteIds)})`,
@@ -137,13 +141,14 @@ export async function loadOverview(
               lead:
                 r.intent_state === 'as-intended'
                   ? null
-                  : intentLead(
+                  : (r.lead ??
+                    intentLead(
                       r.intent_state,
                       r.violations ?? [],
                       r.violation_count ?? 0,
                       r.reason ?? undefined,
                       r.grid ?? undefined,
-                    ),
+                    )),
             },
       refused:
         r.refused_since === null

@@ -117,7 +117,8 @@ export const sites = pgTable('sites', {
   intentVersion: integer('intent_version').notNull().default(0),
   /**
    * The cells that differ (at most 200), how many there are, why it cannot be checked, and,
-   * past 200 cells that make one block, that block (what its alerts and digest say whole).
+   * past 200 cells that make one block, that block (what its alerts and digest say whole),
+   * and, not as intended, what crawlers do against the intent in a phrase.
    */
   intentReport: jsonb('intent_report').$type<{
     violations: Violation[];
@@ -125,6 +126,8 @@ export const sites = pgTable('sites', {
     judged: number;
     reason: string | null;
     grid?: ViolationGrid;
+    /** What crawlers do against the intent, in a phrase (written since it was added). */
+    lead?: string;
   }>(),
 });
 

@@ -1,3 +1,5 @@
+import { sql } from 'drizzle-orm';
+import { queryRows } from '../../../src/store/db.js';
 /**
  * Intent and incidents through the API and the pages, on both databases, against a
  * loopback site: the built-in intent flags a blocked page; "Accept as intended" makes the
@@ -167,6 +169,19 @@ web: {token: '${TOKEN}'}`,
     expect(overview).toContain('<div class="muted">/admin/ is blocked for Googlebot</div>');
     expect(overview).toContain(
       'title="Against its owner’s intent, /admin/ is blocked for Googlebot."',
+    );
+    // The judgement wrote the phrase; one judged before it did is said from its cells.
+    const stored = await queryRows<{ lead: string | null }>(
+      database.handle.db,
+      sql`SELECT intent_report->>'lead' AS lead FROM sites WHERE id = ${shopId}`,
+    );
+    expect(stored[0]).toEqual({ lead: '/admin/ is blocked for Googlebot' });
+    await database.handle.db.execute(
+      sql`UPDATE sites SET intent_report = intent_report - 'lead' WHERE id = ${shopId}`,
+    );
+    const older = (await call('GET', '/api/v1/sites')).body as typeof rows;
+    expect(older.sites.find((s) => s.id === shopId)?.intent?.lead).toBe(
+      '/admin/ is blocked for Googlebot',
     );
   });
 
