@@ -29,7 +29,7 @@ import type { DatabaseHandle } from '../src/store/db.js';
 import { createCheckStore, createSiteDirectory, createWebStore } from '../src/store/index.js';
 import { SiteCatalog } from '../src/monitor/sites/catalog.js';
 import { createApp } from '../src/web/app.js';
-import { intentLead } from '../src/policy/incidents.js';
+import { intentReport } from '../src/policy/incidents.js';
 import { FixtureServer } from '../test/support/fixture-server.js';
 import { benchPostgres, timePage } from './web-support.js';
 
@@ -150,16 +150,17 @@ async function seed(handle: DatabaseHandle, config: Config): Promise<void> {
       url: `https://site.example.com/p${p}`,
       agent,
       expected: 'allowed' as const,
-      cause: { type: 'rule', directive: 'disallow', pattern: '/', line: 2 },
+      cause: { type: 'rule' as const, directive: 'disallow' as const, pattern: '/', line: 2 },
     })),
   ).flat();
-  const report = {
+  // As a judgement writes it.
+  const report = intentReport({
+    state: 'not-as-intended',
     violations,
     violationCount: violations.length,
     judged: 2 * AGENTS.length,
     reason: null,
-    lead: intentLead('not-as-intended', violations, violations.length, undefined),
-  };
+  });
   await db.execute(sql`
     UPDATE sites SET intent_state = 'not-as-intended', intent_version = 1,
       intent_since = ${NOW.toISOString()}::timestamptz - interval '1 day',
