@@ -12,6 +12,7 @@ import {
   postgresUrl,
   TEMPLATE_ENV,
 } from './support/database.js';
+import { killLeftovers } from './support/leftovers.js';
 
 /**
  * Before the suite: build the CLI as `npm run build` does (compiled, then bundled) and its
@@ -29,7 +30,13 @@ export default async function setup(): Promise<() => Promise<void>> {
   // which os.tmpdir() reads on every call.
   const runDir = mkdtempSync(join(tmpdir(), 'robowatch-test-'));
   process.env['TMPDIR'] = runDir;
-  const removeRunDir = () => rmSync(runDir, { recursive: true, force: true });
+  const script = join(root, 'dist/main.js');
+  // What a test that timed out or failed before stopping it left running is killed, and
+  // said, when the run ends (support/leftovers.ts).
+  const removeRunDir = () => {
+    killLeftovers(runDir, script);
+    rmSync(runDir, { recursive: true, force: true });
+  };
   // Compiled file by file with esbuild, as `npm run build` does (the types are checked by
   // `npm run typecheck`, which `npm test` runs first): 2 s instead of tsc's 23.
   execFileSync(process.execPath, ['--import', 'tsx', 'scripts/transpile.ts'], {
