@@ -52,6 +52,46 @@ describe.each(databaseKinds())('the job pool on %s', (kind) => {
     expect(await engine.take('digest', 5)).toEqual({ jobs: [], nextDue: null });
   });
 
+  it('takes the longest-due jobs of a backlog by its index, without sorting the whole backlog', async () => {
+    // The statement a take sends, kept to be explained on the same database.
+    let take: { text: string; values: unknown[] } | undefined;
+    const { executor } = database.handle;
+    const watching = await startTestEngine({
+      executeSql: (text, values = []) => {
+        if (text.includes('job-take-check')) take = { text, values };
+        return executor.executeSql(text, values);
+      },
+    });
+    try {
+      // A first sweep's backlog: 2,000 checks due, one a second over the last hour.
+      const now = Math.floor(Date.now() / 1000) * 1000;
+      const backlog = Array.from({ length: 2_000 }, (_, n) => ({
+        id: crypto.randomUUID(),
+        data: { n },
+        startAfter: new Date(now - 3_600_000 + n * 1_000),
+        // Keyed by site, as the planner queues checks (the queue keeps one waiting a key).
+        singletonKey: String(n),
+      }));
+      await watching.send('check', backlog.slice(1_000));
+      await watching.send('check', backlog.slice(0, 1_000));
+      const taken = await watching.take<{ n: number }>('check', 64);
+      expect(taken.jobs.map((j) => j.data.n)).toEqual(backlog.slice(0, 64).map((j) => j.data.n));
+      expect(take).toBeDefined();
+      // Read from the (name, start_after) index in its order, stopping at the 64th: no
+      // sort of every due job. Ordered by keys the index only includes, each take sorted
+      // the whole backlog again (110–230 ms a take with 80,000 due).
+      const { rows } = await executor.executeSql(
+        `EXPLAIN (FORMAT JSON) ${take!.text}`,
+        take!.values,
+      );
+      const plan = JSON.stringify(rows[0]);
+      expect(plan).not.toContain('"Node Type":"Sort"');
+      expect(plan).toContain('"Node Type":"Limit"');
+    } finally {
+      await watching.stop();
+    }
+  });
+
   it('says in one look which queues have a job due, as another process finds them', async () => {
     const now = Date.now();
     await engine.send('deliver', [
