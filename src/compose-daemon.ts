@@ -72,7 +72,7 @@ export function wireDaemon(
       lastCheckAt: store.lastCheckAt,
       lastDigestEnd: store.lastDigestEnd,
       remindIncidents: store.remindIncidents,
-      ...(parts.handle.kind === 'pglite' ? { maintainDatabase: store.maintainDatabase } : {}),
+      maintainDatabase: (vacuum) => store.maintainDatabase(parts.handle.kind, vacuum),
     },
     registry: (catalog, events) =>
       new RegistryInUse(

@@ -159,13 +159,15 @@ export function logDaemonEvents(events: DaemonEvents, logger: Logger): () => voi
             { incidents: e.reminded },
             'reminders queued of open incidents nobody has acknowledged',
           );
-      } else
+      } else {
+        const what = e.task === 'vacuum' ? 'vacuumed and analyzed' : 'analyzed';
         logger.info(
           { tookMs: e.tookMs },
-          e.task === 'vacuum'
-            ? 'embedded database vacuumed and analyzed'
-            : 'embedded database analyzed',
+          e.database === 'embedded'
+            ? `embedded database ${what}`
+            : `database ${what} by robowatch: its PostgreSQL runs with autovacuum off`,
         );
+      }
     }),
     events.on('upkeep:failed', ({ error }) =>
       logger.error({ error }, 'upkeep failed (the database?); trying again'),

@@ -102,7 +102,12 @@ export interface DaemonEventMap {
   /** Fleet-wide upkeep done by this process (once across processes, as a job). */
   'upkeep:done':
     | { readonly task: 'prune'; readonly pruned: number; readonly before: Date }
-    | { readonly task: 'analyze' | 'vacuum'; readonly tookMs: number }
+    | {
+        readonly task: 'analyze' | 'vacuum';
+        /** Which: the embedded database, or a PostgreSQL running with autovacuum off. */
+        readonly database: 'embedded' | 'postgres';
+        readonly tookMs: number;
+      }
     | { readonly task: 'remind'; readonly reminded: number; readonly at: Date };
   /** The per-process upkeep failed (the database?): tried again; `recovered` when it works again. */
   'upkeep:failed': { readonly error: string };

@@ -31,10 +31,12 @@ export interface UpkeepStore {
   /** The end of the latest digest period recorded; null before the first digest. */
   lastDigestEnd(): Promise<Date | null>;
   /**
-   * Refreshes the planner's statistics (and with `vacuum`, reclaims dead rows): for the
-   * embedded database, which has no autovacuum. Absent on PostgreSQL.
+   * Refreshes the planner's statistics (and with `vacuum`, reclaims dead rows) where the
+   * server does not: the embedded database, which has no autovacuum, or a PostgreSQL
+   * running with `autovacuum = off`. Says which it maintained; null when the server does
+   * it itself (PostgreSQL with autovacuum on, the default).
    */
-  maintainDatabase?(vacuum: boolean): Promise<void>;
+  maintainDatabase?(vacuum: boolean): Promise<'embedded' | 'postgres' | null>;
 }
 
 /** Listening for the catalogue's changes: ready once listening, closed with the daemon. */

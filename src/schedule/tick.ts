@@ -22,8 +22,10 @@ export const TICK_MS = 15_000;
 /** Sent notifications are pruned hourly. */
 const PRUNE_EVERY_MS = 3_600_000;
 /**
- * The embedded database's statistics: refreshed 30 s after the start, then four times
- * further apart each time (the tables grow fast at first) up to every six hours…
+ * The database's statistics where the server keeps none (the embedded database, or a
+ * PostgreSQL with autovacuum off; store/index.ts maintainDatabase): refreshed 30 s after
+ * the start, then four times further apart each time (the tables grow fast at first) up
+ * to every six hours…
  */
 const FIRST_ANALYZE_MS = 30_000;
 const ANALYZE_MS = 6 * 3_600_000;

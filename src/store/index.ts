@@ -19,7 +19,8 @@ import type { IncidentDraft } from '../policy/incident-alerts.js';
 import { listAlertLog } from './alert-log.js';
 import { archiveSummary } from './archive.js';
 import { loadCoverage, loadCoverageHistory, loadUrlSet, loadUrlSetById } from './coverage.js';
-import type { Database } from './db.js';
+import { queryRows } from './db.js';
+import type { Database, DatabaseHandle } from './db.js';
 import {
   lastDigestEnd,
   listDigests,
@@ -80,6 +81,30 @@ export { createCheckStore, createCoverageStore, createSiteDirectory } from './ch
 export { createBackfillStore } from './backfill-store.js';
 
 /**
+ * Refreshes the planner's statistics (and with `vacuum`, reclaims dead rows) where the
+ * server keeps none: the embedded database, which has no autovacuum, or a PostgreSQL
+ * running with `autovacuum = off`, whose plans would otherwise cost every table as it was
+ * when first read (a daemon's first sweep of 100,000 sites read every snapshot for each
+ * batch of sites it loaded, docs/performance.md). Says which it maintained; null when the
+ * server does it itself (PostgreSQL with autovacuum on, its default).
+ */
+export async function maintainDatabase(
+  db: Database,
+  kind: DatabaseHandle['kind'],
+  vacuum: boolean,
+): Promise<'embedded' | 'postgres' | null> {
+  if (kind === 'postgres') {
+    const [row] = await queryRows<{ off: boolean }>(
+      db,
+      sql`SELECT current_setting('autovacuum') = 'off' AS off`,
+    );
+    if (row?.off !== true) return null;
+  }
+  await db.execute(vacuum ? sql`VACUUM ANALYZE` : sql`ANALYZE`);
+  return kind === 'pglite' ? 'embedded' : 'postgres';
+}
+
+/**
  * The queries the daemon and the one-shot commands need, bound to a database: the
  * deliveries (each attempt a job), upkeep, the registry and digests.
  */
@@ -101,9 +126,8 @@ export function createDaemonStore(db: Database) {
       everyMs: number,
       draftsFor: (incident: IncidentRecord) => readonly IncidentDraft[],
     ) => remindIncidents(db, now, everyMs, draftsFor),
-    maintainDatabase: async (vacuum: boolean) => {
-      await db.execute(vacuum ? sql`VACUUM ANALYZE` : sql`ANALYZE`);
-    },
+    maintainDatabase: (kind: DatabaseHandle['kind'], vacuum: boolean) =>
+      maintainDatabase(db, kind, vacuum),
     registry: {
       latestRegistry: () => latestRegistry(db),
       latestRegistryVersion: () => latestRegistryVersion(db),

@@ -1,7 +1,8 @@
 /**
  * Upkeep for the whole fleet, done by one process as a job (pg-boss does its own
  * maintenance that way): pruning the notifications sent before the retention, and the
- * embedded database's statistics and dead rows (it has no autovacuum), and reminders of
+ * database's statistics and dead rows where the server keeps none (the embedded database,
+ * or a PostgreSQL with autovacuum off), and reminders of
  * incidents nobody has acknowledged (notify.remind). Each is named by
  * its time: queued by every process's upkeep, done once.
  */
@@ -57,8 +58,9 @@ export function upkeepJobKind(context: DaemonContext): JobKind<UpkeepJob> {
       }
       if (deps.store.maintainDatabase === undefined) return;
       const started = Date.now();
-      await deps.store.maintainDatabase(task === 'vacuum');
-      events.emit('upkeep:done', { task, tookMs: Date.now() - started });
+      const database = await deps.store.maintainDatabase(task === 'vacuum');
+      if (database !== null)
+        events.emit('upkeep:done', { task, database, tookMs: Date.now() - started });
     },
   };
 }
