@@ -465,13 +465,27 @@ export function scratchDir(prefix: string): string {
 }
 
 /**
+ * The intent that every farm file meets (its home page open to the search engines), for
+ * `intentMet`: under the built-in one (every watched page open to them) each farm site is
+ * not as intended, keeping Bingbot out of /admin/ and Googlebot out of /private/, so each
+ * new state writes a report of its violations and opens or updates an incident.
+ */
+const MET_INTENT = `intent: [{watch: '/', agents: ['@search'], expect: allowed}]`;
+
+/**
  * The check benchmarks' sites: the farm answering for `sites` of them, each on a port of
  * its own watched at WATCHES for AGENTS (or the default crawlers), written as a
- * configuration file; `setVersion` changes every file (0 and 1 differ by one rule).
+ * configuration file; `setVersion` changes every file (0 and 1 differ by one rule). With
+ * `intentMet`, every site is as its owner intends (MET_INTENT), so that a run can tell
+ * what judging a site that is not costs.
  */
 export async function farmSites(
   sites: number,
-  options: { readonly concurrency: number; readonly defaultAgents?: boolean },
+  options: {
+    readonly concurrency: number;
+    readonly defaultAgents?: boolean;
+    readonly intentMet?: boolean;
+  },
 ): Promise<{
   farm: ChildProcess;
   origins: string[];
@@ -489,6 +503,7 @@ export async function farmSites(
 fetch: {allowPrivateAddresses: true, concurrency: ${options.concurrency}}
 # The farm's files name sitemaps on hosts that do not resolve: coverage has its own benchmark.
 sitemaps: off
+${options.intentMet === true ? MET_INTENT : ''}
 sites:
 ${origins.map((o) => `  - {url: '${o}', watch: ${JSON.stringify(WATCHES)}}`).join('\n')}
 `,
