@@ -5,8 +5,12 @@ export interface Period {
   readonly end: Date;
 }
 
-/** Each schedule's period as last computed: no fire falls inside it, so it holds until its end. */
-const lastPeriods = new Map<string, Period>();
+/**
+ * Each schedule's two periods last computed (no fire falls inside one, so it holds until
+ * its end): the current one and the next, which the pages ask for in turn for each site's
+ * next check (kept alone, each evicted the other: four cron parses a row of the overview).
+ */
+const lastPeriods = new Map<string, [Period] | [Period, Period]>();
 
 /** The period of a schedule that `now` falls in: from its last fire (at or before now) to the next. */
 export function periodAt(expression: string, timezone: string, now: Date): Period {
@@ -15,7 +19,9 @@ export function periodAt(expression: string, timezone: string, now: Date): Perio
   const key = `${timezone}\0${expression}`;
   const last = lastPeriods.get(key);
   const at = now.getTime();
-  if (last !== undefined && last.start.getTime() <= at && at < last.end.getTime()) return last;
+  if (last !== undefined)
+    for (const period of last)
+      if (period.start.getTime() <= at && at < period.end.getTime()) return period;
   // prev() is strictly before its start date: start 1 ms later so a fire at `now` counts.
   const previous = CronExpressionParser.parse(expression, {
     currentDate: new Date(at + 1),
@@ -24,7 +30,7 @@ export function periodAt(expression: string, timezone: string, now: Date): Perio
   const next = CronExpressionParser.parse(expression, { currentDate: now, tz: timezone }).next();
   const period = Object.freeze({ start: previous.toDate(), end: next.toDate() });
   if (lastPeriods.size >= 1_000) lastPeriods.clear();
-  lastPeriods.set(key, period);
+  lastPeriods.set(key, last === undefined ? [period] : [period, last[0]]);
   return period;
 }
 

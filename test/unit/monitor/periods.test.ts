@@ -94,6 +94,26 @@ describe('periodAt', () => {
   });
 });
 
+describe('periodAt asked for the current and the next period in turn', () => {
+  it('answers each, as a page asks for each site’s next check, and moves on with time', () => {
+    const iso = (p: { start: Date; end: Date }) => [p.start.toISOString(), p.end.toISOString()];
+    const at = (when: string) => periodAt('30 4 * * *', 'UTC', new Date(when));
+    const first = ['2026-05-01T04:30:00.000Z', '2026-05-02T04:30:00.000Z'];
+    const second = ['2026-05-02T04:30:00.000Z', '2026-05-03T04:30:00.000Z'];
+    const third = ['2026-05-03T04:30:00.000Z', '2026-05-04T04:30:00.000Z'];
+    for (let row = 0; row < 3; row++) {
+      const current = at('2026-05-01T12:00:00Z');
+      expect(iso(current)).toEqual(first);
+      expect(iso(periodAt('30 4 * * *', 'UTC', current.end))).toEqual(second);
+    }
+    // A day later: the period that was next is current, and the one after it next.
+    const current = at('2026-05-02T12:00:00Z');
+    expect(iso(current)).toEqual(second);
+    expect(iso(periodAt('30 4 * * *', 'UTC', current.end))).toEqual(third);
+    expect(iso(at('2026-05-01T23:00:00Z'))).toEqual(first);
+  });
+});
+
 describe('siteOffset and dueAt', () => {
   const day = { start: new Date('2026-03-10T03:00:00Z'), end: new Date('2026-03-11T03:00:00Z') };
 
