@@ -4,7 +4,7 @@
  * crawler, how many sites each way.
  */
 import type { SiteConfig } from '../../config/config.js';
-import { siteConditionsOf } from './overview.js';
+import { pageOf, siteConditionsOf } from './overview.js';
 import type { ReadStore } from '../ports.js';
 import type { CrawlerCounts } from '../records.js';
 import { PURPOSES, PURPOSE_WORDS } from '../../policy/registry.js';
@@ -86,16 +86,13 @@ export async function viewCrawler(
     options.verdict === undefined
       ? CRAWLER_VERDICTS.flatMap((v) => buckets.get(v)!)
       : buckets.get(options.verdict)!;
-  const pages = Math.max(1, Math.ceil(all.length / options.perPage));
-  const page = Math.min(Math.max(1, options.page), pages);
-  return {
-    agent,
-    counts,
-    rows: all.slice((page - 1) * options.perPage, page * options.perPage),
-    total: all.length,
-    page,
-    pages,
-  };
+  const { shown, total, page, pages } = pageOf(
+    all.length,
+    options.perPage,
+    options.page,
+    (from, to) => all.slice(from, to),
+  );
+  return { agent, counts, rows: shown, total, page, pages };
 }
 
 /** Every crawler watched on some site, with how many sites block it each way. */

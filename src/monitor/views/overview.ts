@@ -143,7 +143,7 @@ export async function siteConditionsOf(
   blocking(id: number): boolean;
   newBlocks(id: number): boolean;
   intent(id: number): SiteState | null;
-  /** The site's standing among the few there are (sites in one share all of the above but newBlocks); -1: not checked. */
+  /** The site's standing among the few there are (sites in one share all of the above but newBlocks); -1: not checked, or refused. */
   group(id: number): number;
 }> {
   const standings = await store.loadSiteStandings(since);
@@ -252,34 +252,25 @@ export async function siteStateBitsOf(
   // Sites of one standing and profile are in the same states: worked out once for them
   // all (100,000 sites, a standing object each, cost a page 25 ms), paused or not.
   const memo: number[][] = profiles.map(() => []);
+  const statesOf = (id: number, p: number, newBlocks: boolean, isPaused: boolean) =>
+    siteStateBits(
+      {
+        condition: standing.condition(id, profiles[p]!),
+        blocking: standing.blocking(id),
+        newBlocks,
+        intent: standing.intent(id),
+      },
+      isPaused,
+    );
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
+    const p = profile[i]!;
     const group = standing.group(id);
     if (group < 0 || standing.newBlocks(id)) {
-      const siteProfile = profiles[profile[i]!]!;
-      bits[i] = siteStateBits(
-        {
-          condition: standing.condition(id, siteProfile),
-          blocking: standing.blocking(id),
-          newBlocks: standing.newBlocks(id),
-          intent: standing.intent(id),
-        },
-        paused[i] === 1,
-      );
+      bits[i] = statesOf(id, p, standing.newBlocks(id), paused[i] === 1);
       continue;
     }
-    const row = memo[profile[i]!]!;
-    let shared = row[group];
-    if (shared === undefined)
-      row[group] = shared = siteStateBits(
-        {
-          condition: standing.condition(id, profiles[profile[i]!]!),
-          blocking: standing.blocking(id),
-          newBlocks: false,
-          intent: standing.intent(id),
-        },
-        false,
-      );
+    const shared = (memo[p]![group] ??= statesOf(id, p, false, false));
     bits[i] = paused[i] === 1 ? shared | PAUSED : shared;
   }
   return bits;
@@ -300,7 +291,7 @@ function countStates(bits: Int32Array): Record<TriageState, number> {
 }
 
 /** The page of a list shown, with how many there are in all and how many pages they make. */
-interface ChosenPage<T> {
+export interface ChosenPage<T> {
   readonly total: number;
   readonly page: number;
   readonly pages: number;
@@ -308,7 +299,7 @@ interface ChosenPage<T> {
 }
 
 /** Page `asked` (kept within the pages there are) of `total` items; `take(from, to)` gives them. */
-function pageOf<T>(
+export function pageOf<T>(
   total: number,
   perPage: number,
   asked: number,
