@@ -266,8 +266,9 @@ export async function siteStateBitsOf(
     const id = ids[i]!;
     const p = profile[i]!;
     const group = standing.group(id);
-    if (group < 0 || standing.newBlocks(id)) {
-      bits[i] = statesOf(id, p, standing.newBlocks(id), paused[i] === 1);
+    const newBlocks = standing.newBlocks(id);
+    if (group < 0 || newBlocks) {
+      bits[i] = statesOf(id, p, newBlocks, paused[i] === 1);
       continue;
     }
     const shared = (memo[p]![group] ??= statesOf(id, p, false, false));
