@@ -9,7 +9,7 @@ import type { AlertTargets, NotifyConfig } from './notify.js';
 import { resolveWeb } from './web.js';
 import type { WebConfig } from './web.js';
 import type { AgentEntry, ConfigFile, SiteEntry, SiteSettings } from './schema.js';
-import { sitemapUrls, siteOrigin, normalisePaths, normaliseWatches } from './urls.js';
+import { isPlainPath, sitemapUrls, siteOrigin, normalisePaths, normaliseWatches } from './urls.js';
 import { resolveAgents } from './site-agents.js';
 import { resolveIntent } from './intent.js';
 import type { SiteIntent } from './intent.js';
@@ -284,6 +284,8 @@ function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
  */
 class SiteResolver {
   readonly #agents = new Map<Profile, AgentSpec[]>();
+  /** Sites' own lists of plain paths, one frozen array per distinct list. */
+  readonly #pathLists = new Map<string, readonly string[]>();
 
   constructor(
     private readonly defaults: SiteDefaults,
@@ -345,12 +347,34 @@ class SiteResolver {
       alerts: resolveSiteTargets(this.notify, site.notify, this.env, where),
     };
     if (site.watch === 'auto') return { ...resolved, watches: [`${origin}/`], watchAuto: true };
-    return site.watch === undefined
-      ? new SharedWatchSite(
-          this.defaults.watchAuto ? { ...resolved, watchAuto: true } : resolved,
-          paths!,
-        )
-      : { ...resolved, watches: normaliseWatches(site.watch, origin, `${where}watch`) };
+    if (site.watch === undefined)
+      return new SharedWatchSite(
+        this.defaults.watchAuto ? { ...resolved, watchAuto: true } : resolved,
+        paths!,
+      );
+    const own = this.#sharedPaths(site.watch);
+    return own === undefined
+      ? { ...resolved, watches: normaliseWatches(site.watch, origin, `${where}watch`) }
+      : new SharedWatchSite(resolved, own);
+  }
+
+  /**
+   * A site's own list as paths its origin is put in front of, when each is a plain path
+   * (normaliseWatch keeps it as written), shared with every site listing the same paths:
+   * a file generated with each site's list written out (3,000 sites × the same 20
+   * paths) holds one list, as a top-level one does, not 60,000 URLs made, frozen and
+   * carried through the collector at every start (0.15 s of CPU, 15 MB). Undefined for a
+   * list that needs normalising (a URL, an encoding, a dot segment).
+   */
+  #sharedPaths(watch: readonly string[]): readonly string[] | undefined {
+    if (!watch.every(isPlainPath)) return undefined;
+    const key = watch.join('\n');
+    let paths = this.#pathLists.get(key);
+    if (paths === undefined) {
+      paths = Object.freeze([...new Set(watch)]);
+      this.#pathLists.set(key, paths);
+    }
+    return paths;
   }
 }
 

@@ -87,7 +87,7 @@ export function normaliseWatch(watch: string, origin: string): string {
  */
 const PLAIN_PATH = /^\/(?![/])[\w\-~!$&()*+,;=:@/.]*(?:\?[\w\-~!$&()*+,;=:@/.?]*)?$/;
 
-function isPlainPath(watch: string): boolean {
+export function isPlainPath(watch: string): boolean {
   if (!PLAIN_PATH.test(watch)) return false;
   const query = watch.indexOf('?');
   const dot = watch.indexOf('/.');

@@ -440,8 +440,10 @@ function axesOf(site: SiteConfig): VerdictAxes | null {
     // A list that may still change is read afresh each time.
     if (Object.isFrozen(site.agents)) agentAxes.set(site.agents, agents);
   }
-  if (agents === null || new Set(site.watches).size !== site.watches.length) return null;
-  return { urls: site.watches, ...agents };
+  if (agents === null) return null;
+  // Read once: a site sharing its paths makes its URLs each time they are asked for.
+  const urls = site.watches;
+  return new Set(urls).size === urls.length ? { urls, ...agents } : null;
 }
 
 const verdictsKeys = new WeakMap<SiteConfig, string>();

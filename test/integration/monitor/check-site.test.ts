@@ -5,6 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/validate.js';
+import { withAlerts } from '../../../src/config/config.js';
 import type { SiteConfig } from '../../../src/config/config.js';
 import { checkSite } from '../../../src/monitor/check/site.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
@@ -384,7 +385,7 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
       secret: undefined,
       format: 'json' as const,
     }));
-    const site = { ...base, alerts: { ...base.alerts, webhooks } };
+    const site = withAlerts(base, { ...base.alerts, webhooks });
     await run(site);
     server.serve('/robots.txt', 200, ROBOTS_V1 + 'User-agent: *\nDisallow: /shop/\n');
     expect((await run(site)).kind).toBe('changed');

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, resolveSiteSettings } from '../../../src/config/validate.js';
 import { MAX_CONFIG_BYTES, loadConfig } from '../../../src/config/load.js';
+import { withAlerts, withIntent } from '../../../src/config/config.js';
 
 /** The checkout, which the shipped configurations' relative paths name files in. */
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -525,6 +526,30 @@ sites:
     ],
   ])('rejects %j: %s', (text, message) => {
     expect(error(text)).toBe(message);
+  });
+
+  it("keeps each site's own list of paths, written out site by site, as that site's URLs", () => {
+    const config = parse(
+      [
+        'sites:',
+        '  - {url: https://a.example, watch: [/, /cart, /search?q=x, /cart]}',
+        '  - {url: http://b.example:8080, watch: [/, /cart, /search?q=x, /cart]}',
+        '  - {url: https://c.example, watch: [/, /cart]}',
+        '  - {url: https://d.example, watch: [/, /a/./b, /x y]}',
+        '',
+      ].join('\n'),
+    );
+    expect(config.sites.map((s) => s.watches)).toEqual([
+      ['https://a.example/', 'https://a.example/cart', 'https://a.example/search?q=x'],
+      ['http://b.example:8080/', 'http://b.example:8080/cart', 'http://b.example:8080/search?q=x'],
+      ['https://c.example/', 'https://c.example/cart'],
+      // A dot segment or a space is normalised as a crawler would request it.
+      ['https://d.example/', 'https://d.example/a/b', 'https://d.example/x%20y'],
+    ]);
+    // A site given the UI's intent or channels keeps its own URLs.
+    const site = config.sites[1]!;
+    expect(withIntent(site, site.intent).watches).toEqual(site.watches);
+    expect(withAlerts(site, site.alerts).watches).toEqual(site.watches);
   });
 
   it('refuses a list reused by aliases into 4 million watches, quickly and in one line', () => {
