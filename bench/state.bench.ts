@@ -27,7 +27,7 @@ import type * as Verdicts from '../src/policy/verdicts.js';
 import type * as Events from '../src/policy/changes/events.js';
 import type * as Causes from '../src/policy/changes/causes.js';
 import type * as Judge from '../src/monitor/check/judge.js';
-import type * as VerdictSets from '../src/store/verdict-sets.js';
+import type * as VerdictSets from '../src/policy/verdict-sets.js';
 
 const SITES = Number(process.env['BENCH_SITES'] ?? 3_000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 9);
@@ -44,7 +44,7 @@ async function measure(dist: string): Promise<Phases> {
   const { causesOfChange } = await load<typeof Causes>('policy/changes/causes.js');
   const { evaluateState } = await load<typeof Judge>('monitor/check/judge.js');
   const { encodeVerdicts, StoredVerdicts } =
-    await load<typeof VerdictSets>('store/verdict-sets.js');
+    await load<typeof VerdictSets>('policy/verdict-sets.js');
   const { computeVerdicts, ParseCache } = verdictsModule;
 
   const dir = scratchDir('robowatch-bench-');

@@ -40,7 +40,7 @@ export interface WatchVerdict {
 /**
  * A state's verdicts as the next state's are compared with them: each next verdict's
  * counterpart (the same URL and crawler) found without listing them all. A check reads
- * the state before its new one as a stored set (store/verdict-sets.ts) and makes a verdict
+ * the state before its new one as a stored set (policy/verdict-sets.ts) and makes a verdict
  * of it only for the pairs that need one (those that flipped).
  */
 export interface VerdictLookup {
@@ -182,7 +182,7 @@ export class ParseCache {
 }
 
 /**
- * A state's verdicts in the compact form a stored set keeps (store/verdict-sets.ts): the
+ * A state's verdicts in the compact form a stored set keeps (policy/verdict-sets.ts): the
  * distinct URLs, crawlers and causes, and one number per (URL, crawler) cell.
  */
 export interface VerdictCells {

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
-import { decodeVerdicts } from './verdict-sets.js';
+import { decodeVerdicts } from '../policy/verdict-sets.js';
 import type { VerdictCause } from '../policy/verdicts.js';
 import type { ChangeCause } from '../policy/changes/cause-model.js';
 import type {

@@ -7,7 +7,12 @@ import { batchColumn, batchParam, prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
-import { decodeVerdicts, encodeVerdicts, StoredVerdicts, verdictSetRow } from './verdict-sets.js';
+import {
+  decodeVerdicts,
+  encodeVerdicts,
+  StoredVerdicts,
+  verdictSetRow,
+} from '../policy/verdict-sets.js';
 import type {
   CheckRow,
   IncidentStart,
@@ -156,7 +161,7 @@ async function insertSnapshots(
   ) => batchColumn(snapshots, type, pick);
   const iso = (date: Date | null) => (date === null ? null : date.toISOString());
   const json = (value: unknown) => JSON.stringify(value);
-  const sets = snapshots.map((s) => (s.verdicts.length === 0 ? null : encodeVerdicts(s.verdicts)));
+  const sets = snapshots.map((s) => s.verdicts);
   // The JSON values travel as one jsonb document each (not as jsonb[]: an array literal
   // escapes every quote of every document, on both sides).
   const documents = snapshots.map((s, i) => {
@@ -358,7 +363,7 @@ export async function replaceVerdicts(
   });
 }
 
-/** Stores a snapshot's verdicts as one compact row (store/verdict-sets.ts). */
+/** Stores a snapshot's verdicts as one compact row (policy/verdict-sets.ts). */
 async function insertVerdicts(
   tx: Pick<Database, 'insert'>,
   snapshotId: number,

@@ -23,7 +23,7 @@ import type { StateView } from '../../src/policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../src/policy/verdicts.js';
 import type { WatchedAgent, WatchVerdict } from '../../src/policy/verdicts.js';
 import { MAX_ROBOTS_BYTES, parseRobotsTxt } from '../../src/robots/index.js';
-import { encodeVerdicts, StoredVerdicts } from '../../src/store/verdict-sets.js';
+import { encodeVerdicts, StoredVerdicts } from '../../src/policy/verdict-sets.js';
 
 const HTML = new TextEncoder().encode('<!DOCTYPE html>\n<html><body>Error</body></html>\n');
 

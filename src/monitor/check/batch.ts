@@ -1,6 +1,7 @@
 import type { SiteConfig } from '../../config/config.js';
 import { StateMovedError, oneLine } from '../../lib/errors.js';
 import { representativePaths } from '../../policy/coverage-change.js';
+import { encodeVerdicts } from '../../policy/verdict-sets.js';
 import { checkSite } from './site.js';
 import { recomputeVerdicts, verdictsKey } from './record-state.js';
 import { refreshCoverage } from './coverage.js';
@@ -153,7 +154,10 @@ export async function checkSiteAgainIfMoved(
         if (verdictsKey(chosen) !== current.verdictsKey) {
           const verdicts = await recomputeVerdicts(deps, chosen, checked.outcome.siteId, current);
           current = { ...current, verdictsKey: verdictsKey(chosen) };
-          return { current, outcome: { ...checked.outcome, coverage, verdicts } };
+          return {
+            current,
+            outcome: { ...checked.outcome, coverage, verdicts: encodeVerdicts(verdicts) },
+          };
         }
       }
       return { current, outcome: { ...checked.outcome, coverage } };

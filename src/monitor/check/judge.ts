@@ -131,22 +131,21 @@ export function judgedWithState(
   return { evaluation, recorded };
 }
 
-/** Judges one state of a site (its verdicts, fetch and file) and records the judgement. */
+/** Records the judgement of one state of a site: its evaluation (evaluateState). */
 export async function judge(
   deps: Pick<CheckDeps, 'store' | 'now' | 'flapWindowMs'>,
   site: SiteConfig,
   siteId: number,
-  state: JudgedState & { readonly snapshotId: number },
+  snapshotId: number,
+  evaluation: IntentEvaluation,
   at: Date,
   /** What changed in robots.txt at this check (none when only the settings changed). */
   causes: readonly ChangeCause[] = [],
-  /** The state's evaluation, when it was made already. */
-  evaluation: IntentEvaluation = evaluateState(site, state),
 ): Promise<Judged> {
   const recorded = await deps.store.recordJudgement({
     siteId,
-    snapshotId: state.snapshotId,
-    key: judgedKey(site, state.snapshotId),
+    snapshotId,
+    key: judgedKey(site, snapshotId),
     evaluation,
     at,
     flapWindowMs: deps.flapWindowMs ?? DEFAULT_FLAP_WINDOW_MS,

@@ -24,6 +24,7 @@ import {
 } from '../../policy/changes/events.js';
 import type { ChangeEvent, FetchStatus, StateView } from '../../policy/changes/events.js';
 import { computeVerdicts, ParseCache } from '../../policy/verdicts.js';
+import { encodeVerdicts } from '../../policy/verdict-sets.js';
 import type {
   RecordedVerdicts,
   RobotsState,
@@ -71,13 +72,13 @@ export async function recordSeenAgain(
           deps,
           site,
           siteId,
-          {
-            snapshotId: current.snapshotId,
+          current.snapshotId,
+          evaluateState(site, {
             fetch: current,
             stale: current.stale,
             fileCondition: current.bodySha256 === null ? null : (current.fileCondition ?? null),
             verdicts: verdicts ?? (await deps.store.loadVerdicts(current.snapshotId)),
-          },
+          }),
           checkedAt,
         );
   const outcome: CheckOutcome = {
@@ -92,7 +93,7 @@ export async function recordSeenAgain(
     causes: [],
     transient,
     durationMs: seen.durationMs,
-    verdicts,
+    verdicts: verdicts === null ? null : encodeVerdicts(verdicts),
     findings: [],
     ...(judged === undefined ? {} : { judged }),
   };
@@ -168,19 +169,11 @@ export async function recordNewState(
   // (both files parsed and compiled, the state before) ends with it, and is not held by
   // the dozens of checks waiting for their write at once.
   const made = await newState(deps, site, stored, fetched);
-  const { verdicts, events, causes, evaluation, withState, lastGood, fileCondition } = made;
+  const { events, causes, evaluation, withState, lastGood, fileCondition } = made;
   const { snapshotId, openedIncidentId } = await deps.store.recordSnapshot(made.write);
   const judged =
     withState === null
-      ? await judge(
-          deps,
-          site,
-          stored.id,
-          { fetch: result, stale: seen.stale, fileCondition, verdicts, snapshotId },
-          checkedAt,
-          causes,
-          evaluation,
-        )
+      ? await judge(deps, site, stored.id, snapshotId, evaluation, checkedAt, causes)
       : judgedWithState(evaluation, withState.step, openedIncidentId);
   const next: CurrentState = {
     snapshotId,
@@ -210,7 +203,7 @@ export async function recordNewState(
     causes,
     transient,
     durationMs: seen.durationMs,
-    verdicts,
+    verdicts: made.write.verdicts,
     judged,
     findings:
       result.body === null ? [] : errorFindings(result.body, result.cut ? { cut: result.cut } : {}),
@@ -221,7 +214,6 @@ export async function recordNewState(
 /** A new state as it is recorded, and what its check reports after the write. */
 interface NewState {
   readonly write: NewSnapshot;
-  readonly verdicts: readonly WatchVerdict[];
   readonly events: readonly ChangeEvent[];
   readonly causes: readonly ChangeCause[];
   readonly evaluation: IntentEvaluation;
@@ -319,7 +311,9 @@ async function newState(
     stale: seen.stale,
     lastGoodId: seen.sha256 === null ? (current?.lastGoodId ?? null) : null,
     firstSeenAt: checkedAt,
-    verdicts,
+    // Its verdicts end here, with the computation: the write and the outcome keep their
+    // stored form.
+    verdicts: verdicts.length === 0 ? null : encodeVerdicts(verdicts),
     verdictsKey: key,
     axesAsBefore: axes !== null && verdicts.length > 0,
     registry: site.registry ?? null,
@@ -340,7 +334,7 @@ async function newState(
     check: { checkedAt, durationMs: seen.durationMs, transient },
     ...(withState === null ? {} : { judgement: withState.write }),
   };
-  return { write, verdicts, events, causes, evaluation, withState, lastGood, fileCondition };
+  return { write, events, causes, evaluation, withState, lastGood, fileCondition };
 }
 
 /** The current state as a new one is compared with: its verdicts, last good copy, trouble. */

@@ -6,7 +6,7 @@
  */
 import type { SiteConfig } from '../../config/config.js';
 import type { CheckDeps } from '../ports.js';
-import { judge, judgedKey } from './judge.js';
+import { evaluateState, judge, judgedKey } from './judge.js';
 import type { Judged } from './judge.js';
 import { recomputeVerdicts, verdictsKey } from './record-state.js';
 
@@ -27,17 +27,11 @@ export async function rejudge(
     current.verdictsKey === verdictsKey(site)
       ? await deps.store.loadVerdicts(current.snapshotId)
       : await recomputeVerdicts(deps, site, stored.id, current);
-  return judge(
-    deps,
-    site,
-    stored.id,
-    {
-      snapshotId: current.snapshotId,
-      fetch: current,
-      stale: current.stale,
-      fileCondition: current.bodySha256 === null ? null : (current.fileCondition ?? null),
-      verdicts,
-    },
-    deps.now(),
-  );
+  const evaluation = evaluateState(site, {
+    fetch: current,
+    stale: current.stale,
+    fileCondition: current.bodySha256 === null ? null : (current.fileCondition ?? null),
+    verdicts,
+  });
+  return judge(deps, site, stored.id, current.snapshotId, evaluation, deps.now());
 }

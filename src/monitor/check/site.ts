@@ -10,7 +10,7 @@ import type { ChangeEvent, FetchStatus } from '../../policy/changes/events.js';
 import { answeredFrom, placeOf } from '../../policy/fetch-result.js';
 import type { FetchResult } from '../../policy/fetch-result.js';
 import { siteAccess } from '../../policy/verdicts.js';
-import type { WatchVerdict } from '../../policy/verdicts.js';
+import type { VerdictSet } from '../../policy/verdict-sets.js';
 import type { LintFinding } from '../../robots/index.js';
 import type { CurrentState, StoredSite } from '../records.js';
 import type { CheckDeps } from '../ports.js';
@@ -43,8 +43,11 @@ export interface CheckOutcome {
   readonly transient: string | null;
   /** How long the check took: the fetch and any confirming retries. */
   readonly durationMs: number;
-  /** The verdicts of a new state (baseline or changed). */
-  readonly verdicts: readonly WatchVerdict[] | null;
+  /**
+   * The verdicts of a new state (baseline or changed), or of the current one computed
+   * again for new watches or crawlers, in their stored form (decodeVerdicts lists them).
+   */
+  readonly verdicts: VerdictSet | null;
   /** Error-level lint findings of a new state's file: HTML, UTF-16, content past 500 KiB. */
   readonly findings: readonly LintFinding[];
   /** The URL set and coverage refreshed after the check (absent: sitemaps off or not wired). */

@@ -30,7 +30,10 @@ export function outcomeDocument(outcome: CheckOutcome) {
     verdicts:
       verdicts === null
         ? null
-        : { watched: verdicts.length, disallowed: verdicts.filter((v) => !v.allowed).length },
+        : {
+            watched: verdicts.counts.reduce((n, c) => n + c.watched, 0),
+            disallowed: verdicts.counts.reduce((n, c) => n + c.disallowed, 0),
+          },
     refused:
       outcome.refused === undefined || refusal === undefined
         ? null

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/validate.js';
 import { withAlerts } from '../../../src/config/config.js';
+import { decodeVerdicts } from '../../../src/policy/verdict-sets.js';
 import type { SiteConfig } from '../../../src/config/config.js';
 import { checkSite } from '../../../src/monitor/check/site.js';
 import { checkSites } from '../../../src/monitor/check/batch.js';
@@ -73,8 +74,8 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
     expect(outcome.kind).toBe('baseline');
     expect(outcome.events).toEqual([]);
     expect(outcome.status).toEqual({ access: 'ok', status: 200 });
-    const disallowed = outcome
-      .verdicts!.filter((v) => !v.allowed)
+    const disallowed = decodeVerdicts(outcome.verdicts!)
+      .filter((v) => !v.allowed)
       .map((v) => `${v.agent} ${new URL(v.url).pathname}`);
     expect(disallowed.sort()).toEqual(
       [
@@ -271,7 +272,7 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
     expect(allowedAgain.every((e) => e.type === 'newly_allowed' && e.agent !== 'OldBot')).toBe(
       true,
     );
-    expect(stale.verdicts!.filter((v) => !v.allowed)).toHaveLength(4);
+    expect(decodeVerdicts(stale.verdicts!).filter((v) => !v.allowed)).toHaveLength(4);
     now = new Date(now.getTime() + DAY);
     expect((await run()).kind).toBe('unchanged');
   });
@@ -288,8 +289,9 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
       'The file is 514831 bytes; content past 512000 bytes is ignored: line 13129 is cut and lines 13130–13203 are not read.',
     ]);
     expect(
-      outcome.verdicts!.find((v) => v.agent === 'Googlebot' && v.url.endsWith('/shop/cart'))
-        ?.allowed,
+      decodeVerdicts(outcome.verdicts!).find(
+        (v) => v.agent === 'Googlebot' && v.url.endsWith('/shop/cart'),
+      )?.allowed,
     ).toBe(true);
   });
 
@@ -312,7 +314,7 @@ describe.each(databaseKinds())('checking a site on %s', (kind) => {
     const wider = siteConfig().watches.concat(`${server.origin}/new`);
     const outcome = await run({ ...siteConfig(), watches: wider });
     expect(outcome).toMatchObject({ kind: 'unchanged', events: [] });
-    expect(outcome.verdicts).toHaveLength(20);
+    expect(decodeVerdicts(outcome.verdicts!)).toHaveLength(20);
     expect(await counts()).toMatchObject({ snapshots: 1, verdicts: 20 });
   });
 

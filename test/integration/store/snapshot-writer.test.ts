@@ -8,6 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { StateMovedError } from '../../../src/lib/errors.js';
 import type { NewSnapshot } from '../../../src/monitor/records.js';
 import type { AlertDraft } from '../../../src/policy/alerts.js';
+import { encodeVerdicts } from '../../../src/policy/verdict-sets.js';
+import type { WatchVerdict } from '../../../src/policy/verdicts.js';
 import { queryRows } from '../../../src/store/db.js';
 import { outbox, sites } from '../../../src/store/schema.js';
 import { countRows } from '../../../src/store/sites.js';
@@ -22,6 +24,20 @@ import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 
 const AT = new Date('2026-05-01T00:00:00Z');
+
+/** The verdicts of the i-th site's state. */
+function verdictsOf(i: number): WatchVerdict[] {
+  return [
+    { url: `https://s${i}.example/`, agent: '*', profile: 'google', allowed: true, cause: null },
+    {
+      url: `https://s${i}.example/site-${i}/x`,
+      agent: '*',
+      profile: 'google',
+      allowed: false,
+      cause: { type: 'rule', directive: 'disallow', pattern: `/site-${i}/`, line: 2 },
+    },
+  ];
+}
 
 function state(siteId: number, i: number): NewSnapshot {
   const bytes = new TextEncoder().encode(`User-agent: *\nDisallow: /site-${i}/\n`);
@@ -38,16 +54,7 @@ function state(siteId: number, i: number): NewSnapshot {
     stale: false,
     lastGoodId: null,
     firstSeenAt: AT,
-    verdicts: [
-      { url: `https://s${i}.example/`, agent: '*', profile: 'google', allowed: true, cause: null },
-      {
-        url: `https://s${i}.example/site-${i}/x`,
-        agent: '*',
-        profile: 'google',
-        allowed: false,
-        cause: { type: 'rule', directive: 'disallow', pattern: `/site-${i}/`, line: 2 },
-      },
-    ],
+    verdicts: encodeVerdicts(verdictsOf(i)),
     verdictsKey: 'k',
     events: [
       {
@@ -92,7 +99,7 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
       verdicts: 100,
     });
     for (const [i, id] of [0, 17, 49].map((i) => [i, snapshotIds[i]!] as const)) {
-      expect(await loadVerdicts(database.handle.db, id)).toEqual(state(ids[i]!, i).verdicts);
+      expect(await loadVerdicts(database.handle.db, id)).toEqual(verdictsOf(i));
       expect(new TextDecoder().decode(await loadBody(database.handle.db, `sha-${i}`))).toBe(
         `User-agent: *\nDisallow: /site-${i}/\n`,
       );
@@ -144,12 +151,12 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
     const db = database.handle.db;
     const first = await writer.recordState(state(ids[0]!, 0));
     // The same watches and crawlers, other verdicts: the axes are not sent again.
-    const verdicts = state(ids[0]!, 0).verdicts.map((v) => ({ ...v, allowed: true, cause: null }));
+    const verdicts = verdictsOf(0).map((v) => ({ ...v, allowed: true, cause: null }));
     const next: NewSnapshot = {
       ...state(ids[0]!, 0),
       previousId: first.snapshotId,
       body: { sha256: 'sha-next', bytes: new TextEncoder().encode('User-agent: *\nAllow: /\n') },
-      verdicts,
+      verdicts: encodeVerdicts(verdicts),
       axesAsBefore: true,
     };
     const second = await writer.recordState(next);
@@ -170,7 +177,7 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
     expect(given.verdicts.find(verdicts[1]!, 1)).toEqual(verdicts[1]);
     // Its watches changed meanwhile (another process recomputed the current verdicts for
     // other URLs): a state made for the old ones cannot take the axes, and is not written.
-    await replaceVerdicts(db, ids[0]!, second.snapshotId, state(ids[0]!, 5).verdicts, 'k2');
+    await replaceVerdicts(db, ids[0]!, second.snapshotId, verdictsOf(5), 'k2');
     await expect(
       writer.recordState({ ...next, previousId: second.snapshotId, body: null }),
     ).rejects.toBeInstanceOf(StateMovedError);

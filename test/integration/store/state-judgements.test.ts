@@ -44,7 +44,7 @@ function state(siteId: number, previousId: number | null, i: number): NewSnapsho
     stale: false,
     lastGoodId: null,
     firstSeenAt: later(i),
-    verdicts: [],
+    verdicts: null,
     verdictsKey: 'k',
     events: [],
     causes: [],

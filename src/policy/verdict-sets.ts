@@ -5,13 +5,8 @@
  * crawler.
  */
 import type { Profile } from '../robots/index.js';
-import { causeKey, computedCells } from '../policy/verdicts.js';
-import type {
-  VerdictCause,
-  VerdictCells,
-  VerdictLookup,
-  WatchVerdict,
-} from '../policy/verdicts.js';
+import { causeKey, computedCells } from './verdicts.js';
+import type { VerdictCause, VerdictCells, VerdictLookup, WatchVerdict } from './verdicts.js';
 
 /**
  * A set as stored: its cells (-1 where a URL has no verdict for a crawler), its crawlers'

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { flippedPlaces } from '../../../src/policy/changes/events.js';
 import { computedCells, computeVerdicts } from '../../../src/policy/verdicts.js';
 import type { VerdictCause, WatchVerdict } from '../../../src/policy/verdicts.js';
-import { decodeVerdicts, encodeVerdicts, StoredVerdicts } from '../../../src/store/verdict-sets.js';
+import {
+  decodeVerdicts,
+  encodeVerdicts,
+  StoredVerdicts,
+} from '../../../src/policy/verdict-sets.js';
 
 const cause = fc.oneof(
   fc.constant(null),
