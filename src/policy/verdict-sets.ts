@@ -27,18 +27,6 @@ export function encodeVerdicts(rows: readonly WatchVerdict[]): VerdictSet {
   return computed === undefined ? encodeRows(rows) : withCounts(computed);
 }
 
-/** A set as the verdict_sets table's columns take it (the query builder wants its own arrays). */
-export function verdictSetRow(set: VerdictSet) {
-  return {
-    urls: [...set.urls],
-    agents: [...set.agents],
-    profiles: [...set.profiles],
-    causes: [...set.causes],
-    cells: [...set.cells],
-    counts: set.counts,
-  };
-}
-
 /** A computed set with what the overview counts: each crawler's URLs disallowed, of how many. */
 function withCounts(set: VerdictCells): VerdictSet {
   const width = set.agents.length;

@@ -15,7 +15,8 @@ import type {
 import { queryRows } from './db.js';
 import type { Database } from './db.js';
 import { archiveCaptures, bodies, verdictSets } from './schema.js';
-import { encodeVerdicts, verdictSetRow } from '../policy/verdict-sets.js';
+import { encodeVerdicts } from '../policy/verdict-sets.js';
+import { verdictSetRow } from './snapshots.js';
 
 /** The capture times of a site already read (a backfill fetches none of them again). */
 export async function storedCaptureTimes(db: Database, siteId: number): Promise<Set<string>> {

@@ -7,12 +7,8 @@ import { batchColumn, batchParam, prepared, queryRows, rowDate } from './db.js';
 import type { Database } from './db.js';
 import { insertAlertsOfStates } from './outbox.js';
 import { bodies, sites, verdictSets } from './schema.js';
-import {
-  decodeVerdicts,
-  encodeVerdicts,
-  StoredVerdicts,
-  verdictSetRow,
-} from '../policy/verdict-sets.js';
+import { decodeVerdicts, encodeVerdicts, StoredVerdicts } from '../policy/verdict-sets.js';
+import type { VerdictSet } from '../policy/verdict-sets.js';
 import type {
   CheckRow,
   IncidentStart,
@@ -361,6 +357,18 @@ export async function replaceVerdicts(
       .set({ verdictsKey, blocking: rows.some((r) => !r.allowed) })
       .where(and(eq(sites.id, siteId), eq(sites.currentSnapshotId, snapshotId)));
   });
+}
+
+/** A set as the verdict_sets table's columns take it (the query builder wants its own arrays). */
+export function verdictSetRow(set: VerdictSet) {
+  return {
+    urls: [...set.urls],
+    agents: [...set.agents],
+    profiles: [...set.profiles],
+    causes: [...set.causes],
+    cells: [...set.cells],
+    counts: set.counts,
+  };
 }
 
 /** Stores a snapshot's verdicts as one compact row (policy/verdict-sets.ts). */
