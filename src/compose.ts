@@ -42,6 +42,11 @@ export interface Listener {
   close(): Promise<void>;
 }
 
+/** How a command uses its database. */
+export interface StoreOptions {
+  readonly connections?: number;
+}
+
 /**
  * What only main.ts creates: database handles, HTTP clients, SMTP transports, listeners,
  * the logger, the clock; and this process's name in its logs.
@@ -49,7 +54,11 @@ export interface Listener {
 export interface Platform {
   /** This process, in its logs: host and pid. */
   readonly owner: string;
-  openStore(config: Config): Promise<DatabaseHandle>;
+  /**
+   * Opens the configuration's database. `connections`: at most this many to PostgreSQL at
+   * once (10 unless given; the embedded database has one).
+   */
+  openStore(config: Config, options?: StoreOptions): Promise<DatabaseHandle>;
   createFetcher(config: Config): RobotsFetcher;
   /** An SMTP transport for an smtp(s):// URL. */
   createMailTransport(smtpUrl: string): Transporter;

@@ -47,8 +47,12 @@ export function nodeContext(options: NodeContextOptions): CliContext {
     env: options.env,
     owner: `${hostname()}:${options.pid}`,
     pid: options.pid,
-    openStore: (config) =>
-      need().openDatabase({ url: config.databaseUrl, dataDir: config.dataDir }),
+    openStore: (config, store) =>
+      need().openDatabase({
+        url: config.databaseUrl,
+        dataDir: config.dataDir,
+        poolSize: store?.connections,
+      }),
     createFetcher: (config) => need().createRobotsFetcher(config.fetch),
     // nodemailer is CommonJS: required (synchronously) when a command first sends email.
     createMailTransport: (smtpUrl) =>

@@ -15,6 +15,7 @@ import { durationText } from '../policy/wording/format.js';
 import type { DatabaseHandle } from '../store/db.js';
 import { DatabaseError, DatabaseInUseError } from '../store/db.js';
 import type { CliContext, DaemonInfo } from './context.js';
+import type { StoreOptions } from '../compose.js';
 
 /**
  * The API's documents, read with their schemas: loaded with the first answer read (zod
@@ -151,9 +152,10 @@ export class DaemonError extends FatalError {
 export async function openStoreOrDaemon(
   context: CliContext,
   config: Config,
+  store?: StoreOptions,
 ): Promise<{ readonly handle: DatabaseHandle } | { readonly daemon: DaemonClient }> {
   try {
-    return { handle: await context.openStore(config) };
+    return { handle: await context.openStore(config, store) };
   } catch (error) {
     if (error instanceof DatabaseInUseError) {
       const info = context.daemonFile.read(config);
@@ -177,8 +179,9 @@ export async function withStoreOrDaemon<T>(
   config: Config,
   local: (handle: DatabaseHandle) => Promise<T>,
   remote: (daemon: DaemonClient) => Promise<T>,
+  store?: StoreOptions,
 ): Promise<T> {
-  const opened = await openStoreOrDaemon(context, config);
+  const opened = await openStoreOrDaemon(context, config, store);
   if ('daemon' in opened) return remote(opened.daemon);
   try {
     return await local(opened.handle);

@@ -13,7 +13,13 @@ import { runInProcess, runRobowatch } from '../support/cli.js';
 import { recordLoads } from '../support/load-record.js';
 import { sql } from 'drizzle-orm';
 import { openDatabase, queryRows } from '../../src/store/db.js';
-import { adminQuery, createTestDatabase, databaseKinds } from '../support/database.js';
+import {
+  adminQuery,
+  createTestDatabase,
+  databaseKinds,
+  databaseUrl,
+  postgresUrl,
+} from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -132,7 +138,7 @@ fetch:
     ]);
 
     const history = await robowatch('history', server.origin, '--config', config);
-    expect(history.code).toBe(0);
+    expect([history.code, history.stderr]).toEqual([0, '']);
     const rows = history.stdout.trimEnd().split('\n');
     expect(rows[0]).toMatch(
       /^ID\s+FIRST SEEN\s+LAST SEEN\s+ACCESS\s+STATUS\s+SIZE\s+TRUNCATED\s+SHA-256\s+CHECKS\s+WHAT CHANGED$/,
@@ -793,5 +799,72 @@ describe('fatal errors', () => {
     );
     expect((await first).code).toBe(0);
     await slow.stop();
+  });
+});
+
+describe.runIf(postgresUrl() !== undefined)('robowatch check on one PostgreSQL connection', () => {
+  // Enough sites that a check's reads and writes overlap: a check that opened a second
+  // connection for them would be refused one by the role's limit.
+  const sites = Array.from({ length: 40 }, () => new FixtureServer());
+  const role = `robowatch_one_${process.pid}`;
+  beforeAll(async () => {
+    await Promise.all(sites.map((site) => site.start()));
+    await adminQuery(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
+    await adminQuery(`CREATE DATABASE ${role} OWNER ${role}`);
+  });
+  afterAll(async () => {
+    await Promise.all(sites.map((site) => site.stop()));
+    await adminQuery(`DROP DATABASE IF EXISTS ${role} WITH (FORCE)`);
+    await adminQuery(`DROP ROLE IF EXISTS ${role}`);
+  });
+
+  it('checks every site, and records each change, for a role allowed a single connection', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-one-'));
+    const config = join(dir, 'robowatch.yaml');
+    writeFileSync(
+      config,
+      `agents: [Googlebot, GPTBot]
+watch: [/, /pricing, /blog/post, /private/x]
+sites:
+${sites.map((site) => `  - url: ${site.origin}\n`).join('')}fetch:
+  allowPrivateAddresses: true
+  timeoutMs: 3000
+`,
+    );
+    const url = new URL(databaseUrl(role));
+    url.username = role;
+    const env = { DATABASE_URL: url.toString(), ROBOWATCH_CONFIG: undefined };
+    for (const site of sites) site.serve('/robots.txt', 200, V1);
+    const first = await runInProcess(['check', '--config', config], { env });
+    expect([first.code, first.stderr]).toEqual([0, '']);
+    expect(first.stdout).toMatch(/^40 sites checked: 40 baseline, 0 changed/m);
+
+    for (const site of sites) site.serve('/robots.txt', 200, V2);
+    const changed = await runInProcess(['check', '--config', config, '--json'], { env });
+    expect([changed.code, changed.stderr]).toEqual([0, '']);
+    const events = changed.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; site: string; url?: string });
+    const blocked = events.filter((e) => e.type === 'newly_disallowed');
+    expect(new Set(blocked.map((e) => e.site)).size).toBe(40);
+    expect(new Set(blocked.map((e) => e.url))).toEqual(
+      new Set(sites.map((site) => `${site.origin}/pricing`)),
+    );
+
+    // Each site's two states are recorded, the second its current one.
+    const handle = await openDatabase({ url: databaseUrl(role), dataDir: '' });
+    try {
+      const rows = await queryRows<{ states: number; current: boolean }>(
+        handle.db,
+        sql`SELECT count(*)::int AS states, bool_and(s.current_snapshot_id = (
+              SELECT max(n.id) FROM snapshots n WHERE n.site_id = s.id)) AS current
+            FROM sites s JOIN snapshots p ON p.site_id = s.id GROUP BY s.id`,
+      );
+      expect(rows).toHaveLength(40);
+      expect(rows.every((r) => r.states === 2 && r.current)).toBe(true);
+    } finally {
+      await handle.close();
+    }
   });
 });
