@@ -54,7 +54,8 @@ export function wireDaemon(
   const { db, listen } = parts.handle;
   const presentation = new Presentation(config);
   const store = createDaemonStore(db);
-  const check = wireCheck(platform, config, db, parts.fetcher);
+  // Its checks on a connection of their own (DatabaseHandle.checks), where there is one.
+  const check = wireCheck(platform, config, parts.handle.checks ?? db, parts.fetcher);
   const notifiers = wireChannels(platform, config, db, presentation, () => parts.catalog.config);
   const daemon = new Daemon({
     config,

@@ -33,6 +33,15 @@ export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 
 export interface DatabaseHandle {
   readonly db: Database;
+  /**
+   * The same database on one connection of its own, for a daemon's checks: their reads
+   * and writes take turns on it and gather into larger batches, and the server runs one
+   * backend for them rather than one for each check in flight (its changed checks, robowatch
+   * and its backends, about a tenth less CPU; docs/performance.md, fifty-third round), while
+   * the web UI, the job engine and the upkeep keep the pool. PostgreSQL only: the embedded
+   * database has one connection for everything.
+   */
+  readonly checks?: Database;
   readonly kind: 'postgres' | 'pglite';
   /** Where it is, for messages (a URL without its password, or a directory). */
   readonly location: string;
@@ -410,9 +419,10 @@ const PREFER_LZ4 = `SELECT set_config('default_toast_compression', 'lz4', false)
 async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
   mendTransactions();
   const location = redact(url);
-  const pool = new pg.Pool({
+  const poolOptions = (max: number, name: string): pg.PoolConfig => ({
     connectionString: url,
-    max: poolSize,
+    max,
+    application_name: name,
     // A connection idle for a minute is closed (pg's default: 10 s). An idle daemon uses
     // one every few seconds (its pools' looks, its upkeep every 15 s), and closing them
     // after 10 s opened a session every 15 s: the server forking a backend, reading its
@@ -424,15 +434,7 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
     // of them, 70 ms of CPU apiece, to save nothing.
     options: '-c jit=off',
   });
-  // A client losing its connection must not crash the process, idle or not: pg emits
-  // 'error' on a checked-out client too (a transaction between two statements when the
-  // server ends its session), and an 'error' event nobody listens to kills the process.
-  // The pool drops the client; its next query fails and is retried like any other.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-    nameMarkedStatements(client);
-  });
+  const pool = ownPool(poolOptions(poolSize, 'robowatch'));
   let client: pg.PoolClient;
   let applied: string[];
   try {
@@ -463,15 +465,18 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   );
   if (lz4) pool.options.options += ' -c default_toast_compression=lz4';
   client.release();
+  // Its connection is opened at the first check, with the pool's settings (LZ4 included).
+  const checks = ownPool({ ...poolOptions(1, 'robowatch checks'), options: pool.options.options });
   const listening = new Set<Listening>();
   return {
     db: drizzlePg(pool, { schema }) as unknown as Database,
+    checks: drizzlePg(checks, { schema }) as unknown as Database,
     kind: 'postgres',
     location,
     applied,
     close: async () => {
       await Promise.all([...listening].map((l) => l.close()));
-      await pool.end();
+      await Promise.all([pool.end(), checks.end()]);
     },
     // A config object, so that a statement marked `/* prepared name */` is prepared by name.
     executor: { executeSql: (text, values) => pool.query({ text, values }) },
@@ -487,6 +492,21 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
       };
     },
   };
+}
+
+/** A pool of robowatch's connections, each marking its named statements. */
+function ownPool(options: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(options);
+  // A client losing its connection must not crash the process, idle or not: pg emits
+  // 'error' on a checked-out client too (a transaction between two statements when the
+  // server ends its session), and an 'error' event nobody listens to kills the process.
+  // The pool drops the client; its next query fails and is retried like any other.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    nameMarkedStatements(client);
+  });
+  return pool;
 }
 
 function redact(url: string): string {
