@@ -11,7 +11,7 @@
  * totals paired run by run. Pure work only: no network, no database.
  */
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { robotsBody } from './farm.js';
@@ -43,8 +43,12 @@ async function measure(dist: string): Promise<Phases> {
   const events = await load<typeof Events>('policy/changes/events.js');
   const { causesOfChange } = await load<typeof Causes>('policy/changes/causes.js');
   const { evaluateState } = await load<typeof Judge>('monitor/check/judge.js');
-  const { encodeVerdicts, StoredVerdicts } =
-    await load<typeof VerdictSets>('policy/verdict-sets.js');
+  // Builds before ff906f7 kept the compact verdicts under store/.
+  const { encodeVerdicts, StoredVerdicts } = await load<typeof VerdictSets>(
+    existsSync(join(dist, 'policy/verdict-sets.js'))
+      ? 'policy/verdict-sets.js'
+      : 'store/verdict-sets.js',
+  );
   const { computeVerdicts, ParseCache } = verdictsModule;
 
   const dir = scratchDir('robowatch-bench-');
