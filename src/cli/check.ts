@@ -14,8 +14,8 @@ import { fromRedirect } from '../policy/wording/status-words.js';
 import { causeLines } from './print-causes.js';
 import { describeDelivery } from './deliver.js';
 import { Presentation, deliverQueued, wireCatalog, wireCheck } from '../compose.js';
-import { streamWriter, write } from './io.js';
 import type { StoreOptions } from '../compose.js';
+import { streamWriter, write } from './io.js';
 
 interface CheckOptions {
   config?: string;
@@ -136,7 +136,7 @@ export function registerCheck(program: Command, context: CliContext): void {
           // One connection: a check's reads and writes take turns on it, in larger batches,
           // and PostgreSQL runs one backend (its caches, its statements prepared, the shared
           // buffers it maps) instead of two. A changed check of 3,000 sites: its backends
-          // about a seventh less CPU, robowatch a little less too (docs/performance.md,
+          // a sixth to a fifth less CPU, robowatch a little less too (docs/performance.md,
           // fifty-third round).
           CHECK_STORE,
         );
