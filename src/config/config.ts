@@ -286,6 +286,7 @@ class SiteResolver {
   readonly #agents = new Map<Profile, AgentSpec[]>();
   /** Sites' own lists of plain paths, one frozen array per distinct list. */
   readonly #pathLists = new Map<string, readonly string[]>();
+  readonly #pathArrays = new WeakMap<readonly string[], readonly string[] | undefined>();
 
   constructor(
     private readonly defaults: SiteDefaults,
@@ -367,6 +368,15 @@ class SiteResolver {
    * list that needs normalising (a URL, an encoding, a dot segment).
    */
   #sharedPaths(watch: readonly string[]): readonly string[] | undefined {
+    // A validated form kept between commands gives the sites listing the same paths one
+    // array (tree-cache.ts): it is looked at once, not joined again for each site.
+    if (this.#pathArrays.has(watch)) return this.#pathArrays.get(watch);
+    const paths = this.#sharedPathsOf(watch);
+    this.#pathArrays.set(watch, paths);
+    return paths;
+  }
+
+  #sharedPathsOf(watch: readonly string[]): readonly string[] | undefined {
     if (!watch.every(isPlainPath)) return undefined;
     const key = watch.join('\n');
     let paths = this.#pathLists.get(key);

@@ -20,8 +20,9 @@
  * (ROBOWATCH_CACHE_DIR=off: none); entries not written for 30 days are deleted as another
  * is written. A small file's tree is not kept (it parses in a millisecond), nor forms that
  * JSON cannot say exactly (a number such as .inf) or that YAML aliases make much larger
- * than the file. A cache that cannot be read or written is passed over: the file is
- * parsed, nothing fails.
+ * than the file (each site's watch list is written once however many sites list it, so
+ * an alias of one list is not one of them). A cache that cannot be read or written is
+ * passed over: the file is parsed, nothing fails.
  */
 import { hash, randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
@@ -83,7 +84,8 @@ export class TreeCache {
       checked: named === undefined ? undefined : join(directory, `${entry}-${named}.json`),
     };
     this.#headers = {
-      tree: `robowatch ${version} config tree ${sha256} js-yaml ${yamlPackage.version}`,
+      // "lists": the form of PackedForm (below); an entry written before it is read by none.
+      tree: `robowatch ${version} config tree lists ${sha256} js-yaml ${yamlPackage.version}`,
       checked:
         named === undefined
           ? undefined
@@ -118,7 +120,7 @@ export class TreeCache {
     const end = text.indexOf('\n');
     if (end < 0 || text.slice(0, end) !== this.#headers[kind]) return undefined;
     try {
-      return JSON.parse(text.slice(end + 1)) as unknown;
+      return unpack(JSON.parse(text.slice(end + 1)) as unknown);
     } catch {
       return undefined; // cut short (a full disk): parsed again, and written again
     }
@@ -133,13 +135,14 @@ export class TreeCache {
     const header = this.#headers[kept.kind];
     if (path === undefined || header === undefined) return false;
     if (kept.kind === 'tree' && !exact(kept.value)) return false;
-    const json = JSON.stringify(kept.value);
-    // Aliases (one watch list for 100,000 sites) are written out in full by JSON. (A small
-    // file's validated form, its defaults filled in, may well be a few times the file.)
+    const json = JSON.stringify(pack(kept.value));
+    // Other aliases than a watch list are written out in full by JSON. (A small file's
+    // validated form, its defaults filled in, may well be a few times the file.)
     if (json.length > Math.max(2 * this.#bytes, CACHED_FROM_BYTES)) return false;
     // The validated form is kept only if JSON gives it back as it is: no value that JSON
     // drops or changes (undefined, a Date, .inf), since nothing checks it when read.
-    if (kept.kind === 'checked' && !isDeepStrictEqual(JSON.parse(json), kept.value)) return false;
+    if (kept.kind === 'checked' && !isDeepStrictEqual(unpack(JSON.parse(json)), kept.value))
+      return false;
     const temporary = `${path}.${randomUUID()}.tmp`;
     try {
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
@@ -152,6 +155,78 @@ export class TreeCache {
       return false;
     }
   }
+}
+
+/**
+ * A form as an entry holds it: each site's watch list written once, however many sites
+ * list it (a generated file writes every site's list out; a YAML alias gives them all
+ * one), and read back as one array the sites share. Written out per site, JSON.parse made
+ * 60,000 strings for 3,000 sites' lists of 20, the collector copied them all, and the
+ * resolver joined each list again to find it shared: a check of one site with such a
+ * file spent 0.08 s of CPU more at start than with one top-level list
+ * (docs/performance.md, fifty-fourth round); aliased lists made the file's form too large
+ * to keep at all.
+ */
+interface PackedForm {
+  /** The distinct watch lists. */
+  readonly lists: readonly (readonly string[])[];
+  /** Each site's list by its place in `lists`, or -1 (its watch is not a list of text). */
+  readonly watch: readonly number[];
+  /** The form, each listed site's watch left as 0 (its place kept among its keys). */
+  readonly value: unknown;
+}
+
+type Entry = Record<string, unknown>;
+
+function isEntry(value: unknown): value is Entry {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isTextList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+/** The form with each site's watch list written once (not changed: copied where it differs). */
+function pack(value: unknown): PackedForm {
+  const sites = isEntry(value) ? value['sites'] : undefined;
+  if (!isEntry(value) || !Array.isArray(sites)) return { lists: [], watch: [], value };
+  const lists: string[][] = [];
+  const known = new Map<string, number>();
+  const watch: number[] = [];
+  const packed = (sites as unknown[]).map((site) => {
+    if (!isEntry(site) || !isTextList(site['watch'])) {
+      watch.push(-1);
+      return site;
+    }
+    const list = site['watch'];
+    const key = JSON.stringify(list);
+    let at = known.get(key);
+    if (at === undefined) {
+      known.set(key, (at = lists.length));
+      lists.push(list);
+    }
+    watch.push(at);
+    return { ...site, watch: 0 };
+  });
+  return { lists, watch, value: { ...value, sites: packed } };
+}
+
+/** The form an entry holds, its sites' watch lists put back (shared); throws if it is not one. */
+function unpack(form: unknown): unknown {
+  if (!isEntry(form) || !Array.isArray(form['lists']) || !Array.isArray(form['watch']))
+    throw new Error('not a kept form');
+  const { lists, watch, value } = form as unknown as PackedForm;
+  if (watch.length === 0) return value;
+  const sites = isEntry(value) ? value['sites'] : undefined;
+  if (!Array.isArray(sites) || sites.length !== watch.length) throw new Error('not a kept form');
+  watch.forEach((at, i) => {
+    if (at === -1) return;
+    const list = lists[at];
+    const site: unknown = sites[i];
+    if (!isTextList(list) || !isEntry(site)) throw new Error('not a kept form');
+    site['watch'] = list;
+  });
+  return value;
 }
 
 /** Entries not written for this long are deleted when another is written. */

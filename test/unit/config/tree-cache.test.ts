@@ -23,6 +23,16 @@ function fleet(sites: number, path = '/pricing'): string {
   return `agents: [Googlebot, GPTBot]\nsites:\n${lines.join('\n')}\n`;
 }
 
+/**
+ * An entry's form (tree-cache.ts): each site's watch list once, in `lists`, and the
+ * file's form in `value`.
+ */
+interface EntryForm<T> {
+  lists: string[][];
+  watch: number[];
+  value: T;
+}
+
 function setUp(text: string) {
   const dir = mkdtempSync(join(tmpdir(), 'robowatch-tree-cache-'));
   const path = join(dir, 'robowatch.yaml');
@@ -56,10 +66,42 @@ describe('a large configuration kept between commands', () => {
     // The entry is what the second command read: a tree kept for these bytes is used.
     const [entry] = entries();
     const [header, json] = readFileSync(join(cacheDir, entry!), 'utf8').split('\n');
-    const tree = JSON.parse(json!) as { sites: { name: string }[] };
-    tree.sites[0]!.name = 'Read from the cache';
+    const tree = JSON.parse(json!) as EntryForm<{ sites: { name: string }[] }>;
+    tree.value.sites[0]!.name = 'Read from the cache';
     writeFileSync(join(cacheDir, entry!), `${header}\n${JSON.stringify(tree)}`);
     expect((await load()).sites[0]!.name).toBe('Read from the cache');
+  });
+
+  it("writes each site's watch list once, and gives the sites listing the same one a shared list", async () => {
+    // 700 sites with the same list written out, one with a list of its own, one whose
+    // list needs normalising (a URL), one choosing its watches: each reads back as written.
+    const text = `${fleet(700)}  - {url: 'https://own.example', watch: ['/a', '/b']}
+  - {url: 'https://full.example', watch: ['https://full.example/x/../y']}
+  - {url: 'https://auto.example', watch: auto}
+`;
+    for (const build of [undefined, 'build-a']) {
+      const { load, entries, cacheDir } = setUp(text);
+      const first = await load({ ROBOWATCH_CACHE_DIR: cacheDir }, build);
+      const entry = readFileSync(join(cacheDir, entries()[0]!), 'utf8');
+      // The 700 copies of the list are one: the entry is a fraction of the file.
+      expect(entry.length).toBeLessThan(text.length * 0.6);
+      const form = JSON.parse(entry.split('\n')[1]!) as EntryForm<unknown>;
+      expect(form.lists).toEqual([
+        ['/', '/pricing', '/blog/', '/docs/manual.pdf', '/search?q=robots'],
+        ['/a', '/b'],
+        ['https://full.example/x/../y'],
+      ]);
+      const again = await load({ ROBOWATCH_CACHE_DIR: cacheDir }, build);
+      expect(again.sites.map((s) => [s.origin, s.watches, s.watchAuto])).toEqual(
+        first.sites.map((s) => [s.origin, s.watches, s.watchAuto]),
+      );
+      expect(again.sites.at(-3)!.watches).toEqual([
+        'https://own.example/a',
+        'https://own.example/b',
+      ]);
+      expect(again.sites.at(-2)!.watches).toEqual(['https://full.example/y']);
+      expect(again.sites.at(-1)!.watchAuto).toBe(true);
+    }
   });
 
   it('is parsed again once the file is edited, and still validated and resolved each time', async () => {
@@ -110,8 +152,8 @@ describe('a large configuration kept between commands', () => {
     // What the file holds is kept for its owner alone.
     expect(statSync(entry).mode & 0o777).toBe(0o600);
     expect(statSync(small.cacheDir).mode & 0o777).toBe(0o700);
-    const checked = JSON.parse(json!) as { sites: { name: string }[] };
-    checked.sites[2]!.name = 'Read from the cache';
+    const checked = JSON.parse(json!) as EntryForm<{ sites: { name: string }[] }>;
+    checked.value.sites[2]!.name = 'Read from the cache';
     writeFileSync(entry, `${header}\n${JSON.stringify(checked)}`);
     expect((await small.load(env, 'build-a')).sites[2]!.name).toBe('Read from the cache');
   });
@@ -130,10 +172,18 @@ describe('a large configuration kept between commands', () => {
     const cache = new TreeCache(dir, 'robowatch.yaml', dir, bytes, '1');
     const tree = (value: unknown) => ({ kind: 'tree', value }) as const;
     await cache.write(tree({ fetch: { timeoutMs: Number.POSITIVE_INFINITY } }));
-    await cache.write(
-      tree({ sites: Array.from({ length: 20_000 }, () => ({ watch: ['/', '/a'] })) }),
-    );
+    const tags = Array.from({ length: 20 }, (_, i) => `tag-${i}`);
+    await cache.write(tree({ sites: Array.from({ length: 5_000 }, () => ({ tags })) }));
     expect(readdirSync(dir)).toEqual([]);
+    // One watch list aliased by every site is written once, and read back shared.
+    const watch = Array.from({ length: 20 }, (_, i) => `/page-${i}`);
+    expect(
+      await cache.write(tree({ sites: Array.from({ length: 5_000 }, () => ({ watch })) })),
+    ).toBe(true);
+    const read = (await cache.read()) as { value: { sites: { watch: string[] }[] } };
+    expect(read.value.sites).toHaveLength(5_000);
+    expect(read.value.sites[4_999]!.watch).toEqual(watch);
+    expect(read.value.sites[4_999]!.watch).toBe(read.value.sites[0]!.watch);
     await cache.write(tree({ sites: [{ url: 'https://example.com', watch: ['/'] }] }));
     expect(await cache.read()).toEqual(
       tree({ sites: [{ url: 'https://example.com', watch: ['/'] }] }),
@@ -177,16 +227,16 @@ describe('a large configuration kept between commands', () => {
     const [header, json] = readFileSync(join(cacheDir, entry!), 'utf8').split('\n');
     expect(header).toMatch(/^robowatch 1 config checked [0-9a-f]{64} build build-a$/);
     // What is kept is the schema's output (defaults filled in), not the file's tree.
-    const checked = JSON.parse(json!) as {
+    const checked = JSON.parse(json!) as EntryForm<{
       sites: { name: string }[];
       fetch: { concurrency?: unknown };
-    };
-    expect(typeof checked.fetch.concurrency).toBe('number');
+    }>;
+    expect(typeof checked.value.fetch.concurrency).toBe('number');
     expect((await load(env, 'build-a')).sites.map((s) => [s.origin, s.watches])).toEqual(
       first.sites.map((s) => [s.origin, s.watches]),
     );
     // The entry is what the same build reads back, unchecked...
-    checked.sites[0]!.name = 'Read from the cache';
+    checked.value.sites[0]!.name = 'Read from the cache';
     writeFileSync(join(cacheDir, entry!), `${header}\n${JSON.stringify(checked)}`);
     expect((await load(env, 'build-a')).sites[0]!.name).toBe('Read from the cache');
     // ...and what another build, or a run from the sources, never reads: each validates
@@ -196,6 +246,10 @@ describe('a large configuration kept between commands', () => {
     expect(entries()).toHaveLength(3);
     expect((await load(env, 'build-a')).sites[0]!.name).toBe('Read from the cache');
     // An entry this build cannot resolve (edited by hand) is passed over, and written again.
+    const unresolvable = { lists: [], watch: [], value: { sites: 5 } };
+    writeFileSync(join(cacheDir, entry!), `${header}\n${JSON.stringify(unresolvable)}`);
+    expect((await load(env, 'build-a')).sites[0]!.name).toBe('Site 0');
+    // So is one that is not an entry's form at all.
     writeFileSync(join(cacheDir, entry!), `${header}\n${JSON.stringify({ sites: 5 })}`);
     expect((await load(env, 'build-a')).sites[0]!.name).toBe('Site 0');
     expect(readFileSync(join(cacheDir, entry!), 'utf8')).toContain('"name":"Site 0"');
