@@ -8,13 +8,12 @@ import type { ChangeEvent } from '../policy/changes/events.js';
 import { daemonSites, DaemonError, withStoreOrDaemon } from './daemon-client.js';
 import type { DaemonClient, DaemonSite } from './daemon-client.js';
 import type { CliContext } from './context.js';
-import { firstOf, originsOf, readConfig } from './context.js';
+import { firstOf, ONE_CONNECTION, originsOf, readConfig } from './context.js';
 import { formatStatus, visibleControls } from '../policy/wording/format.js';
 import { fromRedirect } from '../policy/wording/status-words.js';
 import { causeLines } from './print-causes.js';
 import { describeDelivery } from './deliver.js';
 import { Presentation, deliverQueued, wireCatalog, wireCheck } from '../compose.js';
-import type { StoreOptions } from '../compose.js';
 import { streamWriter, write } from './io.js';
 
 interface CheckOptions {
@@ -26,9 +25,6 @@ interface CheckOptions {
 
 /** Lines of causes printed in one run unless --all; past it, each site says how many it has. */
 const LINE_BUDGET = 300;
-
-/** How `check` uses PostgreSQL: one connection, its reads and writes in turn. */
-const CHECK_STORE: StoreOptions = { connections: 1 };
 
 /** `robowatch check`: checks every configured site (or one) now. */
 export function registerCheck(program: Command, context: CliContext): void {
@@ -138,7 +134,7 @@ export function registerCheck(program: Command, context: CliContext): void {
           // buffers it maps) instead of two. A changed check of 3,000 sites: its backends
           // a sixth to a fifth less CPU, robowatch a little less too (docs/performance.md,
           // fifty-third round).
-          CHECK_STORE,
+          ONE_CONNECTION,
         );
         await out.done();
         if (!options.json) {

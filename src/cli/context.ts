@@ -2,7 +2,7 @@ import type { Config } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { FatalError } from '../lib/errors.js';
-import type { Platform } from '../compose.js';
+import type { Platform, StoreOptions } from '../compose.js';
 import type { DatabaseHandle } from '../store/db.js';
 import { DatabaseError } from '../store/db.js';
 import type { CliIo } from './io.js';
@@ -70,23 +70,40 @@ export async function readConfig(context: CliContext, path: string | undefined):
   }
 }
 
-/** Opens the database for a configuration; an unreachable database is fatal. */
-export async function openStore(context: CliContext, config: Config): Promise<DatabaseHandle> {
+/**
+ * How a command that runs and exits uses PostgreSQL: one connection, its statements in
+ * turn. The pool of ten a daemon or web process keeps is for requests that come at once;
+ * a command's reads that overlapped (a history, a digest's recipients) opened a second
+ * connection and more, which a role allowed few (a managed database's, a pooler's) was
+ * refused ("too many connections for role"), and `check` pays for a second backend in
+ * CPU (docs/performance.md, fifty-third round). The embedded database has one anyway.
+ */
+export const ONE_CONNECTION: StoreOptions = Object.freeze({ connections: 1 });
+
+/**
+ * Opens the database for a configuration (`store`: ONE_CONNECTION for a command that runs
+ * and exits; the pool of ten for a daemon or web process); an unreachable database is fatal.
+ */
+export async function openStore(
+  context: CliContext,
+  config: Config,
+  store?: StoreOptions,
+): Promise<DatabaseHandle> {
   try {
-    return await context.openStore(config);
+    return await context.openStore(config, store);
   } catch (error) {
     if (error instanceof DatabaseError) throw new FatalError(error.message);
     throw error;
   }
 }
 
-/** Opens the store, runs `use`, and closes the store whatever happens. */
+/** Opens the store (one connection), runs `use`, and closes the store whatever happens. */
 export async function withStore<T>(
   context: CliContext,
   config: Config,
   use: (store: DatabaseHandle) => Promise<T>,
 ): Promise<T> {
-  const handle = await openStore(context, config);
+  const handle = await openStore(context, config, ONE_CONNECTION);
   try {
     return await use(handle);
   } finally {

@@ -14,6 +14,7 @@ import type { ChangeEvent } from '../policy/changes/events.js';
 import { durationText } from '../policy/wording/format.js';
 import type { DatabaseHandle } from '../store/db.js';
 import { DatabaseError, DatabaseInUseError } from '../store/db.js';
+import { ONE_CONNECTION } from './context.js';
 import type { CliContext, DaemonInfo } from './context.js';
 import type { StoreOptions } from '../compose.js';
 
@@ -146,13 +147,14 @@ export class DaemonError extends FatalError {
 }
 
 /**
- * Opens the database; if a running daemon holds the embedded one, a client of that
- * daemon instead. A daemon that serves no API (`--no-web`) leaves a clear error.
+ * Opens the database (one connection: ONE_CONNECTION); if a running daemon holds the
+ * embedded one, a client of that daemon instead. A daemon that serves no API (`--no-web`)
+ * leaves a clear error.
  */
 export async function openStoreOrDaemon(
   context: CliContext,
   config: Config,
-  store?: StoreOptions,
+  store: StoreOptions = ONE_CONNECTION,
 ): Promise<{ readonly handle: DatabaseHandle } | { readonly daemon: DaemonClient }> {
   try {
     return { handle: await context.openStore(config, store) };
@@ -179,7 +181,7 @@ export async function withStoreOrDaemon<T>(
   config: Config,
   local: (handle: DatabaseHandle) => Promise<T>,
   remote: (daemon: DaemonClient) => Promise<T>,
-  store?: StoreOptions,
+  store: StoreOptions = ONE_CONNECTION,
 ): Promise<T> {
   const opened = await openStoreOrDaemon(context, config, store);
   if ('daemon' in opened) return remote(opened.daemon);

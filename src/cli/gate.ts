@@ -11,7 +11,7 @@ import { DEFAULT_DISCOVERY_LIMITS } from '../monitor/check/sitemaps.js';
 import { runGate } from '../monitor/gate.js';
 import { siteLabel } from '../policy/wording/format.js';
 import type { CliContext } from './context.js';
-import { firstOf, openStore, originOf, originsOf, readConfig } from './context.js';
+import { firstOf, ONE_CONNECTION, openStore, originOf, originsOf, readConfig } from './context.js';
 import { GATE_FORMATS, gateReport } from './gate-report.js';
 import type { GateFormat } from './gate-report.js';
 import { collect, readInput, write } from './io.js';
@@ -217,7 +217,7 @@ async function configuredSite(
   }
   let handle;
   try {
-    handle = await openStore(context, config);
+    handle = await openStore(context, config, ONE_CONNECTION);
   } catch (error) {
     if (!(error instanceof FatalError)) throw error;
     if (inFile === undefined)

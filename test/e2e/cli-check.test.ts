@@ -818,7 +818,15 @@ describe.runIf(postgresUrl() !== undefined)('robowatch check on one PostgreSQL c
     await adminQuery(`DROP ROLE IF EXISTS ${role}`);
   });
 
-  it('checks every site, and records each change, for a role allowed a single connection', async () => {
+  const hook = new WebhookReceiver('one-connection-secret');
+  beforeAll(async () => {
+    await hook.start();
+  });
+  afterAll(async () => {
+    await hook.stop();
+  });
+
+  it('checks every site, records each change and reads them back, for a role allowed a single connection', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-one-'));
     const config = join(dir, 'robowatch.yaml');
     writeFileSync(
@@ -829,6 +837,7 @@ sites:
 ${sites.map((site) => `  - url: ${site.origin}\n`).join('')}fetch:
   allowPrivateAddresses: true
   timeoutMs: 3000
+notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
 `,
     );
     const url = new URL(databaseUrl(role));
@@ -866,5 +875,27 @@ ${sites.map((site) => `  - url: ${site.origin}\n`).join('')}fetch:
     } finally {
       await handle.close();
     }
+    // The change's alerts went out, from the same single connection.
+    expect(hook.received.length).toBeGreaterThan(0);
+    expect(hook.received.some((h) => h.body.includes('/pricing'))).toBe(true);
+
+    // The commands that read the history hold one connection too: their reads overlapped,
+    // and a second connection was refused ("too many connections for role").
+    const [site] = sites;
+    const read = async (...args: string[]) => {
+      const run = await runInProcess([...args, '--config', config], { env });
+      expect([args[0], run.code, run.stderr]).toEqual([args[0], 0, '']);
+      return run.stdout;
+    };
+    expect(await read('history', site!.origin)).toMatch(/Googlebot.*\/pricing/s);
+    expect(await read('diff', site!.origin)).toContain('/pricing');
+    expect(await read('trends')).toContain('Googlebot');
+    expect(await read('export', '--what', 'snapshots', '--format', 'jsonl')).toContain(
+      site!.origin,
+    );
+    expect(await read('digest', '--since', '7d')).toMatch(/^Subject: /m);
+    const draft = join(dir, 'draft.txt');
+    writeFileSync(draft, 'User-agent: *\nDisallow:\n');
+    expect(await read('gate', draft, '--site', site!.origin)).not.toBe('');
   });
 });
