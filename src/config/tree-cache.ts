@@ -162,10 +162,10 @@ export class TreeCache {
  * list it (a generated file writes every site's list out; a YAML alias gives them all
  * one), and read back as one array the sites share. Written out per site, JSON.parse made
  * 60,000 strings for 3,000 sites' lists of 20, the collector copied them all, and the
- * resolver joined each list again to find it shared: a check of one site with such a
- * file spent 0.08 s of CPU more at start than with one top-level list
- * (docs/performance.md, fifty-fourth round); aliased lists made the file's form too large
- * to keep at all.
+ * resolver joined each list again to find it shared: a check of one site with such a file
+ * spent 0.47 s of CPU, 0.445 s now (0.39 with one top-level list); and a file whose sites
+ * alias one list was too large to keep at all, so each command parsed and validated it
+ * again (20,000 sites: 1.2-1.35 s, 0.8-0.95 now; docs/performance.md, fifty-fourth round).
  */
 interface PackedForm {
   /** The distinct watch lists. */
