@@ -8,7 +8,7 @@ import type { ChangeEvent } from '../policy/changes/events.js';
 import { daemonSites, DaemonError, withStoreOrDaemon } from './daemon-client.js';
 import type { DaemonClient, DaemonSite } from './daemon-client.js';
 import type { CliContext } from './context.js';
-import { firstOf, ONE_CONNECTION, originsOf, readConfig } from './context.js';
+import { firstOf, originsOf, readConfig } from './context.js';
 import { formatStatus, visibleControls } from '../policy/wording/format.js';
 import { fromRedirect } from '../policy/wording/status-words.js';
 import { causeLines } from './print-causes.js';
@@ -129,12 +129,6 @@ export function registerCheck(program: Command, context: CliContext): void {
             );
             return { summary, delivery: { sent: 0, failed: 0 } };
           },
-          // One connection: a check's reads and writes take turns on it, in larger batches,
-          // and PostgreSQL runs one backend (its caches, its statements prepared, the shared
-          // buffers it maps) instead of two. A changed check of 3,000 sites: its backends
-          // a sixth to a fifth less CPU, robowatch a little less too (docs/performance.md,
-          // fifty-third round).
-          ONE_CONNECTION,
         );
         await out.done();
         if (!options.json) {

@@ -193,7 +193,7 @@ function pack(value: unknown): PackedForm {
   const lists: string[][] = [];
   const known = new Map<string, number>();
   const watch: number[] = [];
-  const packed = (sites as unknown[]).map((site) => {
+  const packed = sites.map((site: unknown) => {
     if (!isEntry(site) || !isTextList(site['watch'])) {
       watch.push(-1);
       return site;
