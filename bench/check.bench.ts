@@ -57,6 +57,7 @@ import {
   reapedFaults,
   WATCHES,
   spread as spreadOf,
+  warmBareClients,
 } from './process-support.js';
 import { benchPostgres } from './web-support.js';
 
@@ -259,8 +260,7 @@ async function repetition(n: number) {
 }
 
 // Warm up the JIT (both clients) and the farm.
-await bareFetch(origins.slice(0, 2_000), CONCURRENCY);
-await bareFetch(origins.slice(0, 2_000), CONCURRENCY, 'node');
+await warmBareClients(origins, CONCURRENCY, ['agent', 'node']);
 const results: Awaited<ReturnType<typeof repetition>>[] = [];
 for (let n = 1; n <= REPEAT; n++) {
   results.push(await repetition(n));

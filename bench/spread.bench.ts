@@ -12,7 +12,7 @@
  * it starts, as bench:check's changed check): the daemon's changed checks. Each period is
  * also told as issue 31's CPU ratio, as bench:check tells it (the bare GET, an undici
  * Agent at the same concurrency, client + farm, ÷ robowatch + its backends + the farm
- * answering its checks), with the bare GET measured in the same run: what the changed
+ * answering its checks), with the bare GET measured in the same run, warm (warmBareClients): what the changed
  * check's target would read in the warm process where robowatch runs every day.
  * PostgreSQL as for the other benchmarks; a database robowatch_spread_PID is made for the run.
  *
@@ -40,6 +40,7 @@ import {
   setFarmVersion,
   startDaemon,
   startFarm,
+  warmBareClients,
   WATCHES,
 } from './process-support.js';
 import { printStatements, statementLog } from './statement-cpu.js';
@@ -166,8 +167,9 @@ for (const d of daemons) {
   if ((await d.daemon.exited).code !== 0) throw new Error('the daemon did not stop cleanly');
 }
 
-// Issue 31's reference: a bare GET of every site, as bench:check makes it.
+// Issue 31's reference: a bare GET of every site, as bench:check makes it: warm.
 const origins = ports.map((port) => `http://127.0.0.1:${port}`);
+await warmBareClients(origins, CONCURRENCY);
 const bareFarmBefore = liveCpu(farm.pid!);
 const bareGet = await bareFetch(origins, CONCURRENCY);
 const bare = {
