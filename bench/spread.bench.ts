@@ -12,8 +12,9 @@
  * it starts, as bench:check's changed check): the daemon's changed checks. Each period is
  * also told as issue 31's CPU ratio, as bench:check tells it (the bare GET, an undici
  * Agent at the same concurrency, client + farm, ÷ robowatch + its backends + the farm
- * answering its checks), with the bare GET measured in the same run, warm (warmBareClients): what the changed
- * check's target would read in the warm process where robowatch runs every day.
+ * answering its checks), with the bare GET measured in the same run and warmed first as
+ * bench:check's is (warmBareClients): what the changed check's target would read in the
+ * warm process where robowatch runs every day.
  * PostgreSQL as for the other benchmarks; a database robowatch_spread_PID is made for the run.
  *
  * BENCH_PERIODS (1): periods measured, one after another, each on its own line.
