@@ -16,7 +16,9 @@
  * robowatch_bench_rN_PID made on BENCH_DATABASE_URL, else TEST_DATABASE_URL, else
  * DATABASE_URL, else postgres://root@127.0.0.1:5432/postgres, and dropped after it;
  * figures are min / median / max. The same ratios against a leaner bare GET (Node's own
- * HTTP client, a connection per site: how robowatch fetches now) are printed too, and wall-clock
+ * HTTP client, a connection per site: how robowatch fetches now) are printed too, and against
+ * the same undici GET in a fresh process of its own (start-up and warm-up counted, as the
+ * check's are; not the target's measure), and wall-clock
  * rates, peak RSS, transactions, page faults, the share of robowatch's CPU and of the bare
  * client's spent in the kernel, and the database's size and growth per site.
  * Two lines say where a check's CPU goes besides its sites: its start-up (`check --site`
@@ -47,6 +49,7 @@ import {
   AGENTS,
   bareFetch,
   type BareKind,
+  freshBareFetch,
   compareBuild,
   databaseCpu,
   farmSites,
@@ -243,6 +246,13 @@ async function repetition(n: number) {
   }
   const bareAfter = await bare('agent');
   const leanAfter = await bare('node');
+  const farmBefore = farmCpu();
+  const freshGet = await freshBareFetch(origins, CONCURRENCY);
+  const fresh: Cpu = {
+    own: freshGet.cpuMs,
+    backends: 0,
+    farm: ((farmCpu() - farmBefore) * 1000) / SITES,
+  };
   const mean = (a: Cpu, b: Cpu): Cpu => ({
     own: (a.own + b.own) / 2,
     backends: 0,
@@ -253,6 +263,7 @@ async function repetition(n: number) {
     reference: mean(bareBefore.cpu, bareAfter.cpu),
     referenceKernel: (bareBefore.kernel + bareAfter.kernel) / 2,
     lean: mean(leanBefore.cpu, leanAfter.cpu),
+    fresh,
     pageCost,
     ...own,
     other,
@@ -301,6 +312,10 @@ row(
   (k) => spread(of((r) => ratio(r.lean, r.runs[k].cpu))),
 );
 row('… and without the farm', (k) => spread(of((r) => strict(r.lean, r.runs[k].cpu))));
+row(
+  "CPU ratio against the same bare GET in a fresh process of its own (its start-up and warm-up counted, as the check's are; not the target's measure): with the farm",
+  (k) => spread(of((r) => ratio(r.fresh, r.runs[k].cpu))),
+);
 row('CPU per site, robowatch, ms', (k) => spread(of((r) => r.runs[k].cpu.own)));
 row('… beyond its start-up (less `check --site` ÷ sites, below), ms', (k) =>
   spread(of((r) => r.runs[k].cpu.own - (r.oneSite.own * 1000) / SITES)),
@@ -366,7 +381,7 @@ console.log(
   `| bare GET per site (an Agent with pipelining 0): client ${spread(of((r) => r.reference.own))} ms (${spread(
     of((r) => r.referenceKernel * 100),
     0,
-  )} % in the kernel), farm ${spread(of((r) => r.reference.farm))} ms; lean (Node's http client): client ${spread(of((r) => r.lean.own))} ms, farm ${spread(of((r) => r.lean.farm))} ms; agent ${spread(
+  )} % in the kernel), farm ${spread(of((r) => r.reference.farm))} ms; lean (Node's http client): client ${spread(of((r) => r.lean.own))} ms, farm ${spread(of((r) => r.lean.farm))} ms; the Agent in a fresh process: client ${spread(of((r) => r.fresh.own))} ms, farm ${spread(of((r) => r.fresh.farm))} ms; agent ${spread(
     of((r) => r.bareRate),
     0,
   )} sites/s | | | | |`,

@@ -5,6 +5,7 @@
 import { fork, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { get as httpGet } from 'node:http';
 import { join, resolve } from 'node:path';
@@ -134,6 +135,42 @@ export async function bareFetch(
     // The share in the kernel (system time): the connections' system calls, page faults.
     kernel: used.user + used.system > 0 ? used.system / (used.user + used.system) : 0,
   };
+}
+
+/**
+ * The same bare GET (an undici Agent keeping no connection) in a fresh process of its own,
+ * reading each origin once from its standard input: its CPU as a reaped child, start-up
+ * and warm-up included, as robowatch's `check` pays them. Not the target's reference (that
+ * one is warm, bareFetch after warmBareClients); what a ratio against a client as cold as
+ * the check would read. CPU ms per site.
+ */
+export async function freshBareFetch(
+  origins: readonly string[],
+  concurrency: number,
+): Promise<{ cpuMs: number }> {
+  const script = `
+    import { Agent } from 'undici';
+    let input = '';
+    for await (const chunk of process.stdin) input += chunk;
+    const origins = input.split('\\n').filter(Boolean);
+    const agent = new Agent({ pipelining: 0 });
+    let next = 0;
+    await Promise.all(Array.from({ length: ${concurrency} }, async () => {
+      for (let i = next++; i < origins.length; i = next++) {
+        const response = await agent.request({ origin: origins[i], path: '/robots.txt', method: 'GET' });
+        await response.body.arrayBuffer();
+      }
+    }));
+    await agent.close();`;
+  const before = reapedCpu();
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  child.stdin.end(origins.join('\n') + '\n');
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`the fresh bare client exited with ${code}`);
+  return { cpuMs: ((reapedCpu() - before) * 1000) / origins.length };
 }
 
 const TICKS = 100; // USER_HZ, the unit of /proc/<pid>/stat times on Linux
