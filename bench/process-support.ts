@@ -72,18 +72,19 @@ export async function queryValue(url: string, text: string): Promise<string | un
 export type BareKind = 'agent' | 'client' | 'node';
 
 /**
- * Runs the reference client once over (up to) 2,000 of the sites before it is measured, so
- * that its code is compiled and the farm's too: every benchmark's reference is a warm bare
- * GET. Measured cold, once, it cost its client about twice the CPU a GET (bench:spread
- * before 2026-12-06: 0.91 and 1.30 ms against bench:check's 0.64-0.75 in the same hours),
- * and a ratio against it read twice as good as it is.
+ * Runs the reference client once over (up to) 2,000 of the sites (`sites`) before it is
+ * measured, so that its code is compiled and the farm's too: every benchmark's reference
+ * is a warm bare GET. Measured cold, once, it cost its client about twice the CPU a GET
+ * (bench:spread before 2026-12-06: 0.91 and 1.30 ms against bench:check's 0.64-0.75 in
+ * the same hours), and a ratio against it read twice as good as it is.
  */
 export async function warmBareClients(
   origins: readonly string[],
   concurrency: number,
   kinds: readonly BareKind[] = ['agent'],
+  sites = 2_000,
 ): Promise<void> {
-  for (const kind of kinds) await bareFetch(origins.slice(0, 2_000), concurrency, kind);
+  for (const kind of kinds) await bareFetch(origins.slice(0, sites), concurrency, kind);
 }
 
 /**
@@ -142,7 +143,9 @@ export async function bareFetch(
  * reading each origin once from its standard input: its CPU as a reaped child, start-up
  * and warm-up included, as robowatch's `check` pays them. Not the target's reference (that
  * one is warm, bareFetch after warmBareClients); what a ratio against a client as cold as
- * the check would read. CPU ms per site.
+ * the check would read. CPU ms per site. Its loop is bareFetch's `agent` one written out as
+ * a script, not imported: the process loads nothing but undici (a TypeScript loader would
+ * add its own start-up to what is measured).
  */
 export async function freshBareFetch(
   origins: readonly string[],

@@ -28,6 +28,7 @@ import {
   queryValue,
   runRobowatch,
   scratchDir,
+  warmBareClients,
   WATCHES,
 } from './process-support.js';
 import type { Robowatch } from './process-support.js';
@@ -149,7 +150,7 @@ async function firstSweep(n: number): Promise<Sweep> {
 }
 let lastDatabase: Awaited<ReturnType<typeof benchPostgres>> | undefined;
 
-await bareFetch(origins.slice(0, 5_000), CONCURRENCY); // warm up the JIT and the farm
+await warmBareClients(origins, CONCURRENCY, ['agent'], 5_000); // the JIT and the farm
 const bareBefore = await bareFetch(origins, CONCURRENCY);
 const sweeps: Sweep[] = [];
 for (const n of PROCESSES) sweeps.push(await firstSweep(n));
