@@ -28,7 +28,9 @@
  * more split the changed check by stretches, told by the events it prints as each site
  * completes: its first tenth of the sites (the code cold: compiled and run unoptimised at
  * first use) against its second half (warm), and the ratio were every site checked at the
- * warm cost: how much of what is left is the cold process, how much the work per site.
+ * warm cost: how much of what is left is the cold process, how much the work per site. A
+ * third gives the whole curve, the CPU a site in each tenth of the run: where the warm-up
+ * ends, and whether the cost still falls after it.
  *
  * BENCH_COMPARE=DIR (a checkout of another commit, built): each repetition runs the three
  * checks with that build too, on a database of its own, the two builds in turn (which goes
@@ -56,6 +58,7 @@ import {
   freshPageCost,
   liveCpu,
   measuredRun,
+  median,
   queryValue,
   reapedFaults,
   WATCHES,
@@ -104,7 +107,9 @@ interface Run {
    * prints nothing): the first tenth of the sites (its code cold: parsed, compiled, run
    * unoptimised) and the second half (warm).
    */
-  readonly stretches: { readonly cold: number; readonly warm: number } | undefined;
+  readonly stretches:
+    | { readonly cold: number; readonly warm: number; readonly tenths: readonly number[] }
+    | undefined;
 }
 
 /**
@@ -124,7 +129,14 @@ function stretches(
     return ((b[1] - a[1]) * 1000) / ((b[0] - a[0]) / perSite);
   };
   // From the first site's lines: before them lies the start-up, shown on a line of its own.
-  return { cold: between(1 / SITES, 0.1), warm: between(0.5, 0.95) };
+  return {
+    cold: between(1 / SITES, 0.1),
+    warm: between(0.5, 0.95),
+    // Each tenth of the run, the last one ending at 99% (the final lines come at exit).
+    tenths: Array.from({ length: 10 }, (_, i) =>
+      between(i === 0 ? 1 / SITES : i / 10, i === 9 ? 0.99 : (i + 1) / 10),
+    ),
+  };
 }
 
 const { farm, origins, config, setVersion } = await farmSites(SITES, {
@@ -326,6 +338,13 @@ console.log(
   `| … the changed check by stretches (its printed events): the first tenth of the sites, the second half, ms a site | | | ${spread(
     of((r) => r.runs.third.stretches?.cold ?? Number.NaN),
   )}; ${spread(of((r) => r.runs.third.stretches?.warm ?? Number.NaN))} | |`,
+);
+// The whole curve: where the warm-up ends, told tenth by tenth (medians of the repetitions).
+console.log(
+  `| … the changed check tenth by tenth, ms a site (medians) | | | ${Array.from(
+    { length: 10 },
+    (_, i) => median(of((r) => r.runs.third.stretches?.tenths[i] ?? Number.NaN)).toFixed(2),
+  ).join(' · ')} | |`,
 );
 console.log(
   `| … CPU ratio were every site checked at the second half's cost (no start-up, no warm-up: not the target's measure) | | | ${spread(

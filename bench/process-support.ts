@@ -378,11 +378,16 @@ export function nodeFlags(own: boolean): string[] {
     .filter((f) => f !== '');
 }
 
+/** The median of values (the lower one of an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
 /** Values as "min / median / max" (the lower median of an even count). */
 export function spread(values: readonly number[], digits: number): string {
   const sorted = [...values].sort((a, b) => a - b);
-  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-  return `${sorted[0]!.toFixed(digits)} / ${median.toFixed(digits)} / ${sorted.at(-1)!.toFixed(digits)}`;
+  return `${sorted[0]!.toFixed(digits)} / ${median(sorted).toFixed(digits)} / ${sorted.at(-1)!.toFixed(digits)}`;
 }
 
 /**
