@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { setFlagsFromString } from 'node:v8';
 import { FatalError, nothingAt, UsageError } from '../lib/errors.js';
+import { v8BudgetsForRun } from '../lib/v8-budgets.js';
 import { checkSites, SITES_PER_FETCH } from '../monitor/check/batch.js';
 import { outcomeDocument } from '../monitor/documents/outcome.js';
 import type { RunSummary } from '../monitor/check/batch.js';
@@ -101,6 +103,9 @@ export function registerCheck(program: Command, context: CliContext): void {
                 site: e.site,
               })),
             ).map((s) => s.site);
+            // A long run goes back to V8's own budgets (lib/v8-budgets.ts).
+            for (const flag of v8BudgetsForRun(process.versions.v8, sites.length))
+              setFlagsFromString(flag);
             for (const site of sites)
               agentsOf.set(
                 site.origin,

@@ -45,6 +45,28 @@ const WASM_TIERING_BUDGET = '--wasm-tiering-budget=1000000000';
  */
 const NO_INLINING = '--no-turbo-inlining';
 
+/**
+ * From how many sites a check goes back to V8's own budgets. The budgets above were tuned
+ * on checks of 3,000 sites, where optimising late pays; a longer run spends more of itself
+ * in code V8 has not yet optimised, or optimised without inlining. Paired with V8's
+ * defaults (`bench:check` with BENCH_COMPARE, docs/performance.md, the sixty-first round),
+ * robowatch's CPU a changed site was 0.88 of theirs at 3,000 sites (five repetitions), 1.14
+ * at 6,000 and 1.20 at 10,000 (three each).
+ */
+export const LONG_RUN_SITES = 5_000;
+
+/**
+ * The flags that give a check of `sites` sites V8's own budgets back (none below
+ * LONG_RUN_SITES, or on a V8 that never had them set): set at run time once the check
+ * knows how many sites it has, and read by V8 from then on.
+ */
+export function v8BudgetsForRun(version: string, sites: number): string[] {
+  const major = Number(/^(\d+)\./.exec(version)?.[1] ?? Number.NaN);
+  return major <= 11 && sites >= LONG_RUN_SITES
+    ? ['--interrupt-budget=67584', '--turbo-inlining']
+    : [];
+}
+
 /** The flags to set on V8 `version` (`process.versions.v8`, e.g. "11.3.244.8-node.38"). */
 export function v8Budgets(version: string): string[] {
   const major = Number(/^(\d+)\./.exec(version)?.[1] ?? Number.NaN);
