@@ -56,20 +56,26 @@ const NO_INLINING = '--no-turbo-inlining';
  */
 export const LONG_RUN_SITES = 5_000;
 
+/** V8 11's own values of the two budgets robowatch sets (`node --v8-options`). */
+const V8_OWN_BUDGETS = ['--interrupt-budget=67584', '--turbo-inlining'];
+
 /**
  * The flags that give a check of `sites` sites V8's own budgets back (none below
  * LONG_RUN_SITES, or on a V8 that never had them set): set at run time once the check
  * knows how many sites it has, and read by V8 from then on.
  */
 export function v8BudgetsForRun(version: string, sites: number): string[] {
-  const major = Number(/^(\d+)\./.exec(version)?.[1] ?? Number.NaN);
-  return major <= 11 && sites >= LONG_RUN_SITES
-    ? ['--interrupt-budget=67584', '--turbo-inlining']
-    : [];
+  return setsBudgets(version) && sites >= LONG_RUN_SITES ? [...V8_OWN_BUDGETS] : [];
 }
 
 /** The flags to set on V8 `version` (`process.versions.v8`, e.g. "11.3.244.8-node.38"). */
 export function v8Budgets(version: string): string[] {
-  const major = Number(/^(\d+)\./.exec(version)?.[1] ?? Number.NaN);
-  return major <= 11 ? [INTERRUPT_BUDGET, NO_INLINING, WASM_TIERING_BUDGET] : [WASM_TIERING_BUDGET];
+  return setsBudgets(version)
+    ? [INTERRUPT_BUDGET, NO_INLINING, WASM_TIERING_BUDGET]
+    : [WASM_TIERING_BUDGET];
+}
+
+/** Whether robowatch sets its own budgets on V8 `version`: V8 11 (Node 20) and before. */
+function setsBudgets(version: string): boolean {
+  return Number(/^(\d+)\./.exec(version)?.[1] ?? Number.NaN) <= 11;
 }
