@@ -35,6 +35,32 @@ export async function adminQuery(text: string): Promise<number> {
   }
 }
 
+/**
+ * Waits until no backend serves `role` (up to `timeoutMs`). A backend goes on counting
+ * against the role's connection limit for a moment after its client has closed: a command
+ * started as the last one ends can be refused "too many connections for role". Read from
+ * pg_stat_activity on the maintenance connection, every 20 ms.
+ */
+export async function roleConnectionsGone(role: string, timeoutMs = 30_000): Promise<void> {
+  const client = new pg.Client({ connectionString: postgresUrl() });
+  await client.connect();
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE usename = $1',
+        [role],
+      );
+      if (rows[0]!.n === 0) return;
+      if (Date.now() > deadline)
+        throw new Error(`${rows[0]!.n} backend(s) still serve ${role} after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 export const TEMPLATE_ENV = 'ROBOWATCH_TEST_PG_TEMPLATE';
 
 let counter = 0;
