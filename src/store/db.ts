@@ -295,6 +295,8 @@ export interface OpenOptions {
   readonly dataDir: string;
   /** Connections in the PostgreSQL pool. */
   readonly poolSize?: number;
+  /** How long to wait for a connection slot the server says is taken (SLOT_WAIT_MS). */
+  readonly slotWaitMs?: number;
   /** An embedded database in memory, gone when closed (tests). */
   readonly inMemory?: boolean;
   /** With inMemory: start from another embedded database's dump rather than an empty one. */
@@ -334,7 +336,8 @@ export const SEED_FILE = fromRoot('dist', 'pglite-seed.tar.gz');
 /** Opens the database and applies any pending migration. */
 export async function openDatabase(options: OpenOptions): Promise<DatabaseHandle> {
   renderOnce();
-  if (options.url !== undefined) return openPostgres(options.url, options.poolSize ?? 10);
+  if (options.url !== undefined)
+    return openPostgres(options.url, options.poolSize ?? 10, options.slotWaitMs ?? SLOT_WAIT_MS);
   // PGlite (WebAssembly PostgreSQL) is loaded only for the embedded database.
   const { openPglite } = await import('./db-pglite.js');
   return openPglite(options.inMemory ? undefined : options.dataDir, options.fromDump);
@@ -416,7 +419,11 @@ function mendTransactions(): void {
 const PREFER_LZ4 = `SELECT set_config('default_toast_compression', 'lz4', false)
   FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)`;
 
-async function openPostgres(url: string, poolSize: number): Promise<DatabaseHandle> {
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  slotWaitMs: number,
+): Promise<DatabaseHandle> {
   mendTransactions();
   const location = redact(url);
   const poolOptions = (max: number, name: string): pg.PoolConfig => ({
@@ -438,10 +445,13 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   let client: pg.PoolClient;
   let applied: string[];
   try {
-    client = await pool.connect();
+    client = await connectWhenSlotFree(pool, slotWaitMs);
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new DatabaseError(`cannot connect to the database at ${location}: ${describe(error)}`);
+    const full = sqlState(error) === TOO_MANY_CONNECTIONS ? noSlotFreed(slotWaitMs) : '';
+    throw new DatabaseError(
+      `cannot connect to the database at ${location}: ${describe(error)}${full}`,
+    );
   }
   try {
     // Several processes may start at once: one migrates, the others wait for it.
@@ -494,6 +504,41 @@ async function openPostgres(url: string, poolSize: number): Promise<DatabaseHand
   };
 }
 
+/** PostgreSQL's SQLSTATE for a connection refused for want of a slot (role, database, server). */
+const TOO_MANY_CONNECTIONS = '53300';
+
+/**
+ * How long opening the database goes on asking for a connection the server refuses for want
+ * of a slot ("too many connections for role", "… for database", "sorry, too many clients
+ * already"). A backend goes on counting against its role's limit for a moment after its
+ * client has closed, so a command started as the one before it ends (a cron's `check` then
+ * `digest`, as a role allowed one connection) could be refused though nothing else held the
+ * role's slot. Asked again after 25 ms, then twice as long each time up to half a second.
+ */
+export const SLOT_WAIT_MS = 5_000;
+
+/** Said after the server's refusal when no slot came free in `waitMs`. */
+function noSlotFreed(waitMs: number): string {
+  return ` (still refused after ${waitMs / 1000} s: every connection the role, the database or the server allows is held, by another robowatch process or another client)`;
+}
+
+/** A connection from `pool`, waiting up to `waitMs` for a slot the server says is taken. */
+async function connectWhenSlotFree(pool: pg.Pool, waitMs: number): Promise<pg.PoolClient> {
+  const deadline = Date.now() + waitMs;
+  for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+    try {
+      return await pool.connect();
+    } catch (error) {
+      if (sqlState(error) !== TOO_MANY_CONNECTIONS || Date.now() + pause > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+}
+
+function sqlState(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
 /** A pool of robowatch's connections, each marking its named statements. */
 function ownPool(options: pg.PoolConfig): pg.Pool {
   const pool = new pg.Pool(options);
@@ -531,7 +576,12 @@ export function describe(error: unknown): string {
  * connections to this database.
  */
 export function isConnectionError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = sqlState(error);
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true; // ECONNREFUSED, a cut socket…
-  return code.startsWith('08') || code.startsWith('57P') || code === '55000' || code === '53300';
+  return (
+    code.startsWith('08') ||
+    code.startsWith('57P') ||
+    code === '55000' ||
+    code === TOO_MANY_CONNECTIONS
+  );
 }
