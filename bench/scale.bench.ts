@@ -13,6 +13,11 @@
  *
  * BENCH_SITES (100,000), BENCH_PROCESSES ("1,2,3"), BENCH_CONCURRENCY (16 per process),
  * BENCH_PROFILE (a directory: CPU profiles of the daemons).
+ * BENCH_COMPARE=DIR (a built checkout of another commit): the daily sweep is run
+ * BENCH_DAILY_REPEAT times (3; 1 unpaired) by each build on the same database, which build
+ * goes first alternating, and this build's CPU per site is printed over the other's, pair
+ * by pair (a change to `check` measured at 100,000 sites; the first sweeps are this
+ * build's alone).
  * PostgreSQL as for the other benchmarks; a database robowatch_scale_PID is made there for the run.
  */
 import { fork } from 'node:child_process';
@@ -23,11 +28,13 @@ import { hostAddress } from './farm.js';
 import {
   AGENTS,
   bareFetch,
+  compareBuild,
   databaseCpu,
   fmt,
   queryValue,
   runRobowatch,
   scratchDir,
+  spread,
   warmBareClients,
   WATCHES,
 } from './process-support.js';
@@ -37,6 +44,8 @@ import { benchPostgres } from './web-support.js';
 const SITES = Number(process.env['BENCH_SITES'] ?? 100_000);
 const CONCURRENCY = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 const PROCESSES = (process.env['BENCH_PROCESSES'] ?? '1,2,3').split(',').map(Number);
+const OTHER = compareBuild();
+const DAILY_REPEAT = Number(process.env['BENCH_DAILY_REPEAT'] ?? (OTHER === undefined ? 1 : 3));
 
 const farm = fork(fileURLToPath(new URL('./farm.ts', import.meta.url)), ['0', 'hosts'], {
   execArgv: ['--import', 'tsx'],
@@ -155,19 +164,46 @@ const bareBefore = await bareFetch(origins, CONCURRENCY);
 const sweeps: Sweep[] = [];
 for (const n of PROCESSES) sweeps.push(await firstSweep(n));
 
-// Nothing changed: the day after, on the last sweep's database.
-const unchangedBackends = await databaseCpu(lastDatabase!.url);
-unchangedBackends.start();
-const started = performance.now();
-const unchanged = runRobowatch(
-  ['check', '--config', config],
-  lastDatabase!.url,
-  process.env['BENCH_PROFILE'] ? join(process.env['BENCH_PROFILE'], 'unchanged') : undefined,
-);
-const unchangedEnd = await unchanged.exited;
-if (unchangedEnd.code !== 0) throw new Error(`robowatch check exited with ${unchangedEnd.code}`);
-const unchangedSeconds = (performance.now() - started) / 1000;
-const unchangedBackendSeconds = unchangedBackends.stop();
+interface Daily {
+  readonly seconds: number;
+  readonly peakMb: number;
+  /** CPU seconds of the sweep: robowatch's process, its backends. */
+  readonly cpuSeconds: number;
+  readonly backendSeconds: number;
+}
+
+/** Nothing changed: the day after, on the last sweep's database, by this build or `main`. */
+async function dailySweep(name: string, main?: string): Promise<Daily> {
+  const backends = await databaseCpu(lastDatabase!.url);
+  backends.start();
+  const started = performance.now();
+  const run = runRobowatch(
+    ['check', '--config', config],
+    lastDatabase!.url,
+    process.env['BENCH_PROFILE'] ? join(process.env['BENCH_PROFILE'], name) : undefined,
+    undefined,
+    main,
+  );
+  const end = await run.exited;
+  if (end.code !== 0) throw new Error(`robowatch check exited with ${end.code}`);
+  return {
+    seconds: (performance.now() - started) / 1000,
+    peakMb: end.peakMb,
+    cpuSeconds: end.cpuSeconds,
+    backendSeconds: backends.stop(),
+  };
+}
+
+const dailies: Daily[] = [];
+const otherDailies: Daily[] = [];
+for (let i = 0; i < DAILY_REPEAT; i++) {
+  // Which build goes first alternates: each sweep adds a check row a site, and the later
+  // sweep of a pair finds the tables a little larger.
+  const thisFirst = i % 2 === 0;
+  if (thisFirst) dailies.push(await dailySweep(`unchanged-${i + 1}`));
+  if (OTHER !== undefined) otherDailies.push(await dailySweep(`other-${i + 1}`, OTHER.main));
+  if (!thisFirst) dailies.push(await dailySweep(`unchanged-${i + 1}`));
+}
 const bareAfter = await bareFetch(origins, CONCURRENCY);
 await lastDatabase!.drop();
 farm.kill();
@@ -193,7 +229,24 @@ for (const sweep of sweeps) {
     `| … peak RSS per process; CPU per site, robowatch + PostgreSQL; database per site | ${sweep.peakMb.map((mb) => `${fmt(mb)} MB`).join(', ')}; ${sweep.cpuMs.toFixed(2)} + ${sweep.postgresCpuMs.toFixed(2)} ms; ${fmt(sweep.bytesPerSite)} B | < 400 MB; ; < 10,000 B |`,
   );
 }
-const unchangedRate = SITES / unchangedSeconds;
-console.log(
-  `| nothing changed, \`robowatch check\`, 1 process: the daily sweep | ${fmt(unchangedSeconds)} s, ${fmt(unchangedRate)} sites/s (${ratio(unchangedRate)}); peak RSS ${fmt(unchangedEnd.peakMb)} MB; CPU ${((unchangedEnd.cpuSeconds * 1000) / SITES).toFixed(2)} + ${((unchangedBackendSeconds * 1000) / SITES).toFixed(2)} ms per site (robowatch + its backends), ${fmt(unchangedEnd.cpuSeconds + unchangedBackendSeconds)} CPU s for the sweep | ≥ 0.7× bare |`,
-);
+const perSite = (seconds: number) => ((seconds * 1000) / SITES).toFixed(2);
+for (const [i, daily] of dailies.entries()) {
+  const rate = SITES / daily.seconds;
+  console.log(
+    `| nothing changed, \`robowatch check\`, 1 process: the daily sweep${DAILY_REPEAT > 1 ? ` (${i + 1} of ${DAILY_REPEAT})` : ''} | ${fmt(daily.seconds)} s, ${fmt(rate)} sites/s (${ratio(rate)}); peak RSS ${fmt(daily.peakMb)} MB; CPU ${perSite(daily.cpuSeconds)} + ${perSite(daily.backendSeconds)} ms per site (robowatch + its backends), ${fmt(daily.cpuSeconds + daily.backendSeconds)} CPU s for the sweep | ≥ 0.7× bare |`,
+  );
+}
+if (OTHER !== undefined) {
+  for (const [i, daily] of otherDailies.entries())
+    console.log(
+      `| … the same, by ${OTHER.dir} (${i + 1} of ${DAILY_REPEAT}) | ${fmt(daily.seconds)} s; peak RSS ${fmt(daily.peakMb)} MB; CPU ${perSite(daily.cpuSeconds)} + ${perSite(daily.backendSeconds)} ms per site | |`,
+    );
+  const pairs = (of: (d: Daily) => number) =>
+    spread(
+      dailies.map((d, i) => of(d) / of(otherDailies[i]!)),
+      2,
+    );
+  console.log(
+    `\nThis build ÷ ${OTHER.dir}, the daily sweep, paired (min / median / max of ${DAILY_REPEAT}): CPU per site, robowatch ${pairs((d) => d.cpuSeconds)}; robowatch + its backends ${pairs((d) => d.cpuSeconds + d.backendSeconds)}; peak RSS ${pairs((d) => d.peakMb)}`,
+  );
+}
