@@ -52,7 +52,8 @@ const NO_INLINING = '--no-turbo-inlining';
  * defaults (`bench:check` with BENCH_COMPARE, docs/performance.md, the sixty-first round),
  * robowatch's CPU a changed site was 0.88 of theirs at 3,000 sites (five repetitions), 1.14
  * at 6,000 and 1.20 at 10,000 (three each). Going back to them from here, paired with the
- * build before: 0.94 at 5,000 sites, 0.89 at 10,000. The checks cross at different sizes
+ * build before: 0.94 at 5,000 sites, 0.89 at 10,000, and 0.86–0.88 for the daily sweep of
+ * 100,000 unchanged sites (`bench:scale`, paired). The checks cross at different sizes
  * (the sixty-second round, paired at 4,000 sites): the first and the unchanged check cost
  * 1–11% more on these budgets there, the changed check 6–8% less; a check cannot know
  * before it fetches how many of its sites changed, so the line is where all three crossed.
