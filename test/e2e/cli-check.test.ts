@@ -841,9 +841,7 @@ ${sites.map((site) => `  - url: ${site.origin}\n`).join('')}fetch:
 notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
 `,
     );
-    const url = new URL(databaseUrl(role));
-    url.username = role;
-    const env = { DATABASE_URL: url.toString(), ROBOWATCH_CONFIG: undefined };
+    const env = { DATABASE_URL: databaseUrl(role, role), ROBOWATCH_CONFIG: undefined };
     for (const site of sites) site.serve('/robots.txt', 200, V1);
     // Each command as the role starts once the last one's backend is gone: the server
     // counts an exiting backend against the limit for a moment after its client closed.

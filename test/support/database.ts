@@ -17,10 +17,11 @@ export function databaseKinds(): DatabaseKind[] {
   return postgresUrl() === undefined ? ['pglite'] : ['pglite', 'postgres'];
 }
 
-/** The URL of database `name` on the test server. */
-export function databaseUrl(name: string): string {
+/** The URL of database `name` on the test server (as `user`, else as the server URL's). */
+export function databaseUrl(name: string, user?: string): string {
   const url = new URL(postgresUrl()!);
   url.pathname = `/${name}`;
+  if (user !== undefined) url.username = user;
   return url.toString();
 }
 

@@ -86,8 +86,7 @@ class CountingRelay {
 
   /** The URL of database `name` as `role`, through the relay. */
   url(name: string, role: string): string {
-    const url = new URL(databaseUrl(name));
-    url.username = role;
+    const url = new URL(databaseUrl(name, role));
     url.host = `127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
     return url.toString();
   }
@@ -117,9 +116,7 @@ describe.runIf(postgresUrl() !== undefined)(
     /** The role's one connection, held by another client until it ends it. */
     async function holdTheSlot(): Promise<pg.Client> {
       await roleConnectionsGone(role);
-      const url = new URL(databaseUrl(role));
-      url.username = role;
-      const holder = new pg.Client({ connectionString: url.toString() });
+      const holder = new pg.Client({ connectionString: databaseUrl(role, role) });
       holder.on('error', () => undefined); // ended by the test, or by the database's drop
       await holder.connect();
       return holder;
