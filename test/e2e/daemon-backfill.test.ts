@@ -141,6 +141,20 @@ web: {listen: 0, token: ${TOKEN}}
       );
       await vi.waitFor(() => expect(loaded(daemon.logs)).toHaveLength(3), wait);
 
+      // The API queues a run that names what to load; what it refuses queues nothing.
+      const backfill = (body: string) =>
+        fetch(`${base}/api/v1/sites/1/backfill`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          body,
+        });
+      expect((await backfill('null')).status).toBe(400);
+      const viaApi = await backfill(JSON.stringify({ since: '2019', every: 'month' }));
+      expect(viaApi.status).toBe(202);
+      await vi.waitFor(() => expect(loaded(daemon.logs)).toHaveLength(4), wait);
+      // From 2019: three of the four captures, each read before.
+      expect(loaded(daemon.logs)[3]).toMatchObject({ listed: 3, fetched: 0, known: 3 });
+
       // The archive's 2019 block and 2020 outage were never alerted.
       expect(hook.received).toHaveLength(0);
     } finally {

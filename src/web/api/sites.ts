@@ -10,7 +10,7 @@ import { stream } from 'hono/streaming';
 import { z } from 'zod';
 import { oneLine } from '../../lib/errors.js';
 import type { RunSummary } from '../../monitor/check/batch.js';
-import { readBackfillOptions } from '../../monitor/archive/backfill.js';
+import { BACKFILL_EVERY, readBackfillOptions } from '../../monitor/archive/backfill.js';
 import {
   ArchiveDocument,
   BulkDocument,
@@ -57,6 +57,21 @@ import { actorOf, audited, auditedList, siteRecord } from '../audit.js';
 const CheckManyBody = z.object({
   sites: z.array(z.number().int().positive()).min(1).max(1_000_000),
 });
+
+/** POST /api/v1/sites/{id}/backfill: which captures to load (each checked by readBackfillOptions). */
+const BACKFILL_SHAPE = '{"since"?, "until"?, "every"?}';
+const BackfillBody = z.strictObject(
+  {
+    since: z.string({ error: 'must be a day as text (YYYY-MM-DD)' }).optional(),
+    until: z.string({ error: 'must be a day as text (YYYY-MM-DD)' }).optional(),
+    every: z.string({ error: `must be one of ${BACKFILL_EVERY.join(', ')}` }).optional(),
+  },
+  // Only its own type's error: an unknown field keeps zod's line, which names it.
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type' ? `must be an object: ${BACKFILL_SHAPE}` : undefined,
+  },
+);
 
 export function sitesApi({ deps, sites }: ApiContext) {
   const app = apiPart();
@@ -439,7 +454,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
       path: `${API}/sites/{id}/backfill`,
       summary:
         'Loads its history before robowatch watched it from the Internet Archive (the daemon does it, spaced as archive.requestsPerMinute asks). Body: {since?, until?: YYYY-MM-DD, every?: change|day|week|month}.',
-      request: { params: ID },
+      request: { params: ID, body: { ...jsonBody(BackfillBody), required: false } },
       responses: {
         202: answer('queued: what the archive gave so far', ArchiveDocument),
         ...errors([400, 404, 409, 503], true),
@@ -447,29 +462,23 @@ export function sitesApi({ deps, sites }: ApiContext) {
     }),
     async (c) => {
       const site = await sites.resolve(c, c.req.param('id'));
-      const scheduler = backfillScheduler(deps, site);
+      // No body (or an empty one) loads with the defaults; any other must be the object.
       const text = await c.req.text();
-      let body: Record<string, unknown> = {};
-      try {
-        body = text.trim() === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-      } catch {
-        throw new HTTPException(400, {
-          message: 'the body must be JSON: {"since"?, "until"?, "every"?}',
-        });
+      let body: unknown = {};
+      if (text.trim() !== '') {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          throw new HTTPException(400, { message: `the body must be JSON: ${BACKFILL_SHAPE}` });
+        }
       }
-      const field = (name: string) => {
-        const value = body[name];
-        if (value !== undefined && typeof value !== 'string')
-          throw new HTTPException(400, { message: `${name}: must be a string` });
-        return value;
-      };
-      const job = { since: field('since'), until: field('until'), every: field('every') };
+      const job = parseBody(BackfillBody, body);
       try {
         readBackfillOptions(job);
       } catch (error) {
         throw new HTTPException(400, { message: (error as Error).message });
       }
-      await scheduler.queueBackfill({
+      await backfillScheduler(deps, site).queueBackfill({
         siteId: site.id,
         ...(job.since === undefined ? {} : { since: job.since }),
         ...(job.until === undefined ? {} : { until: job.until }),

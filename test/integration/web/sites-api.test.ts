@@ -454,12 +454,29 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
       last: null,
       loading: null,
     });
-    // This app runs no daemon (robowatch serve): the API says what to do instead.
-    const queued = await send('POST', `/api/v1/sites/${fileSite}/backfill`, {});
-    expect(queued.status).toBe(503);
-    expect(errorOf(queued.body)).toBe(
-      `loading history needs the daemon (robowatch start); or run robowatch backfill ${server.origin}`,
-    );
+    // A body that is not what it should be is refused first, by what is wrong with it.
+    const shape = '{"since"?, "until"?, "every"?}';
+    for (const [body, message] of [
+      ['null', `body: must be an object: ${shape}`],
+      ['["2019"]', `body: must be an object: ${shape}`],
+      ['{"since": ', `the body must be JSON: ${shape}`],
+      [{ since: 2019 }, 'since: must be a day as text (YYYY-MM-DD)'],
+      [{ snice: '2019' }, 'body: Unrecognized key: "snice"'],
+      [{ since: '2019-02-30' }, 'since: "2019-02-30" is not a day (YYYY-MM-DD, from 1996)'],
+      [{ every: 'hour' }, 'every: "hour" is not one of change, day, week, month'],
+    ] as const) {
+      const refused = await send('POST', `/api/v1/sites/${fileSite}/backfill`, body);
+      expect([refused.status, errorOf(refused.body)]).toEqual([400, message]);
+    }
+    // This app runs no daemon (robowatch serve): the API says what to do instead, whether
+    // the body names the captures, is empty or is left out.
+    for (const body of [{ since: '2019', every: 'month' }, {}, undefined]) {
+      const queued = await send('POST', `/api/v1/sites/${fileSite}/backfill`, body);
+      expect(queued.status).toBe(503);
+      expect(errorOf(queued.body)).toBe(
+        `loading history needs the daemon (robowatch start); or run robowatch backfill ${server.origin}`,
+      );
+    }
     const page = await (
       await app.request(`/sites/${fileSite}`, { headers: { ...bearer, accept: 'text/html' } })
     ).text();
