@@ -13,6 +13,7 @@ import { AccountPageView, AuditPageView, UsersPageView } from '../pages/accounts
 import type { PageNotice } from '../pages/accounts.js';
 import { optionalId, parseId } from '../sites.js';
 import type { Render } from './render.js';
+import { postedForm } from './form.js';
 
 const AUDIT_PAGE = 100;
 
@@ -79,7 +80,7 @@ export function registerAccountPages(app: Hono<WebEnv>, deps: WebDeps, render: R
   app.get('/account', (c) => accountPage(c));
 
   app.post('/account/keys', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const days = text(body, 'days');
     return refused(
       (n, s) => accountPage(c, n, s),
@@ -113,7 +114,7 @@ export function registerAccountPages(app: Hono<WebEnv>, deps: WebDeps, render: R
   });
 
   app.post('/account/password', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     return refused(
       (n, s) => accountPage(c, n, s),
       async () => {
@@ -154,7 +155,7 @@ export function registerAccountPages(app: Hono<WebEnv>, deps: WebDeps, render: R
   app.get('/users', (c) => usersPage(c));
 
   app.post('/users', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     return refused(
       (n, s) => usersPage(c, n, s),
       async () => {
@@ -170,7 +171,7 @@ export function registerAccountPages(app: Hono<WebEnv>, deps: WebDeps, render: R
   });
 
   app.post('/users/:name/role', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const name = c.req.param('name');
     return refused(
       (n, s) => usersPage(c, n, s),

@@ -16,6 +16,7 @@ import { AlertLogPageView, AlertPageView } from '../pages/alerts.js';
 import type { ConfiguredSites } from '../sites.js';
 import type { SiteRef } from '../../monitor/views/site.js';
 import type { Render } from './render.js';
+import { postedForm } from './form.js';
 
 /** A form field as text, or undefined when absent or blank. */
 function field(body: Record<string, unknown>, name: string, max: number): string | undefined {
@@ -34,7 +35,7 @@ export function registerIntentPages(
 ): void {
   app.post('/sites/:id/intent/accept', async (c) => {
     const site = await sites.resolve(c, c.req.param('id'));
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const url = field(body, 'url', 4000);
     const agent = field(body, 'agent', 200);
     await acceptIntent(deps, actorOf(c), site.id, {
@@ -54,7 +55,7 @@ export function registerIntentPages(
   // The intent's entries, changed one at a time (the API replaces the list whole).
   app.post('/sites/:id/intent/entries', async (c) => {
     const site = await sites.resolve(c, c.req.param('id'));
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const watch = field(body, 'watch', 2000);
     const agents = (field(body, 'agents', 2000) ?? '').split(/[\s,]+/).filter(Boolean);
     if (watch === undefined)
@@ -72,7 +73,7 @@ export function registerIntentPages(
     const site = await sites.resolve(c, c.req.param('id'));
     const n = Number(c.req.param('n'));
     const entries = entriesOf(site);
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     // Removes the entry the page showed, not whatever is at its place now.
     if (!Number.isInteger(n) || JSON.stringify(entries[n]) !== body.entry)
       throw new HTTPException(409, {
@@ -97,7 +98,7 @@ export function registerIntentPages(
 
   app.post('/incidents/:id/ack', async (c) => {
     const id = parseId(c.req.param('id'), 'incident');
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const note = field(body, 'note', 2000);
     if (note === undefined)
       throw new HTTPException(400, { message: 'note: must say what is being done about it' });

@@ -51,6 +51,7 @@ import {
 } from '../sites.js';
 import type { ConfiguredSites } from '../sites.js';
 import { registerToolPages } from './tool-pages.js';
+import { postedForm } from './form.js';
 
 const PER_PAGE = 100;
 /** Entries in a feed: the newest changes. */
@@ -209,7 +210,7 @@ export function registerPages(
     };
   };
   const readSiteForm = async (c: Context<WebEnv>): Promise<SiteForm> => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
     return {
       url: text('url'),
@@ -275,7 +276,7 @@ export function registerPages(
     return bulkPage(c, '', {});
   });
   app.post('/sites/bulk', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const file = body['file'];
     const pasted = typeof body['sites'] === 'string' ? body['sites'] : '';
     const text = file instanceof File && file.size > 0 ? await file.text() : pasted;

@@ -25,6 +25,7 @@ import type { ChannelsForm } from '../pages/notifications.js';
 import { agentText, emailsOfText, webhooksOfText } from '../pages/site-form.js';
 import type { ConfiguredSites } from '../sites.js';
 import type { Render } from './render.js';
+import { postedForm } from './form.js';
 
 type Notice = { readonly text: string; readonly error: boolean };
 
@@ -112,7 +113,7 @@ export function registerSettingsPages(
     return crawlersPage(c, notice);
   });
   app.post('/crawlers/presets', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const form = { name: text(body, 'name').trim(), agents: text(body, 'agents') };
     const agents = presetAgentsOf(form);
     try {
@@ -197,12 +198,12 @@ export function registerSettingsPages(
     ),
   );
   app.post('/notifications/test', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const result = await sendChannelTest(c, deps, sites, text(body, 'channel'));
     return notificationsPage(c, { result });
   });
   app.post('/notifications/defaults', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const form = { email: text(body, 'email'), webhooks: text(body, 'webhooks') };
     const email = emailsOfText(form.email);
     const webhooks = webhooksOfText(form.webhooks, deps.catalog.defaultChannels().added.webhooks);

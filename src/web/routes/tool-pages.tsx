@@ -24,6 +24,7 @@ import type { WebEnv } from '../auth.js';
 import type { ConfiguredSites } from '../sites.js';
 import type { TesterThread } from '../../monitor/threads/tester-thread.js';
 import type { WebDeps } from '../deps.js';
+import { postedForm } from './form.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: false });
 
@@ -71,7 +72,7 @@ export function registerToolPages(
   });
 
   app.post('/tester', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
     const form: TesterForm = {
       siteId: text('site'),
@@ -177,7 +178,7 @@ export function registerToolPages(
   });
 
   app.post('/digests/send', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const to = typeof body.to === 'string' && body.to !== '' ? body.to : undefined;
     const since = typeof body.since === 'string' ? body.since : undefined;
     const sent = await sendDigestsNow(deps, digestWindow(deps, since), to);
@@ -261,7 +262,7 @@ export function registerToolPages(
   });
 
   app.post('/login', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await postedForm(c);
     const next = safeNext(typeof body['next'] === 'string' ? body['next'] : undefined);
     const field = (name: string) => (typeof body[name] === 'string' ? body[name] : undefined);
     const given = field('token');

@@ -263,6 +263,32 @@ describe('what the database cannot take', () => {
   });
 });
 
+describe('a form that is not one', () => {
+  it.each([
+    '/sites/new',
+    '/sites/bulk',
+    '/sites/1/intent/accept',
+    '/tester',
+    '/notifications/defaults',
+    '/crawlers/presets',
+  ])('answers a broken multipart body posted to %s with 400, and changes nothing', async (path) => {
+    const sites = await app.request('/api/v1/sites?limit=500', { headers: bearer });
+    for (const contentType of ['multipart/form-data; boundary=zz', 'multipart/form-data']) {
+      const response = await app.request(path, {
+        method: 'POST',
+        headers: { ...bearer, 'content-type': contentType },
+        body: 'url=https%3A%2F%2Fexample.com%2F',
+      });
+      expect(response.status, contentType).toBe(400);
+      expect(await response.text()).toContain(
+        'the form could not be read: its body is not the multipart/form-data its Content-Type names',
+      );
+    }
+    const after = await app.request('/api/v1/sites?limit=500', { headers: bearer });
+    expect(await after.json()).toEqual(await sites.json());
+  });
+});
+
 describe('text the database cannot store, and lists past their limits', () => {
   const other = () => server.origin.replace('127.0.0.1', 'localhost');
   const json = (method: string, path: string, body: unknown) =>
