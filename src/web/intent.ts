@@ -14,6 +14,7 @@ import type { WebDeps } from './deps.js';
 import { catalogChange } from './api/route.js';
 import type { Actor } from '../monitor/accounts.js';
 import { audited } from './audit.js';
+import { unstorableText } from '../config/text.js';
 
 /** Replaces a site's intent (null: the file's again) and judges it again at once. */
 export async function changeIntent(
@@ -87,6 +88,14 @@ export async function acknowledge(
   id: number,
   ack: { readonly note: string; readonly by?: string | undefined },
 ): Promise<IncidentRecord> {
+  // Stored and sent as typed, so text PostgreSQL refuses is the sender's to mend.
+  for (const [name, value] of [
+    ['note', ack.note],
+    ['by', ack.by],
+  ] as const) {
+    const problem = value === undefined ? undefined : unstorableText(value);
+    if (problem !== undefined) throw new HTTPException(400, { message: `${name}: ${problem}` });
+  }
   const at = deps.now();
   // Who is signed in acknowledges; web.token may say on whose behalf.
   const by = actor.userId === null ? (ack.by ?? actor.name) : actor.name;

@@ -232,6 +232,31 @@ web: {token: '${TOKEN}'}`,
     expect((empty.body as { error: { message: string } }).error.message).toBe(
       'note: must say what is being done about it',
     );
+    // Text the database cannot keep is refused by name, and the acknowledgment stands.
+    for (const [body, message] of [
+      [{ note: 'Rolling\u0000back' }, 'note: must not contain a NUL character (\\u0000)'],
+      [
+        { note: 'Rolling back', by: 'Ana \ud800' },
+        'by: must be Unicode text: it has half of a surrogate pair (\\ud800) alone',
+      ],
+    ] as const) {
+      const refused = await call('POST', `/api/v1/incidents/${open!.id}/ack`, body);
+      expect([
+        refused.status,
+        (refused.body as { error: { message: string } }).error.message,
+      ]).toEqual([400, message]);
+    }
+    const form = await app.request(`/incidents/${open!.id}/ack`, {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'note=Rolling%00back',
+    });
+    expect(form.status).toBe(400);
+    expect(await form.text()).toContain('note: must not contain a NUL character');
+    expect((await incidents())[0]).toMatchObject({
+      acknowledgedBy: 'Ana (SEO)',
+      note: 'Rolling back the deploy',
+    });
 
     shop.serve('/robots.txt', 200, ADMIN_BLOCKED);
     await check(new Date(START.getTime() + DAY_MS + 2 * 3_600_000));
