@@ -13,7 +13,7 @@ import pThrottle from 'p-throttle';
 import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import { ArchiveError } from '../lib/errors.js';
-import { captureTime, cdxTime } from '../policy/capture-time.js';
+import { ARCHIVE_START_MS, captureTime, cdxTime } from '../policy/capture-time.js';
 import { grouped } from '../policy/wording/words.js';
 
 export { ArchiveError, captureTime, cdxTime };
@@ -281,8 +281,6 @@ export class ArchiveClient {
   }
 }
 
-/** The Wayback Machine's first captures are of 1996: a listing with no start starts there. */
-const ARCHIVE_START = Date.UTC(1996, 0, 1);
 const DAY_MS = 86_400_000;
 
 /**
@@ -296,7 +294,7 @@ export function listingBounds(
   collapse: 'digest' | 'day' | 'week' | 'month' | 'none',
   pageSize: number,
 ): { captures: number; pages: number; period: string } {
-  const from = options.from?.getTime() ?? ARCHIVE_START;
+  const from = options.from?.getTime() ?? ARCHIVE_START_MS; // a listing with no start
   const to = options.to?.getTime() ?? Date.now();
   const days = Math.max(1, Math.ceil((to - from) / DAY_MS));
   const perDay =

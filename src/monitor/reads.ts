@@ -5,6 +5,7 @@
  * (cli/daemon-client.ts), so `history`, `diff`, `coverage` and `digest` have one path.
  */
 import type { Config, SiteConfig } from '../config/config.js';
+import { ARCHIVE_START_MS } from '../policy/capture-time.js';
 import type { DigestPeriod } from '../policy/digest.js';
 import type { Profile } from '../robots/index.js';
 import type { CoverageDocument, CoverageDocumentValue } from './documents/index.js';
@@ -75,7 +76,10 @@ export interface HistoryReads {
 /** The period a digest "of the last 7d" covers: to now, from the hour (sent twice an hour, one period). */
 export function digestPeriod(now: Date, sinceMs: number): DigestPeriod {
   const hour = 3_600_000;
-  return { start: new Date(Math.floor((now.getTime() - sinceMs) / hour) * hour), end: now };
+  // A period reaching back before any robots.txt history (999999w) starts with it: the
+  // same digest, where the database would refuse a time before year 0.
+  const start = Math.max(ARCHIVE_START_MS, Math.floor((now.getTime() - sinceMs) / hour) * hour);
+  return { start: new Date(start), end: now };
 }
 
 /** A snapshot's coverage, or why there is none: what the API's coverage route answers. */

@@ -1,5 +1,8 @@
 /** The Wayback Machine's capture times (YYYYMMDDhhmmss, UTC) and Dates, both ways. */
 
+/** The Wayback Machine's first captures are of 1996: no robots.txt history is older. */
+export const ARCHIVE_START_MS = Date.UTC(1996, 0, 1);
+
 /** A capture time as a Date. */
 export function captureTime(timestamp: string): Date {
   const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(timestamp);

@@ -204,6 +204,22 @@ web: {token: '${TOKEN}'}`,
     }
   });
 
+  it('starts a period that reaches back before any robots.txt history with that history', async () => {
+    for (const since of ['999999w', '999999d', '1600w']) {
+      const response = await app.request(`/api/v1/digests/preview?since=${since}`, {
+        headers: bearer,
+      });
+      expect(response.status, since).toBe(200);
+      const preview = (await response.json()) as {
+        period: { start: string };
+        digests: { subject: string }[];
+      };
+      expect(preview.period.start, since).toBe('1996-01-01T00:00:00.000Z');
+      expect(preview.digests[0]?.subject, since).toMatch(/^robowatch digest 1996-01-01 to /);
+    }
+    expect(await page('/digests/preview?since=999999w')).toContain('1996');
+  });
+
   it('does not count an HTML page served with 200 as robots.txt found, in the fetch health', async () => {
     at(60);
     shop.serve('/robots.txt', 200, '<!DOCTYPE html><html><body>CMS error</body></html>');
