@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { UsageError } from '../lib/errors.js';
+import { ARCHIVE_START_MS } from '../policy/capture-time.js';
 import { setHeapFloor } from '../lib/heap-governor.js';
 import {
   auditRecord,
@@ -232,8 +233,8 @@ Examples:
       const format = flags.format as Format;
       if (format === 'parquet' && flags.output === undefined)
         throw new UsageError('--format parquet needs -o FILE (a Parquet file is not a stream)');
-      const since = flags.since === undefined ? null : new Date(flags.since);
-      if (since !== null && Number.isNaN(since.getTime()))
+      const since = flags.since === undefined ? null : (readSince(flags.since) ?? null);
+      if (flags.since !== undefined && since === null)
         throw new UsageError(`--since: "${flags.since}" is not a date (YYYY-MM-DD or ISO 8601)`);
       const config = await readConfig(context, flags.config);
       const engine = `robowatch ${context.version}`;
@@ -288,6 +289,26 @@ Examples:
         throw error;
       });
     });
+}
+
+/**
+ * `--since`: a day (YYYY, YYYY-MM, YYYY-MM-DD) or an ISO 8601 time on one, or undefined when
+ * it is none: 2026-02-30 is no day (Date would make it 2 March), nor year 0 (which the
+ * database refuses). A time before 1996, where robots.txt history starts, is that start.
+ */
+export function readSince(value: string): Date | undefined {
+  const m =
+    /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?)?)?)?$/.exec(
+      value,
+    );
+  if (m === null) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1)];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  if (year < 1 || days === undefined || day < 1 || day > days) return undefined;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) return undefined;
+  return at.getTime() < ARCHIVE_START_MS ? new Date(ARCHIVE_START_MS) : at;
 }
 
 /** The audit log, newest first, a page at a time; from `since` on. */

@@ -228,18 +228,22 @@ describe('robowatch export', () => {
       2,
       'robowatch: --format parquet needs -o FILE (a Parquet file is not a stream)\n',
     ]);
-    const since = await robowatch(
-      'export',
-      '--config',
-      config,
-      '--what',
-      'checks',
-      '--since',
-      'soon',
-    );
-    expect(since.stderr).toBe(
-      'robowatch: --since: "soon" is not a date (YYYY-MM-DD or ISO 8601)\n',
-    );
+    // Not a day: words, a day no month has, a year before year 1 (which the database refuses).
+    for (const value of ['soon', '2026-02-30', '2025-02-29', '0000-01-01', '-000001-01-01']) {
+      const since = await robowatch(
+        'export',
+        '--config',
+        config,
+        '--what',
+        'checks',
+        '--since',
+        value,
+      );
+      expect([since.code, since.stderr]).toEqual([
+        2,
+        `robowatch: --since: "${value}" is not a date (YYYY-MM-DD or ISO 8601)\n`,
+      ]);
+    }
   });
 
   /**
