@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import { SCOPES } from '../policy/access-roles.js';
+import { visibleControls } from '../policy/wording/format.js';
 import type { CliContext } from './context.js';
 import { write } from './io.js';
 import { cliActor, withAccounts } from './users.js';
@@ -56,7 +57,7 @@ Example:
         const { record } = made;
         await write(
           context.io.stdout,
-          `Key ${record.id} "${record.name}" for ${record.user}, scope ${record.scope}${record.expiresAt === null ? '' : `, until ${record.expiresAt.toISOString().slice(0, 10)}`}. Shown once:\n${made.key}\n`,
+          `Key ${record.id} "${visibleControls(record.name)}" for ${record.user}, scope ${record.scope}${record.expiresAt === null ? '' : `, until ${record.expiresAt.toISOString().slice(0, 10)}`}. Shown once:\n${made.key}\n`,
         );
       },
     );
@@ -80,7 +81,7 @@ Example:
           : all
               .map(
                 (k) =>
-                  `${k.id}\t${k.user}\t${k.name}\t${k.scope}\t${k.prefix}…\t${k.revokedAt !== null ? `revoked ${day(k.revokedAt)}` : k.expiresAt !== null ? `until ${day(k.expiresAt)}` : 'no expiry'}\tlast used ${day(k.lastUsedAt)}`,
+                  `${k.id}\t${k.user}\t${visibleControls(k.name)}\t${k.scope}\t${k.prefix}…\t${k.revokedAt !== null ? `revoked ${day(k.revokedAt)}` : k.expiresAt !== null ? `until ${day(k.expiresAt)}` : 'no expiry'}\tlast used ${day(k.lastUsedAt)}`,
               )
               .join('\n') + '\n';
       await write(context.io.stdout, text);
@@ -98,6 +99,9 @@ Example:
       const key = await withAccounts(context, options.config, (accounts) =>
         accounts.revokeKey(cliActor(context), id),
       );
-      await write(context.io.stdout, `Revoked key ${id} "${key.name}" of ${key.user}.\n`);
+      await write(
+        context.io.stdout,
+        `Revoked key ${id} "${visibleControls(key.name)}" of ${key.user}.\n`,
+      );
     });
 }

@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hashPassword, NO_PASSWORD, verifyPassword } from '../lib/passwords.js';
 import { UsageError } from '../lib/errors.js';
+import { unstorableText } from '../config/text.js';
 import {
   allows,
   isRole,
@@ -43,6 +44,9 @@ export const SIGN_IN_LIMITS = { pair: 5, address: 20, name: 100 } as const;
 
 /** An API key as shown once: `rwk_` and 43 characters. */
 const KEY_PREFIX = 'rwk_';
+/** C0 and C1 control characters and DEL: nothing a key's name shows. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -404,7 +408,12 @@ export class Accounts {
       throw new UsageError(
         `${user.name} is ${article(user.role)} ${user.role}: a key of theirs can have at most the ${ROLE_SCOPE[user.role]} scope`,
       );
-    const name = (input.name ?? `${input.scope} key`).trim().slice(0, 100) || `${input.scope} key`;
+    const name = (input.name ?? '').trim() || `${input.scope} key`;
+    // Shown in lists and terminals and stored: text, not control characters, and whole.
+    if (name.length > 100 || CONTROL.test(name) || unstorableText(name) !== undefined)
+      throw new UsageError(
+        `a key's name is at most 100 characters, with no control characters: not ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)}`,
+      );
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
     const at = this.now();
     const record = await this.store.createKey({

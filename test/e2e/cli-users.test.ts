@@ -161,6 +161,15 @@ describe('robowatch users and keys', () => {
     ],
     [['users', 'change', 'ana', '--tags', 'a', '--every-site'], 'give --tags or --every-site'],
     [['users', 'change', 'ana'], 'say what to change: --role, --tags or --every-site'],
+    // A name a terminal would act on (ESC recolours it), or one that would be cut short.
+    [
+      ['keys', 'create', '--user', 'ana', '--scope', 'read', '--name', 'ci \u001b[31mred'],
+      `a key's name is at most 100 characters, with no control characters: not "ci \\u001b[31mred"`,
+    ],
+    [
+      ['keys', 'create', '--user', 'ana', '--scope', 'read', '--name', 'k'.repeat(101)],
+      `a key's name is at most 100 characters, with no control characters: not "${'k'.repeat(40)}…"`,
+    ],
   ])('refuses %j in one line (exit 2)', async (args, message) => {
     const run = await robowatch(args, 'short\n');
     expect(run.code).toBe(2);
