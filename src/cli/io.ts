@@ -91,6 +91,8 @@ export interface InputLimits {
   readonly maxBytes: number;
   /** The most bytes one line may have (a list of lines); unbounded when absent. */
   readonly maxLineBytes?: number;
+  /** What to do when the input is too large (default: split it, or give it in parts). */
+  readonly advice?: string;
 }
 
 const readReason = (error: unknown): string => {
@@ -105,6 +107,8 @@ const readReason = (error: unknown): string => {
 };
 
 const mib = (bytes: number) => `${grouped(bytes / 1024 / 1024)} MiB`;
+/** A limit as people read it: bytes under a MiB (4,096 bytes, not 0.004 MiB). */
+const size = (bytes: number) => (bytes < 1024 * 1024 ? `${grouped(bytes)} bytes` : mib(bytes));
 
 /**
  * Reads a whole file ("-" is standard input), naming the file in the error if it cannot;
@@ -129,7 +133,7 @@ export async function readInput(
       total += chunk.length;
       if (total > limits.maxBytes)
         throw new UsageError(
-          `${what} ${name} is larger than ${mib(limits.maxBytes)}: split it, or give it in parts`,
+          `${what} ${name} is larger than ${size(limits.maxBytes)}: ${limits.advice ?? 'split it, or give it in parts'}`,
         );
       if (limits.maxLineBytes !== undefined) {
         let from = 0;

@@ -32,7 +32,10 @@ export async function withAccounts<T>(
 
 /** A password from standard input: its first line, as typed or piped. */
 async function passwordFromStdin(context: CliContext): Promise<string> {
-  const bytes = await readInput('-', 'password', context, { maxBytes: 4096 });
+  const bytes = await readInput('-', 'password', context, {
+    maxBytes: 4096,
+    advice: 'give the password alone, on one line',
+  });
   const line = new TextDecoder().decode(bytes).split(/\r?\n/, 1)[0] ?? '';
   if (line === '') throw new UsageError('--password-stdin: standard input has no password');
   return line;

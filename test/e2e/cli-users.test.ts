@@ -177,4 +177,16 @@ describe('robowatch users and keys', () => {
     expect(run.stderr).toContain(message);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('refuses a password piped from a file far larger than one', async () => {
+    const run = await robowatch(
+      ['users', 'add', 'dan', '--role', 'viewer', '--password-stdin'],
+      'x'.repeat(5000),
+    );
+    expect([run.code, run.stdout, run.stderr]).toEqual([
+      2,
+      '',
+      'robowatch: password standard input is larger than 4,096 bytes: give the password alone, on one line\n',
+    ]);
+  });
 });
