@@ -33,11 +33,21 @@ export function originFromInput(input: string, where = 'url'): string {
   return siteOrigin(/^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`, where);
 }
 
+/** Text quoted in an error: its first 200 characters. */
+const clipped = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+
 export function siteOrigin(url: string, where: string): string {
   const unstorable = unstorableText(url);
   if (unstorable !== undefined) throw new ConfigError(`${where}: ${unstorable}`);
-  if (!URL.canParse(url)) throw new ConfigError(`${where}: "${url}" is not a URL`);
+  if (!URL.canParse(url)) throw new ConfigError(`${where}: "${clipped(url)}" is not a URL`);
   const parsed = new URL(url);
+  // DNS names no more than 253 characters, each part between dots no more than 63
+  // (RFC 1035): a longer one is never found, and the site would be unreachable forever.
+  const host = parsed.hostname;
+  if (!host.startsWith('[') && (host.length > 253 || host.split('.').some((l) => l.length > 63)))
+    throw new ConfigError(
+      `${where}: "${clipped(host)}" is not a host name: at most 253 characters, each part between dots at most 63`,
+    );
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ConfigError(`${where}: must be http or https, not ${parsed.protocol.slice(0, -1)}`);
   }

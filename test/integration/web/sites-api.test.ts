@@ -167,6 +167,17 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
     const added = (await listed()).find((s) => s.origin === other)!;
     const cases: [unknown, number, string][] = [
       [{ url: 'ftp://example.com' }, 400, 'url: must be http or https, not ftp'],
+      // A host no DNS can hold: the site could never be fetched.
+      [
+        { url: `https://${'a'.repeat(64)}.example`, watch: ['/'] },
+        400,
+        `url: "${'a'.repeat(64)}.example" is not a host name: at most 253 characters, each part between dots at most 63`,
+      ],
+      [
+        { url: `https://${'abc.'.repeat(70)}example`, watch: ['/'] },
+        400,
+        `url: "${'abc.'.repeat(50)}…" is not a host name: at most 253 characters, each part between dots at most 63`,
+      ],
       [
         { url: 'https://a.example', watch: ['nope'] },
         400,
