@@ -41,12 +41,16 @@ export function siteOrigin(url: string, where: string): string {
   if (unstorable !== undefined) throw new ConfigError(`${where}: ${unstorable}`);
   if (!URL.canParse(url)) throw new ConfigError(`${where}: "${clipped(url)}" is not a URL`);
   const parsed = new URL(url);
-  // DNS names no more than 253 characters, each part between dots no more than 63
-  // (RFC 1035): a longer one is never found, and the site would be unreachable forever.
+  // A DNS name: letters, digits, "-" and "_" (an IDN is already xn--…), no more than 253
+  // characters, each part between dots no more than 63 (RFC 1035). Another (https://{,
+  // a part of 64) is never found, and the site would be unreachable forever.
   const host = parsed.hostname;
-  if (!host.startsWith('[') && (host.length > 253 || host.split('.').some((l) => l.length > 63)))
+  if (
+    !host.startsWith('[') &&
+    (host.length > 253 || !/^[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*\.?$/.test(host))
+  )
     throw new ConfigError(
-      `${where}: "${clipped(host)}" is not a host name: at most 253 characters, each part between dots at most 63`,
+      `${where}: "${clipped(host)}" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all`,
     );
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ConfigError(`${where}: must be http or https, not ${parsed.protocol.slice(0, -1)}`);

@@ -169,14 +169,19 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
       [{ url: 'ftp://example.com' }, 400, 'url: must be http or https, not ftp'],
       // A host no DNS can hold: the site could never be fetched.
       [
+        { url: 'https://{', watch: ['/'] },
+        400,
+        'url: "{" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all',
+      ],
+      [
         { url: `https://${'a'.repeat(64)}.example`, watch: ['/'] },
         400,
-        `url: "${'a'.repeat(64)}.example" is not a host name: at most 253 characters, each part between dots at most 63`,
+        `url: "${'a'.repeat(64)}.example" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all`,
       ],
       [
         { url: `https://${'abc.'.repeat(70)}example`, watch: ['/'] },
         400,
-        `url: "${'abc.'.repeat(50)}…" is not a host name: at most 253 characters, each part between dots at most 63`,
+        `url: "${'abc.'.repeat(50)}…" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all`,
       ],
       [
         { url: 'https://a.example', watch: ['nope'] },
