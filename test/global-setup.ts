@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { openDatabase } from '../src/store/db.js';
 import {
   adminQuery,
@@ -30,6 +30,12 @@ export default async function setup(): Promise<() => Promise<void>> {
   // which os.tmpdir() reads on every call.
   const runDir = mkdtempSync(join(tmpdir(), 'robowatch-test-'));
   process.env['TMPDIR'] = runDir;
+  // No name but localhost is looked up, in the workers or the commands they start
+  // (support/loopback-dns.mjs): traffic stays on loopback.
+  const guard = pathToFileURL(join(root, 'test/support/loopback-dns.mjs')).href;
+  process.env['NODE_OPTIONS'] = [process.env['NODE_OPTIONS'], `--import=${guard}`]
+    .filter(Boolean)
+    .join(' ');
   const script = join(root, 'dist/main.js');
   // What a test that timed out or failed before stopping it left running is killed, and
   // said, when the run ends (support/leftovers.ts).

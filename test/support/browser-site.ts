@@ -60,7 +60,16 @@ export async function serveHistory(
   const base = String(serve.logs.find((l) => l['msg'] === 'web listening')!['url']);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      // Traffic stays on loopback: Chromium still looked up its autofill, sign-in and
+      // update services (442 queries in a run of the suite, 382 of them content-autofill). Every
+      // name but the loopback's now resolves to nothing, without asking DNS.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
+    ],
   });
   return {
     serve,
