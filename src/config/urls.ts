@@ -41,6 +41,12 @@ export function siteOrigin(url: string, where: string): string {
   if (unstorable !== undefined) throw new ConfigError(`${where}: ${unstorable}`);
   if (!URL.canParse(url)) throw new ConfigError(`${where}: "${clipped(url)}" is not a URL`);
   const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`${where}: must be http or https, not ${parsed.protocol.slice(0, -1)}`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ConfigError(`${where}: must not contain credentials`);
+  }
   // A DNS name: letters, digits, "-" and "_" (an IDN is already xn--…), no more than 253
   // characters, each part between dots no more than 63 (RFC 1035). Another (https://{,
   // a part of 64) is never found, and the site would be unreachable forever.
@@ -52,12 +58,6 @@ export function siteOrigin(url: string, where: string): string {
     throw new ConfigError(
       `${where}: "${clipped(host)}" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all`,
     );
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ConfigError(`${where}: must be http or https, not ${parsed.protocol.slice(0, -1)}`);
-  }
-  if (parsed.username !== '' || parsed.password !== '') {
-    throw new ConfigError(`${where}: must not contain credentials`);
-  }
   if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
     throw new ConfigError(
       `${where}: must be an origin (scheme://host[:port]); a robots.txt governs its whole origin, so "${parsed.pathname}${parsed.search}" belongs in watch`,

@@ -44,7 +44,7 @@ export const SIGN_IN_LIMITS = { pair: 5, address: 20, name: 100 } as const;
 
 /** An API key as shown once: `rwk_` and 43 characters. */
 const KEY_PREFIX = 'rwk_';
-/** C0 and C1 control characters and DEL: nothing a key's name shows. */
+/** C0 and C1 control characters, DEL and the line separators: nothing a key's name shows. */
 // eslint-disable-next-line no-control-regex -- finding control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 

@@ -167,6 +167,7 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
     const added = (await listed()).find((s) => s.origin === other)!;
     const cases: [unknown, number, string][] = [
       [{ url: 'ftp://example.com' }, 400, 'url: must be http or https, not ftp'],
+      [{ url: 'file:///etc/passwd' }, 400, 'url: must be http or https, not file'],
       // A host no DNS can hold: the site could never be fetched.
       [
         { url: 'https://{', watch: ['/'] },
