@@ -20,6 +20,7 @@ import {
   SCOPES,
   ssoAccess,
   tagsProblem,
+  USER_NAME,
   userNameProblem,
 } from '../policy/access-roles.js';
 import type { Role, Scope, SsoMapping } from '../policy/access-roles.js';
@@ -223,6 +224,11 @@ export class Accounts {
     from: { address: string; userAgent: string | null },
   ): Promise<{ secret: string; user: UserRecord }> {
     const now = this.now();
+    // A name no user can have (a NUL the database refuses, a megabyte) fails as a wrong
+    // password does, after the same work; its tries are counted under a short, escaped
+    // form of it, so that guessing with it is throttled and nothing unstorable is kept.
+    const possible = USER_NAME.test(name);
+    if (!possible) name = `(not a user name) ${JSON.stringify(name.slice(0, 40))}`;
     const failures = await this.store.signInFailures(
       name,
       from.address,
@@ -239,7 +245,7 @@ export class Accounts {
         429,
       );
     }
-    const user = await this.store.findUser(name);
+    const user = possible ? await this.store.findUser(name) : undefined;
     // The same work whether or not the name exists: the answer's time tells nothing.
     const ok =
       password.length <= 256 && (await verifyPassword(password, user?.passwordHash ?? NO_PASSWORD));

@@ -243,6 +243,23 @@ describe.each(databaseKinds())('users, keys and scopes on %s', (kind) => {
     expect((await signIn('gus', PASSWORD, '198.51.100.7')).status).toBe(303);
   });
 
+  it('answers a name no user can have (a NUL, 100,000 characters) as a wrong password, and still counts it', async () => {
+    for (const name of ['ed\u0000', 'e'.repeat(100_000)]) {
+      for (let i = 0; i < 5; i++) {
+        const wrong = await signIn(name, PASSWORD, '198.51.100.9');
+        expect([wrong.status, wrong.headers.get('location')]).toEqual([
+          303,
+          '/login?failed=user&next=%2F',
+        ]);
+      }
+      // The sixth try of the same name from that address is throttled, as any name's is.
+      const throttled = await signIn(name, PASSWORD, '198.51.100.9');
+      expect(throttled.status).toBe(429);
+    }
+    // Ed, from the same address, is not held up by them.
+    expect(cookieOf(await signIn('ed', PASSWORD, '198.51.100.9'))).toMatch(/^robowatch_session=/);
+  });
+
   it('stops a revoked or expired key, and every key and session of a removed user, at once', async () => {
     await accounts.addUser(SETUP, { name: 'tmp', role: 'editor', password: PASSWORD });
     const { key, record } = await accounts.createKey(SETUP, { user: 'tmp', scope: 'write' });
