@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { ByteWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { UsageError } from '../lib/errors.js';
 import { ARCHIVE_START_MS } from '../policy/capture-time.js';
+import { readCalendarDay } from '../policy/calendar-day.js';
 import { setHeapFloor } from '../lib/heap-governor.js';
 import {
   auditRecord,
@@ -297,18 +298,17 @@ Examples:
  * database refuses). A time before 1996, where robots.txt history starts, is that start.
  */
 export function readSince(value: string): Date | undefined {
-  const m =
-    /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?)?)?)?$/.exec(
-      value,
-    );
-  if (m === null) return undefined;
-  const [year, month, day] = [Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1)];
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
-  if (year < 1 || days === undefined || day < 1 || day > days) return undefined;
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime())) return undefined;
-  return at.getTime() < ARCHIVE_START_MS ? new Date(ARCHIVE_START_MS) : at;
+  const at = value.indexOf('T');
+  const day = readCalendarDay(at === -1 ? value : value.slice(0, at));
+  if (day === undefined) return undefined;
+  if (
+    at !== -1 &&
+    !/^\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?$/.test(value.slice(at + 1))
+  )
+    return undefined;
+  const since = new Date(value);
+  if (Number.isNaN(since.getTime())) return undefined;
+  return since.getTime() < ARCHIVE_START_MS ? new Date(ARCHIVE_START_MS) : since;
 }
 
 /** The audit log, newest first, a page at a time; from `since` on. */

@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hashPassword, NO_PASSWORD, verifyPassword } from '../lib/passwords.js';
 import { UsageError } from '../lib/errors.js';
 import { unstorableText } from '../config/text.js';
+import { hasControls } from '../policy/wording/format.js';
 import {
   allows,
   isRole,
@@ -45,9 +46,6 @@ export const SIGN_IN_LIMITS = { pair: 5, address: 20, name: 100 } as const;
 
 /** An API key as shown once: `rwk_` and 43 characters. */
 const KEY_PREFIX = 'rwk_';
-/** C0 and C1 control characters, DEL and the line separators: nothing a key's name shows. */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -416,7 +414,7 @@ export class Accounts {
       );
     const name = (input.name ?? '').trim() || `${input.scope} key`;
     // Shown in lists and terminals and stored: text, not control characters, and whole.
-    if (name.length > 100 || CONTROL.test(name) || unstorableText(name) !== undefined)
+    if (name.length > 100 || hasControls(name) || unstorableText(name) !== undefined)
       throw new UsageError(
         `a key's name is at most 100 characters, with no control characters: not ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)}`,
       );

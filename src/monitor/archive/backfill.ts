@@ -11,6 +11,7 @@ import type { SiteConfig } from '../../config/config.js';
 import type { ArchiveClient, Capture, CaptureContent } from '../../fetch/archive.js';
 import { ArchiveError } from '../../lib/errors.js';
 import { captureTime } from '../../policy/capture-time.js';
+import { readCalendarDay } from '../../policy/calendar-day.js';
 import type { RedirectHop } from '../../policy/fetch-result.js';
 import { archiveChain } from './chain.js';
 import type { NewCapture } from '../records-archive.js';
@@ -273,20 +274,13 @@ export function readBackfillOptions(input: {
   every?: string | undefined;
 }): BackfillOptions {
   const day = (name: string, value: string, end: boolean): Date => {
-    const m = /^(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?$/.exec(value);
-    const [year, month, date] = m === null ? [] : [Number(m[1]), m[2], m[3]];
-    if (m === null || year === undefined || year < 1996)
+    const read = readCalendarDay(value);
+    if (read === undefined || read.start.getUTCFullYear() < 1996)
       throw new RangeError(`${name}: "${value}" is not a day (YYYY-MM-DD, from 1996)`);
-    const start = new Date(
-      Date.UTC(year, month === undefined ? 0 : Number(month) - 1, Number(date ?? 1)),
-    );
-    // 2020-02-31 is not a day (Date would make it 2 March).
-    if (date !== undefined && start.getUTCDate() !== Number(date))
-      throw new RangeError(`${name}: "${value}" is not a day (YYYY-MM-DD, from 1996)`);
-    if (!end) return start;
-    const next = new Date(start);
-    if (date !== undefined) next.setUTCDate(next.getUTCDate() + 1);
-    else if (month !== undefined) next.setUTCMonth(next.getUTCMonth() + 1);
+    if (!end) return read.start;
+    const next = new Date(read.start);
+    if (read.unit === 'day') next.setUTCDate(next.getUTCDate() + 1);
+    else if (read.unit === 'month') next.setUTCMonth(next.getUTCMonth() + 1);
     else next.setUTCFullYear(next.getUTCFullYear() + 1);
     return next;
   };

@@ -160,10 +160,18 @@ export function visibleControls(text: string): string {
   });
 }
 
+/** C0 and C1 control characters, DEL and the Unicode line separators. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g;
+
 /** One line of plain text: control characters (CR and LF included) become spaces. */
 export function oneLineText(text: string): string {
-  // eslint-disable-next-line no-control-regex -- removing control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
+  return text.replace(CONTROLS, ' ').trim();
+}
+
+/** Whether text holds a control character (a name shown in lists and terminals may not). */
+export function hasControls(text: string): boolean {
+  return text.search(CONTROLS) !== -1;
 }
 
 const DURATION_UNITS: Record<string, number> = {
