@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import PostalMime from 'postal-mime';
@@ -20,13 +21,24 @@ export class TestSmtpServer {
   /** `maxBytes`: refuse larger messages (552), as real servers do; none by default. */
   constructor(private readonly maxBytes?: number) {}
 
-  /** A free port to listen on later (to test a server that is down, then up: refused). */
+  /**
+   * A free port to listen on later, refused meanwhile (a mail server that is down, then
+   * up). It is taken below the kernel's ephemeral range: a port from that range, once let
+   * go, can be taken by any outgoing connection another test makes before start() listens
+   * on it again, as one was in CI (EADDRINUSE); below it, only a listener asking for it by
+   * number can, and none here does.
+   */
   async reservePort(): Promise<number> {
-    const probe = createNetServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    this.port = (probe.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
-    return this.port;
+    const lowest = 20_000;
+    const below = ephemeralRangeStart();
+    for (let tries = 0; tries < 100; tries++) {
+      const port = lowest + Math.floor(Math.random() * (below - lowest));
+      if (await isFree(port)) {
+        this.port = port;
+        return port;
+      }
+    }
+    throw new Error(`no free port between ${lowest} and ${below} after 100 tries`);
   }
 
   /**
@@ -94,4 +106,26 @@ export class TestSmtpServer {
     await new Promise<void>((resolve) => this.#server!.close(() => resolve()));
     this.#server = undefined;
   }
+}
+
+/** Where the kernel starts taking ports for outgoing connections (Linux's default if unread). */
+function ephemeralRangeStart(): number {
+  try {
+    const [start] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/);
+    const port = Number(start);
+    return Number.isInteger(port) && port > 20_001 ? port : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** Whether a listener can take this loopback port now. */
+async function isFree(port: number): Promise<boolean> {
+  const probe = createNetServer();
+  const listening = await new Promise<boolean>((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (listening) await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return listening;
 }
