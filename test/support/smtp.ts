@@ -89,8 +89,16 @@ export class TestSmtpServer {
         });
       },
     });
-    await new Promise<void>((resolve) => this.#server!.listen(this.port, '127.0.0.1', resolve));
-    this.port = (this.#server.server.address() as AddressInfo).port;
+    // A port that cannot be had fails the test at once, not after its timeout.
+    const server = this.#server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.port = (server.server.address() as AddressInfo).port;
     return this;
   }
 
