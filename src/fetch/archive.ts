@@ -13,7 +13,7 @@ import pThrottle from 'p-throttle';
 import type { DocumentRequest, DocumentResult } from '../policy/fetch-result.js';
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import { ArchiveError } from '../lib/errors.js';
-import { ARCHIVE_START_MS, captureTime, cdxTime } from '../policy/capture-time.js';
+import { ARCHIVE_START_MS, captureTime, cdxTime, isCaptureTime } from '../policy/capture-time.js';
 import { grouped } from '../policy/wording/words.js';
 
 export { ArchiveError, captureTime, cdxTime };
@@ -330,6 +330,7 @@ export function readListing(bytes: Uint8Array): {
     throw new ArchiveError(`the CDX listing lacks the fields ${FIELDS.join(', ')}`);
   let resumeKey: string | null = null;
   const captures: Capture[] = [];
+  const now = new Date();
   for (const [i, row] of rest.entries()) {
     if (row.length === 0) {
       const key = rest[i + 1]?.[0];
@@ -339,11 +340,11 @@ export function readListing(bytes: Uint8Array): {
     const [timestamp, original, status, mimetype, digest] = index.map((j) => row[j]);
     if (
       typeof timestamp !== 'string' ||
-      !/^\d{14}$/.test(timestamp) ||
+      !isCaptureTime(timestamp, now) ||
       typeof original !== 'string' ||
       !URL.canParse(original.includes('://') ? original : `http://${original}`)
     )
-      continue; // a row that is not a capture: skipped
+      continue; // a row that is not a capture (no real time from 1996 to now): skipped
     captures.push({
       timestamp,
       original,

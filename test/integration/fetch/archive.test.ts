@@ -115,6 +115,9 @@ describe('the Wayback Machine client', () => {
       '20170101000000',
     ]);
     expect(captureTime('20160302000000').toISOString()).toBe('2016-03-02T00:00:00.000Z');
+    expect(captureTime('20160229235959').toISOString()).toBe('2016-02-29T23:59:59.000Z');
+    for (const time of ['00000000000000', '20191301000000', '20170229000000', '2016030200000'])
+      expect(() => captureTime(time)).toThrow(`"${time}" is not a capture time`);
   });
 
   it('gives each capture as archived: bytes, a status without bytes, a redirect not followed', async () => {
@@ -168,6 +171,13 @@ describe('the Wayback Machine client', () => {
         JSON.stringify([
           ['timestamp', 'original', 'statuscode', 'mimetype', 'digest'],
           ['2016', 'x', '200', 'text/plain', 'A'],
+          // No times the calendar has, or before the archive began: none is a capture.
+          ['00000000000000', 'http://a.com/robots.txt', '200', 'text/plain', 'Z'],
+          ['20191301000000', 'http://a.com/robots.txt', '200', 'text/plain', 'M'],
+          ['20190230000000', 'http://a.com/robots.txt', '200', 'text/plain', 'F'],
+          ['20190101246000', 'http://a.com/robots.txt', '200', 'text/plain', 'H'],
+          ['19951231235959', 'http://a.com/robots.txt', '200', 'text/plain', 'E'],
+          ['99991231000000', 'http://a.com/robots.txt', '200', 'text/plain', 'L'],
           ['20160101000000', 'http://a.com/robots.txt', '-', 'warc/revisit', 'B'],
           [],
           ['next-key'],
