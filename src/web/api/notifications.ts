@@ -181,10 +181,9 @@ export function notificationsApi({ deps, sites }: ApiContext) {
     }),
     async (c) => {
       // No body: every recipient's digest of the last 7 days.
-      const empty = (await c.req.text()).trim() === '';
       const body = parseBody(
         DigestSendRequest,
-        empty ? {} : await readJson(c, '{"to"?: "<recipient>", "since"?: "7d"}'),
+        await readJson(c, '{"to"?: "<recipient>", "since"?: "7d"}', { empty: {} }),
       );
       const period = digestWindow(deps, body.since);
       const sent = await sendDigestsNow(deps, period, body.to);

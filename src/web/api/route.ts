@@ -12,6 +12,7 @@ import type { RouteConfig } from '@hono/zod-openapi';
 import type { Context, TypedResponse } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
+import { findUnstorableText } from '../../config/text.js';
 import { ErrorDocument } from '../../monitor/documents/index.js';
 import { SiteChangeRefused } from '../../monitor/sites/entries.js';
 import type { WebEnv } from '../auth.js';
@@ -134,13 +135,28 @@ export const route = <R extends RouteConfig>(config: R) =>
       requiredScope(config.method.toUpperCase(), config.path.replace(/\{[^}]+\}/g, '1')) ?? 'none',
   });
 
-/** A request's JSON body, or a 400 that says what it should be. */
-export async function readJson(c: Context, shape: string): Promise<unknown> {
+/**
+ * A request's JSON body, or a 400 that says what it should be; `empty`, when given, is
+ * the body of a request that sends none (or only blanks). Unless the route keeps none of
+ * it (`stored: false`: the tester evaluates a file and forgets it), a string the database
+ * cannot keep (a NUL, half a surrogate pair) is refused here, named by its path, for every
+ * route at once: a new field cannot reach the store unchecked.
+ */
+export async function readJson(
+  c: Context,
+  shape: string,
+  { stored = true, empty }: { readonly stored?: boolean; readonly empty?: unknown } = {},
+): Promise<unknown> {
+  let body: unknown;
   try {
-    return await c.req.json();
+    const text = await c.req.text();
+    body = empty !== undefined && text.trim() === '' ? empty : JSON.parse(text);
   } catch {
     throw new HTTPException(400, { message: `the body must be JSON: ${shape}` });
   }
+  const problem = stored ? findUnstorableText(body) : undefined;
+  if (problem !== undefined) throw new HTTPException(400, { message: problem });
+  return body;
 }
 
 /** A body checked against a zod schema: the first problem, named by its path, is the 400. */

@@ -463,16 +463,7 @@ export function sitesApi({ deps, sites }: ApiContext) {
     async (c) => {
       const site = await sites.resolve(c, c.req.param('id'));
       // No body (or an empty one) loads with the defaults; any other must be the object.
-      const text = await c.req.text();
-      let body: unknown = {};
-      if (text.trim() !== '') {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw new HTTPException(400, { message: `the body must be JSON: ${BACKFILL_SHAPE}` });
-        }
-      }
-      const job = parseBody(BackfillBody, body);
+      const job = parseBody(BackfillBody, await readJson(c, BACKFILL_SHAPE, { empty: {} }));
       try {
         readBackfillOptions(job);
       } catch (error) {

@@ -32,7 +32,7 @@ export function testerApi({ deps, sites, tester }: ApiContext) {
       },
     }),
     async (c) => {
-      const input = await readJson(c, '{robotstxt, agents, urls, site?}');
+      const input = await readJson(c, '{robotstxt, agents, urls, site?}', { stored: false });
       const { robotstxt, agents, urls, site: siteId } = parseBody(TestRequest, input);
       const site = siteId === undefined ? undefined : await sites.resolve(c, String(siteId));
       const body = new TextEncoder().encode(robotstxt);

@@ -305,16 +305,27 @@ describe.each(databaseKinds())('users, keys and scopes on %s', (kind) => {
       body: JSON.stringify({ scope: 'read', name: 'dashboard' }),
     });
     expect(made.status).toBe(201);
-    // A name with a control character (a NUL the database refuses) is the sender's to mend.
-    const refused = await app.request('/api/v1/account/keys', {
-      method: 'POST',
-      headers: { ...as(keys.read), 'content-type': 'application/json' },
-      body: JSON.stringify({ scope: 'read', name: 'dash\u0000board' }),
-    });
-    expect(refused.status).toBe(400);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toBe(
-      `a key's name is at most 100 characters, with no control characters: not "dash\\u0000board"`,
-    );
+    // A name with a control character is the sender's to mend: an ESC (that would recolour
+    // `keys list`) by the key's rule, a NUL (that the database refuses) by every body's.
+    const refusal = async (name: string) => {
+      const refused = await app.request('/api/v1/account/keys', {
+        method: 'POST',
+        headers: { ...as(keys.read), 'content-type': 'application/json' },
+        body: JSON.stringify({ scope: 'read', name }),
+      });
+      return [
+        refused.status,
+        ((await refused.json()) as { error: { message: string } }).error.message,
+      ];
+    };
+    expect(await refusal('dash\u001b[31mboard')).toEqual([
+      400,
+      `a key's name is at most 100 characters, with no control characters: not "dash\\u001b[31mboard"`,
+    ]);
+    expect(await refusal('dash\u0000board')).toEqual([
+      400,
+      'name: must not contain a NUL character (\\u0000)',
+    ]);
     const { key } = (await made.json()) as { key: string };
     const audit = (await (
       await request('GET', '/api/v1/audit?limit=5', as(keys.admin))

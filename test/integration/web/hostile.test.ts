@@ -382,6 +382,63 @@ describe('text the database cannot store, and lists past their limits', () => {
     expect(await siteCount()).toBe(before);
   });
 
+  it('refuses such text in the body of every API route and every form that keeps what it is sent', async () => {
+    const before = await siteCount();
+    const document = (await (
+      await app.request('/api/v1/openapi.json', { headers: bearer })
+    ).json()) as { paths: Record<string, Record<string, { requestBody?: unknown }>> };
+    const routes = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => operation.requestBody !== undefined)
+        .map(([method, operation]) => ({ method, path, operation })),
+    );
+    expect(routes.length).toBeGreaterThan(10);
+    for (const { method, path } of routes) {
+      if (path === '/api/v1/test') continue; // kept nowhere: below
+      const at = path.replace(/\{id\}/, '1').replace(/\{name\}/, 'shop-bots');
+      const sent = [
+        [{ note: 'a\u0000b' }, `note: ${NUL}`],
+        [['\ud800'], `[0]: ${LONE}`],
+      ] as const;
+      for (const [body, message] of sent) {
+        const response = await json(method.toUpperCase(), at, body);
+        expect([method, at, response.status]).toEqual([method, at, 400]);
+        expect(await errorOf(response)).toBe(message);
+      }
+    }
+    for (const path of ['/sites/new', '/sites/1/intent/accept', '/notifications/defaults']) {
+      const response = await app.request(path, {
+        method: 'POST',
+        headers: { ...bearer, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ url: 'https://example.com', name: 'Sh\u0000op' }),
+      });
+      expect([path, response.status]).toEqual([path, 400]);
+      expect(await response.text()).toContain(`name: ${NUL}`);
+    }
+    expect(await siteCount()).toBe(before);
+
+    // The tester keeps nothing: a file with a NUL is tested like any other.
+    const file = 'User-agent: *\nDisallow: /a\u0000\nDisallow: /private\n';
+    const tested = await postTest({
+      robotstxt: file,
+      agents: ['Googlebot'],
+      urls: ['https://example.com/private'],
+    });
+    expect(tested.status).toBe(200);
+    expect(JSON.stringify(await tested.json())).toContain('"allowed":false');
+    const page = await app.request('/tester', {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        site: '',
+        robots: file,
+        agents: 'Googlebot',
+        urls: 'https://example.com/private',
+      }),
+    });
+    expect(page.status).toBe(200);
+  });
+
   it('caps the recipients of a site and of the defaults at 100 each', async () => {
     const hooks = (n: number) =>
       Array.from({ length: n }, (_, i) => ({ url: `https://hooks.example/${i}` }));
