@@ -58,12 +58,28 @@ export function siteOrigin(url: string, where: string): string {
     throw new ConfigError(
       `${where}: "${clipped(host)}" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all`,
     );
+  // An address written otherwise than as four decimal numbers (1.5, 0x7f.1, 010.0.0.1) is
+  // read as one all the same (1.0.0.5, 127.0.0.1, 8.0.0.1): say so, rather than watch a
+  // site other than the one its writer meant.
+  const written = writtenHost(url);
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(host) && written !== undefined && written !== host)
+    throw new ConfigError(
+      `${where}: "${clipped(written)}" is read as the address ${host}: write ${host} if that is the site`,
+    );
   if (parsed.pathname !== '/' || parsed.search !== '' || parsed.hash !== '') {
     throw new ConfigError(
       `${where}: must be an origin (scheme://host[:port]); a robots.txt governs its whole origin, so "${parsed.pathname}${parsed.search}" belongs in watch`,
     );
   }
   return parsed.origin;
+}
+
+/** The host as written in a URL (without credentials, port or a final dot), lower-cased. */
+function writtenHost(url: string): string | undefined {
+  const authority = /^[a-z][a-z0-9+.-]*:[/\\]*([^/?#\\]*)/i.exec(url)?.[1];
+  if (authority === undefined) return undefined;
+  const host = authority.slice(authority.lastIndexOf('@') + 1).replace(/:\d*$/, '');
+  return host.replace(/\.$/, '').toLowerCase();
 }
 
 /**

@@ -184,6 +184,22 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
         400,
         `url: "${'abc.'.repeat(50)}…" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all`,
       ],
+      // An address not written as four decimal numbers is read as another: said, not taken.
+      [
+        { url: 'https://0x7f.1', watch: ['/'] },
+        400,
+        'url: "0x7f.1" is read as the address 127.0.0.1: write 127.0.0.1 if that is the site',
+      ],
+      [
+        { url: 'http://010.0.0.1:8080', watch: ['/'] },
+        400,
+        'url: "010.0.0.1" is read as the address 8.0.0.1: write 8.0.0.1 if that is the site',
+      ],
+      [
+        { url: '1.5', watch: ['/'] },
+        400,
+        'url: "1.5" is read as the address 1.0.0.5: write 1.0.0.5 if that is the site',
+      ],
       [
         { url: 'https://a.example', watch: ['nope'] },
         400,
