@@ -69,6 +69,25 @@ describe('robowatch sites import', () => {
     const again = await run(file);
     expect(again.code).toBe(0);
     expect(again.stdout).toBe(`${file}: 4 sites; added 0, 4 already watched\n`);
+
+    // In a ranked list every line is "rank,domain": a rank that is no whole number is the
+    // line's fault, not an origin ("1.5" would be the address 1.0.0.5, "-6" a host).
+    const broken = list(
+      'broken.csv',
+      '1,google.com\n2,facebook.com\n1.5,a.example\n-6,b.example\nc.example\n7,d.example\n',
+    );
+    const refused = await run(broken);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout.split('\n').filter(Boolean)).toEqual([
+      'line 3: rank: must be a whole number from 1 to 100000000, not "1.5"',
+      'line 4: rank: must be a whole number from 1 to 100000000, not "-6"',
+      `line 5: a ranked list's line is "rank,domain", not "c.example"`,
+    ]);
+    expect((await rows()).map((r) => r.origin)).toEqual([
+      'https://google.com',
+      'https://facebook.com',
+      'http://old.example:8080',
+    ]);
   });
 
   it('refuses a list with malformed or repeated lines whole, naming each line', async () => {

@@ -12,6 +12,7 @@ import { resolveSiteSettings } from '../../config/validate.js';
 import { originFromInput } from '../../config/urls.js';
 import type { Config } from '../../config/config.js';
 import { oneLine } from '../../lib/errors.js';
+import { visibleControls } from '../../policy/wording/format.js';
 import { grouped } from '../../policy/wording/words.js';
 
 /** What importing needs from the store. */
@@ -79,6 +80,14 @@ export function csvRecords(text: string): CsvRecord[] {
 
 const words = (value: string | undefined) => (value ?? '').split(/[\s;]+/).filter((w) => w !== '');
 
+/** A line of a ranked list: "rank,domain", the rank a whole number. */
+const isRankedLine = (record: readonly string[]) =>
+  /^\d+$/.test(record[0] ?? '') && record[1] !== undefined;
+
+/** Text of a line quoted in a problem: its first 60 characters, control characters escaped. */
+const clipped = (text: string) =>
+  visibleControls(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+
 /** The list's lines as site settings, or the problems of each line that is not one. */
 export function readSiteList(
   text: string,
@@ -98,12 +107,25 @@ export function readSiteList(
   const rows: { line: number; origin: string; settings: Record<string, unknown> }[] = [];
   const seen = new Map<string, number>();
   const watch = options.watch ?? (config.siteDefaults.watchPaths === undefined ? ['/'] : undefined);
+  const header = /^(origin|rank|domain|url)$/i.test(records[0]?.record[0] ?? '');
+  // A ranked list is one whose first site's line is "rank,domain": then every line is, and
+  // a rank that is no whole number ("-1", "1.5") is the line's fault, not an origin ("1.5"
+  // would be read as the address 1.0.0.5).
+  const firstSite = records[header ? 1 : 0]?.record;
+  const ranked = firstSite !== undefined && isRankedLine(firstSite);
   for (const [i, { record, info }] of records.entries()) {
+    if (i === 0 && header) continue;
     const first = record[0] ?? '';
-    if (i === 0 && /^(origin|rank|domain|url)$/i.test(first)) continue; // a header
-    const ranked = /^\d+$/.test(first) && record[1] !== undefined;
-    const [url = '', name = '', tags, watches] = ranked ? [record[1]] : record;
     const line = info.lines;
+    if (ranked && !isRankedLine(record)) {
+      problems.push(
+        record.length < 2
+          ? `line ${line}: a ranked list's line is "rank,domain", not "${clipped(first)}"`
+          : `line ${line}: rank: must be a whole number from 1 to 100000000, not "${clipped(first)}"`,
+      );
+      continue;
+    }
+    const [url = '', name = '', tags, watches] = ranked ? [record[1]] : record;
     let origin: string;
     try {
       origin = originFromInput(url);
