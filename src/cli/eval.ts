@@ -14,7 +14,7 @@ import { preferencesDocument, preferencesText } from '../policy/preferences.js';
 import { redirectOf } from '../policy/fetch-result.js';
 import type { FetchResult } from '../policy/fetch-result.js';
 import { fromRedirect } from '../policy/wording/status-words.js';
-import { collect, forEachLineBatch, readInput, write } from './io.js';
+import { collect, forEachLineBatch, readInput, readTextInput, write } from './io.js';
 import type { CliInput, CliIo } from './io.js';
 
 interface EvalOptions {
@@ -105,7 +105,7 @@ async function evalUrls(
   const robots = live?.body ?? (await readInput(options.robots, 'robots file', from));
   const urls = [...args];
   if (options.urlsFile !== undefined) {
-    const text = new TextDecoder().decode(await readInput(options.urlsFile, 'URLs file', from));
+    const text = await readTextInput(options.urlsFile, 'URLs file', from);
     for (const line of text.split(/\r?\n/)) if (line.trim() !== '') urls.push(line.trim());
   }
   if (urls.length === 0)

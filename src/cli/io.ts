@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -93,6 +94,8 @@ export interface InputLimits {
   readonly maxLineBytes?: number;
   /** What to do when the input is too large (default: split it, or give it in parts). */
   readonly advice?: string;
+  /** Refuses (throws a UsageError) an input by its first bytes, before its lines are judged. */
+  readonly judgeStart?: (start: Buffer) => void;
 }
 
 const readReason = (error: unknown): string => {
@@ -130,6 +133,7 @@ export async function readInput(
   try {
     for await (const data of stream) {
       const chunk = Buffer.isBuffer(data) ? data : Buffer.from(data as string);
+      if (total === 0) limits.judgeStart?.(chunk);
       total += chunk.length;
       if (total > limits.maxBytes)
         throw new UsageError(
@@ -158,6 +162,41 @@ export async function readInput(
     if (stream !== source.io.stdin) stream.destroy();
   }
   return new Uint8Array(Buffer.concat(chunks));
+}
+
+/**
+ * A file of text lines (a site list, URLs), read as readInput reads, as UTF-8 text (a
+ * UTF-8 byte order mark is dropped). A compressed file, UTF-16 or other bytes that are not
+ * UTF-8 are refused in one line that says what the file is and what to do, instead of
+ * being read as lines of garbage (Tranco's list comes zipped) or with characters replaced.
+ */
+export async function readTextInput(
+  path: string,
+  what: string,
+  source: CliInput,
+  limits: InputLimits = { maxBytes: MAX_INPUT_BYTES },
+): Promise<string> {
+  const name = path === '-' ? 'standard input' : `"${path}"`;
+  const refuse = (why: string) => new UsageError(`${what} ${name} ${why}`);
+  const judgeStart = (start: Buffer) => {
+    const starts = (...magic: number[]) => magic.every((byte, i) => start[i] === byte);
+    if (starts(0x50, 0x4b, 0x03, 0x04))
+      throw refuse('is a zip archive: unzip it, then give the file inside');
+    if (starts(0x1f, 0x8b)) throw refuse('is compressed (gzip): gunzip it first');
+    if (starts(0xff, 0xfe) || starts(0xfe, 0xff)) throw refuse('is UTF-16 text: save it as UTF-8');
+  };
+  const bytes = Buffer.from(await readInput(path, what, source, { ...limits, judgeStart }));
+  if (!isUtf8(bytes)) {
+    let line = 1;
+    for (let from = 0; from < bytes.length; line++) {
+      const end = bytes.indexOf(0x0a, from);
+      const until = end === -1 ? bytes.length : end;
+      if (!isUtf8(bytes.subarray(from, until))) break;
+      from = until + 1;
+    }
+    throw refuse(`is not UTF-8 text (line ${grouped(line)} is not): save it as UTF-8`);
+  }
+  return new TextDecoder().decode(bytes);
 }
 
 /**

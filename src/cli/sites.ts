@@ -4,7 +4,7 @@ import { activeManagedOrigins, importManagedSites } from '../store/sites.js';
 import { UsageError } from '../lib/errors.js';
 import type { CliContext } from './context.js';
 import { readConfig, withStore } from './context.js';
-import { collect, MAX_INPUT_BYTES, readInput, write } from './io.js';
+import { collect, MAX_INPUT_BYTES, readTextInput, write } from './io.js';
 import { grouped } from '../policy/wording/words.js';
 
 interface ImportFlags {
@@ -57,12 +57,10 @@ Examples:
     )
     .action(async (file: string, flags: ImportFlags) => {
       const config = await readConfig(context, flags.config);
-      const text = new TextDecoder().decode(
-        await readInput(file, 'site list', context, {
-          maxBytes: MAX_INPUT_BYTES,
-          maxLineBytes: MAX_LINE_BYTES,
-        }),
-      );
+      const text = await readTextInput(file, 'site list', context, {
+        maxBytes: MAX_INPUT_BYTES,
+        maxLineBytes: MAX_LINE_BYTES,
+      });
       const agents = flags.agents
         ?.split(',')
         .map((a) => a.trim())

@@ -19,6 +19,10 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'robowatch-eval-'));
   robots = join(dir, 'robots.txt');
   writeFileSync(
+    join(dir, 'latin1.txt'),
+    Buffer.from('https://e.com/\nhttps://e.com/caf\u00e9\n', 'latin1'),
+  );
+  writeFileSync(
     robots,
     [
       'User-agent: *', // 1
@@ -234,13 +238,17 @@ describe('robowatch eval URL...', () => {
       /^robowatch: cannot read URLs file "nope.txt": no such file$/,
     ],
     [
+      ['eval', '--robots', 'ROBOTS', '--agent', 'x', '--urls-file', 'LATIN1'],
+      /^robowatch: URLs file "latin1\.txt" is not UTF-8 text \(line 2 is not\): save it as UTF-8$/,
+    ],
+    [
       ['eval', '--jsonl', '--robots', 'ROBOTS'],
       /^robowatch: --jsonl reads everything from standard input/,
     ],
     [['evl'], /^robowatch: unknown command 'evl' \(Did you mean eval\?\)$/],
   ])('rejects %j with one line and exit status 2, printing nothing else', async (args, message) => {
     const result = await runInProcess(
-      args.map((a) => (a === 'ROBOTS' ? robots : a)),
+      args.map((a) => (a === 'ROBOTS' ? robots : a === 'LATIN1' ? 'latin1.txt' : a)),
       { cwd: dir },
     );
     expect(result.code).toBe(2);

@@ -7,6 +7,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { deflateRawSync, gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/db.js';
@@ -190,6 +191,55 @@ describe('robowatch sites import', () => {
       `robowatch: site list "${big}" is larger than 64 MiB: split it, or give it in parts\n`,
     );
     expect(await rows()).toEqual([]);
+  });
+
+  it('says what a file is when it is no UTF-8 text: zipped, gzipped, UTF-16, Latin-1', async () => {
+    const { list, run, rows } = setup();
+    const text = '1,a.example\n2,caf\u00e9.example\n';
+    const file = (name: string, bytes: Uint8Array) => {
+      const path = list(name, '');
+      writeFileSync(path, bytes);
+      return path;
+    };
+    // A zip archive's entry starts with its local header, "PK\x03\x04" (as Tranco's does).
+    const zipped = file(
+      'top-1m.csv.zip',
+      Buffer.concat([
+        Buffer.from('PK\x03\x04\x14\x00\x00\x00\x08\x00', 'latin1'),
+        deflateRawSync(text),
+      ]),
+    );
+    const cases: [string, string][] = [
+      [zipped, 'is a zip archive: unzip it, then give the file inside'],
+      [file('top.csv.gz', gzipSync(text)), 'is compressed (gzip): gunzip it first'],
+      [
+        file('utf16.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')])),
+        'is UTF-16 text: save it as UTF-8',
+      ],
+      [
+        file('latin1.csv', Buffer.from(text, 'latin1')),
+        'is not UTF-8 text (line 2 is not): save it as UTF-8',
+      ],
+    ];
+    for (const [path, why] of cases) {
+      const refused = await run(path);
+      expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+        2,
+        '',
+        `robowatch: site list "${path}" ${why}\n`,
+      ]);
+    }
+    expect(await rows()).toEqual([]);
+    // The same list as UTF-8, with a byte order mark, is read as written.
+    const utf8 = file(
+      'utf8.csv',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]),
+    );
+    expect((await run(utf8)).code).toBe(0);
+    expect((await rows()).map((r) => r.origin)).toEqual([
+      'https://a.example',
+      'https://xn--caf-dma.example',
+    ]);
   });
 
   it('imports 20,000 sites in one command', async () => {
