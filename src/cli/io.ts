@@ -1,8 +1,8 @@
-import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { UsageError } from '../lib/errors.js';
+import { startProblem, textProblem } from '../lib/text-bytes.js';
 import { grouped } from '../policy/wording/words.js';
 
 /** The streams a command talks to; main.ts passes the process's, tests their own. */
@@ -177,25 +177,12 @@ export async function readTextInput(
   limits: InputLimits = { maxBytes: MAX_INPUT_BYTES },
 ): Promise<string> {
   const name = path === '-' ? 'standard input' : `"${path}"`;
-  const refuse = (why: string) => new UsageError(`${what} ${name} ${why}`);
-  const judgeStart = (start: Buffer) => {
-    const starts = (...magic: number[]) => magic.every((byte, i) => start[i] === byte);
-    if (starts(0x50, 0x4b, 0x03, 0x04))
-      throw refuse('is a zip archive: unzip it, then give the file inside');
-    if (starts(0x1f, 0x8b)) throw refuse('is compressed (gzip): gunzip it first');
-    if (starts(0xff, 0xfe) || starts(0xfe, 0xff)) throw refuse('is UTF-16 text: save it as UTF-8');
+  const refuse = (problem: string | undefined) => {
+    if (problem !== undefined) throw new UsageError(`${what} ${name} ${problem}`);
   };
-  const bytes = Buffer.from(await readInput(path, what, source, { ...limits, judgeStart }));
-  if (!isUtf8(bytes)) {
-    let line = 1;
-    for (let from = 0; from < bytes.length; line++) {
-      const end = bytes.indexOf(0x0a, from);
-      const until = end === -1 ? bytes.length : end;
-      if (!isUtf8(bytes.subarray(from, until))) break;
-      from = until + 1;
-    }
-    throw refuse(`is not UTF-8 text (line ${grouped(line)} is not): save it as UTF-8`);
-  }
+  const judgeStart = (start: Buffer) => refuse(startProblem(start));
+  const bytes = await readInput(path, what, source, { ...limits, judgeStart });
+  refuse(textProblem(bytes));
   return new TextDecoder().decode(bytes);
 }
 

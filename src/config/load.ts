@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
+import { textProblem } from '../lib/text-bytes.js';
 import { checkedFileOf, ConfigError, parseCheckedConfig } from './config.js';
 import { loadValidation } from './validation.js';
 import type { Config } from './config.js';
@@ -43,6 +44,8 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
     throw new ConfigError(
       `${file}: the configuration is larger than ${MAX_CONFIG_BYTES / 1024 / 1024} MiB; add large lists of sites with robowatch sites import instead`,
     );
+  const problem = textProblem(bytes);
+  if (problem !== undefined) throw new ConfigError(`${file}: the configuration ${problem}`);
   const text = bytes.toString('utf8');
   const context = { file, cwd: options.cwd, env: options.env, version: options.version };
   // A large file's YAML tree, and any file's validated form (a bundled build's), are kept

@@ -3,10 +3,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, resolveSiteSettings } from '../../../src/config/validate.js';
 import { MAX_CONFIG_BYTES, loadConfig } from '../../../src/config/load.js';
-import { withAlerts, withIntent } from '../../../src/config/config.js';
+import { ConfigError, withAlerts, withIntent } from '../../../src/config/config.js';
 
 /** The checkout, which the shipped configurations' relative paths name files in. */
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -621,6 +622,34 @@ sites:
     await expect(
       loadConfig({ path: '/dev/zero', cwd: '/', env: {}, version: '1' }),
     ).rejects.toThrow(message('/dev/zero'));
+  });
+
+  it('says what a configuration is that is no UTF-8 text, instead of reading it replaced', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-config-'));
+    const yaml =
+      'dataDir: data\nwatch: [/]\nsites: [{url: https://example.com, name: Caf\u00e9}]\n';
+    const cases: [string, Buffer, string][] = [
+      [
+        'utf16.yaml',
+        Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(yaml, 'utf16le')]),
+        'is UTF-16 text: save it as UTF-8',
+      ],
+      [
+        'latin1.yaml',
+        Buffer.from(yaml, 'latin1'),
+        'is not UTF-8 text (line 3 is not): save it as UTF-8',
+      ],
+      ['zipped.yaml.gz', gzipSync(yaml), 'is compressed (gzip): gunzip it first'],
+    ];
+    for (const [name, bytes, why] of cases) {
+      writeFileSync(join(dir, name), bytes);
+      await expect(loadConfig({ path: name, cwd: dir, env: {}, version: '1' })).rejects.toThrow(
+        new ConfigError(`${name}: the configuration ${why}`),
+      );
+    }
+    writeFileSync(join(dir, 'utf8.yaml'), yaml);
+    const config = await loadConfig({ path: 'utf8.yaml', cwd: dir, env: {}, version: '1' });
+    expect(config.sites[0]!.name).toBe('Caf\u00e9');
   });
 
   it('ships an example that documents a valid configuration, and a valid default', async () => {
