@@ -52,6 +52,7 @@ import {
 } from './route.js';
 import type { ApiContext } from './route.js';
 import { actorOf, audited, auditedList, siteRecord } from '../audit.js';
+import { textProblem } from '../../lib/text-bytes.js';
 
 /** POST /api/v1/checks: the sites to check now, by id. */
 const CheckManyBody = z.object({
@@ -303,7 +304,10 @@ export function sitesApi({ deps, sites }: ApiContext) {
       },
     }),
     async (c) => {
-      const text = await c.req.text();
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      const problem = textProblem(bytes);
+      if (problem !== undefined) throw new HTTPException(400, { message: `the list ${problem}` });
+      const text = new TextDecoder().decode(bytes);
       let results;
       try {
         results = await addSiteList(deps.catalog, text, tagLimit(c));

@@ -52,6 +52,7 @@ import {
 import type { ConfiguredSites } from '../sites.js';
 import { registerToolPages } from './tool-pages.js';
 import { postedForm } from './form.js';
+import { textProblem } from '../../lib/text-bytes.js';
 
 const PER_PAGE = 100;
 /** Entries in a feed: the newest changes. */
@@ -279,7 +280,14 @@ export function registerPages(
     const body = await postedForm(c);
     const file = body['file'];
     const pasted = typeof body['sites'] === 'string' ? body['sites'] : '';
-    const text = file instanceof File && file.size > 0 ? await file.text() : pasted;
+    let text = pasted;
+    if (file instanceof File && file.size > 0) {
+      // A zipped or Latin-1 list is said to be one, not read as lines of garbage.
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      const problem = textProblem(bytes);
+      if (problem !== undefined) return bulkPage(c, pasted, { error: `the file ${problem}` });
+      text = new TextDecoder().decode(bytes);
+    }
     try {
       const results = await addSiteList(deps.catalog, text, tagLimit(c));
       await auditedList(deps, actorOf(c), results);

@@ -3,6 +3,7 @@
  * remove; the file's sites stay the file's; every refusal is one line with its status.
  * On both databases, with the site's robots.txt served on loopback.
  */
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { createApp } from '../../../src/web/app.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
@@ -448,6 +449,30 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
     const html = await page.text();
     expect(html).toContain('1 site added (the daemon checks each within a minute); 1 line refused');
     expect(html).toMatch(/<textarea[^>]*>not a site at all<\/textarea>/);
+    // A list that is no UTF-8 text is said to be what it is, and nothing is added.
+    const before = (await listed()).length;
+    const latin1 = new Uint8Array(Buffer.from('https://caf\u00e9.example,Caf\u00e9\n', 'latin1'));
+    const refusedFile = new FormData();
+    refusedFile.set('sites', '');
+    refusedFile.set('file', new File([latin1], 'sites.csv'));
+    const refusedPage = await app.request('/sites/bulk', {
+      method: 'POST',
+      headers: bearer,
+      body: refusedFile,
+    });
+    expect(await refusedPage.text()).toContain(
+      'the file is not UTF-8 text (line 1 is not): save it as UTF-8',
+    );
+    const zipped = await app.request('/api/v1/sites/bulk', {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'text/csv' },
+      body: new Uint8Array(gzipSync('https://gz.example\n')),
+    });
+    expect([zipped.status, errorOf(await zipped.json())]).toEqual([
+      400,
+      'the list is compressed (gzip): gunzip it first',
+    ]);
+    expect((await listed()).length).toBe(before);
     const tooMany = await app.request('/api/v1/sites/bulk', {
       method: 'POST',
       headers: { ...bearer, 'content-type': 'text/plain' },
