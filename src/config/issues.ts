@@ -97,9 +97,16 @@ export function describeIssue(
     issue.code === 'invalid_type' && found === undefined
       ? 'is required'
       : issue.code === 'invalid_type' && !issue.message.startsWith('must')
-        ? `must be ${issue.expected === 'array' ? 'a list' : `a ${issue.expected}`}, not ${describeValue(found)}`
+        ? `must be ${typeName(issue.expected)}, not ${describeValue(found)}`
         : issue.message;
   return `${path === '' ? '(top level)' : path}: ${message}`;
+}
+
+/** A type as describeValue names a value of it: a list, a mapping, a string, an integer. */
+function typeName(expected: string): string {
+  if (expected === 'array') return 'a list';
+  if (expected === 'object') return 'a mapping';
+  return `${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}`;
 }
 
 function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {

@@ -389,6 +389,7 @@ sites:
     ],
     ['sites: {url: x}', 'robowatch.yaml: sites: must be a list, not a mapping'],
     ['dataDir: 5', 'robowatch.yaml: dataDir: must be a string, not number 5'],
+    ['sites: [null]', 'robowatch.yaml: sites[0]: must be a mapping, not null'],
     [
       'fetch:\n  timeoutMs: fast',
       'robowatch.yaml: fetch.timeoutMs: must be a whole number from 100 to 600000 (milliseconds)',
