@@ -16,6 +16,8 @@ export class WebhookReceiver {
   readonly received: ReceivedHook[] = [];
   /** The status to answer with (a receiver that is failing answers 500). */
   status = 200;
+  /** The body to answer with (what a failing receiver says); none by default. */
+  answer = '';
   /** How long it takes to answer (a slow receiver). */
   delayMs = 0;
   /** Requests received and not answered yet. */
@@ -41,7 +43,7 @@ export class WebhookReceiver {
         this.pending++;
         setTimeout(() => {
           this.pending--;
-          res.writeHead(this.status).end();
+          res.writeHead(this.status).end(this.answer);
         }, this.delayMs);
       });
     });

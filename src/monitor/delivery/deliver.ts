@@ -1,4 +1,5 @@
 import { oneLine } from '../../lib/errors.js';
+import { visibleControls } from '../../policy/wording/format.js';
 import { retryDelay } from '../../policy/alerts.js';
 import type { Channel, Delivery } from '../../policy/alerts.js';
 import type { JobQueue } from '../ports.js';
@@ -20,6 +21,13 @@ interface Sending {
  * its channel accepted it, so a crash between the two sends it again, with the same key
  * for the receiver to recognise. The store failing throws.
  */
+/**
+ * A failure as kept and shown: one line, its control characters written out (a receiver's
+ * or a mail server's answer is the web's text: a NUL in it could not be stored, and an
+ * escape sequence would recolour the terminal that prints it).
+ */
+const said = (error: unknown) => visibleControls(oneLine(error));
+
 async function sendOne(
   deps: Sending,
   delivery: Delivery,
@@ -31,7 +39,7 @@ async function sendOne(
     await channel.send(delivery);
   } catch (error) {
     const retryAt = new Date(deps.now().getTime() + retryDelay(delivery.attempts, deps.retry));
-    await retryLater(oneLine(error), retryAt);
+    await retryLater(said(error), retryAt);
     deps.onFailed?.(delivery, error, retryAt);
     return 'failed';
   }
@@ -90,7 +98,7 @@ export async function deliverDueJobs(
   const counting: DeliveryJobDeps = {
     ...deps,
     onFailed: (delivery, cause, retryAt) => {
-      error ??= oneLine(cause);
+      error ??= said(cause);
       deps.onFailed?.(delivery, cause, retryAt);
     },
   };
@@ -110,7 +118,7 @@ export async function deliverDueJobs(
       } else {
         broken ??=
           outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason));
-        await jobs.fail('deliver', job.id, oneLine(outcome.reason)).catch(() => undefined);
+        await jobs.fail('deliver', job.id, said(outcome.reason)).catch(() => undefined);
       }
     }
     if (broken !== undefined) throw broken;

@@ -72,6 +72,7 @@ notify:
     );
     webhook.received.length = 0;
     webhook.status = 200;
+    webhook.answer = '';
   });
   afterEach(async () => {
     for (const started of engines.splice(0)) await started.stop();
@@ -214,6 +215,26 @@ notify:
       .map((h) => h.headers['x-robowatch-delivery']);
     expect(keys).toHaveLength(2);
     expect(keys[0]).toBe(keys[1]); // the receiver can tell it is the same notification
+    expect(await pendingOutbox(database.handle.db)).toEqual([]);
+  });
+
+  it('keeps what a failing receiver said, with characters the store cannot keep written out', async () => {
+    await smtp.start();
+    await check(V1);
+    await check(V2);
+    webhook.status = 500;
+    // A hostile or broken receiver: a NUL and a terminal escape in its error.
+    webhook.answer = JSON.stringify({ message: 'quota\u0000 exceeded \u001b[31mred' });
+    expect(await deliver()).toMatchObject({ sent: 1, failed: 2 });
+    const failed = await pendingOutbox(database.handle.db);
+    expect(failed.map((f) => [f.attempts, f.lastError])).toEqual([
+      [1, `${new URL(webhook.url).origin}/… answered 500: quota\\x00 exceeded \\x1b[31mred`],
+      [1, `${new URL(webhook.url).origin}/… answered 500: quota\\x00 exceeded \\x1b[31mred`],
+    ]);
+    // Retried when due, and sent once the receiver mends.
+    webhook.status = 200;
+    now = new Date(now.getTime() + 60_000);
+    expect(await deliver()).toEqual({ sent: 2, failed: 0 });
     expect(await pendingOutbox(database.handle.db)).toEqual([]);
   });
 
