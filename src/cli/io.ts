@@ -113,6 +113,9 @@ const mib = (bytes: number) => `${grouped(bytes / 1024 / 1024)} MiB`;
 /** A limit as people read it: bytes under a MiB (4,096 bytes, not 0.004 MiB). */
 const size = (bytes: number) => (bytes < 1024 * 1024 ? `${grouped(bytes)} bytes` : mib(bytes));
 
+/** An input as messages name it: "standard input", or the path quoted. */
+const inputName = (path: string) => (path === '-' ? 'standard input' : `"${path}"`);
+
 /**
  * Reads a whole file ("-" is standard input), naming the file in the error if it cannot;
  * refuses in one line (UsageError) an input past its limits, as soon as it is past them
@@ -124,7 +127,7 @@ export async function readInput(
   source: CliInput,
   limits: InputLimits = { maxBytes: MAX_INPUT_BYTES },
 ): Promise<Uint8Array> {
-  const name = path === '-' ? 'standard input' : `"${path}"`;
+  const name = inputName(path);
   const stream = path === '-' ? source.io.stdin : createReadStream(resolve(source.cwd, path));
   const chunks: Buffer[] = [];
   let total = 0;
@@ -176,7 +179,7 @@ export async function readTextInput(
   source: CliInput,
   limits: InputLimits = { maxBytes: MAX_INPUT_BYTES },
 ): Promise<string> {
-  const name = path === '-' ? 'standard input' : `"${path}"`;
+  const name = inputName(path);
   const refuse = (problem: string | undefined) => {
     if (problem !== undefined) throw new UsageError(`${what} ${name} ${problem}`);
   };

@@ -8,6 +8,9 @@ import { PROFILES } from '../robots/index.js';
 import { DEFAULT_AGENTS, isBuiltInPreset } from './agents.js';
 import { grouped } from '../policy/wording/words.js';
 
+/** The largest rank a site imported from a popularity list may have. */
+export const MAX_RANK = 100_000_000;
+
 const profile = z.enum(PROFILES as readonly ['google', 'rfc9309', 'legacy'], {
   error: `must be one of ${PROFILES.join(', ')}`,
 });
@@ -250,7 +253,7 @@ export const siteSettings = z.strictObject({
   /** Its URL set's sitemaps; without it, the top-level setting. */
   sitemaps: sitemapSetting.optional(),
   /** Its rank in a popularity list it was imported from (Tranco), to weigh trends by. */
-  rank: integer(1, 100_000_000).optional(),
+  rank: integer(1, MAX_RANK).optional(),
 });
 
 export const siteSchema = siteSettings.extend({

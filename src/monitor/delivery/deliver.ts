@@ -16,18 +16,18 @@ interface Sending {
 }
 
 /**
- * Sends a notification this process holds and marks it sent; a channel's failure is
- * recorded with its next attempt (exponential backoff, capped). Marked sent only after
- * its channel accepted it, so a crash between the two sends it again, with the same key
- * for the receiver to recognise. The store failing throws.
- */
-/**
  * A failure as kept and shown: one line, its control characters written out (a receiver's
  * or a mail server's answer is the web's text: a NUL in it could not be stored, and an
  * escape sequence would recolour the terminal that prints it).
  */
 const said = (error: unknown) => visibleControls(oneLine(error));
 
+/**
+ * Sends a notification this process holds and marks it sent; a channel's failure is
+ * recorded with its next attempt (exponential backoff, capped). Marked sent only after
+ * its channel accepted it, so a crash between the two sends it again, with the same key
+ * for the receiver to recognise. The store failing throws.
+ */
 async function sendOne(
   deps: Sending,
   delivery: Delivery,

@@ -9,6 +9,7 @@
 import { parse } from 'csv-parse/sync';
 import { ConfigError } from '../../config/config.js';
 import { resolveSiteSettings } from '../../config/validate.js';
+import { MAX_RANK } from '../../config/schema.js';
 import { originFromInput } from '../../config/urls.js';
 import type { Config } from '../../config/config.js';
 import { oneLine } from '../../lib/errors.js';
@@ -121,7 +122,7 @@ export function readSiteList(
       problems.push(
         record.length < 2
           ? `line ${line}: a ranked list's line is "rank,domain", not "${clipped(first)}"`
-          : `line ${line}: rank: must be a whole number from 1 to 100000000, not "${clipped(first)}"`,
+          : `line ${line}: rank: must be a whole number from 1 to ${MAX_RANK}, not "${clipped(first)}"`,
       );
       continue;
     }
