@@ -8,7 +8,8 @@ import type { Config } from './config/config.js';
 import { deliverDueJobs } from './monitor/delivery/deliver.js';
 import type { DeliveryJobDeps, DeliveryReport } from './monitor/delivery/deliver.js';
 import type { DigestDeps } from './monitor/delivery/digests.js';
-import { webhookSecrets } from './monitor/delivery/webhook-secrets.js';
+import { webhookNeedsPublicAddress, webhookSecrets } from './monitor/delivery/webhook-secrets.js';
+import { privateLiteral } from './fetch/public-lookup.js';
 import { createEmailChannel } from './notify/email-channel.js';
 import { digestData, renderDigest } from './notify/render-digest.js';
 import { createWebhookChannel } from './notify/webhook-channel.js';
@@ -30,6 +31,8 @@ export function wireChannels(
   const smtp = config.notify.email;
   const transport = smtp ? platform.createMailTransport(smtp.smtp) : undefined;
   const dispatcher = platform.createDispatcher();
+  // Webhooks added in the UI or API reach public addresses only (the SSRF guard).
+  const publicDispatcher = platform.createDispatcher({ publicOnly: true });
   const store = createWebStore(db);
   const secretFor = webhookSecrets(current);
   return {
@@ -51,11 +54,16 @@ export function wireChannels(
         timeoutMs: 30_000,
         loadDigest: (id) => store.loadDigest(id),
         context: () => presentation.context(),
+        guard: {
+          applies: webhookNeedsPublicAddress(current),
+          dispatcher: publicDispatcher,
+          refusal: privateLiteral,
+        },
       }),
     },
     close: async () => {
       transport?.close();
-      await dispatcher.close();
+      await Promise.all([dispatcher.close(), publicDispatcher.close()]);
     },
   };
 }

@@ -62,8 +62,12 @@ export interface Platform {
   createFetcher(config: Config): RobotsFetcher;
   /** An SMTP transport for an smtp(s):// URL. */
   createMailTransport(smtpUrl: string): Transporter;
-  /** The HTTP client webhooks are posted with. */
-  createDispatcher(): RequestDispatcher;
+  /**
+   * The HTTP client webhooks are posted with; `publicOnly`: one that connects to public
+   * addresses only (the SSRF guard's lookup), for webhooks the configuration file does
+   * not list.
+   */
+  createDispatcher(options?: { readonly publicOnly?: boolean }): RequestDispatcher;
   /** Structured logs for the daemon (JSON lines on stdout). */
   createLogger(): Logger;
   /**

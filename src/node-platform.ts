@@ -64,12 +64,13 @@ export function nodeContext(options: NodeContextOptions): CliContext {
       }),
     // Webhooks are minutes apart: a kept-alive connection saves nothing, and one the
     // receiver is just closing makes a delivery fail (ECONNRESET). One connection each.
-    createDispatcher: () =>
+    createDispatcher: (options) =>
       need().lazyAgent({
         connectTimeout: 15_000,
         headersTimeout: 30_000,
         bodyTimeout: 30_000,
         pipelining: 0,
+        ...(options?.publicOnly === true ? { connect: { lookup: need().publicLookup } } : {}),
       }),
     createLogger: () => need().createLogger(io.stdout),
     startJobEngine: async (executor, engineOptions) => {

@@ -9,6 +9,11 @@ export interface NotifyConfig {
   readonly email: { readonly smtp: string; readonly from: string } | undefined;
   /** Targets of sites that name none of their own. */
   readonly defaults: AlertTargets;
+  /**
+   * The URLs among the defaults' webhooks that were added in the UI or API, not written in
+   * the file (their deliveries pass the SSRF guard); absent: none was.
+   */
+  readonly addedWebhooks?: readonly string[];
   readonly retry: { readonly baseDelayMs: number; readonly maxDelayMs: number };
   /** /healthz turns unhealthy when a notification has been failing for longer than this. */
   readonly unhealthyAfterMs: number;
@@ -142,8 +147,13 @@ export function withDefaultChannels(
   if (added.email.length === 0 && added.webhooks.length === 0) return notify;
   const email = [...new Set([...notify.defaults.email, ...added.email])];
   const urls = new Set(notify.defaults.webhooks.map((w) => w.url));
-  const webhooks = [...notify.defaults.webhooks, ...added.webhooks.filter((w) => !urls.has(w.url))];
-  return { ...notify, defaults: { ...notify.defaults, email, webhooks } };
+  const fresh = added.webhooks.filter((w) => !urls.has(w.url));
+  const webhooks = [...notify.defaults.webhooks, ...fresh];
+  return {
+    ...notify,
+    defaults: { ...notify.defaults, email, webhooks },
+    addedWebhooks: fresh.map((w) => w.url),
+  };
 }
 
 /** A site's alert targets: each list it gives replaces the global one. */

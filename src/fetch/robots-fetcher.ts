@@ -1,5 +1,4 @@
 import { lookup as dnsLookup } from 'node:dns';
-import type { LookupAddress } from 'node:dns';
 import type * as Http from 'node:http';
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type * as Https from 'node:https';
@@ -17,6 +16,7 @@ import type {
 } from '../policy/fetch-result.js';
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import { isPrivateAddress } from './addresses.js';
+import { blockedError, publicOnly } from './public-lookup.js';
 import { discard, readCapped, streamCapped } from './body.js';
 
 // Node's HTTP clients by `require`, not `import`: on Node 22 an import of node:http builds
@@ -76,40 +76,6 @@ type Reached = { readonly current: string; readonly redirects: RedirectHop[] } &
 /** Seed 000 and RFC 9309: follow at least five redirects; more means unavailable. */
 const MAX_REDIRECTS = 5;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-class BlockedAddressError extends Error {
-  readonly code = 'ROBOWATCH_BLOCKED_ADDRESS';
-}
-
-/** The error for a refused address; an address from DNS is not repeated (it may be internal). */
-function blockedError(hostname: string, literal?: string): BlockedAddressError {
-  return new BlockedAddressError(
-    literal !== undefined && hostname.replace(/^\[|\]$/g, '') === literal
-      ? `${literal} is a private or reserved address`
-      : `${hostname} resolves only to private or reserved addresses`,
-  );
-}
-
-/**
- * A lookup that drops the addresses the guard refuses, so that the connection is only
- * ever opened to an allowed one; with none left it fails, naming no address.
- */
-function publicOnly(lookup: LookupFunction, allowed: (address: string) => boolean): LookupFunction {
-  return ((hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => {
-    lookup(hostname, { ...lookupOptions, all: true }, (error, found) => {
-      if (error) return callback(error, '', 0);
-      const list = (Array.isArray(found) ? found : [{ address: found, family: 0 }]).filter((a) =>
-        allowed(a.address),
-      );
-      if (list.length === 0) return callback(blockedError(hostname), '', 0);
-      if (lookupOptions.all) return (callback as unknown as AllCallback)(null, list);
-      callback(null, list[0]!.address, list[0]!.family);
-    });
-  }) as LookupFunction;
-}
-type LookupOptions = Parameters<typeof dnsLookup>[1] & { all?: boolean };
-type LookupCallback = (error: Error | null, address: string, family: number) => void;
-type AllCallback = (error: Error | null, addresses: LookupAddress[]) => void;
 
 /**
  * What ends a fetch early: a robots.txt fetch's own deadline, or the signal of the caller

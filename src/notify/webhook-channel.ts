@@ -16,7 +16,26 @@ export interface WebhookChannelOptions {
   loadDigest(id: number): Promise<StoredDigest | undefined>;
   /** Where the web UI is and the time zone, when an alert is sent. */
   context(): RenderContext;
+  /**
+   * The SSRF guard for webhooks the configuration file does not list (added in the UI or
+   * API): posted through a dispatcher that connects to public addresses only, and refused
+   * at once when the URL itself names a private one. Without it, every webhook is posted
+   * through `dispatcher`.
+   */
+  readonly guard?: WebhookGuard;
 }
+
+export interface WebhookGuard {
+  /** Whether a webhook (its configured URL) must reach a public address. */
+  applies(destination: string): boolean;
+  readonly dispatcher: Pick<Dispatcher, 'request'>;
+  /** Why a URL may not be posted to (it names a private address), or undefined. */
+  refusal(url: URL): string | undefined;
+}
+
+/** What the guard says when it refuses, after the address: how to allow it. */
+const GUARD_ADVICE =
+  'robowatch posts to private addresses only for the webhooks the configuration file lists, or with fetch.allowPrivateAddresses';
 
 /** The signature header: HMAC-SHA256 of the exact body with the webhook's secret. */
 export function signBody(body: string, secret: string): string {
@@ -55,6 +74,12 @@ async function post(
   body: string,
   secret: string | undefined,
 ): Promise<void> {
+  const target = new URL(url);
+  const guard = options.guard?.applies(delivery.destination) === true ? options.guard : undefined;
+  const refused = guard?.refusal(target);
+  if (refused !== undefined)
+    throw new Error(`${redactUrl(delivery.destination)} is refused: ${GUARD_ADVICE} (${refused})`);
+  const dispatcher = guard?.dispatcher ?? options.dispatcher;
   // A deadline cleared when the request ends, so that nothing aborts it afterwards.
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
@@ -62,8 +87,7 @@ async function post(
   let said: string;
   try {
     // The dispatcher's own request (undici's top-level request() would load its index).
-    const target = new URL(url);
-    response = await options.dispatcher.request({
+    response = await dispatcher.request({
       origin: target.origin,
       path: target.pathname + target.search,
       method: 'POST',
@@ -77,6 +101,13 @@ async function post(
       signal: deadline.signal,
     });
     said = await answerOf(response);
+  } catch (error) {
+    // The guard's lookup found only private addresses for the webhook's host.
+    if (blockedByGuard(error))
+      throw new Error(`${redactUrl(delivery.destination)} is refused: ${GUARD_ADVICE}`, {
+        cause: error,
+      });
+    throw error;
   } finally {
     clearTimeout(timer);
   }
@@ -104,4 +135,11 @@ async function answerOf(response: Dispatcher.ResponseData): Promise<string> {
     // Not JSON: its first words.
   }
   return text.replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+/** Whether an error (or its cause) is the SSRF guard's refusal of an address. */
+function blockedByGuard(error: unknown): boolean {
+  for (let e = error; e instanceof Error; e = e.cause)
+    if ((e as { code?: unknown }).code === 'ROBOWATCH_BLOCKED_ADDRESS') return true;
+  return false;
 }

@@ -5,6 +5,7 @@
  */
 import nodemailer from 'nodemailer';
 import { Agent } from 'undici';
+import { publicLookup } from '../../src/fetch/public-lookup.js';
 import { parseConfig } from '../../src/config/validate.js';
 import type { Config } from '../../src/config/config.js';
 import { createRobotsFetcher } from '../../src/fetch/robots-fetcher.js';
@@ -111,7 +112,11 @@ const platform = (clock: FakeClock): Platform => ({
   openStore: () => Promise.reject(new Error('the harness opens the database')),
   createFetcher: (config) => createRobotsFetcher(config.fetch),
   createMailTransport: (url) => nodemailer.createTransport({ url, connectionTimeout: 5_000 }),
-  createDispatcher: () => new Agent({ pipelining: 0 }),
+  createDispatcher: (options) =>
+    new Agent({
+      pipelining: 0,
+      ...(options?.publicOnly === true ? { connect: { lookup: publicLookup } } : {}),
+    }),
   createLogger: () => silentLogger,
   listen: () => Promise.reject(new Error('the harness serves nothing')),
   now: clock.now,

@@ -22,3 +22,31 @@ export function webhookSecrets(current: () => Config): (url: string) => string |
     return known.get(url);
   };
 }
+
+/**
+ * Whether a webhook (by its URL) must reach a public address: one the configuration file
+ * does not list (added in the UI or API, as a default or a site's), unless
+ * fetch.allowPrivateAddresses is on. The file's webhooks are the operator's own, and may
+ * be an internal chat server.
+ */
+export function webhookNeedsPublicAddress(current: () => Config): (url: string) => boolean {
+  const trusted = new WeakMap<Config, ReadonlySet<string>>();
+  return (url) => {
+    const running = current();
+    if (running.fetch.allowPrivateAddresses) return false;
+    let known = trusted.get(running);
+    if (known === undefined) {
+      const added = new Set(running.notify.addedWebhooks ?? []);
+      known = new Set(
+        [
+          ...running.notify.defaults.webhooks,
+          ...running.sites.filter((s) => s.managedBy === 'file').flatMap((s) => s.alerts.webhooks),
+        ]
+          .map((w) => w.url)
+          .filter((u) => !added.has(u)),
+      );
+      trusted.set(running, known);
+    }
+    return !known.has(url);
+  };
+}
