@@ -196,7 +196,9 @@ export const NotificationsPageView: FC<{
             One per line: the URL, then its format unless JSON: “slack”, “teams” (an Adaptive Card),
             “discord”, “telegram chat=ID” (the Bot API’s sendMessage URL), or “pagerduty
             routingKey=KEY” (Events API v2: pages for incidents only). A webhook kept by URL keeps
-            its signing secret (secrets are set through the API).
+            its signing secret (secrets are set through the API). Webhooks added here are posted to
+            public addresses only, not to this machine or a private network, unless
+            fetch.allowPrivateAddresses is on (the configuration file’s may be internal).
           </span>
         </label>
         <button type="submit">Save default recipients</button>

@@ -351,7 +351,8 @@ export const SiteFormPageView: FC<SiteFormPageProps> = ({
           <span class="muted">
             Empty: the configuration's webhooks (
             {defaults.webhooks === '' ? 'none' : defaults.webhooks}). A webhook's signing secret is
-            set through the API.
+            set through the API. A webhook added here is posted to a public address only, not to
+            this machine or a private network, unless fetch.allowPrivateAddresses is on.
           </span>
         </label>
         <p>
