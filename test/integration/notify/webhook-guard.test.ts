@@ -106,6 +106,34 @@ describe('webhooks and private addresses', () => {
     expect(receiver.received.map((r) => r.path)).toEqual(['/file']);
   });
 
+  it("judges a site's own webhooks by where the site is kept: the file's, or the API's", () => {
+    const file = parseConfig(
+      `
+sites:
+  - url: https://shop.example
+    watch: [/]
+    notify: {webhooks: [{url: http://127.0.0.2/shop-hook}]}
+`,
+      { file: 'robowatch.yaml', cwd: '/tmp', env: {}, version: 'test' },
+    );
+    const [shop] = file.sites;
+    // A site added through the API, with a webhook of its own.
+    const api = {
+      ...shop!,
+      origin: 'https://blog.example',
+      managedBy: 'api' as const,
+      alerts: {
+        ...shop!.alerts,
+        webhooks: [
+          { url: 'http://127.0.0.3/blog-hook', secret: undefined, format: 'json' as const },
+        ],
+      },
+    };
+    const needsPublic = webhookNeedsPublicAddress(() => ({ ...file, sites: [shop!, api] }));
+    expect(needsPublic('http://127.0.0.2/shop-hook')).toBe(false);
+    expect(needsPublic('http://127.0.0.3/blog-hook')).toBe(true);
+  });
+
   it("connects the daemon's guarded client to public addresses only", async () => {
     const context = nodeContext({
       io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
