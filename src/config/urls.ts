@@ -1,6 +1,7 @@
 /** Sites' origins, watched URLs and sitemap URLs as the configuration normalises them. */
 import { ConfigError } from './errors.js';
 import { unstorableText } from './text.js';
+import { clip } from '../policy/wording/format.js';
 
 /**
  * Sitemap URLs as written: absolute http(s) URLs (a site's may also be paths of the site,
@@ -34,7 +35,7 @@ export function originFromInput(input: string, where = 'url'): string {
 }
 
 /** Text quoted in an error: its first 200 characters. */
-const clipped = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…` : text);
+const clipped = (text: string) => clip(text, 200);
 
 export function siteOrigin(url: string, where: string): string {
   const unstorable = unstorableText(url);

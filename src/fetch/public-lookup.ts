@@ -50,9 +50,14 @@ type AllCallback = (error: Error | null, addresses: LookupAddress[]) => void;
 /** The system's lookup, keeping only public addresses. */
 export const publicLookup: LookupFunction = publicOnly(dnsLookup, (a) => !isPrivateAddress(a));
 
+/** A URL's hostname as a socket takes it: an IPv6 address without its brackets. */
+export function bare(hostname: string): string {
+  return hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
+}
+
 /** Why a URL may not be reached: its host is a private address written out; else undefined. */
 export function privateLiteral(url: URL): string | undefined {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = bare(url.hostname);
   return isIP(host) !== 0 && isPrivateAddress(host)
     ? blockedError(url.hostname, host).message
     : undefined;

@@ -16,7 +16,7 @@ import type {
 } from '../policy/fetch-result.js';
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
 import { isPrivateAddress } from './addresses.js';
-import { blockedError, publicOnly } from './public-lookup.js';
+import { bare, blockedError, publicOnly } from './public-lookup.js';
 import { discard, readCapped, streamCapped } from './body.js';
 
 // Node's HTTP clients by `require`, not `import`: on Node 22 an import of node:http builds
@@ -178,11 +178,6 @@ function robotsTarget(origin: string): Target | string {
     username: '',
     password: '',
   };
-}
-
-/** A target's hostname as a socket takes it: an IPv6 address without its brackets. */
-function bare(hostname: string): string {
-  return hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
 }
 
 /**

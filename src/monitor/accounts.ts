@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hashPassword, NO_PASSWORD, verifyPassword } from '../lib/passwords.js';
 import { UsageError } from '../lib/errors.js';
 import { unstorableText } from '../config/text.js';
-import { hasControls } from '../policy/wording/format.js';
+import { clip, hasControls } from '../policy/wording/format.js';
 import {
   allows,
   isRole,
@@ -416,7 +416,7 @@ export class Accounts {
     // Shown in lists and terminals and stored: text, not control characters, and whole.
     if (name.length > 100 || hasControls(name) || unstorableText(name) !== undefined)
       throw new UsageError(
-        `a key's name is at most 100 characters, with no control characters: not ${JSON.stringify(name.length > 40 ? `${name.slice(0, 40)}…` : name)}`,
+        `a key's name is at most 100 characters, with no control characters: not ${JSON.stringify(clip(name, 40))}`,
       );
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
     const at = this.now();

@@ -4,6 +4,7 @@
  * scopes are ordered: `read` sees everything it may see, `write` also changes sites,
  * intent, presets and incidents, `admin` also users, keys, recipients and settings.
  */
+import { clip } from './wording/format.js';
 
 export const ROLES = ['viewer', 'editor', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -43,7 +44,7 @@ export const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,99}$/;
 export function userNameProblem(name: string): string | null {
   return USER_NAME.test(name)
     ? null
-    : `"${name.length > 40 ? `${name.slice(0, 40)}…` : name}" is not a user name: 1 to 100 letters, digits and . _ @ + -, starting with a letter or digit`;
+    : `"${clip(name, 40)}" is not a user name: 1 to 100 letters, digits and . _ @ + -, starting with a letter or digit`;
 }
 
 /** The fewest characters a password may have (NIST SP 800-63B: at least 8; we ask more). */

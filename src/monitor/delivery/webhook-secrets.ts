@@ -1,26 +1,32 @@
 import type { Config } from '../../config/config.js';
 
+/** `derive` of the running configuration, made once per configuration (a reload makes a new one). */
+function perConfig<T>(current: () => Config, derive: (running: Config) => T): () => T {
+  const made = new WeakMap<Config, T>();
+  return () => {
+    const running = current();
+    if (!made.has(running)) made.set(running, derive(running));
+    return made.get(running)!;
+  };
+}
+
 /**
  * A webhook's secret by its URL, among the defaults' and the watched sites' webhooks of
  * the running configuration. Secrets never enter the outbox: a delivery finds its
  * webhook's secret here when it is sent, so a reload or the UI may bring new ones.
  */
 export function webhookSecrets(current: () => Config): (url: string) => string | undefined {
-  const secrets = new WeakMap<Config, Map<string, string | undefined>>();
-  return (url) => {
-    const running = current();
-    let known = secrets.get(running);
-    if (known === undefined) {
-      known = new Map(
+  const secrets = perConfig(
+    current,
+    (running) =>
+      new Map(
         [
           ...running.notify.defaults.webhooks,
           ...running.sites.flatMap((s) => s.alerts.webhooks),
         ].map((w) => [w.url, w.secret]),
-      );
-      secrets.set(running, known);
-    }
-    return known.get(url);
-  };
+      ),
+  );
+  return (url) => secrets().get(url);
 }
 
 /**
@@ -30,23 +36,20 @@ export function webhookSecrets(current: () => Config): (url: string) => string |
  * be an internal chat server.
  */
 export function webhookNeedsPublicAddress(current: () => Config): (url: string) => boolean {
-  const trusted = new WeakMap<Config, ReadonlySet<string>>();
+  const trusted = perConfig(current, (running): ReadonlySet<string> | 'all' => {
+    if (running.fetch.allowPrivateAddresses) return 'all';
+    const added = new Set(running.notify.addedWebhooks ?? []);
+    return new Set(
+      [
+        ...running.notify.defaults.webhooks,
+        ...running.sites.filter((s) => s.managedBy === 'file').flatMap((s) => s.alerts.webhooks),
+      ]
+        .map((w) => w.url)
+        .filter((u) => !added.has(u)),
+    );
+  });
   return (url) => {
-    const running = current();
-    if (running.fetch.allowPrivateAddresses) return false;
-    let known = trusted.get(running);
-    if (known === undefined) {
-      const added = new Set(running.notify.addedWebhooks ?? []);
-      known = new Set(
-        [
-          ...running.notify.defaults.webhooks,
-          ...running.sites.filter((s) => s.managedBy === 'file').flatMap((s) => s.alerts.webhooks),
-        ]
-          .map((w) => w.url)
-          .filter((u) => !added.has(u)),
-      );
-      trusted.set(running, known);
-    }
-    return !known.has(url);
+    const known = trusted();
+    return known !== 'all' && !known.has(url);
   };
 }

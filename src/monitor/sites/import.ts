@@ -13,7 +13,7 @@ import { MAX_RANK } from '../../config/schema.js';
 import { originFromInput } from '../../config/urls.js';
 import type { Config } from '../../config/config.js';
 import { oneLine } from '../../lib/errors.js';
-import { visibleControls } from '../../policy/wording/format.js';
+import { clip, visibleControls } from '../../policy/wording/format.js';
 import { grouped } from '../../policy/wording/words.js';
 
 /** What importing needs from the store. */
@@ -86,8 +86,7 @@ const isRankedLine = (record: readonly string[]) =>
   /^\d+$/.test(record[0] ?? '') && record[1] !== undefined;
 
 /** Text of a line quoted in a problem: its first 60 characters, control characters escaped. */
-const clipped = (text: string) =>
-  visibleControls(text.length > 60 ? `${text.slice(0, 60)}…` : text);
+const clipped = (text: string) => visibleControls(clip(text, 60));
 
 /** The list's lines as site settings, or the problems of each line that is not one. */
 export function readSiteList(

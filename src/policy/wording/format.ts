@@ -143,6 +143,11 @@ export function siteLabel(origin: string, name: string | null | undefined): stri
     : `${oneLineText(name)} (${host})`;
 }
 
+/** Text quoted in a message: its first `max` characters, and "…" when there were more. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /**
  * Text quoted from a file (a robots.txt line, a key) as a terminal may print it: each
  * control character but the tab (ESC, CR, LF, NUL, DEL, the C1 range, the Unicode line
