@@ -49,15 +49,13 @@ export function siteOrigin(url: string, where: string): string {
     throw new ConfigError(`${where}: must not contain credentials`);
   }
   // A DNS name: letters, digits, "-" and "_" (an IDN is already xn--…), no more than 253
-  // characters, each part between dots no more than 63 (RFC 1035). Another (https://{,
-  // a part of 64) is never found, and the site would be unreachable forever.
+  // characters, each part between dots no more than 63 (RFC 1035), none starting or ending
+  // with "-" (RFC 1123: no registry hands one out, so "-6" or "shop-.example" is a slip).
+  // Another (https://{, a part of 64) is never found: the site would be unreachable forever.
   const host = parsed.hostname;
-  if (
-    !host.startsWith('[') &&
-    (host.length > 253 || !/^[a-z0-9_-]{1,63}(?:\.[a-z0-9_-]{1,63})*\.?$/.test(host))
-  )
+  if (!host.startsWith('[') && (host.length > 253 || !HOST_NAME.test(host)))
     throw new ConfigError(
-      `${where}: "${clipped(host)}" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all`,
+      `${where}: "${clipped(host)}" is not a host name: letters, digits, "-" and "_" between dots (no "-" first or last), at most 63 between two, 253 in all`,
     );
   // An address written otherwise than as four decimal numbers (1.5, 0x7f.1, 010.0.0.1) is
   // read as one all the same (1.0.0.5, 127.0.0.1, 8.0.0.1): say so, rather than watch a
@@ -74,6 +72,9 @@ export function siteOrigin(url: string, where: string): string {
   }
   return parsed.origin;
 }
+
+const LABEL = '[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?';
+const HOST_NAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*\\.?$`);
 
 /** The host as written in a URL (without credentials, port or a final dot), lower-cased. */
 function writtenHost(url: string): string | undefined {

@@ -173,17 +173,28 @@ describe.each(databaseKinds())('sites managed through the API on %s', (kind) => 
       [
         { url: 'https://{', watch: ['/'] },
         400,
-        'url: "{" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all',
+        'url: "{" is not a host name: letters, digits, "-" and "_" between dots (no "-" first or last), at most 63 between two, 253 in all',
       ],
       [
         { url: `https://${'a'.repeat(64)}.example`, watch: ['/'] },
         400,
-        `url: "${'a'.repeat(64)}.example" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all`,
+        `url: "${'a'.repeat(64)}.example" is not a host name: letters, digits, "-" and "_" between dots (no "-" first or last), at most 63 between two, 253 in all`,
       ],
       [
         { url: `https://${'abc.'.repeat(70)}example`, watch: ['/'] },
         400,
-        `url: "${'abc.'.repeat(50)}…" is not a host name: letters, digits, "-" and "_" between dots, at most 63 between two, 253 in all`,
+        `url: "${'abc.'.repeat(50)}…" is not a host name: letters, digits, "-" and "_" between dots (no "-" first or last), at most 63 between two, 253 in all`,
+      ],
+      // A part that starts or ends with "-" is a slip no registry hands out.
+      [
+        { url: '-6', watch: ['/'] },
+        400,
+        'url: "-6" is not a host name: letters, digits, "-" and "_" between dots (no "-" first or last), at most 63 between two, 253 in all',
+      ],
+      [
+        { url: 'https://shop-.example.com', watch: ['/'] },
+        400,
+        'url: "shop-.example.com" is not a host name: letters, digits, "-" and "_" between dots (no "-" first or last), at most 63 between two, 253 in all',
       ],
       // An address not written as four decimal numbers is read as another: said, not taken.
       [
