@@ -107,7 +107,12 @@ export class FileOutput implements Output {
     try {
       this.#fd = openSync(partial ?? file, partial === null ? 'w' : 'wx', 0o644);
     } catch (error) {
-      throw new UsageError(`${flag}: cannot write "${path}": ${fileProblem(error)}`);
+      // The directory was there a moment ago: it is one that takes no new files (/proc).
+      const problem =
+        partial !== null && (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? `its directory "${dirname(path)}" takes no new files`
+          : fileProblem(error);
+      throw new UsageError(`${flag}: cannot write "${path}": ${problem}`);
     }
   }
 

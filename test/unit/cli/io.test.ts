@@ -99,4 +99,12 @@ describe("a command's relative paths", () => {
       '-o: the directory "missing" does not exist',
     );
   });
+
+  it('says so when the file is there but its directory takes no new files (/proc)', () => {
+    // The file exists and is a regular one, so it is written beside and renamed; /proc
+    // refuses the new file with ENOENT, which is not "no such directory".
+    expect(() => openOutputFile('/proc/version', '-o', tmpdir())).toThrow(
+      '-o: cannot write "/proc/version": its directory "/proc" takes no new files',
+    );
+  });
 });
