@@ -13,6 +13,8 @@ import { privateLiteral } from './fetch/public-lookup.js';
 import { createEmailChannel } from './notify/email-channel.js';
 import { digestData, renderDigest } from './notify/render-digest.js';
 import { createWebhookChannel } from './notify/webhook-channel.js';
+import type { WebhookGuard } from './notify/webhook-channel.js';
+import type { RequestDispatcher } from './fetch/lazy-agent.js';
 import { jobEngineOptions } from './schedule/engine-options.js';
 import type { Database, DatabaseHandle } from './store/db.js';
 import { createDaemonStore, createWebStore } from './store/index.js';
@@ -31,8 +33,7 @@ export function wireChannels(
   const smtp = config.notify.email;
   const transport = smtp ? platform.createMailTransport(smtp.smtp) : undefined;
   const dispatcher = platform.createDispatcher();
-  // Webhooks added in the UI or API reach public addresses only (the SSRF guard).
-  const publicDispatcher = platform.createDispatcher({ publicOnly: true });
+  const guard = createWebhookGuard(platform, config, current);
   const store = createWebStore(db);
   const secretFor = webhookSecrets(current);
   return {
@@ -54,17 +55,31 @@ export function wireChannels(
         timeoutMs: 30_000,
         loadDigest: (id) => store.loadDigest(id),
         context: () => presentation.context(),
-        guard: {
-          applies: webhookNeedsPublicAddress(current),
-          dispatcher: publicDispatcher,
-          refusal: privateLiteral,
-        },
+        guard,
       }),
     },
     close: async () => {
       transport?.close();
-      await Promise.all([dispatcher.close(), publicDispatcher.close()]);
+      await Promise.all([dispatcher.close(), guard.dispatcher.close()]);
     },
+  };
+}
+
+/**
+ * The SSRF guard for the webhooks the configuration file does not list (added in the UI or
+ * API): they reach public addresses only, and this machine's too with
+ * fetch.allowPrivateAddresses: loopback (read at start, as the fetcher reads it).
+ */
+export function createWebhookGuard(
+  platform: Pick<Platform, 'createDispatcher'>,
+  config: Config,
+  current: () => Config,
+): WebhookGuard & { readonly dispatcher: RequestDispatcher } {
+  const allowPrivate = config.fetch.allowPrivateAddresses === 'loopback' ? 'loopback' : false;
+  return {
+    applies: webhookNeedsPublicAddress(current),
+    dispatcher: platform.createDispatcher({ guard: allowPrivate }),
+    refusal: (url) => privateLiteral(url, allowPrivate),
   };
 }
 

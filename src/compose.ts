@@ -63,11 +63,11 @@ export interface Platform {
   /** An SMTP transport for an smtp(s):// URL. */
   createMailTransport(smtpUrl: string): Transporter;
   /**
-   * The HTTP client webhooks are posted with; `publicOnly`: one that connects to public
-   * addresses only (the SSRF guard's lookup), for webhooks the configuration file does
-   * not list.
+   * The HTTP client webhooks are posted with; `guard`: one that connects to public
+   * addresses only (the SSRF guard's lookup; and this machine's too, with 'loopback'), for
+   * webhooks the configuration file does not list.
    */
-  createDispatcher(options?: { readonly publicOnly?: boolean }): RequestDispatcher;
+  createDispatcher(options?: { readonly guard?: false | 'loopback' }): RequestDispatcher;
   /** Structured logs for the daemon (JSON lines on stdout). */
   createLogger(): Logger;
   /**

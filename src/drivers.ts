@@ -6,7 +6,7 @@
  * it sends an email (a `check` that queued no alert does none of these).
  */
 export { lazyAgent } from './fetch/lazy-agent.js';
-export { publicLookup } from './fetch/public-lookup.js';
+export { guardedLookup } from './fetch/public-lookup.js';
 export { createRobotsFetcher } from './fetch/robots-fetcher.js';
 export { createLogger } from './lib/logger.js';
 export { openDatabase } from './store/db.js';

@@ -70,7 +70,9 @@ export function nodeContext(options: NodeContextOptions): CliContext {
         headersTimeout: 30_000,
         bodyTimeout: 30_000,
         pipelining: 0,
-        ...(options?.publicOnly === true ? { connect: { lookup: need().publicLookup } } : {}),
+        ...(options?.guard === undefined
+          ? {}
+          : { connect: { lookup: need().guardedLookup(options.guard) } }),
       }),
     createLogger: () => need().createLogger(io.stdout),
     startJobEngine: async (executor, engineOptions) => {

@@ -205,7 +205,7 @@ intent:
   - {watch: "/cart", agents: ["@search", "*"], expect: disallowed}
   - {watch: "/admin/*", agents: ["@search", "*"], expect: disallowed}
   - {watch: "/search", agents: ["@search", "*"], expect: disallowed}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
+fetch: {allowPrivateAddresses: loopback, confirmRetries: 0, timeoutMs: 5000}
 schedule: {check: ${q(options.schedule)}}
 web: {listen: ${q(options.listen)}, token: ${q(options.token)}}
 ${options.chat === undefined ? '' : `notify: {webhooks: [{url: ${q(options.chat)}, format: slack}], flapWindow: 2m}\n`}`;

@@ -83,7 +83,8 @@ export interface ScheduleConfig {
 export interface FetchConfig {
   readonly userAgent: string;
   readonly timeoutMs: number;
-  readonly allowPrivateAddresses: boolean;
+  /** true: any address; 'loopback': public ones and this machine's; false: public ones. */
+  readonly allowPrivateAddresses: boolean | 'loopback';
   readonly confirmRetries: number;
   readonly confirmDelayMs: number;
   /** robots.txt fetches under way at the same time (per process). */

@@ -360,7 +360,9 @@ function integer(min: number, max: number, unit = '') {
 const fetchSettings = z.strictObject({
   userAgent: z.string().min(1, 'must not be empty').optional(),
   timeoutMs: integer(100, 600_000, ' (milliseconds)').default(30_000),
-  allowPrivateAddresses: z.boolean({ error: 'must be true or false' }).default(false),
+  allowPrivateAddresses: z
+    .union([z.boolean(), z.literal('loopback')], { error: 'must be true, false or loopback' })
+    .default(false),
   confirmRetries: integer(0, 10).default(2),
   confirmDelayMs: integer(0, 600_000, ' (milliseconds)').default(5_000),
   concurrency: integer(1, 1_000).default(16),

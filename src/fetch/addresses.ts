@@ -85,6 +85,36 @@ function ipv6Bytes(address: string): Uint8Array | null {
   return bytes;
 }
 
+/** This machine's IPv4 loopback addresses (IPv6 has one: ::1). */
+const loopback = new BlockList();
+loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+
+/**
+ * Whether an IP address is this machine's: 127.0.0.0/8, ::1, or 127.x.y.z mapped into IPv6
+ * (::ffff:127.0.0.1, as a dual-stack socket reports it). Not 6to4 or NAT64 forms of 127.x:
+ * those are routed elsewhere.
+ */
+export function isLoopbackAddress(address: string): boolean {
+  if (isIPv4(address)) return loopback.check(address, 'ipv4');
+  const bytes = ipv6Bytes(address);
+  if (bytes === null) return false;
+  if (bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff)
+    return bytes[12] === 127;
+  return bytes.subarray(0, 15).every((b) => b === 0) && bytes[15] === 1;
+}
+
+/**
+ * The addresses a fetch may reach under fetch.allowPrivateAddresses: public ones (false),
+ * public ones and this machine's loopback ('loopback', the demo's and tests' setting: never
+ * a private network or the cloud metadata address), or any (true).
+ */
+export function allowedAddresses(allowPrivate: boolean | 'loopback'): (address: string) => boolean {
+  if (allowPrivate === true) return () => true;
+  if (allowPrivate === 'loopback')
+    return (address) => !isPrivateAddress(address) || isLoopbackAddress(address);
+  return (address) => !isPrivateAddress(address);
+}
+
 /** Whether an IP address is private, loopback, link-local, metadata or otherwise not public. */
 export function isPrivateAddress(address: string): boolean {
   if (isIPv4(address)) return blocked.check(address, 'ipv4');

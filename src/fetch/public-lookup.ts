@@ -8,7 +8,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
-import { isPrivateAddress } from './addresses.js';
+import { allowedAddresses } from './addresses.js';
 
 export class BlockedAddressError extends Error {
   readonly code = 'ROBOWATCH_BLOCKED_ADDRESS';
@@ -47,18 +47,26 @@ type LookupOptions = Parameters<typeof dnsLookup>[1] & { all?: boolean };
 type LookupCallback = (error: Error | null, address: string, family: number) => void;
 type AllCallback = (error: Error | null, addresses: LookupAddress[]) => void;
 
-/** The system's lookup, keeping only public addresses. */
-export const publicLookup: LookupFunction = publicOnly(dnsLookup, (a) => !isPrivateAddress(a));
+/** The system's lookup, keeping only public addresses (and loopback ones, with 'loopback'). */
+export function guardedLookup(allowPrivate: false | 'loopback'): LookupFunction {
+  return publicOnly(dnsLookup, allowedAddresses(allowPrivate));
+}
 
 /** A URL's hostname as a socket takes it: an IPv6 address without its brackets. */
 export function bare(hostname: string): string {
   return hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
 }
 
-/** Why a URL may not be reached: its host is a private address written out; else undefined. */
-export function privateLiteral(url: URL): string | undefined {
+/**
+ * Why a URL may not be reached: its host is a private address written out (a loopback one
+ * is allowed with 'loopback'); else undefined.
+ */
+export function privateLiteral(
+  url: URL,
+  allowPrivate: false | 'loopback' = false,
+): string | undefined {
   const host = bare(url.hostname);
-  return isIP(host) !== 0 && isPrivateAddress(host)
+  return isIP(host) !== 0 && !allowedAddresses(allowPrivate)(host)
     ? blockedError(url.hostname, host).message
     : undefined;
 }

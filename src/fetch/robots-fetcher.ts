@@ -15,7 +15,7 @@ import type {
   RedirectHop,
 } from '../policy/fetch-result.js';
 import { MAX_ROBOTS_BYTES } from '../robots/index.js';
-import { isPrivateAddress } from './addresses.js';
+import { allowedAddresses } from './addresses.js';
 import { bare, blockedError, publicOnly } from './public-lookup.js';
 import { discard, readCapped, streamCapped } from './body.js';
 
@@ -33,8 +33,8 @@ export interface FetcherOptions {
   readonly timeoutMs: number;
   /** Budget for each connection to be made, its name looked up (default: 10 s, at most timeoutMs). */
   readonly connectTimeoutMs?: number;
-  /** Allow loopback, private and link-local addresses (tests, intranets). */
-  readonly allowPrivateAddresses: boolean;
+  /** Allow loopback, private and link-local addresses (intranets), or loopback only (tests). */
+  readonly allowPrivateAddresses: boolean | 'loopback';
   /** Overrides the address check (tests use it to call some loopback addresses private). */
   readonly isAddressAllowed?: (address: string) => boolean;
   /** Name resolution (the benchmark maps its many site names to loopback). */
@@ -222,13 +222,11 @@ function requestOptions(
 export function createRobotsFetcher(options: FetcherOptions): RobotsFetcher {
   const maxBytes = options.maxBytes ?? MAX_ROBOTS_BYTES;
   const drainBytes = options.drainBytes ?? 1024 * 1024;
-  const allowed =
-    options.isAddressAllowed ??
-    ((address: string) => options.allowPrivateAddresses || !isPrivateAddress(address));
+  const allowed = options.isAddressAllowed ?? allowedAddresses(options.allowPrivateAddresses);
   const connectTimeout = Math.min(options.timeoutMs, options.connectTimeoutMs ?? 10_000);
   // With every address allowed there is nothing to filter.
   const lookup =
-    options.allowPrivateAddresses && options.isAddressAllowed === undefined
+    options.allowPrivateAddresses === true && options.isAddressAllowed === undefined
       ? options.lookup
       : publicOnly(options.lookup ?? dnsLookup, allowed);
 

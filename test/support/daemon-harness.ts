@@ -5,7 +5,7 @@
  */
 import nodemailer from 'nodemailer';
 import { Agent } from 'undici';
-import { publicLookup } from '../../src/fetch/public-lookup.js';
+import { guardedLookup } from '../../src/fetch/public-lookup.js';
 import { parseConfig } from '../../src/config/validate.js';
 import type { Config } from '../../src/config/config.js';
 import { createRobotsFetcher } from '../../src/fetch/robots-fetcher.js';
@@ -115,7 +115,9 @@ const platform = (clock: FakeClock): Platform => ({
   createDispatcher: (options) =>
     new Agent({
       pipelining: 0,
-      ...(options?.publicOnly === true ? { connect: { lookup: publicLookup } } : {}),
+      ...(options?.guard === undefined
+        ? {}
+        : { connect: { lookup: guardedLookup(options.guard) } }),
     }),
   createLogger: () => silentLogger,
   listen: () => Promise.reject(new Error('the harness serves nothing')),

@@ -32,12 +32,12 @@ export function webhookSecrets(current: () => Config): (url: string) => string |
 /**
  * Whether a webhook (by its URL) must reach a public address: one the configuration file
  * does not list (added in the UI or API, as a default or a site's), unless
- * fetch.allowPrivateAddresses is on. The file's webhooks are the operator's own, and may
- * be an internal chat server.
+ * fetch.allowPrivateAddresses is true ('loopback' lets it reach this machine too). The
+ * file's webhooks are the operator's own, and may be an internal chat server.
  */
 export function webhookNeedsPublicAddress(current: () => Config): (url: string) => boolean {
   const trusted = perConfig(current, (running): ReadonlySet<string> | 'all' => {
-    if (running.fetch.allowPrivateAddresses) return 'all';
+    if (running.fetch.allowPrivateAddresses === true) return 'all';
     const added = new Set(running.notify.addedWebhooks ?? []);
     return new Set(
       [

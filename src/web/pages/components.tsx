@@ -257,3 +257,15 @@ export const PageLinks: FC<{
 export const Notice: FC<{ error?: boolean; children?: Child }> = (props) => (
   <div class={props.error ? 'notice error' : 'notice'}>{props.children}</div>
 );
+
+/**
+ * Where a webhook added in the UI may be posted, as fetch.allowPrivateAddresses has it (the
+ * SSRF guard): said beside the fields that add one, so that a refusal is no surprise.
+ */
+export function webhookReach(allowPrivate: boolean | 'loopback'): string {
+  if (allowPrivate === true)
+    return 'it may be posted to any address, this machine and private networks included (fetch.allowPrivateAddresses is on)';
+  if (allowPrivate === 'loopback')
+    return 'it is posted to public addresses and to this machine only, not to a private network (fetch.allowPrivateAddresses: loopback)';
+  return 'it is posted to public addresses only, not to this machine or a private network, unless fetch.allowPrivateAddresses is on';
+}

@@ -4,7 +4,7 @@ import type { DefaultChannels } from '../../monitor/sites/entries.js';
 import { failingText } from '../../monitor/views/notifications.js';
 import type { NotificationsView } from '../../monitor/views/notifications.js';
 import type { TestResult } from '../notifications.js';
-import { Layout, Notice } from './components.js';
+import { Layout, Notice, webhookReach } from './components.js';
 import { webhookLines } from './site-form.js';
 import type { WebhookFormat } from '../../policy/alerts.js';
 
@@ -60,7 +60,21 @@ export const NotificationsPageView: FC<{
   form?: ChannelsForm | undefined;
   /** The file the configuration was read from. */
   file: string;
-}> = ({ view, signedIn, canSend, tokenSet, result, defaults, canEdit, notice, form, file }) => (
+  /** fetch.allowPrivateAddresses: where a webhook added here may be posted. */
+  allowPrivate: boolean | 'loopback';
+}> = ({
+  view,
+  signedIn,
+  canSend,
+  tokenSet,
+  result,
+  defaults,
+  canEdit,
+  notice,
+  form,
+  file,
+  allowPrivate,
+}) => (
   <Layout title="Notifications" signedIn={signedIn}>
     <h1>Notifications</h1>
     {result === undefined ? null : <Notice error={!result.sent}>{result.message}</Notice>}
@@ -196,9 +210,8 @@ export const NotificationsPageView: FC<{
             One per line: the URL, then its format unless JSON: “slack”, “teams” (an Adaptive Card),
             “discord”, “telegram chat=ID” (the Bot API’s sendMessage URL), or “pagerduty
             routingKey=KEY” (Events API v2: pages for incidents only). A webhook kept by URL keeps
-            its signing secret (secrets are set through the API). Webhooks added here are posted to
-            public addresses only, not to this machine or a private network, unless
-            fetch.allowPrivateAddresses is on (the configuration file’s may be internal).
+            its signing secret (secrets are set through the API). A webhook added here:{' '}
+            {webhookReach(allowPrivate)} (the configuration file’s may be internal).
           </span>
         </label>
         <button type="submit">Save default recipients</button>

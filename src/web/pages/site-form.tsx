@@ -1,6 +1,6 @@
 import type { FC } from 'hono/jsx';
 import type { AgentEntry } from '../../config/schema.js';
-import { Layout, Notice } from './components.js';
+import { Layout, Notice, webhookReach } from './components.js';
 
 /** The fields of the add and edit forms, as typed (one watched URL or crawler per line). */
 export interface SiteForm {
@@ -226,6 +226,8 @@ export interface SiteFormPageProps {
     /** The default recipients and webhooks (webhooks by origin). */
     readonly email: string;
     readonly webhooks: string;
+    /** fetch.allowPrivateAddresses: where a webhook added here may be posted. */
+    readonly allowPrivate: boolean | 'loopback';
   };
   readonly signedIn: boolean;
 }
@@ -351,8 +353,7 @@ export const SiteFormPageView: FC<SiteFormPageProps> = ({
           <span class="muted">
             Empty: the configuration's webhooks (
             {defaults.webhooks === '' ? 'none' : defaults.webhooks}). A webhook's signing secret is
-            set through the API. A webhook added here is posted to a public address only, not to
-            this machine or a private network, unless fetch.allowPrivateAddresses is on.
+            set through the API. A webhook added here: {webhookReach(defaults.allowPrivate)}.
           </span>
         </label>
         <p>

@@ -405,6 +405,21 @@ describe('the SSRF guard', () => {
     expect(server.connections).toBe(0);
   });
 
+  it("fetches this machine's sites with allowPrivateAddresses: loopback, by address and by name", async () => {
+    server.serve('/robots.txt', 200, 'User-agent: *\n');
+    const port = new URL(server.origin).port;
+    const loopback = fetcher({
+      allowPrivateAddresses: 'loopback',
+      lookup: privateLookup(['127.0.0.1']),
+    });
+    expect(await loopback.fetchRobots(server.origin)).toMatchObject({ status: 200, error: null });
+    expect(await loopback.fetchRobots(`http://staging.example:${port}`)).toMatchObject({
+      status: 200,
+      error: null,
+    });
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('connects only to the allowed addresses a name resolves to', async () => {
     server.serve('/robots.txt', 200, 'User-agent: *\n');
     const port = new URL(server.origin).port;

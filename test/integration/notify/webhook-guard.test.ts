@@ -1,9 +1,11 @@
 /**
  * The SSRF guard on webhooks: one the configuration file lists is the operator's own and
  * may be on this machine or an internal network; one added in the UI or API (a default
- * or a site's) reaches public addresses only, unless fetch.allowPrivateAddresses is on.
- * The loopback receiver plays the private address: an address written in the URL is
- * refused before any connection, and a name is refused by the lookup the connection uses.
+ * or a site's) reaches public addresses only, unless fetch.allowPrivateAddresses is on
+ * (true: any address; loopback: this machine's too). The loopback receiver plays the
+ * private address: an address written in the URL is refused before any connection, and a
+ * name is refused by the lookup the connection uses. The guard is the daemon's own
+ * (createWebhookGuard, over the node platform's dispatcher).
  */
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'undici';
@@ -11,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withDefaultChannels } from '../../../src/config/notify.js';
 import { parseConfig } from '../../../src/config/validate.js';
 import type { Config } from '../../../src/config/config.js';
-import { privateLiteral, publicLookup } from '../../../src/fetch/public-lookup.js';
+import { createWebhookGuard } from '../../../src/compose-delivery.js';
 import { webhookNeedsPublicAddress } from '../../../src/monitor/delivery/webhook-secrets.js';
 import { createWebhookChannel } from '../../../src/notify/webhook-channel.js';
 import { linksFrom } from '../../../src/policy/links.js';
@@ -21,14 +23,24 @@ import { nodeContext } from '../../../src/node-platform.js';
 
 const receiver = new WebhookReceiver('s3cret');
 const plain = new Agent({ pipelining: 0 });
-const publicOnly = new Agent({ pipelining: 0, connect: { lookup: publicLookup } });
+const context = nodeContext({
+  io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+  version: 'test',
+  cwd: '/tmp',
+  env: {},
+  pid: process.pid,
+  drivers: () => drivers,
+  waitForSignal: () => new Promise(() => undefined),
+  onHangup: () => () => undefined,
+});
+const guards: { close(): Promise<void> }[] = [];
 beforeAll(() => receiver.start());
 afterAll(async () => {
   await receiver.stop();
-  await Promise.all([plain.close(), publicOnly.close()]);
+  await Promise.all([plain.close(), ...guards.map((g) => g.close())]);
 });
 
-function running(allowPrivate: boolean): Config {
+function running(allowPrivate: boolean | 'loopback'): Config {
   const file = parseConfig(
     `
 fetch: {allowPrivateAddresses: ${allowPrivate}}
@@ -54,6 +66,8 @@ notify:
 }
 
 function channel(config: Config) {
+  const guard = createWebhookGuard(context, config, () => config);
+  guards.push(guard.dispatcher);
   return createWebhookChannel({
     dispatcher: plain,
     secretFor: () => undefined,
@@ -61,11 +75,7 @@ function channel(config: Config) {
     timeoutMs: 10_000,
     loadDigest: () => Promise.resolve(undefined),
     context: () => ({ links: linksFrom('https://rw.example.com'), timeZone: 'UTC' }),
-    guard: {
-      applies: webhookNeedsPublicAddress(() => config),
-      dispatcher: publicOnly,
-      refusal: privateLiteral,
-    },
+    guard,
   });
 }
 
@@ -135,17 +145,7 @@ sites:
   });
 
   it("connects the daemon's guarded client to public addresses only", async () => {
-    const context = nodeContext({
-      io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
-      version: 'test',
-      cwd: '/tmp',
-      env: {},
-      pid: process.pid,
-      drivers: () => drivers,
-      waitForSignal: () => new Promise(() => undefined),
-      onHangup: () => () => undefined,
-    });
-    const guarded = context.createDispatcher({ publicOnly: true });
+    const guarded = context.createDispatcher({ guard: false });
     const open = context.createDispatcher();
     try {
       const port = new URL(receiver.url).port;
@@ -169,5 +169,27 @@ sites:
     await webhooks.send(test(`${receiver.url}/added`));
     await webhooks.send(test(`${receiver.url.replace('127.0.0.1', 'localhost')}/added`));
     expect(receiver.received.map((r) => r.path)).toEqual(['/added', '/added']);
+  });
+
+  it("posts one added in the UI to this machine with allowPrivateAddresses: loopback, and still refuses a private network's address", async () => {
+    const config = running('loopback');
+    const webhooks = channel(config);
+    receiver.received.length = 0;
+    // Written as an address and as a name: both are this machine.
+    await webhooks.send(test(`${receiver.url}/added`));
+    await webhooks.send(test(`${receiver.url.replace('127.0.0.1', 'localhost')}/added`));
+    expect(receiver.received.map((r) => r.path)).toEqual(['/added', '/added']);
+    // The metadata address and a private network's stay refused; judged without sending,
+    // so that no test ever posts to one.
+    const guard = createWebhookGuard(context, config, () => config);
+    guards.push(guard.dispatcher);
+    expect(guard.applies('http://169.254.169.254/added')).toBe(true);
+    expect(guard.refusal(new URL('http://169.254.169.254/added'))).toBe(
+      '169.254.169.254 is a private or reserved address',
+    );
+    expect(guard.refusal(new URL('http://[fd00::1]/added'))).toBe(
+      'fd00::1 is a private or reserved address',
+    );
+    expect(guard.refusal(new URL('http://[::1]:9/added'))).toBeUndefined();
   });
 });

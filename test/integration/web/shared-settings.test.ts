@@ -301,6 +301,10 @@ describe.each(databaseKinds())('presets and default recipients from the web on %
     ).text();
     expect(page).toContain('routingKey=R0UT1NGKEY0123456789abcdefABCDEF');
     expect(page).toContain('PagerDuty events (incidents)');
+    // Where a webhook added here may be posted, as this configuration's fetch setting has it.
+    expect(page).toContain(
+      'A webhook added here: it may be posted to any address, this machine and private networks included (fetch.allowPrivateAddresses is on)',
+    );
     const keyless = await app.request('/notifications/defaults', {
       method: 'POST',
       headers: form,

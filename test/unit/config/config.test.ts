@@ -396,7 +396,7 @@ sites:
     ],
     [
       'fetch:\n  allowPrivateAddresses: "yes"',
-      'robowatch.yaml: fetch.allowPrivateAddresses: must be true or false',
+      'robowatch.yaml: fetch.allowPrivateAddresses: must be true, false or loopback',
     ],
     [
       'agents: ["@bots"]',
