@@ -67,7 +67,7 @@ sites:
   - url: ${server.origin}
     watch: [/, /pricing, /blog/post, /private/x]
 fetch:
-  allowPrivateAddresses: true
+  allowPrivateAddresses: 'loopback'
   confirmRetries: 1
   confirmDelayMs: 0
   timeoutMs: 3000
@@ -236,7 +236,7 @@ fetch:
       `dataDir: ${join(dir, 'data')}
 agents: [Googlebot, Bingbot, GPTBot, CCBot, ClaudeBot]
 watch: [/, /pricing]
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 `,
     );
     writeFileSync(join(dir, 'list.txt'), `${server.origin}\n`);
@@ -275,7 +275,7 @@ fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
     const settings = `dataDir: ${join(dir, 'data')}
 agents: [Googlebot, GPTBot]
 watch: [/, /pricing]
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify: {email: {smtp: 'smtp://127.0.0.1:9', from: robowatch@example.com, to: [seo@example.com]}}
 `;
     writeFileSync(config, settings);
@@ -364,7 +364,7 @@ notify: {email: {smtp: 'smtp://127.0.0.1:9', from: robowatch@example.com, to: [s
 agents: [Googlebot]
 watch: [/, /pricing]
 sitemaps: off
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 `,
     );
     writeFileSync(join(dir, 'list.txt'), `${server.origin}\n`);
@@ -482,7 +482,7 @@ agents: [Googlebot, GPTBot]
 watch: [${pages.join(', ')}]
 sites:
 ${sites.map((s) => `  - url: ${s.origin}`).join('\n')}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 `,
       );
       for (const s of sites) s.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
@@ -788,7 +788,7 @@ describe('fatal errors', () => {
     });
     writeFileSync(
       file,
-      `dataDir: ${join(dir, 'data')}\nsites:\n  - url: ${slow.origin}\n    watch: [/]\nfetch:\n  allowPrivateAddresses: true\n`,
+      `dataDir: ${join(dir, 'data')}\nsites:\n  - url: ${slow.origin}\n    watch: [/]\nfetch:\n  allowPrivateAddresses: 'loopback'\n`,
     );
     const first = runRobowatch(['check', '--config', file], { env });
     await fetching; // the first process holds the database while it waits for the site
@@ -836,7 +836,7 @@ describe.runIf(postgresUrl() !== undefined)('robowatch check on one PostgreSQL c
 watch: [/, /pricing, /blog/post, /private/x]
 sites:
 ${sites.map((site) => `  - url: ${site.origin}\n`).join('')}fetch:
-  allowPrivateAddresses: true
+  allowPrivateAddresses: 'loopback'
   timeoutMs: 3000
 notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
 `,

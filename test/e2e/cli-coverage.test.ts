@@ -72,7 +72,7 @@ sitemaps: auto
 watch: auto
 sites:
   - url: ${site.origin}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 5000}
 `,
     );
     const env = { DATABASE_URL: '' };
@@ -176,7 +176,7 @@ agents: [Googlebot, Bingbot]
 watch: [/, /about]
 sites:
   - url: ${site.origin}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 5000}
 notify:
   email: {smtp: 'smtp://127.0.0.1:${smtp.port}', from: robowatch@example.com, to: [seo@example.com]}
 `,

@@ -39,7 +39,7 @@ sites:
   - url: ${server.origin}
     watch: [/, /pricing, /private/x]
 sitemaps: off
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 `,
   );
   server.serve('/robots.txt', 200, V1);

@@ -47,7 +47,7 @@ beforeAll(async () => {
   writeFileSync(
     join(repo, 'config', 'robowatch.yaml'),
     `dataDir: ${join(repo, 'data')}
-fetch: {allowPrivateAddresses: true, timeoutMs: 5000}
+fetch: {allowPrivateAddresses: 'loopback', timeoutMs: 5000}
 sites:
   - url: ${site.origin}
     name: Shop
@@ -229,7 +229,7 @@ describe('robowatch gate', () => {
     const config = join(dir, 'robowatch.yaml');
     writeFileSync(
       config,
-      `dataDir: ${join(dir, 'data')}\nwatch: [/, /pricing]\nagents: [Googlebot]\nfetch: {allowPrivateAddresses: true}\n`,
+      `dataDir: ${join(dir, 'data')}\nwatch: [/, /pricing]\nagents: [Googlebot]\nfetch: {allowPrivateAddresses: 'loopback'}\n`,
     );
     writeFileSync(join(dir, 'list.txt'), `${site.origin}\n`);
     const imported = await runInProcess(
@@ -258,7 +258,7 @@ describe('robowatch gate', () => {
     // No intent in the file: the built-in one (the search engines everywhere) judges it.
     writeFileSync(
       config,
-      `dataDir: ${join(dir, 'data')}\nagents: [Googlebot, GPTBot]\nfetch: {allowPrivateAddresses: true}\nsites:\n  - url: ${site.origin}\n    watch: [/, /shop/item-1]\n`,
+      `dataDir: ${join(dir, 'data')}\nagents: [Googlebot, GPTBot]\nfetch: {allowPrivateAddresses: 'loopback'}\nsites:\n  - url: ${site.origin}\n    watch: [/, /shop/item-1]\n`,
     );
     const draft = join(repo, 'public', 'open.txt');
     writeFileSync(draft, 'User-agent: *\nDisallow: /admin\n');

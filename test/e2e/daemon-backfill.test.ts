@@ -54,7 +54,7 @@ archive: {url: ${wayback.url}, requestsPerMinute: 0}
 backfill: {onAdd: true}
 sites:
   - url: ${site.origin}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   events: [newly_disallowed, fetch_status_changed]
   webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]

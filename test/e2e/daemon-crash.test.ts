@@ -77,7 +77,7 @@ agents: [Googlebot, GPTBot]
 schedule: {check: '*/4 * * * * *', digest: '0 0 1 1 *', leaseMs: 2000}
 sites:
 ${sites.map((s) => `  - {url: '${s.origin}', watch: [/, /pricing]}`).join('\n')}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000, concurrency: 8}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 5000, concurrency: 8}
 web: {listen: 0}
 notify:
   email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}

@@ -59,7 +59,7 @@ describe.runIf(postgresUrl() !== undefined)('the schedule through faults', () =>
 schedule: {check: '*/5 * * * * *', digest: '0 0 1 1 *', leaseMs: 10000}
 sites:
 ${sites.map((s) => `  - {url: '${s.origin}', watch: [/]}`).join('\n')}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 1000, concurrency: 4}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 1000, concurrency: 4}
 web: {listen: 0}
 `);
     const daemon = startDaemon(config, { DATABASE_URL: database.url });
@@ -122,7 +122,7 @@ web: {listen: 0}
 schedule: {check: '* * * * * *', digest: '0 0 1 1 *', leaseMs: 10000}
 sites:
 ${origins.map((o) => `  - {url: '${o}', watch: [/]}`).join('\n')}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000, concurrency: 8}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000, concurrency: 8}
 web: {listen: 0}
 `);
     const daemon = startDaemon(config, { DATABASE_URL: database.url });
@@ -178,7 +178,7 @@ web: {listen: 0}
 schedule: {check: '*/2 * * * * *', digest: '0 0 1 1 *', leaseMs: 3000}
 sites:
 ${sites.map((s) => `  - {url: '${s.origin}', watch: [/, /pricing]}`).join('\n')}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 5000, concurrency: 4}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 5000, concurrency: 4}
 web: {listen: 0}
 notify:
   webhooks: [{url: '${webhook.url}/hook', secret: outage-secret}]
@@ -273,7 +273,7 @@ notify:
 schedule: {check: '* * * * * *', digest: '0 0 1 1 *', leaseMs: 1000}
 sites:
   - {url: '${site.origin}', watch: [/]}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 10000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 10000}
 web: {listen: 0}
 `);
     const daemon = startDaemon(config, { DATABASE_URL: database.url });

@@ -49,7 +49,7 @@ registry: {url: ${registry.origin}/robots.json, refresh: '*/2 * * * * *'}
 sites:
   - url: ${site.origin}
 schedule: {check: '*/2 * * * * *'}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   events: [newly_disallowed, registry_changed]
   webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]
@@ -176,7 +176,7 @@ watch: [/]
 registry: {url: ${registry.origin}${path}, refresh: '*/2 * * * * *'}
 sites:
   - url: ${site.origin}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {listen: 0}
 `;
     registry.serve('/old.json', 200, OLD, { 'content-type': 'application/json' });

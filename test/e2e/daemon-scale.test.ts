@@ -48,7 +48,7 @@ agents: [Googlebot, GPTBot]
 schedule: {check: '*/5 * * * * *', digest: '*/10 * * * * *'}
 sites:
 ${sites.map((s) => `  - {url: '${s.origin}', watch: [/, /x/y]}`).join('\n')}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {listen: 0}
 notify:
   email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}

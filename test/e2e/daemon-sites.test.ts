@@ -48,7 +48,7 @@ watch: [/, /private/x]
 sites:
 ${sites.map((s) => `  - url: ${s.origin}`).join('\n')}
 schedule: {check: '*/2 * * * * *'}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {listen: 0, token: ${TOKEN}}
 ${extra}`;
 }

@@ -38,7 +38,7 @@ function writeConfig(listen: string | number): { dir: string; file: string } {
 agents: [Googlebot, GPTBot]
 sites:
 ${sites.map((s) => `  - url: ${s.origin}\n    watch: [/, /pricing]`).join('\n')}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {listen: ${listen}}
 notify:
   webhooks: [{url: '${hook.url}/hook', format: slack}]

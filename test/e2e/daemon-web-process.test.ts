@@ -56,7 +56,7 @@ watch: [/, /private/x]
 sites:
   - url: ${fileSite.origin}
 schedule: {check: '*/2 * * * * *', digest: '0 0 1 1 *', leaseMs: 2000}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {listen: 0, token: ${TOKEN}}
 `,
     );

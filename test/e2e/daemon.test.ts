@@ -43,7 +43,7 @@ schedule:
 sites:
   - url: ${site.origin}
     watch: [/, /pricing, /private/x]
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {listen: 0}
 notify:
   email: {smtp: 'smtp://127.0.0.1:${smtp.port}', from: robowatch@example.com, to: [seo@example.com]}
@@ -222,7 +222,7 @@ describe('robowatch digest', () => {
 agents: [Googlebot]
 sites:
   - {url: '${site.origin}', watch: [/]}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   email: {smtp: 'smtp://127.0.0.1:${smtp.port}', from: robowatch@example.com}
 `,

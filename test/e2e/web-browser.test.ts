@@ -52,7 +52,7 @@ sites:
   - url: ${site.origin}
     watch: [/, /pricing, /private/x, /blog/post]
     sitemaps: [/sitemap.xml]
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {listen: '127.0.0.1:0', token: ${TOKEN}}
 notify:
   email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}

@@ -38,7 +38,7 @@ sites:
     name: The shop with a rather long name, as people write them
     tags: [shop, eu, production]
     watch: [/, /pricing, /private/x, /blog/post, /a/very/long/path/that/goes/on/and/on/and/on/for/a/while/index.html]
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {listen: '127.0.0.1:0', token: ${TOKEN}}
 `,
     [

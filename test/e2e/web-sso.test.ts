@@ -33,7 +33,7 @@ sites:
   - {url: '${shop.origin}', name: Shop, tags: [client-a], watch: [/, /pricing]}
   - {url: '${blog.origin}', name: Blog, tags: [client-b], watch: [/]}
 sitemaps: off
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web:
   listen: '127.0.0.1:0'
   sso:

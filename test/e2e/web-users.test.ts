@@ -29,7 +29,7 @@ sites:
     name: Shop
     watch: [/, /pricing]
 sitemaps: off
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {listen: '127.0.0.1:0'}
 `,
     [[200, 'User-agent: *\nDisallow: /admin/\n']],

@@ -11,7 +11,7 @@ export function useLoopbackSite() {
   const fetcher = createRobotsFetcher({
     userAgent: 'robowatch-test',
     timeoutMs: 3_000,
-    allowPrivateAddresses: true,
+    allowPrivateAddresses: 'loopback',
   });
   beforeAll(() => server.start());
   afterAll(async () => {

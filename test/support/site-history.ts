@@ -46,7 +46,7 @@ export function historyConfig(origin: string, extra = ''): Config {
 sites:
   - url: ${origin}
     watch: [/, /pricing, /private/x, /blog/post]
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 ${extra}`,
     { file: 'web-test.yaml', cwd: '/tmp', env: {}, version: 'test' },
   );

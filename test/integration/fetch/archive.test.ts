@@ -18,7 +18,7 @@ const wayback = new WaybackServer();
 const fetcher = createRobotsFetcher({
   userAgent: 'robowatch-test',
   timeoutMs: 3_000,
-  allowPrivateAddresses: true,
+  allowPrivateAddresses: 'loopback',
 });
 const waits: number[] = [];
 const client = (options: { pageSize?: number; maxRefusals?: number } = {}) =>

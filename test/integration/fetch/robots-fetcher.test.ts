@@ -16,7 +16,7 @@ function fetcher(overrides: Partial<FetcherOptions> = {}): RobotsFetcher {
   const f = createRobotsFetcher({
     userAgent: 'robowatch-test/1.0',
     timeoutMs: 5_000,
-    allowPrivateAddresses: true,
+    allowPrivateAddresses: 'loopback',
     ...overrides,
   });
   fetchers.push(f);

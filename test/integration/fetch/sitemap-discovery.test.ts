@@ -27,7 +27,7 @@ beforeAll(async () => {
   fetcher = createRobotsFetcher({
     userAgent: 'robowatch-test',
     timeoutMs: 10_000,
-    allowPrivateAddresses: true,
+    allowPrivateAddresses: 'loopback',
   });
   guarded = createRobotsFetcher({
     userAgent: 'robowatch-test',

@@ -96,7 +96,7 @@ describe.each(databaseKinds())('backfilling from the Internet Archive on %s', (k
 agents: [Googlebot, '*']
 watch: [/, /private/x, /moved/x]
 sitemaps: off
-fetch: {allowPrivateAddresses: true, confirmRetries: 0}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0}
 sites:
   - url: ${server.origin}
 `,

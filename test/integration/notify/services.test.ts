@@ -78,7 +78,7 @@ intent:
   - {watch: /admin/, agents: [Googlebot], expect: disallowed}
 sites:
   - {url: '${shop.origin}', name: Shop, watch: [/, /pricing, /admin/]}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   events: [incidents]
   flapWindow: 1h

@@ -89,7 +89,7 @@ schedule: {check: '0 3 * * *', digest: '0 8 * * 1'}
 sites:
   - {url: '${shop.origin}', watch: [/, /pricing]}
   - {url: '${news.origin}', watch: [/, /pricing]}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   webhooks: [{url: '${hook.url}/hook', secret: daemon-hook-secret}]
 ${extra}`);
@@ -191,7 +191,7 @@ schedule: {check: '0 3 * * *', digest: '0 8 * * 1'}
 sites:
   - {url: '${shop.origin}', watch: [/, /pricing]}
   - {url: '${news.origin}', watch: [/, /pricing], notify: {webhooks: []}}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   webhooks: [{url: '${hook.url}/hook', secret: daemon-hook-secret}]
 `),
@@ -251,7 +251,7 @@ sites:
   - url: '${shop.origin}'
     watch: [/, /pricing]
 ${intent}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   webhooks: [{url: '${hook.url}/hook', secret: daemon-hook-secret}]
 `);

@@ -109,7 +109,7 @@ describe.runIf(postgresUrl() !== undefined)("the catalogue's changes, announced"
     const clock = new FakeClock(new Date('2026-03-02T00:00:00Z'));
     const config = daemonConfig(`agents: [Googlebot]
 sites: [{url: '${file.origin}', watch: [/]}]
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 `);
     daemon = await startInProcess(database.handle, config, clock, new FakeCron());
     await daemon.daemon.listening;

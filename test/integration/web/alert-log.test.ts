@@ -28,7 +28,7 @@ const dispatcher = new Agent({ pipelining: 0 });
 const fetcher = createRobotsFetcher({
   userAgent: 'robowatch-test',
   timeoutMs: 3_000,
-  allowPrivateAddresses: true,
+  allowPrivateAddresses: 'loopback',
 });
 beforeAll(async () => {
   await Promise.all([shop.start(), webhook.start()]);
@@ -71,7 +71,7 @@ describe.each(databaseKinds())('the alert log on %s', (kind) => {
       `agents: [Googlebot]
 sites:
   - {url: '${shop.origin}', name: Shop, watch: [/, /pricing]}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}
   webhooks: [{url: '${webhook.url}/hook?token=secret-in-url', secret: log-secret}]

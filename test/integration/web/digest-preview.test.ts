@@ -56,7 +56,7 @@ describe.each(databaseKinds())('the digest against intent on %s', (kind) => {
       `agents: [Googlebot]
 sites:
   - {url: '${shop.origin}', name: Shop, watch: [/, /pricing, /admin/login]}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   email: {smtp: '${smtp.url}', from: robowatch@example.com, to: [seo@example.com]}
 web: {token: '${TOKEN}'}`,

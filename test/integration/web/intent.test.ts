@@ -30,7 +30,7 @@ const owned = new FixtureServer();
 const fetcher = createRobotsFetcher({
   userAgent: 'robowatch-test',
   timeoutMs: 3_000,
-  allowPrivateAddresses: true,
+  allowPrivateAddresses: 'loopback',
 });
 beforeAll(async () => {
   await Promise.all([shop.start(), owned.start()]);
@@ -110,7 +110,7 @@ sites:
   - url: '${owned.origin}'
     name: Owned
     intent: [{watch: '/*', agents: [Googlebot], expect: allowed}]
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {token: '${TOKEN}'}`,
       { file: 'intent.yaml', cwd: '/tmp', env: {}, version: 'test' },
     );

@@ -26,7 +26,7 @@ const servers = {
 const fetcher = createRobotsFetcher({
   userAgent: 'robowatch-test',
   timeoutMs: 3_000,
-  allowPrivateAddresses: true,
+  allowPrivateAddresses: 'loopback',
 });
 beforeAll(async () => {
   await Promise.all(Object.values(servers).map((s) => s.start()));
@@ -53,7 +53,7 @@ sites:
   - {url: '${servers.blocks.origin}', name: Blocks}
   - {url: '${servers.quiet.origin}', name: Quiet}
   - {url: '${never}', name: Never}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 web: {token: '${TOKEN}'}`,
       { file: 'triage.yaml', cwd: '/tmp', env: {}, version: 'test' },
     );

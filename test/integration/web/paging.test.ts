@@ -24,7 +24,7 @@ sites:
   - url: ${server.origin}
     watch: [/, /pricing]
 ${OTHERS.map((o) => `  - {url: '${o}', watch: [/]}`).join('\n')}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 `,
       { file: 'paging.yaml', cwd: '/tmp', env: {}, version: 'test' },
     );

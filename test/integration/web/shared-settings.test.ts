@@ -303,7 +303,7 @@ describe.each(databaseKinds())('presets and default recipients from the web on %
     expect(page).toContain('PagerDuty events (incidents)');
     // Where a webhook added here may be posted, as this configuration's fetch setting has it.
     expect(page).toContain(
-      'A webhook added here: it may be posted to any address, this machine and private networks included (fetch.allowPrivateAddresses is on)',
+      'A webhook added here: it is posted to public addresses and to this machine only, not to a private network (fetch.allowPrivateAddresses: loopback)',
     );
     const keyless = await app.request('/notifications/defaults', {
       method: 'POST',

@@ -24,7 +24,7 @@ const beta = new FixtureServer();
 const fetcher = createRobotsFetcher({
   userAgent: 'robowatch-test',
   timeoutMs: 3_000,
-  allowPrivateAddresses: true,
+  allowPrivateAddresses: 'loopback',
 });
 beforeAll(async () => {
   await Promise.all([alpha.start(), beta.start()]);
@@ -52,7 +52,7 @@ describe.each(databaseKinds())('a person limited to tags on %s', (kind) => {
 sites:
   - {url: '${alpha.origin}', name: Alpha shop, tags: [client-a], watch: [/, /pricing]}
   - {url: '${beta.origin}', name: Beta shop, tags: [client-b], watch: [/, /pricing]}
-fetch: {allowPrivateAddresses: true, confirmRetries: 0, timeoutMs: 3000}
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   email: {smtp: 'smtp://127.0.0.1:9', from: robowatch@example.com, to: [seo@example.com]}`,
       { file: 'tags.yaml', cwd: '/tmp', env: {}, version: 'test' },
