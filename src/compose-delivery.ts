@@ -77,7 +77,7 @@ export function createWebhookGuard(
 ): WebhookGuard & { readonly dispatcher: RequestDispatcher } {
   const allowPrivate = config.fetch.allowPrivateAddresses === 'loopback' ? 'loopback' : false;
   return {
-    applies: webhookNeedsPublicAddress(current),
+    applies: webhookNeedsPublicAddress(current, config.fetch.allowPrivateAddresses),
     dispatcher: platform.createDispatcher({ guard: allowPrivate }),
     refusal: (url) => privateLiteral(url, allowPrivate),
   };

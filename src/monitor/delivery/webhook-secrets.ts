@@ -33,11 +33,16 @@ export function webhookSecrets(current: () => Config): (url: string) => string |
  * Whether a webhook (by its URL) must reach a public address: one the configuration file
  * does not list (added in the UI or API, as a default or a site's), unless
  * fetch.allowPrivateAddresses is true ('loopback' lets it reach this machine too). The
- * file's webhooks are the operator's own, and may be an internal chat server.
+ * file's webhooks are the operator's own, and may be an internal chat server. The setting
+ * is the one the process started with (`fetch` applies at the next start, as the fetcher's
+ * guard does); which webhooks the file lists follows each reload.
  */
-export function webhookNeedsPublicAddress(current: () => Config): (url: string) => boolean {
+export function webhookNeedsPublicAddress(
+  current: () => Config,
+  allowPrivate: boolean | 'loopback',
+): (url: string) => boolean {
   const trusted = perConfig(current, (running): ReadonlySet<string> | 'all' => {
-    if (running.fetch.allowPrivateAddresses === true) return 'all';
+    if (allowPrivate === true) return 'all';
     const added = new Set(running.notify.addedWebhooks ?? []);
     return new Set(
       [

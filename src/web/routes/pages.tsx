@@ -208,7 +208,7 @@ export function registerPages(
             : siteDefaults.sitemaps.join(', '),
       email: targets.email.join(', '),
       webhooks: targets.webhooks.map((w) => redactUrl(w.url)).join(', '),
-      allowPrivate: deps.catalog.config.fetch.allowPrivateAddresses,
+      allowPrivate: deps.config.fetch.allowPrivateAddresses,
     };
   };
   const readSiteForm = async (c: Context<WebEnv>): Promise<SiteForm> => {

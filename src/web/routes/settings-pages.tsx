@@ -181,7 +181,7 @@ export function registerSettingsPages(
         notice={extra.notice}
         form={extra.form}
         file={deps.catalog.file.file}
-        allowPrivate={deps.catalog.config.fetch.allowPrivateAddresses}
+        allowPrivate={deps.config.fetch.allowPrivateAddresses}
       />,
       status,
     );

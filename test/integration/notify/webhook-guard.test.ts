@@ -65,8 +65,9 @@ notify:
   };
 }
 
-function channel(config: Config) {
-  const guard = createWebhookGuard(context, config, () => config);
+/** The webhook channel with the daemon's guard, started with `config`, now running `current`. */
+function channel(config: Config, current = () => config) {
+  const guard = createWebhookGuard(context, config, current);
   guards.push(guard.dispatcher);
   return createWebhookChannel({
     dispatcher: plain,
@@ -139,7 +140,10 @@ sites:
         ],
       },
     };
-    const needsPublic = webhookNeedsPublicAddress(() => ({ ...file, sites: [shop!, api] }));
+    const needsPublic = webhookNeedsPublicAddress(
+      () => ({ ...file, sites: [shop!, api] }),
+      file.fetch.allowPrivateAddresses,
+    );
     expect(needsPublic('http://127.0.0.2/shop-hook')).toBe(false);
     expect(needsPublic('http://127.0.0.3/blog-hook')).toBe(true);
   });
@@ -169,6 +173,17 @@ sites:
     await webhooks.send(test(`${receiver.url}/added`));
     await webhooks.send(test(`${receiver.url.replace('127.0.0.1', 'localhost')}/added`));
     expect(receiver.received.map((r) => r.path)).toEqual(['/added', '/added']);
+  });
+
+  it('keeps the setting it started with when a reload turns allowPrivateAddresses on: fetch applies at the next start', async () => {
+    const reloaded = running(true);
+    const webhooks = channel(running(false), () => reloaded);
+    receiver.received.length = 0;
+    await expect(webhooks.send(test(`${receiver.url}/added`))).rejects.toThrow(
+      '(127.0.0.1 is a private or reserved address)',
+    );
+    await webhooks.send(test(`${receiver.url}/file`));
+    expect(receiver.received.map((r) => r.path)).toEqual(['/file']);
   });
 
   it("posts one added in the UI to this machine with allowPrivateAddresses: loopback, and still refuses a private network's address", async () => {
