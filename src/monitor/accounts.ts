@@ -271,6 +271,14 @@ export class Accounts {
     from: { address: string; userAgent: string | null },
   ): Promise<{ secret: string; user: UserRecord }> {
     const { claims } = identity;
+    // The subject is kept to know the person again: one the database cannot keep (a NUL)
+    // would fail the sign-in with a server error instead of saying what is wrong.
+    const unkeepable = unstorableText(identity.subject);
+    if (unkeepable !== undefined)
+      throw new SignInRefused(
+        `the single sign-on provider gave a subject (sub) robowatch cannot keep: it ${unkeepable}`,
+        403,
+      );
     const groupClaim = claims[sso.groupsClaim];
     const groups = (Array.isArray(groupClaim) ? groupClaim : [groupClaim]).filter(
       (g): g is string => typeof g === 'string',

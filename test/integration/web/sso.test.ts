@@ -30,6 +30,8 @@ const people: Record<string, { preferred_username: string; groups: string[] }> =
   'sub-sam': { preferred_username: 'sam', groups: ['agency', 'staff'] },
   'sub-zed': { preferred_username: 'zed', groups: ['sales'] },
   'sub-bob': { preferred_username: 'bob', groups: ['seo-team'] },
+  // A provider's subject with a NUL in it, which no database column can keep.
+  'sub-\u0000nul': { preferred_username: 'nul', groups: ['seo-team'] },
 };
 
 let idp: TestProvider;
@@ -214,6 +216,16 @@ describe.each(databaseKinds())('single sign-on on %s', (kind) => {
     expect(await bob.text()).toContain(
       'there is already a user &quot;bob&quot; who signs in another way',
     );
+  });
+
+  it('refuses, in one line, a subject from the provider that cannot be kept', async () => {
+    const nul = (await signIn('sub-\u0000nul')).answer;
+    expect(nul.status).toBe(403);
+    expect(sessionOf(nul)).toBeUndefined();
+    expect(await nul.text()).toContain(
+      'the single sign-on provider gave a subject (sub) robowatch cannot keep: it must not contain a NUL character (\\u0000)',
+    );
+    expect((await accounts.listUsers()).map((u) => u.name)).not.toContain('nul');
   });
 
   it('refuses a callback this browser did not begin, one without its cookie, and the provider’s refusal', async () => {
