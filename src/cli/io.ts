@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { UsageError } from '../lib/errors.js';
+import { readProblem, UsageError } from '../lib/errors.js';
 import { startProblem, textProblem } from '../lib/text-bytes.js';
 import { grouped } from '../policy/wording/words.js';
 
@@ -98,17 +98,6 @@ export interface InputLimits {
   readonly judgeStart?: (start: Buffer) => void;
 }
 
-const readReason = (error: unknown): string => {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === 'ENOENT'
-    ? 'no such file'
-    : code === 'EISDIR'
-      ? 'it is a directory'
-      : code === 'EACCES'
-        ? 'permission denied'
-        : (error as Error).message;
-};
-
 const mib = (bytes: number) => `${grouped(bytes / 1024 / 1024)} MiB`;
 /** A limit as people read it: bytes under a MiB (4,096 bytes, not 0.004 MiB). */
 const size = (bytes: number) => (bytes < 1024 * 1024 ? `${grouped(bytes)} bytes` : mib(bytes));
@@ -160,7 +149,7 @@ export async function readInput(
     }
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`cannot read ${what} ${name}: ${readReason(error)}`);
+    throw new UsageError(`cannot read ${what} ${name}: ${readProblem(error)}`);
   } finally {
     if (stream !== source.io.stdin) stream.destroy();
   }

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
+import { readProblem } from '../lib/errors.js';
 import { textProblem } from '../lib/text-bytes.js';
 import { checkedFileOf, ConfigError, parseCheckedConfig } from './config.js';
 import { loadValidation } from './validation.js';
@@ -36,9 +37,7 @@ export async function loadConfig(options: LoadOptions): Promise<Config> {
   try {
     bytes = await readBounded(resolve(options.cwd, file), MAX_CONFIG_BYTES);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new ConfigError(`${file}: cannot read the configuration: ${reason}`);
+    throw new ConfigError(`${file}: cannot read the configuration: ${readProblem(error)}`);
   }
   if (bytes.length > MAX_CONFIG_BYTES)
     throw new ConfigError(

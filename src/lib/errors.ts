@@ -37,6 +37,18 @@ export function nothingAt(path: string): string {
   return `nothing at ${path}`;
 }
 
+/** Why a file could not be read, in words (no errno code, no syscall name). */
+export function readProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === 'ENOENT'
+    ? 'no such file'
+    : code === 'EISDIR'
+      ? 'it is a directory'
+      : code === 'EACCES' || code === 'EPERM'
+        ? 'permission denied'
+        : (error as Error).message;
+}
+
 /**
  * An error as one line for people: its own message's first line (cut past `max`
  * characters: a long query) and, when it wraps another error, that one's too, which

@@ -596,6 +596,10 @@ sites:
     await expect(
       loadConfig({ path: '/nonexistent/robowatch.yaml', cwd: '/', env: {}, version: '1' }),
     ).rejects.toThrow('/nonexistent/robowatch.yaml: cannot read the configuration: no such file');
+    // A directory (config/ given for config/robowatch.yaml) is said in words, not as EISDIR.
+    await expect(loadConfig({ path: tmpdir(), cwd: '/', env: {}, version: '1' })).rejects.toThrow(
+      `${tmpdir()}: cannot read the configuration: it is a directory`,
+    );
   });
 
   it('reads a relative path, and puts a relative data directory, in the directory it is given', async () => {
