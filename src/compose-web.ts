@@ -3,7 +3,9 @@
  * with hono, the OpenAPI document and the single sign-on client.
  */
 import type { Config } from './config/config.js';
+import { isLoopbackAddress } from './fetch/addresses.js';
 import { createSsoClient } from './fetch/oidc.js';
+import { bare } from './fetch/public-lookup.js';
 import type { Logger } from './lib/logger.js';
 import type { Metrics } from './lib/metrics.js';
 import { rejudge } from './monitor/check/rejudge.js';
@@ -103,17 +105,35 @@ export function wireWeb(
   });
 }
 
-/** Serves an app on web.listen and says where. */
+/**
+ * Serves an app on web.listen and says where; warns when it is open to anyone who can
+ * reach it from elsewhere (an address beyond this machine, and no token, single sign-on or
+ * user to sign in as): every site, its history, its alerts and where they go can be read.
+ */
 export async function startWeb(
   platform: Platform,
   config: Config,
   app: FetchApp,
   logger: Logger,
+  /** Its users: with one, people sign in. */
+  db: Database,
 ): Promise<Listener> {
   const listener = await platform.listen(app, config.web);
   logger.info(
     { url: listener.url, token: config.web.token === undefined ? 'none (read-only)' : 'required' },
     'web listening',
   );
+  const { host, token, sso } = config.web;
+  if (
+    token === undefined &&
+    sso === undefined &&
+    host !== 'localhost' &&
+    !isLoopbackAddress(bare(host)) &&
+    !(await wireAccounts(platform, db).hasUsers())
+  )
+    logger.warn(
+      { url: listener.url },
+      `the web UI listens beyond this machine (${host}) with no web.token, single sign-on or user: anyone who can reach it reads every site, its history, its alerts and where they are sent; set web.token, or add a user with robowatch users add`,
+    );
   return listener;
 }

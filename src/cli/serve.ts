@@ -40,7 +40,7 @@ export function registerServe(program: Command, context: CliContext): void {
           logger,
           metrics: createMetrics(),
         });
-        const listener = await startWeb(context, config, app, logger);
+        const listener = await startWeb(context, config, app, logger, handle.db);
         presentation.served(listener.url);
         const signal = await context.waitForSignal();
         logger.info({ signal }, 'signal received');

@@ -85,7 +85,7 @@ export async function runDaemon(
         presentation,
         ...(localToken === undefined ? {} : { localToken }),
       });
-      web = await startWeb(context, config, app, logger);
+      web = await startWeb(context, config, app, logger, handle.db);
       presentation.served(web.url);
       options.onListening?.(web.url);
       if (localToken !== undefined)
