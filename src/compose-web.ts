@@ -66,7 +66,7 @@ export function wireWeb(
     checkNow: checkNowWith(parts.check, parts.metrics, parts.logger),
     checkMany: checkManyWith(
       parts.check,
-      () => catalog.config,
+      config.fetch.concurrency,
       parts.metrics,
       parts.logger,
       () => parts.scheduler?.deliverNow(),

@@ -175,7 +175,8 @@ export function observeCheck(metrics: Metrics, outcome: CheckOutcome): void {
  */
 export function checkManyWith(
   check: CheckDeps,
-  config: () => Config,
+  /** fetch.concurrency as the process started with it (fetch applies at the next start). */
+  concurrency: number,
   metrics: Metrics,
   logger: Logger,
   deliver: () => void,
@@ -186,7 +187,7 @@ export function checkManyWith(
     signal: AbortSignal,
   ): Promise<RunSummary> =>
     checkSites(check, sites, {
-      concurrency: config().fetch.concurrency * SITES_PER_FETCH,
+      concurrency: concurrency * SITES_PER_FETCH,
       signal,
       onOutcome: (outcome) => {
         observeCheck(metrics, outcome);

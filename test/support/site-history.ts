@@ -146,7 +146,7 @@ export function historyApp(
     },
     checkMany: checkManyWith(
       deps,
-      () => config,
+      config.fetch.concurrency,
       metrics,
       silentLogger,
       () => undefined,
