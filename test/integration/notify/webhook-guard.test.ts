@@ -18,21 +18,11 @@ import { webhookNeedsPublicAddress } from '../../../src/monitor/delivery/webhook
 import { createWebhookChannel } from '../../../src/notify/webhook-channel.js';
 import { linksFrom } from '../../../src/policy/links.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
-import * as drivers from '../../../src/drivers.js';
-import { nodeContext } from '../../../src/node-platform.js';
+import { quietNodeContext } from '../../support/node-context.js';
 
 const receiver = new WebhookReceiver('s3cret');
 const plain = new Agent({ pipelining: 0 });
-const context = nodeContext({
-  io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
-  version: 'test',
-  cwd: '/tmp',
-  env: {},
-  pid: process.pid,
-  drivers: () => drivers,
-  waitForSignal: () => new Promise(() => undefined),
-  onHangup: () => () => undefined,
-});
+const context = quietNodeContext();
 const guards: { close(): Promise<void> }[] = [];
 beforeAll(() => receiver.start());
 afterAll(async () => {

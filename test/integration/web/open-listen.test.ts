@@ -8,22 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/validate.js';
 import { startWeb } from '../../../src/compose-web.js';
 import { Accounts } from '../../../src/monitor/accounts.js';
-import { nodeContext } from '../../../src/node-platform.js';
+import { quietNodeContext } from '../../support/node-context.js';
 import { createAccountStore } from '../../../src/store/accounts.js';
-import * as drivers from '../../../src/drivers.js';
 import { createTestDatabase } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 
-const context = nodeContext({
-  io: { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
-  version: 'test',
-  cwd: '/tmp',
-  env: {},
-  pid: process.pid,
-  drivers: () => drivers,
-  waitForSignal: () => new Promise(() => undefined),
-  onHangup: () => () => undefined,
-});
+const context = quietNodeContext();
 const app = { fetch: () => new Response('robowatch') };
 
 let database: TestDatabase;
