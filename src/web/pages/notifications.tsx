@@ -211,7 +211,7 @@ export const NotificationsPageView: FC<{
             “discord”, “telegram chat=ID” (the Bot API’s sendMessage URL), or “pagerduty
             routingKey=KEY” (Events API v2: pages for incidents only). A webhook kept by URL keeps
             its signing secret (secrets are set through the API). A webhook added here:{' '}
-            {webhookReach(allowPrivate)} (the configuration file’s may be internal).
+            {webhookReach(allowPrivate)}. The configuration file’s webhooks may be internal.
           </span>
         </label>
         <button type="submit">Save default recipients</button>
