@@ -152,19 +152,29 @@ describe('robowatch start with sites that change while it runs', () => {
         wait,
       );
 
-      // A change of a setting that needs a restart is said, not silently ignored.
+      // A change of a setting that needs a restart is said, not silently ignored, and the
+      // process keeps the value it runs with until then: its pages' times stay in UTC.
       writeFileSync(
         file,
-        configText(dir, [fileSite, reloadSite], 'notify: {retry: {baseDelayMs: 60000}}\n'),
+        configText(dir, [fileSite, reloadSite], 'notify: {retry: {baseDelayMs: 60000}}\n').replace(
+          "schedule: {check: '*/2 * * * * *'}",
+          "schedule: {check: '*/2 * * * * *', timezone: Asia/Tokyo}",
+        ),
       );
       daemon.child.kill('SIGHUP');
       await vi.waitFor(
         () =>
           expect(
-            logged(daemon, 'changed settings that apply at the next start: notify.retry'),
+            logged(
+              daemon,
+              'changed settings that apply at the next start: schedule.timezone, notify.retry',
+            ),
           ).toBe(true),
         wait,
       );
+      const overview = await (await api('GET', '/')).text();
+      expect(overview).toContain(' UTC');
+      expect(overview).not.toContain('Asia/Tokyo');
     } finally {
       daemon.child.kill('SIGTERM');
       await hook.stop();

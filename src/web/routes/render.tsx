@@ -15,9 +15,7 @@ export type Render = (
 export function pageRenderer(deps: WebDeps): Render {
   return (c, element, status) =>
     c.html(
-      <ClockContext.Provider
-        value={{ timeZone: deps.catalog.config.schedule.timezone, now: deps.now() }}
-      >
+      <ClockContext.Provider value={{ timeZone: deps.config.schedule.timezone, now: deps.now() }}>
         {element}
       </ClockContext.Provider>,
       status,

@@ -1,0 +1,43 @@
+/**
+ * A SIGHUP reload applies the file's sites and settings, except those the process keeps
+ * until it restarts: the log names each of those that changed.
+ */
+import { describe, expect, it } from 'vitest';
+import { restartNeededFor } from '../../../src/cli/reload.js';
+import { parseConfig } from '../../../src/config/validate.js';
+
+const parse = (text: string) =>
+  parseConfig(text, { file: 'robowatch.yaml', cwd: '/srv', env: {}, version: 'test' });
+
+const running = parse(`
+dataDir: /srv/data
+sites: [{url: https://shop.example, watch: [/]}]
+schedule: {check: '0 3 * * *', timezone: UTC}
+fetch: {allowPrivateAddresses: false, concurrency: 16}
+notify: {retry: {baseDelayMs: 30000}}
+web: {listen: 127.0.0.1:8080}
+`);
+// Every setting that needs a restart changed (DATABASE_URL comes from the environment).
+const next = parse(`
+dataDir: /srv/other
+sites: [{url: https://shop.example, watch: [/]}, {url: https://blog.example, watch: [/]}]
+schedule: {check: '0 */6 * * *', timezone: Europe/Paris, leaseMs: 60000, retentionDays: 30}
+fetch: {allowPrivateAddresses: true, concurrency: 4}
+notify: {retry: {baseDelayMs: 60000}, unhealthyAfterMs: 60000}
+web: {listen: 0.0.0.0:9090, token: a-token-of-sixteen-characters}
+`);
+
+describe('a reload and the settings that apply at the next start', () => {
+  it('says each one that changed', () => {
+    expect(restartNeededFor(running, next)).toEqual([
+      'dataDir',
+      'fetch',
+      'schedule.timezone',
+      'schedule.leaseMs',
+      'schedule.retentionDays',
+      'notify.retry',
+      'notify.unhealthyAfterMs',
+      'web',
+    ]);
+  });
+});
