@@ -18,7 +18,14 @@ export async function notificationsNow(
   sites: ConfiguredSites,
 ): Promise<NotificationsView> {
   const [entries, failing] = await Promise.all([sites.all(c), deps.store.failingChannels()]);
-  const view = viewNotifications(deps.catalog.config, entries, failing);
+  // The recipients as reloaded, the mail server as this process sends with it (notify.email
+  // applies at the next start: a server added by a reload sends nothing until then).
+  const running = deps.catalog.config;
+  const config =
+    running.notify.email === deps.config.notify.email
+      ? running
+      : { ...running, notify: { ...running.notify, email: deps.config.notify.email } };
+  const view = viewNotifications(config, entries, failing);
   if (tagLimit(c).length === 0) return view;
   // Someone who sees some sites hears of the failures of their channels, no others.
   return {

@@ -156,7 +156,11 @@ describe('robowatch start with sites that change while it runs', () => {
       // process keeps the value it runs with until then: its pages' times stay in UTC.
       writeFileSync(
         file,
-        configText(dir, [fileSite, reloadSite], 'notify: {retry: {baseDelayMs: 60000}}\n').replace(
+        configText(
+          dir,
+          [fileSite, reloadSite],
+          "notify: {retry: {baseDelayMs: 60000}, email: {smtp: 'smtp://127.0.0.1:9', from: rw@example.com}}\n",
+        ).replace(
           "schedule: {check: '*/2 * * * * *'}",
           "schedule: {check: '*/2 * * * * *', timezone: Asia/Tokyo}",
         ),
@@ -167,7 +171,7 @@ describe('robowatch start with sites that change while it runs', () => {
           expect(
             logged(
               daemon,
-              'changed settings that apply at the next start: schedule.timezone, notify.retry',
+              'changed settings that apply at the next start: schedule.timezone, notify.email, notify.retry',
             ),
           ).toBe(true),
         wait,
@@ -175,6 +179,11 @@ describe('robowatch start with sites that change while it runs', () => {
       const overview = await (await api('GET', '/')).text();
       expect(overview).toContain(' UTC');
       expect(overview).not.toContain('Asia/Tokyo');
+      // Nor does a mail server added by the reload show as one it sends with.
+      const channels = (await (await api('GET', '/api/v1/notifications')).json()) as {
+        email: unknown;
+      };
+      expect(channels.email).toBeNull();
     } finally {
       daemon.child.kill('SIGTERM');
       await hook.stop();
