@@ -17,7 +17,7 @@ export class BlockedAddressError extends Error {
 /** The error for a refused address; an address from DNS is not repeated (it may be internal). */
 export function blockedError(hostname: string, literal?: string): BlockedAddressError {
   return new BlockedAddressError(
-    literal !== undefined && hostname.replace(/^\[|\]$/g, '') === literal
+    literal !== undefined && bare(hostname) === literal
       ? `${literal} is a private or reserved address`
       : `${hostname} resolves only to private or reserved addresses`,
   );
