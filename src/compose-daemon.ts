@@ -55,7 +55,13 @@ export function wireDaemon(
   const presentation = new Presentation(config);
   const store = createDaemonStore(db);
   // Its checks on a connection of their own (DatabaseHandle.checks), where there is one.
-  const check = wireCheck(platform, config, parts.handle.checks ?? db, parts.fetcher);
+  const check = wireCheck(
+    platform,
+    config,
+    parts.handle.checks ?? db,
+    parts.fetcher,
+    () => parts.catalog.config,
+  );
   const notifiers = wireChannels(platform, config, db, presentation, () => parts.catalog.config);
   const daemon = new Daemon({
     config,

@@ -112,12 +112,17 @@ export interface Channels {
 /** How long a stopping daemon waits for its in-flight checks and deliveries. */
 export const STOP_DEADLINE_MS = 30_000;
 
-/** What checking a site needs, wired to this process's clock, database and fetcher. */
+/**
+ * What checking a site needs, wired to this process's clock, database and fetcher. The
+ * fetch settings are the start's; the flap window and the coverage thresholds are read
+ * from `current` at each check, so that a reload of the file applies them.
+ */
 export function wireCheck(
   platform: Platform,
   config: Config,
   db: Database,
   fetcher: RobotsFetcher,
+  current: () => Config = () => config,
 ): CheckDeps {
   return {
     fetchRobots: (origin) => fetcher.fetchRobots(origin),
@@ -126,7 +131,9 @@ export function wireCheck(
     sleep: (ms) => platform.sleep(ms),
     confirmRetries: config.fetch.confirmRetries,
     confirmDelayMs: config.fetch.confirmDelayMs,
-    flapWindowMs: config.notify.flapWindowMs,
+    get flapWindowMs() {
+      return current().notify.flapWindowMs;
+    },
     coverage: {
       fetchDocument: (request) => fetcher.fetchDocument(request),
       store: createCoverageStore(db),
@@ -136,7 +143,9 @@ export function wireCheck(
         maxUrls: config.fetch.sitemapMaxUrls,
         timeoutMs: config.fetch.sitemapTimeoutMs,
       },
-      thresholds: config.notify.coverage,
+      get thresholds() {
+        return current().notify.coverage;
+      },
       computer: new CoverageThreads(),
     },
   };

@@ -18,6 +18,8 @@ const RESTART_SETTINGS: readonly [string, (c: Config) => unknown][] = [
   ['notify.retry', (c) => c.notify.retry],
   ['notify.unhealthyAfterMs', (c) => c.notify.unhealthyAfterMs],
   ['web', (c) => c.web],
+  // The Internet Archive's client and its pace are made once, at the start.
+  ['archive', (c) => c.archive],
 ];
 
 /** The settings that differ between two configurations and need a restart to apply. */

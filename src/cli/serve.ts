@@ -36,7 +36,7 @@ export function registerServe(program: Command, context: CliContext): void {
           presentation,
           db: handle.db,
           catalog,
-          check: wireCheck(context, config, handle.db, fetcher),
+          check: wireCheck(context, config, handle.db, fetcher, () => catalog.config),
           logger,
           metrics: createMetrics(),
         });

@@ -195,7 +195,7 @@ export class Daemon {
     );
     await jobs.send('check', queued);
     this.#context.wake('check');
-    if (this.#deps.backfill !== undefined && config.backfill.onAdd) {
+    if (this.#deps.backfill !== undefined && catalog.config.backfill.onAdd) {
       // backfill.onAdd: a new site's history from the Internet Archive, queued once.
       const fresh = added.filter((e) => never.has(e.site.origin));
       await jobs.send(

@@ -17,7 +17,7 @@ import type { Platform } from '../../src/compose.js';
 import type { Daemon } from '../../src/schedule/daemon.js';
 import type { DaemonEventMap, DaemonEventName } from '../../src/schedule/events.js';
 import type { CronScheduler } from '../../src/schedule/job-kind.js';
-import type { QueueName } from '../../src/monitor/ports.js';
+import type { CheckDeps, QueueName } from '../../src/monitor/ports.js';
 import { JobEngine } from '../../src/store/jobs.js';
 import type { DatabaseHandle } from '../../src/store/db.js';
 
@@ -104,6 +104,10 @@ export interface InProcessDaemon {
    * before (`heard.length` then), to say what a look followed, and whether it has ended.
    */
   readonly looks: { queue: string; after: number; ended: boolean }[];
+  /** Applies `config` as a SIGHUP's reload of the file would. */
+  reload(config: Config): Promise<void>;
+  /** What its checks run with. */
+  readonly check: CheckDeps;
   stop(): Promise<void>;
 }
 
@@ -208,6 +212,10 @@ export async function startInProcess(
       heard.filter((h) => h.event === event).map((h) => h.payload as DaemonEventMap[E]),
     queued,
     looks,
+    reload: async (next) => {
+      await catalog.reload(next);
+    },
+    check: wired.check,
     stop: async () => {
       await wired.daemon.stop(5_000);
       await fetcher.close();

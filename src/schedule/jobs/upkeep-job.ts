@@ -32,11 +32,14 @@ export function upkeepJobKind(context: DaemonContext): JobKind<UpkeepJob> {
       const { task } = job.data;
       if (task === 'prune') {
         const now = deps.now();
-        // Sent notifications are the alert log: kept notify.alertLogDays.
-        const before = new Date(now.getTime() - deps.config.notify.alertLogDays * 86_400_000);
+        // Sent notifications are the alert log: kept notify.alertLogDays (as last reloaded).
+        const running = deps.catalog.config;
+        const before = new Date(now.getTime() - running.notify.alertLogDays * 86_400_000);
         const pruned = await deps.store.pruneDeliveries(before);
-        // The audit log: schedule.auditDays, never less than schedule.retentionDays.
-        const { auditDays, retentionDays } = deps.config.schedule;
+        // The audit log: schedule.auditDays, never less than schedule.retentionDays (the
+        // job engine's, which keeps the start's).
+        const { auditDays } = running.schedule;
+        const { retentionDays } = deps.config.schedule;
         await deps.store.pruneAudit?.(
           new Date(now.getTime() - Math.max(auditDays, retentionDays) * 86_400_000),
           new Date(now.getTime() - 86_400_000),

@@ -7,7 +7,9 @@
  * a period; each recipient's digest of a period is sent once whichever
  * daemon's fire wins; sent notifications are pruned once across the daemons; /healthz
  * says when notifications have failed too long; a job another process queued is found at
- * the daemon's next look. Nothing waits for time: the tests wait for the daemons' events.
+ * the daemon's next look; a reload applies the alert log's length, the flap window, the
+ * coverage thresholds and backfill.onAdd. Nothing waits for time: the tests wait for the
+ * daemons' events.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
@@ -243,8 +245,11 @@ notify:
     expect(all('job:failed')).toEqual([]);
   });
 
-  /** The shop alone, with a webhook, and `intent` (YAML lines under the site) if any. */
-  const shopAlone = (intent = '') =>
+  /**
+   * The shop alone, with a webhook, `intent` (YAML lines under the site) and `extra`
+   * (top-level lines) if any.
+   */
+  const shopAlone = (intent = '', extra = '') =>
     daemonConfig(`agents: [Googlebot]
 schedule: {check: '0 3 * * *', digest: '0 8 * * 1'}
 sites:
@@ -254,7 +259,7 @@ ${intent}
 fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   webhooks: [{url: '${hook.url}/hook', secret: daemon-hook-secret}]
-`);
+${extra}`);
   /** The owner means /pricing to be closed to Googlebot (the shop's file opens it). */
   const PRICING_CLOSED = `    intent:
       - {watch: /pricing, agents: [Googlebot], expect: disallowed}`;
@@ -425,6 +430,48 @@ notify:
     const pruned = all('upkeep:done').filter((u) => u.task === 'prune' && u.pruned > 0);
     expect(pruned).toHaveLength(1);
     expect(pruned[0]).toMatchObject({ pruned: 1 });
+  });
+
+  it('keeps sent notifications, judges flaps and weighs coverage as the reloaded file says', async () => {
+    const cron = new FakeCron();
+    const daemon = await startInProcess(
+      database.handle,
+      config('  alertLogDays: 30\n'),
+      clock,
+      cron,
+    );
+    daemons.push({ daemon, cron });
+    await blockPricingNextPeriod();
+    await until(() => daemon.heardOf('delivery:sent').length === 1, 'the alert');
+    // SIGHUP: the alert log now keeps a week; relapses within a day reopen an incident;
+    // a change alerts from 5 URLs and 2% of a sitemap's set.
+    await daemon.reload(
+      config('  alertLogDays: 7\n  flapWindow: 1d\n  coverage: {minUrls: 5, minShare: 0.02}\n'),
+    );
+    expect(daemon.check.flapWindowMs).toBe(DAY);
+    expect(daemon.check.coverage?.thresholds).toEqual({ minUrls: 5, minShare: 0.02 });
+    // A week and a day on, the hour's upkeep prunes the alert the start's 30 days kept.
+    clock.advance(8 * DAY);
+    await until(
+      () => daemon.heardOf('upkeep:done').some((u) => u.task === 'prune' && u.pruned > 0),
+      'the pruning',
+    );
+  });
+
+  it('loads the history of a site a reload adds once the reloaded file turns backfill.onAdd on', async () => {
+    wayback.captures.set(new URL(news.origin).host, [
+      { timestamp: '20240101000000', status: 200, body: OPEN },
+    ]);
+    const archive = `archive: {url: '${wayback.url}', requestsPerMinute: 0}\n`;
+    const cron = new FakeCron();
+    const daemon = await startInProcess(database.handle, shopAlone('', archive), clock, cron);
+    daemons.push({ daemon, cron });
+    await daemon.reload(config(`${archive}backfill: {onAdd: true}\n`));
+    await until(() => daemon.heardOf('backfill:done').length === 1, 'the backfill');
+    expect(daemon.heardOf('backfill:done')[0]!.outcome).toMatchObject({
+      site: news.origin,
+      fetched: 1,
+    });
   });
 
   it('reminds of an open incident nobody acknowledged, once across the daemons, until someone does', async () => {

@@ -25,6 +25,25 @@ schedule: {check: '0 */6 * * *', timezone: Europe/Paris, leaseMs: 60000, retenti
 fetch: {allowPrivateAddresses: true, concurrency: 4}
 notify: {retry: {baseDelayMs: 60000}, unhealthyAfterMs: 60000}
 web: {listen: 0.0.0.0:9090, token: a-token-of-sixteen-characters}
+archive: {url: https://wayback.example, requestsPerMinute: 6}
+`);
+// Only settings a reload applies changed.
+const applied = parse(`
+dataDir: /srv/data
+sites: [{url: https://shop.example, watch: [/]}]
+schedule: {check: '0 */6 * * *', digest: '0 9 * * 1', timezone: UTC, auditDays: 30}
+fetch: {allowPrivateAddresses: false, concurrency: 16}
+notify:
+  retry: {baseDelayMs: 30000}
+  flapWindow: 1d
+  coverage: {minUrls: 5, minShare: 0.02}
+  alertLogDays: 7
+  remind: 4h
+  webhooks: [{url: https://hooks.example/robowatch}]
+web: {listen: 127.0.0.1:8080}
+registry: {url: https://registry.example/robots.json, refresh: '0 5 * * *'}
+backfill: {onAdd: true}
+agents: [Googlebot, GPTBot]
 `);
 
 describe('a reload and the settings that apply at the next start', () => {
@@ -38,6 +57,11 @@ describe('a reload and the settings that apply at the next start', () => {
       'notify.retry',
       'notify.unhealthyAfterMs',
       'web',
+      'archive',
     ]);
+  });
+
+  it('names none of those a reload applies', () => {
+    expect(restartNeededFor(running, applied)).toEqual([]);
   });
 });
