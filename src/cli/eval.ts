@@ -3,6 +3,7 @@ import { UsageError } from '../lib/errors.js';
 import {
   compileAgent,
   crawlerTokenIn,
+  getPathParamsQuery,
   isProfile,
   isValidProductToken,
   parseRobotsTxt,
@@ -110,6 +111,15 @@ async function evalUrls(
   }
   if (urls.length === 0)
     throw new UsageError('no URLs: pass them as arguments or with --urls-file');
+  const site = live === undefined ? undefined : new URL(options.robots).origin;
+  const doubtful = [...new Set(urls)].flatMap((url) => urlWarning(url, site) ?? []);
+  for (const warning of doubtful.slice(0, MAX_URL_WARNINGS))
+    await write(io.stderr, `warning: ${warning}\n`);
+  if (doubtful.length > MAX_URL_WARNINGS)
+    await write(
+      io.stderr,
+      `warning: and ${doubtful.length - MAX_URL_WARNINGS} more URLs like these\n`,
+    );
 
   const parsed = parseRobotsTxt(robots, { profile, ...(live?.cut ? { cut: live.cut } : {}) });
   // A live file that is not there (4xx) allows everything; one that fails (5xx, no
@@ -149,6 +159,25 @@ async function evalUrls(
     }
   }
   await write(io.stdout, lines.join('\n') + '\n');
+}
+
+/** The URLs warned of one by one; the rest are counted. */
+const MAX_URL_WARNINGS = 10;
+
+/**
+ * What to say of a URL that is not what its verdict seems to be about: one that does not
+ * parse (evaluated anyway, as Google's parser reads it) or, against a site's live file,
+ * one on another site (whose own robots.txt crawlers read for it).
+ */
+function urlWarning(url: string, site: string | undefined): string | undefined {
+  if (url.startsWith('/') && !url.startsWith('//')) return undefined;
+  const absolute = /^https?:\/\//i.test(url) && URL.canParse(url);
+  if (!absolute)
+    return `"${url}" is neither an http(s) URL nor a path starting with "/": it is evaluated as Google's parser reads it, as the path "${getPathParamsQuery(url)}"`;
+  const { origin } = new URL(url);
+  if (site !== undefined && origin !== site)
+    return `${url} is not on ${site}: crawlers read ${origin}/robots.txt for it, not this file`;
+  return undefined;
 }
 
 /**

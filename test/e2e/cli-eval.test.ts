@@ -294,6 +294,68 @@ describe('robowatch eval --robots URL', () => {
     expect(site.requests.length).toBe(before);
   });
 
+  it('warns of a URL that does not parse, and of one on another site than the live file’s', async () => {
+    site.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private\n');
+    const result = await runInProcess([
+      'eval',
+      '--robots',
+      site.origin,
+      '--allow-private-addresses',
+      '--agent',
+      'Googlebot',
+      `${site.origin}/private/a`,
+      '/private/b',
+      'https://other.example/private/c',
+      'http://[bad/private/d',
+      'not a url',
+    ]);
+    expect(result.code).toBe(0);
+    expect(result.stderr.split('\n').slice(1)).toEqual([
+      `warning: https://other.example/private/c is not on ${site.origin}: crawlers read https://other.example/robots.txt for it, not this file`,
+      'warning: "http://[bad/private/d" is neither an http(s) URL nor a path starting with "/": it is evaluated as Google\'s parser reads it, as the path "/private/d"',
+      'warning: "not a url" is neither an http(s) URL nor a path starting with "/": it is evaluated as Google\'s parser reads it, as the path "/"',
+      '',
+    ]);
+    // Each is still evaluated, as Google's parser would.
+    expect(result.stdout.split('\n').map((l) => l.split(/\s{2,}/)[0])).toEqual([
+      'DISALLOWED',
+      'DISALLOWED',
+      'DISALLOWED',
+      'DISALLOWED',
+      'ALLOWED',
+      '',
+    ]);
+    // A file of many such URLs: ten warnings, then how many more.
+    writeFileSync(
+      join(dir, 'bare.txt'),
+      Array.from({ length: 25 }, (_, i) => `page-${i}`).join('\n'),
+    );
+    const many = await runInProcess([
+      'eval',
+      '--robots',
+      robots,
+      '--agent',
+      'Googlebot',
+      '--urls-file',
+      join(dir, 'bare.txt'),
+    ]);
+    expect(many.stderr.split('\n').slice(9)).toEqual([
+      'warning: "page-9" is neither an http(s) URL nor a path starting with "/": it is evaluated as Google\'s parser reads it, as the path "/"',
+      'warning: and 15 more URLs like these',
+      '',
+    ]);
+    // A file on disk is no site's: an absolute URL on any site draws no warning.
+    const file = await runInProcess([
+      'eval',
+      '--robots',
+      robots,
+      '--agent',
+      'Googlebot',
+      'https://other.example/x',
+    ]);
+    expect(file.stderr).toBe('');
+  });
+
   it('says where the file came from when robots.txt redirects, and reads that file', async () => {
     site.serve('/www/robots.txt', 200, 'User-agent: GPTBot\nDisallow: /blog/\n');
     site.serve('/robots.txt', 301, '', { location: '/www/robots.txt' });
