@@ -202,6 +202,45 @@ export function withRegistry(config: Config, registry: ActiveRegistry): Config {
   return parseCheckedConfig(source.file, { ...source.context, registry });
 }
 
+/**
+ * `next` (a reload of the file) with the settings a running process keeps until it
+ * restarts taken from `running`: what the process goes on with, so that every part of it
+ * reads the values it was started with, whichever configuration it is handed. The mail
+ * server is kept, not its recipients (`notify.email.to`), unless one of the two has no
+ * mail server (then recipients would have none: the reload's is taken, and the log says a
+ * restart applies it).
+ */
+export function keepingRestartSettings(next: Config, running: Config): Config {
+  const kept = sourceOf(running).file;
+  const { file, context } = sourceOf(next);
+  const email =
+    kept.notify.email === undefined || file.notify.email === undefined
+      ? file.notify.email
+      : { ...kept.notify.email, to: file.notify.email.to };
+  return parseCheckedConfig(
+    {
+      ...file,
+      dataDir: kept.dataDir,
+      fetch: kept.fetch,
+      web: kept.web,
+      archive: kept.archive,
+      schedule: {
+        ...file.schedule,
+        timezone: kept.schedule.timezone,
+        leaseMs: kept.schedule.leaseMs,
+        retentionDays: kept.schedule.retentionDays,
+      },
+      notify: {
+        ...file.notify,
+        ...(email === undefined ? {} : { email }),
+        retry: kept.notify.retry,
+        unhealthyAfterMs: kept.notify.unhealthyAfterMs,
+      },
+    },
+    context,
+  );
+}
+
 function resolveConfig(file: ConfigFile, context: ConfigContext): Config {
   const databaseUrl = context.env['DATABASE_URL'];
   if (databaseUrl !== undefined && databaseUrl !== '' && !/^postgres(ql)?:\/\//.test(databaseUrl)) {

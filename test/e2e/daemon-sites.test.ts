@@ -160,10 +160,12 @@ describe('robowatch start with sites that change while it runs', () => {
           dir,
           [fileSite, reloadSite],
           "notify: {retry: {baseDelayMs: 60000}, email: {smtp: 'smtp://127.0.0.1:9', from: rw@example.com}}\n",
-        ).replace(
-          "schedule: {check: '*/2 * * * * *'}",
-          "schedule: {check: '*/2 * * * * *', timezone: Asia/Tokyo}",
-        ),
+        )
+          .replace(
+            "schedule: {check: '*/2 * * * * *'}",
+            "schedule: {check: '*/2 * * * * *', timezone: Asia/Tokyo}",
+          )
+          .replace('timeoutMs: 3000}', 'timeoutMs: 3000, userAgent: reloaded-agent/1.0}'),
       );
       daemon.child.kill('SIGHUP');
       await vi.waitFor(
@@ -171,11 +173,19 @@ describe('robowatch start with sites that change while it runs', () => {
           expect(
             logged(
               daemon,
-              'changed settings that apply at the next start: schedule.timezone, notify.email, notify.retry',
+              'changed settings that apply at the next start: fetch, schedule.timezone, notify.email, notify.retry',
             ),
           ).toBe(true),
         wait,
       );
+      // A test of the webhook goes out as its alerts do, with the User-Agent it started with.
+      const listed = (await (await api('GET', '/api/v1/notifications')).json()) as {
+        channels: { id: string; format: string | null }[];
+      };
+      const webhook = listed.channels.find((c) => c.format !== null)!;
+      const tested = await api('POST', '/api/v1/notifications/test', { channel: webhook.id });
+      expect(tested.status).toBe(200);
+      expect(hook.received.at(-1)!.headers['user-agent']).toBe(alert.headers['user-agent']);
       const overview = await (await api('GET', '/')).text();
       expect(overview).toContain(' UTC');
       expect(overview).not.toContain('Asia/Tokyo');

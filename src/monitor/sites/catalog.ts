@@ -6,7 +6,7 @@
  * file's settings; its own come back if the file stops listing it.
  */
 import type { Config, Presets, SiteConfig } from '../../config/config.js';
-import { ConfigError, withRegistry } from '../../config/config.js';
+import { ConfigError, keepingRestartSettings, withRegistry } from '../../config/config.js';
 import type { IntentEntry } from '../../policy/intent.js';
 import { seesSite } from '../../policy/access-roles.js';
 import { WebIntents } from './intents.js';
@@ -118,12 +118,15 @@ export class SiteCatalog {
     });
   }
 
-  /** Takes a newly read configuration file; says which of its sites came and went. */
+  /**
+   * Takes a newly read configuration file, but for the settings this process keeps until
+   * it restarts (keepingRestartSettings); says which of its sites came and went.
+   */
   reload(file: Config): Promise<ReloadSummary> {
     return this.#serial(async () => {
       const before = new Set(this.#file.sites.map((s) => s.origin));
       const after = new Set(file.sites.map((s) => s.origin));
-      this.#file = file;
+      this.#file = keepingRestartSettings(file, this.#file);
       this.#resolved.clear(); // the top-level settings they fall back on may have changed
       this.#intents.clear();
       await this.#syncFile();

@@ -5,7 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import { restartNeededFor } from '../../../src/cli/reload.js';
 import { parseConfig } from '../../../src/config/validate.js';
+import { keepingRestartSettings, withRegistry } from '../../../src/config/config.js';
+import { readRegistry } from '../../../src/config/registry.js';
+import { fixturePath } from '../../support/fixtures.js';
+import { readFileSync } from 'node:fs';
 
+const registryFixture = readRegistry(
+  readFileSync(fixturePath('registry/ai-robots.2026-02.json')),
+  'https://registry.example/robots.json',
+  '2026-02-15T04:00:00.000Z',
+);
 const parse = (text: string) =>
   parseConfig(text, { file: 'robowatch.yaml', cwd: '/srv', env: {}, version: 'test' });
 
@@ -14,7 +23,9 @@ dataDir: /srv/data
 sites: [{url: https://shop.example, watch: [/]}]
 schedule: {check: '0 3 * * *', timezone: UTC}
 fetch: {allowPrivateAddresses: false, concurrency: 16}
-notify: {retry: {baseDelayMs: 30000}}
+notify:
+  retry: {baseDelayMs: 30000}
+  email: {smtp: 'smtp://mail.shop.example:25', from: robowatch@shop.example, to: [seo@shop.example]}
 web: {listen: 127.0.0.1:8080}
 `);
 // Every setting that needs a restart changed (DATABASE_URL comes from the environment).
@@ -23,7 +34,11 @@ dataDir: /srv/other
 sites: [{url: https://shop.example, watch: [/]}, {url: https://blog.example, watch: [/]}]
 schedule: {check: '0 */6 * * *', timezone: Europe/Paris, leaseMs: 60000, retentionDays: 30}
 fetch: {allowPrivateAddresses: true, concurrency: 4}
-notify: {retry: {baseDelayMs: 60000}, unhealthyAfterMs: 60000}
+notify:
+  retry: {baseDelayMs: 60000}
+  unhealthyAfterMs: 60000
+  alertLogDays: 7
+  email: {smtp: 'smtp://relay.example:587', from: alerts@relay.example, to: [lead@shop.example]}
 web: {listen: 0.0.0.0:9090, token: a-token-of-sixteen-characters}
 archive: {url: https://wayback.example, requestsPerMinute: 6}
 `);
@@ -39,6 +54,7 @@ notify:
   coverage: {minUrls: 5, minShare: 0.02}
   alertLogDays: 7
   remind: 4h
+  email: {smtp: 'smtp://mail.shop.example:25', from: robowatch@shop.example, to: [lead@shop.example]}
   webhooks: [{url: https://hooks.example/robowatch}]
 web: {listen: 127.0.0.1:8080}
 registry: {url: https://registry.example/robots.json, refresh: '0 5 * * *'}
@@ -54,6 +70,7 @@ describe('a reload and the settings that apply at the next start', () => {
       'schedule.timezone',
       'schedule.leaseMs',
       'schedule.retentionDays',
+      'notify.email',
       'notify.retry',
       'notify.unhealthyAfterMs',
       'web',
@@ -63,5 +80,26 @@ describe('a reload and the settings that apply at the next start', () => {
 
   it('names none of those a reload applies', () => {
     expect(restartNeededFor(running, applied)).toEqual([]);
+  });
+
+  it('keeps each of them for the running process, and takes the rest of the file', () => {
+    const kept = keepingRestartSettings(next, running);
+    expect(restartNeededFor(running, kept)).toEqual([]);
+    expect(kept.sites.map((s) => s.origin)).toEqual([
+      'https://shop.example',
+      'https://blog.example',
+    ]);
+    expect(kept.siteDefaults.schedule).toBe('0 */6 * * *');
+    expect(kept.notify.alertLogDays).toBe(7);
+    // The mail server it started with sends to the reloaded recipients.
+    expect(kept.notify.email).toEqual({
+      smtp: 'smtp://mail.shop.example:25',
+      from: 'robowatch@shop.example',
+    });
+    expect(kept.notify.defaults.email).toEqual(['lead@shop.example']);
+    // A later registry update resolves it again, as it does a file just read.
+    expect(withRegistry(kept, registryFixture).registry.active.version).toEqual(
+      registryFixture.version,
+    );
   });
 });
