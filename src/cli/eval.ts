@@ -14,6 +14,7 @@ import { classifyFetch } from '../policy/access.js';
 import { preferencesDocument, preferencesText } from '../policy/preferences.js';
 import { redirectOf } from '../policy/fetch-result.js';
 import type { FetchResult } from '../policy/fetch-result.js';
+import { visibleControls } from '../policy/wording/format.js';
 import { fromRedirect } from '../policy/wording/status-words.js';
 import { collect, forEachLineBatch, readInput, readTextInput, write } from './io.js';
 import type { CliInput, CliIo } from './io.js';
@@ -93,7 +94,7 @@ async function evalUrls(
   // The 1996 standard matches a crawler's name within its user-agent string: no warning.
   for (const agent of profile === 'legacy' ? [] : options.agent) {
     const warning = agentWarning(agent);
-    if (warning !== undefined) await write(io.stderr, `warning: ${warning}\n`);
+    if (warning !== undefined) await write(io.stderr, `warning: ${visibleControls(warning)}\n`);
   }
   if (options.robots === '-' && options.urlsFile === '-') {
     throw new UsageError('--robots and --urls-file cannot both read standard input');
@@ -114,7 +115,7 @@ async function evalUrls(
   const site = live === undefined ? undefined : new URL(options.robots).origin;
   const doubtful = [...new Set(urls)].flatMap((url) => urlWarning(url, site) ?? []);
   for (const warning of doubtful.slice(0, MAX_URL_WARNINGS))
-    await write(io.stderr, `warning: ${warning}\n`);
+    await write(io.stderr, `warning: ${visibleControls(warning)}\n`);
   if (doubtful.length > MAX_URL_WARNINGS)
     await write(
       io.stderr,
@@ -127,8 +128,8 @@ async function evalUrls(
   const access = live === undefined ? 'ok' : classifyFetch(live, profile);
   const lines: string[] = [];
   const widths = {
-    agent: Math.max(...options.agent.map((a) => a.length)),
-    url: Math.min(URL_COLUMN, Math.max(...urls.map((u) => u.length))),
+    agent: Math.max(...options.agent.map((a) => visibleControls(a).length)),
+    url: Math.min(URL_COLUMN, Math.max(...urls.map((u) => visibleControls(u).length))),
   };
   for (const agent of options.agent) {
     const rules = compileAgent(parsed, agent);
@@ -146,7 +147,7 @@ async function evalUrls(
           : (access === 'ok'
               ? formatVerdict(url, agent, verdict, widths)
               : formatVerdict(url, agent, verdict, widths).replace(/no rule applies$/, live!.why)) +
-              (said === '' ? '' : `  · usage: ${said}`),
+              (said === '' ? '' : `  · usage: ${visibleControls(said)}`),
       );
     }
   }
@@ -154,7 +155,7 @@ async function evalUrls(
     if (finding.severity === 'error') {
       await write(
         io.stderr,
-        `warning: ${options.robots} line ${finding.line}: ${finding.message}\n`,
+        `warning: ${visibleControls(`${options.robots} line ${finding.line}: ${finding.message}`)}\n`,
       );
     }
   }
@@ -252,8 +253,8 @@ export function formatVerdict(
   const why =
     rule === null
       ? 'no rule applies'
-      : `line ${rule.line}: ${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${rule.pattern}`.trimEnd();
-  return `${(verdict.allowed ? 'ALLOWED' : 'DISALLOWED').padEnd(10)}  ${agent.padEnd(widths.agent)}  ${url.padEnd(widths.url)}  ${why}`;
+      : `line ${rule.line}: ${rule.directive === 'allow' ? 'Allow' : 'Disallow'}: ${visibleControls(rule.pattern)}`.trimEnd();
+  return `${(verdict.allowed ? 'ALLOWED' : 'DISALLOWED').padEnd(10)}  ${visibleControls(agent).padEnd(widths.agent)}  ${visibleControls(url).padEnd(widths.url)}  ${why}`;
 }
 
 async function evalJsonLines(args: string[], options: EvalOptions, io: CliIo): Promise<void> {

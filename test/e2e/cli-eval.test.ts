@@ -356,6 +356,30 @@ describe('robowatch eval --robots URL', () => {
     expect(file.stderr).toBe('');
   });
 
+  it('prints the control characters of URLs, agents and rules as escapes: a hostile input cannot rewrite the terminal', async () => {
+    const file = join(dir, 'escape.txt');
+    writeFileSync(file, 'User-agent: *\nDisallow: /p\x1b[2J\n');
+    const result = await runInProcess([
+      'eval',
+      '--robots',
+      file,
+      '--agent',
+      'Goo\x1bgle',
+      '/p\x1b[2Jx',
+      'foo\x1b]0;title\x07',
+    ]);
+    expect(result.code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    expect(result.stdout + result.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    expect(result.stdout.split('\n')).toEqual([
+      'DISALLOWED  Goo\\x1bgle  /p\\x1b[2Jx           line 2: Disallow: /p\\x1b[2J',
+      'ALLOWED     Goo\\x1bgle  foo\\x1b]0;title\\x07  no rule applies',
+      '',
+    ]);
+    expect(result.stderr).toContain('"foo\\x1b]0;title\\x07" is neither');
+    expect(result.stderr).toContain('--agent "Goo\\x1bgle" is not a product token');
+  });
+
   it('says where the file came from when robots.txt redirects, and reads that file', async () => {
     site.serve('/www/robots.txt', 200, 'User-agent: GPTBot\nDisallow: /blog/\n');
     site.serve('/robots.txt', 301, '', { location: '/www/robots.txt' });
