@@ -192,8 +192,18 @@ describe('robowatch start with sites that change while it runs', () => {
       // Nor does a mail server added by the reload show as one it sends with.
       const channels = (await (await api('GET', '/api/v1/notifications')).json()) as {
         email: unknown;
+        emailAtNextStart: unknown;
       };
       expect(channels.email).toBeNull();
+      // It is told as the one that sends from the next start, on the API and the page.
+      expect(channels.emailAtNextStart).toEqual({
+        server: 'smtp://127.0.0.1:9',
+        from: 'rw@example.com',
+      });
+      const page = (await (await api('GET', '/notifications')).text()).replace(/\s+/g, ' ');
+      expect(page).toContain(
+        'No email yet: the mail server the configuration now names (<code>smtp://127.0.0.1:9</code>, from rw@example.com) sends from robowatch’s next start. Until then, email recipients get nothing.',
+      );
     } finally {
       daemon.child.kill('SIGTERM');
       await hook.stop();

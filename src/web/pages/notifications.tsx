@@ -83,7 +83,13 @@ export const NotificationsPageView: FC<{
       <Notice error>{failingText(f)}</Notice>
     ))}
     <p>
-      {view.email === null ? (
+      {view.email === null && view.emailAtNextStart ? (
+        <>
+          No email yet: the mail server the configuration now names (
+          <code>{view.emailAtNextStart.server}</code>, from {view.emailAtNextStart.from}) sends from
+          robowatch’s next start. Until then, email recipients get nothing.
+        </>
+      ) : view.email === null ? (
         <>
           No email: set <code>notify.email</code> (the SMTP server to send from) in the
           configuration to send alerts and digests by email.
