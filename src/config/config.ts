@@ -206,17 +206,17 @@ export function withRegistry(config: Config, registry: ActiveRegistry): Config {
  * `next` (a reload of the file) with the settings a running process keeps until it
  * restarts taken from `running`: what the process goes on with, so that every part of it
  * reads the values it was started with, whichever configuration it is handed. The mail
- * server is kept, not its recipients (`notify.email.to`), unless one of the two has no
- * mail server (then recipients would have none: the reload's is taken, and the log says a
- * restart applies it).
+ * server is kept, not its recipients (`notify.email.to`); a process that started without
+ * one takes the reload's, which its recipients need (it sends from the next start: until
+ * then its email waits, as the log and the notifications page say).
  */
 export function keepingRestartSettings(next: Config, running: Config): Config {
   const kept = sourceOf(running).file;
   const { file, context } = sourceOf(next);
   const email =
-    kept.notify.email === undefined || file.notify.email === undefined
+    kept.notify.email === undefined
       ? file.notify.email
-      : { ...kept.notify.email, to: file.notify.email.to };
+      : { ...kept.notify.email, to: file.notify.email?.to ?? [] };
   return parseCheckedConfig(
     {
       ...file,

@@ -202,7 +202,7 @@ describe('robowatch start with sites that change while it runs', () => {
       });
       const page = (await (await api('GET', '/notifications')).text()).replace(/\s+/g, ' ');
       expect(page).toContain(
-        'No email yet: the mail server the configuration now names (<code>smtp://127.0.0.1:9</code>, from rw@example.com) sends from robowatch’s next start. Until then, email recipients get nothing.',
+        'No email yet: the mail server the configuration now names (<code>smtp://127.0.0.1:9</code>, from rw@example.com) sends from robowatch’s next start; until then, email to its recipients waits and is retried.',
       );
     } finally {
       daemon.child.kill('SIGTERM');

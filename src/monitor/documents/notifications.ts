@@ -68,7 +68,7 @@ export const NotificationsDocument = z
     email: z.object({ server: z.string(), from: z.string() }).nullable(),
     emailAtNextStart: z.object({ server: z.string(), from: z.string() }).nullable().meta({
       description:
-        'The mail server a reload of the configuration added: it sends from the next start (until then, email recipients get nothing). Null otherwise.',
+        'The mail server a reload of the configuration added: it sends from the next start (until then, email to its recipients waits and is retried). Null otherwise.',
     }),
     channels: list(ChannelDocument),
     failing: list(FailingDocument),

@@ -87,7 +87,7 @@ export const NotificationsPageView: FC<{
         <>
           No email yet: the mail server the configuration now names (
           <code>{view.emailAtNextStart.server}</code>, from {view.emailAtNextStart.from}) sends from
-          robowatch’s next start. Until then, email recipients get nothing.
+          robowatch’s next start; until then, email to its recipients waits and is retried.
         </>
       ) : view.email === null ? (
         <>

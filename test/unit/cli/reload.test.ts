@@ -97,6 +97,11 @@ describe('a reload and the settings that apply at the next start', () => {
       from: 'robowatch@shop.example',
     });
     expect(kept.notify.defaults.email).toEqual(['lead@shop.example']);
+    // A reload that drops notify.email: the process still sends with its mail server, to
+    // no default recipient.
+    const dropped = keepingRestartSettings(parse('sites: []\n'), running);
+    expect(dropped.notify.email).toEqual(kept.notify.email);
+    expect(dropped.notify.defaults.email).toEqual([]);
     // A later registry update resolves it again, as it does a file just read.
     expect(withRegistry(kept, registryFixture).registry.active.version).toEqual(
       registryFixture.version,
