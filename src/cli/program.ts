@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { databaseRefusal, FatalError, oneLine, UsageError } from '../lib/errors.js';
 import type { CliContext } from './context.js';
+import { visibleControls } from '../policy/wording/format.js';
 
 type Register = (program: Command, context: CliContext) => void;
 
@@ -107,17 +108,18 @@ Examples:
       if (error.code === 'commander.help') return 2; // no command given: help went to stderr
       // Commander puts its "(Did you mean …?)" on a second line; keep it, on one line.
       const message = error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
-      io.stderr.write(`robowatch: ${message}\n`);
+      io.stderr.write(`robowatch: ${visibleControls(message)}\n`);
       return 2;
     }
     if (error instanceof UsageError || error instanceof FatalError) {
       // Its message is written for people (a query it quotes is cut already).
-      io.stderr.write(`robowatch: ${oneLine(error, 1_000)}\n`);
+      // It may quote its input (a line of a list, an argument): shown, never obeyed.
+      io.stderr.write(`robowatch: ${visibleControls(oneLine(error, 1_000))}\n`);
       return error.exitCode;
     }
     const refused = databaseRefusal(error);
     if (refused !== undefined) {
-      io.stderr.write(`robowatch: ${refused}\n`);
+      io.stderr.write(`robowatch: ${visibleControls(refused)}\n`);
       return 1;
     }
     throw error;

@@ -5,6 +5,7 @@ import { UsageError } from '../lib/errors.js';
 import type { CliContext } from './context.js';
 import { readConfig, withStore } from './context.js';
 import { collect, MAX_INPUT_BYTES, readTextInput, write } from './io.js';
+import { visibleControls } from '../policy/wording/format.js';
 import { grouped } from '../policy/wording/words.js';
 
 interface ImportFlags {
@@ -89,7 +90,7 @@ Examples:
         } catch (error) {
           if (!(error instanceof ImportRefused)) throw error;
           // Every problem on its own line, then the one-line error.
-          await write(context.io.stdout, `${error.problems.join('\n')}\n`);
+          await write(context.io.stdout, `${error.problems.map(visibleControls).join('\n')}\n`);
           throw new UsageError(`${file}: ${error.message}`);
         }
       });

@@ -150,7 +150,7 @@ describe('robowatch sites import', () => {
     const { list, run, rows } = setup();
     const file = list(
       'nul.txt',
-      'https://a.example\nhttps://b.example,Shop\u0000,,/\nhttps://c.example,,,/x\ud800\nhttps://d\u0000.example\n',
+      'https://a.example\nhttps://b.example,Shop\u0000,,/\nhttps://c.example,,,/x\ud800\nhttps://d\u0000.example\nhttps://e\u001b[2J.example\n',
     );
     const refused = await run(file);
     expect(refused.code).toBe(2);
@@ -160,7 +160,10 @@ describe('robowatch sites import', () => {
       'line 2: name: must not contain a NUL character (\\u0000)',
       // Written to a file as UTF-8, the lone surrogate became U+FFFD: readable, stored.
       'line 4: url: must not contain a NUL character (\\u0000)',
+      // A control character is quoted as an escape: the list cannot rewrite the terminal.
+      'line 5: url: "https://e\\x1b[2J.example" is not a URL',
     ]);
+    expect(refused.stderr).toContain('"https://e\\x1b[2J.example" is not a URL\n');
     expect(await rows()).toEqual([]);
   });
 
