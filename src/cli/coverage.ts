@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import { groupAlike } from '../policy/coverage.js';
-import { formatTime } from '../policy/wording/format.js';
+import { formatTime, visibleControls } from '../policy/wording/format.js';
 import type { CoverageAnswer } from '../monitor/reads.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
@@ -103,5 +103,6 @@ export function formatCoverage(origin: string, doc: CoverageAnswer): string {
     lines.push('', 'Sitemap problems:');
     for (const problem of problems) lines.push(`  ${problem}`);
   }
-  return lines.join('\n') + '\n';
+  // Sitemaps' problems quote what the site served: shown, never obeyed by the terminal.
+  return lines.map(visibleControls).join('\n') + '\n';
 }
