@@ -16,7 +16,6 @@ const RESTART_SETTINGS: readonly [string, (c: Config) => unknown][] = [
   ['schedule.retentionDays', (c) => c.schedule.retentionDays],
   ['notify.email', (c) => c.notify.email],
   ['notify.retry', (c) => c.notify.retry],
-  ['notify.unhealthyAfterMs', (c) => c.notify.unhealthyAfterMs],
   ['web', (c) => c.web],
   // The Internet Archive's client and its pace are made once, at the start.
   ['archive', (c) => c.archive],

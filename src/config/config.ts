@@ -234,7 +234,6 @@ export function keepingRestartSettings(next: Config, running: Config): Config {
         ...file.notify,
         ...(email === undefined ? {} : { email }),
         retry: kept.notify.retry,
-        unhealthyAfterMs: kept.notify.unhealthyAfterMs,
       },
     },
     context,

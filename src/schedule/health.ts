@@ -16,7 +16,7 @@ export async function daemonHealth(
   lastTick: Date | null,
   startedAt: Date | null,
 ): Promise<DaemonHealth> {
-  const { config, store } = context.deps;
+  const { catalog, store } = context.deps;
   const now = context.deps.now().getTime();
   const running = lastTick !== null && now - lastTick.getTime() < 4 * TICK_MS;
   const expectedWithinMs = checkAllowanceMs(context);
@@ -24,7 +24,7 @@ export async function daemonHealth(
   const since = Math.max(lastCheckAt?.getTime() ?? 0, startedAt?.getTime() ?? now);
   const checksOk = context.sites().size === 0 || now - since <= expectedWithinMs;
   const deliveriesOk =
-    failing === null || now - failing.since.getTime() <= config.notify.unhealthyAfterMs;
+    failing === null || now - failing.since.getTime() <= catalog.config.notify.unhealthyAfterMs;
   return {
     ok: running && checksOk && deliveriesOk,
     running,

@@ -33,9 +33,10 @@ export function registerOps(app: Hono<WebEnv>, deps: WebDeps): void {
       daemon = health;
     }
     // Failing channels show in every process (under serve too): alerts that do not arrive
-    // are a fault once they have failed for longer than notify.unhealthyAfterMs.
+    // are a fault once they have failed for longer than notify.unhealthyAfterMs (as last
+    // reloaded).
     const failing = database.ok ? await deps.store.failingChannels() : [];
-    const limit = deps.config.notify.unhealthyAfterMs;
+    const limit = deps.catalog.config.notify.unhealthyAfterMs;
     const late = failing.filter((f) => deps.now().getTime() - f.since.getTime() > limit);
     const notificationsOk = late.length === 0;
     if (deps.scheduler === undefined) for (const f of late) problems.push(failingText(f));

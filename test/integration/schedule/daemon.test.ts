@@ -509,6 +509,26 @@ ${extra}`);
     expect(transitions()).toEqual(['opened', 'reminder']);
   });
 
+  it('judges failing notifications by the notify.unhealthyAfterMs a reload sets', async () => {
+    const cron = new FakeCron();
+    const daemon = await startInProcess(
+      database.handle,
+      config('  unhealthyAfterMs: 3600000\n'),
+      clock,
+      cron,
+    );
+    daemons.push({ daemon, cron });
+    await blockPricingNextPeriod(() => (hook.status = 500));
+    await until(() => daemon.heardOf('delivery:failed').length >= 1, 'a failed delivery');
+    expect((await daemon.daemon.health()).deliveries.ok).toBe(true);
+    // SIGHUP: a few seconds of failures are too many now, without a restart.
+    await daemon.reload(config('  unhealthyAfterMs: 1000\n'));
+    clock.advance(5_000);
+    expect((await daemon.daemon.health()).deliveries.ok).toBe(false);
+    await daemon.reload(config('  unhealthyAfterMs: 3600000\n'));
+    expect((await daemon.daemon.health()).deliveries.ok).toBe(true);
+  });
+
   it('says on /healthz when notifications have failed for longer than allowed', async () => {
     await startTwo('  unhealthyAfterMs: 3600000\n');
     await blockPricingNextPeriod(() => (hook.status = 500));

@@ -54,6 +54,7 @@ notify:
   coverage: {minUrls: 5, minShare: 0.02}
   alertLogDays: 7
   remind: 4h
+  unhealthyAfterMs: 600000
   email: {smtp: 'smtp://mail.shop.example:25', from: robowatch@shop.example, to: [lead@shop.example]}
   webhooks: [{url: https://hooks.example/robowatch}]
 web: {listen: 127.0.0.1:8080}
@@ -72,7 +73,6 @@ describe('a reload and the settings that apply at the next start', () => {
       'schedule.retentionDays',
       'notify.email',
       'notify.retry',
-      'notify.unhealthyAfterMs',
       'web',
       'archive',
     ]);
