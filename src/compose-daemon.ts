@@ -68,7 +68,7 @@ export function wireDaemon(
     catalog: parts.catalog,
     check,
     jobs: parts.jobs,
-    deliver: wireDeliveries(platform, config, db, notifiers),
+    deliver: wireDeliveries(platform, config, db, notifiers, () => parts.catalog.config),
     digests: wireDigests(platform, db, presentation),
     store: {
       unsentDeliveries: store.deliveries.unsent,

@@ -83,12 +83,16 @@ export function createWebhookGuard(
   };
 }
 
-/** What a delivery job needs: the store's claims and retries, the channels, the retry policy. */
+/**
+ * What a delivery job needs: the store's claims and retries, the channels, the retry
+ * policy (notify.retry, read from `current` at each failure, so that a reload applies it).
+ */
 export function wireDeliveries(
   platform: Platform,
   config: Config,
   db: Database,
   channels: Channels,
+  current: () => Config = () => config,
 ): DeliveryJobDeps {
   const { deliveries } = createDaemonStore(db);
   return {
@@ -97,7 +101,9 @@ export function wireDeliveries(
     retryLater: deliveries.retry,
     channels: channels.channels,
     now: () => platform.now(),
-    retry: config.notify.retry,
+    get retry() {
+      return current().notify.retry;
+    },
   };
 }
 

@@ -233,7 +233,6 @@ export function keepingRestartSettings(next: Config, running: Config): Config {
       notify: {
         ...file.notify,
         ...(email === undefined ? {} : { email }),
-        retry: kept.notify.retry,
       },
     },
     context,

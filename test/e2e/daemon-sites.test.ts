@@ -173,7 +173,7 @@ describe('robowatch start with sites that change while it runs', () => {
           expect(
             logged(
               daemon,
-              'changed settings that apply at the next start: fetch, schedule.timezone, notify.email, notify.retry',
+              'changed settings that apply at the next start: fetch, schedule.timezone, notify.email',
             ),
           ).toBe(true),
         wait,

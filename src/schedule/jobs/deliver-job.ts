@@ -9,6 +9,10 @@ export function deliverJobKind(context: DaemonContext): JobKind<DeliveryAttempt>
   const { deps, events } = context;
   const sending: DeliveryJobDeps = {
     ...deps.deliver,
+    // Read at each failure: a reload may have changed notify.retry.
+    get retry() {
+      return deps.deliver.retry;
+    },
     now: () => deps.now(),
     onSent: (delivery) => events.emit('delivery:sent', { delivery }),
     onFailed: (delivery, error, retryAt) =>

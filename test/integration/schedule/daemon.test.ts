@@ -529,6 +529,23 @@ ${extra}`);
     expect((await daemon.daemon.health()).deliveries.ok).toBe(true);
   });
 
+  it('spaces the retries of a failing notification as the reloaded notify.retry says', async () => {
+    const cron = new FakeCron();
+    const retry = (base: number) =>
+      config(`  retry: {baseDelayMs: ${base}, maxDelayMs: 86400000}\n`);
+    const daemon = await startInProcess(database.handle, retry(30_000), clock, cron);
+    daemons.push({ daemon, cron });
+    await blockPricingNextPeriod(() => (hook.status = 500));
+    await until(() => daemon.heardOf('delivery:failed').length >= 1, 'a failed delivery');
+    // SIGHUP: retries ten minutes apart, doubling; the next failure waits by that (the
+    // clock stands still while it is handled).
+    await daemon.reload(retry(600_000));
+    clock.advance(HOUR);
+    await until(() => daemon.heardOf('delivery:failed').length >= 2, 'the retry');
+    const next = daemon.heardOf('delivery:failed')[1]!.retryAt;
+    expect(next.getTime() - clock.now().getTime()).toBeGreaterThanOrEqual(600_000);
+  });
+
   it('says on /healthz when notifications have failed for longer than allowed', async () => {
     await startTwo('  unhealthyAfterMs: 3600000\n');
     await blockPricingNextPeriod(() => (hook.status = 500));

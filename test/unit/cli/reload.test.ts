@@ -49,7 +49,7 @@ sites: [{url: https://shop.example, watch: [/]}]
 schedule: {check: '0 */6 * * *', digest: '0 9 * * 1', timezone: UTC, auditDays: 30}
 fetch: {allowPrivateAddresses: false, concurrency: 16}
 notify:
-  retry: {baseDelayMs: 30000}
+  retry: {baseDelayMs: 60000, maxDelayMs: 7200000}
   flapWindow: 1d
   coverage: {minUrls: 5, minShare: 0.02}
   alertLogDays: 7
@@ -72,7 +72,6 @@ describe('a reload and the settings that apply at the next start', () => {
       'schedule.leaseMs',
       'schedule.retentionDays',
       'notify.email',
-      'notify.retry',
       'web',
       'archive',
     ]);
