@@ -16,6 +16,7 @@ import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { daemonConfig, FakeClock, FakeCron, startInProcess } from '../../support/daemon-harness.js';
 import type { InProcessDaemon } from '../../support/daemon-harness.js';
+import type { Config } from '../../../src/config/config.js';
 import { FixtureServer } from '../../support/fixture-server.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { WaybackServer } from '../../support/wayback-server.js';
@@ -105,6 +106,13 @@ ${extra}`);
         cron,
       });
     }
+  };
+  /** One daemon on the test's database, with `configured`. */
+  const startOne = async (configured: Config) => {
+    const cron = new FakeCron();
+    const daemon = await startInProcess(database.handle, configured, clock, cron);
+    daemons.push({ daemon, cron });
+    return daemon;
   };
   const all = <E extends Parameters<InProcessDaemon['heardOf']>[0]>(event: E) =>
     daemons.flatMap(({ daemon }) => daemon.heardOf(event));
@@ -433,14 +441,7 @@ ${extra}`);
   });
 
   it('keeps sent notifications, judges flaps and weighs coverage as the reloaded file says', async () => {
-    const cron = new FakeCron();
-    const daemon = await startInProcess(
-      database.handle,
-      config('  alertLogDays: 30\n'),
-      clock,
-      cron,
-    );
-    daemons.push({ daemon, cron });
+    const daemon = await startOne(config('  alertLogDays: 30\n'));
     await blockPricingNextPeriod();
     await until(() => daemon.heardOf('delivery:sent').length === 1, 'the alert');
     // SIGHUP: the alert log now keeps a week; relapses within a day reopen an incident;
@@ -463,9 +464,7 @@ ${extra}`);
       { timestamp: '20240101000000', status: 200, body: OPEN },
     ]);
     const archive = `archive: {url: '${wayback.url}', requestsPerMinute: 0}\n`;
-    const cron = new FakeCron();
-    const daemon = await startInProcess(database.handle, shopAlone('', archive), clock, cron);
-    daemons.push({ daemon, cron });
+    const daemon = await startOne(shopAlone('', archive));
     await daemon.reload(config(`${archive}backfill: {onAdd: true}\n`));
     await until(() => daemon.heardOf('backfill:done').length === 1, 'the backfill');
     expect(daemon.heardOf('backfill:done')[0]!.outcome).toMatchObject({
@@ -510,14 +509,7 @@ ${extra}`);
   });
 
   it('judges failing notifications by the notify.unhealthyAfterMs a reload sets', async () => {
-    const cron = new FakeCron();
-    const daemon = await startInProcess(
-      database.handle,
-      config('  unhealthyAfterMs: 3600000\n'),
-      clock,
-      cron,
-    );
-    daemons.push({ daemon, cron });
+    const daemon = await startOne(config('  unhealthyAfterMs: 3600000\n'));
     await blockPricingNextPeriod(() => (hook.status = 500));
     await until(() => daemon.heardOf('delivery:failed').length >= 1, 'a failed delivery');
     expect((await daemon.daemon.health()).deliveries.ok).toBe(true);
@@ -530,11 +522,9 @@ ${extra}`);
   });
 
   it('spaces the retries of a failing notification as the reloaded notify.retry says', async () => {
-    const cron = new FakeCron();
     const retry = (base: number) =>
       config(`  retry: {baseDelayMs: ${base}, maxDelayMs: 86400000}\n`);
-    const daemon = await startInProcess(database.handle, retry(30_000), clock, cron);
-    daemons.push({ daemon, cron });
+    const daemon = await startOne(retry(30_000));
     await blockPricingNextPeriod(() => (hook.status = 500));
     await until(() => daemon.heardOf('delivery:failed').length >= 1, 'a failed delivery');
     // SIGHUP: retries ten minutes apart, doubling; the next failure waits by that (the
