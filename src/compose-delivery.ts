@@ -11,6 +11,8 @@ import type { DigestDeps } from './monitor/delivery/digests.js';
 import { webhookNeedsPublicAddress, webhookSecrets } from './monitor/delivery/webhook-secrets.js';
 import { privateLiteral } from './fetch/public-lookup.js';
 import { createEmailChannel } from './notify/email-channel.js';
+import type { MailServer } from './notify/email-channel.js';
+import type { Transporter } from 'nodemailer';
 import { digestData, renderDigest } from './notify/render-digest.js';
 import { createWebhookChannel } from './notify/webhook-channel.js';
 import type { WebhookGuard } from './notify/webhook-channel.js';
@@ -21,7 +23,11 @@ import { createDaemonStore, createWebStore } from './store/index.js';
 import { Presentation } from './compose.js';
 import type { Channels, Platform } from './compose.js';
 
-/** The email channel (with notify.email) and the webhook channel of a configuration. */
+/**
+ * The email channel and the webhook channel of a configuration. Email goes through the
+ * mail server `current` names at each send (notify.email: a reload applies it); without
+ * one, an email fails and is retried until the file names one.
+ */
 export function wireChannels(
   platform: Platform,
   config: Config,
@@ -30,24 +36,18 @@ export function wireChannels(
   /** The running configuration (the catalog's: sites and default channels made in the UI too). */
   current: () => Config = () => config,
 ): Channels {
-  const smtp = config.notify.email;
-  const transport = smtp ? platform.createMailTransport(smtp.smtp) : undefined;
+  const mail = mailServers(platform, current);
   const dispatcher = platform.createDispatcher();
   const guard = createWebhookGuard(platform, config, current);
   const store = createWebStore(db);
   const secretFor = webhookSecrets(current);
   return {
     channels: {
-      ...(transport && smtp
-        ? {
-            email: createEmailChannel({
-              transport,
-              from: smtp.from,
-              loadDigest: (id) => store.loadDigest(id),
-              context: () => presentation.context(),
-            }),
-          }
-        : {}),
+      email: createEmailChannel({
+        server: mail.server,
+        loadDigest: (id) => store.loadDigest(id),
+        context: () => presentation.context(),
+      }),
       webhook: createWebhookChannel({
         dispatcher,
         secretFor,
@@ -59,8 +59,37 @@ export function wireChannels(
       }),
     },
     close: async () => {
-      transport?.close();
+      mail.close();
       await Promise.all([dispatcher.close(), guard.dispatcher.close()]);
+    },
+  };
+}
+
+/**
+ * The mail server of the running configuration's notify.email, its transport made when
+ * first used and made again when a reload names another server. A transport let go of
+ * is closed with the channels, not at once: a message may still be on its way through it.
+ */
+function mailServers(
+  platform: Pick<Platform, 'createMailTransport'>,
+  current: () => Config,
+): { readonly server: () => MailServer; readonly close: () => void } {
+  const made = new Map<string, Transporter>();
+  return {
+    server: () => {
+      const email = current().notify.email;
+      if (email === undefined)
+        throw new Error('email needs notify.email (the SMTP server to send from)');
+      let transport = made.get(email.smtp);
+      if (transport === undefined) {
+        transport = platform.createMailTransport(email.smtp);
+        made.set(email.smtp, transport);
+      }
+      return { transport, from: email.from };
+    },
+    close: () => {
+      for (const transport of made.values()) transport.close();
+      made.clear();
     },
   };
 }

@@ -14,7 +14,6 @@ const RESTART_SETTINGS: readonly [string, (c: Config) => unknown][] = [
   ['schedule.timezone', (c) => c.schedule.timezone],
   ['schedule.leaseMs', (c) => c.schedule.leaseMs],
   ['schedule.retentionDays', (c) => c.schedule.retentionDays],
-  ['notify.email', (c) => c.notify.email],
   ['web', (c) => c.web],
   // The Internet Archive's client and its pace are made once, at the start.
   ['archive', (c) => c.archive],

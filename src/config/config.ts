@@ -205,18 +205,11 @@ export function withRegistry(config: Config, registry: ActiveRegistry): Config {
 /**
  * `next` (a reload of the file) with the settings a running process keeps until it
  * restarts taken from `running`: what the process goes on with, so that every part of it
- * reads the values it was started with, whichever configuration it is handed. The mail
- * server is kept, not its recipients (`notify.email.to`); a process that started without
- * one takes the reload's, which its recipients need (it sends from the next start: until
- * then its email waits, as the log and the notifications page say).
+ * reads the values it was started with, whichever configuration it is handed.
  */
 export function keepingRestartSettings(next: Config, running: Config): Config {
   const kept = sourceOf(running).file;
   const { file, context } = sourceOf(next);
-  const email =
-    kept.notify.email === undefined
-      ? file.notify.email
-      : { ...kept.notify.email, to: file.notify.email?.to ?? [] };
   return parseCheckedConfig(
     {
       ...file,
@@ -229,10 +222,6 @@ export function keepingRestartSettings(next: Config, running: Config): Config {
         timezone: kept.schedule.timezone,
         leaseMs: kept.schedule.leaseMs,
         retentionDays: kept.schedule.retentionDays,
-      },
-      notify: {
-        ...file.notify,
-        ...(email === undefined ? {} : { email }),
       },
     },
     context,

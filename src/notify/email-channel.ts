@@ -5,10 +5,19 @@ import { renderTestEmail } from './render-test.js';
 import { renderIncidentEmail } from './render-incident.js';
 import type { RenderContext, RenderedEmail } from './render-alert.js';
 
-export interface EmailChannelOptions {
-  /** The SMTP transport (main.ts creates it from notify.email.smtp). */
+/** The mail server a message goes through, and its sender. */
+export interface MailServer {
   readonly transport: Transporter;
   readonly from: string;
+}
+
+export interface EmailChannelOptions {
+  /**
+   * The mail server to send with now (compose-delivery.ts makes it from notify.email, as
+   * the running configuration has it at each send: a reload applies it). Throws when
+   * there is none, which fails the attempt: it is retried.
+   */
+  server(): MailServer;
   /** A recorded digest's subject and parts; undefined if there is no such digest. */
   loadDigest(id: number): Promise<RenderedEmail | undefined>;
   /** Where the web UI is (known once it listens) and the time zone, when an alert is sent. */
@@ -33,8 +42,9 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
         if (message === undefined)
           throw new Error(`digest ${payload.digestId} is not in the store`);
       }
-      await options.transport.sendMail({
-        from: options.from,
+      const server = options.server();
+      await server.transport.sendMail({
+        from: server.from,
         to: delivery.destination,
         subject: message.subject,
         text: message.text,

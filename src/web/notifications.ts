@@ -6,7 +6,7 @@ import { oneLine } from '../lib/errors.js';
 import { digestPeriod } from '../monitor/reads.js';
 import type { DigestPeriod } from '../policy/digest.js';
 import { parseDuration } from '../policy/wording/format.js';
-import { smtpServer, viewNotifications } from '../monitor/views/notifications.js';
+import { viewNotifications } from '../monitor/views/notifications.js';
 import type { NotificationChannel, NotificationsView } from '../monitor/views/notifications.js';
 import type { WebDeps } from './deps.js';
 import { tagLimit } from './sites.js';
@@ -18,17 +18,7 @@ export async function notificationsNow(
   sites: ConfiguredSites,
 ): Promise<NotificationsView> {
   const [entries, failing] = await Promise.all([sites.all(c), deps.store.failingChannels()]);
-  // The recipients as reloaded, the mail server as this process sends with it (notify.email
-  // applies at the next start: a server added by a reload sends nothing until then).
-  const running = deps.catalog.config;
-  const added = deps.config.notify.email === undefined ? running.notify.email : undefined;
-  const config =
-    added === undefined ? running : { ...running, notify: { ...running.notify, email: undefined } };
-  const view = {
-    ...viewNotifications(config, entries, failing),
-    emailAtNextStart:
-      added === undefined ? null : { server: smtpServer(added.smtp), from: added.from },
-  };
+  const view = viewNotifications(deps.catalog.config, entries, failing);
   if (tagLimit(c).length === 0) return view;
   // Someone who sees some sites hears of the failures of their channels, no others.
   return {

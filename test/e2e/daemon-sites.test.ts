@@ -19,6 +19,7 @@ import {
 import { runInProcess } from '../support/cli.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { TestSmtpServer } from '../support/smtp.js';
 
 const [fileSite, apiSite, reloadSite] = [
   new FixtureServer(),
@@ -61,6 +62,7 @@ describe('robowatch start with sites that change while it runs', () => {
     const daemon = startDaemon(file, { DATABASE_URL: '' });
     const wait = { timeout: 60_000, interval: 100 };
     const hook = await new WebhookReceiver('default-hook-secret').start();
+    const smtp = await new TestSmtpServer().start();
     try {
       const api = await webApi(daemon, TOKEN);
       await vi.waitFor(() => expect(fetches(fileSite)).toBeGreaterThanOrEqual(2), wait);
@@ -153,13 +155,15 @@ describe('robowatch start with sites that change while it runs', () => {
       );
 
       // A change of a setting that needs a restart is said, not silently ignored, and the
-      // process keeps the value it runs with until then: its pages' times stay in UTC.
+      // process keeps the value it runs with until then: its pages' times stay in UTC. A
+      // mail server the reload adds sends at once.
+      const server = `smtp://127.0.0.1:${smtp.port}`;
       writeFileSync(
         file,
         configText(
           dir,
           [fileSite, reloadSite],
-          "notify: {retry: {baseDelayMs: 60000}, email: {smtp: 'smtp://127.0.0.1:9', from: rw@example.com}}\n",
+          `notify: {retry: {baseDelayMs: 60000}, email: {smtp: '${server}', from: rw@example.com, to: [lead@example.com]}}\n`,
         )
           .replace(
             "schedule: {check: '*/2 * * * * *'}",
@@ -173,13 +177,14 @@ describe('robowatch start with sites that change while it runs', () => {
           expect(
             logged(
               daemon,
-              'changed settings that apply at the next start: fetch, schedule.timezone, notify.email',
+              'changed settings that apply at the next start: fetch, schedule.timezone',
             ),
           ).toBe(true),
         wait,
       );
       // A test of the webhook goes out as its alerts do, with the User-Agent it started with.
       const listed = (await (await api('GET', '/api/v1/notifications')).json()) as {
+        email: unknown;
         channels: { id: string; format: string | null }[];
       };
       const webhook = listed.channels.find((c) => c.format !== null)!;
@@ -189,24 +194,19 @@ describe('robowatch start with sites that change while it runs', () => {
       const overview = await (await api('GET', '/')).text();
       expect(overview).toContain(' UTC');
       expect(overview).not.toContain('Asia/Tokyo');
-      // Nor does a mail server added by the reload show as one it sends with.
-      const channels = (await (await api('GET', '/api/v1/notifications')).json()) as {
-        email: unknown;
-        emailAtNextStart: unknown;
-      };
-      expect(channels.email).toBeNull();
-      // It is told as the one that sends from the next start, on the API and the page.
-      expect(channels.emailAtNextStart).toEqual({
-        server: 'smtp://127.0.0.1:9',
-        from: 'rw@example.com',
-      });
+      // The mail server is the reloaded one, on the API and the page, and sends now.
+      expect(listed.email).toEqual({ server, from: 'rw@example.com' });
       const page = (await (await api('GET', '/notifications')).text()).replace(/\s+/g, ' ');
-      expect(page).toContain(
-        'No email yet: the mail server the configuration now names (<code>smtp://127.0.0.1:9</code>, from rw@example.com) sends from robowatch’s next start; until then, email to its recipients waits and is retried.',
-      );
+      expect(page).toContain(`Email goes through <code>${server}</code>, from rw@example.com.`);
+      const mailed = await api('POST', '/api/v1/notifications/test', { channel: 'email' });
+      expect(mailed.status).toBe(200);
+      const test = smtp.received.find((m) => m.parsed.subject === 'robowatch: test notification');
+      expect(test?.envelopeTo).toEqual(['lead@example.com']);
+      expect(test?.parsed.from?.address).toBe('rw@example.com');
     } finally {
       daemon.child.kill('SIGTERM');
       await hook.stop();
+      await smtp.stop();
     }
     await expectCleanExit(daemon);
     expect(daemon.logs.slice(-2).map((l) => l['msg'])).toEqual([

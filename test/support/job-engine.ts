@@ -49,8 +49,7 @@ export function testDeliveries(
     retryLater: store.deliveries.retry,
     channels: {
       email: createEmailChannel({
-        transport: parts.transport,
-        from: 'robowatch@example.com',
+        server: () => ({ transport: parts.transport, from: 'robowatch@example.com' }),
         loadDigest: (id) => store.digests.loadDigest(id),
         context: parts.context,
       }),

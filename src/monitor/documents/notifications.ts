@@ -66,10 +66,6 @@ export function channelDocument(c: NotificationChannel) {
 export const NotificationsDocument = z
   .object({
     email: z.object({ server: z.string(), from: z.string() }).nullable(),
-    emailAtNextStart: z.object({ server: z.string(), from: z.string() }).nullable().meta({
-      description:
-        'The mail server a reload of the configuration added: it sends from the next start (until then, email to its recipients waits and is retried). Null otherwise.',
-    }),
     channels: list(ChannelDocument),
     failing: list(FailingDocument),
   })

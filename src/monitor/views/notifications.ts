@@ -34,11 +34,6 @@ export interface NotificationChannel {
 export interface NotificationsView {
   /** The SMTP server (host and port only) and the sender; null without notify.email. */
   readonly email: { readonly server: string; readonly from: string } | null;
-  /**
-   * The mail server a reload of the file added to a process that started without one: it
-   * sends from the next start. Null otherwise.
-   */
-  readonly emailAtNextStart?: { readonly server: string; readonly from: string } | null;
   readonly channels: readonly NotificationChannel[];
   /** Every channel failing now, those no longer configured too. */
   readonly failing: readonly FailingChannel[];

@@ -58,7 +58,6 @@ export function notificationsApi({ deps, sites }: ApiContext) {
       return c.json(
         {
           email: view.email,
-          emailAtNextStart: view.emailAtNextStart ?? null,
           channels: view.channels.map(channelDocument),
           failing: view.failing.map(failingDocument),
         },

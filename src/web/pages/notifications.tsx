@@ -83,13 +83,7 @@ export const NotificationsPageView: FC<{
       <Notice error>{failingText(f)}</Notice>
     ))}
     <p>
-      {view.email === null && view.emailAtNextStart ? (
-        <>
-          No email yet: the mail server the configuration now names (
-          <code>{view.emailAtNextStart.server}</code>, from {view.emailAtNextStart.from}) sends from
-          robowatch’s next start; until then, email to its recipients waits and is retried.
-        </>
-      ) : view.email === null ? (
+      {view.email === null ? (
         <>
           No email: set <code>notify.email</code> (the SMTP server to send from) in the
           configuration to send alerts and digests by email.

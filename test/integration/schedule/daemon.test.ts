@@ -8,8 +8,9 @@
  * daemon's fire wins; sent notifications are pruned once across the daemons; /healthz
  * says when notifications have failed too long; a job another process queued is found at
  * the daemon's next look; a reload applies the alert log's length, the flap window, the
- * coverage thresholds and backfill.onAdd. Nothing waits for time: the tests wait for the
- * daemons' events.
+ * coverage thresholds, backfill.onAdd, the retry policy, the health limit and the mail
+ * server (a waiting email goes out through the reloaded one). Nothing waits for time: the
+ * tests wait for the daemons' events.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
@@ -20,6 +21,7 @@ import type { Config } from '../../../src/config/config.js';
 import { FixtureServer } from '../../support/fixture-server.js';
 import { WebhookReceiver } from '../../support/webhook-receiver.js';
 import { WaybackServer } from '../../support/wayback-server.js';
+import { TestSmtpServer } from '../../support/smtp.js';
 import { readFileSync } from 'node:fs';
 import { fixturePath } from '../../support/fixtures.js';
 import { acknowledgeIncident, listIncidents } from '../../../src/store/intent.js';
@@ -534,6 +536,39 @@ ${extra}`);
     await until(() => daemon.heardOf('delivery:failed').length >= 2, 'the retry');
     const next = daemon.heardOf('delivery:failed')[1]!.retryAt;
     expect(next.getTime() - clock.now().getTime()).toBeGreaterThanOrEqual(600_000);
+  });
+
+  it('sends a waiting email through the mail server and sender a reload names', async () => {
+    const [down, up] = [new TestSmtpServer(), new TestSmtpServer()];
+    await down.reservePort(); // refused: nothing listens there
+    await up.start();
+    const email = (port: number, from: string) =>
+      config(
+        `  email: {smtp: 'smtp://127.0.0.1:${port}', from: ${from}, to: [seo@shop.example]}\n`,
+      );
+    const emailFailures = () =>
+      daemon.heardOf('delivery:failed').filter((f) => f.delivery.channel === 'email');
+    const daemon = await startOne(email(down.port, 'robowatch@shop.example'));
+    try {
+      await blockPricingNextPeriod();
+      await until(() => emailFailures().length === 1, 'the alert’s email failing');
+      // SIGHUP without notify.email: the email waits, and its retry says why it fails.
+      await daemon.reload(config());
+      clock.advance(DAY);
+      await until(() => emailFailures().length === 2, 'the retry');
+      expect(emailFailures()[1]!.error).toBe(
+        'email needs notify.email (the SMTP server to send from)',
+      );
+      // SIGHUP naming another server and sender: the next retry goes through them.
+      await daemon.reload(email(up.port, 'alerts@shop.example'));
+      clock.advance(DAY);
+      await until(() => up.received.length === 1, 'the alert by email');
+      expect(up.received[0]!.parsed.from?.address).toBe('alerts@shop.example');
+      expect(up.received[0]!.envelopeTo).toEqual(['seo@shop.example']);
+      expect(up.received[0]!.parsed.subject).toMatch(/pricing/);
+    } finally {
+      await up.stop();
+    }
   });
 
   it('says on /healthz when notifications have failed for longer than allowed', async () => {

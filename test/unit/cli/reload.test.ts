@@ -55,7 +55,7 @@ notify:
   alertLogDays: 7
   remind: 4h
   unhealthyAfterMs: 600000
-  email: {smtp: 'smtp://mail.shop.example:25', from: robowatch@shop.example, to: [lead@shop.example]}
+  email: {smtp: 'smtp://relay.example:587', from: alerts@relay.example, to: [lead@shop.example]}
   webhooks: [{url: https://hooks.example/robowatch}]
 web: {listen: 127.0.0.1:8080}
 registry: {url: https://registry.example/robots.json, refresh: '0 5 * * *'}
@@ -71,7 +71,6 @@ describe('a reload and the settings that apply at the next start', () => {
       'schedule.timezone',
       'schedule.leaseMs',
       'schedule.retentionDays',
-      'notify.email',
       'web',
       'archive',
     ]);
@@ -90,17 +89,14 @@ describe('a reload and the settings that apply at the next start', () => {
     ]);
     expect(kept.siteDefaults.schedule).toBe('0 */6 * * *');
     expect(kept.notify.alertLogDays).toBe(7);
-    // The mail server it started with sends to the reloaded recipients.
+    // The reloaded mail server, sender and recipients: email goes through them at once.
     expect(kept.notify.email).toEqual({
-      smtp: 'smtp://mail.shop.example:25',
-      from: 'robowatch@shop.example',
+      smtp: 'smtp://relay.example:587',
+      from: 'alerts@relay.example',
     });
     expect(kept.notify.defaults.email).toEqual(['lead@shop.example']);
-    // A reload that drops notify.email: the process still sends with its mail server, to
-    // no default recipient.
-    const dropped = keepingRestartSettings(parse('sites: []\n'), running);
-    expect(dropped.notify.email).toEqual(kept.notify.email);
-    expect(dropped.notify.defaults.email).toEqual([]);
+    // A reload that drops notify.email drops the mail server too.
+    expect(keepingRestartSettings(parse('sites: []\n'), running).notify.email).toBeUndefined();
     // A later registry update resolves it again, as it does a file just read.
     expect(withRegistry(kept, registryFixture).registry.active.version).toEqual(
       registryFixture.version,
