@@ -5,7 +5,7 @@
  * modules the built binary loads, its fatal errors and two processes on one data
  * directory, runs the built binary.
  */
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -596,7 +596,7 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
     );
   });
 
-  it('prints a hostile file’s control characters as escapes in the check and its diff, never raw', async () => {
+  it('prints a hostile file’s control characters as escapes in the check and its diff, and never raw in the digest', async () => {
     await robowatch('check', '--config', config);
     // Escape sequences that would clear the screen, retitle and recolour the terminal.
     server.serve(
@@ -619,6 +619,20 @@ notify: {webhooks: [{url: ${hook.url}, secret: ${hook.secret}}]}
     for (const run of [check, diff]) expect(run.stdout).toContain('+ Foo\\x1b[31m: bar (line 7)');
     expect(diff.stdout).toMatch(/^\+Disallow: \/b\\x1b\[2J\\x1b\]0;pwned\\x07$/m);
     expect(diff.stdout).toMatch(/^\+Foo\\x1b\[31m: bar$/m);
+    // The digest's preview prints the cause as the email says it: each control character
+    // a space.
+    const recipients = join(dir, 'digest.yaml');
+    writeFileSync(
+      recipients,
+      `${readFileSync(config, 'utf8')}notify: {email: {smtp: 'smtp://127.0.0.1:9', from: robowatch@example.com, to: [seo@example.com]}}\n`,
+    );
+    const digest = await robowatch('digest', '--since', '7d', '--config', recipients);
+    expect([digest.code, digest.stderr]).toEqual([0, '']);
+    // eslint-disable-next-line no-control-regex -- finding control characters is the point
+    expect(digest.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    expect(digest.stdout).toContain(
+      '`Disallow: /b [2J ]0;pwned ` added to the GPTBot group (line 6)',
+    );
   });
 
   it('loads only what a check uses: no web server, mail, job engine or HTTP/2', async () => {
