@@ -461,6 +461,30 @@ ${extra}`);
     );
   });
 
+  it('reopens the incident of a relapse within the flap window a reload lengthened', async () => {
+    const daemon = await startOne(config()); // notify.flapWindow: 1h by default
+    await blockPricingNextPeriod();
+    await until(() => checks().length === 4, 'the checks that open the incident');
+    /** The next day's checks, the shop serving `robots`. */
+    const nextDay = async (robots: string) => {
+      const done = checks().length;
+      shop.serve('/robots.txt', 200, robots);
+      const fire = new Date(clock.now().getTime() + 1);
+      clock.advanceTo(fire);
+      daemons[0]!.cron.fire('plan 0 3 * * *', fire);
+      clock.advance(DAY - 1);
+      await until(() => checks().length === done + 2, 'the day’s checks');
+    };
+    await nextDay(OPEN);
+    const [resolved, ...others] = await listIncidents(database.handle.db, { limit: 5 });
+    expect([resolved?.state, others]).toEqual(['resolved', []]);
+    // SIGHUP: a relapse within three days of a resolution is the same incident.
+    await daemon.reload(config('  flapWindow: 3d\n'));
+    await nextDay(CLOSED);
+    const incidents = await listIncidents(database.handle.db, { limit: 5 });
+    expect(incidents.map((i) => [i.id, i.state])).toEqual([[resolved!.id, 'open']]);
+  });
+
   it('loads the history of a site a reload adds once the reloaded file turns backfill.onAdd on', async () => {
     wayback.captures.set(new URL(news.origin).host, [
       { timestamp: '20240101000000', status: 200, body: OPEN },
