@@ -4,6 +4,7 @@ import { loadConfig } from '../config/load.js';
 import { oneLine } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { SiteCatalog } from '../monitor/sites/catalog.js';
+import { smtpServer } from '../monitor/views/notifications.js';
 import type { CliContext } from './context.js';
 
 /** Settings a running process keeps until it restarts (the rest apply at a reload). */
@@ -18,6 +19,29 @@ const RESTART_SETTINGS: readonly [string, (c: Config) => unknown][] = [
   // The Internet Archive's client and its pace are made once, at the start.
   ['archive', (c) => c.archive],
 ];
+
+/**
+ * What a reload does to email, for the log: the mail server or sender it now sends with
+ * (info), or none any more (a warning: email waits and is retried until the file names
+ * one). Undefined when notify.email's server and sender did not change.
+ */
+export function mailChange(
+  before: Config,
+  after: Config,
+): { readonly level: 'info' | 'warn'; readonly message: string } | undefined {
+  const [was, now] = [before.notify.email, after.notify.email];
+  if (was?.smtp === now?.smtp && was?.from === now?.from) return undefined;
+  if (now === undefined)
+    return {
+      level: 'warn',
+      message:
+        'notify.email removed: email alerts and digests wait and are retried until the file names a mail server again',
+    };
+  return {
+    level: 'info',
+    message: `email now goes through ${smtpServer(now.smtp)}, from ${now.from}`,
+  };
+}
 
 /** The settings that differ between two configurations and need a restart to apply. */
 export function restartNeededFor(before: Config, after: Config): string[] {
@@ -70,6 +94,7 @@ export function reloadOnHangup(
         return;
       }
     const restart = restartNeededFor(catalog.file, next);
+    const mail = mailChange(catalog.file, next);
     try {
       const summary = await catalog.reload(next);
       logger.info(
@@ -85,6 +110,7 @@ export function reloadOnHangup(
         'configuration reloaded',
       );
       for (const problem of catalog.problems()) logger.warn({}, problem);
+      if (mail !== undefined) logger[mail.level]({}, mail.message);
     } catch (error) {
       logger.error(
         { error: oneLine(error) },

@@ -182,6 +182,7 @@ describe('robowatch start with sites that change while it runs', () => {
           ).toBe(true),
         wait,
       );
+      expect(logged(daemon, `email now goes through ${server}, from rw@example.com`)).toBe(true);
       // A test of the webhook goes out as its alerts do, with the User-Agent it started with.
       const listed = (await (await api('GET', '/api/v1/notifications')).json()) as {
         email: unknown;

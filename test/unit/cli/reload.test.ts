@@ -3,7 +3,7 @@
  * until it restarts: the log names each of those that changed.
  */
 import { describe, expect, it } from 'vitest';
-import { restartNeededFor } from '../../../src/cli/reload.js';
+import { mailChange, restartNeededFor } from '../../../src/cli/reload.js';
 import { parseConfig } from '../../../src/config/validate.js';
 import { keepingRestartSettings, withRegistry } from '../../../src/config/config.js';
 import { readRegistry } from '../../../src/config/registry.js';
@@ -101,5 +101,28 @@ describe('a reload and the settings that apply at the next start', () => {
     expect(withRegistry(kept, registryFixture).registry.active.version).toEqual(
       registryFixture.version,
     );
+  });
+});
+
+describe('what a reload says of email', () => {
+  it('names the mail server (never its password) and sender it now sends with', () => {
+    const moved = parse(
+      "notify: {email: {smtp: 'smtps://robowatch:s3cret@relay.example:465', from: alerts@relay.example}}\n",
+    );
+    expect(mailChange(running, moved)).toEqual({
+      level: 'info',
+      message: 'email now goes through smtps://relay.example:465, from alerts@relay.example',
+    });
+  });
+
+  it('warns when the file no longer names one, and says nothing when it did not change', () => {
+    expect(mailChange(running, parse('sites: []\n'))).toEqual({
+      level: 'warn',
+      message:
+        'notify.email removed: email alerts and digests wait and are retried until the file names a mail server again',
+    });
+    expect(mailChange(running, applied)).toMatchObject({ level: 'info' });
+    expect(mailChange(running, running)).toBeUndefined();
+    expect(mailChange(parse('sites: []\n'), parse('sites: []\n'))).toBeUndefined();
   });
 });
