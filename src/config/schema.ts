@@ -108,6 +108,15 @@ const eventTypes = z
 
 const emailAddress = z.string().regex(/^[^\s@<>,;]+@[^\s@<>,;]+$/, 'must be an email address');
 
+/** The sender: an address, or a name with it (`Robowatch <alerts@example.com>`), on one line. */
+const senderAddress = z
+  .string({ error: 'must be the sender address' })
+  .regex(
+    // eslint-disable-next-line no-control-regex -- a control character (a line break) would start a header of its own
+    /^(?:[^\u0000-\u001f\u007f<>@]*<[^\s@<>,;]+@[^\s@<>,;]+>|[^\s@<>,;]+@[^\s@<>,;]+)$/,
+    'must be an email address such as robowatch@example.com, or "Robowatch <robowatch@example.com>"',
+  );
+
 const webhook = z.strictObject({
   url: z.string({ error: 'must be an http(s) URL' }),
   /** Signs each delivery (HMAC-SHA256); from the environment with ${NAME}. */
@@ -313,7 +322,7 @@ const notify = z.strictObject({
     .strictObject({
       /** smtp(s)://user:password@host:port; from the environment with ${NAME}. */
       smtp: z.string({ error: 'must be an smtp:// or smtps:// URL' }),
-      from: z.string({ error: 'must be the sender address' }).min(3),
+      from: senderAddress,
       to: emailList.default([]),
     })
     .optional(),

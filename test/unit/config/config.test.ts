@@ -300,6 +300,13 @@ sites:
     });
   });
 
+  it('takes a sender with a display name, as mail clients show it', () => {
+    const config = parse(
+      `notify: {email: {smtp: 'smtp://mail.example.com', from: '"SEO, robowatch" <rw@example.com>'}}\n`,
+    );
+    expect(config.notify.email?.from).toBe('"SEO, robowatch" <rw@example.com>');
+  });
+
   it('serves the web on 127.0.0.1:8080 by default, read-only without a token', () => {
     expect(parse('{}').web).toEqual({
       host: '127.0.0.1',
@@ -493,6 +500,14 @@ sites:
     [
       'notify: {email: {smtp: "smtp://h", from: a@b.c, to: [not-an-address]}}',
       'robowatch.yaml: notify.email.to[0]: must be an email address',
+    ],
+    [
+      'notify: {email: {smtp: "smtp://h", from: robowatch}}',
+      'robowatch.yaml: notify.email.from: must be an email address such as robowatch@example.com, or "Robowatch <robowatch@example.com>"',
+    ],
+    [
+      'notify: {email: {smtp: "smtp://h", from: "Robowatch\\nBcc: <a@b.c>"}}',
+      'robowatch.yaml: notify.email.from: must be an email address such as robowatch@example.com, or "Robowatch <robowatch@example.com>"',
     ],
     [
       'notify: {email: {smtp: "http://h", from: a@b.c}}',
