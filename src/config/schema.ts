@@ -106,14 +106,16 @@ const eventTypes = z
   .array(z.enum(ALERT_TOPICS, { error: `must be one of ${ALERT_TOPICS.join(', ')}` }))
   .min(1, 'must name at least one kind of change');
 
-const emailAddress = z.string().regex(/^[^\s@<>,;]+@[^\s@<>,;]+$/, 'must be an email address');
+/** An address (`local@domain`): no space, control character or separator a header reads. */
+const ADDRESS = String.raw`[^\s\x00-\x1f\x7f@<>,;]+@[^\s\x00-\x1f\x7f@<>,;]+`;
+
+const emailAddress = z.string().regex(new RegExp(`^${ADDRESS}$`), 'must be an email address');
 
 /** The sender: an address, or a name with it (`Robowatch <alerts@example.com>`), on one line. */
 const senderAddress = z
   .string({ error: 'must be the sender address' })
   .regex(
-    // eslint-disable-next-line no-control-regex -- a control character (a line break) would start a header of its own
-    /^(?:[^\u0000-\u001f\u007f<>@]*<[^\s@<>,;]+@[^\s@<>,;]+>|[^\s@<>,;]+@[^\s@<>,;]+)$/,
+    new RegExp(String.raw`^(?:[^\x00-\x1f\x7f<>@]*<${ADDRESS}>|${ADDRESS})$`),
     'must be an email address such as robowatch@example.com, or "Robowatch <robowatch@example.com>"',
   );
 

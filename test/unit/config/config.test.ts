@@ -502,6 +502,10 @@ sites:
       'robowatch.yaml: notify.email.to[0]: must be an email address',
     ],
     [
+      'notify: {email: {smtp: "smtp://h", from: a@b.c, to: ["seo\\e[31m@example.com"]}}',
+      'robowatch.yaml: notify.email.to[0]: must be an email address',
+    ],
+    [
       'notify: {email: {smtp: "smtp://h", from: robowatch}}',
       'robowatch.yaml: notify.email.from: must be an email address such as robowatch@example.com, or "Robowatch <robowatch@example.com>"',
     ],
