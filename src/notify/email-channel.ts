@@ -32,6 +32,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
   return {
     async send(delivery: Delivery): Promise<void> {
       const { payload } = delivery;
+      const server = options.server(); // none: nothing to render for
       let message: RenderedEmail | undefined;
       if (payload.kind === 'alert') message = renderAlertEmail(payload, options.context());
       else if (payload.kind === 'incident')
@@ -42,7 +43,6 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
         if (message === undefined)
           throw new Error(`digest ${payload.digestId} is not in the store`);
       }
-      const server = options.server();
       await server.transport.sendMail({
         from: server.from,
         to: delivery.destination,
