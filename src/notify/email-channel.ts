@@ -32,7 +32,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
   return {
     async send(delivery: Delivery): Promise<void> {
       const { payload } = delivery;
-      const server = options.server(); // none: nothing to render for
+      const server = options.server(); // first: without one, nothing is rendered
       let message: RenderedEmail | undefined;
       if (payload.kind === 'alert') message = renderAlertEmail(payload, options.context());
       else if (payload.kind === 'incident')

@@ -36,10 +36,9 @@ export function upkeepJobKind(context: DaemonContext): JobKind<UpkeepJob> {
         const running = deps.catalog.config;
         const before = new Date(now.getTime() - running.notify.alertLogDays * 86_400_000);
         const pruned = await deps.store.pruneDeliveries(before);
-        // The audit log: schedule.auditDays, never less than schedule.retentionDays (the
-        // job engine's, which keeps the start's).
-        const { auditDays } = running.schedule;
-        const { retentionDays } = deps.config.schedule;
+        // The audit log: schedule.auditDays, never less than schedule.retentionDays (a
+        // reload keeps the start's, which the job engine uses).
+        const { auditDays, retentionDays } = running.schedule;
         await deps.store.pruneAudit?.(
           new Date(now.getTime() - Math.max(auditDays, retentionDays) * 86_400_000),
           new Date(now.getTime() - 86_400_000),
