@@ -22,6 +22,10 @@ export interface TesterThreadOptions {
   readonly maxWaiting?: number;
   /** An idle thread is stopped after this long; 30 s by default. */
   readonly idleMs?: number;
+  /** How long a new thread may take to load before the test it runs is refused; 60 s. */
+  readonly startMs?: number;
+  /** Starts the thread (tests delay its start); tester-worker by default. */
+  readonly spawn?: () => Worker;
 }
 
 interface Job {
@@ -39,8 +43,12 @@ export class TesterThread {
   readonly #timeoutMs: number;
   readonly #maxWaiting: number;
   readonly #idleMs: number;
+  readonly #startMs: number;
+  readonly #spawn: () => Worker;
   readonly #queue: Job[] = [];
   #worker: Worker | undefined;
+  /** Whether the thread has loaded its modules and listens. */
+  #ready = false;
   #running: Job | undefined;
   #timer: NodeJS.Timeout | undefined;
 
@@ -48,6 +56,8 @@ export class TesterThread {
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#maxWaiting = options.maxWaiting ?? 4;
     this.#idleMs = options.idleMs ?? 30_000;
+    this.#startMs = options.startMs ?? 60_000;
+    this.#spawn = options.spawn ?? (() => spawnWorker('tester-worker'));
   }
 
   /** Tests running or waiting. */
@@ -70,9 +80,11 @@ export class TesterThread {
     });
   }
 
-  /** Stops the thread; tests still waiting are refused. */
+  /** Stops the thread; the test running and those still waiting are refused. */
   async close(): Promise<void> {
-    for (const job of this.#queue.splice(0))
+    const running = this.#running;
+    this.#running = undefined;
+    for (const job of [...(running === undefined ? [] : [running]), ...this.#queue.splice(0)])
       job.reject(new TesterRefused('busy', 'the tester is shutting down'));
     await this.#stop();
   }
@@ -90,6 +102,22 @@ export class TesterThread {
     this.#running = job;
     const worker = this.#start();
     worker.ref();
+    // The deadline is the evaluation's: a new thread's start (seconds on a busy machine,
+    // after a slow test's thread was stopped) is not charged to the test that waits for it.
+    if (this.#ready) this.#arm();
+    else
+      this.#timer = setTimeout(() => {
+        void this.#stop();
+        this.#finish(
+          new Error(`the tester's thread did not start in ${this.#startMs / 1000} s; try again`),
+        );
+      }, this.#startMs);
+    worker.postMessage(job.input);
+  }
+
+  /** The running test's deadline, from now. */
+  #arm(): void {
+    clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       void this.#stop(); // the next test gets a fresh thread
       this.#finish(
@@ -99,16 +127,19 @@ export class TesterThread {
         ),
       );
     }, this.#timeoutMs);
-    worker.postMessage(job.input);
   }
 
   #start(): Worker {
     if (this.#worker !== undefined) return this.#worker;
-    const worker = spawnWorker('tester-worker');
+    const worker = this.#spawn();
+    this.#ready = false;
     // A stopped thread's late events are not about the test running now.
-    worker.on('message', (message: { result?: TesterResult; tooLarge?: number }) => {
+    worker.on('message', (message: { ready?: true; result?: TesterResult; tooLarge?: number }) => {
       if (this.#worker !== worker) return;
-      if (message.result !== undefined) this.#finish(undefined, message.result);
+      if (message.ready === true) {
+        this.#ready = true;
+        if (this.#running !== undefined) this.#arm();
+      } else if (message.result !== undefined) this.#finish(undefined, message.result);
       else this.#finish(tooLarge(message.tooLarge!));
     });
     worker.on('error', (error) => {

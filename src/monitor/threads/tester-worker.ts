@@ -12,3 +12,5 @@ parentPort?.on('message', (input: TesterInput) => {
   const chars = JSON.stringify(result).length;
   parentPort!.postMessage(chars > TESTER_LIMITS.resultChars ? { tooLarge: chars } : { result });
 });
+// Loaded: a test's deadline starts now, not while this thread was starting.
+parentPort?.postMessage({ ready: true });
