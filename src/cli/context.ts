@@ -1,4 +1,4 @@
-import type { Config } from '../config/config.js';
+import type { Config, FetchConfig } from '../config/config.js';
 import { ConfigError } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
 import { FatalError } from '../lib/errors.js';
@@ -42,7 +42,10 @@ export interface CliContext extends Platform {
    * One site's live robots.txt, fetched as robowatch checks (its limits, its SSRF guard
    * unless `allowPrivateAddresses`), without a configuration: `eval --robots URL`.
    */
-  fetchRobotsTxt(origin: string, allowPrivateAddresses: boolean): Promise<FetchResult>;
+  fetchRobotsTxt(
+    origin: string,
+    allowPrivateAddresses: FetchConfig['allowPrivateAddresses'],
+  ): Promise<FetchResult>;
   /** HTTP requests to the running daemon's API (the global fetch). */
   fetch(url: string, init?: RequestInit): Promise<Response>;
 }

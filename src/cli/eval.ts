@@ -18,10 +18,12 @@ import { visibleControls } from '../policy/wording/format.js';
 import { fromRedirect } from '../policy/wording/status-words.js';
 import { collect, forEachLineBatch, readInput, readTextInput, write } from './io.js';
 import type { CliInput, CliIo } from './io.js';
+import { ALLOW_LOOPBACK_HELP, addressesAllowed } from './address-flags.js';
+import type { AddressFlags } from './address-flags.js';
+import type { FetchConfig } from '../config/config.js';
 
-interface EvalOptions {
+interface EvalOptions extends AddressFlags {
   robots?: string;
-  allowPrivateAddresses?: boolean;
   agent: string[];
   profile: string;
   urlsFile?: string;
@@ -30,7 +32,10 @@ interface EvalOptions {
 }
 
 /** Fetches a site's live robots.txt with robowatch's fetcher and limits (loaded when asked). */
-export type LiveFetch = (origin: string, allowPrivateAddresses: boolean) => Promise<FetchResult>;
+export type LiveFetch = (
+  origin: string,
+  allowPrivateAddresses: FetchConfig['allowPrivateAddresses'],
+) => Promise<FetchResult>;
 
 /** `robowatch eval`: verdicts for URLs against a robots.txt file, or for JSON lines on stdin. */
 export function registerEval(program: Command, from: CliInput, fetchLive: LiveFetch): void {
@@ -53,6 +58,7 @@ export function registerEval(program: Command, from: CliInput, fetchLive: LiveFe
       '--allow-private-addresses',
       'with --robots URL: allow loopback and private addresses (a site on this network)',
     )
+    .option('--allow-loopback', `with --robots URL: ${ALLOW_LOOPBACK_HELP}`)
     .option('--agent <token>', 'crawler product token, e.g. Googlebot; repeat for several', collect)
     .option('--profile <profile>', `interpretation: ${PROFILES.join(', ')}`, 'google')
     .option('--urls-file <file>', 'read URLs from a file, one per line')
@@ -102,7 +108,7 @@ async function evalUrls(
 
   // Read every input before printing anything, so a bad input prints nothing but its error.
   const live = /^https?:\/\//i.test(options.robots)
-    ? await liveFile(options.robots, options.allowPrivateAddresses === true, fetchLive, io)
+    ? await liveFile(options.robots, addressesAllowed(options), fetchLive, io)
     : undefined;
   const robots = live?.body ?? (await readInput(options.robots, 'robots file', from));
   const urls = [...args];
@@ -187,7 +193,7 @@ function urlWarning(url: string, site: string | undefined): string | undefined {
  */
 async function liveFile(
   value: string,
-  allowPrivate: boolean,
+  allowPrivate: FetchConfig['allowPrivateAddresses'],
   fetchLive: LiveFetch,
   io: CliIo,
 ): Promise<FetchResult & { body: Uint8Array; why: string }> {
@@ -197,7 +203,11 @@ async function liveFile(
   // robowatch's own guard refused the address: that says nothing of what crawlers may do.
   if (result.error === 'blocked')
     throw new UsageError(
-      `--robots ${origin}: robowatch did not fetch it: ${result.errorDetail ?? 'a private or reserved address'}; pass --allow-private-addresses to read a host on a private network`,
+      `--robots ${origin}: robowatch did not fetch it: ${result.errorDetail ?? 'a private or reserved address'}; ${
+        allowPrivate === 'loopback'
+          ? 'pass --allow-private-addresses to read a host on a private network'
+          : 'pass --allow-loopback to read a site on this machine, or --allow-private-addresses for a host on a private network'
+      }`,
     );
   const answered =
     result.error === 'too-many-redirects'

@@ -15,9 +15,11 @@ import { firstOf, ONE_CONNECTION, openStore, originOf, originsOf, readConfig } f
 import { GATE_FORMATS, gateReport } from './gate-report.js';
 import type { GateFormat } from './gate-report.js';
 import { collect, readInput, write } from './io.js';
+import { ALLOW_LOOPBACK_HELP, addressesAllowed } from './address-flags.js';
+import type { AddressFlags } from './address-flags.js';
 import { wireCatalog } from '../compose.js';
 
-interface GateOptions {
+interface GateOptions extends AddressFlags {
   site?: string;
   against?: string;
   watch?: string[];
@@ -27,7 +29,6 @@ interface GateOptions {
   format: string;
   output?: string;
   config?: string;
-  allowPrivateAddresses?: boolean;
 }
 
 /** `robowatch gate FILE`: may this draft robots.txt ship? Exit 0 yes, 1 no, 2 bad usage. */
@@ -71,6 +72,7 @@ export function registerGate(program: Command, context: CliContext): void {
       '--allow-private-addresses',
       'fetch from loopback and private addresses (a staging site on this network)',
     )
+    .option('--allow-loopback', ALLOW_LOOPBACK_HELP)
     .option(
       '--config <file>',
       'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml; optional with --against)',
@@ -103,11 +105,11 @@ Examples:
           ? await configuredSite(context, config, options.site)
           : adHocSite(config, liveOrigin!, options);
       const draft = await readInput(file, 'draft robots.txt', context);
-      const fetcher = context.createFetcher(
-        options.allowPrivateAddresses === true
-          ? { ...config, fetch: { ...config.fetch, allowPrivateAddresses: true } }
-          : config,
-      );
+      const allowPrivateAddresses = addressesAllowed(options, config.fetch.allowPrivateAddresses);
+      const fetcher = context.createFetcher({
+        ...config,
+        fetch: { ...config.fetch, allowPrivateAddresses },
+      });
       let report;
       try {
         report = await runGate(fetcher, {
@@ -122,6 +124,7 @@ Examples:
           },
           thresholds: config.notify.coverage,
           newOnly: options.newOnly === true,
+          allowPrivateAddresses,
         });
       } finally {
         await fetcher.close();

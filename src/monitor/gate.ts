@@ -4,7 +4,7 @@
  * (policy/gate.ts judges). Nothing is recorded: a gate runs where the draft is, in CI or
  * a pre-commit hook, without the database.
  */
-import type { SiteConfig } from '../config/config.js';
+import type { FetchConfig, SiteConfig } from '../config/config.js';
 import { sitemapsOf } from '../policy/changes/events.js';
 import type { CoverageThresholds } from '../policy/changes/cause-model.js';
 import { redirectOf } from '../policy/fetch-result.js';
@@ -37,6 +37,8 @@ export interface GateRun {
   readonly thresholds: CoverageThresholds;
   /** Fail only on what the draft makes worse than the live file. */
   readonly newOnly?: boolean;
+  /** The addresses the fetcher may reach (false by default): a refusal names what widens it. */
+  readonly allowPrivateAddresses?: FetchConfig['allowPrivateAddresses'];
 }
 
 export interface GateReport {
@@ -64,7 +66,8 @@ export interface GateReport {
 export async function runGate(deps: GateDeps, run: GateRun): Promise<GateReport> {
   const { site } = run;
   const live = await deps.fetchRobots(run.liveOrigin);
-  if (live.error === 'blocked') throw new UsageError(refusedSentence(live));
+  if (live.error === 'blocked')
+    throw new UsageError(refusedSentence(live, run.allowPrivateAddresses ?? false));
   let urlSet: GateReport['urlSet'] = null;
   let paths: readonly string[] | null = null;
   if (run.sitemaps && site.sitemaps !== 'off') {
@@ -125,9 +128,13 @@ function sitemapRoots(site: SiteConfig, bodies: readonly (Uint8Array | null)[]):
 }
 
 /** Why the live file was not fetched, and what allows it, in one line. */
-function refusedSentence(live: FetchResult): string {
+function refusedSentence(live: FetchResult, allowed: FetchConfig['allowPrivateAddresses']): string {
   const reason = live.errorDetail ?? 'its address is private or reserved';
   const why =
     live.redirects.length === 0 ? reason : `it redirects to ${live.finalUrl}, and ${reason}`;
-  return `cannot read the live robots.txt ${live.url}: ${why}, which robowatch does not fetch, so what crawlers find there is not known; --allow-private-addresses (or fetch.allowPrivateAddresses) fetches it (a staging site on this network)`;
+  return `cannot read the live robots.txt ${live.url}: ${why}, which robowatch does not fetch, so what crawlers find there is not known; ${
+    allowed === 'loopback'
+      ? '--allow-private-addresses (or fetch.allowPrivateAddresses: true) fetches it (a staging site on this network)'
+      : '--allow-loopback fetches it if it is on this machine, --allow-private-addresses (or fetch.allowPrivateAddresses: true) if it is on this network (a staging site)'
+  }`;
 }

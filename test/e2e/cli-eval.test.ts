@@ -266,11 +266,7 @@ describe('robowatch eval --robots URL', () => {
   it('fetches the live file with the same fetcher and limits, and reads its answer as crawlers do', async () => {
     site.serve('/robots.txt', 200, 'User-agent: GPTBot\nDisallow: /blog/\n');
     const args = ['eval', '--robots', `${site.origin}/anything`, '--agent', 'GPTBot'];
-    const live = await runInProcess([
-      ...args,
-      '--allow-private-addresses',
-      `${site.origin}/blog/x`,
-    ]);
+    const live = await runInProcess([...args, '--allow-loopback', `${site.origin}/blog/x`]);
     expect([live.code, live.stderr]).toEqual([
       0,
       `${site.origin}/robots.txt answered 200, 36 bytes\n`,
@@ -280,16 +276,33 @@ describe('robowatch eval --robots URL', () => {
     );
     // A 503: crawlers take the whole site as disallowed.
     site.serve('/robots.txt', 503, 'down');
-    const down = await runInProcess([...args, '--allow-private-addresses', `${site.origin}/`]);
+    const down = await runInProcess([...args, '--allow-loopback', `${site.origin}/`]);
     expect(down.stdout).toBe(`DISALLOWED  GPTBot  ${site.origin}/  robots.txt answered 503\n`);
     // The SSRF guard holds unless asked: loopback is refused before connecting. That is
-    // robowatch's choice, not the site's answer: no verdict, one line naming the flag.
+    // robowatch's choice, not the site's answer: no verdict, one line naming the flags.
     const before = site.requests.length;
     const refused = await runInProcess([...args, `${site.origin}/`]);
     expect([refused.code, refused.stdout, refused.stderr]).toEqual([
       2,
       '',
-      `robowatch: --robots ${site.origin}: robowatch did not fetch it: 127.0.0.1 is a private or reserved address; pass --allow-private-addresses to read a host on a private network\n`,
+      `robowatch: --robots ${site.origin}: robowatch did not fetch it: 127.0.0.1 is a private or reserved address; pass --allow-loopback to read a site on this machine, or --allow-private-addresses for a host on a private network\n`,
+    ]);
+    // --allow-loopback reaches this machine and nothing else: an address that is not
+    // loopback is still refused, and the line names the one flag that would reach it.
+    const unspecified = `http://0.0.0.0:${new URL(site.origin).port}`;
+    const narrow = await runInProcess([
+      'eval',
+      '--robots',
+      unspecified,
+      '--agent',
+      'GPTBot',
+      '--allow-loopback',
+      `${unspecified}/`,
+    ]);
+    expect([narrow.code, narrow.stdout, narrow.stderr]).toEqual([
+      2,
+      '',
+      `robowatch: --robots ${unspecified}: robowatch did not fetch it: 0.0.0.0 is a private or reserved address; pass --allow-private-addresses to read a host on a private network\n`,
     ]);
     expect(site.requests.length).toBe(before);
   });

@@ -141,7 +141,7 @@ describe('robowatch gate', () => {
       '/pricing',
       '--agent',
       'Googlebot',
-      '--allow-private-addresses',
+      '--allow-loopback',
       '--format',
       'json',
     ];
@@ -165,7 +165,7 @@ describe('robowatch gate', () => {
     try {
       other.serve('/robots.txt', 301, '', { location: `${site.origin}/robots.txt` });
       const args = ['-', '--against', other.origin, '--watch', '/pricing', '--no-sitemaps'];
-      const run = await gate([...args, '--allow-private-addresses'], {
+      const run = await gate([...args, '--allow-loopback'], {
         cwd: elsewhere,
         stdin: GOOD,
       });
@@ -218,7 +218,18 @@ describe('robowatch gate', () => {
     });
     expect([run.code, run.stdout]).toEqual([2, '']);
     expect(run.stderr.trim().split('\n')).toEqual([
-      `robowatch: cannot read the live robots.txt ${site.origin}/robots.txt: 127.0.0.1 is a private or reserved address, which robowatch does not fetch, so what crawlers find there is not known; --allow-private-addresses (or fetch.allowPrivateAddresses) fetches it (a staging site on this network)`,
+      `robowatch: cannot read the live robots.txt ${site.origin}/robots.txt: 127.0.0.1 is a private or reserved address, which robowatch does not fetch, so what crawlers find there is not known; --allow-loopback fetches it if it is on this machine, --allow-private-addresses (or fetch.allowPrivateAddresses: true) if it is on this network (a staging site)`,
+    ]);
+    // --allow-loopback reaches this machine only: an address that is not loopback is still
+    // refused, and the line names only the flag that would reach it.
+    const unspecified = `http://0.0.0.0:${new URL(site.origin).port}`;
+    const narrow = await gate(
+      ['-', '--against', unspecified, '--watch', '/pricing', '--allow-loopback'],
+      { cwd: elsewhere, stdin: GOOD },
+    );
+    expect([narrow.code, narrow.stdout]).toEqual([2, '']);
+    expect(narrow.stderr.trim().split('\n')).toEqual([
+      `robowatch: cannot read the live robots.txt ${unspecified}/robots.txt: 0.0.0.0 is a private or reserved address, which robowatch does not fetch, so what crawlers find there is not known; --allow-private-addresses (or fetch.allowPrivateAddresses: true) fetches it (a staging site on this network)`,
     ]);
     // Refused before connecting: the site never heard of it.
     expect(site.requests.length).toBe(before);

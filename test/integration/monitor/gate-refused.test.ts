@@ -49,7 +49,7 @@ describe('the deploy gate, when the live file is where robowatch does not fetch'
     });
     await expect(run).rejects.toThrow(UsageError);
     await expect(run).rejects.toThrow(
-      `cannot read the live robots.txt ${site.origin}/robots.txt: it redirects to ${intranet.origin}/robots.txt, and 127.0.0.2 is a private or reserved address, which robowatch does not fetch, so what crawlers find there is not known; --allow-private-addresses (or fetch.allowPrivateAddresses) fetches it (a staging site on this network)`,
+      `cannot read the live robots.txt ${site.origin}/robots.txt: it redirects to ${intranet.origin}/robots.txt, and 127.0.0.2 is a private or reserved address, which robowatch does not fetch, so what crawlers find there is not known; --allow-loopback fetches it if it is on this machine, --allow-private-addresses (or fetch.allowPrivateAddresses: true) if it is on this network (a staging site)`,
     );
     expect(site.requests.map((r) => r.path)).toEqual(['/robots.txt']);
     expect(intranet.requests).toEqual([]);
