@@ -86,7 +86,8 @@ export const NotificationsPageView: FC<{
       {view.email === null ? (
         <>
           No email: set <code>notify.email</code> (the SMTP server to send from) in the
-          configuration to send alerts and digests by email.
+          configuration file to send alerts and digests by email, then reload the daemon (
+          <code>kill -HUP</code> its process): it applies without a restart.
         </>
       ) : (
         <>
