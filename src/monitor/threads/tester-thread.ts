@@ -108,8 +108,12 @@ export class TesterThread {
     else
       this.#timer = setTimeout(() => {
         void this.#stop();
+        // Answered as busy (503, retry later): the machine, not the test, is at fault.
         this.#finish(
-          new Error(`the tester's thread did not start in ${this.#startMs / 1000} s; try again`),
+          new TesterRefused(
+            'busy',
+            `the tester's thread did not start in ${this.#startMs / 1000} s; try again in a minute`,
+          ),
         );
       }, this.#startMs);
     worker.postMessage(job.input);
