@@ -56,7 +56,7 @@ table.matrix th[scope=row] { font-weight: normal; color: var(--ink); white-space
 table.matrix th[scope=row], table.matrix thead th:first-child { position: sticky; left: 0; z-index: 1; background: var(--card); box-shadow: 1px 0 0 var(--line); }
 button.small { font-size: .8em; padding: 0 .4em; margin-left: .4em; }
 table.matrix td, table.matrix th { white-space: nowrap; }
-td.nowrap { white-space: nowrap; }
+td.nowrap, code.nowrap { white-space: nowrap; }
 figure.coverage-chart { margin: .5rem 0 1rem; }
 figure.coverage-chart > svg { width: 100%; height: 140px; display: block; background: var(--card); border: 1px solid var(--line); }
 figure.coverage-chart line.grid { stroke: var(--line); stroke-width: 1; }

@@ -157,7 +157,7 @@ describe('robowatch start with sites that change while it runs', () => {
       // With no mail server, the page says how to add one without a restart, as done next.
       const noEmail = (await (await api('GET', '/notifications')).text()).replace(/\s+/g, ' ');
       expect(noEmail).toContain(
-        'then reload the daemon (<code>kill -HUP</code> its process): it applies without a restart.',
+        'then reload the daemon (<code class="nowrap">kill -HUP</code> its process): it applies without a restart.',
       );
 
       // A change of a setting that needs a restart is said, not silently ignored, and the

@@ -87,7 +87,7 @@ export const NotificationsPageView: FC<{
         <>
           No email: set <code>notify.email</code> (the SMTP server to send from) in the
           configuration file to send alerts and digests by email, then reload the daemon (
-          <code>kill -HUP</code> its process): it applies without a restart.
+          <code class="nowrap">kill -HUP</code> its process): it applies without a restart.
         </>
       ) : (
         <>
