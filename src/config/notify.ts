@@ -45,6 +45,28 @@ export function interpolate(value: string, env: Env, where: string): string {
   );
 }
 
+/**
+ * A webhook's secret or routing key with its ${NAME}s filled in, refused when that leaves
+ * nothing (`${NAME:-}` with NAME unset): an empty routing key pages nobody, and a body
+ * signed with an empty secret is one anybody can sign.
+ */
+function filled(
+  value: string | undefined,
+  env: Env,
+  where: string,
+  use: 'PagerDuty' | 'signing',
+): string | undefined {
+  if (value === undefined) return undefined;
+  const text = interpolate(value, env, where);
+  if (text.trim() !== '') return text;
+  const empty = value.includes('${') ? `is empty once ${value} is filled in` : 'is blank';
+  throw new ConfigError(
+    use === 'PagerDuty'
+      ? `${where}: ${empty}: PagerDuty needs the integration’s routing key`
+      : `${where}: ${empty}: set it, or drop secret to send the webhook unsigned`,
+  );
+}
+
 function resolveWebhooks(
   entries: readonly WebhookEntry[],
   env: Env,
@@ -75,18 +97,16 @@ function resolveWebhooks(
       'PagerDuty needs the integration’s routing key (Events API v2)',
     );
     needs('chat', 'telegram', 'Telegram needs the chat to post in (its id, or @channelname)');
+    const routingKey = filled(entry.routingKey, env, `${where}[${i}].routingKey`, 'PagerDuty');
     const fragment =
-      entry.routingKey !== undefined
-        ? `#${new URLSearchParams({ routing_key: interpolate(entry.routingKey, env, `${where}[${i}].routingKey`) }).toString()}`
+      routingKey !== undefined
+        ? `#${new URLSearchParams({ routing_key: routingKey }).toString()}`
         : entry.chat !== undefined
           ? `#${new URLSearchParams({ chat_id: String(entry.chat) }).toString()}`
           : '';
     return {
       url: `${url}${fragment}`,
-      secret:
-        entry.secret === undefined
-          ? undefined
-          : interpolate(entry.secret, env, `${where}[${i}].secret`),
+      secret: filled(entry.secret, env, `${where}[${i}].secret`, 'signing'),
       format: entry.format,
     };
   });

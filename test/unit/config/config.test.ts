@@ -526,6 +526,18 @@ sites:
       'robowatch.yaml: notify.webhooks[0].secret: environment variable HOOK is not set',
     ],
     [
+      'notify: {webhooks: [{url: "https://h/x", secret: "${HOOK:-}"}]}',
+      'robowatch.yaml: notify.webhooks[0].secret: is empty once ${HOOK:-} is filled in: set it, or drop secret to send the webhook unsigned',
+    ],
+    [
+      'notify: {webhooks: [{url: "https://h/x", secret: "  "}]}',
+      'robowatch.yaml: notify.webhooks[0].secret: is blank: set it, or drop secret to send the webhook unsigned',
+    ],
+    [
+      'notify: {webhooks: [{url: "https://events.pagerduty.com/v2/enqueue", format: pagerduty, routingKey: "${PD:-}"}]}',
+      'robowatch.yaml: notify.webhooks[0].routingKey: is empty once ${PD:-} is filled in: PagerDuty needs the integration’s routing key',
+    ],
+    [
       'sites:\n  - url: https://e.com\n    watch: [/]\n    notify: {emails: [a@b.c]}',
       'robowatch.yaml: sites[0].notify: unknown key "emails" (did you mean "email"?)',
     ],
