@@ -129,7 +129,11 @@ const webhook = z.strictObject({
   /** PagerDuty: the Events API v2 integration's routing key; from the environment with ${NAME}. */
   routingKey: z.string().min(1, 'must not be empty').optional(),
   /** Telegram: the chat to post in (its id, or @channelname). */
-  chat: z.union([z.string().min(1, 'must not be empty'), z.number().int()]).optional(),
+  chat: z
+    .union([z.string().regex(/\S/, 'must not be empty or blank'), z.number().int()], {
+      error: 'must be the chat’s id or @channelname',
+    })
+    .optional(),
 });
 
 /**

@@ -42,6 +42,9 @@ describe('configuration', () => {
     expect(error("notify: {webhooks: [{url: 'https://a.example/x', format: telegram}]}")).toBe(
       'robowatch.yaml: notify.webhooks[0].chat: Telegram needs the chat to post in (its id, or @channelname)',
     );
+    expect(
+      error("notify: {webhooks: [{url: 'https://a.example/x', format: telegram, chat: '  '}]}"),
+    ).toBe('robowatch.yaml: notify.webhooks[0].chat: must not be empty or blank');
     expect(error("notify: {webhooks: [{url: 'https://a.example/x', routingKey: abc}]}")).toBe(
       'robowatch.yaml: notify.webhooks[0].routingKey: only a pagerduty webhook has one',
     );
