@@ -56,7 +56,7 @@ export function registerEval(program: Command, from: CliInput, fetchLive: LiveFe
     )
     .option(
       '--allow-private-addresses',
-      'with --robots URL: allow loopback and private addresses (a site on this network)',
+      'with --robots URL: fetch from any address, loopback, private networks and the cloud metadata address included (a site on this network)',
     )
     .option('--allow-loopback', `with --robots URL: ${ALLOW_LOOPBACK_HELP}`)
     .option('--agent <token>', 'crawler product token, e.g. Googlebot; repeat for several', collect)

@@ -70,7 +70,7 @@ export function registerGate(program: Command, context: CliContext): void {
     .option('-o, --output <file>', 'write the report to this file instead of standard output')
     .option(
       '--allow-private-addresses',
-      'fetch from loopback and private addresses (a staging site on this network)',
+      'fetch from any address, loopback, private networks and the cloud metadata address included (a staging site on this network)',
     )
     .option('--allow-loopback', ALLOW_LOOPBACK_HELP)
     .option(
