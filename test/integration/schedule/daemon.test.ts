@@ -442,6 +442,21 @@ ${extra}`);
     expect(pruned[0]).toMatchObject({ pruned: 1 });
   });
 
+  // The embedded database has no autovacuum (a PostgreSQL server's keeps its own statistics:
+  // store/maintain.test.ts); when, after the first, is unit/schedule/tick.test.ts's.
+  it.runIf(kind === 'pglite')(
+    'refreshes the embedded database’s statistics half a minute after its start',
+    async () => {
+      const daemon = await startOne(config());
+      const analyzed = () =>
+        daemon.heardOf('upkeep:done').filter((u) => u.task === 'analyze' || u.task === 'vacuum');
+      await untilUpkeep(clock, () => analyzed().length > 0, 'the statistics refreshed');
+      expect(analyzed()).toHaveLength(1);
+      expect(analyzed()[0]).toMatchObject({ task: 'analyze', database: 'embedded' });
+      expect(clock.now().getTime() - START.getTime()).toBeGreaterThanOrEqual(30_000);
+    },
+  );
+
   it('keeps sent notifications, judges flaps and weighs coverage as the reloaded file says', async () => {
     const daemon = await startOne(config('  alertLogDays: 30\n'));
     await blockPricingNextPeriod();
