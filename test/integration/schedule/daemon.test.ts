@@ -28,6 +28,9 @@ import { acknowledgeIncident, listIncidents } from '../../../src/store/intent.js
 import { startTestEngine } from '../../support/job-engine.js';
 import type { CheckOutcome } from '../../../src/monitor/check/site.js';
 import type { DaemonEventMap } from '../../../src/schedule/events.js';
+import { upkeepJob } from '../../../src/schedule/jobs/upkeep-job.js';
+import { queryRows } from '../../../src/store/db.js';
+import { sql } from 'drizzle-orm';
 
 const shop = new FixtureServer();
 const news = new FixtureServer();
@@ -442,20 +445,51 @@ ${extra}`);
     expect(pruned[0]).toMatchObject({ pruned: 1 });
   });
 
-  // The embedded database has no autovacuum (a PostgreSQL server's keeps its own statistics:
-  // store/maintain.test.ts); when, after the first, is unit/schedule/tick.test.ts's.
-  it.runIf(kind === 'pglite')(
-    'refreshes the embedded database’s statistics half a minute after its start',
-    async () => {
-      const daemon = await startOne(config());
-      const analyzed = () =>
-        daemon.heardOf('upkeep:done').filter((u) => u.task === 'analyze' || u.task === 'vacuum');
-      await untilUpkeep(clock, () => analyzed().length > 0, 'the statistics refreshed');
-      expect(analyzed()).toHaveLength(1);
-      expect(analyzed()[0]).toMatchObject({ task: 'analyze', database: 'embedded' });
-      expect(clock.now().getTime() - START.getTime()).toBeGreaterThanOrEqual(30_000);
-    },
-  );
+  it('refreshes the statistics half a minute after its start where the database keeps none', async () => {
+    const daemon = await startOne(config());
+    // The upkeep round that queues it, on the test's clock (which moves 15 s at a time):
+    // none before 30 s after the start (the cadence after it is unit/schedule/tick.test.ts's).
+    const rounds = Array.from({ length: 40 }, (_, k) => {
+      const at = new Date(START.getTime() + k * 15_000);
+      return { at, id: upkeepJob('analyze', at).id };
+    });
+    const queued = () => rounds.find((r) => daemon.queued.some((q) => q.id === r.id));
+    await untilUpkeep(clock, () => queued() !== undefined, 'the statistics job queued');
+    const job = queued()!;
+    expect(job.at.getTime() - START.getTime()).toBeGreaterThanOrEqual(30_000);
+    const state = async () =>
+      (
+        await queryRows<{ state: string }>(
+          database.handle.db,
+          sql`SELECT state FROM pgboss.job WHERE id = ${job.id}::uuid`,
+        )
+      )[0]?.state;
+    const deadline = Date.now() + 60_000;
+    while ((await state()) !== 'completed') {
+      if (Date.now() > deadline) throw new Error('the statistics job did not complete in a minute');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const [server] = await queryRows<{ autovacuum: string }>(
+      database.handle.db,
+      kind === 'postgres'
+        ? sql`SELECT current_setting('autovacuum') AS autovacuum`
+        : sql`SELECT 'none' AS autovacuum`,
+    );
+    const analyzed = daemon
+      .heardOf('upkeep:done')
+      .filter((u) => u.task === 'analyze' || u.task === 'vacuum');
+    // The embedded database has no autovacuum: the daemon analyzes it, and says so; a
+    // PostgreSQL running with autovacuum off (as the workplace's does) too. Where the
+    // server's autovacuum runs, it keeps the statistics: the daemon leaves them to it.
+    if (server!.autovacuum === 'on') expect(analyzed).toEqual([]);
+    else {
+      expect(analyzed).toHaveLength(1);
+      expect(analyzed[0]).toMatchObject({
+        task: 'analyze',
+        database: kind === 'pglite' ? 'embedded' : 'postgres',
+      });
+    }
+  });
 
   it('keeps sent notifications, judges flaps and weighs coverage as the reloaded file says', async () => {
     const daemon = await startOne(config('  alertLogDays: 30\n'));
