@@ -41,6 +41,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   serve: async () => (await import('./serve.js')).registerServe,
   digest: async () => (await import('./digest.js')).registerDigest,
   health: async () => (await import('./health.js')).registerHealth,
+  config: async () => (await import('./config-check.js')).registerConfig,
   demo: async () => (await import('./demo.js')).registerDemo,
 };
 
@@ -88,6 +89,7 @@ Web UI and API: served by \`robowatch start\` (and \`serve\`) on web.listen, by 
   http://127.0.0.1:8080.
 
 Examples:
+  robowatch config check                the configuration as start and a reload would load it
   robowatch start                       run it: scheduled checks, alerts, the web UI
   robowatch check                       check every site now and print what changed
   robowatch history example.com         a site's robots.txt states, newest first

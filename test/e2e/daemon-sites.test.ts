@@ -148,6 +148,13 @@ describe('robowatch start with sites that change while it runs', () => {
       expect(daemon.logs.find((l) => l['msg'] === refusal)!['error']).toBe(
         `${file}: unknown key "wacth" (did you mean "watch"?)`,
       );
+      // `config check` says so before a reload, in the same words.
+      const checked = await runInProcess(['config', 'check', '--config', file], { env });
+      expect([checked.code, checked.stdout, checked.stderr]).toEqual([
+        1,
+        '',
+        `robowatch: ${file}: unknown key "wacth" (did you mean "watch"?)\n`,
+      ]);
       const reloadAtRefusal = fetches(reloadSite);
       await vi.waitFor(
         () => expect(fetches(reloadSite)).toBeGreaterThanOrEqual(reloadAtRefusal + 2),

@@ -1,0 +1,79 @@
+import type { Command } from 'commander';
+import type { Config } from '../config/config.js';
+import type { CliContext } from './context.js';
+import { readConfig } from './context.js';
+import { write } from './io.js';
+
+/**
+ * `robowatch config check`: the configuration as `start` and a reload (SIGHUP) would load
+ * it, or the reason they would refuse it, in one line: run it before a reload, which a
+ * file with an error leaves undone (only the daemon's log says so).
+ */
+export function registerConfig(program: Command, context: CliContext): void {
+  program
+    .command('config')
+    .summary('check the configuration file before a start or a reload')
+    .command('check')
+    .summary('check the configuration file before a start or a reload')
+    .description(
+      'Loads the configuration as `robowatch start` and a reload (SIGHUP) would, its ${NAME} settings filled in from the environment, and says what it watches and whom it tells; exit 1 with the error, in one line, when they would refuse it. It fetches nothing and opens no database.',
+    )
+    .option(
+      '--config <file>',
+      'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
+    )
+    .action(async (options: { config?: string }) => {
+      const config = await readConfig(context, options.config);
+      await write(context.io.stdout, describeConfig(config));
+    });
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** What a configuration watches and whom it tells, in a few lines; never a secret. */
+export function describeConfig(config: Config): string {
+  const schedules = new Map<string, number>();
+  for (const site of config.sites)
+    schedules.set(site.schedule, (schedules.get(site.schedule) ?? 0) + 1);
+  const { timezone } = config.schedule;
+  const checked = [...schedules]
+    .map(([expression, n]) =>
+      schedules.size === 1 ? `'${expression}'` : `'${expression}' (${plural(n, 'site')})`,
+    )
+    .join(', ');
+  const { email, defaults } = config.notify;
+  const alerts = [
+    defaults.email.length === 0
+      ? null
+      : `${plural(defaults.email.length, 'email address', 'email addresses')}${email === undefined ? '' : ` through ${mailServer(email.smtp)}`}`,
+    defaults.webhooks.length === 0 ? null : plural(defaults.webhooks.length, 'webhook'),
+  ].filter((part) => part !== null);
+  const lines = [
+    `${config.file}: valid; robowatch start and a reload would load it`,
+    `  sites in the file: ${config.sites.length}${config.sites.length === 0 ? '' : `, checked on ${checked}, in ${timezone}`}; the digest on '${config.schedule.digest}'`,
+    `  database: ${config.databaseUrl === undefined ? `embedded, in ${config.dataDir}` : `PostgreSQL at ${databaseHost(config.databaseUrl)} (DATABASE_URL)`}`,
+    `  alerts: ${alerts.length === 0 ? 'nobody is told (no notify.email.to and no notify.webhooks)' : `${alerts.join(' and ')}, for every site without its own`}`,
+    `  web: http://${config.web.host.includes(':') ? `[${config.web.host}]` : config.web.host}:${config.web.port}`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** A mail server's host and port, without its user or password. */
+function mailServer(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}`;
+  } catch {
+    return 'the mail server';
+  }
+}
+
+/** A database URL's host, port and database, without its user or password. */
+function databaseHost(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'DATABASE_URL';
+  }
+}
