@@ -29,6 +29,7 @@ import { startTestEngine } from '../../support/job-engine.js';
 import type { CheckOutcome } from '../../../src/monitor/check/site.js';
 import type { DaemonEventMap } from '../../../src/schedule/events.js';
 import { upkeepJob } from '../../../src/schedule/jobs/upkeep-job.js';
+import { logDaemonEvents } from '../../../src/schedule/daemon-log.js';
 import { queryRows } from '../../../src/store/db.js';
 import { sql } from 'drizzle-orm';
 
@@ -447,6 +448,10 @@ ${extra}`);
 
   it('refreshes the statistics half a minute after its start where the database keeps none', async () => {
     const daemon = await startOne(config());
+    // The lines the daemon's log gets, as operators read them (docs/operations.md).
+    const logged: string[] = [];
+    const record = (_fields: object, message: string) => void logged.push(message);
+    logDaemonEvents(daemon.daemon.events, { info: record, warn: record, error: record });
     // The upkeep round that queues it, on the test's clock (which moves 15 s at a time):
     // none before 30 s after the start (the cadence after it is unit/schedule/tick.test.ts's).
     const rounds = Array.from({ length: 40 }, (_, k) => {
@@ -481,13 +486,19 @@ ${extra}`);
     // The embedded database has no autovacuum: the daemon analyzes it, and says so; a
     // PostgreSQL running with autovacuum off (as the workplace's does) too. Where the
     // server's autovacuum runs, it keeps the statistics: the daemon leaves them to it.
-    if (server!.autovacuum === 'on') expect(analyzed).toEqual([]);
+    const said = logged.filter((line) => line.includes('analyzed'));
+    if (server!.autovacuum === 'on') expect([analyzed, said]).toEqual([[], []]);
     else {
       expect(analyzed).toHaveLength(1);
       expect(analyzed[0]).toMatchObject({
         task: 'analyze',
         database: kind === 'pglite' ? 'embedded' : 'postgres',
       });
+      expect(said).toEqual([
+        kind === 'pglite'
+          ? 'embedded database analyzed'
+          : 'database analyzed by robowatch: its PostgreSQL runs with autovacuum off',
+      ]);
     }
   });
 
