@@ -31,7 +31,7 @@ export function registerConfig(program: Command, context: CliContext): void {
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** What a configuration watches and whom it tells, in a few lines; never a secret. */
-export function describeConfig(config: Config): string {
+function describeConfig(config: Config): string {
   const schedules = new Map<string, number>();
   for (const site of config.sites)
     schedules.set(site.schedule, (schedules.get(site.schedule) ?? 0) + 1);
@@ -53,9 +53,17 @@ export function describeConfig(config: Config): string {
     `  sites in the file: ${config.sites.length}${config.sites.length === 0 ? '' : `, checked on ${checked}, in ${timezone}`}; the digest on '${config.schedule.digest}'`,
     `  database: ${config.databaseUrl === undefined ? `embedded, in ${config.dataDir}` : `PostgreSQL at ${databaseHost(config.databaseUrl)} (DATABASE_URL)`}`,
     `  alerts: ${alerts.length === 0 ? 'nobody is told (no notify.email.to and no notify.webhooks)' : `${alerts.join(' and ')}, for every site without its own`}`,
-    `  web: http://${config.web.host.includes(':') ? `[${config.web.host}]` : config.web.host}:${config.web.port}`,
+    `  web: ${webAddress(config.web.host, config.web.port)}`,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** Where the web UI listens; port 0 is a free port the start chooses (and logs). */
+function webAddress(host: string, port: number): string {
+  const name = host.includes(':') ? `[${host}]` : host;
+  return port === 0
+    ? `http://${name}, on a free port chosen at the start (logged as web listening)`
+    : `http://${name}:${port}`;
 }
 
 /** A mail server's host and port, without its user or password. */

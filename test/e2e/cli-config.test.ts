@@ -56,7 +56,7 @@ web: {listen: '127.0.0.1:9090'}
     expect(existsSync(join(dir, 'data'))).toBe(false);
 
     // Embedded, and telling nobody: said, for that is what the daemon would do.
-    const quiet = writeConfig(SITES);
+    const quiet = writeConfig(`${SITES}web: {listen: '[::1]:0'}\n`);
     const embedded = await runInProcess(['config', 'check', '--config', quiet.file], {
       env: { DATABASE_URL: '' },
       cwd: quiet.dir,
@@ -65,6 +65,9 @@ web: {listen: '127.0.0.1:9090'}
     expect(embedded.stdout).toContain(`  database: embedded, in ${join(quiet.dir, 'data')}\n`);
     expect(embedded.stdout).toContain(
       '  alerts: nobody is told (no notify.email.to and no notify.webhooks)\n',
+    );
+    expect(embedded.stdout).toContain(
+      '  web: http://[::1], on a free port chosen at the start (logged as web listening)\n',
     );
     expect(existsSync(join(quiet.dir, 'data'))).toBe(false);
   });
