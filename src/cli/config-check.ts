@@ -3,6 +3,7 @@ import type { Config } from '../config/config.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
 import { write } from './io.js';
+import { smtpServer } from '../monitor/views/notifications.js';
 
 /**
  * `robowatch config check`: the configuration as `start` and a reload (SIGHUP) would load
@@ -45,7 +46,7 @@ function describeConfig(config: Config): string {
   const alerts = [
     defaults.email.length === 0
       ? null
-      : `${plural(defaults.email.length, 'email address', 'email addresses')}${email === undefined ? '' : ` through ${mailServer(email.smtp)}`}`,
+      : `${plural(defaults.email.length, 'email address', 'email addresses')}${email === undefined ? '' : ` through ${smtpServer(email.smtp)}`}`,
     defaults.webhooks.length === 0 ? null : plural(defaults.webhooks.length, 'webhook'),
   ].filter((part) => part !== null);
   const lines = [
@@ -64,16 +65,6 @@ function webAddress(host: string, port: number): string {
   return port === 0
     ? `http://${name}, on a free port chosen at the start (logged as web listening)`
     : `http://${name}:${port}`;
-}
-
-/** A mail server's host and port, without its user or password. */
-function mailServer(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}`;
-  } catch {
-    return 'the mail server';
-  }
 }
 
 /** A database URL's host, port and database, without its user or password. */
