@@ -554,10 +554,16 @@ function ownPool(options: pg.PoolConfig): pg.Pool {
   return pool;
 }
 
+/**
+ * A database URL as messages show it: its password masked, in the URL's user part and in
+ * a `?password=` (or `sslpassword=`) parameter, which the driver reads as well.
+ */
 function redact(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== '') parsed.password = '***';
+    for (const key of ['password', 'sslpassword'])
+      if (parsed.searchParams.has(key)) parsed.searchParams.set(key, '***');
     return parsed.toString();
   } catch {
     return 'the configured DATABASE_URL';

@@ -786,6 +786,18 @@ describe('fatal errors', () => {
       /^robowatch: cannot connect to the database at postgres:\/\/robowatch:\*\*\*@127\.0\.0\.1:1\/robowatch: .*ECONNREFUSED.*\n$/,
     );
     expect(result.stderr).not.toContain('secret');
+    // A password given as a parameter of the URL, which the driver reads too, is masked.
+    const param = await runRobowatch(['check', '--config', file], {
+      env: {
+        DATABASE_URL:
+          'postgres://robowatch@127.0.0.1:1/robowatch?password=secret-2&sslpassword=secret-3',
+      },
+    });
+    expect(param.code).toBe(1);
+    expect(param.stderr).toMatch(
+      /^robowatch: cannot connect to the database at postgres:\/\/robowatch@127\.0\.0\.1:1\/robowatch\?password=\*\*\*&sslpassword=\*\*\*: /,
+    );
+    expect(param.stderr).not.toContain('secret');
   });
 
   it('keeps a second process out of the embedded database', async () => {
