@@ -4,17 +4,18 @@
  * the streams, environment and signals it is given. main.ts gives it the process's; the
  * tests give it their own and run commands in their process (test/support/cli.ts).
  */
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AddressInfo } from 'node:net';
 import type Nodemailer from 'nodemailer';
-import type { CliContext, DaemonInfo } from './cli/context.js';
+import type { CliContext, DaemonInfo, RunningDaemon } from './cli/context.js';
 import type { Config } from './config/config.js';
 import type * as Drivers from './drivers.js';
 import { FatalError } from './lib/errors.js';
+import { isRunning } from './lib/process.js';
 
 const require = createRequire(import.meta.url);
 
@@ -35,6 +36,57 @@ const daemonFile = (config: Config) => join(config.dataDir, 'daemon.json');
 
 /** Per host, so that replicas sharing a data volume do not vouch for each other. */
 const heartbeatFile = (config: Config) => join(config.dataDir, `heartbeat-${hostname()}`);
+
+/**
+ * What each process of this host that takes reloads records at its start, one file per
+ * process: replicas
+ * sharing a data volume, or several processes of one host on PostgreSQL, have their own.
+ */
+const runningPrefix = () => `running-${hostname()}-`;
+const runningFile = (config: Config, pid: number) =>
+  join(config.dataDir, `${runningPrefix()}${pid}.json`);
+
+/** The records of this host's daemons in the data directory, whether they run or not. */
+function runningRecords(config: Config): { path: string; record: RunningDaemon | undefined }[] {
+  let names: string[];
+  try {
+    names = readdirSync(config.dataDir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((name) => name.startsWith(runningPrefix()) && name.endsWith('.json'))
+    .map((name) => join(config.dataDir, name))
+    .map((path) => ({ path, record: readRunning(path) }));
+}
+
+/** A daemon's record, or undefined for a file that is not one (of another version, cut short). */
+function readRunning(path: string): RunningDaemon | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { pid, command, version, startedAt, restartSettings } = value as Record<string, unknown>;
+  if (
+    typeof pid !== 'number' ||
+    (command !== 'start' && command !== 'serve') ||
+    !Number.isInteger(pid) ||
+    pid <= 0 ||
+    typeof version !== 'string' ||
+    typeof startedAt !== 'string' ||
+    Number.isNaN(Date.parse(startedAt)) ||
+    typeof restartSettings !== 'object' ||
+    restartSettings === null
+  )
+    return undefined;
+  const settings = Object.entries(restartSettings).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string',
+  );
+  return { pid, command, version, startedAt, restartSettings: Object.fromEntries(settings) };
+}
 
 export function nodeContext(options: NodeContextOptions): CliContext {
   const { io, version, drivers: need } = options;
@@ -102,6 +154,20 @@ export function nodeContext(options: NodeContextOptions): CliContext {
         }
       },
       remove: (config) => rmSync(daemonFile(config), { force: true }),
+    },
+    runningFile: {
+      write: (config, record) => {
+        mkdirSync(config.dataDir, { recursive: true });
+        // Those of processes gone without removing theirs (killed) are not left to pile up.
+        for (const { path, record: other } of runningRecords(config))
+          if (other !== undefined && !isRunning(other.pid)) rmSync(path, { force: true });
+        writeFileSync(runningFile(config, record.pid), JSON.stringify(record), { mode: 0o600 });
+      },
+      list: (config) =>
+        runningRecords(config)
+          .flatMap(({ record }) => (record !== undefined && isRunning(record.pid) ? [record] : []))
+          .sort((a, b) => a.pid - b.pid),
+      remove: (config) => rmSync(runningFile(config, options.pid), { force: true }),
     },
     fetch: (url, init) => fetch(url, init),
     fetchRobotsTxt: async (origin, allowPrivateAddresses) => {

@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
 import type { Config } from '../config/config.js';
-import type { CliContext } from './context.js';
+import type { CliContext, RunningDaemon } from './context.js';
 import { readConfig } from './context.js';
 import { write } from './io.js';
 import { smtpServer } from '../monitor/views/notifications.js';
+import { formatInstant } from '../policy/wording/format.js';
+import { listNames } from '../policy/wording/explain-pairs.js';
+import { restartChangedSince } from './reload.js';
 
 /**
  * `robowatch config check`: the configuration as `start` and a reload (SIGHUP) would load
@@ -17,7 +20,7 @@ export function registerConfig(program: Command, context: CliContext): void {
     .command('check')
     .summary('check the configuration file before a start or a reload')
     .description(
-      'Loads the configuration as `robowatch start` and a reload (SIGHUP) would, its ${NAME} settings filled in from the environment, and says what it watches and whom it tells; exit 1 with the error, in one line, when they would refuse it. It fetches nothing and opens no database.',
+      'Loads the configuration as `robowatch start` and a reload (SIGHUP) would, its ${NAME} settings filled in from the environment, and says what it watches and whom it tells, and what a reload would apply to each daemon of this host on its data directory (the settings a restart needs named); exit 1 with the error, in one line, when they would refuse it. It fetches nothing and opens no database.',
     )
     .option(
       '--config <file>',
@@ -25,7 +28,16 @@ export function registerConfig(program: Command, context: CliContext): void {
     )
     .action(async (options: { config?: string }) => {
       const config = await readConfig(context, options.config);
-      await write(context.io.stdout, describeConfig(config));
+      const daemons = context.runningFile
+        .list(config)
+        .map((d) => describeDaemon(config, d, context.version));
+      await write(
+        context.io.stdout,
+        describeConfig(config) +
+          (daemons.length === 0
+            ? `  running: no robowatch start or serve on this host with this data directory (${config.dataDir})\n`
+            : daemons.map((line) => `  running: ${line}\n`).join('')),
+      );
     });
 }
 
@@ -57,6 +69,23 @@ function describeConfig(config: Config): string {
     `  web: ${webAddress(config.web.host, config.web.port)}`,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A process of this host on the file's data directory (`start`, `serve`), and what a reload
+ * of the file would do to it: the settings it keeps until it restarts are compared with those it started
+ * with (a reload applies the rest of the file).
+ */
+function describeDaemon(config: Config, daemon: RunningDaemon, version: string): string {
+  const started = formatInstant(new Date(daemon.startedAt), config.schedule.timezone);
+  const runs =
+    daemon.version === version ? '' : `, running robowatch ${daemon.version} (this is ${version})`;
+  const reload = `a reload (kill -HUP ${daemon.pid})`;
+  const changed = restartChangedSince(daemon.restartSettings, config);
+  const which = `process ${daemon.pid} (robowatch ${daemon.command}), started ${started}${runs}`;
+  return changed.length === 0
+    ? `${which}: ${reload} applies all of the file`
+    : `${which}: ${reload} applies the file except ${listNames(changed)}: changed since it started, they apply when it restarts`;
 }
 
 /** Where the web UI listens; port 0 is a free port the start chooses (and logs). */

@@ -39,6 +39,17 @@ export interface CliContext extends Platform {
     remove(config: Config): void;
   };
   /**
+   * What each process of this host that takes reloads (`start`, `serve`) records in its
+   * data directory at its start (its version, when, the restart settings' fingerprints),
+   * for `config check` to say what a reload of a file would apply; `list` skips a record
+   * whose process no longer runs.
+   */
+  readonly runningFile: {
+    write(config: Config, record: RunningDaemon): void;
+    list(config: Config): RunningDaemon[];
+    remove(config: Config): void;
+  };
+  /**
    * One site's live robots.txt, fetched as robowatch checks (its limits, its SSRF guard
    * unless `allowPrivateAddresses`), without a configuration: `eval --robots URL`.
    */
@@ -55,6 +66,21 @@ export interface DaemonInfo {
   readonly pid: number;
   readonly url: string;
   readonly token: string;
+}
+
+/**
+ * A daemon (or `serve`) of this host as it recorded itself at its start
+ * (CliContext.runningFile).
+ */
+export interface RunningDaemon {
+  readonly pid: number;
+  /** The command it runs: both reload their configuration on SIGHUP. */
+  readonly command: 'start' | 'serve';
+  readonly version: string;
+  /** ISO 8601. */
+  readonly startedAt: string;
+  /** restartFingerprints of the configuration it started with. */
+  readonly restartSettings: Readonly<Record<string, string>>;
 }
 
 /** Loads the configuration (--config, ROBOWATCH_CONFIG, default); bad config is fatal. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Config } from '../config/config.js';
 import { withRegistry } from '../config/config.js';
 import { loadConfig } from '../config/load.js';
@@ -5,7 +6,7 @@ import { oneLine } from '../lib/errors.js';
 import type { Logger } from '../lib/logger.js';
 import type { SiteCatalog } from '../monitor/sites/catalog.js';
 import { smtpServer } from '../monitor/views/notifications.js';
-import type { CliContext } from './context.js';
+import type { CliContext, RunningDaemon } from './context.js';
 
 /** Settings a running process keeps until it restarts (the rest apply at a reload). */
 const RESTART_SETTINGS: readonly [string, (c: Config) => unknown][] = [
@@ -43,25 +44,57 @@ export function mailChange(
   };
 }
 
+/**
+ * Each setting a running process keeps until it restarts, by name, as a SHA-256 of its
+ * value: what the daemon records at its start (`config check` compares a file with it)
+ * without the value itself, which may hold a password.
+ */
+export function restartFingerprints(config: Config): Record<string, string> {
+  return Object.fromEntries(
+    RESTART_SETTINGS.map(([name, pick]) => [
+      name,
+      createHash('sha256')
+        .update(JSON.stringify(pick(config) ?? null))
+        .digest('hex'),
+    ]),
+  );
+}
+
+/**
+ * The settings of `config` that differ from those a process started with (its
+ * restartFingerprints) and so need a restart to apply; one it did not record (a daemon of
+ * an earlier version) is counted as changed.
+ */
+export function restartChangedSince(
+  started: Readonly<Record<string, string>>,
+  config: Config,
+): string[] {
+  const now = restartFingerprints(config);
+  return RESTART_SETTINGS.map(([name]) => name).filter((name) => started[name] !== now[name]);
+}
+
 /** The settings that differ between two configurations and need a restart to apply. */
 export function restartNeededFor(before: Config, after: Config): string[] {
-  return RESTART_SETTINGS.filter(
-    ([, pick]) => JSON.stringify(pick(before)) !== JSON.stringify(pick(after)),
-  ).map(([name]) => name);
+  return restartChangedSince(restartFingerprints(before), after);
 }
 
 /**
  * On SIGHUP, reads the configuration file again and applies its sites, their settings,
  * the top-level ones they fall back on and the schedules, without stopping work under
  * way. A file that does not load is refused with its one-line error and the running
- * configuration stays. Returns what stops listening.
+ * configuration stays. The process is recorded in its data directory meanwhile, for
+ * `config check` to say what a reload of a file would apply. Returns what stops
+ * listening (and removes the record).
  */
 export function reloadOnHangup(
   context: CliContext,
   catalog: SiteCatalog,
   logger: Logger,
   path: string | undefined,
+  command: RunningDaemon['command'],
 ): () => void {
+  const started = catalog.file;
+  recordProcess(context, started, logger, command);
   let reloading: Promise<void> = Promise.resolve();
   const reload = async () => {
     let next: Config;
@@ -124,8 +157,39 @@ export function reloadOnHangup(
         `changed settings that apply at the next start: ${restart.join(', ')}`,
       );
   };
-  return context.onHangup(() => {
+  const stop = context.onHangup(() => {
     logger.info({}, 'SIGHUP received: reloading the configuration');
     reloading = reloading.then(reload);
   });
+  return () => {
+    stop();
+    context.runningFile.remove(started);
+  };
+}
+
+/**
+ * Records in the data directory that this process runs and takes reloads, since when and
+ * with which restart settings (their fingerprints). A data directory that cannot be
+ * written costs only that.
+ */
+function recordProcess(
+  context: CliContext,
+  config: Config,
+  logger: Logger,
+  command: RunningDaemon['command'],
+): void {
+  try {
+    context.runningFile.write(config, {
+      pid: context.pid,
+      command,
+      version: context.version,
+      startedAt: context.now().toISOString(),
+      restartSettings: restartFingerprints(config),
+    });
+  } catch (error) {
+    logger.warn(
+      { dataDir: config.dataDir, error: oneLine(error) },
+      'cannot record this process in its data directory: robowatch config check will not see it',
+    );
+  }
 }

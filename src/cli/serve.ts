@@ -27,7 +27,7 @@ export function registerServe(program: Command, context: CliContext): void {
       const handle = await openStore(context, config);
       const fetcher = context.createFetcher(config);
       const catalog = wireCatalog(context, config, handle.db);
-      const stopReloads = reloadOnHangup(context, catalog, logger, options.config);
+      const stopReloads = reloadOnHangup(context, catalog, logger, options.config, 'serve');
       try {
         await catalog.load();
         // Links in what it renders (digest previews, alerts as sent) point where it listens.

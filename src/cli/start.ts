@@ -72,7 +72,7 @@ export async function runDaemon(
   const embedded = handle.kind === 'pglite' && options.web;
   const localToken = embedded ? randomBytes(32).toString('hex') : undefined;
   try {
-    stopReloads = reloadOnHangup(context, catalog, logger, options.config);
+    stopReloads = reloadOnHangup(context, catalog, logger, options.config, 'start');
     // Listen first: a port that cannot be had stops the daemon before it does any work.
     if (options.web) {
       const app = wireWeb(context, config, {

@@ -19,6 +19,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { x as extractTar } from 'tar';
+import { isRunning } from '../lib/process.js';
 import { installJobSchema } from './job-schema.js';
 import * as schema from './schema.js';
 import {
@@ -190,13 +191,4 @@ function lockDirectory(dataDir: string): () => void {
     }
   }
   throw new DatabaseError(`cannot lock the embedded database in ${dataDir}`);
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -4,10 +4,11 @@
  * password; or why they would refuse it, in one line. It opens no database. (That a reload
  * refuses a file for the same reason is daemon-sites.test.ts's.)
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runInProcess } from '../support/cli.js';
 
 function writeConfig(text: string): { dir: string; file: string } {
@@ -47,6 +48,7 @@ web: {listen: '127.0.0.1:9090'}
         '  database: PostgreSQL at db.example:5432/robowatch (DATABASE_URL)',
         '  alerts: 2 email addresses through smtp://mail.example:587 and 1 webhook, for every site without its own',
         '  web: http://127.0.0.1:9090',
+        `  running: no robowatch start or serve on this host with this data directory (${join(dir, 'data')})`,
         '',
       ].join('\n'),
     );
@@ -70,6 +72,85 @@ web: {listen: '127.0.0.1:9090'}
       '  web: http://[::1], on a free port chosen at the start (logged as web listening)\n',
     );
     expect(existsSync(join(quiet.dir, 'data'))).toBe(false);
+  });
+
+  it('says what a reload of the file would apply to the daemon that runs on its data directory', async () => {
+    const { dir, file } = writeConfig(
+      `sites: []\nweb: {listen: '127.0.0.1:0', token: '\${TOKEN}'}\n`,
+    );
+    const data = join(dir, 'data');
+    const env = { DATABASE_URL: '', TOKEN: 'config-check-token-0123456789' };
+    const check = async () => {
+      const result = await runInProcess(['config', 'check', '--config', file], { env, cwd: dir });
+      expect([result.code, result.stderr]).toEqual([0, '']);
+      return result.stdout.split('\n').filter((line) => line.startsWith('  running: '));
+    };
+    // What a daemon killed without cleaning up left, and a file cut short: neither runs.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const record = (pid: number) => join(data, `running-${hostname()}-${pid}.json`);
+    mkdirSync(data);
+    writeFileSync(
+      record(gone),
+      JSON.stringify({
+        pid: gone,
+        command: 'start',
+        version: '0.0.1',
+        startedAt: new Date().toISOString(),
+        restartSettings: {},
+      }),
+    );
+    writeFileSync(record(1), '{"pid": 1, "vers');
+    expect(await check()).toEqual([
+      `  running: no robowatch start or serve on this host with this data directory (${data})`,
+    ]);
+
+    const stop = new AbortController();
+    const daemon = runInProcess(['start', '--config', file], {
+      env,
+      cwd: dir,
+      signal: stop.signal,
+    });
+    try {
+      await vi.waitFor(() => expect(existsSync(record(process.pid))).toBe(true), {
+        timeout: 60_000,
+        interval: 50,
+      });
+      // The record says no secret and keeps to its owner; the dead process's is gone.
+      expect(statSync(record(process.pid)).mode & 0o777).toBe(0o600);
+      expect(readFileSync(record(process.pid), 'utf8')).not.toContain(env.TOKEN);
+      expect(existsSync(record(gone))).toBe(false);
+      const [line, ...others] = await check();
+      expect(others).toEqual([]);
+      const started =
+        /^ {2}running: process (\d+) \(robowatch start\), started (\d{4}-\d\d-\d\d \d\d:\d\d) UTC: (.*)$/.exec(
+          line!,
+        );
+      expect(started?.slice(1)).toEqual([
+        String(process.pid),
+        expect.stringMatching(/^\d{4}/),
+        `a reload (kill -HUP ${process.pid}) applies all of the file`,
+      ]);
+
+      // Sites and alerts apply at a reload; how it fetches and its web address at a restart.
+      writeFileSync(
+        file,
+        `sites: []\nwatch: [/, /pricing]\nnotify: {webhooks: [{url: 'https://hooks.example/x'}]}\nweb: {listen: '127.0.0.1:0', token: '\${TOKEN}'}\nfetch: {timeoutMs: 5000}\nschedule: {timezone: Europe/Paris}\n`,
+      );
+      expect(await check()).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^ {2}running: process ${process.pid} \\(robowatch start\\), started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d \\(Europe/Paris\\): a reload \\(kill -HUP ${process.pid}\\) applies the file except fetch and schedule\\.timezone: changed since it started, they apply when it restarts$`,
+          ),
+        ),
+      ]);
+    } finally {
+      stop.abort();
+    }
+    expect((await daemon).code).toBe(0);
+    // Stopped, it is no longer there to reload.
+    expect(await check()).toEqual([
+      `  running: no robowatch start or serve on this host with this data directory (${data})`,
+    ]);
   });
 
   it('refuses a file start or a reload would refuse, in one line that names what is wrong', async () => {

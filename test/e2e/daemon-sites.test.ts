@@ -184,6 +184,14 @@ describe('robowatch start with sites that change while it runs', () => {
           )
           .replace('timeoutMs: 3000}', 'timeoutMs: 3000, userAgent: reloaded-agent/1.0}'),
       );
+      // `config check` says beforehand which of them a reload leaves for the restart, and
+      // still says so after it: the daemon goes on with those it started with.
+      const pid = daemon.child.pid!;
+      const before = await runInProcess(['config', 'check', '--config', file], { env });
+      const waiting = new RegExp(
+        `\\n {2}running: process ${pid} \\(robowatch start\\), started [^:]+:\\d\\d \\(Asia/Tokyo\\): a reload \\(kill -HUP ${pid}\\) applies the file except fetch and schedule\\.timezone: changed since it started, they apply when it restarts\\n$`,
+      );
+      expect(before.stdout).toMatch(waiting);
       daemon.child.kill('SIGHUP');
       await vi.waitFor(
         () =>
@@ -196,6 +204,8 @@ describe('robowatch start with sites that change while it runs', () => {
         wait,
       );
       expect(logged(daemon, `email now goes through ${server}, from rw@example.com`)).toBe(true);
+      const after = await runInProcess(['config', 'check', '--config', file], { env });
+      expect(after.stdout).toMatch(waiting);
       // A test of the webhook goes out as its alerts do, with the User-Agent it started with.
       const listed = (await (await api('GET', '/api/v1/notifications')).json()) as {
         email: unknown;

@@ -21,6 +21,7 @@ import type { DaemonProcess } from '../support/daemon.js';
 import { createTestDatabase, postgresUrl } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
 import { FixtureServer } from '../support/fixture-server.js';
+import { runInProcess } from '../support/cli.js';
 
 const TOKEN = 'web-process-token-0123456789';
 const ROBOTS = 'User-agent: *\nDisallow: /private/\n';
@@ -68,6 +69,23 @@ web: {listen: 0, token: ${TOKEN}}
       const api = await webApi(web, TOKEN);
       await vi.waitFor(() => expect(robotsFetches(fileSite)).toBeGreaterThanOrEqual(2), wait);
       expect(robotsFetches(apiSite)).toBe(0);
+      // Both processes take reloads of the file: `config check` names each.
+      const checked = await runInProcess(['config', 'check', '--config', config], { env });
+      const running = checked.stdout.split('\n').filter((l) => l.startsWith('  running: '));
+      const processes: [number, string][] = [
+        [daemon.child.pid!, 'start'],
+        [web.child.pid!, 'serve'],
+      ];
+      expect(running).toHaveLength(2);
+      processes
+        .sort(([a], [b]) => a - b)
+        .forEach(([pid, command], i) =>
+          expect(running[i]).toMatch(
+            new RegExp(
+              `^ {2}running: process ${pid} \\(robowatch ${command}\\), started .* UTC: a reload \\(kill -HUP ${pid}\\) applies all of the file$`,
+            ),
+          ),
+        );
 
       // Added in the web process: its baseline there, then the daemon's checks every period.
       const added = await api('POST', '/api/v1/sites', { url: apiSite.origin });

@@ -3,7 +3,12 @@
  * until it restarts: the log names each of those that changed.
  */
 import { describe, expect, it } from 'vitest';
-import { mailChange, restartNeededFor } from '../../../src/cli/reload.js';
+import {
+  mailChange,
+  restartChangedSince,
+  restartFingerprints,
+  restartNeededFor,
+} from '../../../src/cli/reload.js';
 import { parseConfig } from '../../../src/config/validate.js';
 import { keepingRestartSettings, withRegistry } from '../../../src/config/config.js';
 import { readRegistry } from '../../../src/config/registry.js';
@@ -101,6 +106,33 @@ describe('a reload and the settings that apply at the next start', () => {
     expect(withRegistry(kept, registryFixture).registry.active.version).toEqual(
       registryFixture.version,
     );
+  });
+});
+
+describe('what a process records of the settings it started with', () => {
+  it('keeps a fingerprint of each, which tells the changed ones and holds no value', () => {
+    const secret = parse(
+      `web: {listen: 127.0.0.1:8080, token: a-token-of-sixteen-characters}\nsites: []\n`,
+    );
+    const recorded = restartFingerprints(secret);
+    expect(Object.keys(recorded)).toEqual([
+      'dataDir',
+      'DATABASE_URL',
+      'fetch',
+      'schedule.timezone',
+      'schedule.leaseMs',
+      'schedule.retentionDays',
+      'web',
+      'archive',
+    ]);
+    expect(JSON.stringify(recorded)).not.toContain('a-token-of-sixteen-characters');
+    expect(restartChangedSince(recorded, secret)).toEqual([]);
+    expect(restartChangedSince(restartFingerprints(running), next)).toEqual(
+      restartNeededFor(running, next),
+    );
+    // One that a process of an earlier version did not record may have changed: named.
+    const { web: _web, ...older } = recorded;
+    expect(restartChangedSince(older, secret)).toEqual(['web']);
   });
 });
 
