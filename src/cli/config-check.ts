@@ -20,7 +20,7 @@ export function registerConfig(program: Command, context: CliContext): void {
     .command('check')
     .summary('check the configuration file before a start or a reload')
     .description(
-      'Loads the configuration as `robowatch start` and a reload (SIGHUP) would, its ${NAME} settings filled in from the environment, and says what it watches and whom it tells, and what a reload would apply to each daemon of this host on its data directory (the settings a restart needs named); exit 1 with the error, in one line, when they would refuse it. It fetches nothing and opens no database.',
+      'Loads the configuration as `robowatch start` and a reload (SIGHUP) would, its ${NAME} settings filled in from the environment, and says what it watches and whom it tells, and what a reload would apply to each robowatch start or serve of this host on its data directory (the settings that wait for a restart named); exit 1 with the error, in one line, when they would refuse it. It fetches nothing and opens no database.',
     )
     .option(
       '--config <file>',
@@ -72,9 +72,9 @@ function describeConfig(config: Config): string {
 }
 
 /**
- * A process of this host on the file's data directory (`start`, `serve`), and what a reload
- * of the file would do to it: the settings it keeps until it restarts are compared with those it started
- * with (a reload applies the rest of the file).
+ * A process of this host on the file's data directory (`start`, `serve`), and what a
+ * reload of the file would do to it: the settings it keeps until it restarts are compared
+ * with those it started with (a reload applies the rest of the file).
  */
 function describeDaemon(config: Config, daemon: RunningDaemon, version: string): string {
   const started = formatInstant(new Date(daemon.startedAt), config.schedule.timezone);

@@ -4,7 +4,7 @@
  * password; or why they would refuse it, in one line. It opens no database. (That a reload
  * refuses a file for the same reason is daemon-sites.test.ts's.)
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,10 @@ function writeConfig(text: string): { dir: string; file: string } {
   writeFileSync(file, text);
   return { dir, file };
 }
+
+const { version: VERSION } = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+) as { version: string };
 
 const SITES = `agents: [Googlebot, GPTBot]
 sites:
@@ -131,7 +135,8 @@ web: {listen: '127.0.0.1:9090'}
         `a reload (kill -HUP ${process.pid}) applies all of the file`,
       ]);
 
-      // Sites and alerts apply at a reload; how it fetches and its web address at a restart.
+      // Watched pages and alerts apply at a reload; how it fetches and its time zone at a
+      // restart.
       writeFileSync(
         file,
         `sites: []\nwatch: [/, /pricing]\nnotify: {webhooks: [{url: 'https://hooks.example/x'}]}\nweb: {listen: '127.0.0.1:0', token: '\${TOKEN}'}\nfetch: {timeoutMs: 5000}\nschedule: {timezone: Europe/Paris}\n`,
@@ -143,6 +148,31 @@ web: {listen: '127.0.0.1:9090'}
           ),
         ),
       ]);
+
+      // A process of an earlier version recorded fewer settings: those it did not may have
+      // changed, and are named.
+      const older = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+        stdio: 'ignore',
+      });
+      try {
+        writeFileSync(
+          record(older.pid!),
+          JSON.stringify({
+            pid: older.pid,
+            command: 'serve',
+            version: '0.0.1',
+            startedAt: '2026-01-02T03:04:00.000Z',
+            restartSettings: {},
+          }),
+        );
+        const lines = await check();
+        expect(lines).toHaveLength(2);
+        expect(lines).toContain(
+          `  running: process ${older.pid} (robowatch serve), started 2026-01-02 04:04 (Europe/Paris), running robowatch 0.0.1 (this is ${VERSION}): a reload (kill -HUP ${older.pid}) applies the file except dataDir, DATABASE_URL, fetch, schedule.timezone, schedule.leaseMs, schedule.retentionDays, web and archive: changed since it started, they apply when it restarts`,
+        );
+      } finally {
+        older.kill();
+      }
     } finally {
       stop.abort();
     }
