@@ -8,6 +8,7 @@ import { formatBytes, formatTime, visibleControls } from '../policy/wording/form
 import { lastChangeOf } from '../monitor/views/overview.js';
 import { moreChanges } from '../policy/wording/words.js';
 import { write } from './io.js';
+import { alignColumns } from './table.js';
 import { requireSite, withReads } from './reads.js';
 
 /** `robowatch history ORIGIN`: a site's snapshots, newest first. */
@@ -119,11 +120,5 @@ function formatTable(
       ? 'first snapshot'
       : changeText(changes.get(row.id)),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...table.map((r) => r[i]!.length)));
-  return [header, ...table].map((cells) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd(),
-  );
+  return alignColumns([header, ...table]);
 }
