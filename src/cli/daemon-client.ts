@@ -246,6 +246,14 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
             watching: { agents: site.agents, profile: site.profile },
           };
     },
+    incidents: async ({ siteId, state, limit }) => {
+      const { IncidentListDocument } = await documents();
+      const page: z.output<typeof IncidentListDocument> = await daemon.get(
+        `/api/v1/incidents${query({ site: siteId, state, limit })}`,
+        IncidentListDocument,
+      );
+      return page.incidents;
+    },
     snapshots: async (siteId) => {
       const rows: SnapshotSummary[] = [];
       let next: string | null = `/api/v1/sites/${siteId}/snapshots?limit=500`;

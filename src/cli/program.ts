@@ -34,6 +34,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   backfill: async () => (await import('./backfill.js')).registerBackfill,
   check: async () => (await import('./check.js')).registerCheck,
   history: async () => (await import('./history.js')).registerHistory,
+  incidents: async () => (await import('./incidents.js')).registerIncidents,
   diff: async () => (await import('./diff.js')).registerDiff,
   coverage: async () => (await import('./coverage.js')).registerCoverage,
   migrate: async () => (await import('./migrate.js')).registerMigrate,

@@ -8,9 +8,14 @@ import type { Config, SiteConfig } from '../config/config.js';
 import { ARCHIVE_START_MS } from '../policy/capture-time.js';
 import type { DigestPeriod } from '../policy/digest.js';
 import type { Profile } from '../robots/index.js';
-import type { CoverageDocument, CoverageDocumentValue } from './documents/index.js';
+import type { z } from 'zod';
+import type {
+  CoverageDocument,
+  CoverageDocumentValue,
+  IncidentDocument,
+} from './documents/index.js';
 import type { ReadStore } from './ports.js';
-import type { SnapshotSummary, StoredChange } from './records.js';
+import type { IncidentQuery, SnapshotSummary, StoredChange } from './records.js';
 import type { PreparedDigest } from './delivery/digests.js';
 import { viewCoverage } from './views/coverage.js';
 import { viewDiff } from './views/diff.js';
@@ -71,7 +76,12 @@ export interface HistoryReads {
   previewDigests(sinceMs: number, recipient: string | undefined): Promise<readonly DigestText[]>;
   /** Per month, the share of the watched sites blocking each crawler, operator or purpose. */
   trends(options: Omit<TrendOptions, 'now'>): Promise<readonly LabelledTrend[]>;
+  /** Incidents, the newest first: a site's, or those in one state, when asked. */
+  incidents(query: Omit<IncidentQuery, 'siteIds'>): Promise<readonly IncidentAnswer[]>;
 }
+
+/** An incident as the API answers it. */
+export type IncidentAnswer = z.input<typeof IncidentDocument>;
 
 /** The period a digest "of the last 7d" covers: to now, from the hour (sent twice an hour, one period). */
 export function digestPeriod(now: Date, sinceMs: number): DigestPeriod {
@@ -170,5 +180,22 @@ export function localReads(deps: {
       })),
     trends: async (options) =>
       viewTrends(store, await deps.watched(), deps.config, { ...options, now: deps.now() }),
+    incidents: async (query) => {
+      // The documents (and zod) are loaded by the command that reads them, not every one.
+      const [rows, { incidentDocument }] = await Promise.all([
+        store.listIncidents(query),
+        import('./documents/intent.js'),
+      ]);
+      // Each site as its alerts and pages call it (its name where it has one).
+      const names = new Map(
+        await Promise.all(
+          [...new Set(rows.map((row) => row.origin))].map(
+            async (origin) => [origin, (await deps.siteConfig(origin))?.name ?? null] as const,
+          ),
+        ),
+      );
+      const now = deps.now();
+      return rows.map((row) => incidentDocument(row, now, names.get(row.origin) ?? null));
+    },
   };
 }

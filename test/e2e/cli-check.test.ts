@@ -412,11 +412,55 @@ fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
     );
     expect(better.stdout).toMatch(/0 unchanged\n$/);
 
+    // The incident, as the incidents page lists it: open, with what crawlers cannot do.
+    const open = await robowatch('incidents', '--config', config);
+    expect([open.code, open.stderr]).toEqual([0, '']);
+    const [header, row, ...more] = open.stdout.trimEnd().split('\n');
+    expect(more).toEqual([]);
+    expect(header).toMatch(/^ID +STATE +SITE +OPENED +LASTED +ACKNOWLEDGED +WHAT$/);
+    expect(row).toMatch(
+      new RegExp(
+        `^1 +open +${new URL(server.origin).host} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ +\\S.* so far +- +/private/x is blocked for Googlebot$`,
+      ),
+    );
+
     server.serve('/robots.txt', 200, 'User-agent: GPTBot\nDisallow: /\n');
     const fixed = await robowatch('check', '--config', config);
     expect(fixed.stdout).toContain(
       '    As intended again: incident #1 resolved: http://127.0.0.1:8080/incidents/1\n1 site checked: 0 baseline, 1 changed (1 change), 0 unchanged; incidents: 1 resolved\n',
     );
+    const none = await robowatch('incidents', '--config', config, '--state', 'open');
+    expect(none.stdout).toBe(
+      'no open incidents: every site with an intent is as intended, as far as its last check saw\n',
+    );
+    const listed = await robowatch('incidents', '--config', config, '--state', 'resolved');
+    expect(listed.stdout.split('\n')[1]).toMatch(
+      / +resolved +.* - +at worst 2 watched page × crawler pairs differed from the intent$/,
+    );
+    const resolved = await robowatch('incidents', server.origin, '--config', config, '--json');
+    const documents = resolved.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(documents).toEqual([
+      expect.objectContaining({ id: 1, state: 'resolved', origin: server.origin, lead: null }),
+    ]);
+    // What it cannot list is said in one line.
+    for (const [args, message] of [
+      [['--state', 'closed'], '--state must be open or resolved, not "closed"'],
+      [['--limit', '0'], '--limit must be a whole number from 1 to 500, not "0"'],
+      [
+        ['https://never.example'],
+        'https://never.example has never been checked (run robowatch check first)',
+      ],
+    ] as const) {
+      const refused = await robowatch('incidents', '--config', config, ...args);
+      expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+        2,
+        '',
+        `robowatch: ${message}\n`,
+      ]);
+    }
 
     // --json prints the change events and nothing else, as before.
     server.serve('/robots.txt', 200, V2);

@@ -124,6 +124,17 @@ describe('robowatch start with sites that change while it runs', () => {
       expect(body.subject).toMatch(
         /: (worse|not as intended): \/ and \/private\/x are blocked for Googlebot$/,
       );
+      // Beside the daemon, which holds the embedded database, `incidents` asks it.
+      const incidents = await runInProcess(
+        ['incidents', fileSite.origin, '--state', 'open', '--config', file],
+        { env },
+      );
+      expect([incidents.code, incidents.stderr]).toEqual([0, '']);
+      expect(incidents.stdout).toMatch(
+        new RegExp(
+          `\\n\\d+ +open +${new URL(fileSite.origin).host} +.* so far +- +/ and /private/x are blocked for Googlebot\\n$`,
+        ),
+      );
       fileSite.serve('/robots.txt', 200, ROBOTS);
 
       // SIGHUP: the file now lists another site; it is checked from then on.

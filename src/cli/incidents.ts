@@ -1,0 +1,103 @@
+import type { Command } from 'commander';
+import { UsageError } from '../lib/errors.js';
+import { formatTime, siteLabel, visibleControls } from '../policy/wording/format.js';
+import type { IncidentAnswer } from '../monitor/reads.js';
+import type { CliContext } from './context.js';
+import { readConfig } from './context.js';
+import { write } from './io.js';
+import { requireSite, withReads } from './reads.js';
+import { alignColumns } from './table.js';
+
+const STATES = ['open', 'resolved'] as const;
+
+/** `robowatch incidents [ORIGIN]`: the incidents, newest first, as the incidents page lists them. */
+export function registerIncidents(program: Command, context: CliContext): void {
+  program
+    .command('incidents')
+    .summary('list the incidents: each time a site was not as its owner intends')
+    .description(
+      'Lists the incidents, the newest first: each opened when a check found a site not as its owner intends (a watched page blocked for a crawler meant to crawl it, or robots.txt unreadable) and resolved when a check found it as intended again; with how long it lasted, who acknowledged it and what crawlers cannot do while it is open. Beside a daemon that holds the embedded database, it asks the daemon.',
+    )
+    .argument('[origin]', "only this site's, e.g. https://example.com")
+    .option(
+      '--config <file>',
+      'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
+    )
+    .option('--state <state>', `only those ${STATES.join(' or ')}`)
+    .option('--limit <n>', 'at most this many (1 to 500)', '100')
+    .option('--json', 'print one JSON object per incident, as the API gives it')
+    .action(
+      async (
+        value: string | undefined,
+        options: { config?: string; state?: string; limit: string; json?: boolean },
+      ) => {
+        const state = options.state;
+        if (state !== undefined && !(STATES as readonly string[]).includes(state))
+          throw new UsageError(`--state must be open or resolved, not "${visibleControls(state)}"`);
+        const limit = Number(options.limit);
+        if (!/^\d+$/.test(options.limit) || limit < 1 || limit > 500)
+          throw new UsageError(
+            `--limit must be a whole number from 1 to 500, not "${visibleControls(options.limit)}"`,
+          );
+        const config = await readConfig(context, options.config);
+        const incidents = await withReads(context, config, async (reads) => {
+          const siteId = value === undefined ? undefined : (await requireSite(reads, value)).id;
+          return reads.incidents({
+            ...(siteId === undefined ? {} : { siteId }),
+            ...(state === undefined ? {} : { state: state as (typeof STATES)[number] }),
+            limit,
+          });
+        });
+        const out = options.json
+          ? incidents.map((incident) => JSON.stringify(incident))
+          : incidents.length === 0
+            ? [none(state, value)]
+            : formatTable(incidents);
+        await write(context.io.stdout, out.join('\n') + '\n');
+      },
+    );
+}
+
+/** What an empty list means, in words. */
+function none(state: string | undefined, origin: string | undefined): string {
+  const where = origin === undefined ? '' : ` for ${visibleControls(origin)}`;
+  return state === 'open'
+    ? `no open incidents${where}: every site with an intent is as intended, as far as its last check saw`
+    : `no ${state === 'resolved' ? 'resolved ' : ''}incidents${where}`;
+}
+
+function formatTable(incidents: readonly IncidentAnswer[]): string[] {
+  const header = ['ID', 'STATE', 'SITE', 'OPENED', 'LASTED', 'ACKNOWLEDGED', 'WHAT'];
+  return alignColumns([
+    header,
+    ...incidents.map((incident) => [
+      String(incident.id),
+      incident.state === 'open' ? 'open' : 'resolved',
+      visibleControls(siteLabel(incident.origin, incident.name)),
+      formatTime(new Date(incident.openedAt)),
+      incident.duration + (incident.state === 'open' ? ' so far' : ''),
+      incident.acknowledgedAt === null
+        ? '-'
+        : visibleControls(
+            `by ${incident.acknowledgedBy ?? 'someone'}${incident.note === null ? '' : `: ${incident.note}`}`,
+          ),
+      visibleControls(what(incident)),
+    ]),
+  ]);
+}
+
+/**
+ * The incident in a phrase: what crawlers cannot do while it is open (as its alerts lead);
+ * once resolved, why the file could not be read, or how far from the intent it was at worst
+ * (as the incidents page says it).
+ */
+function what(incident: IncidentAnswer): string {
+  const pairs = `${incident.worstCount} watched page × crawler pair${incident.worstCount === 1 ? '' : 's'}`;
+  const text =
+    incident.lead ??
+    (incident.siteState === 'cannot-check'
+      ? (incident.causes[0] ?? 'robots.txt could not be read')
+      : `at worst ${pairs} differed from the intent`);
+  const times = `${incident.reopened} time${incident.reopened === 1 ? '' : 's'}`;
+  return incident.reopened > 0 ? `${text} (came back ${times} within the flap window)` : text;
+}
