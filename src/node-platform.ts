@@ -72,7 +72,7 @@ function readRunning(path: string): RunningDaemon | undefined {
   const { pid, command, version, startedAt, restartSettings } = value as Record<string, unknown>;
   if (
     typeof pid !== 'number' ||
-    (command !== 'start' && command !== 'serve') ||
+    (command !== 'start' && command !== 'serve' && command !== 'demo') ||
     !Number.isInteger(pid) ||
     pid <= 0 ||
     typeof version !== 'string' ||

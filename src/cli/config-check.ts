@@ -20,7 +20,7 @@ export function registerConfig(program: Command, context: CliContext): void {
     .command('check')
     .summary('check the configuration file before a start or a reload')
     .description(
-      'Loads the configuration as `robowatch start` and a reload (SIGHUP) would, its ${NAME} settings filled in from the environment, and says what it watches and whom it tells, and what a reload would apply to each robowatch start or serve of this host on its data directory (the settings that wait for a restart named); exit 1 with the error, in one line, when they would refuse it. It fetches nothing and opens no database.',
+      'Loads the configuration as `robowatch start` and a reload (SIGHUP) would, its ${NAME} settings filled in from the environment, and says what it watches and whom it tells, and what a reload would apply to each robowatch start, serve or demo of this host on its data directory (the settings that wait for a restart named); exit 1 with the error, in one line, when they would refuse it. It fetches nothing and opens no database.',
     )
     .option(
       '--config <file>',
@@ -35,7 +35,7 @@ export function registerConfig(program: Command, context: CliContext): void {
         context.io.stdout,
         describeConfig(config) +
           (daemons.length === 0
-            ? `  running: no robowatch start or serve on this host with this data directory (${config.dataDir})\n`
+            ? `  running: none on this host with this data directory (${config.dataDir})\n`
             : daemons.map((line) => `  running: ${line}\n`).join('')),
       );
     });
@@ -72,7 +72,7 @@ function describeConfig(config: Config): string {
 }
 
 /**
- * A process of this host on the file's data directory (`start`, `serve`), and what a
+ * A process of this host on the file's data directory (`start`, `serve`, `demo`), and what a
  * reload of the file would do to it: the settings it keeps until it restarts are compared
  * with those it started with (a reload applies the rest of the file).
  */

@@ -74,8 +74,8 @@ export interface DaemonInfo {
  */
 export interface RunningDaemon {
   readonly pid: number;
-  /** The command it runs: both reload their configuration on SIGHUP. */
-  readonly command: 'start' | 'serve';
+  /** The command it runs: each reloads its configuration on SIGHUP. */
+  readonly command: 'start' | 'serve' | 'demo';
   readonly version: string;
   /** ISO 8601. */
   readonly startedAt: string;

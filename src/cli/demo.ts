@@ -283,6 +283,7 @@ export function registerDemo(program: Command, context: CliContext): void {
         await runDaemon(context, {
           config: file,
           web: true,
+          command: 'demo',
           onListening: (url) =>
             context.io.stderr.write(
               `robowatch demo: ${DEMO_SITES.length} local sites whose robots.txt changes every ${step} s, ${fresh} (${dataDir}).\n` +

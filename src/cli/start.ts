@@ -37,7 +37,13 @@ export function registerStart(program: Command, context: CliContext): void {
  */
 export async function runDaemon(
   context: CliContext,
-  options: { config?: string; web: boolean; onListening?: (url: string) => void },
+  options: {
+    config?: string;
+    web: boolean;
+    onListening?: (url: string) => void;
+    /** The command it runs as, as `config check` names it (`demo` runs the daemon too). */
+    command?: 'start' | 'demo';
+  },
 ): Promise<void> {
   const config = await readConfig(context, options.config);
   const logger = context.createLogger();
@@ -72,7 +78,13 @@ export async function runDaemon(
   const embedded = handle.kind === 'pglite' && options.web;
   const localToken = embedded ? randomBytes(32).toString('hex') : undefined;
   try {
-    stopReloads = reloadOnHangup(context, catalog, logger, options.config, 'start');
+    stopReloads = reloadOnHangup(
+      context,
+      catalog,
+      logger,
+      options.config,
+      options.command ?? 'start',
+    );
     // Listen first: a port that cannot be had stops the daemon before it does any work.
     if (options.web) {
       const app = wireWeb(context, config, {

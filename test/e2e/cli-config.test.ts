@@ -52,7 +52,7 @@ web: {listen: '127.0.0.1:9090'}
         '  database: PostgreSQL at db.example:5432/robowatch (DATABASE_URL)',
         '  alerts: 2 email addresses through smtp://mail.example:587 and 1 webhook, for every site without its own',
         '  web: http://127.0.0.1:9090',
-        `  running: no robowatch start or serve on this host with this data directory (${join(dir, 'data')})`,
+        `  running: none on this host with this data directory (${join(dir, 'data')})`,
         '',
       ].join('\n'),
     );
@@ -105,7 +105,7 @@ web: {listen: '127.0.0.1:9090'}
     );
     writeFileSync(record(1), '{"pid": 1, "vers');
     expect(await check()).toEqual([
-      `  running: no robowatch start or serve on this host with this data directory (${data})`,
+      `  running: none on this host with this data directory (${data})`,
     ]);
 
     const stop = new AbortController();
@@ -179,7 +179,7 @@ web: {listen: '127.0.0.1:9090'}
     expect((await daemon).code).toBe(0);
     // Stopped, it is no longer there to reload.
     expect(await check()).toEqual([
-      `  running: no robowatch start or serve on this host with this data directory (${data})`,
+      `  running: none on this host with this data directory (${data})`,
     ]);
   });
 

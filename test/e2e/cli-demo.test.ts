@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { runInProcess } from '../support/cli.js';
 import { startCommand, expectCleanExit } from '../support/daemon.js';
 import type { DaemonProcess } from '../support/daemon.js';
 
@@ -74,6 +75,27 @@ describe('robowatch demo', () => {
       { timeout: 60_000, interval: 1_000 },
     );
     expect(demo.stderr).toContain('starting fresh');
+
+    // Beside it, the README's commands read the demo's file: `config check` names the demo
+    // as what a reload reaches, and `incidents` lists what its stories broke.
+    const file = join(dir, 'robowatch-demo.yaml');
+    const env = { DATABASE_URL: '' };
+    const pid = demo.child.pid!;
+    const configured = await runInProcess(['config', 'check', '--config', file], { env });
+    expect(configured.stdout).toMatch(
+      new RegExp(
+        `\\n {2}running: process ${pid} \\(robowatch demo\\), started .*: a reload \\(kill -HUP ${pid}\\) applies all of the file\\n$`,
+      ),
+    );
+    await vi.waitFor(
+      async () => {
+        const listed = await runInProcess(['incidents', '--config', file], { env });
+        expect(listed.stdout).toMatch(
+          /^ID +STATE +SITE .*\n\d+ +(open|resolved) +(Shop|News|Blog) \(127\.0\.0\.1:\d+\) /,
+        );
+      },
+      { timeout: 90_000, interval: 1_000 },
+    );
     const before = await api<{
       sites: { id: number; origin: string; currentSnapshotId: number }[];
     }>('/api/v1/sites');
