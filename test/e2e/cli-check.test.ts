@@ -271,7 +271,7 @@ fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
     );
   });
 
-  it('reads a site added outside the file without a write: its history, diff, coverage, gate and the digest (on PostgreSQL, as a user that may only read)', async () => {
+  it('reads a site added outside the file without a write: its history, incidents, diff, coverage, gate and the digest (on PostgreSQL, as a user that may only read)', async () => {
     const settings = `dataDir: ${join(dir, 'data')}
 agents: [Googlebot, GPTBot]
 watch: [/, /pricing]
@@ -319,6 +319,9 @@ notify: {email: {smtp: 'smtp://127.0.0.1:9', from: robowatch@example.com, to: [s
       expect(diff.stdout).toContain(
         '`Disallow: /pricing` added to the `*` group (line 3)\n    now disallowed for Googlebot: /pricing\n',
       );
+      const incidents = await read('incidents', '--config', config);
+      expect([incidents.code, incidents.stderr]).toEqual([0, '']);
+      expect(incidents.stdout).toMatch(/^ID +STATE +SITE .*\n1 +open +127\.0\.0\.1:\d+ /);
       const coverage = await read('coverage', server.origin, '--config', config);
       expect([coverage.code, coverage.stderr]).toEqual([0, '']);
       expect(coverage.stdout).toContain('No sitemap found: robots.txt has no Sitemap: line');
