@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { UsageError } from '../lib/errors.js';
+import { FatalError, UsageError } from '../lib/errors.js';
+import { listNames } from '../policy/wording/explain-pairs.js';
 import { formatTime, siteLabel, visibleControls } from '../policy/wording/format.js';
 import type { IncidentAnswer } from '../monitor/reads.js';
 import type { CliContext } from './context.js';
@@ -26,10 +27,20 @@ export function registerIncidents(program: Command, context: CliContext): void {
     .option('--state <state>', `only those ${STATES.join(' or ')}`)
     .option('--limit <n>', 'at most this many (1 to 500)', '100')
     .option('--json', 'print one JSON object per incident, as the API gives it')
+    .option(
+      '--exit-code',
+      'exit 1 when one of those listed is open, as a monitoring check or a cron job reads it',
+    )
     .action(
       async (
         value: string | undefined,
-        options: { config?: string; state?: string; limit: string; json?: boolean },
+        options: {
+          config?: string;
+          state?: string;
+          limit: string;
+          json?: boolean;
+          exitCode?: boolean;
+        },
       ) => {
         const state = options.state;
         if (state !== undefined && !(STATES as readonly string[]).includes(state))
@@ -54,8 +65,19 @@ export function registerIncidents(program: Command, context: CliContext): void {
             ? [none(state, value)]
             : formatTable(incidents);
         await write(context.io.stdout, out.join('\n') + '\n');
+        const open = incidents.filter((incident) => incident.state === 'open');
+        if (options.exitCode && open.length > 0) throw new FatalError(stillOpen(open));
       },
     );
+}
+
+/** The open incidents, in one line: how many, and of which sites (a few by name). */
+function stillOpen(open: readonly IncidentAnswer[]): string {
+  const sites = [...new Set(open.map((i) => visibleControls(siteLabel(i.origin, i.name))))];
+  const named =
+    sites.length <= 3 ? sites : [...sites.slice(0, 2), `${sites.length - 2} more sites`];
+  const count = `${open.length} incident${open.length === 1 ? '' : 's'}`;
+  return `${count} open: ${listNames(named)} ${sites.length === 1 ? 'is' : 'are'} not as intended`;
 }
 
 /** What an empty list means, in words. */

@@ -421,6 +421,15 @@ fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
     const [header, row, ...more] = open.stdout.trimEnd().split('\n');
     expect(more).toEqual([]);
     expect(header).toMatch(/^ID +STATE +SITE +OPENED +LASTED +ACKNOWLEDGED +WHAT$/);
+    // For a monitoring check: exit 1 while one is open, the list printed all the same.
+    const watch = await robowatch('incidents', '--config', config, '--exit-code');
+    expect([watch.code, watch.stderr]).toEqual([
+      1,
+      `robowatch: 1 incident open: ${new URL(server.origin).host} is not as intended\n`,
+    ]);
+    expect(watch.stdout).toMatch(
+      /^ID +STATE .*\n1 +open +.* so far +- +\/private\/x is blocked for Googlebot\n$/,
+    );
     expect(row).toMatch(
       new RegExp(
         `^1 +open +${new URL(server.origin).host} +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ +\\S.* so far +- +/private/x is blocked for Googlebot$`,
@@ -432,7 +441,8 @@ fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
     expect(fixed.stdout).toContain(
       '    As intended again: incident #1 resolved: http://127.0.0.1:8080/incidents/1\n1 site checked: 0 baseline, 1 changed (1 change), 0 unchanged; incidents: 1 resolved\n',
     );
-    const none = await robowatch('incidents', '--config', config, '--state', 'open');
+    const none = await robowatch('incidents', '--config', config, '--state', 'open', '--exit-code');
+    expect([none.code, none.stderr]).toEqual([0, '']);
     expect(none.stdout).toBe(
       'no open incidents: every site with an intent is as intended, as far as its last check saw\n',
     );
