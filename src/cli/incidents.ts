@@ -64,6 +64,11 @@ export function registerIncidents(program: Command, context: CliContext): void {
           : incidents.length === 0
             ? [none(state, value)]
             : formatTable(incidents);
+        // A list cut at its limit says so (JSON lines stay one document each).
+        if (!options.json && incidents.length === limit)
+          out.push(
+            `(the newest ${limit}: there may be more; --limit up to 500, --state or a site narrows the list)`,
+          );
         await write(context.io.stdout, out.join('\n') + '\n');
         const open = incidents.filter((incident) => incident.state === 'open');
         if (options.exitCode && open.length > 0) throw new FatalError(stillOpen(open));
@@ -84,7 +89,7 @@ function stillOpen(open: readonly IncidentAnswer[]): string {
 function none(state: string | undefined, origin: string | undefined): string {
   const where = origin === undefined ? '' : ` for ${visibleControls(origin)}`;
   return state === 'open'
-    ? `no open incidents${where}: every site with an intent is as intended, as far as its last check saw`
+    ? `no open incidents${where}: every site is as intended, as far as its last check saw`
     : `no ${state === 'resolved' ? 'resolved ' : ''}incidents${where}`;
 }
 

@@ -444,7 +444,7 @@ fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
     const none = await robowatch('incidents', '--config', config, '--state', 'open', '--exit-code');
     expect([none.code, none.stderr]).toEqual([0, '']);
     expect(none.stdout).toBe(
-      'no open incidents: every site with an intent is as intended, as far as its last check saw\n',
+      'no open incidents: every site is as intended, as far as its last check saw\n',
     );
     const listed = await robowatch('incidents', '--config', config, '--state', 'resolved');
     expect(listed.stdout.split('\n')[1]).toMatch(
@@ -455,6 +455,10 @@ fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const cut = await robowatch('incidents', '--config', config, '--limit', '1');
+    expect(cut.stdout.trimEnd().split('\n').slice(2)).toEqual([
+      '(the newest 1: there may be more; --limit up to 500, --state or a site narrows the list)',
+    ]);
     expect(documents).toEqual([
       expect.objectContaining({ id: 1, state: 'resolved', origin: server.origin, lead: null }),
     ]);
