@@ -85,7 +85,7 @@ function describeDaemon(config: Config, daemon: RunningDaemon, version: string):
   const which = `process ${daemon.pid} (robowatch ${daemon.command}), started ${started}${runs}`;
   return changed.length === 0
     ? `${which}: ${reload} applies all of the file`
-    : `${which}: ${reload} applies the file except ${listNames(changed)}: changed since it started, they apply when it restarts`;
+    : `${which}: ${reload} applies the file except ${listNames(changed)}, which changed since it started and ${changed.length === 1 ? 'waits' : 'wait'} for a restart`;
 }
 
 /** Where the web UI listens; port 0 is a free port the start chooses (and logs). */

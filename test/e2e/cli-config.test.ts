@@ -144,10 +144,19 @@ web: {listen: '127.0.0.1:9090'}
       expect(await check()).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^ {2}running: process ${process.pid} \\(robowatch start\\), started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d \\(Europe/Paris\\): a reload \\(kill -HUP ${process.pid}\\) applies the file except fetch and schedule\\.timezone: changed since it started, they apply when it restarts$`,
+            `^ {2}running: process ${process.pid} \\(robowatch start\\), started \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d \\(Europe/Paris\\): a reload \\(kill -HUP ${process.pid}\\) applies the file except fetch and schedule\\.timezone, which changed since it started and wait for a restart$`,
           ),
         ),
       ]);
+
+      // One of them alone.
+      writeFileSync(
+        file,
+        `sites: []\nweb: {listen: '127.0.0.1:0', token: '\${TOKEN}'}\nfetch: {timeoutMs: 5000}\n`,
+      );
+      expect((await check())[0]).toMatch(
+        / UTC: a reload \(kill -HUP \d+\) applies the file except fetch, which changed since it started and waits for a restart$/,
+      );
 
       // A process of an earlier version recorded fewer settings: those it did not may have
       // changed, and are named.
@@ -168,7 +177,7 @@ web: {listen: '127.0.0.1:9090'}
         const lines = await check();
         expect(lines).toHaveLength(2);
         expect(lines).toContain(
-          `  running: process ${older.pid} (robowatch serve), started 2026-01-02 04:04 (Europe/Paris), running robowatch 0.0.1 (this is ${VERSION}): a reload (kill -HUP ${older.pid}) applies the file except dataDir, DATABASE_URL, fetch, schedule.timezone, schedule.leaseMs, schedule.retentionDays, web and archive: changed since it started, they apply when it restarts`,
+          `  running: process ${older.pid} (robowatch serve), started 2026-01-02 03:04 UTC, running robowatch 0.0.1 (this is ${VERSION}): a reload (kill -HUP ${older.pid}) applies the file except dataDir, DATABASE_URL, fetch, schedule.timezone, schedule.leaseMs, schedule.retentionDays, web and archive, which changed since it started and wait for a restart`,
         );
       } finally {
         older.kill();

@@ -200,7 +200,7 @@ describe('robowatch start with sites that change while it runs', () => {
       const pid = daemon.child.pid!;
       const before = await runInProcess(['config', 'check', '--config', file], { env });
       const waiting = new RegExp(
-        `\\n {2}running: process ${pid} \\(robowatch start\\), started [^:]+:\\d\\d \\(Asia/Tokyo\\): a reload \\(kill -HUP ${pid}\\) applies the file except fetch and schedule\\.timezone: changed since it started, they apply when it restarts\\n$`,
+        `\\n {2}running: process ${pid} \\(robowatch start\\), started [^:]+:\\d\\d \\(Asia/Tokyo\\): a reload \\(kill -HUP ${pid}\\) applies the file except fetch and schedule\\.timezone, which changed since it started and wait for a restart\\n$`,
       );
       expect(before.stdout).toMatch(waiting);
       daemon.child.kill('SIGHUP');
