@@ -39,14 +39,14 @@ const heartbeatFile = (config: Config) => join(config.dataDir, `heartbeat-${host
 
 /**
  * What each process of this host that takes reloads records at its start, one file per
- * process: replicas
- * sharing a data volume, or several processes of one host on PostgreSQL, have their own.
+ * process: replicas sharing a data volume, or several processes of one host on PostgreSQL,
+ * have their own.
  */
 const runningPrefix = () => `running-${hostname()}-`;
 const runningFile = (config: Config, pid: number) =>
   join(config.dataDir, `${runningPrefix()}${pid}.json`);
 
-/** The records of this host's daemons in the data directory, whether they run or not. */
+/** The records of this host's processes in the data directory, whether they run or not. */
 function runningRecords(config: Config): { path: string; record: RunningDaemon | undefined }[] {
   let names: string[];
   try {
@@ -60,7 +60,7 @@ function runningRecords(config: Config): { path: string; record: RunningDaemon |
     .map((path) => ({ path, record: readRunning(path) }));
 }
 
-/** A daemon's record, or undefined for a file that is not one (of another version, cut short). */
+/** A process's record, or undefined for a file that is not one (of another version, cut short). */
 function readRunning(path: string): RunningDaemon | undefined {
   let value: unknown;
   try {
