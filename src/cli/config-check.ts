@@ -6,6 +6,7 @@ import { write } from './io.js';
 import { smtpServer } from '../monitor/views/notifications.js';
 import { formatInstant } from '../policy/wording/format.js';
 import { listNames } from '../policy/wording/explain-pairs.js';
+import { count } from '../policy/wording/words.js';
 import { restartChangedSince } from './reload.js';
 
 /**
@@ -41,8 +42,6 @@ export function registerConfig(program: Command, context: CliContext): void {
     });
 }
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-
 /** What a configuration watches and whom it tells, in a few lines; never a secret. */
 function describeConfig(config: Config): string {
   const schedules = new Map<string, number>();
@@ -51,15 +50,15 @@ function describeConfig(config: Config): string {
   const { timezone } = config.schedule;
   const checked = [...schedules]
     .map(([expression, n]) =>
-      schedules.size === 1 ? `'${expression}'` : `'${expression}' (${plural(n, 'site')})`,
+      schedules.size === 1 ? `'${expression}'` : `'${expression}' (${count(n, 'site')})`,
     )
     .join(', ');
   const { email, defaults } = config.notify;
   const alerts = [
     defaults.email.length === 0
       ? null
-      : `${plural(defaults.email.length, 'email address', 'email addresses')}${email === undefined ? '' : ` through ${smtpServer(email.smtp)}`}`,
-    defaults.webhooks.length === 0 ? null : plural(defaults.webhooks.length, 'webhook'),
+      : `${count(defaults.email.length, 'email address', 'email addresses')}${email === undefined ? '' : ` through ${smtpServer(email.smtp)}`}`,
+    defaults.webhooks.length === 0 ? null : count(defaults.webhooks.length, 'webhook'),
   ].filter((part) => part !== null);
   const lines = [
     `${config.file}: valid; robowatch start and a reload would load it`,

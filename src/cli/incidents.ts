@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { FatalError, UsageError } from '../lib/errors.js';
+import { cameBack, incidentExtent } from '../policy/incidents.js';
 import { listNames } from '../policy/wording/explain-pairs.js';
+import { count } from '../policy/wording/words.js';
 import { formatTime, siteLabel, visibleControls } from '../policy/wording/format.js';
 import type { IncidentAnswer } from '../monitor/reads.js';
 import type { CliContext } from './context.js';
@@ -81,8 +83,7 @@ function stillOpen(open: readonly IncidentAnswer[]): string {
   const sites = [...new Set(open.map((i) => visibleControls(siteLabel(i.origin, i.name))))];
   const named =
     sites.length <= 3 ? sites : [...sites.slice(0, 2), `${sites.length - 2} more sites`];
-  const count = `${open.length} incident${open.length === 1 ? '' : 's'}`;
-  return `${count} open: ${listNames(named)} ${sites.length === 1 ? 'is' : 'are'} not as intended`;
+  return `${count(open.length, 'incident')} open: ${listNames(named)} ${sites.length === 1 ? 'is' : 'are'} not as intended`;
 }
 
 /** What an empty list means, in words. */
@@ -119,12 +120,10 @@ function formatTable(incidents: readonly IncidentAnswer[]): string[] {
  * (as the incidents page says it).
  */
 function what(incident: IncidentAnswer): string {
-  const pairs = `${incident.worstCount} watched page × crawler pair${incident.worstCount === 1 ? '' : 's'}`;
   const text =
     incident.lead ??
     (incident.siteState === 'cannot-check'
       ? (incident.causes[0] ?? 'robots.txt could not be read')
-      : `at worst ${pairs} differed from the intent`);
-  const times = `${incident.reopened} time${incident.reopened === 1 ? '' : 's'}`;
-  return incident.reopened > 0 ? `${text} (came back ${times} within the flap window)` : text;
+      : incidentExtent(incident));
+  return incident.reopened > 0 ? `${text} (${cameBack(incident.reopened)})` : text;
 }

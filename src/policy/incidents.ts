@@ -5,7 +5,7 @@
  */
 import { pathOf } from './intent.js';
 import { listNames } from './wording/explain-pairs.js';
-import { count } from './wording/words.js';
+import { count, differingPairs } from './wording/words.js';
 import type {
   Expectation,
   IntentEvaluation,
@@ -193,6 +193,32 @@ export function intentLead(
   const differ = draft ? 'would differ' : more === 1 ? 'differs' : 'differ';
   return `${pathOf(first.url)} ${be(true)} ${verb} ${first.agent}${more > 0 ? `, and ${more} more page × crawler pair${more === 1 ? '' : 's'} ${differ}` : ''}`;
 }
+
+/**
+ * How far from the intent an incident's site is ("3 watched page × crawler pairs differ
+ * from the intent (at worst 5)"), or was, once resolved ("at worst 5 … differed").
+ */
+export function incidentExtent(incident: {
+  readonly state: 'open' | 'resolved';
+  readonly siteState: 'not-as-intended' | 'cannot-check';
+  readonly violationCount: number;
+  readonly worstCount: number;
+}): string {
+  const resolved = incident.state === 'resolved';
+  if (incident.siteState === 'cannot-check')
+    return resolved
+      ? 'could not be judged against the intent'
+      : 'cannot be judged against the intent';
+  if (resolved)
+    return `at worst ${count(incident.worstCount, 'watched page × crawler pair')} differed from the intent`;
+  const worst =
+    incident.worstCount > incident.violationCount ? ` (at worst ${incident.worstCount})` : '';
+  return `${differingPairs(incident.violationCount)} from the intent${worst}`;
+}
+
+/** How often an incident relapsed: "came back 2 times within the flap window". */
+export const cameBack = (reopened: number) =>
+  `came back ${count(reopened, 'time')} within the flap window`;
 
 /**
  * An open incident in a phrase, as its alerts' subject says it ("/pricing is blocked for

@@ -6,6 +6,8 @@ import type { FC } from 'hono/jsx';
 import type { IncidentRecord } from '../../monitor/records.js';
 import type { IntentView } from '../../monitor/views/site.js';
 import {
+  cameBack,
+  incidentExtent,
   incidentLead,
   intentLead,
   namedCrawlers,
@@ -13,7 +15,7 @@ import {
   violationsByPage,
 } from '../../policy/incidents.js';
 import type { Violation, ViolationGrid } from '../../policy/intent.js';
-import { count, differingPairs, formatDuration } from '../../policy/wording/words.js';
+import { formatDuration } from '../../policy/wording/words.js';
 import { siteLabel } from '../../policy/wording/format.js';
 import { IntentBadge, Layout, Notice, Rich, Time } from './components.js';
 
@@ -76,9 +78,7 @@ export const IncidentLine: FC<{ incident: IncidentRecord; now: Date; site?: stri
         resolved <Time date={incident.resolvedAt} /> after {incidentDuration(incident, now)}
       </>
     )}
-    {incident.reopened > 0
-      ? `, came back ${incident.reopened} time${incident.reopened === 1 ? '' : 's'} within the flap window`
-      : ''}
+    {incident.reopened > 0 ? `, ${cameBack(incident.reopened)}` : ''}
     {incident.acknowledgedAt === null ? null : (
       <>
         {' '}
@@ -474,23 +474,6 @@ export const IncidentPageView: FC<{
     </p>
   </Layout>
 );
-
-/**
- * How far from the intent an incident's site is ("3 watched page × crawler pairs differ
- * from the intent (at worst 5)"), or was, once resolved ("at worst 5 … differed").
- */
-function incidentExtent(incident: IncidentRecord): string {
-  const resolved = incident.state === 'resolved';
-  if (incident.siteState === 'cannot-check')
-    return resolved
-      ? 'could not be judged against the intent'
-      : 'cannot be judged against the intent';
-  if (resolved)
-    return `at worst ${count(incident.worstCount, 'watched page × crawler pair')} differed from the intent`;
-  const worst =
-    incident.worstCount > incident.violationCount ? ` (at worst ${incident.worstCount})` : '';
-  return `${differingPairs(incident.violationCount)} from the intent${worst}`;
-}
 
 const IncidentList: FC<{
   incidents: readonly IncidentRecord[];
