@@ -7,14 +7,13 @@ import { HTTPException } from 'hono/http-exception';
 import type { WebEnv } from './auth.js';
 import type { ConfiguredSites } from './sites.js';
 import { acceptAsIntended } from '../policy/intent.js';
-import { recordedIncidentAlerts } from '../monitor/delivery/reminders.js';
+import { AckRefused, acknowledgeIncident } from '../monitor/acknowledge.js';
 import type { AcceptScope } from '../policy/intent.js';
 import type { IncidentRecord } from '../monitor/records.js';
 import type { WebDeps } from './deps.js';
 import { catalogChange } from './api/route.js';
 import type { Actor } from '../monitor/accounts.js';
 import { audited } from './audit.js';
-import { unstorableText } from '../config/text.js';
 
 /** Replaces a site's intent (null: the file's again) and judges it again at once. */
 export async function changeIntent(
@@ -81,40 +80,31 @@ export async function visibleIncident(
   return incident;
 }
 
-/** Acknowledges an incident with a note; 404 when there is none. */
+/** Acknowledges an incident with a note (monitor/acknowledge.ts); 404 when there is none. */
 export async function acknowledge(
   deps: WebDeps,
   actor: Actor,
   id: number,
   ack: { readonly note: string; readonly by?: string | undefined },
 ): Promise<IncidentRecord> {
-  // Stored and sent as typed, so text PostgreSQL refuses is the sender's to mend.
-  for (const [name, value] of [
-    ['note', ack.note],
-    ['by', ack.by],
-  ] as const) {
-    const problem = value === undefined ? undefined : unstorableText(value);
-    if (problem !== undefined) throw new HTTPException(400, { message: `${name}: ${problem}` });
+  try {
+    const incident = await acknowledgeIncident(
+      {
+        store: deps.store,
+        siteOf: (siteId) => deps.catalog.get(siteId)?.site,
+        audit: (who, entry) => audited(deps, who, entry),
+        logger: deps.logger,
+        now: () => deps.now(),
+      },
+      actor,
+      id,
+      ack,
+    );
+    deps.scheduler?.deliverNow();
+    return incident;
+  } catch (error) {
+    if (error instanceof AckRefused)
+      throw new HTTPException(error.why === 'missing' ? 404 : 400, { message: error.message });
+    throw error;
   }
-  const at = deps.now();
-  // Who is signed in acknowledges; web.token may say on whose behalf.
-  const by = actor.userId === null ? (ack.by ?? actor.name) : actor.name;
-  // PagerDuty acknowledges its incident too (the other channels are not told).
-  const incident = await deps.store.acknowledgeIncident(id, { by, note: ack.note, at }, (found) =>
-    recordedIncidentAlerts(deps.catalog.get(found.siteId)?.site, found, 'acknowledged', at, {
-      by,
-      note: ack.note,
-    }),
-  );
-  if (incident === undefined)
-    throw new HTTPException(404, { message: `there is no incident ${id}` });
-  deps.logger.info({ incident: id, site: incident.origin, by }, 'incident acknowledged');
-  await audited(deps, actor, {
-    action: 'incident.ack',
-    siteId: incident.siteId,
-    target: `incident #${id} (${incident.origin})`,
-    after: { by, note: ack.note },
-  });
-  deps.scheduler?.deliverNow();
-  return incident;
 }

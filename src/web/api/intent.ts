@@ -18,6 +18,7 @@ import {
 import type { SiteRef } from '../../monitor/views/site.js';
 import { optionalId, parseId } from '../sites.js';
 import { acceptIntent, acknowledge, changeIntent, visibleIncident } from '../intent.js';
+import { ACK_LIMITS } from '../../monitor/acknowledge.js';
 import { actorOf } from '../audit.js';
 import type { WebEnv } from '../auth.js';
 import {
@@ -45,12 +46,12 @@ const AckBody = z.strictObject({
     .string({ error: 'must be text: what is being done about it' })
     .trim()
     .min(1, 'must say what is being done about it')
-    .max(2000, 'must be at most 2,000 characters'),
+    .max(ACK_LIMITS.note, `must be at most ${ACK_LIMITS.note.toLocaleString('en')} characters`),
   by: z
     .string({ error: 'must be the name of who acknowledges it' })
     .trim()
     .min(1, 'must not be empty')
-    .max(100, 'must be at most 100 characters')
+    .max(ACK_LIMITS.by, `must be at most ${ACK_LIMITS.by} characters`)
     .optional(),
 });
 

@@ -2,6 +2,7 @@
  * A site against its owner's intent, as its page shows it (its state, the cells that
  * differ and why, its incident, "Accept as intended"), and the Incidents page.
  */
+import { ACK_LIMITS } from '../../monitor/acknowledge.js';
 import type { FC } from 'hono/jsx';
 import type { IncidentRecord } from '../../monitor/records.js';
 import type { IntentView } from '../../monitor/views/site.js';
@@ -98,13 +99,19 @@ const AckForm: FC<{ incident: IncidentRecord }> = ({ incident }) => (
         type="text"
         name="note"
         required
-        maxlength={2000}
+        maxlength={ACK_LIMITS.note}
         placeholder="What is being done about it"
         value={incident.note ?? ''}
       />
     </label>{' '}
     <label>
-      By <input type="text" name="by" maxlength={100} value={incident.acknowledgedBy ?? ''} />
+      By{' '}
+      <input
+        type="text"
+        name="by"
+        maxlength={ACK_LIMITS.by}
+        value={incident.acknowledgedBy ?? ''}
+      />
     </label>{' '}
     <button type="submit">
       {incident.acknowledgedAt === null ? 'Acknowledge' : 'Update note'}

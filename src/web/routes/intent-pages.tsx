@@ -2,6 +2,7 @@
  * The pages' side of intent and incidents: "Accept as intended" from a site's matrix,
  * acknowledging an incident, and the Incidents page.
  */
+import { ACK_LIMITS } from '../../monitor/acknowledge.js';
 import type { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { WebEnv } from '../auth.js';
@@ -99,11 +100,14 @@ export function registerIntentPages(
   app.post('/incidents/:id/ack', async (c) => {
     const id = parseId(c.req.param('id'), 'incident');
     const body = await postedForm(c);
-    const note = field(body, 'note', 2000);
+    const note = field(body, 'note', ACK_LIMITS.note);
     if (note === undefined)
       throw new HTTPException(400, { message: 'note: must say what is being done about it' });
     await visibleIncident(deps, sites, c, id);
-    const incident = await acknowledge(deps, actorOf(c), id, { note, by: field(body, 'by', 100) });
+    const incident = await acknowledge(deps, actorOf(c), id, {
+      note,
+      by: field(body, 'by', ACK_LIMITS.by),
+    });
     return c.redirect(`/sites/${incident.siteId}?done=acknowledged#intent`, 303);
   });
 

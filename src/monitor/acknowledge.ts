@@ -1,0 +1,83 @@
+/**
+ * Acknowledging an incident, wherever a person does it (the incident's page, the API,
+ * `robowatch incidents ack`): the note and who checked, the incident written with the
+ * alerts its first acknowledgment queues (PagerDuty acknowledges its incident too), the
+ * audit log told.
+ */
+import type { SiteConfig } from '../config/config.js';
+import { unstorableText } from '../config/text.js';
+import type { Logger } from '../lib/logger.js';
+import type { Actor, AuditInput } from './records-accounts.js';
+import { recordedIncidentAlerts } from './delivery/reminders.js';
+import type { ReadStore } from './ports.js';
+import type { IncidentRecord } from './records.js';
+
+/** The longest note and name an acknowledgment keeps. */
+export const ACK_LIMITS = { note: 2000, by: 100 } as const;
+
+/** An acknowledgment refused: no such incident (`missing`), or a note or name it cannot keep. */
+export class AckRefused extends Error {
+  constructor(
+    readonly why: 'invalid' | 'missing',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AckRefused';
+  }
+}
+
+export interface AckDeps {
+  readonly store: Pick<ReadStore, 'acknowledgeIncident'>;
+  /** The watched site of that id, as it runs now (its alert channels); undefined: none. */
+  siteOf(siteId: number): SiteConfig | undefined;
+  /** Records the change in the audit log (absent: no log is kept). */
+  audit?(actor: Actor, entry: AuditInput): Promise<void>;
+  /** Where the acknowledgment is logged (absent: a command says it itself). */
+  readonly logger?: Logger;
+  now(): Date;
+}
+
+/**
+ * Acknowledges incident `id` with a note (a later acknowledgment replaces the note and
+ * keeps the first time). Who is signed in acknowledges; a token or a command on this
+ * machine may say on whose behalf (`by`).
+ */
+export async function acknowledgeIncident(
+  deps: AckDeps,
+  actor: Actor,
+  id: number,
+  ack: { readonly note: string; readonly by?: string | undefined },
+): Promise<IncidentRecord> {
+  const note = checked('note', ack.note, ACK_LIMITS.note);
+  const given = ack.by === undefined ? undefined : checked('by', ack.by, ACK_LIMITS.by);
+  if (note === undefined)
+    throw new AckRefused('invalid', 'note: must say what is being done about it');
+  const by = actor.userId === null ? (given ?? actor.name) : actor.name;
+  const at = deps.now();
+  const incident = await deps.store.acknowledgeIncident(id, { by, note, at }, (found) =>
+    recordedIncidentAlerts(deps.siteOf(found.siteId), found, 'acknowledged', at, { by, note }),
+  );
+  if (incident === undefined) throw new AckRefused('missing', `there is no incident ${id}`);
+  deps.logger?.info({ incident: id, site: incident.origin, by }, 'incident acknowledged');
+  await deps.audit?.(actor, {
+    action: 'incident.ack',
+    siteId: incident.siteId,
+    target: `incident #${id} (${incident.origin})`,
+    after: { by, note },
+  });
+  return incident;
+}
+
+/** The text trimmed (undefined when nothing is left); refused when too long or unstorable. */
+function checked(name: string, value: string, max: number): string | undefined {
+  const text = value.trim();
+  if (text.length > max)
+    throw new AckRefused(
+      'invalid',
+      `${name}: must be at most ${max.toLocaleString('en')} characters`,
+    );
+  // Stored and sent as typed, so text PostgreSQL refuses is the sender's to mend.
+  const problem = unstorableText(text);
+  if (problem !== undefined) throw new AckRefused('invalid', `${name}: ${problem}`);
+  return text === '' ? undefined : text;
+}
