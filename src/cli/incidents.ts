@@ -10,12 +10,13 @@ import { readConfig } from './context.js';
 import { write } from './io.js';
 import { requireSite, withReads } from './reads.js';
 import { alignColumns } from './table.js';
+import { registerAck } from './incidents-ack.js';
 
 const STATES = ['open', 'resolved'] as const;
 
 /** `robowatch incidents [ORIGIN]`: the incidents, newest first, as the incidents page lists them. */
 export function registerIncidents(program: Command, context: CliContext): void {
-  program
+  const command = program
     .command('incidents')
     .summary('list the incidents: each time a site was not as its owner intends')
     .description(
@@ -76,6 +77,7 @@ export function registerIncidents(program: Command, context: CliContext): void {
         if (options.exitCode && open.length > 0) throw new FatalError(stillOpen(open));
       },
     );
+  registerAck(command, context);
 }
 
 /** The open incidents, in one line: how many, and of which sites (a few by name). */

@@ -135,6 +135,37 @@ describe('robowatch start with sites that change while it runs', () => {
           `\\n\\d+ +open +${new URL(fileSite.origin).host} +.* so far +- +/ and /private/x are blocked for Googlebot\\n$`,
         ),
       );
+      // Acknowledged from the terminal beside it: the daemon acknowledges it, and says so.
+      const incidentId = /\n(\d+) +open /.exec(incidents.stdout)![1]!;
+      const ack = await runInProcess(
+        [
+          'incidents',
+          'ack',
+          incidentId,
+          '--note',
+          'rolling back the deploy',
+          '--by',
+          'ops',
+          '--config',
+          file,
+        ],
+        { env },
+      );
+      expect([ack.code, ack.stderr]).toEqual([0, '']);
+      expect(ack.stdout).toMatch(
+        new RegExp(
+          `^incident ${incidentId} on ${new URL(fileSite.origin).host}, open since .*: acknowledged by ops at .*: rolling back the deploy\\n$`,
+        ),
+      );
+      const acknowledged = await runInProcess(['incidents', '--json', '--config', file], { env });
+      expect(
+        acknowledged.stdout
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Record<string, unknown>)
+          .find((incident) => String(incident['id']) === incidentId),
+      ).toMatchObject({ acknowledgedBy: 'ops', note: 'rolling back the deploy' });
+      expect(daemon.logs.some((l) => l['msg'] === 'incident acknowledged')).toBe(true);
       fileSite.serve('/robots.txt', 200, ROBOTS);
 
       // SIGHUP: the file now lists another site; it is checked from then on.
