@@ -7,6 +7,8 @@ import type { Profile } from '../robots/index.js';
 import type { FetchOutcome } from './access.js';
 import { siteAccess } from './verdicts.js';
 import type { FileCondition } from './file-condition.js';
+import type { SiteState } from './intent.js';
+import { count } from './wording/words.js';
 
 export type SiteCondition =
   | 'ok'
@@ -63,4 +65,37 @@ export function siteCondition(
   const condition = current.fileCondition;
   if (condition === 'html' || condition === 'utf16' || condition === 'binary') return 'not-robots';
   return condition === 'cut' ? 'cut' : 'ok';
+}
+
+/** A site against its owner's intent as the overview judged it last; null: not yet. */
+export interface IntentStanding {
+  readonly state: SiteState;
+  readonly violationCount: number;
+  readonly reason: string | null;
+  /** What crawlers do that its owner does not intend ("/pricing is blocked for Googlebot"). */
+  readonly lead?: string | null;
+}
+
+/** The standing in a word or three (a badge, a column), and the sentence behind it. */
+export function intentText(intent: IntentStanding | null): { label: string; meaning: string } {
+  if (intent === null) return { label: 'not checked yet', meaning: 'Not checked yet.' };
+  if (intent.state === 'as-intended')
+    return {
+      label: 'as intended',
+      meaning: 'Every watched page is open or closed to crawlers as its owner intends.',
+    };
+  if (intent.state === 'cannot-check')
+    // robots.txt as a whole decides (down, not robots.txt, cut), or robowatch may not fetch it.
+    return {
+      label: 'not judged',
+      meaning: intent.reason ?? 'robowatch cannot tell what crawlers may fetch now.',
+    };
+  return {
+    // As the incident pages and alerts count them (differingPairs), not as the matrix's cells.
+    label: `not as intended: ${count(intent.violationCount, 'page × crawler pair')}`,
+    meaning:
+      intent.lead === undefined || intent.lead === null
+        ? 'A crawler is kept from a page meant to be crawled, or let into one meant to be kept out.'
+        : `Against its owner’s intent, ${intent.lead}.`,
+  };
 }

@@ -23,14 +23,8 @@ import {
   siteDocument,
   siteRowDocument,
 } from '../../monitor/documents/index.js';
-import {
-  TRIAGE_STATES,
-  isTriageState,
-  siteFilter,
-  siteStateBitsOf,
-  stateBit,
-  viewOverview,
-} from '../../monitor/views/overview.js';
+import { TRIAGE_STATES, isTriageState } from '../../monitor/views/overview.js';
+import { viewSiteList } from '../../monitor/views/site-list.js';
 import type { SiteRef } from '../../monitor/views/site.js';
 import { siteSchema, siteSettings } from '../../config/schema.js';
 import { BulkListRefused, addSiteList } from '../bulk.js';
@@ -121,28 +115,19 @@ export function sitesApi({ deps, sites }: ApiContext) {
           message: `state must be one of ${TRIAGE_STATES.join(', ')}, not "${stateParam.slice(0, 40)}"`,
         });
       const state = stateParam === '' ? undefined : stateParam;
-      const matches = siteFilter(q, tag === '' ? undefined : tag);
-      let all = await sites.all(c);
-      if (state !== undefined) {
-        // The state filter needs every site's standing; the keyset paging stays by id.
-        const bits = await siteStateBitsOf(deps.store, all, deps.now());
-        const bit = stateBit(state);
-        all = all.filter((_, i) => (bits[i]! & bit) !== 0);
-      }
-      const matching = all
-        .filter(({ id, site }) => id > after && matches(site))
-        .sort((a, b) => a.id - b.id);
-      const page = matching.slice(0, limit);
-      const pausedAt = new Map(page.map((e) => [e.id, e.pausedAt]));
-      const view = await viewOverview(deps.store, page, {
-        query: '',
-        page: 1,
-        perPage: limit,
-        now: deps.now(),
-        timezone: deps.config.schedule.timezone,
-        strip: false,
-      });
-      const last = page[page.length - 1];
+      const slice = await viewSiteList(
+        deps.store,
+        await sites.all(c),
+        {
+          q,
+          ...(tag === '' ? {} : { tag }),
+          ...(state === undefined ? {} : { state }),
+          after,
+          limit,
+        },
+        { now: deps.now(), timezone: deps.config.schedule.timezone },
+      );
+      const last = slice.rows.at(-1)?.row;
       const params = {
         ...(q === '' ? {} : { q }),
         ...(tag === '' ? {} : { tag }),
@@ -150,11 +135,11 @@ export function sitesApi({ deps, sites }: ApiContext) {
         limit: String(limit),
       };
       const next =
-        matching.length > limit && last !== undefined
+        slice.more && last !== undefined
           ? `${API}/sites?${new URLSearchParams({ ...params, after: String(last.id) }).toString()}`
           : null;
       return c.json(
-        { sites: view.rows.map((r) => siteRowDocument(r, pausedAt.get(r.id) ?? null)), next },
+        { sites: slice.rows.map((r) => siteRowDocument(r.row, r.pausedAt)), next },
         200,
       );
     },

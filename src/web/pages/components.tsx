@@ -6,11 +6,10 @@ import { raw } from 'hono/html';
 import { createContext, useContext } from 'hono/jsx';
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import type { Access } from '../../policy/access.js';
-import type { SiteState } from '../../policy/intent.js';
-import { count, formatDuration } from '../../policy/wording/words.js';
+import { formatDuration } from '../../policy/wording/words.js';
 import { formatInstant, formatStatus } from '../../policy/wording/format.js';
-import { CONDITION_TEXT } from '../../policy/site-condition.js';
-import type { SiteCondition } from '../../policy/site-condition.js';
+import { CONDITION_TEXT, intentText } from '../../policy/site-condition.js';
+import type { IntentStanding, SiteCondition } from '../../policy/site-condition.js';
 import type { VerdictCause } from '../../policy/verdicts.js';
 
 export const Layout: FC<
@@ -126,30 +125,12 @@ export const ConditionBadge: FC<{ condition: SiteCondition }> = ({ condition }) 
 );
 
 /** A site against its owner's intent, in a word or three, with what it means on hover. */
-export const IntentBadge: FC<{
-  intent: {
-    readonly state: SiteState;
-    readonly violationCount: number;
-    readonly reason: string | null;
-    /** What crawlers do that its owner does not intend ("/pricing is blocked for Googlebot"). */
-    readonly lead?: string | null;
-  } | null;
-  href?: string;
-}> = ({ intent, href }) => {
+export const IntentBadge: FC<{ intent: IntentStanding | null; href?: string }> = ({
+  intent,
+  href,
+}) => {
   if (intent === null) return <span class="muted">not checked yet</span>;
-  const [label, title] =
-    intent.state === 'as-intended'
-      ? ['as intended', 'Every watched page is open or closed to crawlers as its owner intends.']
-      : intent.state === 'cannot-check'
-        ? // robots.txt as a whole decides (down, not robots.txt, cut), or robowatch may not fetch it.
-          ['not judged', intent.reason ?? 'robowatch cannot tell what crawlers may fetch now.']
-        : [
-            // As the incident pages and alerts count them (differingPairs), not as the matrix's cells.
-            `not as intended: ${count(intent.violationCount, 'page × crawler pair')}`,
-            intent.lead === undefined || intent.lead === null
-              ? 'A crawler is kept from a page meant to be crawled, or let into one meant to be kept out.'
-              : `Against its owner’s intent, ${intent.lead}.`,
-          ];
+  const { label, meaning: title } = intentText(intent);
   const badge = (
     <span class={`intent intent-${intent.state}`} title={title}>
       {label}
