@@ -195,10 +195,18 @@ export async function withStoreOrDaemon<T>(
 /** A site as the running daemon's API lists it. */
 export type DaemonSite = z.output<typeof SiteListDocument>['sites'][number];
 
-/** Every site the running daemon watches (all pages of /api/v1/sites). */
-export async function daemonSites(daemon: DaemonClient): Promise<DaemonSite[]> {
+/**
+ * Every site the running daemon watches (all pages of /api/v1/sites); those with a tag,
+ * or in a state, when asked.
+ */
+export async function daemonSites(
+  daemon: DaemonClient,
+  only: { readonly tag?: string; readonly state?: string } = {},
+): Promise<DaemonSite[]> {
   const sites: DaemonSite[] = [];
-  let next: string | null = '/api/v1/sites?limit=500';
+  const params = new URLSearchParams({ limit: '500' });
+  for (const [key, value] of Object.entries(only)) if (value !== undefined) params.set(key, value);
+  let next: string | null = `/api/v1/sites?${params.toString()}`;
   while (next !== null) {
     const { SiteListDocument } = await documents();
     const page: z.output<typeof SiteListDocument> = await daemon.get(next, SiteListDocument);
@@ -254,6 +262,7 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
       );
       return page.incidents;
     },
+    sites: async (only) => ({ sites: await daemonSites(daemon, only), unchecked: [] }),
     snapshots: async (siteId) => {
       const rows: SnapshotSummary[] = [];
       let next: string | null = `/api/v1/sites/${siteId}/snapshots?limit=500`;

@@ -40,6 +40,16 @@ export async function withReads<T>(
             (await wireCatalog(context, config, db).readSite(origin));
           return typeof site === 'string' ? undefined : site;
         },
+        // Every site with its row, read without a write: the file's never checked have none.
+        listed: async () => {
+          const catalog = wireCatalog(context, config, db);
+          await catalog.load({ readOnly: true });
+          const ids = new Set(catalog.entries().map((e) => e.site.origin));
+          return {
+            sites: catalog.entries(),
+            unchecked: config.sites.filter((s) => !ids.has(s.origin)),
+          };
+        },
         // The digests the daemon would send: to the recipients and sites added in the UI too,
         // read without a write (a site of the file never checked is said so, given no row).
         previewDigests: async (period, recipient) => {

@@ -7,6 +7,7 @@ import { readConfig, withStore } from './context.js';
 import { collect, MAX_INPUT_BYTES, readTextInput, write } from './io.js';
 import { visibleControls } from '../policy/wording/format.js';
 import { grouped } from '../policy/wording/words.js';
+import { registerSitesList } from './sites-list.js';
 
 interface ImportFlags {
   config?: string;
@@ -25,8 +26,11 @@ const count = (n: number, what: string) => `${grouped(n)} ${what}${n === 1 ? '' 
 export function registerSites(program: Command, context: CliContext): void {
   const sites = program
     .command('sites')
-    .summary('manage the watched sites in bulk')
-    .description('Adds the sites of a list (for research: a ranked list of 100,000 domains).');
+    .summary('list the watched sites and where each stands; add many at once')
+    .description(
+      'Lists the watched sites and where each stands (sites list); adds the sites of a list (for research: a ranked list of 100,000 domains).',
+    );
+  registerSitesList(sites, context);
   sites
     .command('import')
     .summary('add every site of a list (Tranco CSV or one origin per line)')

@@ -13,6 +13,7 @@ import type {
   CoverageDocument,
   CoverageDocumentValue,
   IncidentDocument,
+  SiteRowDocument,
 } from './documents/index.js';
 import type { ReadStore } from './ports.js';
 import type { IncidentQuery, SnapshotSummary, StoredChange } from './records.js';
@@ -23,6 +24,8 @@ import type { DiffView } from './views/diff.js';
 import type { SiteRef } from './views/site.js';
 import { viewTrends } from './views/trends.js';
 import type { LabelledTrend, TrendOptions } from './views/trends.js';
+import type { TriageState } from './views/overview.js';
+import type { ListedSite } from './views/site-list.js';
 
 /** What the history does not hold, in one line ("https://a.example has no snapshot 9"). */
 export interface Missing {
@@ -78,6 +81,20 @@ export interface HistoryReads {
   trends(options: Omit<TrendOptions, 'now'>): Promise<readonly LabelledTrend[]>;
   /** Incidents, the newest first: a site's, or those in one state, when asked. */
   incidents(query: Omit<IncidentQuery, 'siteIds'>): Promise<readonly IncidentAnswer[]>;
+  /** The watched sites by id, where each stands now: those with a tag, or in a state, when asked. */
+  sites(query: { readonly tag?: string; readonly state?: TriageState }): Promise<SiteListAnswer>;
+}
+
+/** A site as the API lists it (its instants as ISO 8601 text). */
+export type SiteRowAnswer = z.output<typeof SiteRowDocument>;
+
+export interface SiteListAnswer {
+  readonly sites: readonly SiteRowAnswer[];
+  /**
+   * The sites of the file never checked, which have no row yet (read without a write);
+   * a daemon has given them theirs.
+   */
+  readonly unchecked: readonly string[];
 }
 
 /** An incident as the API answers it. */
@@ -133,11 +150,16 @@ function knownSite(row: { id: number; origin: string }, config: SiteConfig | und
 export function localReads(deps: {
   readonly store: ReadStore;
   readonly now: () => Date;
-  readonly config: Pick<Config, 'registry' | 'presets' | 'sites'>;
+  readonly config: Pick<Config, 'registry' | 'presets' | 'sites' | 'schedule'>;
   /** The watched sites' origin, profile and rank (trends weigh and read them). */
   readonly watched: () => Promise<readonly Pick<SiteConfig, 'origin' | 'profile' | 'rank'>[]>;
   /** A site's settings as robowatch runs them (the file's, else as added in the UI or API). */
   readonly siteConfig: (origin: string) => Promise<SiteConfig | undefined>;
+  /** Every watched site with its row, and the file's sites that have none yet. */
+  readonly listed: () => Promise<{
+    readonly sites: readonly ListedSite[];
+    readonly unchecked: readonly SiteConfig[];
+  }>;
   readonly previewDigests: (
     period: DigestPeriod,
     recipient: string | undefined,
@@ -196,6 +218,33 @@ export function localReads(deps: {
       );
       const now = deps.now();
       return rows.map((row) => incidentDocument(row, now, names.get(row.origin) ?? null));
+    },
+    sites: async ({ tag, state }) => {
+      // The overview's views and the documents are loaded by the command that lists.
+      const [{ sites, unchecked }, { siteRowDocument }, { viewSiteList }, { siteFilter }] =
+        await Promise.all([
+          deps.listed(),
+          import('./documents/sites.js'),
+          import('./views/site-list.js'),
+          import('./views/overview.js'),
+        ]);
+      const slice = await viewSiteList(
+        store,
+        sites,
+        { ...(tag === undefined ? {} : { tag }), ...(state === undefined ? {} : { state }) },
+        { now: deps.now(), timezone: deps.config.schedule.timezone },
+      );
+      return {
+        // As the API answers them: the instants as text.
+        sites: slice.rows.map(
+          (r) => JSON.parse(JSON.stringify(siteRowDocument(r.row, r.pausedAt))) as SiteRowAnswer,
+        ),
+        // A file's site never checked is in no state but its own, and has no tag here.
+        unchecked:
+          state === undefined || state === 'unchecked'
+            ? unchecked.filter(siteFilter('', tag)).map((site) => site.origin)
+            : [],
+      };
     },
   };
 }

@@ -322,6 +322,14 @@ notify: {email: {smtp: 'smtp://127.0.0.1:9', from: robowatch@example.com, to: [s
       const incidents = await read('incidents', '--config', config);
       expect([incidents.code, incidents.stderr]).toEqual([0, '']);
       expect(incidents.stdout).toMatch(/^ID +STATE +SITE .*\n1 +open +127\.0\.0\.1:\d+ /);
+      // The imported site where it stands; the file's never checked named, given no row.
+      const listed = await read('sites', 'list', '--config', config);
+      expect([listed.code, listed.stderr]).toEqual([0, '']);
+      expect(listed.stdout.trimEnd().split('\n').slice(1)).toEqual([
+        expect.stringMatching(/^1 +127\.0\.0\.1:\d+ +not as intended: /) as string,
+        'not checked yet: http://127.0.0.1:9 (run robowatch check, or start the daemon)',
+        '2 sites: 1 not as intended, 1 not checked yet',
+      ]);
       const coverage = await read('coverage', server.origin, '--config', config);
       expect([coverage.code, coverage.stderr]).toEqual([0, '']);
       expect(coverage.stdout).toContain('No sitemap found: robots.txt has no Sitemap: line');
@@ -351,6 +359,11 @@ notify: {email: {smtp: 'smtp://127.0.0.1:9', from: robowatch@example.com, to: [s
         const check = await read('check', '--config', config);
         expect([check.code, check.stdout]).toEqual([1, '']);
         expect(check.stderr).toMatch(
+          /^robowatch: the database refused a write: permission denied for table \w+ \(this command writes; its database user may only read\)\n$/,
+        );
+        const ack = await read('incidents', 'ack', '1', '--note', 'x', '--config', config);
+        expect([ack.code, ack.stdout]).toEqual([1, '']);
+        expect(ack.stderr).toMatch(
           /^robowatch: the database refused a write: permission denied for table \w+ \(this command writes; its database user may only read\)\n$/,
         );
       }

@@ -166,6 +166,17 @@ describe('robowatch start with sites that change while it runs', () => {
           .find((incident) => String(incident['id']) === incidentId),
       ).toMatchObject({ acknowledgedBy: 'ops', note: 'rolling back the deploy' });
       expect(daemon.logs.some((l) => l['msg'] === 'incident acknowledged')).toBe(true);
+      // `sites list` asks it too: the file's site, not as intended, by the daemon's standings.
+      const standing = await runInProcess(
+        ['sites', 'list', '--state', 'not-as-intended', '--config', file],
+        { env },
+      );
+      expect([standing.code, standing.stderr]).toEqual([0, '']);
+      expect(standing.stdout).toMatch(
+        new RegExp(
+          `\\n\\d+ +${new URL(fileSite.origin).host} +not as intended: .* +/ and /private/x are blocked for Googlebot\\n`,
+        ),
+      );
       fileSite.serve('/robots.txt', 200, ROBOTS);
 
       // SIGHUP: the file now lists another site; it is checked from then on.

@@ -1,7 +1,8 @@
 /**
- * `robowatch incidents ack`: an incident acknowledged from a terminal, on PostgreSQL and
- * the embedded database alike; PagerDuty (a loopback receiver that checks each event as
- * the Events API v2 documents it) acknowledges its incident, the audit log names who did.
+ * Where sites stand against their owners' intent, from a terminal, on PostgreSQL and the
+ * embedded database alike: `robowatch sites list`, and `robowatch incidents ack` (PagerDuty,
+ * a loopback receiver that checks each event as the Events API v2 documents it,
+ * acknowledges its incident; the audit log names who did).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,13 +16,15 @@ import { ServiceReceivers } from '../support/service-receivers.js';
 
 const ROUTING_KEY = 'R0UT1NGKEY0123456789abcdefABCDEF';
 const server = new FixtureServer();
+const blog = new FixtureServer();
+const down = new FixtureServer();
 const services = new ServiceReceivers();
 
 beforeAll(async () => {
-  await Promise.all([server.start(), services.start()]);
+  await Promise.all([server.start(), blog.start(), down.start(), services.start()]);
 });
 afterAll(async () => {
-  await Promise.all([server.stop(), services.stop()]);
+  await Promise.all([server.stop(), blog.stop(), down.stop(), services.stop()]);
 });
 
 interface PagerDutyEvent {
@@ -33,7 +36,7 @@ interface PagerDutyEvent {
 describe.each(databaseKinds())('robowatch incidents ack on %s', (kind) => {
   let database: TestDatabase | undefined;
   afterEach(async () => {
-    server.routes.clear();
+    for (const fixture of [server, blog, down]) fixture.routes.clear();
     services.received.length = 0;
     await database?.close();
   });
@@ -147,5 +150,85 @@ notify:
     const after = await robowatch('incidents', '--json');
     expect(JSON.parse(after.stdout)).toMatchObject({ acknowledgedBy: 'sam', note: 'rolled back' });
     expect(services.of('pagerduty')).toHaveLength(2);
+  });
+  it('lists every watched site with where it stands against its owner’s intent, then how many stand where', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-sites-'));
+    const config = join(dir, 'robowatch.yaml');
+    const file = (more = '') =>
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot]
+sites:
+  - {url: '${server.origin}', name: Shop, tags: [shop-team], watch: [/, /private/x]}
+  - {url: '${down.origin}', name: News, watch: [/]}
+  - {url: '${blog.origin}', watch: [/, /posts/]}
+${more}fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
+`;
+    writeFileSync(config, file());
+    database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
+    const env = { DATABASE_URL: database?.url ?? '', ROBOWATCH_CONFIG: undefined };
+    const robowatch = (...args: string[]) => runInProcess([...args, '--config', config], { env });
+    server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
+    down.serve('/robots.txt', 503, 'busy');
+    blog.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /drafts/\n');
+    expect((await robowatch('check')).code).toBe(0);
+    // A site the file lists since, never checked: named, not left out.
+    writeFileSync(config, file(`  - {url: 'http://127.0.0.1:9', name: Later, watch: [/]}\n`));
+
+    const listed = await robowatch('sites', 'list');
+    expect([listed.code, listed.stderr]).toEqual([0, '']);
+    const lines = listed.stdout.trimEnd().split('\n');
+    const host = (origin: string) => new URL(origin).host.replace(/\./g, '\\.');
+    expect(lines).toHaveLength(6);
+    expect(lines[0]).toMatch(/^ID +SITE +INTENT +ROBOTS\.TXT +CHECKED +WHAT$/);
+    const when = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ';
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^1 +Shop \\(${host(server.origin)}\\) +not as intended: 1 page × crawler pair +ok \\(200\\) +${when} +/private/x is blocked for Googlebot$`,
+      ),
+    );
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^2 +News \\(${host(down.origin)}\\) +not judged +unreachable \\(503\\) +${when} +robots\\.txt .*503`,
+      ),
+    );
+    expect(lines[3]).toMatch(
+      new RegExp(`^3 +${host(blog.origin)} +as intended +ok \\(200\\) +${when} +-$`),
+    );
+    expect(lines.slice(4)).toEqual([
+      'not checked yet: http://127.0.0.1:9 (run robowatch check, or start the daemon)',
+      '4 sites: 1 not as intended, 1 not judged, 1 not checked yet, 1 as intended',
+    ]);
+
+    // Narrowed by state or tag, as the overview's filters narrow it.
+    const open = await robowatch('sites', 'list', '--state', 'not-as-intended');
+    expect(open.stdout.trimEnd().split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^1 +Shop /) as string,
+      '1 site: 1 not as intended',
+    ]);
+    const tagged = await robowatch('sites', 'list', '--tag', 'shop-team', '--json');
+    expect(
+      tagged.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([
+      expect.objectContaining({
+        id: 1,
+        origin: server.origin,
+        name: 'Shop',
+        condition: 'ok',
+        intent: expect.objectContaining({
+          state: 'not-as-intended',
+          lead: '/private/x is blocked for Googlebot',
+        }) as unknown,
+      }),
+    ]);
+    const none = await robowatch('sites', 'list', '--tag', 'nobody');
+    expect([none.code, none.stdout]).toEqual([0, 'no watched site matches\n']);
+    const refused = await robowatch('sites', 'list', '--state', 'broken');
+    expect([refused.code, refused.stdout]).toEqual([2, '']);
+    expect(refused.stderr).toMatch(
+      /^robowatch: --state must be one of cannot-check, .*, not "broken"\n$/,
+    );
   });
 });
