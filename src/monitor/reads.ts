@@ -239,7 +239,8 @@ export function localReads(deps: {
         sites: slice.rows.map(
           (r) => JSON.parse(JSON.stringify(siteRowDocument(r.row, r.pausedAt))) as SiteRowAnswer,
         ),
-        // A file's site never checked is in no state but its own, and has no tag here.
+        // A file's site never checked (no row) is in no state but `unchecked`; a tag narrows
+        // it as it does the others.
         unchecked:
           state === undefined || state === 'unchecked'
             ? unchecked.filter(siteFilter('', tag)).map((site) => site.origin)
