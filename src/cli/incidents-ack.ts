@@ -12,7 +12,7 @@ import { readConfig } from './context.js';
 import { DaemonError, withStoreOrDaemon } from './daemon-client.js';
 import { describeDelivery } from './deliver.js';
 import { write } from './io.js';
-import { cliActor } from './users.js';
+import { cliActor, loginName } from './users.js';
 
 /** The listing's options, which say nothing to an acknowledgment. */
 const LIST_ONLY = ['state', 'limit', 'exitCode'] as const;
@@ -33,7 +33,7 @@ export function registerAck(incidents: Command, context: CliContext): void {
       '--note <text>',
       `what is being done about it (up to ${ACK_LIMITS.note.toLocaleString('en')} characters)`,
     )
-    .option('--by <name>', 'who has it in hand (default: your login name, $USER)')
+    .option('--by <name>', 'who has it in hand (default: your login name, $USER or $LOGNAME)')
     .option(
       '--config <file>',
       'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
@@ -65,7 +65,7 @@ Example:
           `the incident's id must be a positive whole number (robowatch incidents lists them), not "${visibleControls(value)}"`,
         );
       const id = Number(value);
-      const by = options.by ?? context.env['USER'] ?? context.env['USERNAME'];
+      const by = options.by ?? loginName(context);
       const ack = { note: options.note, ...(by === undefined ? {} : { by }) };
       const config = await readConfig(context, options.config);
       const { incident, sent } = await withStoreOrDaemon<{

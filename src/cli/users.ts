@@ -10,10 +10,17 @@ import { readInput, write } from './io.js';
 
 const CONFIG_HELP = 'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)';
 
+/** The login a command runs under, as the environment names it (undefined: it does not). */
+export function loginName(context: CliContext): string | undefined {
+  return [context.env['USER'], context.env['LOGNAME'], context.env['USERNAME']].find(
+    (name) => name !== undefined && name.trim() !== '',
+  );
+}
+
 /** Who a command on this machine acts as, in the audit log. */
 export function cliActor(context: CliContext): Actor {
   return {
-    name: `robowatch (${context.env['USER'] ?? context.env['USERNAME'] ?? 'command line'})`,
+    name: `robowatch (${loginName(context) ?? 'command line'})`,
     userId: null,
     via: 'cli',
     address: null,

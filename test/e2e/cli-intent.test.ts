@@ -58,7 +58,12 @@ notify:
 `,
     );
     database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
-    const env = { DATABASE_URL: database?.url ?? '', ROBOWATCH_CONFIG: undefined, USER: 'sam' };
+    const env = {
+      DATABASE_URL: database?.url ?? '',
+      ROBOWATCH_CONFIG: undefined,
+      USER: '',
+      LOGNAME: 'sam',
+    };
     const robowatch = (...args: string[]) => runInProcess([...args, '--config', config], { env });
     const host = new URL(server.origin).host;
 
