@@ -65,6 +65,8 @@ Example:
           `the incident's id must be a positive whole number (robowatch incidents lists them), not "${visibleControls(value)}"`,
         );
       const id = Number(value);
+      if (options.by !== undefined && options.by.trim() === '')
+        throw new UsageError('--by must name who has it in hand, not be empty');
       const by = options.by ?? loginName(context);
       const ack = { note: options.note, ...(by === undefined ? {} : { by }) };
       const config = await readConfig(context, options.config);
@@ -75,14 +77,20 @@ Example:
         context,
         config,
         async (handle) => {
+          const store = createWebStore(handle.db);
+          // Only its site's settings are resolved (its channels), not every site's.
+          const found = await store.getIncident(id);
           const catalog = wireCatalog(context, config, handle.db);
-          await catalog.load({ readOnly: true });
+          await catalog.load({
+            readOnly: true,
+            origins: new Set(found === undefined ? [] : [found.origin]),
+          });
           const accounts = wireAccounts(context, handle.db);
           const { incidentDocument } = await import('../monitor/documents/intent.js');
           const record = await refusedAsUsage(() =>
             acknowledgeIncident(
               {
-                store: createWebStore(handle.db),
+                store,
                 siteOf: (siteId) => catalog.get(siteId)?.site,
                 audit: (actor, entry) => accounts.audit(actor, entry),
                 now: () => context.now(),

@@ -140,6 +140,7 @@ notify:
       [['1', '--note', '   '], 'note: must say what is being done about it'],
       [['1', '--note', 'x'.repeat(2001)], 'note: must be at most 2,000 characters'],
       [['1', '--note', 'x', '--by', 'b'.repeat(101)], 'by: must be at most 100 characters'],
+      [['1', '--note', 'x', '--by', ' '], '--by must name who has it in hand, not be empty'],
       [
         ['1', '--note', 'x', '--state', 'open'],
         'incidents ack takes no --state: it is for listing incidents',
@@ -156,6 +157,37 @@ notify:
     expect(JSON.parse(after.stdout)).toMatchObject({ acknowledgedBy: 'sam', note: 'rolled back' });
     expect(services.of('pagerduty')).toHaveLength(2);
   });
+  it('acknowledges the incident of a site added outside the file: PagerDuty is told through that site’s channels', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'robowatch-ack-'));
+    const config = join(dir, 'robowatch.yaml');
+    writeFileSync(
+      config,
+      `dataDir: ${join(dir, 'data')}
+agents: [Googlebot]
+watch: [/, /private/x]
+fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
+notify:
+  events: [incidents]
+  webhooks:
+    - {url: '${services.url}/v2/enqueue', format: pagerduty, routingKey: ${ROUTING_KEY}}
+`,
+    );
+    writeFileSync(join(dir, 'list.txt'), `${server.origin}\n`);
+    database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
+    const env = { DATABASE_URL: database?.url ?? '', ROBOWATCH_CONFIG: undefined, USER: 'sam' };
+    const robowatch = (...args: string[]) => runInProcess([...args, '--config', config], { env });
+    expect((await robowatch('sites', 'import', join(dir, 'list.txt'))).code).toBe(0);
+    server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
+    expect((await robowatch('check')).stdout).toContain('Incident #1 opened');
+    const ack = await robowatch('incidents', 'ack', '1', '--note', 'on it');
+    expect([ack.code, ack.stderr]).toEqual([0, '']);
+    expect(ack.stdout).toMatch(/: acknowledged by sam at .*: on it\n1 notification sent\n$/);
+    expect((services.of('pagerduty') as PagerDutyEvent[]).map((e) => e.event_action)).toEqual([
+      'trigger',
+      'acknowledge',
+    ]);
+  });
+
   it('lists every watched site with where it stands against its owner’s intent, then how many stand where', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-sites-'));
     const config = join(dir, 'robowatch.yaml');
