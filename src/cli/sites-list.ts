@@ -21,7 +21,7 @@ export function registerSitesList(sites: Command, context: CliContext): void {
     .command('list')
     .summary('list the watched sites: where each stands against its owner’s intent')
     .description(
-      'Lists every watched site (the file’s and those added in the web UI or API), in the order they were added, as the overview page shows them: whether it is as its owner intends, what its robots.txt answered, when it was last checked, and what crawlers cannot do that its owner intends (or why it cannot be judged, or its last change); then how many stand where. Beside a daemon that holds the embedded database, it asks the daemon.',
+      'Lists every watched site (the file’s and those added in the web UI or API), the most urgent first (then in the order they were added; paused ones last), as the overview page shows them: whether it is as its owner intends, what its robots.txt answered, when it was last checked, and what crawlers cannot do that its owner intends (or why it cannot be judged, or its last change); then how many stand where. Beside a daemon that holds the embedded database, it asks the daemon.',
     )
     .option(
       '--config <file>',
@@ -60,10 +60,26 @@ export function registerSitesList(sites: Command, context: CliContext): void {
     });
 }
 
+/** Where a site stands, the most urgent first, as the overview orders it and counts it. */
+const STANDINGS = ['not judged', 'not as intended', 'not checked yet', 'as intended'] as const;
+
+function standing(site: SiteRowAnswer): (typeof STANDINGS)[number] {
+  if (site.intent === null) return 'not checked yet';
+  if (site.intent.state === 'as-intended') return 'as intended';
+  return site.intent.state === 'cannot-check' ? 'not judged' : 'not as intended';
+}
+
+/** The most urgent first (paused ones last), then in the order they were added. */
+function urgentFirst(sites: readonly SiteRowAnswer[]): SiteRowAnswer[] {
+  const rank = (site: SiteRowAnswer) =>
+    (site.paused ? STANDINGS.length : 0) + STANDINGS.indexOf(standing(site));
+  return [...sites].sort((a, b) => rank(a) - rank(b) || a.id - b.id);
+}
+
 function formatTable(sites: readonly SiteRowAnswer[]): string[] {
   return alignColumns([
     ['ID', 'SITE', 'INTENT', 'ROBOTS.TXT', 'CHECKED', 'WHAT'],
-    ...sites.map((site) => [
+    ...urgentFirst(sites).map((site) => [
       String(site.id),
       visibleControls(siteLabel(site.origin, site.name)),
       intentText(site.intent).label,
@@ -97,19 +113,8 @@ function what(site: SiteRowAnswer): string {
 /** How many sites stand where, in one line. */
 function standings(sites: readonly SiteRowAnswer[], unchecked: number): string {
   const by = new Map<string, number>();
-  for (const site of sites) {
-    const label =
-      site.intent === null
-        ? 'not checked yet'
-        : site.intent.state === 'as-intended'
-          ? 'as intended'
-          : site.intent.state === 'cannot-check'
-            ? 'not judged'
-            : 'not as intended';
-    by.set(label, (by.get(label) ?? 0) + 1);
-  }
+  for (const site of sites) by.set(standing(site), (by.get(standing(site)) ?? 0) + 1);
   if (unchecked > 0) by.set('not checked yet', (by.get('not checked yet') ?? 0) + unchecked);
-  const order = ['not as intended', 'not judged', 'not checked yet', 'as intended'];
-  const parts = order.filter((l) => by.has(l)).map((l) => `${by.get(l)} ${l}`);
+  const parts = STANDINGS.filter((l) => by.has(l)).map((l) => `${by.get(l)} ${l}`);
   return `${count(sites.length + unchecked, 'site')}: ${parts.join(', ')}`;
 }

@@ -218,12 +218,13 @@ ${more}fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 
     expect(lines).toHaveLength(6);
     expect(lines[0]).toMatch(/^ID +SITE +INTENT +ROBOTS\.TXT +CHECKED +WHAT$/);
     const when = '\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\dZ';
-    expect(lines[1]).toMatch(
+    // The most urgent first: robots.txt that decides for every page, then a page blocked.
+    expect(lines[2]).toMatch(
       new RegExp(
         `^1 +Shop \\(${host(server.origin)}\\) +not as intended: 1 page × crawler pair +ok \\(200\\) +${when} +/private/x is blocked for Googlebot$`,
       ),
     );
-    expect(lines[2]).toMatch(
+    expect(lines[1]).toMatch(
       new RegExp(
         `^2 +News \\(${host(down.origin)}\\) +not judged +unreachable \\(503\\) +${when} +robots\\.txt .*503`,
       ),
@@ -233,7 +234,7 @@ ${more}fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 
     );
     expect(lines.slice(4)).toEqual([
       'not checked yet: http://127.0.0.1:9 (run robowatch check, or start the daemon)',
-      '4 sites: 1 not as intended, 1 not judged, 1 not checked yet, 1 as intended',
+      '4 sites: 1 not judged, 1 not as intended, 1 not checked yet, 1 as intended',
     ]);
 
     // Narrowed by state or tag, as the overview's filters narrow it.
