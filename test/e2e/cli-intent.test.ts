@@ -41,15 +41,18 @@ describe.each(databaseKinds())('robowatch incidents ack on %s', (kind) => {
     await database?.close();
   });
 
-  it('acknowledges an open incident with a note: PagerDuty acknowledges it, the list and the audit log say who', async () => {
+  /**
+   * A data directory and a configuration that pages the PagerDuty receiver for incidents
+   * (`sites`: the file's sites, or a top-level watch), on a database of its own.
+   */
+  async function paging(sites: string, login: Record<string, string>) {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-ack-'));
     const config = join(dir, 'robowatch.yaml');
     writeFileSync(
       config,
       `dataDir: ${join(dir, 'data')}
 agents: [Googlebot]
-sites:
-  - {url: '${server.origin}', name: Shop, watch: [/, /private/x]}
+${sites}
 fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
   events: [incidents]
@@ -58,13 +61,16 @@ notify:
 `,
     );
     database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
-    const env = {
-      DATABASE_URL: database?.url ?? '',
-      ROBOWATCH_CONFIG: undefined,
-      USER: '',
-      LOGNAME: 'sam',
-    };
+    const env = { DATABASE_URL: database?.url ?? '', ROBOWATCH_CONFIG: undefined, ...login };
     const robowatch = (...args: string[]) => runInProcess([...args, '--config', config], { env });
+    return { dir, robowatch };
+  }
+
+  it('acknowledges an open incident with a note: PagerDuty acknowledges it, the list and the audit log say who', async () => {
+    const { robowatch } = await paging(
+      `sites:\n  - {url: '${server.origin}', name: Shop, watch: [/, /private/x]}`,
+      { USER: '', LOGNAME: 'sam' },
+    );
     const host = new URL(server.origin).host;
 
     server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
@@ -157,25 +163,10 @@ notify:
     expect(JSON.parse(after.stdout)).toMatchObject({ acknowledgedBy: 'sam', note: 'rolled back' });
     expect(services.of('pagerduty')).toHaveLength(2);
   });
+
   it('acknowledges the incident of a site added outside the file: PagerDuty is told through that site’s channels', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'robowatch-ack-'));
-    const config = join(dir, 'robowatch.yaml');
-    writeFileSync(
-      config,
-      `dataDir: ${join(dir, 'data')}
-agents: [Googlebot]
-watch: [/, /private/x]
-fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
-notify:
-  events: [incidents]
-  webhooks:
-    - {url: '${services.url}/v2/enqueue', format: pagerduty, routingKey: ${ROUTING_KEY}}
-`,
-    );
+    const { dir, robowatch } = await paging('watch: [/, /private/x]', { USER: 'sam' });
     writeFileSync(join(dir, 'list.txt'), `${server.origin}\n`);
-    database = kind === 'postgres' ? await createTestDatabase('postgres') : undefined;
-    const env = { DATABASE_URL: database?.url ?? '', ROBOWATCH_CONFIG: undefined, USER: 'sam' };
-    const robowatch = (...args: string[]) => runInProcess([...args, '--config', config], { env });
     expect((await robowatch('sites', 'import', join(dir, 'list.txt'))).code).toBe(0);
     server.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
     expect((await robowatch('check')).stdout).toContain('Incident #1 opened');
