@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import { UsageError } from '../lib/errors.js';
 import type { SiteRowAnswer } from '../monitor/reads.js';
 import { TRIAGE_STATES, isTriageState } from '../monitor/views/overview.js';
-import { CONDITION_TEXT, intentText } from '../policy/site-condition.js';
-import type { SiteCondition } from '../policy/site-condition.js';
+import { CONDITION_TEXT, STANDINGS, intentText, standingOf } from '../policy/site-condition.js';
+import type { SiteCondition, Standing } from '../policy/site-condition.js';
 import { formatTime, siteLabel, visibleControls } from '../policy/wording/format.js';
-import { count } from '../policy/wording/words.js';
+import { count, grouped } from '../policy/wording/words.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
 import { write } from './io.js';
@@ -60,19 +60,10 @@ export function registerSitesList(sites: Command, context: CliContext): void {
     });
 }
 
-/** Where a site stands, the most urgent first, as the overview orders it and counts it. */
-const STANDINGS = ['not judged', 'not as intended', 'not checked yet', 'as intended'] as const;
-
-function standing(site: SiteRowAnswer): (typeof STANDINGS)[number] {
-  if (site.intent === null) return 'not checked yet';
-  if (site.intent.state === 'as-intended') return 'as intended';
-  return site.intent.state === 'cannot-check' ? 'not judged' : 'not as intended';
-}
-
 /** The most urgent first (paused ones last), then in the order they were added. */
 function urgentFirst(sites: readonly SiteRowAnswer[]): SiteRowAnswer[] {
   const rank = (site: SiteRowAnswer) =>
-    (site.paused ? STANDINGS.length : 0) + STANDINGS.indexOf(standing(site));
+    (site.paused ? STANDINGS.length : 0) + STANDINGS.indexOf(standingOf(site.intent));
   return [...sites].sort((a, b) => rank(a) - rank(b) || a.id - b.id);
 }
 
@@ -112,9 +103,13 @@ function what(site: SiteRowAnswer): string {
 
 /** How many sites stand where, in one line. */
 function standings(sites: readonly SiteRowAnswer[], unchecked: number): string {
-  const by = new Map<string, number>();
-  for (const site of sites) by.set(standing(site), (by.get(standing(site)) ?? 0) + 1);
-  if (unchecked > 0) by.set('not checked yet', (by.get('not checked yet') ?? 0) + unchecked);
-  const parts = STANDINGS.filter((l) => by.has(l)).map((l) => `${by.get(l)} ${l}`);
+  const by = new Map<Standing, number>([['not checked yet', unchecked]]);
+  for (const site of sites) {
+    const where = standingOf(site.intent);
+    by.set(where, (by.get(where) ?? 0) + 1);
+  }
+  const parts = STANDINGS.filter((l) => (by.get(l) ?? 0) > 0).map(
+    (l) => `${grouped(by.get(l)!)} ${l}`,
+  );
   return `${count(sites.length + unchecked, 'site')}: ${parts.join(', ')}`;
 }

@@ -76,23 +76,39 @@ export interface IntentStanding {
   readonly lead?: string | null;
 }
 
+/** Where a site stands against the intent, the most urgent first, in a word or three. */
+export const STANDINGS = [
+  'not judged',
+  'not as intended',
+  'not checked yet',
+  'as intended',
+] as const;
+export type Standing = (typeof STANDINGS)[number];
+
+export function standingOf(intent: Pick<IntentStanding, 'state'> | null): Standing {
+  if (intent === null) return 'not checked yet';
+  if (intent.state === 'as-intended') return 'as intended';
+  return intent.state === 'cannot-check' ? 'not judged' : 'not as intended';
+}
+
 /** The standing in a word or three (a badge, a column), and the sentence behind it. */
 export function intentText(intent: IntentStanding | null): { label: string; meaning: string } {
-  if (intent === null) return { label: 'not checked yet', meaning: 'Not checked yet.' };
+  const label = standingOf(intent);
+  if (intent === null) return { label, meaning: 'Not checked yet.' };
   if (intent.state === 'as-intended')
     return {
-      label: 'as intended',
+      label,
       meaning: 'Every watched page is open or closed to crawlers as its owner intends.',
     };
   if (intent.state === 'cannot-check')
     // robots.txt as a whole decides (down, not robots.txt, cut), or robowatch may not fetch it.
     return {
-      label: 'not judged',
+      label,
       meaning: intent.reason ?? 'robowatch cannot tell what crawlers may fetch now.',
     };
   return {
     // As the incident pages and alerts count them (differingPairs), not as the matrix's cells.
-    label: `not as intended: ${count(intent.violationCount, 'page × crawler pair')}`,
+    label: `${label}: ${count(intent.violationCount, 'page × crawler pair')}`,
     meaning:
       intent.lead === undefined || intent.lead === null
         ? 'A crawler is kept from a page meant to be crawled, or let into one meant to be kept out.'
