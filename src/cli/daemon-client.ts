@@ -254,13 +254,16 @@ export function daemonReads(daemon: DaemonClient): HistoryReads {
             watching: { agents: site.agents, profile: site.profile },
           };
     },
-    incidents: async ({ siteId, state, limit }) => {
+    incidents: async ({ siteId, state, before, limit }) => {
       const { IncidentListDocument } = await documents();
       const page: z.output<typeof IncidentListDocument> = await daemon.get(
-        `/api/v1/incidents${query({ site: siteId, state, limit })}`,
+        `/api/v1/incidents${query({ site: siteId, state, before, limit })}`,
         IncidentListDocument,
       );
-      return page.incidents;
+      return {
+        incidents: page.incidents,
+        before: page.next === null ? null : (page.incidents.at(-1)?.id ?? null),
+      };
     },
     sites: async (only) => ({ sites: await daemonSites(daemon, only), unchecked: [] }),
     snapshots: async (siteId) => {

@@ -2,10 +2,12 @@ import type { Command } from 'commander';
 import { wireAccounts } from '../compose-accounts.js';
 import { deliverQueued, wireCatalog } from '../compose.js';
 import { UsageError } from '../lib/errors.js';
-import { ACK_LIMITS, AckRefused, acknowledgeIncident } from '../monitor/acknowledge.js';
+import { ACK_LIMITS, AckRefused, ackProblem, acknowledgeIncident } from '../monitor/acknowledge.js';
 import type { DeliveryReport } from '../monitor/delivery/deliver.js';
 import type { IncidentAnswer } from '../monitor/reads.js';
+import { listNames } from '../policy/wording/explain-pairs.js';
 import { formatTime, siteLabel, visibleControls } from '../policy/wording/format.js';
+import { count } from '../policy/wording/words.js';
 import { createWebStore } from '../store/index.js';
 import type { CliContext } from './context.js';
 import { readConfig } from './context.js';
@@ -18,35 +20,37 @@ import { cliActor, loginName } from './users.js';
 const LIST_ONLY = ['state', 'limit', 'exitCode'] as const;
 
 /**
- * `robowatch incidents ack ID --note TEXT`: an incident acknowledged from a terminal, as
- * its page and the API acknowledge it.
+ * `robowatch incidents ack ID... --note TEXT`: incidents acknowledged from a terminal, as
+ * their pages and the API acknowledge them; `--open`: every open one no one has yet.
  */
 export function registerAck(incidents: Command, context: CliContext): void {
   incidents
     .command('ack')
-    .summary('acknowledge an incident: say it is in hand, and what is being done')
+    .summary('acknowledge incidents: say they are in hand, and what is being done')
     .description(
-      'Acknowledges incident ID with a note, as its page does: everyone who reads the incident sees who has it in hand and what is being done, reminders (notify.remind) stop, and PagerDuty acknowledges its incident (the other channels are not told). Acknowledged again, the note is replaced and the first time kept. Beside a daemon that holds the embedded database, it asks the daemon.',
+      'Acknowledges the incidents named by their ids (or, with --open, every open incident no one has acknowledged yet) with a note, as an incident’s page does: everyone who reads an incident sees who has it in hand and what is being done, reminders (notify.remind) stop, and PagerDuty acknowledges its incident (the other channels are not told). Acknowledged again, the note is replaced and the first time kept. An id with no incident refuses them all, before any is acknowledged. Beside a daemon that holds the embedded database, it asks the daemon.',
     )
-    .argument('<id>', "the incident's number, as robowatch incidents lists it")
+    .argument('[ids...]', "the incidents' numbers, as robowatch incidents lists them")
     .requiredOption(
       '--note <text>',
       `what is being done about it (up to ${ACK_LIMITS.note.toLocaleString('en')} characters)`,
     )
+    .option('--open', 'every open incident no one has acknowledged yet (their notes kept)')
     .option('--by <name>', 'who has it in hand (default: your login name, $USER or $LOGNAME)')
     .option(
       '--config <file>',
       'configuration file (default: $ROBOWATCH_CONFIG or config/robowatch.yaml)',
     )
-    .option('--json', 'print the incident as the API gives it')
+    .option('--json', 'print one JSON object per incident, as the API gives it')
     .addHelpText(
       'after',
       `
-Example:
+Examples:
   robowatch incidents --state open
-  robowatch incidents ack 12 --note "the deploy that blocked /products is being rolled back"`,
+  robowatch incidents ack 12 --note "the deploy that blocked /products is being rolled back"
+  robowatch incidents ack --open --note "CDN rule pushed to every site; rollback under way"`,
     )
-    .action(async function (this: Command, value: string) {
+    .action(async function (this: Command, values: string[]) {
       // The listing's options are parsed before the subcommand is known: one given here
       // is refused, not ignored; --config and --json are taken wherever they stand.
       for (const name of LIST_ONLY)
@@ -56,74 +60,175 @@ Example:
           );
       const options = this.optsWithGlobals<{
         note: string;
+        open?: boolean;
         by?: string;
         config?: string;
         json?: boolean;
       }>();
-      if (!/^\d{1,15}$/.test(value) || Number(value) < 1)
-        throw new UsageError(
-          `the incident's id must be a positive whole number (robowatch incidents lists them), not "${visibleControls(value)}"`,
-        );
-      const id = Number(value);
+      const ids = incidentIds(values, options.open === true);
       if (options.by !== undefined && options.by.trim() === '')
         throw new UsageError('--by must name who has it in hand, not be empty');
       const by = options.by ?? loginName(context);
       const ack = { note: options.note, ...(by === undefined ? {} : { by }) };
+      // Refused before any incident is looked up, as it would be for each.
+      const problem = ackProblem(ack);
+      if (problem !== undefined) throw new UsageError(problem);
       const config = await readConfig(context, options.config);
-      const { incident, sent } = await withStoreOrDaemon<{
-        incident: IncidentAnswer;
-        sent: DeliveryReport | undefined;
-      }>(
+      const { acked, skipped, sent } = await withStoreOrDaemon<Acknowledged>(
         context,
         config,
         async (handle) => {
           const store = createWebStore(handle.db);
-          // Only its site's settings are resolved (its channels), not every site's.
-          const found = await store.getIncident(id);
-          const catalog = wireCatalog(context, config, handle.db);
-          await catalog.load({
-            readOnly: true,
-            origins: new Set(found === undefined ? [] : [found.origin]),
+          const { found, skipped } = await chosen(ids, {
+            one: (id) => store.getIncident(id),
+            open: async (before) => {
+              const page = await store.listIncidents({
+                state: 'open',
+                limit: PAGE,
+                ...(before === undefined ? {} : { before }),
+              });
+              return { incidents: page, more: page.length === PAGE };
+            },
           });
+          // Only their sites' settings are resolved (their channels), not every site's.
+          const catalog = wireCatalog(context, config, handle.db);
+          await catalog.load({ readOnly: true, origins: new Set(found.map((i) => i.origin)) });
           const accounts = wireAccounts(context, handle.db);
           const { incidentDocument } = await import('../monitor/documents/intent.js');
-          const record = await refusedAsUsage(() =>
-            acknowledgeIncident(
-              {
-                store,
-                siteOf: (siteId) => catalog.get(siteId)?.site,
-                audit: (actor, entry) => accounts.audit(actor, entry),
-                now: () => context.now(),
-              },
-              cliActor(context),
-              id,
-              ack,
-            ),
-          );
-          // PagerDuty hears of it now, not at the daemon's next delivery.
-          const delivery = await deliverQueued(context, config, handle);
-          const name = catalog.get(record.siteId)?.site.name ?? null;
-          return { incident: incidentDocument(record, context.now(), name), sent: delivery };
+          const acked: IncidentAnswer[] = [];
+          for (const { id } of found) {
+            const record = await refusedAsUsage(() =>
+              acknowledgeIncident(
+                {
+                  store,
+                  siteOf: (siteId) => catalog.get(siteId)?.site,
+                  audit: (actor, entry) => accounts.audit(actor, entry),
+                  now: () => context.now(),
+                },
+                cliActor(context),
+                id,
+                ack,
+              ),
+            );
+            const name = catalog.get(record.siteId)?.site.name ?? null;
+            acked.push(incidentDocument(record, context.now(), name));
+          }
+          // PagerDuty hears of them now, not at the daemon's next delivery.
+          const sent =
+            acked.length === 0 ? undefined : await deliverQueued(context, config, handle);
+          return { acked, skipped, sent };
         },
         // Beside a daemon that holds the embedded database: it acknowledges, and sends.
         async (daemon) => {
-          const { IncidentDocument } = await import('../monitor/documents/intent.js');
-          const answer = await refusedAsUsage(() =>
-            daemon.post<unknown>(`/api/v1/incidents/${id}/ack`, ack),
-          );
-          return { incident: IncidentDocument.parse(answer), sent: undefined };
+          const { IncidentDocument, IncidentListDocument } =
+            await import('../monitor/documents/intent.js');
+          const { found, skipped } = await chosen(ids, {
+            one: async (id) => {
+              try {
+                return await daemon.get(`/api/v1/incidents/${id}`, IncidentDocument);
+              } catch (error) {
+                if (error instanceof DaemonError && error.status === 404) return undefined;
+                throw error;
+              }
+            },
+            open: async (before) => {
+              const page = await daemon.get(
+                `/api/v1/incidents?state=open&limit=${PAGE}${before === undefined ? '' : `&before=${before}`}`,
+                IncidentListDocument,
+              );
+              return { incidents: page.incidents, more: page.next !== null };
+            },
+          });
+          const acked: IncidentAnswer[] = [];
+          for (const { id } of found) {
+            const answer = await refusedAsUsage(() =>
+              daemon.post<unknown>(`/api/v1/incidents/${id}/ack`, ack),
+            );
+            acked.push(IncidentDocument.parse(answer));
+          }
+          return { acked, skipped, sent: undefined };
         },
       );
       const report = sent === undefined ? undefined : describeDelivery(sent);
-      await write(
-        context.io.stdout,
-        options.json === true
-          ? `${JSON.stringify(incident)}\n`
-          : `${acknowledged(incident)}\n${sent !== undefined && sent.sent > 0 ? `${report!.sent}\n` : ''}`,
-      );
+      const lines = options.json
+        ? acked.map((incident) => JSON.stringify(incident))
+        : [
+            ...(acked.length === 0 ? ['no open incident waits for an acknowledgment'] : []),
+            ...acked.map(acknowledged),
+            ...(skipped === 0
+              ? []
+              : [
+                  `${count(skipped, 'open incident')} ${skipped === 1 ? 'was' : 'were'} acknowledged already: ${skipped === 1 ? 'its note' : 'their notes'} kept (acknowledge ${skipped === 1 ? 'it' : 'them'} by id to replace ${skipped === 1 ? 'it' : 'them'})`,
+                ]),
+            ...(sent !== undefined && sent.sent > 0 ? [report!.sent] : []),
+          ];
+      await write(context.io.stdout, lines.length === 0 ? '' : `${lines.join('\n')}\n`);
       if (report?.failed !== undefined)
         await write(context.io.stderr, `robowatch: ${report.failed}\n`);
     });
+}
+
+/** How many incidents one read of the open ones takes (the API's most). */
+const PAGE = 500;
+
+interface Acknowledged {
+  readonly acked: readonly IncidentAnswer[];
+  /** Open incidents --open left as they were: acknowledged already. */
+  readonly skipped: number;
+  readonly sent: DeliveryReport | undefined;
+}
+
+/** The incidents' ids as given (each once), or 'open'; a usage error for anything else. */
+function incidentIds(values: readonly string[], open: boolean): readonly number[] | 'open' {
+  if (open && values.length > 0)
+    throw new UsageError(
+      `give the incidents' ids or --open, not both (--open acknowledges every open incident no one has yet)`,
+    );
+  if (open) return 'open';
+  if (values.length === 0)
+    throw new UsageError(
+      'name the incidents to acknowledge: their ids (robowatch incidents lists them), or --open for every open one no one has acknowledged yet',
+    );
+  for (const value of values)
+    if (!/^\d{1,15}$/.test(value) || Number(value) < 1)
+      throw new UsageError(
+        `the incident's id must be a positive whole number (robowatch incidents lists them), not "${visibleControls(value)}"`,
+      );
+  return [...new Set(values.map(Number))];
+}
+
+/**
+ * The incidents to acknowledge: those of the ids given, every one found (else a usage
+ * error naming those that are not, before any is acknowledged); or the open ones no one
+ * has acknowledged yet, the oldest first, with how many others are open.
+ */
+async function chosen<I extends { readonly id: number; readonly acknowledgedAt: unknown }>(
+  ids: readonly number[] | 'open',
+  read: {
+    one(id: number): Promise<I | undefined>;
+    open(before: number | undefined): Promise<{ incidents: readonly I[]; more: boolean }>;
+  },
+): Promise<{ found: readonly I[]; skipped: number }> {
+  if (ids !== 'open') {
+    // One at a time: a daemon is asked in turn, not all at once.
+    const found: (I | undefined)[] = [];
+    for (const id of ids) found.push(await read.one(id));
+    const missing = ids.filter((_, i) => found[i] === undefined);
+    if (missing.length > 0)
+      throw new UsageError(
+        `there ${missing.length === 1 ? 'is no incident' : 'are no incidents'} ${listNames(missing.map(String))}${ids.length > 1 ? ': none was acknowledged' : ''}`,
+      );
+    return { found: found as I[], skipped: 0 };
+  }
+  const open: I[] = [];
+  let page = await read.open(undefined);
+  open.push(...page.incidents);
+  while (page.more && page.incidents.length > 0) {
+    page = await read.open(page.incidents.at(-1)!.id);
+    open.push(...page.incidents);
+  }
+  const found = open.filter((i) => i.acknowledgedAt === null).reverse();
+  return { found, skipped: open.length - found.length };
 }
 
 /** An acknowledgment refused (no such incident, a note it cannot keep), as a usage error. */

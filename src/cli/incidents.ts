@@ -29,6 +29,7 @@ export function registerIncidents(program: Command, context: CliContext): void {
     )
     .option('--state <state>', `only those ${STATES.join(' or ')}`)
     .option('--limit <n>', 'at most this many (1 to 500)', '100')
+    .option('--before <id>', 'only those older than this incident (the next page of a list)')
     .option('--json', 'print one JSON object per incident, as the API gives it')
     .option(
       '--exit-code',
@@ -41,6 +42,7 @@ export function registerIncidents(program: Command, context: CliContext): void {
           config?: string;
           state?: string;
           limit: string;
+          before?: string;
           json?: boolean;
           exitCode?: boolean;
         },
@@ -53,12 +55,18 @@ export function registerIncidents(program: Command, context: CliContext): void {
           throw new UsageError(
             `--limit must be a whole number from 1 to 500, not "${visibleControls(options.limit)}"`,
           );
+        const before = options.before;
+        if (before !== undefined && (!/^\d{1,15}$/.test(before) || Number(before) < 1))
+          throw new UsageError(
+            `--before must be an incident's id, a positive whole number, not "${visibleControls(before)}"`,
+          );
         const config = await readConfig(context, options.config);
-        const incidents = await withReads(context, config, async (reads) => {
+        const { incidents, before: older } = await withReads(context, config, async (reads) => {
           const siteId = value === undefined ? undefined : (await requireSite(reads, value)).id;
           return reads.incidents({
             ...(siteId === undefined ? {} : { siteId }),
             ...(state === undefined ? {} : { state: state as (typeof STATES)[number] }),
+            ...(before === undefined ? {} : { before: Number(before) }),
             limit,
           });
         });
@@ -67,10 +75,10 @@ export function registerIncidents(program: Command, context: CliContext): void {
           : incidents.length === 0
             ? [none(state, value)]
             : formatTable(incidents);
-        // A list cut at its limit says so (JSON lines stay one document each).
-        if (!options.json && incidents.length === limit)
+        // A list cut at its limit says how to read on (JSON lines stay one document each).
+        if (!options.json && older !== null)
           out.push(
-            `(the newest ${limit}: there may be more; --limit up to 500, --state or a site narrows the list)`,
+            `(more incidents are older than these ${limit}: the next ones with --before ${older}; --state or a site narrows the list)`,
           );
         await write(context.io.stdout, out.join('\n') + '\n');
         const open = incidents.filter((incident) => incident.state === 'open');

@@ -48,10 +48,7 @@ export async function acknowledgeIncident(
   id: number,
   ack: { readonly note: string; readonly by?: string | undefined },
 ): Promise<IncidentRecord> {
-  const note = checked('note', ack.note, ACK_LIMITS.note);
-  const given = ack.by === undefined ? undefined : checked('by', ack.by, ACK_LIMITS.by);
-  if (note === undefined)
-    throw new AckRefused('invalid', 'note: must say what is being done about it');
+  const { note, given } = kept(ack);
   const by = actor.userId === null ? (given ?? actor.name) : actor.name;
   const at = deps.now();
   const incident = await deps.store.acknowledgeIncident(id, { by, note, at }, (found) =>
@@ -66,6 +63,35 @@ export async function acknowledgeIncident(
     after: { by, note },
   });
   return incident;
+}
+
+/**
+ * What an acknowledgment's note or name cannot be kept for, in a line ("note: must be at
+ * most 2,000 characters"), or undefined: one check before several are acknowledged.
+ */
+export function ackProblem(ack: {
+  readonly note: string;
+  readonly by?: string | undefined;
+}): string | undefined {
+  try {
+    kept(ack);
+    return undefined;
+  } catch (error) {
+    if (error instanceof AckRefused) return error.message;
+    throw error;
+  }
+}
+
+/** The note and the name given, as kept; refused when they cannot be. */
+function kept(ack: { readonly note: string; readonly by?: string | undefined }): {
+  note: string;
+  given: string | undefined;
+} {
+  const note = checked('note', ack.note, ACK_LIMITS.note);
+  const given = ack.by === undefined ? undefined : checked('by', ack.by, ACK_LIMITS.by);
+  if (note === undefined)
+    throw new AckRefused('invalid', 'note: must say what is being done about it');
+  return { note, given };
 }
 
 /** The text trimmed (undefined when nothing is left); refused when too long or unstorable. */

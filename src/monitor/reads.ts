@@ -79,10 +79,19 @@ export interface HistoryReads {
   previewDigests(sinceMs: number, recipient: string | undefined): Promise<readonly DigestText[]>;
   /** Per month, the share of the watched sites blocking each crawler, operator or purpose. */
   trends(options: Omit<TrendOptions, 'now'>): Promise<readonly LabelledTrend[]>;
-  /** Incidents, the newest first: a site's, or those in one state, when asked. */
-  incidents(query: Omit<IncidentQuery, 'siteIds'>): Promise<readonly IncidentAnswer[]>;
+  /**
+   * Incidents, the newest first: a site's, or those in one state, when asked; `before`:
+   * the id the next (older) page starts below, null when there are no more.
+   */
+  incidents(query: Omit<IncidentQuery, 'siteIds'>): Promise<IncidentPage>;
   /** The watched sites by id, where each stands now: those with a tag, or in a state, when asked. */
   sites(query: { readonly tag?: string; readonly state?: TriageState }): Promise<SiteListAnswer>;
+}
+
+/** A page of incidents, and where the older ones start (null: there are none). */
+export interface IncidentPage {
+  readonly incidents: readonly IncidentAnswer[];
+  readonly before: number | null;
 }
 
 /** A site as the API lists it (its instants as ISO 8601 text). */
@@ -204,10 +213,11 @@ export function localReads(deps: {
       viewTrends(store, await deps.watched(), deps.config, { ...options, now: deps.now() }),
     incidents: async (query) => {
       // The documents (and zod) are loaded by the command that reads them, not every one.
-      const [rows, { incidentDocument }] = await Promise.all([
-        store.listIncidents(query),
+      const [found, { incidentDocument }] = await Promise.all([
+        store.listIncidents({ ...query, limit: query.limit + 1 }),
         import('./documents/intent.js'),
       ]);
+      const rows = found.slice(0, query.limit);
       // Each site as its alerts and pages call it (its name where it has one).
       const names = new Map(
         await Promise.all(
@@ -217,7 +227,10 @@ export function localReads(deps: {
         ),
       );
       const now = deps.now();
-      return rows.map((row) => incidentDocument(row, now, names.get(row.origin) ?? null));
+      return {
+        incidents: rows.map((row) => incidentDocument(row, now, names.get(row.origin) ?? null)),
+        before: found.length > query.limit ? rows.at(-1)!.id : null,
+      };
     },
     sites: async ({ tag, state }) => {
       // The overview's views and the documents are loaded by the command that lists.

@@ -599,6 +599,8 @@ export interface IncidentQuery {
   /** Only these sites' (a person limited to some tags); every site's when absent. */
   readonly siteIds?: readonly number[];
   readonly state?: 'open' | 'resolved';
+  /** Only those older than this incident (the last id of the page before). */
+  readonly before?: number;
   readonly limit: number;
 }
 

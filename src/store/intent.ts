@@ -7,7 +7,7 @@
  * itself on the site's row, `intent_version`, which is how that statement knows whether
  * another came between.)
  */
-import { and, asc, desc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, lt, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import {
   incidentSiteState,
@@ -417,6 +417,7 @@ export async function listIncidents(db: Database, query: IncidentQuery): Promise
   const only = inSites(incidents.siteId, query.siteIds);
   if (only !== undefined) where.push(only);
   if (query.state !== undefined) where.push(eq(incidents.state, query.state));
+  if (query.before !== undefined) where.push(lt(incidents.id, query.before));
   return db
     .select(incidentColumns)
     .from(incidents)

@@ -468,10 +468,9 @@ fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
       .trimEnd()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
+    // The one incident there is: a list cut at 1 has nothing older to point to.
     const cut = await robowatch('incidents', '--config', config, '--limit', '1');
-    expect(cut.stdout.trimEnd().split('\n').slice(2)).toEqual([
-      '(the newest 1: there may be more; --limit up to 500, --state or a site narrows the list)',
-    ]);
+    expect(cut.stdout.trimEnd().split('\n')).toHaveLength(2);
     expect(documents).toEqual([
       expect.objectContaining({ id: 1, state: 'resolved', origin: server.origin, lead: null }),
     ]);

@@ -179,6 +179,163 @@ notify:
     ]);
   });
 
+  it('acknowledges several incidents at once, by id or every open one no one has yet, and pages the list of them', async () => {
+    const { robowatch } = await paging(
+      `sites:
+  - {url: '${server.origin}', name: Shop, watch: [/, /private/x]}
+  - {url: '${blog.origin}', name: Blog, watch: [/, /private/x]}
+  - {url: '${down.origin}', name: News, watch: [/, /private/x]}`,
+      { USER: 'sam' },
+    );
+    for (const fixture of [server, blog, down])
+      fixture.serve('/robots.txt', 200, 'User-agent: *\nDisallow: /private/\n');
+    const check = await robowatch('check');
+    expect(check.stdout).toMatch(/\n3 notifications sent\n$/);
+    const open = async () =>
+      (await robowatch('incidents', '--state', 'open', '--json')).stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: number; name: string; note: string | null });
+    const [newest, middle, oldest] = await open();
+
+    // A list cut at its limit says where the older ones start, and they are read from there.
+    const cut = await robowatch('incidents', '--limit', '2');
+    const cutLines = cut.stdout.trimEnd().split('\n');
+    expect(cutLines.slice(1, 3).map((l) => Number(/^\d+/.exec(l)![0]))).toEqual([
+      newest!.id,
+      middle!.id,
+    ]);
+    expect(cutLines.slice(3)).toEqual([
+      `(more incidents are older than these 2: the next ones with --before ${middle!.id}; --state or a site narrows the list)`,
+    ]);
+    const rest = await robowatch('incidents', '--limit', '2', '--before', String(middle!.id));
+    expect(rest.stdout.trimEnd().split('\n').slice(1)).toEqual([
+      expect.stringMatching(new RegExp(`^${oldest!.id} +open +${oldest!.name} `)) as string,
+    ]);
+
+    // An id with no incident refuses them all, before any is acknowledged.
+    const refused = await robowatch(
+      'incidents',
+      'ack',
+      String(oldest!.id),
+      '98',
+      '99',
+      '--note',
+      'x',
+    );
+    expect([refused.code, refused.stdout, refused.stderr]).toEqual([
+      2,
+      '',
+      'robowatch: there are no incidents 98 and 99: none was acknowledged\n',
+    ]);
+    expect((await open()).map((i) => i.note)).toEqual([null, null, null]);
+    expect(services.of('pagerduty')).toHaveLength(3);
+
+    // One acknowledged by hand; then every other open one at once, the oldest first, the
+    // note given by hand kept.
+    const one = await robowatch(
+      'incidents',
+      'ack',
+      String(middle!.id),
+      '--note',
+      'mine',
+      '--by',
+      'alice',
+    );
+    expect(one.code).toBe(0);
+    const all = await robowatch(
+      'incidents',
+      'ack',
+      '--open',
+      '--note',
+      'the CDN rule is being rolled back',
+    );
+    expect([all.code, all.stderr]).toEqual([0, '']);
+    const lines = all.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^incident ${oldest!.id} on ${oldest!.name} .*: acknowledged by sam at .*: the CDN rule is being rolled back$`,
+      ),
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(`^incident ${newest!.id} on ${newest!.name} .*: acknowledged by sam at `),
+    );
+    expect(lines.slice(2)).toEqual([
+      '1 open incident was acknowledged already: its note kept (acknowledge it by id to replace it)',
+      '2 notifications sent',
+    ]);
+    expect((await open()).map((i) => i.note)).toEqual([
+      'the CDN rule is being rolled back',
+      'mine',
+      'the CDN rule is being rolled back',
+    ]);
+    // PagerDuty acknowledges each incident it was paged for, once.
+    const events = services.of('pagerduty') as PagerDutyEvent[];
+    expect(services.received.filter((r) => r.refused !== null)).toEqual([]);
+    const keys = (action: string) =>
+      events
+        .filter((e) => e.event_action === action)
+        .map((e) => e.dedup_key)
+        .sort();
+    expect(keys('acknowledge')).toHaveLength(3);
+    expect(keys('acknowledge')).toEqual(keys('trigger'));
+
+    // Nothing left to acknowledge: said, and no one is told again.
+    const none = await robowatch('incidents', 'ack', '--open', '--note', 'again');
+    expect([none.code, none.stdout]).toEqual([
+      0,
+      'no open incident waits for an acknowledgment\n3 open incidents were acknowledged already: their notes kept (acknowledge them by id to replace them)\n',
+    ]);
+    // By id, each once: the notes replaced, PagerDuty not told twice.
+    const replaced = await robowatch(
+      'incidents',
+      'ack',
+      String(oldest!.id),
+      String(newest!.id),
+      String(oldest!.id),
+      '--note',
+      'rolled back',
+      '--json',
+    );
+    expect(
+      replaced.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown),
+    ).toEqual([
+      expect.objectContaining({ id: oldest!.id, note: 'rolled back', acknowledgedBy: 'sam' }),
+      expect.objectContaining({ id: newest!.id, note: 'rolled back' }),
+    ]);
+    expect(services.of('pagerduty')).toHaveLength(6);
+    const audit = await robowatch('export', '--what', 'audit', '--format', 'jsonl');
+    expect(audit.stdout.trimEnd().split('\n')).toHaveLength(5);
+
+    for (const [args, message] of [
+      [
+        ['--note', 'x'],
+        'name the incidents to acknowledge: their ids (robowatch incidents lists them), or --open for every open one no one has acknowledged yet',
+      ],
+      [
+        ['1', '--open', '--note', 'x'],
+        "give the incidents' ids or --open, not both (--open acknowledges every open incident no one has yet)",
+      ],
+      [
+        ['1', 'two', '--note', 'x'],
+        'the incident\'s id must be a positive whole number (robowatch incidents lists them), not "two"',
+      ],
+      [['--open', '--note', ' '], 'note: must say what is being done about it'],
+    ] as const) {
+      const no = await robowatch('incidents', 'ack', ...args);
+      expect([no.code, no.stdout, no.stderr]).toEqual([2, '', `robowatch: ${message}\n`]);
+    }
+    const bad = await robowatch('incidents', '--before', '0');
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'robowatch: --before must be an incident\'s id, a positive whole number, not "0"\n',
+    ]);
+  });
+
   it('lists every watched site with where it stands against its owner’s intent, then how many stand where', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'robowatch-sites-'));
     const config = join(dir, 'robowatch.yaml');

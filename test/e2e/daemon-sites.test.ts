@@ -166,6 +166,34 @@ describe('robowatch start with sites that change while it runs', () => {
           .find((incident) => String(incident['id']) === incidentId),
       ).toMatchObject({ acknowledgedBy: 'ops', note: 'rolling back the deploy' });
       expect(daemon.logs.some((l) => l['msg'] === 'incident acknowledged')).toBe(true);
+      // Every other open one at once, asked of the daemon page by page; the note given by
+      // hand kept. An id with no incident refuses them all, before any is acknowledged.
+      const missing = await runInProcess(
+        ['incidents', 'ack', incidentId, '999999', '--note', 'x', '--config', file],
+        { env },
+      );
+      expect([missing.code, missing.stderr]).toEqual([
+        2,
+        'robowatch: there is no incident 999999: none was acknowledged\n',
+      ]);
+      const rest = await runInProcess(
+        ['incidents', 'ack', '--open', '--note', 'CDN rule rolled back', '--config', file],
+        { env },
+      );
+      expect([rest.code, rest.stderr]).toEqual([0, '']);
+      expect(rest.stdout).toMatch(
+        /\n?1 open incident was acknowledged already: its note kept \(acknowledge it by id to replace it\)\n$/,
+      );
+      const stillOpen = await runInProcess(
+        ['incidents', '--state', 'open', '--json', '--config', file],
+        { env },
+      );
+      const notes = stillOpen.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: number; note: string | null });
+      expect(notes.find((i) => String(i.id) === incidentId)?.note).toBe('rolling back the deploy');
+      expect(notes.filter((i) => i.note === null)).toEqual([]);
       // `sites list` asks it too: the file's site, not as intended, by the daemon's standings.
       const standing = await runInProcess(
         ['sites', 'list', '--state', 'not-as-intended', '--config', file],

@@ -7,7 +7,7 @@ import type { SiteIntent } from '../../config/config.js';
 import { formatDuration } from '../../policy/wording/words.js';
 import { incidentLead, intentLead } from '../../policy/incidents.js';
 import type { IncidentRecord, Refusal, StoredJudgement } from '../records.js';
-import { Id, list, Timestamp, VerdictCauseDocument } from './common.js';
+import { Id, list, Next, Timestamp, VerdictCauseDocument } from './common.js';
 
 const Expectation = z.enum(['allowed', 'disallowed']);
 
@@ -184,5 +184,5 @@ export function incidentDocument(
 }
 
 export const IncidentListDocument = z
-  .object({ incidents: list(IncidentDocument) })
+  .object({ incidents: list(IncidentDocument), next: Next })
   .meta({ id: 'IncidentList' });

@@ -165,28 +165,41 @@ export function intentApi({ deps, sites }: ApiContext) {
           site: query('only this site’s (its id)'),
           state: query('open or resolved'),
           limit: query('how many (1 to 500; 100)'),
+          before: query('the last id of the previous page'),
         }),
       },
       responses: { 200: answer('the incidents', IncidentListDocument), ...errors([400]) },
     }),
     async (c) => {
       const siteId = optionalId(c.req.query('site'), 'site');
+      const before = optionalId(c.req.query('before'), 'before');
       const state = c.req.query('state');
       if (state !== undefined && state !== 'open' && state !== 'resolved')
         throw new HTTPException(400, {
           message: `state must be open or resolved, not "${state.slice(0, 40)}"`,
         });
-      const incidents = await deps.store.listIncidents({
+      const limit = limitOf(c, 100);
+      const found = await deps.store.listIncidents({
         ...(siteId === undefined ? {} : { siteId }),
         ...(await sites.only(c)),
         ...(state === undefined ? {} : { state }),
-        limit: limitOf(c, 100),
+        ...(before === undefined ? {} : { before }),
+        limit: limit + 1,
       });
+      const page = found.slice(0, limit);
       const now = deps.now();
       const names = new Map((await sites.all(c)).map((e) => [e.id, e.site.name]));
+      // The next page, as the alert log gives it: the same query, older than this one's last.
+      const params = new URLSearchParams({
+        ...(siteId === undefined ? {} : { site: String(siteId) }),
+        ...(state === undefined ? {} : { state }),
+        limit: String(limit),
+        before: String(page.at(-1)?.id ?? 0),
+      });
       return c.json(
         {
-          incidents: incidents.map((i) => incidentDocument(i, now, names.get(i.siteId) ?? null)),
+          incidents: page.map((i) => incidentDocument(i, now, names.get(i.siteId) ?? null)),
+          next: found.length > limit ? `${API}/incidents?${params.toString()}` : null,
         },
         200,
       );

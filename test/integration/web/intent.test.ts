@@ -217,6 +217,16 @@ web: {token: '${TOKEN}'}`,
     // Seen again: still the one incident.
     await check(new Date(START.getTime() + DAY_MS + 60_000));
     expect((await incidents(`site=${shopId}&state=open`)).map((i) => i.id)).toEqual([open!.id]);
+    // A page at a time: the next page's link reads on from the last one's id.
+    const first = await call('GET', `/api/v1/incidents?site=${shopId}&limit=1`);
+    expect(first.body).toMatchObject({
+      incidents: [{ id: open!.id }],
+      next: `/api/v1/incidents?site=${shopId}&limit=1&before=${open!.id}`,
+    });
+    const second = await call('GET', first.body['next'] as string);
+    expect(second.body).toMatchObject({ incidents: [{ id: old!.id }], next: null });
+    const badBefore = await call('GET', '/api/v1/incidents?before=soon');
+    expect(badBefore.status).toBe(400);
 
     const acked = await call('POST', `/api/v1/incidents/${open!.id}/ack`, {
       note: 'Rolling back the deploy',
