@@ -8,6 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/db.js';
+import { setSitePaused } from '../../src/store/sites.js';
 import { runInProcess } from '../support/cli.js';
 import { createTestDatabase, databaseKinds } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
@@ -383,6 +385,22 @@ ${more}fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 
     expect(lines.slice(4)).toEqual([
       'not checked yet: http://127.0.0.1:9 (run robowatch check, or start the daemon)',
       '4 sites: 1 not judged, 1 not as intended, 1 not checked yet, 1 as intended',
+    ]);
+
+    // A paused site goes last, said so, whatever it stands at.
+    const store = await openDatabase({ url: database?.url, dataDir: join(dir, 'data') });
+    try {
+      await setSitePaused(store.db, 1, new Date());
+    } finally {
+      await store.close();
+    }
+    const paused = (await robowatch('sites', 'list')).stdout.split('\n');
+    expect(paused.slice(1, 4).map((l) => /^\d+/.exec(l)![0])).toEqual(['2', '3', '1']);
+    expect(paused[3]).toMatch(new RegExp(`^1 +Shop .* ${when}, paused +/private/x is blocked`));
+    const onlyPaused = await robowatch('sites', 'list', '--state', 'paused');
+    expect(onlyPaused.stdout.trimEnd().split('\n').slice(1)).toEqual([
+      expect.stringMatching(/^1 +Shop /) as string,
+      '1 site: 1 not as intended',
     ]);
 
     // Narrowed by state or tag, as the overview's filters narrow it.

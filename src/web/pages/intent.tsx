@@ -18,7 +18,7 @@ import {
 import type { Violation, ViolationGrid } from '../../policy/intent.js';
 import { formatDuration } from '../../policy/wording/words.js';
 import { siteLabel } from '../../policy/wording/format.js';
-import { IntentBadge, Layout, Notice, Rich, Time } from './components.js';
+import { IntentBadge, Layout, Notice, Pager, Rich, Time } from './components.js';
 
 /** Cells listed under the state before "and N more". */
 const LISTED = 20;
@@ -366,7 +366,24 @@ export const IncidentsPageView: FC<{
   state: 'open' | 'resolved' | undefined;
   /** The watched sites' names, by id: an incident is listed under its site's name. */
   names: ReadonlyMap<number, string | null | undefined>;
-}> = ({ open, resolved, now, canEdit, signedIn, done, sites, site, state, names }) => {
+  /** More are open than those shown (the newest). */
+  openCut?: boolean;
+  /** The id the older resolved ones start below, or null: these are the oldest. */
+  older?: number | null;
+}> = ({
+  open,
+  resolved,
+  now,
+  canEdit,
+  signedIn,
+  done,
+  sites,
+  site,
+  state,
+  names,
+  openCut = false,
+  older = null,
+}) => {
   const unacknowledged = open.filter((i) => i.acknowledgedAt === null).length;
   return (
     <Layout title="Incidents" signedIn={signedIn}>
@@ -413,7 +430,9 @@ export const IncidentsPageView: FC<{
           ) : (
             <>
               <p class="muted">
-                {open.length} open, {unacknowledged} not acknowledged.
+                {openCut
+                  ? `The newest ${open.length} open (more are open: choose a site to see its own), ${unacknowledged} of them not acknowledged.`
+                  : `${open.length} open, ${unacknowledged} not acknowledged.`}
               </p>
               <IncidentList incidents={open} now={now} canEdit={canEdit} names={names} />
             </>
@@ -428,6 +447,14 @@ export const IncidentsPageView: FC<{
           ) : (
             <IncidentList incidents={resolved} now={now} canEdit={false} names={names} />
           )}
+          <Pager
+            base="/incidents"
+            params={{
+              ...(site === undefined ? {} : { site: String(site) }),
+              state: 'resolved',
+            }}
+            before={older}
+          />
         </>
       )}
     </Layout>

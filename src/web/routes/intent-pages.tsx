@@ -28,6 +28,10 @@ function field(body: Record<string, unknown>, name: string, max: number): string
   return value.trim();
 }
 
+/** How many open incidents the incidents page shows (the newest), and resolved ones a page. */
+const OPEN_SHOWN = 500;
+const RESOLVED_PER_PAGE = 100;
+
 export function registerIntentPages(
   app: Hono<WebEnv>,
   deps: WebDeps,
@@ -119,20 +123,28 @@ export function registerIntentPages(
       throw new HTTPException(400, {
         message: `state must be open or resolved, not "${state.slice(0, 40)}"`,
       });
+    // ?before=ID: the resolved ones older than that (a page of them, without the open ones).
+    const before = optionalId(c.req.query('before') || undefined, 'before');
     const bySite = { ...(site === undefined ? {} : { siteId: site }), ...(await sites.only(c)) };
-    const [open, resolved] = await Promise.all([
-      state === 'resolved'
+    const [open, found] = await Promise.all([
+      state === 'resolved' || before !== undefined
         ? []
-        : deps.store.listIncidents({ ...bySite, state: 'open', limit: 500 }),
-      state === 'open'
+        : deps.store.listIncidents({ ...bySite, state: 'open', limit: OPEN_SHOWN + 1 }),
+      state === 'open' && before === undefined
         ? []
-        : deps.store.listIncidents({ ...bySite, state: 'resolved', limit: 100 }),
+        : deps.store.listIncidents({
+            ...bySite,
+            state: 'resolved',
+            ...(before === undefined ? {} : { before }),
+            limit: RESOLVED_PER_PAGE + 1,
+          }),
     ]);
+    const resolved = found.slice(0, RESOLVED_PER_PAGE);
     const watched = await sites.all(c);
     return render(
       c,
       <IncidentsPageView
-        open={open}
+        open={open.slice(0, OPEN_SHOWN)}
         resolved={resolved}
         now={deps.now()}
         canEdit={may(c, 'write')}
@@ -140,8 +152,10 @@ export function registerIntentPages(
         done={c.req.query('done')}
         sites={watched.map((e) => ({ id: e.id, label: e.site.name ?? e.site.origin }))}
         site={site}
-        state={state}
+        state={before === undefined ? state : 'resolved'}
         names={new Map(watched.map((e) => [e.id, e.site.name]))}
+        openCut={open.length > OPEN_SHOWN}
+        older={found.length > RESOLVED_PER_PAGE ? (resolved.at(-1)?.id ?? null) : null}
       />,
     );
   });

@@ -438,5 +438,37 @@ web: {token: '${TOKEN}'}`,
     expect(one.text).toContain(`Shop (${new URL(shop.origin).host})</a>: <strong>`);
     expect(one.text).toContain(latest!.causes[0]!.replace(/`/g, '').slice(0, 20));
     expect((await html('/incidents/999999')).status).toBe(404);
+
+    // A site with 120 resolved incidents: the newest 100, then a link to the older ones.
+    const db = database.handle.db;
+    await db.execute(sql`
+      INSERT INTO incidents (site_id, state, opened_at, resolved_at, site_state, causes,
+                             violations, violation_count, worst_count, updated_at)
+      SELECT ${ownedId}, 'resolved', now() - g * interval '1 day', now() - g * interval '1 day' + interval '1 hour',
+             'cannot-check', '["robots.txt answers 503"]'::jsonb, '[]'::jsonb, 0, 0, now()
+      FROM generate_series(1, 120) AS g`);
+    try {
+      // Those listed under Resolved (the site's open ones are listed above them).
+      const listed = (text: string) =>
+        [...text.split('<h2>Resolved</h2>')[1]!.matchAll(/<li id="incident-(\d+)">/g)].length;
+      const resolvedCount = (await incidents(`site=${ownedId}&state=resolved&limit=500`)).length;
+      expect(resolvedCount).toBeGreaterThanOrEqual(120);
+      const first = await html(`/incidents?site=${ownedId}`);
+      expect(listed(first.text)).toBe(100);
+      const older =
+        /<a href="(\/incidents\?site=\d+&amp;state=resolved&amp;before=\d+)">Older/.exec(
+          first.text,
+        );
+      expect(older).not.toBeNull();
+      const second = await html(older![1]!.replace(/&amp;/g, '&'));
+      expect(second.status).toBe(200);
+      expect(listed(second.text)).toBe(resolvedCount - 100);
+      expect(second.text).not.toContain('<h2>Open</h2>');
+      expect(second.text).not.toContain('>Older');
+    } finally {
+      await db.execute(
+        sql`DELETE FROM incidents WHERE site_id = ${ownedId} AND violation_count = 0 AND causes = '["robots.txt answers 503"]'::jsonb`,
+      );
+    }
   });
 });
