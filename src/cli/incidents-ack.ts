@@ -2,7 +2,13 @@ import type { Command } from 'commander';
 import { wireAccounts } from '../compose-accounts.js';
 import { deliverQueued, wireCatalog } from '../compose.js';
 import { UsageError } from '../lib/errors.js';
-import { ACK_LIMITS, AckRefused, ackProblem, acknowledgeIncident } from '../monitor/acknowledge.js';
+import {
+  ACK_LIMITS,
+  AckRefused,
+  ackProblem,
+  acknowledgeIncident,
+  openIncidents,
+} from '../monitor/acknowledge.js';
 import type { DeliveryReport } from '../monitor/delivery/deliver.js';
 import type { IncidentAnswer } from '../monitor/reads.js';
 import { listNames } from '../policy/wording/explain-pairs.js';
@@ -79,17 +85,10 @@ Examples:
         config,
         async (handle) => {
           const store = createWebStore(handle.db);
-          const { found, skipped } = await chosen(ids, {
-            one: (id) => store.getIncident(id),
-            open: async (before) => {
-              const page = await store.listIncidents({
-                state: 'open',
-                limit: PAGE,
-                ...(before === undefined ? {} : { before }),
-              });
-              return { incidents: page, more: page.length === PAGE };
-            },
-          });
+          const { found, skipped } =
+            ids === 'open'
+              ? await openIncidents(store).then((o) => ({ found: o.waiting, skipped: o.skipped }))
+              : { found: await existing(ids, (id) => store.getIncident(id)), skipped: 0 };
           // Only their sites' settings are resolved (their channels), not every site's.
           const catalog = wireCatalog(context, config, handle.db);
           await catalog.load({ readOnly: true, origins: new Set(found.map((i) => i.origin)) });
@@ -120,24 +119,22 @@ Examples:
         },
         // Beside a daemon that holds the embedded database: it acknowledges, and sends.
         async (daemon) => {
-          const { IncidentDocument, IncidentListDocument } =
+          const { IncidentDocument, AckOpenDocument } =
             await import('../monitor/documents/intent.js');
-          const { found, skipped } = await chosen(ids, {
-            one: async (id) => {
-              try {
-                return await daemon.get(`/api/v1/incidents/${id}`, IncidentDocument);
-              } catch (error) {
-                if (error instanceof DaemonError && error.status === 404) return undefined;
-                throw error;
-              }
-            },
-            open: async (before) => {
-              const page = await daemon.get(
-                `/api/v1/incidents?state=open&limit=${PAGE}${before === undefined ? '' : `&before=${before}`}`,
-                IncidentListDocument,
-              );
-              return { incidents: page.incidents, more: page.next !== null };
-            },
+          if (ids === 'open') {
+            const answer = await refusedAsUsage(() =>
+              daemon.post<unknown>('/api/v1/incidents/ack-open', ack),
+            );
+            const done = AckOpenDocument.parse(answer);
+            return { acked: done.incidents, skipped: done.skipped, sent: undefined };
+          }
+          const found = await existing(ids, async (id) => {
+            try {
+              return await daemon.get(`/api/v1/incidents/${id}`, IncidentDocument);
+            } catch (error) {
+              if (error instanceof DaemonError && error.status === 404) return undefined;
+              throw error;
+            }
           });
           const acked: IncidentAnswer[] = [];
           for (const { id } of found) {
@@ -146,7 +143,7 @@ Examples:
             );
             acked.push(IncidentDocument.parse(answer));
           }
-          return { acked, skipped, sent: undefined };
+          return { acked, skipped: 0, sent: undefined };
         },
       );
       const report = sent === undefined ? undefined : describeDelivery(sent);
@@ -167,9 +164,6 @@ Examples:
         await write(context.io.stderr, `robowatch: ${report.failed}\n`);
     });
 }
-
-/** How many incidents one read of the open ones takes (the API's most). */
-const PAGE = 500;
 
 interface Acknowledged {
   readonly acked: readonly IncidentAnswer[];
@@ -198,37 +192,22 @@ function incidentIds(values: readonly string[], open: boolean): readonly number[
 }
 
 /**
- * The incidents to acknowledge: those of the ids given, every one found (else a usage
- * error naming those that are not, before any is acknowledged); or the open ones no one
- * has acknowledged yet, the oldest first, with how many others are open.
+ * The incidents of the ids given, every one found; else a usage error naming those that are
+ * not, before any is acknowledged.
  */
-async function chosen<I extends { readonly id: number; readonly acknowledgedAt: unknown }>(
-  ids: readonly number[] | 'open',
-  read: {
-    one(id: number): Promise<I | undefined>;
-    open(before: number | undefined): Promise<{ incidents: readonly I[]; more: boolean }>;
-  },
-): Promise<{ found: readonly I[]; skipped: number }> {
-  if (ids !== 'open') {
-    // One at a time: a daemon is asked in turn, not all at once.
-    const found: (I | undefined)[] = [];
-    for (const id of ids) found.push(await read.one(id));
-    const missing = ids.filter((_, i) => found[i] === undefined);
-    if (missing.length > 0)
-      throw new UsageError(
-        `there ${missing.length === 1 ? 'is no incident' : 'are no incidents'} ${listNames(missing.map(String))}${ids.length > 1 ? ': none was acknowledged' : ''}`,
-      );
-    return { found: found as I[], skipped: 0 };
-  }
-  const open: I[] = [];
-  let page = await read.open(undefined);
-  open.push(...page.incidents);
-  while (page.more && page.incidents.length > 0) {
-    page = await read.open(page.incidents.at(-1)!.id);
-    open.push(...page.incidents);
-  }
-  const found = open.filter((i) => i.acknowledgedAt === null).reverse();
-  return { found, skipped: open.length - found.length };
+async function existing<I>(
+  ids: readonly number[],
+  one: (id: number) => Promise<I | undefined>,
+): Promise<I[]> {
+  // One at a time: a daemon is asked in turn, not all at once.
+  const found: (I | undefined)[] = [];
+  for (const id of ids) found.push(await one(id));
+  const missing = ids.filter((_, i) => found[i] === undefined);
+  if (missing.length > 0)
+    throw new UsageError(
+      `there ${missing.length === 1 ? 'is no incident' : 'are no incidents'} ${listNames(missing.map(String))}${ids.length > 1 ? ': none was acknowledged' : ''}`,
+    );
+  return found as I[];
 }
 
 /** An acknowledgment refused (no such incident, a note it cannot keep), as a usage error. */

@@ -65,6 +65,59 @@ export async function acknowledgeIncident(
   return incident;
 }
 
+/** How many open incidents one read takes. */
+const OPEN_PAGE = 500;
+
+/**
+ * The open incidents no one has acknowledged yet (of these sites, when given: a person
+ * limited to some), the oldest first, and how many others are open (acknowledged already).
+ */
+export async function openIncidents(
+  store: Pick<ReadStore, 'listIncidents'>,
+  scope: { readonly siteIds?: readonly number[] } = {},
+): Promise<{ waiting: IncidentRecord[]; skipped: number }> {
+  const open: IncidentRecord[] = [];
+  for (let before: number | undefined, more = true; more;) {
+    const page = await store.listIncidents({
+      ...scope,
+      state: 'open',
+      limit: OPEN_PAGE,
+      ...(before === undefined ? {} : { before }),
+    });
+    open.push(...page);
+    more = page.length === OPEN_PAGE;
+    before = page.at(-1)?.id;
+  }
+  const waiting = open.filter((i) => i.acknowledgedAt === null).reverse();
+  return { waiting, skipped: open.length - waiting.length };
+}
+
+/**
+ * Acknowledges with one note every open incident no one has acknowledged yet (of these
+ * sites, when given), the oldest first, as when one change reached many sites at once;
+ * those acknowledged already keep their notes (`skipped` counts them).
+ */
+export async function acknowledgeOpen(
+  deps: AckDeps & { readonly store: Pick<ReadStore, 'acknowledgeIncident' | 'listIncidents'> },
+  actor: Actor,
+  ack: { readonly note: string; readonly by?: string | undefined },
+  scope: { readonly siteIds?: readonly number[] } = {},
+): Promise<{ acked: IncidentRecord[]; skipped: number }> {
+  kept(ack);
+  const { waiting, skipped } = await openIncidents(deps.store, scope);
+  const acked: IncidentRecord[] = [];
+  // One at a time: each is its own transaction, and its own line in the audit log.
+  for (const incident of waiting) {
+    try {
+      acked.push(await acknowledgeIncident(deps, actor, incident.id, ack));
+    } catch (error) {
+      // Gone since it was listed (a site deleted): nothing to acknowledge.
+      if (!(error instanceof AckRefused && error.why === 'missing')) throw error;
+    }
+  }
+  return { acked, skipped };
+}
+
 /**
  * What an acknowledgment's note or name cannot be kept for, in a line ("note: must be at
  * most 2,000 characters"), or undefined: one check before several are acknowledged.

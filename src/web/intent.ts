@@ -7,13 +7,13 @@ import { HTTPException } from 'hono/http-exception';
 import type { WebEnv } from './auth.js';
 import type { ConfiguredSites } from './sites.js';
 import { acceptAsIntended } from '../policy/intent.js';
-import { AckRefused, acknowledgeIncident } from '../monitor/acknowledge.js';
+import { AckRefused, acknowledgeIncident, acknowledgeOpen } from '../monitor/acknowledge.js';
 import type { AcceptScope } from '../policy/intent.js';
 import type { IncidentRecord } from '../monitor/records.js';
 import type { WebDeps } from './deps.js';
 import { catalogChange } from './api/route.js';
 import type { Actor } from '../monitor/accounts.js';
-import { audited } from './audit.js';
+import { actorOf, audited } from './audit.js';
 
 /** Replaces a site's intent (null: the file's again) and judges it again at once. */
 export async function changeIntent(
@@ -78,6 +78,37 @@ export async function visibleIncident(
   if (incident === undefined || !(await sites.sees(c, incident.siteId)))
     throw new HTTPException(404, { message: `there is no incident ${id}` });
   return incident;
+}
+
+/**
+ * Acknowledges every open incident no one has yet, of the sites the person sees, with one
+ * note (monitor/acknowledge.ts); the notifications go at once.
+ */
+export async function acknowledgeAllOpen(
+  deps: WebDeps,
+  sites: ConfiguredSites,
+  c: Context<WebEnv>,
+  ack: { readonly note: string; readonly by?: string | undefined },
+): Promise<{ acked: IncidentRecord[]; skipped: number }> {
+  try {
+    const done = await acknowledgeOpen(
+      {
+        store: deps.store,
+        siteOf: (siteId) => deps.catalog.get(siteId)?.site,
+        audit: (who, entry) => audited(deps, who, entry),
+        logger: deps.logger,
+        now: () => deps.now(),
+      },
+      actorOf(c),
+      ack,
+      await sites.only(c),
+    );
+    if (done.acked.length > 0) deps.scheduler?.deliverNow();
+    return done;
+  } catch (error) {
+    if (error instanceof AckRefused) throw new HTTPException(400, { message: error.message });
+    throw error;
+  }
 }
 
 /** Acknowledges an incident with a note (monitor/acknowledge.ts); 404 when there is none. */

@@ -186,3 +186,13 @@ export function incidentDocument(
 export const IncidentListDocument = z
   .object({ incidents: list(IncidentDocument), next: Next })
   .meta({ id: 'IncidentList' });
+
+/** The incidents acknowledged at once, and how many open ones kept their notes. */
+export const AckOpenDocument = z
+  .object({
+    incidents: list(IncidentDocument),
+    skipped: z.number().int().meta({
+      description: 'open incidents someone had acknowledged already: their notes kept',
+    }),
+  })
+  .meta({ id: 'AckOpen' });

@@ -7,6 +7,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { z } from 'zod';
 import {
+  AckOpenDocument,
   IncidentDocument,
   IncidentListDocument,
   IntentDocument,
@@ -17,7 +18,13 @@ import {
 } from '../../monitor/documents/index.js';
 import type { SiteRef } from '../../monitor/views/site.js';
 import { optionalId, parseId } from '../sites.js';
-import { acceptIntent, acknowledge, changeIntent, visibleIncident } from '../intent.js';
+import {
+  acceptIntent,
+  acknowledge,
+  acknowledgeAllOpen,
+  changeIntent,
+  visibleIncident,
+} from '../intent.js';
 import { ACK_LIMITS } from '../../monitor/acknowledge.js';
 import { actorOf } from '../audit.js';
 import type { WebEnv } from '../auth.js';
@@ -200,6 +207,33 @@ export function intentApi({ deps, sites }: ApiContext) {
         {
           incidents: page.map((i) => incidentDocument(i, now, names.get(i.siteId) ?? null)),
           next: found.length > limit ? `${API}/incidents?${params.toString()}` : null,
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    route({
+      method: 'post',
+      path: `${API}/incidents/ack-open`,
+      summary:
+        'Acknowledges with one note every open incident no one has acknowledged yet (of the sites the caller sees), the oldest first; those acknowledged already keep their notes.',
+      request: { body: jsonBody(AckBody) },
+      responses: {
+        200: answer('the incidents acknowledged', AckOpenDocument),
+        ...errors([400], true),
+      },
+    }),
+    async (c) => {
+      const body = parseBody(AckBody, await readJson(c, '{note, by?}'));
+      const { acked, skipped } = await acknowledgeAllOpen(deps, sites, c, body);
+      const now = deps.now();
+      const names = new Map((await sites.all(c)).map((e) => [e.id, e.site.name]));
+      return c.json(
+        {
+          incidents: acked.map((i) => incidentDocument(i, now, names.get(i.siteId) ?? null)),
+          skipped,
         },
         200,
       );

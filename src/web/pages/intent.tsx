@@ -91,6 +91,36 @@ export const IncidentLine: FC<{ incident: IncidentRecord; now: Date; site?: stri
 );
 
 /** The acknowledgment form of an open incident. */
+/**
+ * One note for every open incident no one has acknowledged yet, as when one change (a CDN
+ * rule, a shared template) reached many sites at once.
+ */
+const AckAllForm: FC<{ count: number | undefined }> = ({ count }) => (
+  <form method="post" action="/incidents/ack-open" class="ack">
+    <label>
+      Note{' '}
+      <input
+        type="text"
+        name="note"
+        required
+        maxlength={ACK_LIMITS.note}
+        placeholder="What is being done about them"
+      />
+    </label>{' '}
+    <label>
+      By <input type="text" name="by" maxlength={ACK_LIMITS.by} />
+    </label>{' '}
+    <button type="submit">
+      {count === undefined ? 'Acknowledge all not acknowledged' : `Acknowledge all ${count}`}
+    </button>
+    <span class="muted">
+      {' '}
+      Every open incident no one has acknowledged yet, with this note; those acknowledged keep
+      theirs.
+    </span>
+  </form>
+);
+
 const AckForm: FC<{ incident: IncidentRecord }> = ({ incident }) => (
   <form method="post" action={`/incidents/${incident.id}/ack`} class="ack">
     <label>
@@ -366,6 +396,8 @@ export const IncidentsPageView: FC<{
   state: 'open' | 'resolved' | undefined;
   /** The watched sites' names, by id: an incident is listed under its site's name. */
   names: ReadonlyMap<number, string | null | undefined>;
+  /** How many incidents were just acknowledged at once (done=acknowledged-all). */
+  doneCount?: number;
   /** More are open than those shown (the newest). */
   openCut?: boolean;
   /** The id the older resolved ones start below, or null: these are the oldest. */
@@ -377,6 +409,7 @@ export const IncidentsPageView: FC<{
   canEdit,
   signedIn,
   done,
+  doneCount = 0,
   sites,
   site,
   state,
@@ -390,6 +423,13 @@ export const IncidentsPageView: FC<{
       <h1>Incidents</h1>
       {done === 'acknowledged' ? (
         <Notice>Acknowledged: the note, and who wrote it, are on the incident.</Notice>
+      ) : null}
+      {done === 'acknowledged-all' ? (
+        <Notice>
+          {doneCount === 0
+            ? 'Nothing to acknowledge: every open incident was acknowledged already.'
+            : `Acknowledged ${doneCount === 1 ? '1 incident' : `${doneCount.toLocaleString('en')} incidents`}: the note, and who wrote it, are on each.`}
+        </Notice>
       ) : null}
       <p class="muted">
         An incident opens when a site stops being as its owner intends (a crawler kept from a page
@@ -434,6 +474,9 @@ export const IncidentsPageView: FC<{
                   ? `The newest ${open.length} open (more are open: choose a site to see its own), ${unacknowledged} of them not acknowledged.`
                   : `${open.length} open, ${unacknowledged} not acknowledged.`}
               </p>
+              {canEdit && site === undefined && (unacknowledged > 1 || openCut) ? (
+                <AckAllForm count={openCut ? undefined : unacknowledged} />
+              ) : null}
               <IncidentList incidents={open} now={now} canEdit={canEdit} names={names} />
             </>
           )}

@@ -8,7 +8,13 @@ import { HTTPException } from 'hono/http-exception';
 import type { WebEnv } from '../auth.js';
 import { may } from '../auth.js';
 import type { WebDeps } from '../deps.js';
-import { acceptIntent, acknowledge, changeIntent, visibleIncident } from '../intent.js';
+import {
+  acceptIntent,
+  acknowledge,
+  acknowledgeAllOpen,
+  changeIntent,
+  visibleIncident,
+} from '../intent.js';
 import { actorOf } from '../audit.js';
 import { IncidentPageView, IncidentsPageView } from '../pages/intent.js';
 import { optionalId, parseId } from '../sites.js';
@@ -115,6 +121,19 @@ export function registerIntentPages(
     return c.redirect(`/sites/${incident.siteId}?done=acknowledged#intent`, 303);
   });
 
+  // Every open incident no one has acknowledged yet (of the sites this person sees), at once.
+  app.post('/incidents/ack-open', async (c) => {
+    const body = await postedForm(c);
+    const note = field(body, 'note', ACK_LIMITS.note);
+    if (note === undefined)
+      throw new HTTPException(400, { message: 'note: must say what is being done about it' });
+    const { acked } = await acknowledgeAllOpen(deps, sites, c, {
+      note,
+      by: field(body, 'by', ACK_LIMITS.by),
+    });
+    return c.redirect(`/incidents?done=acknowledged-all&count=${acked.length}`, 303);
+  });
+
   app.get('/incidents', async (c) => {
     // ?site=ID: one site's incidents; ?state=open|resolved.
     const site = optionalId(c.req.query('site') || undefined, 'site');
@@ -150,6 +169,7 @@ export function registerIntentPages(
         canEdit={may(c, 'write')}
         signedIn={c.get('signedIn')}
         done={c.req.query('done')}
+        doneCount={Number(c.req.query('count') ?? 0) || 0}
         sites={watched.map((e) => ({ id: e.id, label: e.site.name ?? e.site.origin }))}
         site={site}
         state={before === undefined ? state : 'resolved'}

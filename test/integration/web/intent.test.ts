@@ -465,6 +465,52 @@ web: {token: '${TOKEN}'}`,
       expect(listed(second.text)).toBe(resolvedCount - 100);
       expect(second.text).not.toContain('<h2>Open</h2>');
       expect(second.text).not.toContain('>Older');
+
+      // Every open one no one has acknowledged, at once, from the page.
+      const form = (path: string, fields: Record<string, string>) =>
+        app.request(path, {
+          method: 'POST',
+          headers: {
+            authorization: bearer.authorization,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+          body: new URLSearchParams(fields).toString(),
+        });
+      await db.execute(sql`
+        INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
+                               violation_count, worst_count, updated_at)
+        SELECT ${ownedId}, 'open', now() - g * interval '1 hour', 'cannot-check',
+               '["robots.txt answers 503"]'::jsonb, '[]'::jsonb, 0, 0, now()
+        FROM generate_series(1, 2) AS g`);
+      const open = await incidents(`state=open&limit=500`);
+      const waiting = open.filter((i) => i.acknowledgedBy === null);
+      expect(waiting.length).toBeGreaterThanOrEqual(2);
+      const page = await html('/incidents');
+      expect(page.text).toContain(`>Acknowledge all ${waiting.length}</button>`);
+      const blank = await form('/incidents/ack-open', { note: ' ' });
+      expect(blank.status).toBe(400);
+      const posted = await form('/incidents/ack-open', { note: 'CDN rule rolled back', by: 'Ana' });
+      expect(posted.status).toBe(303);
+      expect(posted.headers.get('location')).toBe(
+        `/incidents?done=acknowledged-all&count=${waiting.length}`,
+      );
+      expect((await html(posted.headers.get('location')!)).text).toContain(
+        `Acknowledged ${waiting.length} incidents: the note, and who wrote it, are on each.`,
+      );
+      const now = await incidents(`state=open&limit=500`);
+      for (const incident of now)
+        expect(
+          waiting.some((w) => w.id === incident.id)
+            ? [incident.acknowledgedBy, incident.note]
+            : incident.note,
+        ).toEqual(
+          waiting.some((w) => w.id === incident.id)
+            ? ['Ana', 'CDN rule rolled back']
+            : open.find((o) => o.id === incident.id)!.note,
+        );
+      // Through the API: nothing left, every open one said acknowledged already.
+      const again = await call('POST', '/api/v1/incidents/ack-open', { note: 'again' });
+      expect(again.body).toEqual({ incidents: [], skipped: now.length });
     } finally {
       await db.execute(
         sql`DELETE FROM incidents WHERE site_id = ${ownedId} AND violation_count = 0 AND causes = '["robots.txt answers 503"]'::jsonb`,

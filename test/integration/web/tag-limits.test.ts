@@ -258,6 +258,16 @@ notify:
         { note: 'on it' },
       );
     expect((await ack(ids.beta)).status).toBe(404);
+    // Every open one at once: only theirs; another tag's stays as it was.
+    const all = await send('POST', '/api/v1/incidents/ack-open', key.editor, { note: 'on it' });
+    expect(all.status).toBe(200);
+    const done = (await all.json()) as { incidents: { site: number }[]; skipped: number };
+    expect(done.incidents.map((i) => i.site)).toEqual([ids.alpha]);
+    const after = await get<{ incidents: { site: number; note: string | null }[] }>(
+      '/api/v1/incidents?state=open',
+      key.admin,
+    );
+    expect(after.incidents.find((i) => i.site === ids.beta)?.note).toBeNull();
     expect((await ack(ids.alpha)).status).toBe(200);
 
     // A new site takes their one tag; another tag alone would hide it from them.
