@@ -8,6 +8,7 @@ import type { WebEnv } from './auth.js';
 import type { ConfiguredSites } from './sites.js';
 import { acceptAsIntended } from '../policy/intent.js';
 import { AckRefused, acknowledgeIncident, acknowledgeOpen } from '../monitor/acknowledge.js';
+import type { AckDeps } from '../monitor/acknowledge.js';
 import type { AcceptScope } from '../policy/intent.js';
 import type { IncidentRecord } from '../monitor/records.js';
 import type { WebDeps } from './deps.js';
@@ -80,6 +81,17 @@ export async function visibleIncident(
   return incident;
 }
 
+/** What acknowledging needs of the web's parts. */
+function ackDeps(deps: WebDeps): AckDeps & { readonly store: WebDeps['store'] } {
+  return {
+    store: deps.store,
+    siteOf: (siteId) => deps.catalog.get(siteId)?.site,
+    audit: (who, entry) => audited(deps, who, entry),
+    logger: deps.logger,
+    now: () => deps.now(),
+  };
+}
+
 /**
  * Acknowledges every open incident no one has yet, of the sites the person sees, with one
  * note (monitor/acknowledge.ts); the notifications go at once.
@@ -91,18 +103,7 @@ export async function acknowledgeAllOpen(
   ack: { readonly note: string; readonly by?: string | undefined },
 ): Promise<{ acked: IncidentRecord[]; skipped: number }> {
   try {
-    const done = await acknowledgeOpen(
-      {
-        store: deps.store,
-        siteOf: (siteId) => deps.catalog.get(siteId)?.site,
-        audit: (who, entry) => audited(deps, who, entry),
-        logger: deps.logger,
-        now: () => deps.now(),
-      },
-      actorOf(c),
-      ack,
-      await sites.only(c),
-    );
+    const done = await acknowledgeOpen(ackDeps(deps), actorOf(c), ack, await sites.only(c));
     if (done.acked.length > 0) deps.scheduler?.deliverNow();
     return done;
   } catch (error) {
@@ -119,18 +120,7 @@ export async function acknowledge(
   ack: { readonly note: string; readonly by?: string | undefined },
 ): Promise<IncidentRecord> {
   try {
-    const incident = await acknowledgeIncident(
-      {
-        store: deps.store,
-        siteOf: (siteId) => deps.catalog.get(siteId)?.site,
-        audit: (who, entry) => audited(deps, who, entry),
-        logger: deps.logger,
-        now: () => deps.now(),
-      },
-      actor,
-      id,
-      ack,
-    );
+    const incident = await acknowledgeIncident(ackDeps(deps), actor, id, ack);
     deps.scheduler?.deliverNow();
     return incident;
   } catch (error) {

@@ -90,13 +90,13 @@ export const IncidentLine: FC<{ incident: IncidentRecord; now: Date; site?: stri
   </>
 );
 
-/** The acknowledgment form of an open incident. */
-/**
- * One note for every open incident no one has acknowledged yet, as when one change (a CDN
- * rule, a shared template) reached many sites at once.
- */
-const AckAllForm: FC<{ count: number | undefined }> = ({ count }) => (
-  <form method="post" action="/incidents/ack-open" class="ack">
+/** An acknowledgment's note and who wrote it, as its forms ask them. */
+const AckFields: FC<{ placeholder: string; note?: string | null; by?: string | null }> = ({
+  placeholder,
+  note,
+  by,
+}) => (
+  <>
     <label>
       Note{' '}
       <input
@@ -104,12 +104,23 @@ const AckAllForm: FC<{ count: number | undefined }> = ({ count }) => (
         name="note"
         required
         maxlength={ACK_LIMITS.note}
-        placeholder="What is being done about them"
+        placeholder={placeholder}
+        value={note ?? ''}
       />
     </label>{' '}
     <label>
-      By <input type="text" name="by" maxlength={ACK_LIMITS.by} />
+      By <input type="text" name="by" maxlength={ACK_LIMITS.by} value={by ?? ''} />
     </label>{' '}
+  </>
+);
+
+/**
+ * One note for every open incident no one has acknowledged yet, as when one change (a CDN
+ * rule, a shared template) reached many sites at once.
+ */
+const AckAllForm: FC<{ count: number | undefined }> = ({ count }) => (
+  <form method="post" action="/incidents/ack-open" class="ack">
+    <AckFields placeholder="What is being done about them" />
     <button type="submit">
       {count === undefined ? 'Acknowledge all not acknowledged' : `Acknowledge all ${count}`}
     </button>
@@ -121,28 +132,14 @@ const AckAllForm: FC<{ count: number | undefined }> = ({ count }) => (
   </form>
 );
 
+/** The acknowledgment form of an open incident. */
 const AckForm: FC<{ incident: IncidentRecord }> = ({ incident }) => (
   <form method="post" action={`/incidents/${incident.id}/ack`} class="ack">
-    <label>
-      Note{' '}
-      <input
-        type="text"
-        name="note"
-        required
-        maxlength={ACK_LIMITS.note}
-        placeholder="What is being done about it"
-        value={incident.note ?? ''}
-      />
-    </label>{' '}
-    <label>
-      By{' '}
-      <input
-        type="text"
-        name="by"
-        maxlength={ACK_LIMITS.by}
-        value={incident.acknowledgedBy ?? ''}
-      />
-    </label>{' '}
+    <AckFields
+      placeholder="What is being done about it"
+      note={incident.note}
+      by={incident.acknowledgedBy}
+    />
     <button type="submit">
       {incident.acknowledgedAt === null ? 'Acknowledge' : 'Update note'}
     </button>
