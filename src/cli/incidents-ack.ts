@@ -121,9 +121,12 @@ Examples:
         async (daemon) => {
           const { IncidentDocument, AckOpenDocument } =
             await import('../monitor/documents/intent.js');
+          // Who, as this command says it without the daemon: the daemon would name its own
+          // token ("robowatch") where no login name is set.
+          const asked = { ...ack, by: ack.by ?? cliActor(context).name };
           if (ids === 'open') {
             const answer = await refusedAsUsage(() =>
-              daemon.post<unknown>('/api/v1/incidents/ack-open', ack),
+              daemon.post<unknown>('/api/v1/incidents/ack-open', asked),
             );
             const done = AckOpenDocument.parse(answer);
             return { acked: done.incidents, skipped: done.skipped, sent: undefined };
@@ -139,7 +142,7 @@ Examples:
           const acked: IncidentAnswer[] = [];
           for (const { id } of found) {
             const answer = await refusedAsUsage(() =>
-              daemon.post<unknown>(`/api/v1/incidents/${id}/ack`, ack),
+              daemon.post<unknown>(`/api/v1/incidents/${id}/ack`, asked),
             );
             acked.push(IncidentDocument.parse(answer));
           }

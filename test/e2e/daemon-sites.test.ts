@@ -166,6 +166,14 @@ describe('robowatch start with sites that change while it runs', () => {
           .find((incident) => String(incident['id']) === incidentId),
       ).toMatchObject({ acknowledgedBy: 'ops', note: 'rolling back the deploy' });
       expect(daemon.logs.some((l) => l['msg'] === 'incident acknowledged')).toBe(true);
+      // Without a login name (as cron runs it), the daemon is told who as the command says
+      // it without one, not its own token's name.
+      const anonymous = await runInProcess(
+        ['incidents', 'ack', incidentId, '--note', 'rolling back the deploy', '--config', file],
+        { env: { ...env, USER: undefined, LOGNAME: undefined, USERNAME: undefined } },
+      );
+      expect([anonymous.code, anonymous.stderr]).toEqual([0, '']);
+      expect(anonymous.stdout).toMatch(/: acknowledged by robowatch \(command line\) at /);
       // Every other open one at once, asked of the daemon page by page; the note given by
       // hand kept. An id with no incident refuses them all, before any is acknowledged.
       const missing = await runInProcess(
