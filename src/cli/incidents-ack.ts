@@ -6,7 +6,7 @@ import {
   ACK_LIMITS,
   AckRefused,
   ackProblem,
-  acknowledgeIncident,
+  acknowledgeEach,
   openIncidents,
 } from '../monitor/acknowledge.js';
 import type { DeliveryReport } from '../monitor/delivery/deliver.js';
@@ -94,24 +94,22 @@ Examples:
           await catalog.load({ readOnly: true, origins: new Set(found.map((i) => i.origin)) });
           const accounts = wireAccounts(context, handle.db);
           const { incidentDocument } = await import('../monitor/documents/intent.js');
-          const acked: IncidentAnswer[] = [];
-          for (const { id } of found) {
-            const record = await refusedAsUsage(() =>
-              acknowledgeIncident(
-                {
-                  store,
-                  siteOf: (siteId) => catalog.get(siteId)?.site,
-                  audit: (actor, entry) => accounts.audit(actor, entry),
-                  now: () => context.now(),
-                },
-                cliActor(context),
-                id,
-                ack,
-              ),
-            );
-            const name = catalog.get(record.siteId)?.site.name ?? null;
-            acked.push(incidentDocument(record, context.now(), name));
-          }
+          const records = await refusedAsUsage(() =>
+            acknowledgeEach(
+              {
+                store,
+                siteOf: (siteId) => catalog.get(siteId)?.site,
+                audit: (actor, entry) => accounts.audit(actor, entry),
+                now: () => context.now(),
+              },
+              cliActor(context),
+              found,
+              ack,
+            ),
+          );
+          const acked = records.map((record) =>
+            incidentDocument(record, context.now(), catalog.get(record.siteId)?.site.name ?? null),
+          );
           // PagerDuty hears of them now, not at the daemon's next delivery.
           const sent =
             acked.length === 0 ? undefined : await deliverQueued(context, config, handle);

@@ -77,17 +77,17 @@ export async function openIncidents(
   scope: { readonly siteIds?: readonly number[] } = {},
 ): Promise<{ waiting: IncidentRecord[]; skipped: number }> {
   const open: IncidentRecord[] = [];
-  for (let before: number | undefined, more = true; more;) {
-    const page = await store.listIncidents({
+  let page: IncidentRecord[];
+  do {
+    const before = open.at(-1)?.id;
+    page = await store.listIncidents({
       ...scope,
       state: 'open',
       limit: OPEN_PAGE,
       ...(before === undefined ? {} : { before }),
     });
     open.push(...page);
-    more = page.length === OPEN_PAGE;
-    before = page.at(-1)?.id;
-  }
+  } while (page.length === OPEN_PAGE);
   const waiting = open.filter((i) => i.acknowledgedAt === null).reverse();
   return { waiting, skipped: open.length - waiting.length };
 }
@@ -105,17 +105,28 @@ export async function acknowledgeOpen(
 ): Promise<{ acked: IncidentRecord[]; skipped: number }> {
   kept(ack);
   const { waiting, skipped } = await openIncidents(deps.store, scope);
+  return { acked: await acknowledgeEach(deps, actor, waiting, ack), skipped };
+}
+
+/**
+ * Acknowledges these incidents with one note, in turn: each its own transaction and its
+ * own line in the audit log. One gone since it was read (its site deleted) is left out.
+ */
+export async function acknowledgeEach(
+  deps: AckDeps,
+  actor: Actor,
+  incidents: readonly { readonly id: number }[],
+  ack: { readonly note: string; readonly by?: string | undefined },
+): Promise<IncidentRecord[]> {
   const acked: IncidentRecord[] = [];
-  // One at a time: each is its own transaction, and its own line in the audit log.
-  for (const incident of waiting) {
+  for (const { id } of incidents) {
     try {
-      acked.push(await acknowledgeIncident(deps, actor, incident.id, ack));
+      acked.push(await acknowledgeIncident(deps, actor, id, ack));
     } catch (error) {
-      // Gone since it was listed (a site deleted): nothing to acknowledge.
       if (!(error instanceof AckRefused && error.why === 'missing')) throw error;
     }
   }
-  return { acked, skipped };
+  return acked;
 }
 
 /**
