@@ -94,7 +94,7 @@ Examples:
           await catalog.load({ readOnly: true, origins: new Set(found.map((i) => i.origin)) });
           const accounts = wireAccounts(context, handle.db);
           const { incidentDocument } = await import('../monitor/documents/intent.js');
-          const records = await refusedAsUsage(() =>
+          const done = await refusedAsUsage(() =>
             acknowledgeEach(
               {
                 store,
@@ -105,15 +105,16 @@ Examples:
               cliActor(context),
               found,
               ack,
+              { waitingOnly: ids === 'open' },
             ),
           );
-          const acked = records.map((record) =>
+          const acked = done.acked.map((record) =>
             incidentDocument(record, context.now(), catalog.get(record.siteId)?.site.name ?? null),
           );
           // PagerDuty hears of them now, not at the daemon's next delivery.
           const sent =
             acked.length === 0 ? undefined : await deliverQueued(context, config, handle);
-          return { acked, skipped, sent };
+          return { acked, skipped: skipped + done.taken, sent };
         },
         // Beside a daemon that holds the embedded database: it acknowledges, and sends.
         async (daemon) => {

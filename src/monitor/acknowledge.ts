@@ -48,13 +48,34 @@ export async function acknowledgeIncident(
   id: number,
   ack: { readonly note: string; readonly by?: string | undefined },
 ): Promise<IncidentRecord> {
+  const done = await written(deps, actor, id, ack, false);
+  if (done === undefined) throw new AckRefused('missing', `there is no incident ${id}`);
+  return done.incident;
+}
+
+/**
+ * The acknowledgment written, logged and audited; with `waitingOnly`, only while the
+ * incident is open and no one has acknowledged it (`written` says whether it was).
+ */
+async function written(
+  deps: AckDeps,
+  actor: Actor,
+  id: number,
+  ack: { readonly note: string; readonly by?: string | undefined },
+  waitingOnly: boolean,
+): Promise<{ incident: IncidentRecord; written: boolean } | undefined> {
   const { note, given } = kept(ack);
   const by = actor.userId === null ? (given ?? actor.name) : actor.name;
   const at = deps.now();
-  const incident = await deps.store.acknowledgeIncident(id, { by, note, at }, (found) =>
-    recordedIncidentAlerts(deps.siteOf(found.siteId), found, 'acknowledged', at, { by, note }),
+  const done = await deps.store.acknowledgeIncident(
+    id,
+    { by, note, at },
+    (found) =>
+      recordedIncidentAlerts(deps.siteOf(found.siteId), found, 'acknowledged', at, { by, note }),
+    { waitingOnly },
   );
-  if (incident === undefined) throw new AckRefused('missing', `there is no incident ${id}`);
+  if (done === undefined || !done.written) return done;
+  const { incident } = done;
   deps.logger?.info({ incident: id, site: incident.origin, by }, 'incident acknowledged');
   await deps.audit?.(actor, {
     action: 'incident.ack',
@@ -62,7 +83,7 @@ export async function acknowledgeIncident(
     target: `incident #${id} (${incident.origin})`,
     after: { by, note },
   });
-  return incident;
+  return done;
 }
 
 /** How many open incidents one read takes. */
@@ -105,28 +126,32 @@ export async function acknowledgeOpen(
 ): Promise<{ acked: IncidentRecord[]; skipped: number }> {
   kept(ack);
   const { waiting, skipped } = await openIncidents(deps.store, scope);
-  return { acked: await acknowledgeEach(deps, actor, waiting, ack), skipped };
+  const done = await acknowledgeEach(deps, actor, waiting, ack, { waitingOnly: true });
+  return { acked: done.acked, skipped: skipped + done.taken };
 }
 
 /**
  * Acknowledges these incidents with one note, in turn: each its own transaction and its
  * own line in the audit log. One gone since it was read (its site deleted) is left out.
+ * With `waitingOnly` (the open ones no one had acknowledged when they were read), so is
+ * one resolved since, and one someone acknowledged since keeps their note (`taken` counts
+ * those).
  */
 export async function acknowledgeEach(
   deps: AckDeps,
   actor: Actor,
   incidents: readonly { readonly id: number }[],
   ack: { readonly note: string; readonly by?: string | undefined },
-): Promise<IncidentRecord[]> {
+  options: { readonly waitingOnly?: boolean } = {},
+): Promise<{ acked: IncidentRecord[]; taken: number }> {
   const acked: IncidentRecord[] = [];
+  let taken = 0;
   for (const { id } of incidents) {
-    try {
-      acked.push(await acknowledgeIncident(deps, actor, id, ack));
-    } catch (error) {
-      if (!(error instanceof AckRefused && error.why === 'missing')) throw error;
-    }
+    const done = await written(deps, actor, id, ack, options.waitingOnly === true);
+    if (done?.written === true) acked.push(done.incident);
+    else if (done?.incident.state === 'open') taken++;
   }
-  return acked;
+  return { acked, taken };
 }
 
 /**

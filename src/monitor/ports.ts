@@ -170,12 +170,15 @@ export interface ReadStore {
   /**
    * The one write people make to an incident: acknowledging it, with a note; the first
    * acknowledgment queues what `draftsFor` says (PagerDuty acknowledges its incident).
+   * `waitingOnly`: written only while it is open and no one has acknowledged it (`written`
+   * says whether it was). Undefined: there is no such incident.
    */
   acknowledgeIncident(
     id: number,
     ack: { readonly by: string; readonly note: string; readonly at: Date },
     draftsFor?: (incident: IncidentRecord) => readonly IncidentDraft[],
-  ): Promise<IncidentRecord | undefined>;
+    options?: { readonly waitingOnly?: boolean },
+  ): Promise<{ incident: IncidentRecord; written: boolean } | undefined>;
   syncSites(origins: readonly string[]): Promise<StoredSite[]>;
   findSite(origin: string): Promise<SiteRow | undefined>;
   findSiteById(id: number): Promise<SiteRow | undefined>;

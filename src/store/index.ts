@@ -161,7 +161,8 @@ export function createWebStore(db: Database): ReadStore {
     listAlertLog: (query) => listAlertLog(db, query),
     listIncidents: (query) => listIncidents(db, query),
     getIncident: (id) => getIncident(db, id),
-    acknowledgeIncident: (id, ack, draftsFor) => acknowledgeIncident(db, id, ack, draftsFor),
+    acknowledgeIncident: (id, ack, draftsFor, options) =>
+      acknowledgeIncident(db, id, ack, draftsFor, options),
     syncSites: (origins: readonly string[]) => syncSites(db, origins),
     findSite: (origin: string) => findSite(db, origin),
     findSiteById: (id: number) => findSiteById(db, id),

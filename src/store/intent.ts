@@ -438,7 +438,10 @@ export async function getIncident(db: Database, id: number): Promise<IncidentRec
 
 /**
  * Acknowledges an incident: who and when, with a note (a later acknowledgment replaces
- * the note and keeps the first time). Returns it, or undefined when there is none.
+ * the note and keeps the first time). Returns it and whether it was written, or undefined
+ * when there is none. With `waitingOnly` (one note for every open incident no one has
+ * acknowledged), one resolved or acknowledged by someone else since it was read is left as
+ * it is: the check is made on the row, locked, not on what was read before.
  */
 export async function acknowledgeIncident(
   db: Database,
@@ -446,31 +449,35 @@ export async function acknowledgeIncident(
   ack: { readonly by: string; readonly note: string; readonly at: Date },
   /** Who hears of a first acknowledgment (PagerDuty acknowledges its incident too). */
   draftsFor?: (incident: IncidentRecord) => readonly IncidentDraft[],
-): Promise<IncidentRecord | undefined> {
+  options: { readonly waitingOnly?: boolean } = {},
+): Promise<{ incident: IncidentRecord; written: boolean } | undefined> {
   return db.transaction(async (tx) => {
     const [before] = await tx
-      .select({ acknowledgedAt: incidents.acknowledgedAt })
+      .select({ acknowledgedAt: incidents.acknowledgedAt, state: incidents.state })
       .from(incidents)
       .where(eq(incidents.id, id))
       .for('update');
     if (before === undefined) return undefined;
-    await tx
-      .update(incidents)
-      .set({
-        acknowledgedAt: sql`COALESCE(${incidents.acknowledgedAt}, ${ack.at.toISOString()}::timestamptz)`,
-        acknowledgedBy: ack.by,
-        note: ack.note,
-      })
-      .where(eq(incidents.id, id));
+    const written =
+      options.waitingOnly !== true || (before.state === 'open' && before.acknowledgedAt === null);
+    if (written)
+      await tx
+        .update(incidents)
+        .set({
+          acknowledgedAt: sql`COALESCE(${incidents.acknowledgedAt}, ${ack.at.toISOString()}::timestamptz)`,
+          acknowledgedBy: ack.by,
+          note: ack.note,
+        })
+        .where(eq(incidents.id, id));
     const [incident] = await tx
       .select(incidentColumns)
       .from(incidents)
       .innerJoin(sites, eq(sites.id, incidents.siteId))
       .where(eq(incidents.id, id));
     // Said once: a changed note acknowledges nothing new.
-    const drafts = before.acknowledgedAt === null ? (draftsFor?.(incident!) ?? []) : [];
+    const drafts = written && before.acknowledgedAt === null ? (draftsFor?.(incident!) ?? []) : [];
     if (drafts.length > 0) await insertIncidentAlerts(tx, drafts, incident!.siteId, ack.at, ack.at);
-    return incident;
+    return { incident: incident!, written };
   });
 }
 

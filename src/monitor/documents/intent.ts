@@ -192,7 +192,8 @@ export const AckOpenDocument = z
   .object({
     incidents: list(IncidentDocument),
     skipped: z.number().int().meta({
-      description: 'open incidents someone had acknowledged already: their notes kept',
+      description:
+        'open incidents someone had acknowledged already, or acknowledged while this ran: their notes kept',
     }),
   })
   .meta({ id: 'AckOpen' });
