@@ -469,7 +469,9 @@ export const IncidentsPageView: FC<{
               <p class="muted">
                 {openCut
                   ? `The newest ${open.length} open (more are open: choose a site to see its own), ${unacknowledged} of them not acknowledged.`
-                  : `${open.length} open, ${unacknowledged} not acknowledged.`}
+                  : unacknowledged === 0
+                    ? `${open.length} open, ${open.length === 1 ? 'acknowledged' : 'every one acknowledged'}.`
+                    : `${open.length} open, ${unacknowledged} not acknowledged.`}
               </p>
               {canEdit && site === undefined && (unacknowledged > 1 || openCut) ? (
                 <AckAllForm count={openCut ? undefined : unacknowledged} />
