@@ -1,11 +1,13 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { seesSite } from '../policy/access-roles.js';
+import { clip, oneLineText, siteLabel } from '../policy/wording/format.js';
 import type { WebEnv } from './auth.js';
 import type { SiteConfig } from '../config/config.js';
 import type { CatalogEntry, SiteChangeRefused } from '../monitor/sites/entries.js';
 import type { SiteRef } from '../monitor/views/site.js';
 import type { WebDeps } from './deps.js';
+import type { SiteChoices } from './pages/components.js';
 
 /**
  * How old the site catalog may be when a page or the API reads it: sites added, edited
@@ -56,6 +58,49 @@ export function configuredSites(deps: WebDeps) {
       await fresh();
       return deps.catalog.get(id)?.site.name ?? null;
     },
+    /** These sites' names, by id (of the few a list shows, not of every site). */
+    async namesOf(ids: Iterable<number>): Promise<Map<number, string | null>> {
+      await fresh();
+      return new Map([...ids].map((id) => [id, deps.catalog.get(id)?.site.name ?? null]));
+    },
+    /**
+     * The site a filter or a form names: by its id (as links give it) or, as a person
+     * types it, by its name or address; undefined when empty. 400 when no site the person
+     * sees is called so, or several are.
+     */
+    async pick(c: Context<WebEnv>, value: string | undefined): Promise<number | undefined> {
+      const text = (value ?? '').trim();
+      if (text === '') return undefined;
+      if (/^\d+$/.test(text)) return parseId(text, 'site');
+      const found = sitesCalled(await this.all(c), text);
+      if (found.length === 1) return found[0]!.id;
+      const quoted = JSON.stringify(clip(oneLineText(text), 80));
+      throw new HTTPException(400, {
+        message:
+          found.length === 0
+            ? `site: none of the watched sites is named ${quoted} or at that address`
+            : `site: ${found.length.toLocaleString('en')} watched sites are named ${quoted}: give the address of the one you mean`,
+      });
+    },
+    /**
+     * What a page offers to choose a site from: every site the person sees in a list, or,
+     * past SITE_LIST_MAX of them, none (the site is typed); `typed`: the chosen one's
+     * address, as the typed form shows it, else what was typed (`asTyped`), kept to mend.
+     */
+    async choices(
+      c: Context<WebEnv>,
+      chosen: number | undefined,
+      asTyped = '',
+    ): Promise<SiteChoices> {
+      const all = await this.all(c);
+      return {
+        options:
+          all.length > SITE_LIST_MAX
+            ? null
+            : all.map((e) => ({ id: e.id, label: siteLabel(e.site.origin, e.site.name) })),
+        typed: chosen === undefined ? asTyped : (deps.catalog.get(chosen)?.site.origin ?? ''),
+      };
+    },
     /** Whether the request's person sees the site with this id. */
     async sees(c: Context<WebEnv>, id: number | null): Promise<boolean> {
       const limit = tagLimit(c);
@@ -78,6 +123,27 @@ export function configuredSites(deps: WebDeps) {
 }
 
 export type ConfiguredSites = ReturnType<typeof configuredSites>;
+
+/**
+ * The most sites a page lists to choose from: past it, the list would weigh more than the
+ * page (a hundred thousand sites made 6 MB of it), and the site is typed instead.
+ */
+export const SITE_LIST_MAX = 500;
+
+/**
+ * The sites `text` names: by name (letter case aside), by address (with or without
+ * `https://`), or by host.
+ */
+function sitesCalled(entries: readonly CatalogEntry[], text: string): CatalogEntry[] {
+  const name = text.toLowerCase();
+  const address = text.includes('://') ? text.toLowerCase().replace(/\/+$/, '') : undefined;
+  return entries.filter(
+    (e) =>
+      e.site.name?.toLowerCase() === name ||
+      e.site.origin === address ||
+      e.site.origin.slice(e.site.origin.indexOf('://') + 3) === name,
+  );
+}
 
 /** Ids are PostgreSQL integers: none is larger. */
 export const MAX_ID = 2_147_483_647;

@@ -195,7 +195,7 @@ export function intentApi({ deps, sites }: ApiContext) {
       });
       const page = found.slice(0, limit);
       const now = deps.now();
-      const names = new Map((await sites.all(c)).map((e) => [e.id, e.site.name]));
+      const names = await sites.namesOf(page.map((i) => i.siteId));
       // The next page, as the alert log gives it: the same query, older than this one's last.
       const params = new URLSearchParams({
         ...(siteId === undefined ? {} : { site: String(siteId) }),
@@ -229,7 +229,7 @@ export function intentApi({ deps, sites }: ApiContext) {
       const body = parseBody(AckBody, await readJson(c, '{note, by?}'));
       const { acked, skipped } = await acknowledgeAllOpen(deps, sites, c, body);
       const now = deps.now();
-      const names = new Map((await sites.all(c)).map((e) => [e.id, e.site.name]));
+      const names = await sites.namesOf(acked.map((i) => i.siteId));
       return c.json(
         {
           incidents: acked.map((i) => incidentDocument(i, now, names.get(i.siteId) ?? null)),

@@ -8,7 +8,8 @@ import type { RenderedDelivery } from '../../monitor/documents/index.js';
 import type { AlertLogDelivery } from '../../monitor/records.js';
 import { redactUrl } from '../../lib/redact.js';
 import type { LogEntry } from '../alert-log.js';
-import { Layout, Time } from './components.js';
+import { Layout, SiteChoice, Time } from './components.js';
+import type { SiteChoices } from './components.js';
 
 const STATE_TEXT = { queued: 'queued', sent: 'sent', failed: 'failed' } as const;
 
@@ -39,7 +40,8 @@ const DeliveryLine: FC<{ delivery: AlertLogDelivery }> = ({ delivery: d }) => {
 
 export const AlertLogPageView: FC<{
   log: readonly LogEntry[];
-  sites: readonly { id: number; label: string }[];
+  /** The sites to filter by (web/sites.ts's choices). */
+  sites: SiteChoices;
   site: number | undefined;
   channel: string | undefined;
   state: string | undefined;
@@ -54,16 +56,7 @@ export const AlertLogPageView: FC<{
       and when it is tried again.
     </p>
     <form method="get" action="/alerts" class="filters">
-      <select name="site" aria-label="Site">
-        <option value="" selected={site === undefined}>
-          Every site
-        </option>
-        {sites.map((s) => (
-          <option value={String(s.id)} selected={s.id === site}>
-            {s.label}
-          </option>
-        ))}
-      </select>
+      <SiteChoice choices={sites} site={site} none="Every site" label="Site" />
       <select name="channel" aria-label="Channel">
         <option value="" selected={channel === undefined}>
           Every channel

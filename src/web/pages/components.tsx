@@ -235,6 +235,46 @@ export const PageLinks: FC<{
     </p>
   ) : null;
 
+/** A site to choose: listed (options), or typed where there are too many (options null). */
+export interface SiteChoices {
+  readonly options: readonly { readonly id: number; readonly label: string }[] | null;
+  /** The chosen site's address, as the box to type in shows it. */
+  readonly typed: string;
+}
+
+/**
+ * A site to filter by or to test against: a list of the sites, or, where there are too
+ * many to list (web/sites.ts's SITE_LIST_MAX), a box to type one's name or address in.
+ * `none`: what choosing no site means.
+ */
+export const SiteChoice: FC<{
+  choices: SiteChoices;
+  site: number | undefined;
+  none: string;
+  label?: string;
+}> = ({ choices, site, none, label }) =>
+  choices.options === null ? (
+    <input
+      type="search"
+      name="site"
+      size={36}
+      value={choices.typed}
+      placeholder={`a site’s name or address; empty: ${none}`}
+      aria-label={label}
+    />
+  ) : (
+    <select name="site" aria-label={label}>
+      <option value="" selected={site === undefined}>
+        {none}
+      </option>
+      {choices.options.map((s) => (
+        <option value={String(s.id)} selected={s.id === site}>
+          {s.label}
+        </option>
+      ))}
+    </select>
+  );
+
 export const Notice: FC<{ error?: boolean; children?: Child }> = (props) => (
   <div class={props.error ? 'notice error' : 'notice'}>{props.children}</div>
 );

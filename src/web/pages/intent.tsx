@@ -18,7 +18,8 @@ import {
 import type { Violation, ViolationGrid } from '../../policy/intent.js';
 import { formatDuration } from '../../policy/wording/words.js';
 import { siteLabel } from '../../policy/wording/format.js';
-import { IntentBadge, Layout, Notice, Pager, Rich, Time } from './components.js';
+import { IntentBadge, Layout, Notice, Pager, Rich, SiteChoice, Time } from './components.js';
+import type { SiteChoices } from './components.js';
 
 /** Cells listed under the state before "and N more". */
 const LISTED = 20;
@@ -388,7 +389,7 @@ export const IncidentsPageView: FC<{
   signedIn: boolean;
   done: string | undefined;
   /** The filters: one site, one state (undefined: all). */
-  sites: readonly { readonly id: number; readonly label: string }[];
+  sites: SiteChoices;
   site: number | undefined;
   state: 'open' | 'resolved' | undefined;
   /** The watched sites' names, by id: an incident is listed under its site's name. */
@@ -435,15 +436,7 @@ export const IncidentsPageView: FC<{
       </p>
       <form method="get" action="/incidents" class="filter">
         <label>
-          Site{' '}
-          <select name="site">
-            <option value="">every site</option>
-            {sites.map((s) => (
-              <option value={String(s.id)} selected={s.id === site}>
-                {s.label}
-              </option>
-            ))}
-          </select>
+          Site <SiteChoice choices={sites} site={site} none="every site" />
         </label>{' '}
         <label>
           State{' '}

@@ -3,7 +3,8 @@ import type { TesterSiteEffect } from '../../policy/tester.js';
 import type { TesterResult } from '../../policy/tester.js';
 import { preferencesText } from '../../policy/preferences.js';
 import type { PreferencesDocument } from '../../policy/preferences.js';
-import { Layout, Notice, Verdict, causeText, pathOf } from './components.js';
+import { Layout, Notice, SiteChoice, Verdict, causeText, pathOf } from './components.js';
+import type { SiteChoices } from './components.js';
 import { grouped } from '../../policy/wording/words.js';
 import type { TesterIntent } from '../../policy/tester-intent.js';
 import { ViolationList } from './intent.js';
@@ -16,7 +17,8 @@ export interface TesterForm {
 }
 
 export interface TesterPageProps {
-  readonly sites: readonly { id: number; origin: string }[];
+  /** The sites to test against (web/sites.ts's choices). */
+  readonly sites: SiteChoices;
   readonly form: TesterForm;
   readonly result: (TesterResult & { live: boolean }) | undefined;
   /** The file judged against the chosen site's intent; undefined without a site. */
@@ -46,16 +48,11 @@ export const TesterPageView: FC<TesterPageProps> = ({
         <p>
           <label>
             Site (to resolve paths and compare with its live file){' '}
-            <select name="site">
-              <option value="" selected={form.siteId === ''}>
-                none: absolute URLs, nothing to compare
-              </option>
-              {sites.map((s) => (
-                <option value={String(s.id)} selected={form.siteId === String(s.id)}>
-                  {s.origin}
-                </option>
-              ))}
-            </select>
+            <SiteChoice
+              choices={sites}
+              site={form.siteId === '' ? undefined : Number(form.siteId)}
+              none="none: absolute URLs, nothing to compare"
+            />
           </label>
         </p>
         <div class="grid2">

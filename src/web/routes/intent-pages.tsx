@@ -136,7 +136,7 @@ export function registerIntentPages(
 
   app.get('/incidents', async (c) => {
     // ?site=ID: one site's incidents; ?state=open|resolved.
-    const site = optionalId(c.req.query('site') || undefined, 'site');
+    const site = await sites.pick(c, c.req.query('site'));
     const state = c.req.query('state') || undefined;
     if (state !== undefined && state !== 'open' && state !== 'resolved')
       throw new HTTPException(400, {
@@ -159,7 +159,7 @@ export function registerIntentPages(
           }),
     ]);
     const resolved = found.slice(0, RESOLVED_PER_PAGE);
-    const watched = await sites.all(c);
+    const shown = [...open.slice(0, OPEN_SHOWN), ...resolved];
     return render(
       c,
       <IncidentsPageView
@@ -170,10 +170,10 @@ export function registerIntentPages(
         signedIn={c.get('signedIn')}
         done={c.req.query('done')}
         doneCount={Number(c.req.query('count') ?? 0) || 0}
-        sites={watched.map((e) => ({ id: e.id, label: e.site.name ?? e.site.origin }))}
+        sites={await sites.choices(c, site)}
         site={site}
         state={before === undefined ? state : 'resolved'}
-        names={new Map(watched.map((e) => [e.id, e.site.name]))}
+        names={await sites.namesOf(shown.map((i) => i.siteId))}
         openCut={open.length > OPEN_SHOWN}
         older={found.length > RESOLVED_PER_PAGE ? (resolved.at(-1)?.id ?? null) : null}
       />,
@@ -204,7 +204,7 @@ export function registerAlertPages(
   render: Render,
 ): void {
   app.get('/alerts', async (c) => {
-    const site = optionalId(c.req.query('site') || undefined, 'site');
+    const site = await sites.pick(c, c.req.query('site'));
     const before = optionalId(c.req.query('before') || undefined, 'before');
     const filters = logFilters(c.req.query('channel'), c.req.query('state'));
     const log = await readAlertLog(deps, {
@@ -216,15 +216,13 @@ export function registerAlertPages(
     });
     const page = log.slice(0, PER_PAGE);
     const params = new URLSearchParams(c.req.query());
+    if (site !== undefined) params.set('site', String(site)); // as typed: by its id
     params.set('before', String(page[page.length - 1]?.entry.id ?? 0));
     return render(
       c,
       <AlertLogPageView
         log={page}
-        sites={(await sites.all(c)).map((e) => ({
-          id: e.id,
-          label: e.site.name ?? e.site.origin,
-        }))}
+        sites={await sites.choices(c, site)}
         site={site}
         channel={filters.channel}
         state={filters.state}

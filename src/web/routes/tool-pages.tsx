@@ -36,12 +36,9 @@ export function registerToolPages(
   render: Render,
 ): void {
   const token = deps.config.web.token;
-  const testerSites = async (c: Context<WebEnv>) =>
-    (await sites.all(c)).map(({ id, site }) => ({ id, origin: site.origin }));
-
   app.get('/tester', async (c) => {
-    const siteParam = c.req.query('site');
-    const site = siteParam ? await sites.resolve(c, siteParam) : undefined;
+    const chosen = await sites.pick(c, c.req.query('site'));
+    const site = chosen === undefined ? undefined : await sites.resolve(c, String(chosen));
     let robots = '';
     const snapshotId = optionalId(c.req.query('snapshot'), 'snapshot');
     if (site !== undefined) {
@@ -62,7 +59,7 @@ export function registerToolPages(
     return render(
       c,
       <TesterPageView
-        sites={await testerSites(c)}
+        sites={await sites.choices(c, site?.id)}
         form={form}
         result={undefined}
         error={undefined}
@@ -74,7 +71,7 @@ export function registerToolPages(
   app.post('/tester', async (c) => {
     const body = await postedForm(c, { stored: false }); // a file to test, kept nowhere
     const text = (name: string) => (typeof body[name] === 'string' ? body[name] : '');
-    const form: TesterForm = {
+    let form: TesterForm = {
       siteId: text('site'),
       robots: text('robots'),
       agents: text('agents'),
@@ -85,7 +82,9 @@ export function registerToolPages(
     let error: string | undefined;
     let status: 200 | 400 | 413 | 422 | 503 = 200;
     try {
-      const site = form.siteId === '' ? undefined : await sites.resolve(c, form.siteId);
+      const chosen = await sites.pick(c, form.siteId);
+      const site = chosen === undefined ? undefined : await sites.resolve(c, String(chosen));
+      form = { ...form, siteId: site === undefined ? '' : String(site.id) };
       const input = {
         origin: site?.origin,
         body: new TextEncoder().encode(form.robots),
@@ -114,7 +113,11 @@ export function registerToolPages(
     return render(
       c,
       <TesterPageView
-        sites={await testerSites(c)}
+        sites={
+          await (/^\d+$/.test(form.siteId)
+            ? sites.choices(c, Number(form.siteId))
+            : sites.choices(c, undefined, form.siteId))
+        }
         form={form}
         result={result}
         intent={intent}

@@ -303,7 +303,7 @@ web: {token: '${TOKEN}'}`,
       })
     ).text();
     expect(ownedPage).not.toContain('acknowledged by Ana (SEO)');
-    expect(ownedPage).not.toContain(`Shop (${shopHost})`);
+    expect(ownedPage).not.toContain(`<a href="/sites/${shopId}#intent">Shop (${shopHost})</a>`);
     expect(ownedPage).toContain(
       `<a href="/sites/${ownedId}#intent">Owned (${new URL(owned.origin).host})</a>:`,
     );
