@@ -5,7 +5,8 @@
  * verdict set) and 90 days of daily checks, and the real site gets ten years of hourly
  * checks (87,600). The web app then answers through `app.request()`, as `robowatch serve`
  * would: the overview (page 1 and a middle page), a page of `/api/v1/sites` (100 sites, by
- * cursor), and the site page. The reference, in the same run on the same database, is
+ * cursor), the site page, and the pages that offer a site to choose (Incidents, the alert
+ * log, the tester). The reference, in the same run on the same database, is
  * `/healthz`. Prints p50/p95 in ms, the answer's size, and each p50's ratio to the
  * reference; on PGlite (on disk) and on PostgreSQL, each vacuumed and analyzed as the daemon's
  * upkeep does.
@@ -221,6 +222,10 @@ async function measure(
       '< 300 ms, < 150 KB',
     ],
     ['site page (ten years of hourly checks)', '/sites/1', 'class="timeline"', '< 200 ms'],
+    // Pages that offer a site to choose: typed past SITE_LIST_MAX sites, not listed.
+    ['Incidents page', '/incidents', '<h1>Incidents</h1>', '< 300 ms, < 150 KB'],
+    ['alert log', '/alerts', '<h1>Alert log</h1>', '< 300 ms, < 150 KB'],
+    ['tester', '/tester', '<h1>Test a robots.txt</h1>', '< 300 ms, < 150 KB'],
   ];
   const rows: string[] = [];
   let reference = 0;
