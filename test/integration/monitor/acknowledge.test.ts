@@ -7,47 +7,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acknowledgeOpen } from '../../../src/monitor/acknowledge.js';
 import type { AuditInput } from '../../../src/monitor/records-accounts.js';
-import type { NewJudgement } from '../../../src/monitor/records.js';
-import type { IntentEvaluation } from '../../../src/policy/intent.js';
 import { createWebStore } from '../../../src/store/index.js';
 import { listIncidents, recordJudgements } from '../../../src/store/intent.js';
 import { sites } from '../../../src/store/schema.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
+import { JUDGED_AT, blocked, fine, judgement } from '../../support/judgements.js';
 
-const AT = new Date('2026-05-01T00:00:00Z');
-const blocked: IntentEvaluation = {
-  state: 'not-as-intended',
-  violations: [
-    {
-      url: 'https://s.example/pricing',
-      agent: 'Googlebot',
-      expected: 'allowed',
-      cause: { type: 'rule', directive: 'disallow', pattern: '/pricing', line: 2 },
-    },
-  ],
-  violationCount: 1,
-  judged: 3,
-  reason: null,
-};
-const fine: IntentEvaluation = {
-  ...blocked,
-  state: 'as-intended',
-  violations: [],
-  violationCount: 0,
-};
-const judgement = (
-  siteId: number,
-  evaluation: IntentEvaluation,
-  minutes: number,
-): NewJudgement => ({
-  siteId,
-  snapshotId: null,
-  key: `k${siteId}`,
-  evaluation,
-  at: new Date(AT.getTime() + minutes * 60_000),
-  flapWindowMs: 3_600_000,
-});
 const ME = { name: 'Ana', userId: null, via: 'cli', address: null } as const;
 
 describe.each(databaseKinds())('acknowledging every open incident on %s', (kind) => {
@@ -85,7 +51,7 @@ describe.each(databaseKinds())('acknowledging every open incident on %s', (kind)
             await store.acknowledgeIncident(other.id, {
               by: 'Bo',
               note: 'Rolling back the CDN rule',
-              at: new Date(AT.getTime() + 6 * 60_000),
+              at: new Date(JUDGED_AT.getTime() + 6 * 60_000),
             });
             return page;
           },
@@ -95,7 +61,7 @@ describe.each(databaseKinds())('acknowledging every open incident on %s', (kind)
           audited.push(entry);
           return Promise.resolve();
         },
-        now: () => new Date(AT.getTime() + 7 * 60_000),
+        now: () => new Date(JUDGED_AT.getTime() + 7 * 60_000),
       },
       ME,
       { note: 'Reverting the template' },

@@ -6,43 +6,12 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NewJudgement } from '../../../src/monitor/records.js';
 import type { IntentEvaluation } from '../../../src/policy/intent.js';
 import { listIncidents, recordJudgements } from '../../../src/store/intent.js';
 import { sites } from '../../../src/store/schema.js';
 import { createTestDatabase, databaseKinds } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
-
-const AT = new Date('2026-05-01T00:00:00Z');
-const blocked: IntentEvaluation = {
-  state: 'not-as-intended',
-  violations: [
-    {
-      url: 'https://s.example/pricing',
-      agent: 'Googlebot',
-      expected: 'allowed',
-      cause: { type: 'rule', directive: 'disallow', pattern: '/pricing', line: 2 },
-    },
-  ],
-  violationCount: 1,
-  judged: 3,
-  reason: null,
-};
-const fine: IntentEvaluation = {
-  state: 'as-intended',
-  violations: [],
-  violationCount: 0,
-  judged: 3,
-  reason: null,
-};
-const judgement = (siteId: number, evaluation: IntentEvaluation, minutes = 0): NewJudgement => ({
-  siteId,
-  snapshotId: null,
-  key: `k${siteId}`,
-  evaluation,
-  at: new Date(AT.getTime() + minutes * 60_000),
-  flapWindowMs: 3_600_000,
-});
+import { blocked, fine, judgement } from '../../support/judgements.js';
 
 describe.each(databaseKinds())('judgements on %s', (kind) => {
   let database: TestDatabase;
