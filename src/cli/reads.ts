@@ -40,6 +40,7 @@ export async function withReads<T>(
             (await wireCatalog(context, config, db).readSite(origin));
           return typeof site === 'string' ? undefined : site;
         },
+        siteNames: (origins) => wireCatalog(context, config, db).names(origins),
         // Every site with its row, read without a write: the file's never checked have none.
         listed: async () => {
           const catalog = wireCatalog(context, config, db);

@@ -134,6 +134,11 @@ export interface SiteDirectoryStore {
    */
   catalogVersion(): Promise<number | null>;
   findRow(key: { id: number } | { origin: string }): Promise<DirectoryRow | undefined>;
+  /**
+   * The names of the sites added in the UI or API among these origins (null: none), as
+   * stored, without resolving their settings.
+   */
+  findNames(origins: readonly string[]): Promise<Map<string, string | null>>;
   /** Adds a site, or takes over its row (a site removed before): returns its id. */
   saveSite(origin: string, settings: Record<string, unknown>): Promise<number>;
   updateSettings(id: number, settings: Record<string, unknown>): Promise<void>;

@@ -164,6 +164,8 @@ export function localReads(deps: {
   readonly watched: () => Promise<readonly Pick<SiteConfig, 'origin' | 'profile' | 'rank'>[]>;
   /** A site's settings as robowatch runs them (the file's, else as added in the UI or API). */
   readonly siteConfig: (origin: string) => Promise<SiteConfig | undefined>;
+  /** These sites' names (null: none), read at once without resolving their settings. */
+  readonly siteNames: (origins: Iterable<string>) => Promise<ReadonlyMap<string, string | null>>;
   /** Every watched site with its row, and the file's sites that have none yet. */
   readonly listed: () => Promise<{
     readonly sites: readonly ListedSite[];
@@ -219,13 +221,7 @@ export function localReads(deps: {
       ]);
       const rows = found.slice(0, query.limit);
       // Each site as its alerts and pages call it (its name where it has one).
-      const names = new Map(
-        await Promise.all(
-          [...new Set(rows.map((row) => row.origin))].map(
-            async (origin) => [origin, (await deps.siteConfig(origin))?.name ?? null] as const,
-          ),
-        ),
-      );
+      const names = await deps.siteNames(rows.map((row) => row.origin));
       const now = deps.now();
       return {
         incidents: rows.map((row) => incidentDocument(row, now, names.get(row.origin) ?? null)),

@@ -250,6 +250,28 @@ export async function findDirectoryRow(
 }
 
 /**
+ * The names of the sites added in the UI or API among `origins` (null: it has none), read
+ * from their settings as stored, without resolving them; a site the UI or API does not
+ * manage (the file's, or one removed) is not among them.
+ */
+export async function loadManagedNames(
+  db: Database,
+  origins: readonly string[],
+): Promise<Map<string, string | null>> {
+  const names = new Map<string, string | null>();
+  for (let i = 0; i < origins.length; i += SITES_PAGE) {
+    const rows = await queryRows<{ origin: string; name: string | null }>(
+      db,
+      sql`SELECT origin, settings->>'name' AS name FROM sites
+          WHERE origin = ANY(${sql.param(origins.slice(i, i + SITES_PAGE))}::text[])
+            AND settings IS NOT NULL AND removed_at IS NULL`,
+    );
+    for (const row of rows) names.set(row.origin, row.name);
+  }
+  return names;
+}
+
+/**
  * Adds a site managed in the UI or API, or takes over its row when it has one (a site
  * removed before, or one the file no longer lists): its history carries on. Returns its id.
  */

@@ -357,6 +357,22 @@ export class SiteCatalog {
   }
 
   /**
+   * The names of these sites (null: none): the file's as it gives them, those added in
+   * the UI or API as stored, read at once without resolving any site's settings or
+   * writing anything. A site neither lists is not among them.
+   */
+  async names(origins: Iterable<string>): Promise<Map<string, string | null>> {
+    const wanted = new Set(origins);
+    const names = new Map<string, string | null>();
+    for (const site of this.#file.sites)
+      if (wanted.has(site.origin)) names.set(site.origin, site.name ?? null);
+    const rest = [...wanted].filter((origin) => !names.has(origin));
+    if (rest.length > 0)
+      for (const [origin, name] of await this.#store.findNames(rest)) names.set(origin, name);
+    return names;
+  }
+
+  /**
    * One site added in the UI or API as the daemon resolves it (its settings, the presets
    * and default recipients made in the web, its intent), read without writing anything: a
    * command about one site (its history, the deploy gate) needs neither the file's sites

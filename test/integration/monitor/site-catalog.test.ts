@@ -121,6 +121,53 @@ describe.each(databaseKinds())('the site catalog on %s', (kind) => {
     expect(await rows()).toEqual(before);
   });
 
+  it('reads many sites’ names at once without resolving their settings or writing', async () => {
+    const config = parseConfig(
+      'watch: [/]\nsites:\n  - {url: https://file.example, name: File site}\n  - url: https://plain.example\n',
+      { file: 'test.yaml', cwd: '/tmp', env: {}, version: 'test' },
+    );
+    const db = database.handle.db;
+    await importManagedSites(
+      db,
+      [
+        { origin: 'https://shop.example', settings: { name: 'Shop', watch: ['/'] } },
+        // Settings that no longer hold (a preset gone): its name is still its name.
+        { origin: 'https://broken.example', settings: { name: 'Broken', agents: ['@gone'] } },
+        { origin: 'https://nameless.example', settings: { watch: ['/'] } },
+        { origin: 'https://gone.example', settings: { name: 'Gone', watch: ['/'] } },
+      ],
+      () => undefined,
+    );
+    await db.execute(
+      sql`UPDATE sites SET removed_at = now() WHERE origin = 'https://gone.example'`,
+    );
+    const rows = async () =>
+      (await queryRows<{ origin: string }>(db, sql`SELECT origin FROM sites ORDER BY origin`)).map(
+        (r) => r.origin,
+      );
+    const before = await rows();
+    const reader = new SiteCatalog(createSiteDirectory(db), config, () => new Date());
+    const names = await reader.names([
+      'https://file.example',
+      'https://plain.example',
+      'https://shop.example',
+      'https://broken.example',
+      'https://nameless.example',
+      'https://gone.example',
+      'https://unknown.example',
+    ]);
+    expect(Object.fromEntries(names)).toEqual({
+      'https://file.example': 'File site',
+      'https://plain.example': null,
+      'https://shop.example': 'Shop',
+      'https://broken.example': 'Broken',
+      'https://nameless.example': null,
+    });
+    // The file's sites are given no row by a read.
+    expect(await rows()).toEqual(before);
+    expect(before).not.toContain('https://file.example');
+  });
+
   it('imports each site with its own settings, and brings a removed or paused one back', async () => {
     const db = database.handle.db;
     const sites = (rows: number) =>
