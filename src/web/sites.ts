@@ -83,6 +83,21 @@ export function configuredSites(deps: WebDeps) {
       });
     },
     /**
+     * The site a list's filter names (as `pick`), or why none is (`refused`): the page is
+     * shown again with the line and what was typed, not an error page.
+     */
+    async chosen(
+      c: Context<WebEnv>,
+      value: string | undefined,
+    ): Promise<{ site: number | undefined; refused: string | undefined }> {
+      try {
+        return { site: await this.pick(c, value), refused: undefined };
+      } catch (error) {
+        if (!(error instanceof HTTPException) || error.status !== 400) throw error;
+        return { site: undefined, refused: error.message };
+      }
+    },
+    /**
      * What a page offers to choose a site from: every site the person sees in a list, or,
      * past SITE_LIST_MAX of them, none (the site is typed); `typed`: the chosen one's
      * address, as the typed form shows it, else what was typed (`asTyped`), kept to mend.

@@ -8,7 +8,7 @@ import type { RenderedDelivery } from '../../monitor/documents/index.js';
 import type { AlertLogDelivery } from '../../monitor/records.js';
 import { redactUrl } from '../../lib/redact.js';
 import type { LogEntry } from '../alert-log.js';
-import { Layout, SiteChoice, Time } from './components.js';
+import { Layout, Notice, SiteChoice, Time } from './components.js';
 import type { SiteChoices } from './components.js';
 
 const STATE_TEXT = { queued: 'queued', sent: 'sent', failed: 'failed' } as const;
@@ -43,11 +43,13 @@ export const AlertLogPageView: FC<{
   /** The sites to filter by (web/sites.ts's choices). */
   sites: SiteChoices;
   site: number | undefined;
+  /** Why the site typed names none (the log is not shown), or undefined. */
+  refused?: string | undefined;
   channel: string | undefined;
   state: string | undefined;
   older: string | null;
   signedIn: boolean;
-}> = ({ log, sites, site, channel, state, older, signedIn }) => (
+}> = ({ log, sites, site, refused, channel, state, older, signedIn }) => (
   <Layout title="Alert log" signedIn={signedIn}>
     <h1>Alert log</h1>
     <p class="muted">
@@ -80,7 +82,9 @@ export const AlertLogPageView: FC<{
       </select>
       <button type="submit">Show</button>
     </form>
-    {log.length === 0 ? (
+    {refused !== undefined ? (
+      <Notice error>{refused}</Notice>
+    ) : log.length === 0 ? (
       <p>
         No alert yet
         {site === undefined && channel === undefined && state === undefined ? '' : ' matches'}.

@@ -391,6 +391,8 @@ export const IncidentsPageView: FC<{
   /** The filters: one site, one state (undefined: all). */
   sites: SiteChoices;
   site: number | undefined;
+  /** Why the site typed names none (the lists are not shown), or undefined. */
+  refused?: string | undefined;
   state: 'open' | 'resolved' | undefined;
   /** The watched sites' names, by id: an incident is listed under its site's name. */
   names: ReadonlyMap<number, string | null | undefined>;
@@ -410,6 +412,7 @@ export const IncidentsPageView: FC<{
   doneCount = 0,
   sites,
   site,
+  refused,
   state,
   names,
   openCut = false,
@@ -452,7 +455,8 @@ export const IncidentsPageView: FC<{
         </label>{' '}
         <button type="submit">Show</button>
       </form>
-      {state === 'resolved' ? null : (
+      {refused === undefined ? null : <Notice error>{refused}</Notice>}
+      {state === 'resolved' || refused !== undefined ? null : (
         <>
           <h2>Open</h2>
           {open.length === 0 ? (
@@ -474,7 +478,7 @@ export const IncidentsPageView: FC<{
           )}
         </>
       )}
-      {state === 'open' ? null : (
+      {state === 'open' || refused !== undefined ? null : (
         <>
           <h2>Resolved</h2>
           {resolved.length === 0 ? (

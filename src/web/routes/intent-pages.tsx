@@ -136,7 +136,7 @@ export function registerIntentPages(
 
   app.get('/incidents', async (c) => {
     // ?site=ID: one site's incidents; ?state=open|resolved.
-    const site = await sites.pick(c, c.req.query('site'));
+    const { site, refused } = await sites.chosen(c, c.req.query('site'));
     const state = c.req.query('state') || undefined;
     if (state !== undefined && state !== 'open' && state !== 'resolved')
       throw new HTTPException(400, {
@@ -146,10 +146,10 @@ export function registerIntentPages(
     const before = optionalId(c.req.query('before') || undefined, 'before');
     const bySite = { ...(site === undefined ? {} : { siteId: site }), ...(await sites.only(c)) };
     const [open, found] = await Promise.all([
-      state === 'resolved' || before !== undefined
+      state === 'resolved' || before !== undefined || refused !== undefined
         ? []
         : deps.store.listIncidents({ ...bySite, state: 'open', limit: OPEN_SHOWN + 1 }),
-      state === 'open' && before === undefined
+      (state === 'open' && before === undefined) || refused !== undefined
         ? []
         : deps.store.listIncidents({
             ...bySite,
@@ -170,13 +170,15 @@ export function registerIntentPages(
         signedIn={c.get('signedIn')}
         done={c.req.query('done')}
         doneCount={Number(c.req.query('count') ?? 0) || 0}
-        sites={await sites.choices(c, site)}
+        sites={await sites.choices(c, site, c.req.query('site'))}
         site={site}
+        refused={refused}
         state={before === undefined ? state : 'resolved'}
         names={await sites.namesOf(shown.map((i) => i.siteId))}
         openCut={open.length > OPEN_SHOWN}
         older={found.length > RESOLVED_PER_PAGE ? (resolved.at(-1)?.id ?? null) : null}
       />,
+      refused === undefined ? 200 : 400,
     );
   });
 
@@ -204,16 +206,19 @@ export function registerAlertPages(
   render: Render,
 ): void {
   app.get('/alerts', async (c) => {
-    const site = await sites.pick(c, c.req.query('site'));
+    const { site, refused } = await sites.chosen(c, c.req.query('site'));
     const before = optionalId(c.req.query('before') || undefined, 'before');
     const filters = logFilters(c.req.query('channel'), c.req.query('state'));
-    const log = await readAlertLog(deps, {
-      ...(site === undefined ? {} : { siteId: site }),
-      ...(await sites.only(c)),
-      ...(before === undefined ? {} : { before }),
-      ...filters,
-      limit: PER_PAGE + 1,
-    });
+    const log =
+      refused !== undefined
+        ? []
+        : await readAlertLog(deps, {
+            ...(site === undefined ? {} : { siteId: site }),
+            ...(await sites.only(c)),
+            ...(before === undefined ? {} : { before }),
+            ...filters,
+            limit: PER_PAGE + 1,
+          });
     const page = log.slice(0, PER_PAGE);
     const params = new URLSearchParams(c.req.query());
     if (site !== undefined) params.set('site', String(site)); // as typed: by its id
@@ -222,13 +227,15 @@ export function registerAlertPages(
       c,
       <AlertLogPageView
         log={page}
-        sites={await sites.choices(c, site)}
+        sites={await sites.choices(c, site, c.req.query('site'))}
         site={site}
+        refused={refused}
         channel={filters.channel}
         state={filters.state}
         older={log.length > PER_PAGE ? `/alerts?${params.toString()}` : null}
         signedIn={c.get('signedIn')}
       />,
+      refused === undefined ? 200 : 400,
     );
   });
 

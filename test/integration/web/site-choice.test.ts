@@ -3,7 +3,7 @@
  * (SITE_LIST_MAX), the Incidents page, the alert log and the tester do not list every site
  * to choose from (a hundred thousand made megabytes of each page) but take one typed, by
  * name (letter case aside), address or host; a name no site has, or one several share, is
- * refused with a line that says which, and the tester keeps what was typed to mend.
+ * refused with a line that says which, on the page itself, keeping what was typed to mend.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/validate.js';
@@ -102,16 +102,26 @@ web: {token: '${TOKEN}'}`,
   });
 
   it('says when no site, or more than one, is called what was typed', async () => {
+    // The page again, with the line and what was typed to mend, and no list: not every
+    // site's incidents under a filter that named none.
     const none = await page('/incidents?site=Gamma%20shop');
     expect(none.status).toBe(400);
+    expect(none.text).toContain('<h1>Incidents</h1>');
     expect(none.text).toContain(
-      'site: none of the watched sites is named &quot;Gamma shop&quot; or at that address',
+      '<div class="notice error">site: none of the watched sites is named &quot;Gamma shop&quot; or at that address</div>',
     );
+    expect(none.text).toContain('value="Gamma shop"');
+    expect(none.text).not.toContain(incidentOf(alpha));
+    expect(none.text).not.toContain('No open incident');
     const twins = await page('/alerts?site=twin');
     expect(twins.status).toBe(400);
+    expect(twins.text).toContain('<h1>Alert log</h1>');
     expect(twins.text).toContain(
-      'site: 2 watched sites are named &quot;twin&quot;: give the address of the one you mean',
+      '<div class="notice error">site: 2 watched sites are named &quot;twin&quot;: give the address of the one you mean</div>',
     );
+    expect(twins.text).toContain('value="twin"');
+    expect(twins.text).not.toMatch(/(Alpha|Beta) shop \(/);
+    expect(twins.text).not.toContain('No alert yet');
     // An id, as links give it, still works.
     const byId = await page('/incidents?site=2');
     expect(byId.text).toContain(incidentOf(beta));
