@@ -48,7 +48,7 @@ export async function acknowledgeIncident(
   id: number,
   ack: { readonly note: string; readonly by?: string | undefined },
 ): Promise<IncidentRecord> {
-  const done = await written(deps, actor, id, ack, false);
+  const done = await write(deps, actor, id, ack, false);
   if (done === undefined) throw new AckRefused('missing', `there is no incident ${id}`);
   return done.incident;
 }
@@ -57,7 +57,7 @@ export async function acknowledgeIncident(
  * The acknowledgment written, logged and audited; with `waitingOnly`, only while the
  * incident is open and no one has acknowledged it (`written` says whether it was).
  */
-async function written(
+async function write(
   deps: AckDeps,
   actor: Actor,
   id: number,
@@ -147,7 +147,7 @@ export async function acknowledgeEach(
   const acked: IncidentRecord[] = [];
   let taken = 0;
   for (const { id } of incidents) {
-    const done = await written(deps, actor, id, ack, options.waitingOnly === true);
+    const done = await write(deps, actor, id, ack, options.waitingOnly === true);
     if (done?.written === true) acked.push(done.incident);
     else if (done?.incident.state === 'open') taken++;
   }

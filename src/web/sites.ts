@@ -146,17 +146,17 @@ export type ConfiguredSites = ReturnType<typeof configuredSites>;
 export const SITE_LIST_MAX = 500;
 
 /**
- * The sites `text` names: by name (letter case aside), by address (with or without
- * `https://`), or by host.
+ * The sites `text` names: by name (letter case aside), by address or by host (a slash
+ * at the end or not).
  */
 function sitesCalled(entries: readonly CatalogEntry[], text: string): CatalogEntry[] {
   const name = text.toLowerCase();
-  const address = text.includes('://') ? text.toLowerCase().replace(/\/+$/, '') : undefined;
+  const bare = name.replace(/\/+$/, '');
   return entries.filter(
     (e) =>
       e.site.name?.toLowerCase() === name ||
-      e.site.origin === address ||
-      e.site.origin.slice(e.site.origin.indexOf('://') + 3) === name,
+      e.site.origin === bare ||
+      e.site.origin.slice(e.site.origin.indexOf('://') + 3) === bare,
   );
 }
 

@@ -91,7 +91,13 @@ web: {token: '${TOKEN}'}`,
     expect(all.text).not.toContain('site-7.example.com');
     expect(all.text).toContain(incidentOf(alpha));
     expect(all.text).toContain(incidentOf(beta));
-    for (const typed of ['alpha SHOP', alpha.origin, `${alpha.origin}/`, host(alpha)]) {
+    for (const typed of [
+      'alpha SHOP',
+      alpha.origin,
+      `${alpha.origin}/`,
+      host(alpha),
+      `${host(alpha)}/`,
+    ]) {
       const one = await page(`/incidents?site=${encodeURIComponent(typed)}`);
       expect(one.status, typed).toBe(200);
       expect(one.text, typed).toContain(incidentOf(alpha));
