@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { openDatabase } from '../../src/store/db.js';
-import type { DatabaseHandle } from '../../src/store/db.js';
+import type { Database, DatabaseHandle } from '../../src/store/db.js';
+import { sites } from '../../src/store/schema.js';
 import { PglitePool } from './pglite-pool.js';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -127,4 +128,13 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
+}
+
+/** `count` bare sites (https://s0.example, https://s1.example, …), as rows; their ids. */
+export async function insertSites(db: Database, count: number): Promise<number[]> {
+  const rows = await db
+    .insert(sites)
+    .values(Array.from({ length: count }, (_, i) => ({ origin: `https://s${i}.example` })))
+    .returning({ id: sites.id });
+  return rows.map((r) => r.id);
 }

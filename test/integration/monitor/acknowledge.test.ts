@@ -9,8 +9,7 @@ import { acknowledgeOpen } from '../../../src/monitor/acknowledge.js';
 import type { AuditInput } from '../../../src/monitor/records-accounts.js';
 import { createWebStore } from '../../../src/store/index.js';
 import { listIncidents, recordJudgements } from '../../../src/store/intent.js';
-import { sites } from '../../../src/store/schema.js';
-import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import { createTestDatabase, databaseKinds, insertSites } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { JUDGED_AT, blocked, fine, judgement } from '../../support/judgements.js';
 
@@ -21,12 +20,7 @@ describe.each(databaseKinds())('acknowledging every open incident on %s', (kind)
   let ids: number[];
   beforeEach(async () => {
     database = await createTestDatabase(kind);
-    ids = (
-      await database.handle.db
-        .insert(sites)
-        .values(Array.from({ length: 4 }, (_, i) => ({ origin: `https://s${i}.example` })))
-        .returning({ id: sites.id })
-    ).map((r) => r.id);
+    ids = await insertSites(database.handle.db, 4);
     await recordJudgements(
       database.handle.db,
       ids.map((id) => judgement(id, blocked, 0)),

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IntentEvaluation } from '../../../src/policy/intent.js';
 import { listIncidents, recordJudgements } from '../../../src/store/intent.js';
 import { sites } from '../../../src/store/schema.js';
-import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import { createTestDatabase, databaseKinds, insertSites } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 import { blocked, fine, judgement } from '../../support/judgements.js';
 
@@ -18,12 +18,7 @@ describe.each(databaseKinds())('judgements on %s', (kind) => {
   let ids: number[];
   beforeEach(async () => {
     database = await createTestDatabase(kind);
-    ids = (
-      await database.handle.db
-        .insert(sites)
-        .values(Array.from({ length: 40 }, (_, i) => ({ origin: `https://s${i}.example` })))
-        .returning({ id: sites.id })
-    ).map((r) => r.id);
+    ids = await insertSites(database.handle.db, 40);
   });
   afterEach(() => database.close());
 

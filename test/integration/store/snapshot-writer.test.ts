@@ -20,7 +20,7 @@ import {
   loadVerdicts,
   replaceVerdicts,
 } from '../../../src/store/snapshots.js';
-import { createTestDatabase, databaseKinds } from '../../support/database.js';
+import { createTestDatabase, databaseKinds, insertSites } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
 
 const AT = new Date('2026-05-01T00:00:00Z');
@@ -77,11 +77,7 @@ describe.each(databaseKinds())('SnapshotWriter on %s', (kind) => {
   let ids: number[];
   beforeEach(async () => {
     database = await createTestDatabase(kind);
-    const rows = await database.handle.db
-      .insert(sites)
-      .values(Array.from({ length: 50 }, (_, i) => ({ origin: `https://s${i}.example` })))
-      .returning({ id: sites.id });
-    ids = rows.map((r) => r.id);
+    ids = await insertSites(database.handle.db, 50);
   });
   afterEach(() => database.close());
 
