@@ -7,7 +7,7 @@ import type { SiteConfig } from '../config/config.js';
 import type { CatalogEntry, SiteChangeRefused } from '../monitor/sites/entries.js';
 import type { SiteRef } from '../monitor/views/site.js';
 import type { WebDeps } from './deps.js';
-import type { SiteChoices } from './pages/components.js';
+import type { SiteChoices, SiteRefusal } from './pages/components.js';
 
 /**
  * How old the site catalog may be when a page or the API reads it: sites added, edited
@@ -65,37 +65,37 @@ export function configuredSites(deps: WebDeps) {
     },
     /**
      * The site a filter or a form names: by its id (as links give it) or, as a person
-     * types it, by its name or address; undefined when empty. 400 when no site the person
-     * sees is called so, or several are.
-     */
-    async pick(c: Context<WebEnv>, value: string | undefined): Promise<number | undefined> {
-      const text = (value ?? '').trim();
-      if (text === '') return undefined;
-      if (/^\d+$/.test(text)) return parseId(text, 'site');
-      const found = sitesCalled(await this.all(c), text);
-      if (found.length === 1) return found[0]!.id;
-      const quoted = JSON.stringify(clip(oneLineText(text), 80));
-      throw new HTTPException(400, {
-        message:
-          found.length === 0
-            ? `site: none of the watched sites is named ${quoted} or at that address`
-            : `site: ${found.length.toLocaleString('en')} watched sites are named ${quoted}: give the address of the one you mean`,
-      });
-    },
-    /**
-     * The site a list's filter names (as `pick`), or why none is (`refused`): the page is
-     * shown again with the line and what was typed, not an error page.
+     * types it, by its name (letter case aside), address or host; undefined when empty.
+     * When no site the person sees is called so, or several are, `refused` says so with
+     * the sites that may be meant: the page is shown again with them and what was typed.
      */
     async chosen(
       c: Context<WebEnv>,
       value: string | undefined,
-    ): Promise<{ site: number | undefined; refused: string | undefined }> {
-      try {
-        return { site: await this.pick(c, value), refused: undefined };
-      } catch (error) {
-        if (!(error instanceof HTTPException) || error.status !== 400) throw error;
-        return { site: undefined, refused: error.message };
-      }
+    ): Promise<{ site: number | undefined; refused: SiteRefusal | undefined }> {
+      const text = (value ?? '').trim();
+      if (text === '') return { site: undefined, refused: undefined };
+      if (/^\d+$/.test(text)) return { site: parseId(text, 'site'), refused: undefined };
+      const all = await this.all(c);
+      const found = sitesCalled(all, text);
+      if (found.length === 1) return { site: found[0]!.id, refused: undefined };
+      const quoted = JSON.stringify(clip(oneLineText(text), 80));
+      const named = found.length > 1;
+      const candidates = named ? found : sitesLike(all, text);
+      return {
+        site: undefined,
+        refused: {
+          message: named
+            ? `site: ${found.length.toLocaleString('en')} watched sites are named ${quoted}: give the address of the one you mean`
+            : `site: none of the watched sites is named ${quoted} or at that address`,
+          typed: clip(oneLineText(text), 80),
+          named,
+          candidates: candidates
+            .slice(0, CANDIDATES_SHOWN)
+            .map((e) => ({ id: e.id, label: siteLabel(e.site.origin, e.site.name) })),
+          more: Math.max(0, candidates.length - CANDIDATES_SHOWN),
+        },
+      };
     },
     /**
      * What a page offers to choose a site from: every site the person sees in a list, or,
@@ -158,6 +158,29 @@ function sitesCalled(entries: readonly CatalogEntry[], text: string): CatalogEnt
       e.site.origin === bare ||
       e.site.origin.slice(e.site.origin.indexOf('://') + 3) === bare,
   );
+}
+
+/** The most sites a refusal offers as the ones that may be meant. */
+const CANDIDATES_SHOWN = 10;
+
+/**
+ * The sites `text` may mean when it names none: those whose name or address begins with
+ * it (a slash at its end aside, letter case aside), then those that hold it anywhere, each
+ * kind in the catalog's order.
+ */
+function sitesLike(entries: readonly CatalogEntry[], text: string): CatalogEntry[] {
+  const part = text.toLowerCase().replace(/\/+$/, '');
+  if (part === '') return [];
+  const begin: CatalogEntry[] = [];
+  const hold: CatalogEntry[] = [];
+  for (const e of entries) {
+    const name = e.site.name?.toLowerCase() ?? '';
+    const { origin } = e.site;
+    const host = origin.slice(origin.indexOf('://') + 3);
+    if (name.startsWith(part) || host.startsWith(part) || origin.startsWith(part)) begin.push(e);
+    else if (name.includes(part) || origin.includes(part)) hold.push(e);
+  }
+  return [...begin, ...hold];
 }
 
 /** Ids are PostgreSQL integers: none is larger. */

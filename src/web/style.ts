@@ -100,6 +100,7 @@ textarea { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .85
 .notice { padding: .6rem .8rem; border: 1px solid var(--line); background: var(--card); margin: 1rem 0; }
 .notice.error { border-color: var(--unreachable); }
 .notice.warning { border-color: var(--warning); }
+.notice p, .notice ul { margin: .4rem 0 0; }
 .pager { margin-top: .8rem; }
 form.site-form { max-width: 40rem; }
 form.site-form label { display: block; margin: .8rem 0; }

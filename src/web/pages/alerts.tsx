@@ -8,8 +8,8 @@ import type { RenderedDelivery } from '../../monitor/documents/index.js';
 import type { AlertLogDelivery } from '../../monitor/records.js';
 import { redactUrl } from '../../lib/redact.js';
 import type { LogEntry } from '../alert-log.js';
-import { Layout, Notice, SiteChoice, Time } from './components.js';
-import type { SiteChoices } from './components.js';
+import { Layout, SiteChoice, SiteRefusalNotice, Time } from './components.js';
+import type { SiteChoices, SiteRefusal } from './components.js';
 
 const STATE_TEXT = { queued: 'queued', sent: 'sent', failed: 'failed' } as const;
 
@@ -44,7 +44,7 @@ export const AlertLogPageView: FC<{
   sites: SiteChoices;
   site: number | undefined;
   /** Why the site typed names none (the log is not shown), or undefined. */
-  refused?: string | undefined;
+  refused?: SiteRefusal | undefined;
   channel: string | undefined;
   state: string | undefined;
   older: string | null;
@@ -83,7 +83,12 @@ export const AlertLogPageView: FC<{
       <button type="submit">Show</button>
     </form>
     {refused !== undefined ? (
-      <Notice error>{refused}</Notice>
+      <SiteRefusalNotice
+        refusal={refused}
+        href={(id) =>
+          `/alerts?${new URLSearchParams({ site: String(id), ...(channel === undefined ? {} : { channel }), ...(state === undefined ? {} : { state }) }).toString()}`
+        }
+      />
     ) : log.length === 0 ? (
       <p>
         No alert yet

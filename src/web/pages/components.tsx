@@ -243,6 +243,59 @@ export interface SiteChoices {
 }
 
 /**
+ * A site typed that names none of the watched sites, or several (web/sites.ts's chosen):
+ * why, and the sites that may be meant.
+ */
+export interface SiteRefusal {
+  /** The one-line refusal ("site: none of the watched sites is named …"). */
+  readonly message: string;
+  /** What was typed, as the refusal quotes it. */
+  readonly typed: string;
+  /** Several sites have the name typed (the candidates); else none has it. */
+  readonly named: boolean;
+  /** The first of the sites that may be meant, as links or lines show them. */
+  readonly candidates: readonly { readonly id: number; readonly label: string }[];
+  /** How many more there are than the candidates. */
+  readonly more: number;
+}
+
+/**
+ * A typed site refused, with the sites that may be meant: links that choose one (`href`),
+ * or lines to type from where a link would lose the form's other fields.
+ */
+export const SiteRefusalNotice: FC<{
+  refusal: SiteRefusal;
+  href?: ((id: number) => string) | undefined;
+}> = ({ refusal, href }) => (
+  <div class="notice error">
+    {refusal.message}
+    {refusal.candidates.length === 0 ? (
+      refusal.named ? null : (
+        <p class="muted">No watched site has “{refusal.typed}” in its name or address either.</p>
+      )
+    ) : (
+      <>
+        <p>
+          {refusal.named
+            ? 'The sites with that name:'
+            : `Sites with “${refusal.typed}” in their name or address:`}
+        </p>
+        <ul class="site-candidates">
+          {refusal.candidates.map((s) => (
+            <li>{href === undefined ? s.label : <a href={href(s.id)}>{s.label}</a>}</li>
+          ))}
+        </ul>
+        {refusal.more === 0 ? null : (
+          <p class="muted">
+            and {refusal.more.toLocaleString('en')} more: type more of the name or address.
+          </p>
+        )}
+      </>
+    )}
+  </div>
+);
+
+/**
  * A site to filter by or to test against: a list of the sites, or, where there are too
  * many to list (web/sites.ts's SITE_LIST_MAX), a box to type one's name or address in.
  * `none`: what choosing no site means.

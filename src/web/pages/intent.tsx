@@ -18,8 +18,17 @@ import {
 import type { Violation, ViolationGrid } from '../../policy/intent.js';
 import { formatDuration } from '../../policy/wording/words.js';
 import { siteLabel } from '../../policy/wording/format.js';
-import { IntentBadge, Layout, Notice, Pager, Rich, SiteChoice, Time } from './components.js';
-import type { SiteChoices } from './components.js';
+import {
+  IntentBadge,
+  Layout,
+  Notice,
+  Pager,
+  Rich,
+  SiteChoice,
+  SiteRefusalNotice,
+  Time,
+} from './components.js';
+import type { SiteChoices, SiteRefusal } from './components.js';
 
 /** Cells listed under the state before "and N more". */
 const LISTED = 20;
@@ -392,7 +401,7 @@ export const IncidentsPageView: FC<{
   sites: SiteChoices;
   site: number | undefined;
   /** Why the site typed names none (the lists are not shown), or undefined. */
-  refused?: string | undefined;
+  refused?: SiteRefusal | undefined;
   state: 'open' | 'resolved' | undefined;
   /** The watched sites' names, by id: an incident is listed under its site's name. */
   names: ReadonlyMap<number, string | null | undefined>;
@@ -455,7 +464,14 @@ export const IncidentsPageView: FC<{
         </label>{' '}
         <button type="submit">Show</button>
       </form>
-      {refused === undefined ? null : <Notice error>{refused}</Notice>}
+      {refused === undefined ? null : (
+        <SiteRefusalNotice
+          refusal={refused}
+          href={(id) =>
+            `/incidents?${new URLSearchParams({ site: String(id), ...(state === undefined ? {} : { state }) }).toString()}`
+          }
+        />
+      )}
       {state === 'resolved' || refused !== undefined ? null : (
         <>
           <h2>Open</h2>

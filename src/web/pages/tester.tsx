@@ -3,8 +3,16 @@ import type { TesterSiteEffect } from '../../policy/tester.js';
 import type { TesterResult } from '../../policy/tester.js';
 import { preferencesText } from '../../policy/preferences.js';
 import type { PreferencesDocument } from '../../policy/preferences.js';
-import { Layout, Notice, SiteChoice, Verdict, causeText, pathOf } from './components.js';
-import type { SiteChoices } from './components.js';
+import {
+  Layout,
+  Notice,
+  SiteChoice,
+  SiteRefusalNotice,
+  Verdict,
+  causeText,
+  pathOf,
+} from './components.js';
+import type { SiteChoices, SiteRefusal } from './components.js';
 import { grouped } from '../../policy/wording/words.js';
 import type { TesterIntent } from '../../policy/tester-intent.js';
 import { ViolationList } from './intent.js';
@@ -24,6 +32,13 @@ export interface TesterPageProps {
   /** The file judged against the chosen site's intent; undefined without a site. */
   readonly intent?: TesterIntent | undefined;
   readonly error: string | undefined;
+  /** The site typed names none, or several: `error` says so, with the sites it may mean. */
+  readonly refused?: SiteRefusal | undefined;
+  /**
+   * Nothing was pasted yet (the page opened by a link): a site it may mean is a link that
+   * opens the tester on it; else one to type, not to lose what was pasted.
+   */
+  readonly chooses?: boolean;
   readonly signedIn: boolean;
 }
 
@@ -37,13 +52,22 @@ export const TesterPageView: FC<TesterPageProps> = ({
   result,
   intent,
   error,
+  refused,
+  chooses = false,
   signedIn,
 }) => {
   const changed = result?.rows.filter((r) => r.changed).length ?? 0;
   return (
     <Layout title="Tester" signedIn={signedIn}>
       <h1>Test a robots.txt</h1>
-      {error === undefined ? null : <Notice error>{error}</Notice>}
+      {refused !== undefined ? (
+        <SiteRefusalNotice
+          refusal={refused}
+          href={chooses ? (id) => `/tester?site=${id}` : undefined}
+        />
+      ) : error === undefined ? null : (
+        <Notice error>{error}</Notice>
+      )}
       <form method="post" action="/tester">
         <p>
           <label>

@@ -15,6 +15,7 @@ import { TesterPageView } from '../pages/tester.js';
 import { testerIntent } from '../../policy/tester-intent.js';
 import type { TesterIntent } from '../../policy/tester-intent.js';
 import type { TesterForm } from '../pages/tester.js';
+import type { SiteRefusal } from '../pages/components.js';
 import { optionalId, parseId, tagLimit } from '../sites.js';
 import { checkTestSize, lines, parseAgents, parseUrls, refusal } from '../tester-input.js';
 import type { Context, Hono } from 'hono';
@@ -37,7 +38,8 @@ export function registerToolPages(
 ): void {
   const token = deps.config.web.token;
   app.get('/tester', async (c) => {
-    const chosen = await sites.pick(c, c.req.query('site'));
+    const typed = c.req.query('site');
+    const { site: chosen, refused } = await sites.chosen(c, typed);
     const site = chosen === undefined ? undefined : await sites.resolve(c, String(chosen));
     let robots = '';
     const snapshotId = optionalId(c.req.query('snapshot'), 'snapshot');
@@ -59,12 +61,15 @@ export function registerToolPages(
     return render(
       c,
       <TesterPageView
-        sites={await sites.choices(c, site?.id)}
+        sites={await sites.choices(c, site?.id, refused === undefined ? '' : typed)}
         form={form}
         result={undefined}
-        error={undefined}
+        error={refused?.message}
+        refused={refused}
+        chooses
         signedIn={c.get('signedIn')}
       />,
+      refused === undefined ? 200 : 400,
     );
   });
 
@@ -81,8 +86,12 @@ export function registerToolPages(
     let intent: TesterIntent | undefined;
     let error: string | undefined;
     let status: 200 | 400 | 413 | 422 | 503 = 200;
+    let refused: SiteRefusal | undefined;
     try {
-      const chosen = await sites.pick(c, form.siteId);
+      const named = await sites.chosen(c, form.siteId);
+      refused = named.refused;
+      if (refused !== undefined) throw new HTTPException(400, { message: refused.message });
+      const chosen = named.site;
       const site = chosen === undefined ? undefined : await sites.resolve(c, String(chosen));
       form = { ...form, siteId: site === undefined ? '' : String(site.id) };
       const input = {
@@ -122,6 +131,7 @@ export function registerToolPages(
         result={result}
         intent={intent}
         error={error}
+        refused={refused}
         signedIn={c.get('signedIn')}
       />,
       status,

@@ -54,6 +54,7 @@ sites:
   - {url: '${alpha.origin}', name: Alpha shop, watch: [/, /pricing]}
   - {url: '${beta.origin}', name: Beta shop, watch: [/, /pricing]}
 ${MANY}
+  - {url: 'https://news.example.org', name: Example news, watch: [/]}
 sitemaps: off
 fetch: {allowPrivateAddresses: 'loopback', confirmRetries: 0, timeoutMs: 3000}
 notify:
@@ -79,6 +80,11 @@ web: {token: '${TOKEN}'}`,
       headers: { authorization: `Bearer ${TOKEN}`, accept: 'text/html', ...init.headers },
     });
     return { status: response.status, text: await response.text() };
+  };
+  /** The sites a refusal offers, as [link, label]. */
+  const candidates = (html: string): [string, string][] => {
+    const list = /<ul class="site-candidates">(.*?)<\/ul>/.exec(html)?.[1] ?? '';
+    return [...list.matchAll(/<a href="([^"]+)">([^<]+)<\/a>/g)].map((m) => [m[1]!, m[2]!]);
   };
   const incidentOf = (server: FixtureServer) => `${host(server)})</a>: <strong>open</strong>`;
 
@@ -114,7 +120,7 @@ web: {token: '${TOKEN}'}`,
     expect(none.status).toBe(400);
     expect(none.text).toContain('<h1>Incidents</h1>');
     expect(none.text).toContain(
-      '<div class="notice error">site: none of the watched sites is named &quot;Gamma shop&quot; or at that address</div>',
+      '<div class="notice error">site: none of the watched sites is named &quot;Gamma shop&quot; or at that address<p class="muted">No watched site has “Gamma shop” in its name or address either.</p></div>',
     );
     expect(none.text).toContain('value="Gamma shop"');
     expect(none.text).not.toContain(incidentOf(alpha));
@@ -123,15 +129,55 @@ web: {token: '${TOKEN}'}`,
     expect(twins.status).toBe(400);
     expect(twins.text).toContain('<h1>Alert log</h1>');
     expect(twins.text).toContain(
-      '<div class="notice error">site: 2 watched sites are named &quot;twin&quot;: give the address of the one you mean</div>',
+      '<div class="notice error">site: 2 watched sites are named &quot;twin&quot;: give the address of the one you mean<p>The sites with that name:</p>',
     );
     expect(twins.text).toContain('value="twin"');
+    // Each of them a link to the log of its own alerts.
+    expect(candidates(twins.text)).toEqual([
+      ['/alerts?site=3', 'Twin (site-1.example.com)'],
+      ['/alerts?site=4', 'Twin (site-2.example.com)'],
+    ]);
     expect(twins.text).not.toMatch(/(Alpha|Beta) shop \(/);
     expect(twins.text).not.toContain('No alert yet');
     // An id, as links give it, still works.
     const byId = await page('/incidents?site=2');
     expect(byId.text).toContain(incidentOf(beta));
     expect(byId.text).not.toContain(incidentOf(alpha));
+  });
+
+  it('offers the sites that may be meant as links that keep the other filters', async () => {
+    // "shop" names no site, but two have it in their names: links to either's incidents.
+    const shop = await page('/incidents?site=shop&state=open');
+    expect(shop.status).toBe(400);
+    expect(shop.text).toContain('<p>Sites with “shop” in their name or address:</p>');
+    expect(candidates(shop.text)).toEqual([
+      ['/incidents?site=1&amp;state=open', `Alpha shop (${host(alpha)})`],
+      ['/incidents?site=2&amp;state=open', `Beta shop (${host(beta)})`],
+    ]);
+    const followed = await page('/incidents?site=1&state=open');
+    expect(followed.status).toBe(200);
+    expect(followed.text).toContain(incidentOf(alpha));
+    expect(followed.text).not.toContain(incidentOf(beta));
+    // Those whose name or address begins with what was typed first, ten at most, and how
+    // many more: 111 hosts begin "site-1" (site-1, site-10 to 19, site-100 to 199).
+    const many = await page('/alerts?site=SITE-1&channel=email');
+    expect(many.status).toBe(400);
+    expect(candidates(many.text).map(([, label]) => label)).toEqual([
+      'Twin (site-1.example.com)',
+      ...Array.from({ length: 9 }, (_, i) => `site-${10 + i}.example.com`),
+    ]);
+    expect(candidates(many.text)[0]![0]).toBe('/alerts?site=3&amp;channel=email');
+    expect(many.text).toContain('and 101 more: type more of the name or address.');
+    // What begins so comes before what holds it: the last site, named "Example news",
+    // before every "site-N.example.com".
+    const held = await page('/alerts?site=example');
+    expect(candidates(held.text).map(([, label]) => label)).toEqual([
+      'Example news (news.example.org)',
+      'Twin (site-1.example.com)',
+      'Twin (site-2.example.com)',
+      ...Array.from({ length: 7 }, (_, i) => `site-${3 + i}.example.com`),
+    ]);
+    expect(held.text).toContain('and 501 more: type more of the name or address.');
   });
 
   it('filters the alert log by the site typed', async () => {
@@ -168,5 +214,21 @@ web: {token: '${TOKEN}'}`,
     );
     expect(refused.text).toContain('value="Gamma shop"');
     expect(refused.text).toContain('Disallow: /');
+    // The sites a name may mean are said, not links that would lose the file pasted.
+    const partly = await form('beta');
+    expect(partly.status).toBe(400);
+    expect(partly.text).toContain(
+      `<ul class="site-candidates"><li>Beta shop (${host(beta)})</li></ul>`,
+    );
+    expect(partly.text).toContain('Disallow: /');
+    // Opened by a link with nothing pasted, the tester offers them as links to open it on.
+    const opened = await page('/tester?site=beta');
+    expect(opened.status).toBe(400);
+    expect(opened.text).toContain('<h1>Test a robots.txt</h1>');
+    expect(opened.text).toContain('value="beta"');
+    expect(candidates(opened.text)).toEqual([['/tester?site=2', `Beta shop (${host(beta)})`]]);
+    const chosen = await page('/tester?site=2');
+    expect(chosen.text).toContain(`value="${beta.origin}"`);
+    expect(chosen.text).toContain('Disallow: /pricing');
   });
 });

@@ -163,6 +163,13 @@ notify:
     );
     expect((await send('GET', `/incidents/${betaIncident.id}`, key.agency)).status).toBe(404);
     expect(await text('/incidents', key.agency)).not.toContain('Beta shop');
+    // A site typed that names none offers only the sites they see as those it may mean.
+    const typed = async (as: string) => (await send('GET', '/incidents?site=shop', as)).text();
+    expect(await typed(key.agency)).toContain(
+      `<li><a href="/incidents?site=${ids.alpha}">Alpha shop (`,
+    );
+    expect(await typed(key.agency)).not.toContain('Beta shop');
+    expect(await typed(key.admin)).toContain(`<a href="/incidents?site=${ids.beta}">Beta shop (`);
 
     const { alerts } = await get<{ alerts: { id: number; site: number | null }[] }>(
       '/api/v1/alerts',
