@@ -79,16 +79,16 @@ export function configuredSites(deps: WebDeps) {
       const all = await this.all(c);
       const found = sitesCalled(all, text);
       if (found.length === 1) return { site: found[0]!.id, refused: undefined };
-      const quoted = JSON.stringify(clip(oneLineText(text), 80));
+      const typed = clip(oneLineText(text), 80);
       const named = found.length > 1;
       const candidates = named ? found : sitesLike(all, text);
       return {
         site: undefined,
         refused: {
           message: named
-            ? `site: ${found.length.toLocaleString('en')} watched sites are named ${quoted}: give the address of the one you mean`
-            : `site: none of the watched sites is named ${quoted} or at that address`,
-          typed: clip(oneLineText(text), 80),
+            ? `site: ${found.length.toLocaleString('en')} watched sites are named ${JSON.stringify(typed)}: give the address of the one you mean`
+            : `site: none of the watched sites is named ${JSON.stringify(typed)} or at that address`,
+          typed,
           named,
           candidates: candidates
             .slice(0, CANDIDATES_SHOWN)

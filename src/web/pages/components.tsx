@@ -287,7 +287,10 @@ export const SiteRefusalNotice: FC<{
         </ul>
         {refusal.more === 0 ? null : (
           <p class="muted">
-            and {refusal.more.toLocaleString('en')} more: type more of the name or address.
+            and {refusal.more.toLocaleString('en')} more
+            {refusal.named
+              ? ' with that name: type the address of the one you mean.'
+              : ': type more of the name or address.'}
           </p>
         )}
       </>

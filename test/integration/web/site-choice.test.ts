@@ -33,11 +33,11 @@ afterAll(async () => {
 });
 
 const host = (server: FixtureServer) => new URL(server.origin).host;
-/** More sites than a page lists, never checked; two of them share a name. */
+/** More sites than a page lists, never checked; two share a name, and the last twelve another. */
 const MANY = Array.from(
   { length: SITE_LIST_MAX + 10 },
   (_, i) =>
-    `  - {url: 'https://site-${i + 1}.example.com', ${i < 2 ? 'name: Twin, ' : ''}watch: [/]}`,
+    `  - {url: 'https://site-${i + 1}.example.com', ${i < 2 ? 'name: Twin, ' : i >= SITE_LIST_MAX - 2 ? 'name: Branch, ' : ''}watch: [/]}`,
 ).join('\n');
 
 describe.each(databaseKinds())('choosing one of many sites on %s', (kind) => {
@@ -138,6 +138,14 @@ web: {token: '${TOKEN}'}`,
       ['/alerts?site=4', 'Twin (site-2.example.com)'],
     ]);
     expect(twins.text).not.toMatch(/(Alpha|Beta) shop \(/);
+    // Ten of a name twelve sites share, and what to type for the others.
+    const branches = await page('/incidents?site=branch');
+    expect(candidates(branches.text).map(([, label]) => label)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `Branch (site-${SITE_LIST_MAX - 1 + i}.example.com)`),
+    );
+    expect(branches.text).toContain(
+      'and 2 more with that name: type the address of the one you mean.',
+    );
     expect(twins.text).not.toContain('No alert yet');
     // An id, as links give it, still works.
     const byId = await page('/incidents?site=2');
