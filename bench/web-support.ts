@@ -1,6 +1,7 @@
 /** What the web benchmarks share: a PostgreSQL database of their own, and timing a page. */
 import pg from 'pg';
 import type { createApp } from '../src/web/app.js';
+import type { DatabaseCpu } from './process-support.js';
 
 /**
  * A fresh database `name` on the benchmark's PostgreSQL server (BENCH_DATABASE_URL, else
@@ -43,30 +44,49 @@ export interface Timing {
   readonly p95: number;
   /** The answer's size in bytes. */
   readonly bytes: number;
+  /**
+   * CPU ms a request, on average: this process's (the app, and PGlite where it is the
+   * database) and, given `backends`, the PostgreSQL backends' that served it.
+   */
+  readonly cpuMs: number;
 }
 
-/** GETs `path` `runs` times after `warmUp`; every answer must be a 200 showing `shows`. */
+/** CPU seconds this process has spent, every thread of it. */
+const ownCpu = () => {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1e6;
+};
+
+/**
+ * GETs `path` `runs` times after `warmUp`; every answer must have `status` (200 unless
+ * said) and show `shows`.
+ */
 export async function timePage(
   app: ReturnType<typeof createApp>,
   path: string,
   shows: string,
   runs: number,
   warmUp: number,
+  options: { readonly status?: number; readonly backends?: DatabaseCpu } = {},
 ): Promise<Timing> {
+  const status = options.status ?? 200;
   let bytes = 0;
   const once = async () => {
     const started = performance.now();
     const response = await app.request(path);
     const text = await response.text();
-    if (response.status !== 200 || !text.includes(shows))
+    if (response.status !== status || !text.includes(shows))
       throw new Error(`${path}: ${response.status}, without ${JSON.stringify(shows)}`);
     bytes = Buffer.byteLength(text);
     return performance.now() - started;
   };
   for (let i = 0; i < warmUp; i++) await once();
   const samples: number[] = [];
+  options.backends?.start();
+  const cpuFrom = ownCpu();
   for (let i = 0; i < runs; i++) samples.push(await once());
+  const cpu = ownCpu() - cpuFrom + (options.backends?.stop() ?? 0);
   samples.sort((a, b) => a - b);
   const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
-  return { p50: at(0.5), p95: at(0.95), bytes };
+  return { p50: at(0.5), p95: at(0.95), bytes, cpuMs: (cpu * 1000) / runs };
 }
