@@ -3,7 +3,8 @@
  * loopback fetcher, engine and store) through a few versions of its file; then 100,000
  * more sites are added by SQL, each with a first state like it (a 200 and a 2-URL × 8-agent
  * verdict set) and 90 days of daily checks, and the real site gets ten years of hourly
- * checks (87,600). The web app then answers through `app.request()`, as `robowatch serve`
+ * checks (87,600); 200 sites are not as intended, each with an open incident of 200 cells,
+ * after 100,000 resolved incidents of other sites (BENCH_RESOLVED). The web app then answers through `app.request()`, as `robowatch serve`
  * would: the overview (page 1 and a middle page), a page of `/api/v1/sites` (100 sites, by
  * cursor), the site page, and the pages that offer a site to choose (Incidents, the alert
  * log, the tester; and the Incidents page when what is typed names no site but is in
@@ -47,7 +48,12 @@ const SITES = Number(process.env['BENCH_SITES'] ?? 100_000);
 const RUNS = Number(process.env['BENCH_RUNS'] ?? 50);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const HOURLY = 10 * 365 * 24;
-/** The sites not as intended: two pages of the overview, which lists them first (100 a page). */
+/** Incidents resolved before the open ones (BENCH_RESOLVED). */
+const RESOLVED = Number(process.env['BENCH_RESOLVED'] ?? 100_000);
+/**
+ * The sites not as intended: two pages of the overview, which lists them first (100 a
+ * page), each with an open incident.
+ */
 const NOT_AS_INTENDED = { first: 101, last: 300 };
 const NOW = new Date('2026-11-20T12:00:00Z');
 const AGENTS = [
@@ -177,6 +183,26 @@ async function seed(handle: DatabaseHandle, config: Config): Promise<void> {
       intent_since = ${NOW.toISOString()}::timestamptz - interval '1 day',
       intent_report = ${JSON.stringify(report)}::jsonb
     WHERE id BETWEEN ${NOT_AS_INTENDED.first} AND ${NOT_AS_INTENDED.last}`);
+  // Their incidents, open since yesterday, the cells as a judgement keeps them; before
+  // them, RESOLVED incidents of other sites over the last 90 days (a fleet's years of
+  // them), each with the 8 cells of one page.
+  const causes = JSON.stringify(['`Disallow: /` (line 2) in the group for `*`']);
+  await db.execute(sql`
+    INSERT INTO incidents (site_id, state, opened_at, resolved_at, site_state, causes, violations,
+      violation_count, worst_count, updated_at)
+    SELECT ${NOT_AS_INTENDED.last + 1} + g % ${Math.max(1, SITES - NOT_AS_INTENDED.last)}, 'resolved',
+      ${NOW.toISOString()}::timestamptz - interval '90 days' + g * interval '1 minute',
+      ${NOW.toISOString()}::timestamptz - interval '90 days' + (g + 30) * interval '1 minute',
+      'not-as-intended', ${causes}::jsonb, ${JSON.stringify(violations.slice(0, AGENTS.length))}::jsonb,
+      ${AGENTS.length}, ${AGENTS.length}, ${NOW.toISOString()}::timestamptz
+    FROM generate_series(1, ${RESOLVED}) AS g`);
+  await db.execute(sql`
+    INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
+      violation_count, worst_count, updated_at)
+    SELECT id, 'open', ${NOW.toISOString()}::timestamptz - interval '1 day', 'not-as-intended',
+      ${causes}::jsonb, ${JSON.stringify(violations)}::jsonb, ${violations.length},
+      ${violations.length}, ${NOW.toISOString()}::timestamptz
+    FROM sites WHERE id BETWEEN ${NOT_AS_INTENDED.first} AND ${NOT_AS_INTENDED.last} ORDER BY id`);
   // As a database that has run for 90 days is: vacuumed (by autovacuum, or daily by the
   // daemon's upkeep where it is off, as on the embedded one) as well as analyzed. Only
   // analyzed, the 90-day strip read each check's row from the table (9,000 pages for a
@@ -233,7 +259,24 @@ async function measure(
     ],
     ['site page (ten years of hourly checks)', '/sites/1', 'class="timeline"', '< 200 ms'],
     // Pages that offer a site to choose: typed past SITE_LIST_MAX sites, not listed.
-    ['Incidents page', '/incidents', '<h1>Incidents</h1>', '< 300 ms, < 150 KB'],
+    [
+      `Incidents page (${NOT_AS_INTENDED.last - NOT_AS_INTENDED.first + 1} open of 200 cells, the newest 100 of ${RESOLVED.toLocaleString('en')} resolved)`,
+      '/incidents',
+      '200 open, 200 not acknowledged.',
+      '< 300 ms',
+    ],
+    [
+      'Incidents page, resolved, a middle page',
+      `/incidents?state=resolved&before=${Math.floor(RESOLVED / 2)}`,
+      '<h2>Resolved</h2>',
+      '< 300 ms, < 150 KB',
+    ],
+    [
+      'Incidents page, one site',
+      `/incidents?site=${NOT_AS_INTENDED.first}`,
+      '1 open, 1 not acknowledged.',
+      '< 300 ms, < 150 KB',
+    ],
     ['alert log', '/alerts', '<h1>Alert log</h1>', '< 300 ms, < 150 KB'],
     ['tester', '/tester', '<h1>Test a robots.txt</h1>', '< 300 ms, < 150 KB'],
     // A site typed that names none, held by every site's address: each is looked at.
