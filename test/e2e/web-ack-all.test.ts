@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { screenshot, serveHistory } from '../support/browser-site.js';
+import { screenshot, serveHistory, signInWithToken } from '../support/browser-site.js';
 import type { ServedHistory } from '../support/browser-site.js';
 import { FixtureServer } from '../support/fixture-server.js';
 
@@ -56,10 +56,7 @@ const ackAll = () => page.locator('form[action="/incidents/ack-open"]');
 
 describe('acknowledging every open incident at once in Chromium', () => {
   it('gives the incidents no one has yet one note, and keeps the note given by hand', async () => {
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Access token (web.token)').fill(TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.textContent('h1')).toBe('Sites');
+    await signInWithToken(page, base, TOKEN);
     await page.goto(`${base}/incidents`);
     await expect.poll(() => page.textContent('main')).toContain('3 open, 3 not acknowledged.');
     await expect.poll(() => ackAll().getByRole('button').textContent()).toBe('Acknowledge all 3');

@@ -9,7 +9,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { screenshot, serveHistory } from '../support/browser-site.js';
+import { screenshot, serveHistory, signInWithToken } from '../support/browser-site.js';
 import type { ServedHistory } from '../support/browser-site.js';
 import { FixtureServer } from '../support/fixture-server.js';
 import { TestSmtpServer } from '../support/smtp.js';
@@ -67,10 +67,7 @@ const checkNow = async () => {
 
 describe('intent, incidents and the alert log in Chromium', () => {
   it('says the site is not as intended, and accepts a page blocked on purpose', async () => {
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Access token (web.token)').fill(TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.textContent('h1')).toBe('Sites');
+    await signInWithToken(page, base, TOKEN);
     // Googlebot is meant to crawl every watched page (the built-in intent): /admin/ is not.
     await expect
       .poll(() => page.textContent('main'))

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_LIST_MAX } from '../../src/web/sites.js';
-import { screenshot, serveHistory } from '../support/browser-site.js';
+import { screenshot, serveHistory, signInWithToken } from '../support/browser-site.js';
 import type { ServedHistory } from '../support/browser-site.js';
 import { FixtureServer } from '../support/fixture-server.js';
 
@@ -70,10 +70,7 @@ const openIncidents = () => page.locator('h2:has-text("Open") ~ ul.incidents > l
 
 describe('typing a site among more than a page lists, in Chromium', () => {
   it('offers the shops "shop" may mean, and one click shows its incident alone', async () => {
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Access token (web.token)').fill(TOKEN);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.textContent('h1')).toBe('Sites');
+    await signInWithToken(page, base, TOKEN);
 
     await page.goto(`${base}/incidents`);
     await expect.poll(() => openIncidents().count()).toBe(2);

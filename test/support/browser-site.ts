@@ -21,6 +21,14 @@ export const SHOTS = join(process.cwd(), 'test-results', 'screenshots');
 export const screenshot = (page: Page, name: string) =>
   page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
 
+/** Signs `page` in at `base` with the access token (web.token): it lands on Sites. */
+export async function signInWithToken(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.getByLabel('Access token (web.token)').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect.poll(() => page.textContent('h1')).toBe('Sites');
+}
+
 export interface ServedHistory {
   readonly serve: DaemonProcess;
   /** Where `robowatch serve` listens. */
