@@ -83,12 +83,7 @@ export const AlertLogPageView: FC<{
       <button type="submit">Show</button>
     </form>
     {refused !== undefined ? (
-      <SiteRefusalNotice
-        refusal={refused}
-        href={(id) =>
-          `/alerts?${new URLSearchParams({ site: String(id), ...(channel === undefined ? {} : { channel }), ...(state === undefined ? {} : { state }) }).toString()}`
-        }
-      />
+      <SiteRefusalNotice refusal={refused} link={{ base: '/alerts', params: { channel, state } }} />
     ) : log.length === 0 ? (
       <p>
         No alert yet

@@ -260,43 +260,52 @@ export interface SiteRefusal {
 }
 
 /**
- * A typed site refused, with the sites that may be meant: links that choose one (`href`),
- * or lines to type from where a link would lose the form's other fields.
+ * A typed site refused, with the sites that may be meant: links to `link.base` that choose
+ * one and keep the page's other filters (`link.params`, those set), or lines to type from
+ * where a link would lose the form's other fields.
  */
 export const SiteRefusalNotice: FC<{
   refusal: SiteRefusal;
-  href?: ((id: number) => string) | undefined;
-}> = ({ refusal, href }) => (
-  <div class="notice error">
-    {refusal.message}
-    {refusal.candidates.length === 0 ? (
-      refusal.named ? null : (
-        <p class="muted">No watched site has “{refusal.typed}” in its name or address either.</p>
-      )
-    ) : (
-      <>
-        <p>
-          {refusal.named
-            ? 'The sites with that name:'
-            : `Sites with “${refusal.typed}” in their name or address:`}
-        </p>
-        <ul class="site-candidates">
-          {refusal.candidates.map((s) => (
-            <li>{href === undefined ? s.label : <a href={href(s.id)}>{s.label}</a>}</li>
-          ))}
-        </ul>
-        {refusal.more === 0 ? null : (
-          <p class="muted">
-            and {refusal.more.toLocaleString('en')} more
+  link?: { base: string; params: Record<string, string | undefined> } | undefined;
+}> = ({ refusal, link }) => {
+  const href = (to: NonNullable<typeof link>, id: number) => {
+    const query = new URLSearchParams({ site: String(id) });
+    for (const [name, value] of Object.entries(to.params))
+      if (value !== undefined) query.set(name, value);
+    return `${to.base}?${query.toString()}`;
+  };
+  return (
+    <div class="notice error">
+      {refusal.message}
+      {refusal.candidates.length === 0 ? (
+        refusal.named ? null : (
+          <p class="muted">No watched site has “{refusal.typed}” in its name or address either.</p>
+        )
+      ) : (
+        <>
+          <p>
             {refusal.named
-              ? ' with that name: type the address of the one you mean.'
-              : ': type more of the name or address.'}
+              ? 'The sites with that name:'
+              : `Sites with “${refusal.typed}” in their name or address:`}
           </p>
-        )}
-      </>
-    )}
-  </div>
-);
+          <ul class="site-candidates">
+            {refusal.candidates.map((s) => (
+              <li>{link === undefined ? s.label : <a href={href(link, s.id)}>{s.label}</a>}</li>
+            ))}
+          </ul>
+          {refusal.more === 0 ? null : (
+            <p class="muted">
+              and {refusal.more.toLocaleString('en')} more
+              {refusal.named
+                ? ' with that name: type the address of the one you mean.'
+                : ': type more of the name or address.'}
+            </p>
+          )}
+        </>
+      )}
+    </div>
+  );
+};
 
 /**
  * A site to filter by or to test against: a list of the sites, or, where there are too

@@ -465,12 +465,7 @@ export const IncidentsPageView: FC<{
         <button type="submit">Show</button>
       </form>
       {refused === undefined ? null : (
-        <SiteRefusalNotice
-          refusal={refused}
-          href={(id) =>
-            `/incidents?${new URLSearchParams({ site: String(id), ...(state === undefined ? {} : { state }) }).toString()}`
-          }
-        />
+        <SiteRefusalNotice refusal={refused} link={{ base: '/incidents', params: { state } }} />
       )}
       {state === 'resolved' || refused !== undefined ? null : (
         <>

@@ -63,7 +63,7 @@ export const TesterPageView: FC<TesterPageProps> = ({
       {refused !== undefined ? (
         <SiteRefusalNotice
           refusal={refused}
-          href={chooses ? (id) => `/tester?site=${id}` : undefined}
+          link={chooses ? { base: '/tester', params: {} } : undefined}
         />
       ) : error === undefined ? null : (
         <Notice error>{error}</Notice>
