@@ -10,7 +10,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Actor, AuditInput } from './records-accounts.js';
 import { recordedIncidentAlerts } from './delivery/reminders.js';
 import type { ReadStore } from './ports.js';
-import type { IncidentRecord } from './records.js';
+import type { IncidentHead, IncidentRecord } from './records.js';
 
 /** The longest note and name an acknowledgment keeps. */
 export const ACK_LIMITS = { note: 2000, by: 100 } as const;
@@ -94,14 +94,14 @@ const OPEN_PAGE = 500;
  * limited to some), the oldest first, and how many others are open (acknowledged already).
  */
 export async function openIncidents(
-  store: Pick<ReadStore, 'listIncidents'>,
+  store: Pick<ReadStore, 'listIncidentHeads'>,
   scope: { readonly siteIds?: readonly number[] } = {},
-): Promise<{ waiting: IncidentRecord[]; skipped: number }> {
-  const open: IncidentRecord[] = [];
-  let page: IncidentRecord[];
+): Promise<{ waiting: IncidentHead[]; skipped: number }> {
+  const open: IncidentHead[] = [];
+  let page: IncidentHead[];
   do {
     const before = open.at(-1)?.id;
-    page = await store.listIncidents({
+    page = await store.listIncidentHeads({
       ...scope,
       state: 'open',
       limit: OPEN_PAGE,
@@ -119,7 +119,9 @@ export async function openIncidents(
  * those acknowledged already keep their notes (`skipped` counts them).
  */
 export async function acknowledgeOpen(
-  deps: AckDeps & { readonly store: Pick<ReadStore, 'acknowledgeIncident' | 'listIncidents'> },
+  deps: AckDeps & {
+    readonly store: Pick<ReadStore, 'acknowledgeIncident' | 'listIncidentHeads'>;
+  },
   actor: Actor,
   ack: { readonly note: string; readonly by?: string | undefined },
   scope: { readonly siteIds?: readonly number[] } = {},

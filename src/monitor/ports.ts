@@ -21,6 +21,7 @@ import type {
   IncidentStart,
   AlertLogEntry,
   AlertLogQuery,
+  IncidentHead,
   IncidentQuery,
   IncidentRecord,
   StoredJudgement,
@@ -171,6 +172,8 @@ export interface ReadStore {
   /** The alert log: notifications with their deliveries, newest first. */
   listAlertLog(query: AlertLogQuery): Promise<AlertLogEntry[]>;
   listIncidents(query: IncidentQuery): Promise<IncidentRecord[]>;
+  /** As listIncidents, each by its lead without its cells: for a list of them. */
+  listIncidentHeads(query: IncidentQuery): Promise<IncidentHead[]>;
   getIncident(id: number): Promise<IncidentRecord | undefined>;
   /**
    * The one write people make to an incident: acknowledging it, with a note; the first

@@ -119,6 +119,8 @@ export interface StateJudgement {
     readonly violationCount: number;
     readonly judged: number;
     readonly reason: string | null;
+    /** Said of every cell that differs, when not as intended: the incident's lead too. */
+    readonly lead?: string;
   };
   readonly at: Date;
   readonly step:
@@ -572,8 +574,8 @@ export interface JudgementRecorded {
   readonly worse: boolean;
 }
 
-/** An incident as pages and the API show it. */
-export interface IncidentRecord {
+/** An incident as a list of them shows it: its line, without its cells. */
+export interface IncidentHead {
   readonly id: number;
   readonly siteId: number;
   readonly origin: string;
@@ -582,15 +584,25 @@ export interface IncidentRecord {
   readonly openedAt: Date;
   readonly resolvedAt: Date | null;
   readonly causes: readonly string[];
-  readonly violations: readonly Violation[];
   readonly violationCount: number;
-  /** Past the cells kept, every differing cell as one block, when they make one. */
-  readonly grid: ViolationGrid | null;
+  /**
+   * While open, the incident in a phrase as its alerts' subject says it ("/pricing is
+   * blocked for Googlebot"), or what crawlers do while it cannot be judged; null once
+   * resolved.
+   */
+  readonly lead: string | null;
   readonly worstCount: number;
   readonly reopened: number;
   readonly acknowledgedAt: Date | null;
   readonly acknowledgedBy: string | null;
   readonly note: string | null;
+}
+
+/** An incident as its page and the API show it: with the cells that differ. */
+export interface IncidentRecord extends IncidentHead {
+  readonly violations: readonly Violation[];
+  /** Past the cells kept, every differing cell as one block, when they make one. */
+  readonly grid: ViolationGrid | null;
 }
 
 /** Which incidents a list shows. */

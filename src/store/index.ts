@@ -34,6 +34,7 @@ import { findSnapshot, getSnapshot, listSnapshots } from './history.js';
 import {
   acknowledgeIncident,
   getIncident,
+  listIncidentHeads,
   listIncidents,
   loadJudgement,
   remindIncidents,
@@ -160,6 +161,7 @@ export function createWebStore(db: Database): ReadStore {
     loadJudgement: (siteId) => loadJudgement(db, siteId),
     listAlertLog: (query) => listAlertLog(db, query),
     listIncidents: (query) => listIncidents(db, query),
+    listIncidentHeads: (query) => listIncidentHeads(db, query),
     getIncident: (id) => getIncident(db, id),
     acknowledgeIncident: (id, ack, draftsFor, options) =>
       acknowledgeIncident(db, id, ack, draftsFor, options),

@@ -7,9 +7,10 @@
  * itself on the site's row, `intent_version`, which is how that statement knows whether
  * another came between.)
  */
-import { and, asc, desc, eq, isNull, lt, lte, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
 import {
+  incidentLead,
   incidentSiteState,
   intentCauses,
   intentReport,
@@ -22,6 +23,7 @@ import { incidentAlerts } from '../policy/incident-alerts.js';
 import type { IncidentDraft, IncidentNote, IncidentTransition } from '../policy/incident-alerts.js';
 import { insertIncidentAlerts, withdrawResolution } from './outbox.js';
 import type {
+  IncidentHead,
   IncidentQuery,
   IncidentRecord,
   JudgementRecorded,
@@ -275,19 +277,29 @@ export function updateIncidents(v: SQL): SQL {
          SET site_state = ${v}.site_state, causes = ${v}.causes,
              violations = ${v}.report->'violations',
              violation_count = (${v}.report->>'violationCount')::int,
-             grid = ${v}.report->'grid',
+             grid = ${v}.report->'grid', lead = ${incidentLeadOf(v)},
              worst_count = GREATEST(i.worst_count, (${v}.report->>'violationCount')::int),
              updated_at = ${v}.at
         FROM ${v} WHERE ${v}.step = 'update' AND i.id = ${v}.incident`;
+}
+
+/**
+ * An incident's lead as a judgement says it (incidentLead's phrase, without the cells read
+ * again): when it cannot be judged, its one cause (what crawlers do then); else its
+ * report's, said of every cell that differs (none in a report without one: the cells are
+ * phrased when read).
+ */
+function incidentLeadOf(v: SQL): SQL {
+  return sql`CASE WHEN ${v}.site_state = 'cannot-check' THEN ${v}.causes->>0 ELSE ${v}.report->>'lead' END`;
 }
 
 /** The incidents the judgements open, returning their ids and sites. */
 export function openIncidents(v: SQL): SQL {
   return sql`
     INSERT INTO incidents (site_id, state, opened_at, site_state, causes, violations,
-                           violation_count, grid, worst_count, updated_at)
+                           violation_count, grid, lead, worst_count, updated_at)
     SELECT ${v}.id, 'open', ${v}.at, ${v}.site_state, ${v}.causes, ${v}.report->'violations',
-           (${v}.report->>'violationCount')::int, ${v}.report->'grid',
+           (${v}.report->>'violationCount')::int, ${v}.report->'grid', ${incidentLeadOf(v)},
            (${v}.report->>'violationCount')::int, ${v}.at
       FROM ${v} WHERE ${v}.step = 'open'
     RETURNING id, site_id`;
@@ -300,15 +312,19 @@ function incidentNow(j: NewJudgement): {
   violations: Violation[];
   violationCount: number;
   grid: ViolationGrid | null;
+  lead: string | null;
   updatedAt: Date;
 } {
   const { evaluation } = j;
+  const causes = intentCauses(evaluation);
   return {
     siteState: incidentSiteState(evaluation),
-    causes: intentCauses(evaluation),
+    causes,
     violations: [...evaluation.violations],
     violationCount: evaluation.violationCount,
     grid: evaluation.grid ?? null,
+    // As the round's statement writes it (incidentLeadOf).
+    lead: intentReport(evaluation).lead ?? causes[0] ?? null,
     updatedAt: j.at,
   };
 }
@@ -358,7 +374,7 @@ async function applyStep(
   if (step.kind === 'resolve') {
     await tx
       .update(incidents)
-      .set({ state: 'resolved', resolvedAt: at, updatedAt: at })
+      .set({ state: 'resolved', resolvedAt: at, lead: null, updatedAt: at })
       .where(eq(incidents.id, step.id));
     // Told once the flap window has passed without a relapse (a relapse withdraws it).
     await notify(
@@ -391,7 +407,7 @@ async function applyStep(
   return { step: 'update', incidentId: step.id, worse: step.worse };
 }
 
-const incidentColumns = {
+const incidentHeadColumns = {
   id: incidents.id,
   siteId: incidents.siteId,
   origin: sites.origin,
@@ -400,9 +416,8 @@ const incidentColumns = {
   openedAt: incidents.openedAt,
   resolvedAt: incidents.resolvedAt,
   causes: incidents.causes,
-  violations: incidents.violations,
   violationCount: incidents.violationCount,
-  grid: incidents.grid,
+  lead: incidents.lead,
   worstCount: incidents.worstCount,
   reopened: incidents.reopened,
   acknowledgedAt: incidents.acknowledgedAt,
@@ -410,21 +425,80 @@ const incidentColumns = {
   note: incidents.note,
 };
 
+const incidentColumns = {
+  ...incidentHeadColumns,
+  violations: incidents.violations,
+  grid: incidents.grid,
+};
+
+/**
+ * An incident read with its cells, its lead as kept; phrased from the cells where it was
+ * written before leads were kept (and null once resolved, whatever the row holds).
+ */
+function withLead(row: IncidentRecord): IncidentRecord {
+  if (row.state === 'resolved') return row.lead === null ? row : { ...row, lead: null };
+  return row.lead === null ? { ...row, lead: incidentLead(row) } : row;
+}
+
 /** Incidents, the newest first. */
 export async function listIncidents(db: Database, query: IncidentQuery): Promise<IncidentRecord[]> {
+  const rows = await db
+    .select(incidentColumns)
+    .from(incidents)
+    .innerJoin(sites, eq(sites.id, incidents.siteId))
+    .where(incidentFilter(query))
+    .orderBy(desc(incidents.id))
+    .limit(query.limit);
+  return rows.map(withLead);
+}
+
+/**
+ * Incidents, the newest first, as a list shows them: each by its lead, not its cells (up
+ * to 200 each, 5 MB for 200 open incidents). Open ones written before leads were kept
+ * have their cells read, those alone, to phrase it.
+ */
+export async function listIncidentHeads(
+  db: Database,
+  query: IncidentQuery,
+): Promise<IncidentHead[]> {
+  const rows: IncidentHead[] = await db
+    .select(incidentHeadColumns)
+    .from(incidents)
+    .innerJoin(sites, eq(sites.id, incidents.siteId))
+    .where(incidentFilter(query))
+    .orderBy(desc(incidents.id))
+    .limit(query.limit);
+  const unphrased = rows.filter((row) => row.state === 'open' && row.lead === null);
+  if (unphrased.length === 0) return rows.map(headLead);
+  const cells = await db
+    .select({ id: incidents.id, violations: incidents.violations, grid: incidents.grid })
+    .from(incidents)
+    .where(
+      inArray(
+        incidents.id,
+        unphrased.map((row) => row.id),
+      ),
+    );
+  const byId = new Map(cells.map((row) => [row.id, row]));
+  return rows.map((row) => {
+    const read = row.state === 'open' && row.lead === null ? byId.get(row.id) : undefined;
+    return read === undefined ? headLead(row) : { ...row, lead: incidentLead({ ...row, ...read }) };
+  });
+}
+
+/** A head as listed: no lead once resolved. */
+const headLead = (row: IncidentHead): IncidentHead =>
+  row.state === 'resolved' && row.lead !== null ? { ...row, lead: null } : row;
+
+/** Which incidents a query asks for. */
+function incidentFilter(query: IncidentQuery): SQL | undefined {
   const where: SQL[] = [];
   if (query.siteId !== undefined) where.push(eq(incidents.siteId, query.siteId));
   const only = inSites(incidents.siteId, query.siteIds);
   if (only !== undefined) where.push(only);
   if (query.state !== undefined) where.push(eq(incidents.state, query.state));
   if (query.before !== undefined) where.push(lt(incidents.id, query.before));
-  return db
-    .select(incidentColumns)
-    .from(incidents)
-    .innerJoin(sites, eq(sites.id, incidents.siteId))
-    .where(and(...where))
-    .orderBy(desc(incidents.id))
-    .limit(query.limit);
+  return and(...where);
 }
 
 export async function getIncident(db: Database, id: number): Promise<IncidentRecord | undefined> {
@@ -433,7 +507,7 @@ export async function getIncident(db: Database, id: number): Promise<IncidentRec
     .from(incidents)
     .innerJoin(sites, eq(sites.id, incidents.siteId))
     .where(eq(incidents.id, id));
-  return row;
+  return row === undefined ? undefined : withLead(row);
 }
 
 /**
@@ -469,15 +543,16 @@ export async function acknowledgeIncident(
           note: ack.note,
         })
         .where(eq(incidents.id, id));
-    const [incident] = await tx
+    const [read] = await tx
       .select(incidentColumns)
       .from(incidents)
       .innerJoin(sites, eq(sites.id, incidents.siteId))
       .where(eq(incidents.id, id));
+    const incident = withLead(read!);
     // Said once: a changed note acknowledges nothing new.
-    const drafts = written && before.acknowledgedAt === null ? (draftsFor?.(incident!) ?? []) : [];
-    if (drafts.length > 0) await insertIncidentAlerts(tx, drafts, incident!.siteId, ack.at, ack.at);
-    return { incident: incident!, written };
+    const drafts = written && before.acknowledgedAt === null ? (draftsFor?.(incident) ?? []) : [];
+    if (drafts.length > 0) await insertIncidentAlerts(tx, drafts, incident.siteId, ack.at, ack.at);
+    return { incident, written };
   });
 }
 
@@ -534,7 +609,7 @@ export async function remindIncidents(
       .for('update', { of: incidents, skipLocked: true });
     let reminded = 0;
     for (const row of rows) {
-      const drafts = draftsFor(row);
+      const drafts = draftsFor(withLead(row));
       await tx.update(incidents).set({ notifiedAt: now }).where(eq(incidents.id, row.id));
       if (drafts.length === 0) continue;
       await insertIncidentAlerts(tx, drafts, row.siteId, now, now);

@@ -158,6 +158,14 @@ export const incidents = pgTable(
      * file that shuts the search engines out of 40 pages): its reminders say it whole.
      */
     grid: jsonb('grid').$type<ViolationGrid>(),
+    /**
+     * While open, the incident in a phrase as its alerts' subject says it ("/pricing is
+     * blocked for Googlebot"), written with its cells so that a list of incidents reads
+     * this line, not every incident's 200 cells; null once resolved, and in rows written
+     * before it was kept (read from their cells then). A change to the phrase's wording
+     * clears it for open incidents in a migration of its own.
+     */
+    lead: text('lead'),
     /** The most cells that differed at once during the incident. */
     worstCount: integer('worst_count').notNull(),
     /** How many times it came back within the flap window after it resolved. */

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import type { SiteIntent } from '../../config/config.js';
 import { formatDuration } from '../../policy/wording/words.js';
-import { incidentLead, intentLead } from '../../policy/incidents.js';
+import { intentLead } from '../../policy/incidents.js';
 import type { IncidentRecord, Refusal, StoredJudgement } from '../records.js';
 import { Id, list, Next, Timestamp, VerdictCauseDocument } from './common.js';
 
@@ -177,7 +177,7 @@ export function incidentDocument(
     causes: incident.causes,
     violations: incident.violations,
     violationCount: incident.violationCount,
-    lead: incidentLead(incident),
+    lead: incident.lead,
     worstCount: incident.worstCount,
     reopened: incident.reopened,
   };

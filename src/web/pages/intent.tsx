@@ -4,12 +4,11 @@
  */
 import { ACK_LIMITS } from '../../monitor/acknowledge.js';
 import type { FC } from 'hono/jsx';
-import type { IncidentRecord } from '../../monitor/records.js';
+import type { IncidentHead, IncidentRecord } from '../../monitor/records.js';
 import type { IntentView } from '../../monitor/views/site.js';
 import {
   cameBack,
   incidentExtent,
-  incidentLead,
   intentLead,
   namedCrawlers,
   violationCause,
@@ -59,7 +58,7 @@ export const AcceptButton: FC<{
 );
 
 /** How long an incident lasted, or has lasted so far. */
-export function incidentDuration(incident: IncidentRecord, now: Date): string {
+export function incidentDuration(incident: IncidentHead, now: Date): string {
   const end = incident.resolvedAt ?? now;
   return formatDuration(Math.max(0, end.getTime() - incident.openedAt.getTime()));
 }
@@ -68,7 +67,7 @@ export function incidentDuration(incident: IncidentRecord, now: Date): string {
  * The incident in a sentence, with its acknowledgment; `site`: the site as the line names
  * it (lists of several sites' incidents), linked to its page.
  */
-export const IncidentLine: FC<{ incident: IncidentRecord; now: Date; site?: string }> = ({
+export const IncidentLine: FC<{ incident: IncidentHead; now: Date; site?: string }> = ({
   incident,
   now,
   site,
@@ -143,7 +142,7 @@ const AckAllForm: FC<{ count: number | undefined }> = ({ count }) => (
 );
 
 /** The acknowledgment form of an open incident. */
-const AckForm: FC<{ incident: IncidentRecord }> = ({ incident }) => (
+const AckForm: FC<{ incident: IncidentHead }> = ({ incident }) => (
   <form method="post" action={`/incidents/${incident.id}/ack`} class="ack">
     <AckFields
       placeholder="What is being done about it"
@@ -391,8 +390,8 @@ const IntentEntries: FC<{ siteId: number; view: IntentView; editable: boolean }>
 
 /** Every incident, open ones first. */
 export const IncidentsPageView: FC<{
-  open: readonly IncidentRecord[];
-  resolved: readonly IncidentRecord[];
+  open: readonly IncidentHead[];
+  resolved: readonly IncidentHead[];
   now: Date;
   canEdit: boolean;
   signedIn: boolean;
@@ -560,7 +559,7 @@ export const IncidentPageView: FC<{
 );
 
 const IncidentList: FC<{
-  incidents: readonly IncidentRecord[];
+  incidents: readonly IncidentHead[];
   now: Date;
   canEdit: boolean;
   names: ReadonlyMap<number, string | null | undefined>;
@@ -576,7 +575,7 @@ const IncidentList: FC<{
         />
         {/* What crawlers do against the intent, as its alerts lead; the causes say why. */}
         {incident.state === 'open' && incident.siteState === 'not-as-intended' ? (
-          <div class="lead">{incidentLead(incident)}</div>
+          <div class="lead">{incident.lead}</div>
         ) : null}
         <ul>
           {incident.causes.map((c) => (

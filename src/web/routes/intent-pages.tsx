@@ -148,10 +148,10 @@ export function registerIntentPages(
     const [open, found] = await Promise.all([
       state === 'resolved' || before !== undefined || refused !== undefined
         ? []
-        : deps.store.listIncidents({ ...bySite, state: 'open', limit: OPEN_SHOWN + 1 }),
+        : deps.store.listIncidentHeads({ ...bySite, state: 'open', limit: OPEN_SHOWN + 1 }),
       (state === 'open' && before === undefined) || refused !== undefined
         ? []
-        : deps.store.listIncidents({
+        : deps.store.listIncidentHeads({
             ...bySite,
             state: 'resolved',
             ...(before === undefined ? {} : { before }),

@@ -38,8 +38,8 @@ describe.each(databaseKinds())('acknowledging every open incident on %s', (kind)
           acknowledgeIncident: (...args) => store.acknowledgeIncident(...args),
           // The list is read; then, before the first write, the fix lands on one site and
           // someone else acknowledges another's incident.
-          listIncidents: async (query) => {
-            const page = await store.listIncidents(query);
+          listIncidentHeads: async (query) => {
+            const page = await store.listIncidentHeads(query);
             await recordJudgements(database.handle.db, [judgement(resolving!, fine, 5)]);
             const other = page.find((i) => i.siteId === taken)!;
             await store.acknowledgeIncident(other.id, {

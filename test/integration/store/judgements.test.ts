@@ -4,10 +4,11 @@
  * batch is judged in order (opened, then resolved), and a judgement of a state the site
  * has moved on from changes nothing.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IntentEvaluation } from '../../../src/policy/intent.js';
-import { listIncidents, recordJudgements } from '../../../src/store/intent.js';
+import { queryRows } from '../../../src/store/db.js';
+import { listIncidentHeads, listIncidents, recordJudgements } from '../../../src/store/intent.js';
 import { sites } from '../../../src/store/schema.js';
 import { createTestDatabase, databaseKinds, insertSites } from '../../support/database.js';
 import type { TestDatabase } from '../../support/database.js';
@@ -105,5 +106,70 @@ describe.each(databaseKinds())('judgements on %s', (kind) => {
     expect(moved[0]!.step).toBe('none');
     const [row] = await database.handle.db.select().from(sites).where(eq(sites.id, b!));
     expect(row!.intentState).toBe('not-as-intended');
+  });
+
+  it('keeps an open incident’s lead with its cells, so a list of incidents reads a line each', async () => {
+    const [a, b] = ids;
+    const db = database.handle.db;
+    const unreadable: IntentEvaluation = {
+      state: 'cannot-check',
+      violations: [],
+      violationCount: 0,
+      judged: 0,
+      reason: 'robots.txt answers 503: Google crawls nothing until it is back',
+    };
+    const three: IntentEvaluation = {
+      ...blocked,
+      violations: ['/pricing', '/pricing/team', '/pricing/faq'].map((path) => ({
+        ...blocked.violations[0]!,
+        url: `https://s.example${path}`,
+      })),
+      violationCount: 3,
+    };
+    const stored = async (site: number) =>
+      (
+        await queryRows<{ lead: string | null }>(
+          db,
+          sql`SELECT lead FROM incidents WHERE site_id = ${site}`,
+        )
+      )[0]!.lead;
+    const heads = async () =>
+      new Map(
+        (await listIncidentHeads(db, { limit: 10 })).map((head) => [head.siteId, head] as const),
+      );
+
+    await recordJudgements(db, [judgement(a!, blocked, 0), judgement(b!, unreadable, 0)]);
+    expect(await stored(a!)).toBe('/pricing is blocked for Googlebot');
+    // Cannot be judged: what crawlers do then.
+    expect(await stored(b!)).toBe('robots.txt answers 503: Google crawls nothing until it is back');
+    let listed = await heads();
+    expect(listed.get(a!)).toMatchObject({
+      state: 'open',
+      lead: '/pricing is blocked for Googlebot',
+    });
+    expect(listed.get(a!)).not.toHaveProperty('violations');
+
+    // Updated with its cells: the lead says them now, in the list and the full read alike.
+    await recordJudgements(db, [judgement(a!, three, 5)]);
+    const phrase = '/pricing, /pricing/team and /pricing/faq are blocked for Googlebot';
+    expect(await stored(a!)).toBe(phrase);
+    expect((await heads()).get(a!)!.lead).toBe(phrase);
+    expect((await listIncidents(db, { siteId: a!, limit: 1 }))[0]!.lead).toBe(phrase);
+
+    // Resolved: no lead; back within the flap window: the same incident, its lead again.
+    await recordJudgements(db, [judgement(a!, fine, 10)]);
+    expect(await stored(a!)).toBeNull();
+    expect((await heads()).get(a!)).toMatchObject({ state: 'resolved', lead: null });
+    const [back] = await recordJudgements(db, [judgement(a!, blocked, 20)]);
+    expect(back!.step).toBe('reopen');
+    expect(await stored(a!)).toBe('/pricing is blocked for Googlebot');
+
+    // An incident written before leads were kept is phrased from its cells when listed.
+    await queryRows(db, sql`UPDATE incidents SET lead = NULL`);
+    listed = await heads();
+    expect(listed.get(a!)!.lead).toBe('/pricing is blocked for Googlebot');
+    expect(listed.get(b!)!.lead).toBe(
+      'robots.txt answers 503: Google crawls nothing until it is back',
+    );
   });
 });

@@ -11,7 +11,8 @@ import { StateMovedError } from '../../../src/lib/errors.js';
 import type { NewSnapshot, StateJudgement } from '../../../src/monitor/records.js';
 import type { Violation } from '../../../src/policy/intent.js';
 import { queryRows } from '../../../src/store/db.js';
-import { listIncidents, recordJudgements } from '../../../src/store/intent.js';
+import { intentReport } from '../../../src/policy/incidents.js';
+import { listIncidentHeads, listIncidents, recordJudgements } from '../../../src/store/intent.js';
 import { sites } from '../../../src/store/schema.js';
 import { countRows } from '../../../src/store/sites.js';
 import { SnapshotWriter } from '../../../src/store/snapshots.js';
@@ -66,7 +67,14 @@ function judgement(
     state: 'not-as-intended',
     since: AT,
     keyPrefix: 'intent-key',
-    report: { violations, violationCount: violations.length, judged: 4, reason: null },
+    // As a check makes it (judge.ts): with its lead.
+    report: intentReport({
+      state: 'not-as-intended',
+      violations,
+      violationCount: violations.length,
+      judged: 4,
+      reason: null,
+    }),
     at: later(i),
     step,
     siteState: step.kind === 'none' ? null : 'not-as-intended',
@@ -141,6 +149,15 @@ describe.each(databaseKinds())('states judged in their own statement on %s', (ki
     const incidents = await listIncidents(fixture.database.handle.db, { limit: 10 });
     expect(incidents).toHaveLength(1);
     expect(incidents[0]).toMatchObject({ violationCount: 1, worstCount: 2, state: 'open' });
+    // Its lead was written with its cells, each time: a list reads it, not them.
+    const [head] = await listIncidentHeads(fixture.database.handle.db, { limit: 10 });
+    expect(head!.lead).toBe('/blog is blocked for Googlebot');
+    expect(head).not.toHaveProperty('violations');
+    const [stored] = await queryRows<{ lead: string | null }>(
+      fixture.database.handle.db,
+      sql`SELECT lead FROM incidents`,
+    );
+    expect(stored!.lead).toBe('/blog is blocked for Googlebot');
     expect(await siteRow()).toMatchObject({
       intentKey: `intent-key:${third.snapshotId}`,
       intentVersion: 3,

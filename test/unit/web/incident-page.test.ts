@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { jsx } from 'hono/jsx';
 import type { IncidentRecord } from '../../../src/monitor/records.js';
+import { incidentLead } from '../../../src/policy/incidents.js';
 import { ClockContext } from '../../../src/web/pages/components.js';
 import { IncidentPageView, IntentSection } from '../../../src/web/pages/intent.js';
 
@@ -26,12 +27,12 @@ function incident(state: 'open' | 'resolved'): IncidentRecord {
     ...SEARCH.flatMap((agent) => [cell('/cart', agent, 2), cell('/pricing', agent, 3)]),
     cell('/blog', 'Googlebot', 9),
   ];
-  return {
+  const record = {
     id: 7,
     siteId: 1,
     origin: 'https://shop.example',
     state,
-    siteState: 'not-as-intended',
+    siteState: 'not-as-intended' as const,
     openedAt: new Date(at.getTime() - 3_600_000),
     resolvedAt: state === 'resolved' ? at : null,
     causes: ['Disallow: /cart (line 2) blocks pages meant to be crawled'],
@@ -44,6 +45,7 @@ function incident(state: 'open' | 'resolved'): IncidentRecord {
     acknowledgedBy: null,
     note: null,
   };
+  return { ...record, lead: incidentLead(record) };
 }
 
 async function page(shown: IncidentRecord): Promise<string> {
