@@ -8,9 +8,7 @@
  * would: the overview (page 1 and a middle page), a page of `/api/v1/sites` (100 sites, by
  * cursor), the site page, and the pages that offer a site to choose (Incidents, the alert
  * log, the tester; and the Incidents page when what is typed names no site but is in
- * every site's address); last, the Incidents page again with the open incidents' leads
- * cleared, phrased from their cells as before leads were kept. The reference, in the same
- * run on the same database, is
+ * every site's address). The reference, in the same run on the same database, is
  * `/healthz`. Each page is timed in BENCH_ROUNDS rounds (3) of BENCH_RUNS requests (50);
  * prints the rounds' p50 in ms (min / median / max), the median p95, the CPU ms a request
  * (this process's, PGlite's included, and on PostgreSQL its backends'), the answer's size,
@@ -301,31 +299,18 @@ async function measure(
           ...(backends === undefined ? {} : { backends }),
         }),
       );
-  // The Incidents page as it was before incidents kept their leads, for the ratio in the
-  // same run: each open incident phrased from its 200 cells, read whole (as a row written
-  // before migration 0027 is until its next judgement).
-  await handle.db.execute(sql`UPDATE incidents SET lead = NULL WHERE state = 'open'`);
-  const unkept: Timing[] = [];
-  for (let round = 0; round < ROUNDS; round++)
-    unkept.push(
-      await timePage(app, '/incidents', '200 open, 200 not acknowledged.', RUNS, 5, {
-        ...(backends === undefined ? {} : { backends }),
-      }),
-    );
   const medianOf = (ts: readonly Timing[], key: keyof Timing) => median(ts.map((t) => t[key]));
   const [reference] = timings;
-  const row = (label: string, ts: readonly Timing[], target: string) =>
-    `| ${name} | ${label} | ${spread(
+  return routes.map(([label, , , target], i) => {
+    const ts = timings[i]!;
+    return `| ${name} | ${label} | ${spread(
       ts.map((t) => t.p50),
       1,
     )} | ${medianOf(ts, 'p95').toFixed(1)} | ${spread(
       ts.map((t) => t.cpuMs),
       1,
     )} | ${(ts[0]!.bytes / 1024).toFixed(1)} | ${(medianOf(ts, 'p50') / medianOf(reference!, 'p50')).toFixed(1)}× | ${(medianOf(ts, 'cpuMs') / medianOf(reference!, 'cpuMs')).toFixed(1)}× | ${target} |`;
-  return [
-    ...routes.map(([label, , , target], i) => row(label, timings[i]!, target)),
-    row('Incidents page, 200 open, their leads not kept (phrased from their cells)', unkept, ''),
-  ];
+  });
 }
 
 const server = await new FixtureServer().start();

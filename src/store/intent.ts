@@ -454,8 +454,9 @@ export async function listIncidents(db: Database, query: IncidentQuery): Promise
 
 /**
  * Incidents, the newest first, as a list shows them: each by its lead, not its cells (up
- * to 200 each, 5 MB for 200 open incidents). Open ones written before leads were kept
- * have their cells read, those alone, to phrase it.
+ * to 200 each, 5 MB for 200 open incidents). An open one written before leads were kept
+ * (migration 0027) has its cells read, its alone, to phrase it, and the phrase is kept: an
+ * incident that stays as it is writes none of its own until it changes.
  */
 export async function listIncidentHeads(
   db: Database,
@@ -479,10 +480,21 @@ export async function listIncidentHeads(
         unphrased.map((row) => row.id),
       ),
     );
-  const byId = new Map(cells.map((row) => [row.id, row]));
+  const leads = new Map(
+    cells.map((read) => {
+      const row = unphrased.find((r) => r.id === read.id)!;
+      return [read.id, incidentLead({ ...row, ...read })] as const;
+    }),
+  );
+  // Kept unless a judgement wrote the incident since (its lead says its cells now).
+  await db.execute(sql`
+    UPDATE incidents AS i SET lead = v.lead
+      FROM jsonb_to_recordset(${JSON.stringify([...leads].map(([id, lead]) => ({ id, lead })))}::jsonb)
+        AS v(id bigint, lead text)
+     WHERE i.id = v.id AND i.state = 'open' AND i.lead IS NULL`);
   return rows.map((row) => {
-    const read = row.state === 'open' && row.lead === null ? byId.get(row.id) : undefined;
-    return read === undefined ? headLead(row) : { ...row, lead: incidentLead({ ...row, ...read }) };
+    const lead = leads.get(row.id);
+    return lead === undefined ? headLead(row) : { ...row, lead };
   });
 }
 

@@ -164,12 +164,17 @@ describe.each(databaseKinds())('judgements on %s', (kind) => {
     expect(back!.step).toBe('reopen');
     expect(await stored(a!)).toBe('/pricing is blocked for Googlebot');
 
-    // An incident written before leads were kept is phrased from its cells when listed.
+    // An incident written before leads were kept is phrased from its cells when listed,
+    // and the phrase kept: it stays as it is, and no judgement would write it.
     await queryRows(db, sql`UPDATE incidents SET lead = NULL`);
     listed = await heads();
     expect(listed.get(a!)!.lead).toBe('/pricing is blocked for Googlebot');
     expect(listed.get(b!)!.lead).toBe(
       'robots.txt answers 503: Google crawls nothing until it is back',
     );
+    expect(await stored(a!)).toBe('/pricing is blocked for Googlebot');
+    const [again] = await recordJudgements(db, [judgement(a!, blocked, 30)]);
+    expect(again!.step).toBe('none');
+    expect(await stored(a!)).toBe('/pricing is blocked for Googlebot');
   });
 });
