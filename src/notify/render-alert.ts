@@ -11,6 +11,7 @@ import { rankEvents } from '../policy/alerts.js';
 import type { AlertCause, AlertPayload } from '../policy/alerts.js';
 import { causeHeadline, explainCause } from '../policy/wording/explain.js';
 import type { Explained } from '../policy/wording/words.js';
+import { pathOf } from '../policy/intent.js';
 import { boundEvents } from '../policy/changes/events.js';
 import type { ChangeEvent } from '../policy/changes/events.js';
 import {
@@ -139,16 +140,6 @@ function modelOf(payload: AlertPayload, context: RenderContext): Model {
 export function alertLink(payload: AlertPayload, context: RenderContext): string {
   const model = modelOf(payload, context);
   return model.diff ?? model.siteLink;
-}
-
-/** A URL's path and query, as alerts name pages. */
-export function pathOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.pathname + parsed.search;
-  } catch {
-    return url;
-  }
 }
 
 /** Subjects of alerts queued by an older robowatch (events only). */

@@ -161,11 +161,29 @@ export function cannotCheckReason(state: JudgedState): string | null {
   }
 }
 
-/** The path (with query) of a watched URL, as intent entries name it. */
+/**
+ * The path (with query) of a URL, as intent entries, alerts and pages name a page: what
+ * follows its host, "/" when nothing does, without a fragment. Text that is no absolute
+ * URL (one typed into a page's query) is said as it is, not taken for "/". By hand, not
+ * by the URL parser: it phrases every cell that differs, and watched URLs are normalised
+ * already.
+ */
 export function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  return start === -1 ? '/' : url.slice(start);
+  const scheme = url.indexOf('://');
+  if (scheme === -1) return url;
+  let end = scheme + 3;
+  for (; end < url.length; end++) {
+    const c = url.charCodeAt(end);
+    if (c === SLASH || c === QUESTION || c === HASH) break;
+  }
+  const hash = url.indexOf('#', end);
+  const rest = hash === -1 ? url.slice(end) : url.slice(end, hash);
+  return rest.charCodeAt(0) === SLASH ? rest : `/${rest}`;
 }
+
+const SLASH = 0x2f;
+const QUESTION = 0x3f;
+const HASH = 0x23;
 
 /** What the intent expects of one cell: the last matching entry's, or null (not judged). */
 export function expectationOf(

@@ -192,16 +192,6 @@ export const Verdict: FC<{ allowed: boolean }> = ({ allowed }) => (
   </span>
 );
 
-/** The path and query of a URL: what a reader recognises on a site's own page. */
-export function pathOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.pathname + parsed.search;
-  } catch {
-    return url;
-  }
-}
-
 /** Links to older pages of a list: `?before=ID`, kept with the other parameters. */
 export const Pager: FC<{ base: string; params: Record<string, string>; before: number | null }> = (
   props,

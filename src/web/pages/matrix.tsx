@@ -5,7 +5,8 @@
  */
 import type { FC } from 'hono/jsx';
 import type { SiteView } from '../../monitor/views/site.js';
-import { Verdict, causeText, pathOf } from './components.js';
+import { pathOf } from '../../policy/intent.js';
+import { Verdict, causeText } from './components.js';
 import { AcceptButton } from './intent.js';
 import { UsageNote } from './tester.js';
 

@@ -3,19 +3,12 @@ import type { TesterSiteEffect } from '../../policy/tester.js';
 import type { TesterResult } from '../../policy/tester.js';
 import { preferencesText } from '../../policy/preferences.js';
 import type { PreferencesDocument } from '../../policy/preferences.js';
-import {
-  Layout,
-  Notice,
-  SiteChoice,
-  SiteRefusalNotice,
-  Verdict,
-  causeText,
-  pathOf,
-} from './components.js';
+import { Layout, Notice, SiteChoice, SiteRefusalNotice, Verdict, causeText } from './components.js';
 import type { SiteChoices, SiteRefusal } from './components.js';
 import { grouped } from '../../policy/wording/words.js';
 import type { TesterIntent } from '../../policy/tester-intent.js';
 import { ViolationList } from './intent.js';
+import { pathOf } from '../../policy/intent.js';
 
 export interface TesterForm {
   readonly siteId: string;

@@ -1,7 +1,8 @@
 import type { FC } from 'hono/jsx';
 import type { VerdictRun } from '../../policy/history.js';
 import type { SiteRef } from '../../monitor/views/site.js';
-import { Layout, Rich, Time, Verdict, causeText, day, pathOf } from './components.js';
+import { pathOf } from '../../policy/intent.js';
+import { Layout, Rich, Time, Verdict, causeText, day } from './components.js';
 
 /** "disallowed since 2026-03-02 by `Disallow: /pr` on line 14". */
 export function runSentence(run: VerdictRun): string {

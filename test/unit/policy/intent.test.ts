@@ -10,7 +10,9 @@ import {
   evaluateIntent,
   expectationOf,
   MAX_VIOLATIONS,
+  pathOf,
 } from '../../../src/policy/intent.js';
+import { normaliseWatch } from '../../../src/config/urls.js';
 import type { IntentEntry, JudgedState } from '../../../src/policy/intent.js';
 import { computeVerdicts } from '../../../src/policy/verdicts.js';
 
@@ -369,5 +371,34 @@ describe('what an incident leads with', () => {
         'robots.txt answers 503: Google crawls nothing on the site while it does',
       ),
     ).toBe('robots.txt answers 503: Google crawls nothing on the site while it does');
+  });
+});
+
+describe('how a page is named (pathOf)', () => {
+  it('names a watched URL by its path and query, as the URL parser reads them', () => {
+    const watched = [
+      '/',
+      '/pricing',
+      '/search?q=shoes&page=2',
+      '/café/menü',
+      '/a b/%7Euser',
+      '/p?next=/cart',
+      '/./x/../y',
+    ].map((watch) => normaliseWatch(watch, origin));
+    for (const url of watched) {
+      const parsed = new URL(url);
+      expect(pathOf(url)).toBe(parsed.pathname + parsed.search);
+    }
+    expect(pathOf(watched[3]!)).toBe('/caf%C3%A9/men%C3%BC');
+  });
+
+  it('says "/" for a bare origin, drops a fragment, and leaves text that is no URL as typed', () => {
+    expect(pathOf('https://shop.example')).toBe('/');
+    expect(pathOf('https://shop.example?x=/y')).toBe('/?x=/y');
+    expect(pathOf('https://shop.example#top')).toBe('/');
+    expect(pathOf('https://shop.example/a#b/c')).toBe('/a');
+    // A page's query typed by hand (the verdict history's url=): not taken for the home page.
+    expect(pathOf('pricing')).toBe('pricing');
+    expect(pathOf('javascript:alert(1)')).toBe('javascript:alert(1)');
   });
 });
