@@ -522,14 +522,20 @@ function noSlotFreed(waitMs: number): string {
   return ` (still refused after ${waitMs / 1000} s: every connection the role, the database or the server allows is held, by another robowatch process or another client)`;
 }
 
-/** A connection from `pool`, waiting up to `waitMs` for a slot the server says is taken. */
+/**
+ * A connection from `pool`, waiting up to `waitMs` for a slot the server says is taken. A
+ * refusal is always asked again once, however long the first answer took (a busy server
+ * can take all of a short wait to refuse): the slot a command before it let go may be
+ * free by then.
+ */
 async function connectWhenSlotFree(pool: pg.Pool, waitMs: number): Promise<pg.PoolClient> {
   const deadline = Date.now() + waitMs;
-  for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+  for (let pause = 25, asked = 1; ; pause = Math.min(pause * 2, 500), asked++) {
     try {
       return await pool.connect();
     } catch (error) {
-      if (sqlState(error) !== TOO_MANY_CONNECTIONS || Date.now() + pause > deadline) throw error;
+      if (sqlState(error) !== TOO_MANY_CONNECTIONS || (asked > 1 && Date.now() + pause > deadline))
+        throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
