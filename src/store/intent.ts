@@ -9,6 +9,7 @@
  */
 import { and, asc, desc, eq, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import type { SQL } from 'drizzle-orm';
+import type { PgSelect } from 'drizzle-orm/pg-core';
 import {
   incidentLead,
   incidentSiteState,
@@ -442,14 +443,20 @@ function withLead(row: IncidentRecord): IncidentRecord {
 
 /** Incidents, the newest first. */
 export async function listIncidents(db: Database, query: IncidentQuery): Promise<IncidentRecord[]> {
-  const rows = await db
-    .select(incidentColumns)
-    .from(incidents)
-    .innerJoin(sites, eq(sites.id, incidents.siteId))
-    .where(incidentFilter(query))
-    .orderBy(desc(incidents.id))
-    .limit(query.limit);
+  const rows = await newestFirst(
+    db
+      .select(incidentColumns)
+      .from(incidents)
+      .innerJoin(sites, eq(sites.id, incidents.siteId))
+      .$dynamic(),
+    query,
+  );
   return rows.map(withLead);
+}
+
+/** The incidents a query asks for, newest first (drizzle's dynamic query: any columns). */
+function newestFirst<T extends PgSelect>(select: T, query: IncidentQuery): T {
+  return select.where(incidentFilter(query)).orderBy(desc(incidents.id)).limit(query.limit);
 }
 
 /**
@@ -462,13 +469,14 @@ export async function listIncidentHeads(
   db: Database,
   query: IncidentQuery,
 ): Promise<IncidentHead[]> {
-  const rows: IncidentHead[] = await db
-    .select(incidentHeadColumns)
-    .from(incidents)
-    .innerJoin(sites, eq(sites.id, incidents.siteId))
-    .where(incidentFilter(query))
-    .orderBy(desc(incidents.id))
-    .limit(query.limit);
+  const rows: IncidentHead[] = await newestFirst(
+    db
+      .select(incidentHeadColumns)
+      .from(incidents)
+      .innerJoin(sites, eq(sites.id, incidents.siteId))
+      .$dynamic(),
+    query,
+  );
   const unphrased = rows.filter((row) => row.state === 'open' && row.lead === null);
   if (unphrased.length === 0) return rows.map(headLead);
   const cells = await db
