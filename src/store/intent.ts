@@ -317,17 +317,14 @@ function incidentNow(j: NewJudgement): {
   updatedAt: Date;
 } {
   const { evaluation } = j;
-  const causes = intentCauses(evaluation);
-  return {
+  const now = {
     siteState: incidentSiteState(evaluation),
-    causes,
+    causes: intentCauses(evaluation),
     violations: [...evaluation.violations],
     violationCount: evaluation.violationCount,
     grid: evaluation.grid ?? null,
-    // As the round's statement writes it (incidentLeadOf).
-    lead: intentReport(evaluation).lead ?? causes[0] ?? null,
-    updatedAt: j.at,
   };
+  return { ...now, lead: incidentLead({ state: 'open', ...now }), updatedAt: j.at };
 }
 
 /** Applies one judgement's transition (an opening is inserted already: `openedId`). */
@@ -433,12 +430,11 @@ const incidentColumns = {
 };
 
 /**
- * An incident read with its cells, its lead as kept; phrased from the cells where it was
- * written before leads were kept (and null once resolved, whatever the row holds).
+ * An incident read with its cells, its lead as kept (null once resolved: a resolution
+ * clears it); phrased from the cells where it was written before leads were kept.
  */
 function withLead(row: IncidentRecord): IncidentRecord {
-  if (row.state === 'resolved') return row.lead === null ? row : { ...row, lead: null };
-  return row.lead === null ? { ...row, lead: incidentLead(row) } : row;
+  return row.state === 'open' && row.lead === null ? { ...row, lead: incidentLead(row) } : row;
 }
 
 /** Incidents, the newest first. */
@@ -478,7 +474,7 @@ export async function listIncidentHeads(
     query,
   );
   const unphrased = rows.filter((row) => row.state === 'open' && row.lead === null);
-  if (unphrased.length === 0) return rows.map(headLead);
+  if (unphrased.length === 0) return rows;
   const cells = await db
     .select({ id: incidents.id, violations: incidents.violations, grid: incidents.grid })
     .from(incidents)
@@ -488,11 +484,9 @@ export async function listIncidentHeads(
         unphrased.map((row) => row.id),
       ),
     );
+  const byId = new Map(unphrased.map((row) => [row.id, row]));
   const leads = new Map(
-    cells.map((read) => {
-      const row = unphrased.find((r) => r.id === read.id)!;
-      return [read.id, incidentLead({ ...row, ...read })] as const;
-    }),
+    cells.map((read) => [read.id, incidentLead({ ...byId.get(read.id)!, ...read })] as const),
   );
   // Kept unless a judgement wrote the incident since (its lead says its cells now).
   await db.execute(sql`
@@ -502,13 +496,9 @@ export async function listIncidentHeads(
      WHERE i.id = v.id AND i.state = 'open' AND i.lead IS NULL`);
   return rows.map((row) => {
     const lead = leads.get(row.id);
-    return lead === undefined ? headLead(row) : { ...row, lead };
+    return lead === undefined ? row : { ...row, lead };
   });
 }
-
-/** A head as listed: no lead once resolved. */
-const headLead = (row: IncidentHead): IncidentHead =>
-  row.state === 'resolved' && row.lead !== null ? { ...row, lead: null } : row;
 
 /** Which incidents a query asks for. */
 function incidentFilter(query: IncidentQuery): SQL | undefined {
